@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/platform"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// storageFlags are shared by every command that touches the database.
+type storageFlags struct {
+	dataDir     string
+	databaseURL string
+}
+
+func (s *storageFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.dataDir, "data-dir", envOr("GPUNEX_DATA_DIR", "./data"), "directory for the SQLite database and local files (env GPUNEX_DATA_DIR)")
+	fs.StringVar(&s.databaseURL, "database-url", os.Getenv("GPUNEX_DATABASE_URL"), "PostgreSQL URL, e.g. postgres://user@host/db; empty uses SQLite in the data dir (env GPUNEX_DATABASE_URL)")
+}
+
+type logFlags struct {
+	level  string
+	format string
+}
+
+func (l *logFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&l.level, "log-level", envOr("GPUNEX_LOG_LEVEL", "info"), "debug, info, warn or error (env GPUNEX_LOG_LEVEL)")
+	fs.StringVar(&l.format, "log-format", envOr("GPUNEX_LOG_FORMAT", "text"), "text or json (env GPUNEX_LOG_FORMAT)")
+}
+
+// logger is configured once here and passed down; nothing reads a global.
+func (l *logFlags) logger() (*slog.Logger, error) {
+	var lv slog.LevelVar
+	if err := lv.UnmarshalText([]byte(l.level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: &lv}
+	switch l.format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json")
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envBool(key string, def bool) bool {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err == nil {
+			return b
+		}
+	}
+	return def
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gpunex",
+		Short:         "GPUnex: the GPU rental marketplace platform",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newServeCommand(), newMigrateCommand(), newUserCommand())
+	return root
+}
+
+func newServeCommand() *cobra.Command {
+	var (
+		st             storageFlags
+		lf             logFlags
+		addr           string
+		redisURL       string
+		demo           bool
+		noIntrospect   bool
+		allowedOrigins string
+		secureCookies  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the platform: GraphQL API, WebSockets, web app, background work",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			logger, err := lf.logger()
+			if err != nil {
+				return err
+			}
+			var origins []string
+			if allowedOrigins != "" {
+				origins = strings.Split(allowedOrigins, ",")
+			}
+			p, err := platform.New(cmd.Context(), platform.Config{
+				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, Demo: demo,
+				Logger: logger, Clock: clock.Real{},
+				API: api.Config{Introspection: !noIntrospect, AllowedOrigins: origins, SecureCookies: secureCookies},
+			})
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			return p.Serve(cmd.Context(), func(url string) {
+				backend := "SQLite in " + st.dataDir
+				if st.databaseURL != "" {
+					backend = "PostgreSQL"
+				}
+				events := "in-process events"
+				if redisURL != "" {
+					events = "Redis events and presence"
+				}
+				logger.Info("gpunex: serving", "url", url, "database", backend, "events", events, "demo", demo)
+				fmt.Fprintf(cmd.OutOrStdout(), "GPUnex is running at %s (GraphiQL: %s/graphiql)\n", url, url)
+				if demo {
+					fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo\n", platform.DemoPassword)
+				}
+			})
+		},
+	}
+	fs := cmd.Flags()
+	st.register(fs)
+	lf.register(fs)
+	fs.StringVar(&addr, "addr", envOr("GPUNEX_ADDR", "127.0.0.1:8080"), "address to listen on (env GPUNEX_ADDR)")
+	fs.StringVar(&redisURL, "redis-url", os.Getenv("GPUNEX_REDIS_URL"), "Redis URL for events and presence across replicas; empty keeps them in-process (env GPUNEX_REDIS_URL)")
+	fs.BoolVar(&demo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
+	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
+	fs.StringVar(&allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")
+	fs.BoolVar(&secureCookies, "secure-cookies", envBool("GPUNEX_SECURE_COOKIES", false), "mark the session cookie Secure (behind TLS) (env GPUNEX_SECURE_COOKIES)")
+	return cmd
+}
+
+func openStore(ctx context.Context, st storageFlags) (*store.DB, error) {
+	return store.Open(ctx, store.Config{DatabaseURL: st.databaseURL, DataDir: st.dataDir})
+}
+
+func newMigrateCommand() *cobra.Command {
+	var st storageFlags
+	cmd := &cobra.Command{
+		Use:       "migrate up|down|status",
+		Short:     "Apply, roll back (the last group) or list database migrations",
+		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		ValidArgs: []string{"up", "down", "status"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := openStore(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			out := cmd.OutOrStdout()
+			switch args[0] {
+			case "up":
+				names, err := db.MigrateUp(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if len(names) == 0 {
+					fmt.Fprintln(out, "nothing to migrate: the database is up to date")
+				}
+				for _, n := range names {
+					fmt.Fprintln(out, "applied", n)
+				}
+			case "down":
+				names, err := db.MigrateDown(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if len(names) == 0 {
+					fmt.Fprintln(out, "nothing to roll back")
+				}
+				for _, n := range names {
+					fmt.Fprintln(out, "rolled back", n)
+				}
+			case "status":
+				ms, err := db.MigrationStatus(cmd.Context())
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				fmt.Fprintf(tw, "MIGRATION\tSTATUS\t(%s)\n", db.Backend())
+				for _, m := range ms {
+					status := "pending"
+					if m.Applied {
+						status = fmt.Sprintf("applied (group %d)", m.GroupID)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t\n", m.Name, status)
+				}
+				return tw.Flush()
+			}
+			return nil
+		},
+	}
+	st.register(cmd.Flags())
+	return cmd
+}
+
+func newUserCommand() *cobra.Command {
+	user := &cobra.Command{Use: "user", Short: "Manage accounts"}
+	var (
+		st                    storageFlags
+		email, password, name string
+		admin                 bool
+	)
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create an account (use --admin for the first administrator)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if password == "" {
+				password = os.Getenv("GPUNEX_USER_PASSWORD")
+			}
+			db, err := openStore(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if _, err := db.MigrateUp(cmd.Context()); err != nil {
+				return err
+			}
+			svc := auth.NewService(db, clock.Real{}, slog.New(slog.DiscardHandler))
+			var roles []models.Role
+			if admin {
+				roles = append(roles, models.RoleAdmin)
+			}
+			if name == "" {
+				name, _, _ = strings.Cut(email, "@")
+			}
+			u, err := svc.CreateUser(cmd.Context(), auth.SignUpInput{Email: email, Password: password, Name: name}, roles...)
+			if err != nil {
+				if v, ok := fault.AsValidation(err); ok {
+					var msgs []string
+					for _, p := range v.Problems {
+						msgs = append(msgs, fmt.Sprintf("--%s: %s", p.Field, p.Message))
+					}
+					return errors.New(strings.Join(msgs, "; "))
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created user %d <%s> with roles %v\n", u.ID, u.Email, u.Roles)
+			return nil
+		},
+	}
+	fs := create.Flags()
+	st.register(fs)
+	fs.StringVar(&email, "email", "", "email address (required)")
+	fs.StringVar(&password, "password", "", "password, at least 10 characters (or env GPUNEX_USER_PASSWORD, which keeps it out of shell history)")
+	fs.StringVar(&name, "name", "", "display name (default: the part of the email before @)")
+	fs.BoolVar(&admin, "admin", false, "grant the admin role")
+	_ = create.MarkFlagRequired("email")
+	user.AddCommand(create)
+	return user
+}

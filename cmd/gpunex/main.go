@@ -1,0 +1,21 @@
+// Command gpunex runs the GPUnex platform: `gpunex serve`, `gpunex migrate`
+// and `gpunex user create`. This file holds flags, configuration and wiring
+// only; the assembly lives in internal/platform.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRootCommand().ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "gpunex:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,111 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus series, on a registry of its own so
+// tests and several servers in one process never collide.
+type metrics struct {
+	registry   *prometheus.Registry
+	requests   *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	operations *prometheus.CounterVec
+	websockets prometheus.Gauge
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gpunex_http_requests_total", Help: "HTTP requests by route and status code.",
+		}, []string{"route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "gpunex_http_request_duration_seconds", Help: "HTTP request latency by route.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 12),
+		}, []string{"route"}),
+		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gpunex_graphql_operations_total", Help: "GraphQL operations by type and outcome (ok or the first error code).",
+		}, []string{"type", "outcome"}),
+		websockets: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "gpunex_websocket_connections", Help: "Open GraphQL WebSocket connections.",
+		}),
+	}
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.duration, m.operations, m.websockets,
+	)
+	return m
+}
+
+// Registry exposes the registry so other packages can add their series.
+func (m *metrics) Registry() *prometheus.Registry { return m.registry }
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// instrument counts and times requests of one route. WebSocket upgrades
+// pass through untouched (the hijacker must stay reachable).
+func (m *metrics) instrument(route string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "" {
+			m.requests.WithLabelValues(route, "101").Inc()
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
+		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+// countOperations is a gqlgen response middleware that counts operations.
+func (m *metrics) countOperations(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	typ := "unknown"
+	if graphql.HasOperationContext(ctx) {
+		if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil {
+			typ = string(oc.Operation.Operation)
+		}
+	}
+	outcome := "ok"
+	if resp != nil && len(resp.Errors) > 0 {
+		outcome = "error"
+		if c, ok := resp.Errors[0].Extensions["code"].(string); ok {
+			outcome = c
+		}
+	}
+	m.operations.WithLabelValues(typ, outcome).Inc()
+	return resp
+}

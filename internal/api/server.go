@@ -1,0 +1,216 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
+)
+
+// Config tunes the HTTP surface. Zero values take the defaults below.
+type Config struct {
+	// Introspection enables schema introspection and GraphiQL at /graphiql
+	// (on in development, off with --no-introspection in production).
+	Introspection bool
+	// AllowedOrigins are extra browser origins (scheme://host[:port]) that
+	// may open WebSockets and use the session cookie; the server's own host
+	// is always allowed.
+	AllowedOrigins []string
+	// SecureCookies marks the session cookie Secure (behind TLS).
+	SecureCookies bool
+	// MaxBodyBytes bounds a request body (default 1 MiB).
+	MaxBodyBytes int64
+	// ComplexityLimit and DepthLimit bound an operation (defaults 1000, 12).
+	ComplexityLimit int
+	DepthLimit      int
+	// WSInitTimeout is how long a WebSocket may wait before connection_init
+	// (default 10s); WSKeepAlive the interval of protocol pings (default 25s).
+	WSInitTimeout time.Duration
+	WSKeepAlive   time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.ComplexityLimit == 0 {
+		c.ComplexityLimit = 1000
+	}
+	if c.DepthLimit == 0 {
+		c.DepthLimit = 12
+	}
+	if c.WSInitTimeout == 0 {
+		c.WSInitTimeout = 10 * time.Second
+	}
+	if c.WSKeepAlive == 0 {
+		c.WSKeepAlive = 25 * time.Second
+	}
+}
+
+// Check is one dependency /readyz asks (database, bus, presence).
+type Check struct {
+	Name string
+	Ping func(ctx context.Context) error
+}
+
+// Deps are what the HTTP surface serves.
+type Deps struct {
+	Schema graphql.ExecutableSchema
+	Auth   *auth.Service
+	Logger *slog.Logger
+	Checks []Check
+	// SPA is the built frontend (the directory holding index.html); nil
+	// or empty serves a hint to build it.
+	SPA fs.FS
+	// Routes adds more handlers (the agent installer, for one).
+	Routes map[string]http.Handler
+}
+
+// Server is the assembled HTTP handler.
+type Server struct {
+	http.Handler
+	metrics *metrics
+}
+
+// New assembles the HTTP surface.
+func New(cfg Config, deps Deps) *Server {
+	cfg.defaults()
+	m := newMetrics()
+	origins := newOriginPolicy(cfg.AllowedOrigins)
+	authn := &authenticator{auth: deps.Auth, origins: origins, secure: cfg.SecureCookies}
+
+	gql := handler.New(deps.Schema)
+	gql.AddTransport(transport.Websocket{
+		Implementation: newGorillaWebsocket(origins, cfg.WSInitTimeout,
+			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),
+		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			ctx, err := authn.wsInit(ctx, p)
+			if err != nil {
+				ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
+				ctx = transport.AppendCloseReason(ctx, "Forbidden")
+				return ctx, nil, errors.New(publicMessage(err))
+			}
+			return ctx, nil, nil
+		},
+		KeepAlivePingInterval: cfg.WSKeepAlive,
+		PingPongInterval:      cfg.WSKeepAlive,
+		MissingPongOk:         true,
+		PayloadReadLimit:      &cfg.MaxBodyBytes,
+	})
+	gql.AddTransport(transport.Options{})
+	gql.AddTransport(transport.GET{})
+	gql.AddTransport(transport.POST{})
+	gql.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	gql.SetErrorPresenter(presentError(deps.Logger))
+	gql.SetRecoverFunc(recoverPanic(deps.Logger))
+	gql.SetParserTokenLimit(15000)
+	if cfg.Introspection {
+		gql.Use(extension.Introspection{})
+	} else {
+		gql.SetDisableSuggestion(true)
+	}
+	gql.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	gql.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	gql.Use(depthLimit{Max: cfg.DepthLimit})
+	gql.AroundResponses(m.countOperations)
+
+	mux := http.NewServeMux()
+	graphqlHandler := limitBody(cfg.MaxBodyBytes, authn.middleware(gql))
+	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
+	if cfg.Introspection {
+		mux.Handle("GET /graphiql", playground.Handler("GPUnex GraphiQL", "/graphql"))
+	}
+	mux.Handle("GET /healthz", m.instrument("/healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`)
+	})))
+	mux.Handle("GET /readyz", m.instrument("/readyz", readiness(deps.Checks)))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	for pattern, h := range deps.Routes {
+		mux.Handle(pattern, m.instrument(pattern, h))
+	}
+	mux.Handle("/", spaHandler(deps.SPA))
+	return &Server{Handler: securityHeaders(mux), metrics: m}
+}
+
+// limitBody refuses bodies over max with 413 before GraphQL parses them.
+// The body is read here, once, so a chunked body is bounded too.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > max {
+			writeHTTPError(w, http.StatusRequestEntityTooLarge, fault.Invalid, "request body is larger than the limit")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				writeHTTPError(w, http.StatusRequestEntityTooLarge, fault.Invalid, "request body is larger than the limit")
+				return
+			}
+			writeHTTPError(w, http.StatusBadRequest, fault.Invalid, "unable to read the request body")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readiness answers 200 when every dependency answers, 503 naming the
+// failing ones otherwise.
+func readiness(checks []Check) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		status := http.StatusOK
+		results := map[string]string{}
+		for _, c := range checks {
+			if err := c.Ping(ctx); err != nil {
+				status = http.StatusServiceUnavailable
+				results[c.Name] = "unavailable"
+				continue
+			}
+			results[c.Name] = "ok"
+		}
+		overall := "ok"
+		if status != http.StatusOK {
+			overall = "unavailable"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": overall, "checks": results})
+	})
+}
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		if r.URL.Path != "/graphiql" {
+			h.Set("X-Frame-Options", "DENY")
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
+)
+
+// SessionCookieName is the name of the SPA's session cookie.
+const SessionCookieName = "gpunex_session"
+
+// CSRFHeader must accompany every cookie-authenticated HTTP request. Browsers
+// only send custom headers cross-origin after a CORS preflight, which this
+// server never grants.
+const CSRFHeader = "X-GPUnex-CSRF"
+
+// cookieJar sets and clears the session cookie on the response being built.
+type cookieJar struct {
+	w      http.ResponseWriter
+	secure bool
+}
+
+var _ auth.SessionCookie = (*cookieJar)(nil)
+
+func (j *cookieJar) Set(token string, expires time.Time) {
+	http.SetCookie(j.w, &http.Cookie{
+		Name: SessionCookieName, Value: token, Path: "/",
+		Expires: expires, MaxAge: int(time.Until(expires).Seconds()),
+		HttpOnly: true, Secure: j.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (j *cookieJar) Clear() {
+	http.SetCookie(j.w, &http.Cookie{
+		Name: SessionCookieName, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: j.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// authenticator resolves the identity of HTTP requests.
+type authenticator struct {
+	auth    *auth.Service
+	origins *originPolicy
+	secure  bool
+}
+
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// middleware puts the viewer (if any) and, for SPA requests, the cookie jar
+// into the request context. A bad bearer token is refused with 401; a bad
+// cookie is cleared and the request continues anonymously.
+func (a *authenticator) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		isWS := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+		spa := r.Header.Get(CSRFHeader) != "" || (isWS && r.Header.Get("Origin") != "" && a.origins.allowed(r))
+		if spa {
+			jar := &cookieJar{w: w, secure: a.secure || r.TLS != nil}
+			ctx = auth.WithSessionCookie(ctx, jar)
+		}
+		if h := r.Header.Get("Authorization"); h != "" {
+			tok, ok := bearerToken(h)
+			if !ok {
+				writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, "the Authorization header must be \"Bearer <token>\"")
+				return
+			}
+			v, err := a.auth.Authenticate(ctx, tok)
+			if err != nil {
+				if fault.CodeOf(err) == fault.Unauthenticated {
+					writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, publicMessage(err))
+					return
+				}
+				writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(auth.WithViewer(ctx, v)))
+			return
+		}
+		if spa {
+			if c, err := r.Cookie(SessionCookieName); err == nil && c.Value != "" {
+				v, err := a.auth.Authenticate(ctx, c.Value)
+				switch {
+				case err == nil:
+					ctx = auth.WithViewer(ctx, v)
+				case fault.CodeOf(err) == fault.Unauthenticated:
+					if !isWS {
+						(&cookieJar{w: w, secure: a.secure || r.TLS != nil}).Clear()
+					}
+				default:
+					writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// wsInit authenticates a WebSocket from its connection_init payload: an
+// "authorization" ("Bearer …") or "token" entry. Without one, the identity
+// of the upgrade request (cookie) stands.
+func (a *authenticator) wsInit(ctx context.Context, payload map[string]any) (context.Context, error) {
+	var tok string
+	if s, _ := payload["authorization"].(string); s != "" {
+		tok, _ = bearerToken(s)
+		if tok == "" {
+			tok = s
+		}
+	} else if s, _ := payload["Authorization"].(string); s != "" {
+		tok, _ = bearerToken(s)
+	} else if s, _ := payload["token"].(string); s != "" {
+		tok = s
+	}
+	if tok == "" {
+		return ctx, nil
+	}
+	v, err := a.auth.Authenticate(ctx, tok)
+	if err != nil {
+		if fault.CodeOf(err) == fault.Unauthenticated {
+			return ctx, err
+		}
+		return ctx, errors.New("internal error")
+	}
+	return auth.WithViewer(ctx, v), nil
+}
+
+func publicMessage(err error) string {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return fe.Message
+	}
+	return "internal error"
+}

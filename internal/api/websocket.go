@@ -1,0 +1,176 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/gorilla/websocket"
+)
+
+// Close codes of the graphql-transport-ws protocol
+// (https://github.com/enisdenjo/graphql-ws/blob/master/PROTOCOL.md).
+const (
+	closeUnauthorized        = 4401
+	closeForbidden           = 4403
+	closeInitTimeout         = 4408
+	closeTooManyInitRequests = 4429
+)
+
+// gorillaWebsocket adapts gorilla/websocket to gqlgen's pluggable WebSocket
+// transport. Besides the plumbing it enforces what gqlgen leaves loose in
+// the graphql-transport-ws protocol: a subscribe before connection_init
+// closes with 4401, a second connection_init with 4429, and no
+// connection_init within initTimeout with 4408.
+type gorillaWebsocket struct {
+	upgrader    websocket.Upgrader
+	initTimeout time.Duration
+	onOpen      func()
+	onClose     func()
+}
+
+var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
+
+func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, onOpen, onClose func()) *gorillaWebsocket {
+	return &gorillaWebsocket{
+		upgrader: websocket.Upgrader{
+			HandshakeTimeout: 10 * time.Second,
+			ReadBufferSize:   4096,
+			WriteBufferSize:  4096,
+			CheckOrigin:      origins.allowed,
+		},
+		initTimeout: initTimeout,
+		onOpen:      onOpen,
+		onClose:     onClose,
+	}
+}
+
+// Accept upgrades the request. A foreign Origin gets 403 from the upgrader.
+func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	up := g.upgrader
+	up.Subprotocols = opts.Subprotocols
+	conn, err := up.Upgrade(w, r, opts.ResponseHeader)
+	if err != nil {
+		return nil, err
+	}
+	c := &gorillaConn{conn: conn, onClose: g.onClose}
+	if conn.Subprotocol() == "graphql-transport-ws" {
+		c.strict = true
+		if g.initTimeout > 0 {
+			c.initTimer = time.AfterFunc(g.initTimeout, func() {
+				if !c.initSeen() {
+					_ = c.WriteClose(closeInitTimeout, "Connection initialisation timeout")
+					_ = c.Close()
+				}
+			})
+		}
+	}
+	if g.onOpen != nil {
+		g.onOpen()
+	}
+	return c, nil
+}
+
+type gorillaConn struct {
+	conn    *websocket.Conn
+	strict  bool
+	onClose func()
+
+	writeMu sync.Mutex
+
+	mu        sync.Mutex
+	inited    bool
+	closed    bool
+	initTimer *time.Timer
+}
+
+var (
+	_ transport.WebsocketConn          = (*gorillaConn)(nil)
+	_ transport.WebsocketReadLimiter   = (*gorillaConn)(nil)
+	_ transport.WebsocketReadDeadliner = (*gorillaConn)(nil)
+)
+
+func (c *gorillaConn) initSeen() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inited
+}
+
+// errProtocolClosed ends the read loop after the adapter closed the
+// connection for a protocol violation.
+var errProtocolClosed = errors.New("websocket: closed for a protocol violation")
+
+func (c *gorillaConn) NextReader() (int, io.Reader, error) {
+	mt, data, err := c.conn.ReadMessage()
+	if err != nil {
+		if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseNoStatusReceived, websocket.CloseGoingAway) {
+			return mt, nil, transport.ErrWebsocketClosed
+		}
+		return mt, nil, err
+	}
+	if c.strict {
+		var head struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(data, &head)
+		c.mu.Lock()
+		inited := c.inited
+		if head.Type == "connection_init" {
+			c.inited = true
+			if c.initTimer != nil {
+				c.initTimer.Stop()
+			}
+		}
+		c.mu.Unlock()
+		switch {
+		case head.Type == "connection_init" && inited:
+			_ = c.WriteClose(closeTooManyInitRequests, "Too many initialisation requests")
+			return mt, nil, errProtocolClosed
+		case head.Type == "subscribe" && !inited:
+			_ = c.WriteClose(closeUnauthorized, "Unauthorized")
+			return mt, nil, errProtocolClosed
+		}
+	}
+	return mt, bytesReader(data), nil
+}
+
+func (c *gorillaConn) WriteJSON(v any) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	return c.conn.WriteJSON(v)
+}
+
+func (c *gorillaConn) WriteClose(code int, message string) error {
+	if len(message) > 120 {
+		message = message[:120]
+	}
+	return c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, message), time.Now().Add(time.Second))
+}
+
+func (c *gorillaConn) Subprotocol() string { return c.conn.Subprotocol() }
+
+func (c *gorillaConn) SetReadLimit(limit int64) { c.conn.SetReadLimit(limit) }
+
+func (c *gorillaConn) SetReadDeadline(t time.Time) error { return c.conn.SetReadDeadline(t) }
+
+func (c *gorillaConn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	if c.initTimer != nil {
+		c.initTimer.Stop()
+	}
+	c.mu.Unlock()
+	if c.onClose != nil {
+		c.onClose()
+	}
+	return c.conn.Close()
+}

@@ -1,0 +1,397 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/alexedwards/argon2id"
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Limits on account input.
+const (
+	MinPasswordLength = 10
+	// MaxPasswordLength bounds the work one login attempt can cause.
+	MaxPasswordLength = 256
+	MaxNameLength     = 100
+	MaxEmailLength    = 254
+)
+
+// DefaultSessionTTL is how long a session lasts without use.
+const DefaultSessionTTL = 30 * 24 * time.Hour
+
+// lastUsedResolution bounds how often a session's last use is written:
+// at most once per hour per session, not on every request.
+const lastUsedResolution = time.Hour
+
+// DefaultParams are the argon2id parameters for production: RFC 9106's
+// second recommended option (64 MiB, 3 passes), two lanes.
+var DefaultParams = &argon2id.Params{Memory: 64 * 1024, Iterations: 3, Parallelism: 2, SaltLength: 16, KeyLength: 32}
+
+// SignUpHook runs inside the sign-up transaction, after the user row and
+// its roles exist. Other services attach here (the welcome notification)
+// without auth knowing them.
+type SignUpHook func(ctx context.Context, tx bun.Tx, u *models.User) error
+
+// Service manages accounts and sessions.
+type Service struct {
+	db         *store.DB
+	clock      clock.Clock
+	logger     *slog.Logger
+	params     *argon2id.Params
+	sessionTTL time.Duration
+	onSignUp   []SignUpHook
+	// dummyHash is verified against when an email is unknown, so a login
+	// takes the same time whether or not the account exists.
+	dummyHash string
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithParams sets the argon2id parameters (tests use cheap ones).
+func WithParams(p *argon2id.Params) Option { return func(s *Service) { s.params = p } }
+
+// WithSessionTTL sets how long sessions last.
+func WithSessionTTL(d time.Duration) Option { return func(s *Service) { s.sessionTTL = d } }
+
+// NewService returns an account service.
+func NewService(db *store.DB, clk clock.Clock, logger *slog.Logger, opts ...Option) *Service {
+	s := &Service{db: db, clock: clk, logger: logger, params: DefaultParams, sessionTTL: DefaultSessionTTL}
+	for _, o := range opts {
+		o(s)
+	}
+	h, err := argon2id.CreateHash("gpunex-timing-equaliser", s.params)
+	if err != nil {
+		panic("auth: unable to create the timing hash: " + err.Error())
+	}
+	s.dummyHash = h
+	return s
+}
+
+// OnSignUp registers a hook run in every sign-up transaction.
+func (s *Service) OnSignUp(h SignUpHook) { s.onSignUp = append(s.onSignUp, h) }
+
+// SessionTTL is how long a new session lasts.
+func (s *Service) SessionTTL() time.Duration { return s.sessionTTL }
+
+// SignUpInput is what a new user gives.
+type SignUpInput struct {
+	Email    string
+	Password string
+	Name     string
+}
+
+// Session is a newly issued session: the token is shown once.
+type Session struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+// NormalizeEmail trims and lower-cases an email for storage and lookup.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+func validateEmail(v *fault.Validation, field, email string) {
+	switch {
+	case email == "":
+		v.Add(field, "REQUIRED", "email is required")
+	case len(email) > MaxEmailLength:
+		v.Add(field, "TOO_LONG", fmt.Sprintf("email must be at most %d characters", MaxEmailLength))
+	default:
+		a, err := mail.ParseAddress(email)
+		if err != nil || a.Address != email || a.Name != "" || !strings.Contains(email[strings.LastIndex(email, "@")+1:], ".") {
+			v.Add(field, "INVALID", "email is not a valid address")
+		}
+	}
+}
+
+func validateName(v *fault.Validation, field, name string) {
+	switch {
+	case name == "":
+		v.Add(field, "REQUIRED", "name is required")
+	case utf8.RuneCountInString(name) > MaxNameLength:
+		v.Add(field, "TOO_LONG", fmt.Sprintf("name must be at most %d characters", MaxNameLength))
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		v.Add(field, "INVALID", "name must not contain control characters")
+	}
+}
+
+func validatePassword(v *fault.Validation, field, password string) {
+	n := utf8.RuneCountInString(password)
+	switch {
+	case password == "":
+		v.Add(field, "REQUIRED", "password is required")
+	case n < MinPasswordLength:
+		v.Add(field, "TOO_SHORT", fmt.Sprintf("password must be at least %d characters", MinPasswordLength))
+	case len(password) > MaxPasswordLength:
+		v.Add(field, "TOO_LONG", fmt.Sprintf("password must be at most %d bytes", MaxPasswordLength))
+	}
+}
+
+// SignUp creates a customer account and a session of the given kind. It
+// returns a *fault.Validation naming each bad field, changing nothing.
+func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.SessionKind) (*models.User, *Session, error) {
+	email := NormalizeEmail(in.Email)
+	name := strings.TrimSpace(in.Name)
+	var v fault.Validation
+	validateEmail(&v, "input.email", email)
+	validatePassword(&v, "input.password", in.Password)
+	validateName(&v, "input.name", name)
+	if err := v.Err(); err != nil {
+		return nil, nil, err
+	}
+	hash, err := argon2id.CreateHash(in.Password, s.params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("auth: unable to hash password: %w", err)
+	}
+	var user *models.User
+	var sess *Session
+	err = s.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		user, err = s.insertUser(ctx, tx, email, name, hash, []models.Role{models.RoleCustomer})
+		if err != nil {
+			return err
+		}
+		for _, h := range s.onSignUp {
+			if err := h(ctx, tx, user); err != nil {
+				return err
+			}
+		}
+		sess, err = s.newSession(ctx, tx, user.ID, kind)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.logger.InfoContext(ctx, "auth: user signed up", "user_id", user.ID)
+	return user, sess, nil
+}
+
+func (s *Service) insertUser(ctx context.Context, tx bun.IDB, email, name, hash string, roles []models.Role) (*models.User, error) {
+	now := s.clock.Now()
+	user := &models.User{Email: email, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	if _, err := tx.NewInsert().Model(user).Returning("id").Exec(ctx); err != nil {
+		if s.db.IsUniqueViolation(err) {
+			var v fault.Validation
+			v.Add("input.email", "TAKEN", "an account with this email already exists")
+			return nil, &v
+		}
+		return nil, fmt.Errorf("auth: unable to create user: %w", err)
+	}
+	for _, r := range roles {
+		if err := s.grant(ctx, tx, user.ID, r); err != nil {
+			return nil, err
+		}
+	}
+	user.Roles = sortRoles(roles)
+	return user, nil
+}
+
+func (s *Service) grant(ctx context.Context, idb bun.IDB, userID int64, role models.Role) error {
+	ur := &models.UserRole{UserID: userID, Role: role, CreatedAt: s.clock.Now()}
+	if _, err := idb.NewInsert().Model(ur).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+		return fmt.Errorf("auth: unable to grant role: %w", err)
+	}
+	return nil
+}
+
+// GrantRole gives userID role, inside idb's transaction when it is one.
+// Granting a role the user holds already is not an error.
+func (s *Service) GrantRole(ctx context.Context, idb bun.IDB, userID int64, role models.Role) error {
+	if !role.IsValid() {
+		return fault.E(fault.Invalid, "unknown role %q", role)
+	}
+	return s.grant(ctx, idb, userID, role)
+}
+
+// CreateUser creates an account with roles (the operator's
+// `gpunex user create`); customer is always among them.
+func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...models.Role) (*models.User, error) {
+	email := NormalizeEmail(in.Email)
+	name := strings.TrimSpace(in.Name)
+	var v fault.Validation
+	validateEmail(&v, "email", email)
+	validatePassword(&v, "password", in.Password)
+	validateName(&v, "name", name)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	hash, err := argon2id.CreateHash(in.Password, s.params)
+	if err != nil {
+		return nil, fmt.Errorf("auth: unable to hash password: %w", err)
+	}
+	all := append([]models.Role{models.RoleCustomer}, roles...)
+	var user *models.User
+	err = s.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		user, err = s.insertUser(ctx, tx, email, name, hash, all)
+		return err
+	})
+	return user, err
+}
+
+// LogIn checks an email and password and opens a session. Unknown email and
+// wrong password give the same error, after the same amount of work.
+func (s *Service) LogIn(ctx context.Context, email, password string, kind models.SessionKind) (*models.User, *Session, error) {
+	email = NormalizeEmail(email)
+	var v fault.Validation
+	if email == "" {
+		v.Add("input.email", "REQUIRED", "email is required")
+	}
+	if password == "" {
+		v.Add("input.password", "REQUIRED", "password is required")
+	} else if len(password) > MaxPasswordLength {
+		v.Add("input.password", "TOO_LONG", fmt.Sprintf("password must be at most %d bytes", MaxPasswordLength))
+	}
+	if err := v.Err(); err != nil {
+		return nil, nil, err
+	}
+	user := new(models.User)
+	err := s.db.NewSelect().Model(user).Where("email = ?", email).Scan(ctx)
+	if err != nil && !store.IsNoRows(err) {
+		return nil, nil, fmt.Errorf("auth: unable to look up user: %w", err)
+	}
+	hash := s.dummyHash
+	if err == nil {
+		hash = user.PasswordHash
+	}
+	ok, cmpErr := argon2id.ComparePasswordAndHash(password, hash)
+	if cmpErr != nil {
+		return nil, nil, fmt.Errorf("auth: unable to verify password: %w", cmpErr)
+	}
+	if err != nil || !ok {
+		v.Add("input.password", "INVALID_CREDENTIALS", "email or password is wrong")
+		return nil, nil, &v
+	}
+	if user.Roles, err = s.Roles(ctx, user.ID); err != nil {
+		return nil, nil, err
+	}
+	sess, err := s.newSession(ctx, s.db.DB, user.ID, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	return user, sess, nil
+}
+
+func (s *Service) newSession(ctx context.Context, idb bun.IDB, userID int64, kind models.SessionKind) (*Session, error) {
+	now := s.clock.Now()
+	token := newToken(SessionTokenPrefix)
+	row := &models.Session{
+		UserID: userID, TokenHash: HashToken(token), Kind: kind,
+		CreatedAt: now, LastUsedAt: now, ExpiresAt: now.Add(s.sessionTTL),
+	}
+	if _, err := idb.NewInsert().Model(row).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("auth: unable to create session: %w", err)
+	}
+	return &Session{Token: token, ExpiresAt: row.ExpiresAt}, nil
+}
+
+// Authenticate resolves a session token to its viewer. A malformed, unknown
+// or expired token is UNAUTHENTICATED. Use slides the expiry forward.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, error) {
+	if !looksLikeToken(SessionTokenPrefix, token) {
+		return nil, fault.E(fault.Unauthenticated, "the session token is not valid")
+	}
+	sess := new(models.Session)
+	err := s.db.NewSelect().Model(sess).Where("token_hash = ?", HashToken(token)).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.Unauthenticated, "the session is not valid or has ended")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: unable to look up session: %w", err)
+	}
+	now := s.clock.Now()
+	if !now.Before(sess.ExpiresAt) {
+		return nil, fault.E(fault.Unauthenticated, "the session has expired; sign in again")
+	}
+	user := new(models.User)
+	if err := s.db.NewSelect().Model(user).Where("id = ?", sess.UserID).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("auth: unable to load session user: %w", err)
+	}
+	roles, err := s.Roles(ctx, user.ID)
+	if err != nil {
+		return nil, err
+	}
+	user.Roles = roles
+	if now.Sub(sess.LastUsedAt) >= lastUsedResolution {
+		_, err := s.db.NewUpdate().Model((*models.Session)(nil)).
+			Set("last_used_at = ?", now).Set("expires_at = ?", now.Add(s.sessionTTL)).
+			Where("id = ?", sess.ID).Exec(ctx)
+		if err != nil {
+			s.logger.WarnContext(ctx, "auth: unable to refresh session", "session_id", sess.ID, "err", err)
+		}
+	}
+	return &Viewer{User: user, Roles: roles, SessionID: sess.ID, SessionKind: sess.Kind}, nil
+}
+
+// LogOut ends the session of token and reports whether one was ended.
+func (s *Service) LogOut(ctx context.Context, token string) (bool, error) {
+	if !looksLikeToken(SessionTokenPrefix, token) {
+		return false, nil
+	}
+	res, err := s.db.NewDelete().Model((*models.Session)(nil)).Where("token_hash = ?", HashToken(token)).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("auth: unable to end session: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// EndSession ends the session with id (a viewer's current session).
+func (s *Service) EndSession(ctx context.Context, id int64) (bool, error) {
+	res, err := s.db.NewDelete().Model((*models.Session)(nil)).Where("id = ?", id).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("auth: unable to end session: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// Roles returns the roles of userID in a stable order.
+func (s *Service) Roles(ctx context.Context, userID int64) ([]models.Role, error) {
+	var rows []models.UserRole
+	if err := s.db.NewSelect().Model(&rows).Where("user_id = ?", userID).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("auth: unable to load roles: %w", err)
+	}
+	roles := make([]models.Role, 0, len(rows))
+	for _, row := range rows {
+		roles = append(roles, row.Role)
+	}
+	return sortRoles(roles), nil
+}
+
+// sortRoles returns roles without duplicates in the order of AllRoles.
+func sortRoles(roles []models.Role) []models.Role {
+	out := make([]models.Role, 0, len(roles))
+	for _, r := range models.AllRoles {
+		if slices.Contains(roles, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// UserByEmail finds a user by email; NOT_FOUND when there is none.
+func (s *Service) UserByEmail(ctx context.Context, email string) (*models.User, error) {
+	user := new(models.User)
+	err := s.db.NewSelect().Model(user).Where("email = ?", NormalizeEmail(email)).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.NotFound, "no account with this email")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: unable to look up user: %w", err)
+	}
+	return user, nil
+}

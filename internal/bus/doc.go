@@ -1,0 +1,27 @@
+// Package bus carries events between the parts of GPUnex that change state
+// and the dashboards that watch it.
+//
+// A service publishes a small payload on a named channel (for example
+// "machine:42" after a heartbeat changed a machine's status) and every
+// subscriber of that channel receives it: GraphQL subscription resolvers
+// subscribe with the request's context and stop when the client goes away.
+//
+// Two implementations satisfy [Bus] and pass the same conformance suite in
+// package bustest:
+//
+//   - [Memory] delivers within one process; it serves tests and single-replica
+//     deployments.
+//   - [Redis] delivers through Redis pub/sub so that every replica sees every
+//     event. Each Redis bus holds exactly one pub/sub connection and
+//     multiplexes all of its local subscriptions over it, subscribing a Redis
+//     channel when the first local subscriber arrives and unsubscribing when
+//     the last one leaves. When the connection drops it reconnects and
+//     subscribes again on its own; events published while Redis is
+//     unreachable are lost.
+//
+// Delivery is at most once and never blocks the publisher. Each subscription
+// buffers up to 256 messages; a subscriber that falls further behind has its
+// channel closed early. A consumer must therefore treat a closed channel
+// while its context is still alive as "events were lost": it reloads the
+// state it displays and subscribes again.
+package bus

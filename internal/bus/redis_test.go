@@ -1,0 +1,230 @@
+package bus_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/bus/bustest"
+)
+
+// TestRedis runs the conformance suite against the Redis server named by
+// GPUNEX_TEST_REDIS_URL. It is not parallel: bustest.Exercise counts
+// goroutines and runs its own cases in parallel.
+func TestRedis(t *testing.T) {
+	url := os.Getenv("GPUNEX_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("GPUNEX_TEST_REDIS_URL is not set; set it (for example redis://127.0.0.1:6379/0) to run the Redis bus tests")
+	}
+	options, err := redis.ParseURL(url)
+	require.NoError(t, err)
+
+	newBus := func(t *testing.T, prefix string) bus.Bus {
+		client := newClient(t, options)
+		b := bus.NewRedis(client, nil, bus.WithPrefix(prefix))
+		t.Cleanup(func() { require.NoError(t, b.Close()) })
+		return b
+	}
+	bustest.Exercise(t,
+		func(t *testing.T) bus.Bus { return newBus(t, randomPrefix()) },
+		bustest.WithPeers(func(t *testing.T) (bus.Bus, bus.Bus) {
+			prefix := randomPrefix()
+			return newBus(t, prefix), newBus(t, prefix)
+		}),
+	)
+}
+
+func TestRedisReconnectsAfterServerRestart(t *testing.T) {
+	t.Parallel()
+	server := startRedisServer(t, freePort(t))
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b := bus.NewRedis(newClient(t, &redis.Options{Addr: server.addr}), logger)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+
+	ch, err := b.Subscribe(t.Context(), "restart")
+	require.NoError(t, err)
+	require.NoError(t, b.Publish(t.Context(), "restart", []byte("before")))
+	require.Equal(t, "before", string(receiveWithin(t, ch, 5*time.Second).Payload))
+
+	server.stop(t)
+
+	t.Run("Subscribe fails instead of hanging while Redis is down", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		_, err := b.Subscribe(ctx, "while-down")
+		require.Error(t, err)
+		require.NoError(t, ctx.Err(), "Subscribe gave up on its own, not at the deadline")
+	})
+
+	server = startRedisServer(t, server.port)
+
+	// Messages published before the bus has subscribed again are lost, so
+	// publish until one arrives.
+	deadline := time.After(10 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for received := false; !received; {
+		select {
+		case <-tick.C:
+			_ = b.Publish(t.Context(), "restart", []byte("after"))
+		case msg, ok := <-ch:
+			require.True(t, ok, "the existing subscription was closed by the restart")
+			received = string(msg.Payload) == "after"
+		case <-deadline:
+			require.FailNow(t, "no message reached the existing subscriber after the restart", "log:\n%s", logs)
+		}
+	}
+	require.Contains(t, logs.String(), "bus: redis pub/sub connection lost")
+	require.Contains(t, logs.String(), "bus: redis pub/sub reconnected")
+	require.Eventually(t, func() bool { return b.Ping(t.Context()) == nil }, 5*time.Second, 50*time.Millisecond)
+}
+
+func TestRedisMultiplexesOnePubSubConnection(t *testing.T) {
+	t.Parallel()
+	server := startRedisServer(t, freePort(t))
+	admin := newClient(t, &redis.Options{Addr: server.addr})
+	b := bus.NewRedis(newClient(t, &redis.Options{Addr: server.addr}), nil)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+
+	const channels = 50
+	ctx, cancel := context.WithCancel(t.Context())
+	var subs []<-chan bus.Message
+	for i := range channels {
+		// Two local subscribers per channel share one Redis subscription.
+		for range 2 {
+			ch, err := b.Subscribe(ctx, "machine:"+strconv.Itoa(i))
+			require.NoError(t, err)
+			subs = append(subs, ch)
+		}
+	}
+
+	list, err := admin.Do(t.Context(), "CLIENT", "LIST", "TYPE", "pubsub").Text()
+	require.NoError(t, err)
+	require.Len(t, strings.Split(strings.TrimSpace(list), "\n"), 1, "pub/sub clients:\n%s", list)
+
+	subscribed, err := admin.PubSubChannels(t.Context(), "*").Result()
+	require.NoError(t, err)
+	require.Len(t, subscribed, channels)
+	for _, name := range subscribed {
+		require.True(t, strings.HasPrefix(name, "gpunex:machine:"), "channel %q carries the default prefix", name)
+	}
+	counts, err := admin.PubSubNumSub(t.Context(), "gpunex:machine:0").Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), counts["gpunex:machine:0"])
+
+	cancel()
+	for _, ch := range subs {
+		for range ch {
+		}
+	}
+	require.Eventually(t, func() bool {
+		subscribed, err := admin.PubSubChannels(t.Context(), "*").Result()
+		return err == nil && len(subscribed) == 0
+	}, 5*time.Second, 20*time.Millisecond, "Redis unsubscribes each channel once its last local subscriber left")
+}
+
+// redisServer is a private redis-server process, for tests that restart it
+// or inspect its clients.
+type redisServer struct {
+	port int
+	addr string
+	cmd  *exec.Cmd
+}
+
+// startRedisServer starts redis-server on port without persistence and
+// stops it when the test ends. It skips the test if redis-server is not
+// installed.
+func startRedisServer(t *testing.T, port int) *redisServer {
+	t.Helper()
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not on PATH; install it to run the private Redis server tests")
+	}
+	s := &redisServer{port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	s.cmd = exec.Command(path,
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--loglevel", "warning")
+	require.NoError(t, s.cmd.Start())
+	t.Cleanup(func() { s.stop(t) })
+
+	probe := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
+	defer probe.Close()
+	require.Eventually(t, func() bool { return probe.Ping(t.Context()).Err() == nil },
+		10*time.Second, 20*time.Millisecond, "redis-server on %s did not come up", s.addr)
+	return s
+}
+
+// stop kills the server and waits for it to exit; stopping twice is harmless.
+func (s *redisServer) stop(t *testing.T) {
+	t.Helper()
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	require.NoError(t, s.cmd.Process.Kill())
+	_ = s.cmd.Wait() // reports the kill
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func newClient(t *testing.T, options *redis.Options) *redis.Client {
+	t.Helper()
+	client := redis.NewClient(options)
+	t.Cleanup(func() { require.NoError(t, client.Close()) })
+	return client
+}
+
+// randomPrefix keeps tests that share a Redis server apart.
+func randomPrefix() string {
+	return "gpunex-test:" + rand.Text() + ":"
+}
+
+func receiveWithin(t *testing.T, ch <-chan bus.Message, d time.Duration) bus.Message {
+	t.Helper()
+	select {
+	case msg, ok := <-ch:
+		require.True(t, ok, "subscription closed while a message was expected")
+		return msg
+	case <-time.After(d):
+		require.FailNow(t, "no message arrived", "waited %s", d)
+		return bus.Message{}
+	}
+}
+
+// syncBuffer collects log output written from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,115 @@
+// Package fault defines the coded errors that domain services return and
+// that the API presents exactly once: a top-level GraphQL error with
+// extensions.code, or userErrors on a mutation payload for validation.
+package fault
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error for clients. The values are the public
+// extensions.code strings of the GraphQL contract.
+type Code string
+
+// The error codes.
+const (
+	Unauthenticated Code = "UNAUTHENTICATED"
+	Forbidden       Code = "FORBIDDEN"
+	NotFound        Code = "NOT_FOUND"
+	Invalid         Code = "BAD_USER_INPUT"
+	Conflict        Code = "CONFLICT"
+	RateLimited     Code = "RATE_LIMITED"
+	Internal        Code = "INTERNAL"
+)
+
+// Error is a domain error with a code and a message safe to show to the
+// caller. Err, when set, is the underlying cause for logs only.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error
+}
+
+// Error returns the message, with the cause for logs.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// E returns a coded error with a public message.
+func E(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns a coded error with a public message and a private cause.
+func Wrap(code Code, err error, message string) *Error {
+	return &Error{Code: code, Message: message, Err: err}
+}
+
+// CodeOf returns the code of err: the code of the first *Error in its chain,
+// Invalid for a *Validation, and Internal for anything else.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var v *Validation
+	if errors.As(err, &v) {
+		return Invalid
+	}
+	return Internal
+}
+
+// Problem is one validation problem with one input field.
+type Problem struct {
+	// Field is the dot-separated path of the input field, e.g. input.email.
+	Field string
+	// Code is a stable reason such as REQUIRED, INVALID, TOO_LONG, TAKEN.
+	Code string
+	// Message is an English explanation.
+	Message string
+}
+
+// Validation collects the problems found with one input. A service returns
+// it before changing anything; resolvers turn it into userErrors.
+type Validation struct {
+	Problems []Problem
+}
+
+// Error lists the problems.
+func (v *Validation) Error() string {
+	msg := "invalid input:"
+	for _, p := range v.Problems {
+		msg += fmt.Sprintf(" %s %s (%s);", p.Field, p.Code, p.Message)
+	}
+	return msg
+}
+
+// Add records a problem with field.
+func (v *Validation) Add(field, code, message string) {
+	v.Problems = append(v.Problems, Problem{Field: field, Code: code, Message: message})
+}
+
+// Err returns v when it holds problems and nil otherwise, so a validator
+// can end with `return v.Err()`.
+func (v *Validation) Err() error {
+	if v == nil || len(v.Problems) == 0 {
+		return nil
+	}
+	return v
+}
+
+// AsValidation returns the validation problems in err's chain, if any.
+func AsValidation(err error) (*Validation, bool) {
+	var v *Validation
+	if errors.As(err, &v) {
+		return v, true
+	}
+	return nil, false
+}

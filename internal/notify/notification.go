@@ -1,0 +1,234 @@
+package notify
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Notification kinds. The SPA translates each kind; Title and Body are the
+// English text for API clients.
+const (
+	KindWelcome = "WELCOME"
+)
+
+// MaxPageSize bounds one page of notifications.
+const MaxPageSize = 100
+
+// replayLimit bounds how many missed notifications a subscription replays.
+const replayLimit = 500
+
+// Service creates, lists and streams notifications.
+type Service struct {
+	db     *store.DB
+	bus    bus.Bus
+	clock  clock.Clock
+	logger *slog.Logger
+}
+
+// NewService returns a notification service.
+func NewService(db *store.DB, b bus.Bus, clk clock.Clock, logger *slog.Logger) *Service {
+	return &Service{db: db, bus: b, clock: clk, logger: logger}
+}
+
+// Channel is the bus channel of userID's notifications.
+func Channel(userID int64) string { return "user." + strconv.FormatInt(userID, 10) + ".notifications" }
+
+// Add stores n through idb (join the caller's transaction by passing it) and
+// publishes it once that transaction commits.
+func (s *Service) Add(ctx context.Context, idb bun.IDB, n *models.Notification) error {
+	if n.Params == nil {
+		n.Params = map[string]string{}
+	}
+	n.CreatedAt = s.clock.Now()
+	if _, err := idb.NewInsert().Model(n).Returning("id").Exec(ctx); err != nil {
+		return fmt.Errorf("notify: unable to store notification: %w", err)
+	}
+	payload, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("notify: unable to encode notification: %w", err)
+	}
+	userID := n.UserID
+	store.AfterCommit(ctx, func() {
+		// The notification is stored; a failed publish only delays it until
+		// the client's next replay, so it is logged, not returned.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.bus.Publish(pctx, Channel(userID), payload); err != nil {
+			s.logger.WarnContext(ctx, "notify: unable to publish notification", "user_id", userID, "err", err)
+		}
+	})
+	return nil
+}
+
+// Welcome greets a new user; it is an auth.SignUpHook.
+func (s *Service) Welcome(ctx context.Context, tx bun.Tx, u *models.User) error {
+	return s.Add(ctx, tx, &models.Notification{
+		UserID: u.ID,
+		Kind:   KindWelcome,
+		Title:  "Welcome to GPUnex",
+		Body:   fmt.Sprintf("Hello %s, your account is ready. Rent GPUs on the marketplace, or apply to provide your own.", u.Name),
+		Params: map[string]string{"name": u.Name},
+	})
+}
+
+// Page is one page of a user's notifications, newest first.
+type Page struct {
+	Items       []*models.Notification
+	HasNextPage bool
+	UnreadCount int
+}
+
+// Cursor encodes a notification id as an opaque pagination cursor.
+func Cursor(id int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("notification:" + strconv.FormatInt(id, 10)))
+}
+
+func parseCursor(c string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(string(b), "notification:")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
+}
+
+// List returns up to first notifications of userID older than the cursor.
+func (s *Service) List(ctx context.Context, userID int64, first int, after string) (*Page, error) {
+	if first < 1 || first > MaxPageSize {
+		return nil, fault.E(fault.Invalid, "first must be between 1 and %d", MaxPageSize)
+	}
+	q := s.db.NewSelect().Model((*models.Notification)(nil)).Where("user_id = ?", userID).OrderExpr("id DESC").Limit(int64(first + 1))
+	if after != "" {
+		id, ok := parseCursor(after)
+		if !ok {
+			return nil, fault.E(fault.Invalid, "after is not a valid cursor")
+		}
+		q = q.Where("id < ?", id)
+	}
+	var items []*models.Notification
+	if err := q.Scan(ctx, &items); err != nil {
+		return nil, fmt.Errorf("notify: unable to list notifications: %w", err)
+	}
+	page := &Page{Items: items}
+	if len(items) > first {
+		page.Items, page.HasNextPage = items[:first], true
+	}
+	n, err := s.UnreadCount(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	page.UnreadCount = n
+	return page, nil
+}
+
+// UnreadCount counts userID's unread notifications.
+func (s *Service) UnreadCount(ctx context.Context, userID int64) (int, error) {
+	n, err := s.db.NewSelect().Model((*models.Notification)(nil)).Where("user_id = ? AND read_at IS NULL", userID).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("notify: unable to count notifications: %w", err)
+	}
+	return int(n), nil
+}
+
+// MarkRead marks userID's notifications with ids read (all of them when ids
+// is nil) and returns how many changed. Ids of other users are ignored.
+func (s *Service) MarkRead(ctx context.Context, userID int64, ids []int64) (int, error) {
+	q := s.db.NewUpdate().Model((*models.Notification)(nil)).
+		Set("read_at = ?", s.clock.Now()).
+		Where("user_id = ? AND read_at IS NULL", userID)
+	if ids != nil {
+		if len(ids) == 0 {
+			return 0, nil
+		}
+		if len(ids) > MaxPageSize {
+			return 0, &fault.Validation{Problems: []fault.Problem{{Field: "ids", Code: "TOO_MANY", Message: fmt.Sprintf("at most %d ids at once", MaxPageSize)}}}
+		}
+		q = q.Where("id IN (?)", bun.In(ids))
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("notify: unable to mark notifications read: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// Subscribe streams userID's new notifications until ctx ends. With
+// afterID > 0 it first replays stored notifications newer than afterID, in
+// order, then continues live without duplicates. The channel closes when
+// ctx ends, or early when the subscriber fell behind (resubscribe with the
+// last id seen to catch up).
+func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan *models.Notification, error) {
+	// Subscribe before reading the backlog, so nothing falls in between.
+	msgs, err := s.bus.Subscribe(ctx, Channel(userID))
+	if err != nil {
+		return nil, fmt.Errorf("notify: unable to subscribe: %w", err)
+	}
+	var backlog []*models.Notification
+	if afterID > 0 {
+		err := s.db.NewSelect().Model(&backlog).Where("user_id = ? AND id > ?", userID, afterID).
+			OrderExpr("id ASC").Limit(int64(replayLimit)).Scan(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("notify: unable to replay notifications: %w", err)
+		}
+	}
+	out := make(chan *models.Notification, 16)
+	go func() {
+		defer close(out)
+		last := afterID
+		send := func(n *models.Notification) bool {
+			if n.ID <= last {
+				return true
+			}
+			select {
+			case out <- n:
+				last = n.ID
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, n := range backlog {
+			if !send(n) {
+				return
+			}
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case m, ok := <-msgs:
+				if !ok {
+					return
+				}
+				n := new(models.Notification)
+				if err := json.Unmarshal(m.Payload, n); err != nil || n.UserID != userID {
+					s.logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
+					continue
+				}
+				if !send(n) {
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}

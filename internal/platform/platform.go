@@ -1,0 +1,205 @@
+// Package platform assembles a GPUnex server from its configuration: the
+// database, events and presence backends, the domain services, the
+// GraphQL schema and the HTTP surface. cmd/gpunex calls it; so do the
+// integration tests, which run the very same assembly over loopback.
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/argon2id"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/gpunex/gpunex/frontend"
+	"github.com/gpunex/gpunex/graph"
+	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/presence"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/resolvers"
+)
+
+// Config is everything `gpunex serve` is told.
+type Config struct {
+	Addr        string
+	DataDir     string
+	DatabaseURL string
+	RedisURL    string
+	Demo        bool
+	API         api.Config
+	Logger      *slog.Logger
+	// Clock defaults to the real clock.
+	Clock clock.Clock
+	// PasswordParams default to auth.DefaultParams (tests pass cheap ones).
+	PasswordParams *argon2id.Params
+	// SPA overrides the embedded frontend (tests).
+	SPA fs.FS
+}
+
+// Platform is an assembled server.
+type Platform struct {
+	cfg      Config
+	DB       *store.DB
+	Bus      bus.Bus
+	Presence presence.Store
+	Auth     *auth.Service
+	Notify   *notify.Service
+	Handler  http.Handler
+	redis    *redis.Client
+}
+
+// New opens and migrates the database, connects the backends and builds
+// the handler. Close releases everything.
+func New(ctx context.Context, cfg Config) (*Platform, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	p := &Platform{cfg: cfg}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Close()
+		}
+	}()
+
+	db, err := store.Open(ctx, store.Config{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	p.DB = db
+	applied, err := db.MigrateUp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(applied) > 0 {
+		cfg.Logger.Info("platform: migrations applied", "backend", db.Backend(), "migrations", applied)
+	}
+
+	if cfg.RedisURL != "" {
+		opts, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("platform: invalid redis URL: %w", err)
+		}
+		p.redis = redis.NewClient(opts)
+		pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = p.redis.Ping(pingCtx).Err()
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("platform: unable to reach redis: %w", err)
+		}
+		p.Bus = bus.NewRedis(p.redis, cfg.Logger)
+		p.Presence = presence.NewRedis(p.redis)
+	} else {
+		p.Bus = bus.NewMemory()
+		p.Presence = presence.NewMemory(cfg.Clock)
+	}
+
+	var authOpts []auth.Option
+	if cfg.PasswordParams != nil {
+		authOpts = append(authOpts, auth.WithParams(cfg.PasswordParams))
+	}
+	p.Auth = auth.NewService(db, cfg.Clock, cfg.Logger, authOpts...)
+	p.Notify = notify.NewService(db, p.Bus, cfg.Clock, cfg.Logger)
+	p.Auth.OnSignUp(p.Notify.Welcome)
+
+	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Logger: cfg.Logger}
+	spa := cfg.SPA
+	if spa == nil {
+		spa, _ = fs.Sub(frontend.Dist, "dist")
+	}
+	p.Handler = api.New(cfg.API, api.Deps{
+		Schema: graph.NewExecutableSchema(resolvers.NewSchema(res)),
+		Auth:   p.Auth,
+		Logger: cfg.Logger,
+		SPA:    spa,
+		Checks: []api.Check{
+			{Name: "database", Ping: db.Ping},
+			{Name: "events", Ping: p.Bus.Ping},
+			{Name: "presence", Ping: p.Presence.Ping},
+		},
+	})
+
+	if cfg.Demo {
+		if err := SeedDemo(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return p, nil
+}
+
+// Serve listens on cfg.Addr and serves until ctx ends, then shuts down
+// gracefully: it stops accepting, lets requests finish (up to 10s) and
+// closes WebSockets. ready, if set, receives the listening URL.
+func (p *Platform) Serve(ctx context.Context, ready func(url string)) error {
+	ln, err := net.Listen("tcp", p.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("platform: unable to listen on %s: %w", p.cfg.Addr, err)
+	}
+	return p.ServeListener(ctx, ln, ready)
+}
+
+// ServeListener is Serve on an existing listener.
+func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready func(url string)) error {
+	// WebSockets are hijacked connections that http.Server.Shutdown does
+	// not track; their contexts derive from baseCtx, which shutdown cancels.
+	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           p.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready("http://" + ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	p.cfg.Logger.Info("platform: shutting down")
+	cancelBase()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("platform: shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close releases the backends.
+func (p *Platform) Close() {
+	if p.Bus != nil {
+		_ = p.Bus.Close()
+	}
+	if p.Presence != nil {
+		_ = p.Presence.Close()
+	}
+	if p.redis != nil {
+		_ = p.redis.Close()
+	}
+	if p.DB != nil {
+		_ = p.DB.Close()
+	}
+}

@@ -1,0 +1,40 @@
+package store
+
+import (
+	"database/sql"
+	"embed"
+	"errors"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+//go:embed migrations/postgres/*.sql
+var postgresMigrations embed.FS
+
+type postgresBackend struct{}
+
+func (postgresBackend) name() string { return "postgres" }
+
+func (postgresBackend) open(cfg Config) (*bun.DB, error) {
+	sqldb, err := sql.Open("pgx", cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	sqldb.SetMaxOpenConns(32)
+	sqldb.SetMaxIdleConns(16)
+	return bun.NewDB(sqldb, pgdialect.New()), nil
+}
+
+func (postgresBackend) migrations() fs.FS {
+	sub, _ := fs.Sub(postgresMigrations, "migrations/postgres")
+	return sub
+}
+
+func (postgresBackend) isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Config says which database to open.
+type Config struct {
+	// DatabaseURL selects PostgreSQL when it starts with postgres:// or
+	// postgresql://. Empty means SQLite at DataDir/gpunex.db.
+	DatabaseURL string
+	// DataDir holds the SQLite file (and other local state).
+	DataDir string
+	// Logger receives slow or failed queries; nil discards.
+	Logger *slog.Logger
+}
+
+// DB is the opened database: a *bun.DB plus what the backend knows.
+type DB struct {
+	*bun.DB
+	backend backend
+}
+
+// backend is the seam between the two databases.
+type backend interface {
+	// name is "sqlite" or "postgres", for logs and status output.
+	name() string
+	// open returns the sql.DB and bun dialect for the configuration.
+	open(cfg Config) (*bun.DB, error)
+	// migrations returns the embedded migration files of this dialect.
+	migrations() fs.FS
+	// isUniqueViolation reports whether err is a unique-constraint failure.
+	isUniqueViolation(err error) bool
+}
+
+var (
+	_ backend = sqliteBackend{}
+	_ backend = postgresBackend{}
+)
+
+// Open opens (but does not migrate) the database named by cfg.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	var b backend = sqliteBackend{}
+	if strings.HasPrefix(cfg.DatabaseURL, "postgres://") || strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+		b = postgresBackend{}
+	} else if cfg.DatabaseURL != "" {
+		return nil, fmt.Errorf("store: unsupported database URL scheme (want postgres:// or empty for SQLite)")
+	}
+	bdb, err := b.open(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to open %s: %w", b.name(), err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := bdb.PingContext(pingCtx); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("store: unable to reach %s: %w", b.name(), err)
+	}
+	if cfg.Logger != nil {
+		bdb.AddQueryHook(&queryLogHook{logger: cfg.Logger, slow: 500 * time.Millisecond})
+	}
+	return &DB{DB: bdb, backend: b}, nil
+}
+
+// Backend is "sqlite" or "postgres".
+func (db *DB) Backend() string { return db.backend.name() }
+
+// IsUniqueViolation reports whether err comes from a unique constraint, so
+// services can turn a race on "email already taken" into a clean error.
+func (db *DB) IsUniqueViolation(err error) bool { return err != nil && db.backend.isUniqueViolation(err) }
+
+// Ping checks the database answers (for /readyz).
+func (db *DB) Ping(ctx context.Context) error { return db.PingContext(ctx) }
+
+type afterCommitKey struct{}
+
+type afterCommit struct{ fns []func() }
+
+// RunInTx runs fn in a transaction. Functions registered with AfterCommit
+// during fn run after a successful commit, in order, and never on rollback.
+func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	hooks := &afterCommit{}
+	ctx = context.WithValue(ctx, afterCommitKey{}, hooks)
+	if err := db.DB.RunInTx(ctx, nil, fn); err != nil {
+		return err
+	}
+	for _, f := range hooks.fns {
+		f()
+	}
+	return nil
+}
+
+// AfterCommit registers f to run once the transaction of ctx commits. Outside
+// RunInTx it runs f at once (there is nothing to wait for).
+func AfterCommit(ctx context.Context, f func()) {
+	if hooks, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok {
+		hooks.fns = append(hooks.fns, f)
+		return
+	}
+	f()
+}
+
+// IsNoRows reports whether err means a query found no row.
+func IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+type queryLogHook struct {
+	logger *slog.Logger
+	slow   time.Duration
+}
+
+func (h *queryLogHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (h *queryLogHook) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	d := time.Since(e.StartTime)
+	if e.Err != nil && !errors.Is(e.Err, sql.ErrNoRows) {
+		// The query text may hold user data; log the operation only.
+		h.logger.DebugContext(ctx, "store: query failed", "op", e.Operation(), "err", e.Err, "duration", d)
+		return
+	}
+	if d > h.slow {
+		h.logger.WarnContext(ctx, "store: slow query", "op", e.Operation(), "duration", d)
+	}
+}

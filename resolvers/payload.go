@@ -1,0 +1,36 @@
+package resolvers
+
+import (
+	"strconv"
+
+	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/fault"
+)
+
+// userErrors splits a service error: validation problems become the
+// payload's userErrors (and a nil error); anything else is returned for the
+// error presenter.
+func userErrors(err error) ([]*model.UserError, error) {
+	if err == nil {
+		return []*model.UserError{}, nil
+	}
+	v, ok := fault.AsValidation(err)
+	if !ok {
+		return nil, err
+	}
+	out := make([]*model.UserError, 0, len(v.Problems))
+	for _, p := range v.Problems {
+		out = append(out, &model.UserError{Field: p.Field, Message: p.Message, Code: p.Code})
+	}
+	return out, nil
+}
+
+// parseID reads a numeric ID argument; a malformed one is BAD_USER_INPUT
+// naming the argument.
+func parseID(field, s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fault.E(fault.Invalid, "%s is not a valid ID", field)
+	}
+	return id, nil
+}

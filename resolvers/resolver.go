@@ -1,0 +1,27 @@
+// Package resolvers implements the GraphQL schema (follow-schema layout: one
+// x.resolvers.go per schema/x.graphqls). Resolvers are thin: they check who
+// is asking, call one domain service, and map the result; business rules
+// live in internal/<concern>.
+package resolvers
+
+import (
+	"log/slog"
+
+	"github.com/gpunex/gpunex/graph"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/notify"
+)
+
+// Resolver is the dependency-injection root; gqlgen never regenerates it.
+type Resolver struct {
+	Auth   *auth.Service
+	Notify *notify.Service
+	Logger *slog.Logger
+}
+
+// NewSchema returns the executable schema over r, with its complexity
+// functions.
+func NewSchema(r *Resolver) graph.Config {
+	cfg := graph.Config{Resolvers: r}
+	return cfg
+}
