@@ -1,0 +1,148 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+func TestMigrationsAreReversibleOnEveryBackend(t *testing.T) {
+	t.Parallel()
+	for _, backend := range storetest.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db, err := store.Open(ctx, storetest.Config(t, backend))
+			require.NoError(t, err)
+			defer db.Close()
+
+			st, err := db.MigrationStatus(ctx)
+			require.NoError(t, err)
+			require.NotEmpty(t, st)
+			for _, m := range st {
+				require.False(t, m.Applied, "fresh database has %s applied", m.Name)
+			}
+
+			applied, err := db.MigrateUp(ctx)
+			require.NoError(t, err)
+			require.Len(t, applied, len(st))
+			again, err := db.MigrateUp(ctx)
+			require.NoError(t, err)
+			require.Empty(t, again, "a second up applies nothing")
+
+			_, err = db.NewInsert().Model(&models.User{Email: "a@example.com", Name: "A", PasswordHash: "x", CreatedAt: time.Now(), UpdatedAt: time.Now()}).Exec(ctx)
+			require.NoError(t, err)
+
+			rolled, err := db.MigrateDown(ctx)
+			require.NoError(t, err)
+			require.ElementsMatch(t, applied, rolled)
+			_, err = db.NewSelect().Model((*models.User)(nil)).Count(ctx)
+			require.Error(t, err, "users table is gone after down")
+
+			_, err = db.MigrateUp(ctx)
+			require.NoError(t, err, "up works again after down")
+			n, err := db.NewSelect().Model((*models.User)(nil)).Count(ctx)
+			require.NoError(t, err)
+			require.Zero(t, n)
+		})
+	}
+}
+
+func TestConcurrentMigrateUpTakesTheLockInTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := storetest.Config(t, "postgres")
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			db, err := store.Open(ctx, cfg)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			_, err = db.MigrateUp(ctx)
+			errs <- err
+		}()
+	}
+	for range 3 {
+		require.NoError(t, <-errs)
+	}
+}
+
+func TestStorage(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		newUser := func(email string) *models.User {
+			now := time.Date(2026, 11, 29, 10, 30, 15, 123456000, time.UTC)
+			return &models.User{Email: email, Name: "N", PasswordHash: "h", CreatedAt: now, UpdatedAt: now}
+		}
+
+		t.Run("times round-trip in UTC to the microsecond", func(t *testing.T) {
+			u := newUser("time@example.com")
+			_, err := db.NewInsert().Model(u).Returning("id").Exec(ctx)
+			require.NoError(t, err)
+			got := new(models.User)
+			require.NoError(t, db.NewSelect().Model(got).Where("id = ?", u.ID).Scan(ctx))
+			require.True(t, got.CreatedAt.Equal(u.CreatedAt), "got %v want %v", got.CreatedAt, u.CreatedAt)
+		})
+
+		t.Run("a duplicate email is a unique violation", func(t *testing.T) {
+			_, err := db.NewInsert().Model(newUser("dup@example.com")).Exec(ctx)
+			require.NoError(t, err)
+			_, err = db.NewInsert().Model(newUser("dup@example.com")).Exec(ctx)
+			require.Error(t, err)
+			require.True(t, db.IsUniqueViolation(err), "%v", err)
+			require.False(t, db.IsUniqueViolation(errors.New("other")))
+		})
+
+		t.Run("foreign keys are enforced", func(t *testing.T) {
+			_, err := db.NewInsert().Model(&models.UserRole{UserID: 999999, Role: models.RoleAdmin, CreatedAt: time.Now()}).Exec(ctx)
+			require.Error(t, err)
+		})
+
+		t.Run("after-commit hooks run on commit only", func(t *testing.T) {
+			var ran []string
+			err := db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				store.AfterCommit(ctx, func() { ran = append(ran, "committed") })
+				_, err := tx.NewInsert().Model(newUser("hook@example.com")).Exec(ctx)
+				require.Empty(t, ran, "hook must wait for the commit")
+				return err
+			})
+			require.NoError(t, err)
+			require.Equal(t, []string{"committed"}, ran)
+
+			boom := errors.New("boom")
+			err = db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				store.AfterCommit(ctx, func() { ran = append(ran, "rolled back") })
+				_, err := tx.NewInsert().Model(newUser("rollback@example.com")).Exec(ctx)
+				require.NoError(t, err)
+				return boom
+			})
+			require.ErrorIs(t, err, boom)
+			require.Equal(t, []string{"committed"}, ran, "hook of a rolled-back transaction must not run")
+			n, err := db.NewSelect().Model((*models.User)(nil)).Where("email = ?", "rollback@example.com").Count(ctx)
+			require.NoError(t, err)
+			require.Zero(t, n)
+		})
+
+		t.Run("ping answers", func(t *testing.T) {
+			require.NoError(t, db.Ping(ctx))
+		})
+	})
+}
+
+func TestOpenRefusesUnknownSchemes(t *testing.T) {
+	t.Parallel()
+	_, err := store.Open(context.Background(), store.Config{DatabaseURL: "mysql://localhost/x"})
+	require.ErrorContains(t, err, "unsupported database URL")
+}
