@@ -649,7 +649,8 @@ extend type Subscription {
   """
   notificationAdded delivers the signed-in user's new notifications. With
   afterId it first replays every notification newer than that id, so a
-  reconnecting client misses none.
+  reconnecting client misses none; afterId "0" replays every stored
+  notification first (a client that knows none yet).
   """
   notificationAdded(afterId: ID): Notification!
 }
@@ -4438,13 +4439,13 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 }
 
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
-	res, err := graphql.UnmarshalInt64(v)
+	res, err := models.UnmarshalInt64ID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNID2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalInt64(v)
+	res := models.MarshalInt64ID(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}

@@ -99,10 +99,12 @@ func (r *subscriptionResolver) NotificationAdded(ctx context.Context, afterID *s
 		return nil, err
 	}
 	var after int64
-	if afterID != nil {
+	if afterID != nil && *afterID != "0" {
 		if after, err = parseID("afterId", *afterID); err != nil {
 			return nil, err
 		}
+	} else if afterID != nil {
+		after = notify.ReplayAll
 	}
 	return r.Notify.Subscribe(ctx, v.User.ID, after)
 }

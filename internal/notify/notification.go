@@ -171,8 +171,13 @@ func (s *Service) MarkRead(ctx context.Context, userID int64, ids []int64) (int,
 	return int(n), nil
 }
 
+// ReplayAll as Subscribe's afterID replays every stored notification (up
+// to the replay limit), for a client that knows none yet.
+const ReplayAll = -1
+
 // Subscribe streams userID's new notifications until ctx ends. With
-// afterID > 0 it first replays stored notifications newer than afterID, in
+// afterID > 0 (or ReplayAll) it first replays stored notifications newer
+// than afterID, in
 // order, then continues live without duplicates. The channel closes when
 // ctx ends, or early when the subscriber fell behind (resubscribe with the
 // last id seen to catch up).
@@ -183,7 +188,7 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 		return nil, fmt.Errorf("notify: unable to subscribe: %w", err)
 	}
 	var backlog []*models.Notification
-	if afterID > 0 {
+	if afterID > 0 || afterID == ReplayAll {
 		err := s.db.NewSelect().Model(&backlog).Where("user_id = ? AND id > ?", userID, afterID).
 			OrderExpr("id ASC").Limit(int64(replayLimit)).Scan(ctx)
 		if err != nil {
@@ -193,7 +198,7 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 	out := make(chan *models.Notification, 16)
 	go func() {
 		defer close(out)
-		last := afterID
+		last := max(afterID, 0)
 		send := func(n *models.Notification) bool {
 			if n.ID <= last {
 				return true

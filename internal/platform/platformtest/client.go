@@ -1,0 +1,140 @@
+package platformtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Client speaks GraphQL over HTTP to a test server. As the SPA it keeps
+// cookies and sends the CSRF header; as an API client it sends a bearer
+// token.
+type Client struct {
+	t      testing.TB
+	URL    string
+	HTTP   *http.Client
+	Token  string
+	AsSPA  bool
+	Header http.Header
+}
+
+// NewSPAClient returns a client that behaves like the SPA in a browser.
+func (s *Server) NewSPAClient(t testing.TB) *Client {
+	jar, _ := cookiejar.New(nil)
+	return &Client{t: t, URL: s.URL, HTTP: &http.Client{Jar: jar}, AsSPA: true, Header: http.Header{}}
+}
+
+// NewAPIClient returns a client that authenticates with a bearer token.
+func (s *Server) NewAPIClient(t testing.TB, token string) *Client {
+	return &Client{t: t, URL: s.URL, HTTP: &http.Client{}, Token: token, Header: http.Header{}}
+}
+
+// Response is a GraphQL response.
+type Response struct {
+	Status int
+	Header http.Header
+	Data   json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Path       []any          `json:"path"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+// Codes lists the extensions.code of every error.
+func (r *Response) Codes() []string {
+	var out []string
+	for _, e := range r.Errors {
+		c, _ := e.Extensions["code"].(string)
+		out = append(out, c)
+	}
+	return out
+}
+
+// Decode unmarshals data into v.
+func (r *Response) Decode(t testing.TB, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal(r.Data, v), "data: %s", r.Data)
+}
+
+// Raw sends body to /graphql as is and returns the response.
+func (c *Client) Raw(method, contentType string, body []byte, query string) *Response {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.URL+"/graphql"+query, bytes.NewReader(body))
+	require.NoError(c.t, err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	for k, v := range c.Header {
+		req.Header[k] = v
+	}
+	if c.AsSPA {
+		req.Header.Set("X-GPUnex-CSRF", "1")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	res, err := c.HTTP.Do(req)
+	require.NoError(c.t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(c.t, err)
+	out := &Response{Status: res.StatusCode, Header: res.Header}
+	if len(b) > 0 && b[0] == '{' {
+		require.NoError(c.t, json.Unmarshal(b, out), "body: %s", b)
+	}
+	return out
+}
+
+// Do posts a query with variables.
+func (c *Client) Do(query string, vars map[string]any) *Response {
+	c.t.Helper()
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	require.NoError(c.t, err)
+	return c.Raw(http.MethodPost, "application/json", body, "")
+}
+
+// MustDo posts a query, requires no errors and decodes data into v.
+func (c *Client) MustDo(v any, query string, vars map[string]any) {
+	c.t.Helper()
+	r := c.Do(query, vars)
+	require.Empty(c.t, r.Errors, "errors: %+v", r.Errors)
+	require.Equal(c.t, http.StatusOK, r.Status)
+	if v != nil {
+		r.Decode(c.t, v)
+	}
+}
+
+// SignUpMutation is the signUp operation tests use.
+const SignUpMutation = `mutation SignUp($input: SignUpInput!) {
+  signUp(input: $input) { token user { id email name roles } userErrors { field message code } }
+}`
+
+// SignUp creates an account through the API and returns the user id and
+// (for an API client) the bearer token.
+func (c *Client) SignUp(email, password, name string) (id, token string) {
+	c.t.Helper()
+	var out struct {
+		SignUp struct {
+			Token *string
+			User  *struct{ ID string }
+			UserErrors []struct{ Field, Code string }
+		}
+	}
+	c.MustDo(&out, SignUpMutation, map[string]any{"input": map[string]any{"email": email, "password": password, "name": name}})
+	require.Empty(c.t, out.SignUp.UserErrors)
+	require.NotNil(c.t, out.SignUp.User)
+	if out.SignUp.Token != nil {
+		token = *out.SignUp.Token
+		if !c.AsSPA {
+			c.Token = token
+		}
+	}
+	return out.SignUp.User.ID, token
+}

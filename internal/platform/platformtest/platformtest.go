@@ -1,0 +1,144 @@
+// Package platformtest starts complete GPUnex servers for tests: the real
+// platform assembly on a loopback listener, on SQLite with in-process
+// events, or on PostgreSQL with Redis; and clients that speak GraphQL over
+// HTTP (with a cookie jar) and graphql-transport-ws over a real WebSocket.
+package platformtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"testing"
+	"testing/fstest"
+
+	"github.com/alexedwards/argon2id"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/platform"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+)
+
+// EnvRedisURL names the Redis server tests use.
+const EnvRedisURL = "GPUNEX_TEST_REDIS_URL"
+
+// Stack is one combination of backends.
+type Stack struct {
+	Name     string
+	Database string // "sqlite" or "postgres"
+	Redis    bool
+}
+
+// Stacks are the combinations every integration test runs on: the
+// embedded default and the production scale-out backends.
+var Stacks = []Stack{
+	{Name: "sqlite+memory", Database: "sqlite"},
+	{Name: "postgres+redis", Database: "postgres", Redis: true},
+}
+
+// Options tune a test server.
+type Options struct {
+	API   api.Config
+	Clock clock.Clock
+	Demo  bool
+	// DatabaseURL and RedisURL, when set, are used instead of fresh ones
+	// (so two replicas share one database).
+	DatabaseURL string
+	RedisURL    string
+	SPA         fs.FS
+}
+
+// Server is a running test server.
+type Server struct {
+	URL      string
+	Platform *platform.Platform
+	// DatabaseURL is the database it uses (empty for SQLite).
+	DatabaseURL string
+	RedisURL    string
+}
+
+// CheapPasswords keeps argon2id fast in tests; production uses
+// auth.DefaultParams.
+var CheapPasswords = &argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+
+// RedisURL returns the test Redis URL, or skips the test saying why.
+func RedisURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvRedisURL)
+	if u == "" {
+		t.Skipf("platformtest: %s is not set; Redis tests need it (make test sets it)", EnvRedisURL)
+	}
+	return u
+}
+
+// Start runs a server on stack until the test ends.
+func Start(t testing.TB, stack Stack, opts Options) *Server {
+	t.Helper()
+	cfg := platform.Config{
+		Addr:           "127.0.0.1:0",
+		API:            opts.API,
+		Clock:          opts.Clock,
+		Demo:           opts.Demo,
+		PasswordParams: CheapPasswords,
+		Logger:         slog.New(slog.DiscardHandler),
+		SPA:            opts.SPA,
+	}
+	if cfg.SPA == nil {
+		cfg.SPA = fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>GPUnex test SPA</title>")}}
+	}
+	if os.Getenv("GPUNEX_TEST_LOG") != "" {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	switch {
+	case opts.DatabaseURL != "":
+		cfg.DatabaseURL = opts.DatabaseURL
+	case stack.Database == "postgres":
+		cfg.DatabaseURL = storetest.PostgresURL(t)
+	default:
+		cfg.DataDir = t.TempDir()
+	}
+	if stack.Redis {
+		cfg.RedisURL = opts.RedisURL
+		if cfg.RedisURL == "" {
+			cfg.RedisURL = RedisURL(t)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := platform.New(ctx, cfg)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	urlc := make(chan string, 1)
+	go func() { done <- p.ServeListener(ctx, ln, func(u string) { urlc <- u }) }()
+	s := &Server{URL: <-urlc, Platform: p, DatabaseURL: cfg.DatabaseURL, RedisURL: cfg.RedisURL}
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+		p.Close()
+	})
+	return s
+}
+
+// Each runs fn as a parallel subtest on a fresh server of every stack.
+func Each(t *testing.T, opts Options, fn func(t *testing.T, s *Server)) {
+	t.Helper()
+	for _, st := range Stacks {
+		t.Run(st.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, Start(t, st, opts))
+		})
+	}
+}
+
+// UniqueEmail returns an email no other test uses.
+func UniqueEmail(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b) + "@example.com"
+}
