@@ -19,9 +19,9 @@
 //     subscribes again on its own; events published while Redis is
 //     unreachable are lost.
 //
-// Delivery is at most once and never blocks the publisher. Each subscription
-// buffers up to 256 messages; a subscriber that falls further behind has its
-// channel closed early. A consumer must therefore treat a closed channel
+// Delivery is at most once, and Publish never waits for a subscriber to
+// read. Each subscription buffers up to 256 messages; a subscriber that
+// falls further behind has its channel closed early. A consumer must therefore treat a closed channel
 // while its context is still alive as "events were lost": it reloads the
 // state it displays and subscribes again.
 package bus

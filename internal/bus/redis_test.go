@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -135,6 +136,102 @@ func TestRedisMultiplexesOnePubSubConnection(t *testing.T) {
 		subscribed, err := admin.PubSubChannels(t.Context(), "*").Result()
 		return err == nil && len(subscribed) == 0
 	}, 5*time.Second, 20*time.Millisecond, "Redis unsubscribes each channel once its last local subscriber left")
+}
+
+func TestRedisSubscribeReturnsOnlyOnceRedisConfirmed(t *testing.T) {
+	t.Parallel()
+	server := startRedisServer(t, freePort(t))
+	// The subscriber's commands reach Redis late; a bus that returned from
+	// Subscribe as soon as SUBSCRIBE was written would miss the message
+	// published right after it through a direct connection.
+	slow := startDelayProxy(t, server.addr, 100*time.Millisecond)
+	subscriber := bus.NewRedis(newClient(t, &redis.Options{Addr: slow}), nil)
+	t.Cleanup(func() { require.NoError(t, subscriber.Close()) })
+	publisher := bus.NewRedis(newClient(t, &redis.Options{Addr: server.addr}), nil)
+	t.Cleanup(func() { require.NoError(t, publisher.Close()) })
+
+	for i := range 3 {
+		channel := "confirmed-" + strconv.Itoa(i)
+		ch, err := subscriber.Subscribe(t.Context(), channel)
+		require.NoError(t, err)
+		require.NoError(t, publisher.Publish(t.Context(), channel, []byte("once")))
+		require.Equal(t, "once", string(receiveWithin(t, ch, 5*time.Second).Payload))
+	}
+}
+
+// startDelayProxy forwards TCP connections to upstream, holding back what
+// the client sends by delay. It returns the address to dial.
+func startDelayProxy(t *testing.T, upstream string, delay time.Duration) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	track := func(c net.Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		conns = append(conns, c)
+	}
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+
+	type chunk struct {
+		data []byte
+		due  time.Time
+	}
+	wg.Go(func() {
+		for {
+			client, err := l.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", upstream)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			track(client)
+			track(server)
+			chunks := make(chan chunk, 1024)
+			wg.Go(func() { // client → chunks
+				defer close(chunks)
+				for {
+					buf := make([]byte, 32<<10)
+					n, err := client.Read(buf)
+					if n > 0 {
+						chunks <- chunk{data: buf[:n], due: time.Now().Add(delay)}
+					}
+					if err != nil {
+						return
+					}
+				}
+			})
+			wg.Go(func() { // chunks → server, late
+				defer server.Close()
+				for c := range chunks {
+					time.Sleep(time.Until(c.due))
+					if _, err := server.Write(c.data); err != nil {
+						return
+					}
+				}
+			})
+			wg.Go(func() { // server → client
+				defer client.Close()
+				_, _ = io.Copy(client, server)
+			})
+		}
+	})
+	return l.Addr().String()
 }
 
 // redisServer is a private redis-server process, for tests that restart it
