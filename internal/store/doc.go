@@ -7,7 +7,7 @@
 // migrator under its lock. Dialect differences are backend methods, never
 // checks on a dialect name scattered through the code.
 //
-// Domain packages take a *DB and write through bun; RunInTx gives them a
+// Domain packages take a *DB and write through bun; InTx gives them a
 // transaction with AfterCommit hooks, so events are published only once the
 // change they announce is durable.
 package store

@@ -85,9 +85,9 @@ type afterCommitKey struct{}
 
 type afterCommit struct{ fns []func() }
 
-// RunInTx runs fn in a transaction. Functions registered with AfterCommit
+// InTx runs fn in a transaction. Functions registered with AfterCommit
 // during fn run after a successful commit, in order, and never on rollback.
-func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
 	hooks := &afterCommit{}
 	ctx = context.WithValue(ctx, afterCommitKey{}, hooks)
 	if err := db.DB.RunInTx(ctx, nil, fn); err != nil {
@@ -100,7 +100,7 @@ func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx bun.T
 }
 
 // AfterCommit registers f to run once the transaction of ctx commits. Outside
-// RunInTx it runs f at once (there is nothing to wait for).
+// InTx it runs f at once (there is nothing to wait for).
 func AfterCommit(ctx context.Context, f func()) {
 	if hooks, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok {
 		hooks.fns = append(hooks.fns, f)

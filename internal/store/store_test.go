@@ -112,7 +112,7 @@ func TestStorage(t *testing.T) {
 
 		t.Run("after-commit hooks run on commit only", func(t *testing.T) {
 			var ran []string
-			err := db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 				store.AfterCommit(ctx, func() { ran = append(ran, "committed") })
 				_, err := tx.NewInsert().Model(newUser("hook@example.com")).Exec(ctx)
 				require.Empty(t, ran, "hook must wait for the commit")
@@ -122,7 +122,7 @@ func TestStorage(t *testing.T) {
 			require.Equal(t, []string{"committed"}, ran)
 
 			boom := errors.New("boom")
-			err = db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			err = db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 				store.AfterCommit(ctx, func() { ran = append(ran, "rolled back") })
 				_, err := tx.NewInsert().Model(newUser("rollback@example.com")).Exec(ctx)
 				require.NoError(t, err)

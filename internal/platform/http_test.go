@@ -1,0 +1,179 @@
+package platform_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/platform/platformtest"
+)
+
+func TestBadInputGetsACodedErrorAndTheServerKeepsServing(t *testing.T) {
+	t.Parallel()
+	opts := platformtest.Options{API: api.Config{DepthLimit: 4, ComplexityLimit: 50, MaxBodyBytes: 4096}}
+	platformtest.Each(t, opts, func(t *testing.T, s *platformtest.Server) {
+		c := s.NewAPIClient(t, "")
+		cases := []struct {
+			desc   string
+			method string
+			ctype  string
+			body   string
+			query  string
+			status int
+			code   string
+		}{
+			{desc: "malformed JSON", method: "POST", ctype: "application/json", body: `{"query": "{ health }"`, status: 400, code: "BAD_REQUEST"},
+			{desc: "invalid GraphQL syntax", method: "POST", ctype: "application/json", body: `{"query": "{ health "}`, status: 422, code: "GRAPHQL_PARSE_FAILED"},
+			{desc: "unknown field", method: "POST", ctype: "application/json", body: `{"query": "{ nope }"}`, status: 422, code: "GRAPHQL_VALIDATION_FAILED"},
+			{desc: "unknown operation name", method: "POST", ctype: "application/json", body: `{"query": "query A { health }", "operationName": "B"}`, status: 422, code: "GRAPHQL_VALIDATION_FAILED"},
+			{desc: "over the depth limit", method: "POST", ctype: "application/json", body: mustJSON(t, map[string]any{"query": "{ a: health b: notifications(first: 1) { edges { node { params { key } } } } }"}), status: 200, code: "DEPTH_LIMIT_EXCEEDED"},
+			{desc: "over the complexity limit", method: "POST", ctype: "application/json", body: mustJSON(t, map[string]any{"query": "{ " + strings.Repeat("health ", 1) + aliases(60) + " }"}), status: 200, code: "COMPLEXITY_LIMIT_EXCEEDED"},
+			{desc: "body over the size limit", method: "POST", ctype: "application/json", body: mustJSON(t, map[string]any{"query": "{ health }", "variables": map[string]any{"pad": strings.Repeat("x", 5000)}}), status: 413, code: "BAD_USER_INPUT"},
+			{desc: "mutation over GET", method: "GET", query: "?query=" + urlEscape("mutation { logOut { ok } }"), status: 406},
+		}
+		for _, tc := range cases {
+			t.Run(tc.desc, func(t *testing.T) {
+				r := c.Raw(tc.method, tc.ctype, []byte(tc.body), tc.query)
+				require.Equal(t, tc.status, r.Status, "errors: %+v", r.Errors)
+				require.NotEmpty(t, r.Errors)
+				require.NotEmpty(t, r.Errors[0].Message)
+				if tc.code != "" {
+					require.Equal(t, tc.code, r.Codes()[0], "errors: %+v", r.Errors)
+				}
+				var out struct{ Health bool }
+				c.MustDo(&out, `{ health }`, nil)
+				require.True(t, out.Health, "the server keeps serving")
+			})
+		}
+	})
+}
+
+func aliases(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("h")
+		b.WriteString(strings.Repeat("x", i%5+1))
+		b.WriteString(string(rune('a' + i%26)))
+		b.WriteString(": health ")
+		_ = i
+	}
+	return b.String()
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func urlEscape(s string) string {
+	r := strings.NewReplacer(" ", "%20", "{", "%7B", "}", "%7D")
+	return r.Replace(s)
+}
+
+func TestInternalErrorsAreHiddenAndCoded(t *testing.T) {
+	t.Parallel()
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{})
+	c := s.NewAPIClient(t, "")
+	c.SignUp(platformtest.UniqueEmail("int"), "correct horse battery", "Ian")
+	// Closing the database makes every query fail inside a resolver.
+	require.NoError(t, s.Platform.DB.Close())
+	r := c.Do(`{ notifications { unreadCount } }`, nil)
+	require.NotEmpty(t, r.Errors)
+	require.Contains(t, []string{"INTERNAL", "UNAUTHENTICATED"}, r.Codes()[0])
+	for _, e := range r.Errors {
+		require.NotContains(t, e.Message, "sql")
+		require.NotContains(t, e.Message, "database")
+	}
+	res, err := http.Get(s.URL + "/readyz")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	body, _ := io.ReadAll(res.Body)
+	require.Contains(t, string(body), `"database":"unavailable"`)
+}
+
+func TestOperationalEndpoints(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		get := func(path string) (int, string, http.Header) {
+			res, err := http.Get(s.URL + path)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			return res.StatusCode, string(b), res.Header
+		}
+		code, body, _ := get("/healthz")
+		require.Equal(t, 200, code)
+		require.JSONEq(t, `{"status":"ok"}`, body)
+
+		code, body, _ = get("/readyz")
+		require.Equal(t, 200, code)
+		require.JSONEq(t, `{"status":"ok","checks":{"database":"ok","events":"ok","presence":"ok"}}`, body)
+
+		s.NewAPIClient(t, "").MustDo(nil, `{ health }`, nil)
+		code, body, _ = get("/metrics")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, `gpunex_http_requests_total{code="200",route="/graphql"}`)
+		require.Contains(t, body, `gpunex_graphql_operations_total{outcome="ok",type="query"}`)
+		require.Contains(t, body, "go_goroutines")
+	})
+}
+
+func TestSPAIsServedWithHistoryFallback(t *testing.T) {
+	t.Parallel()
+	spa := fstest.MapFS{
+		"index.html":      {Data: []byte("<!doctype html><div id=root>spa</div>")},
+		"assets/app-1.js": {Data: []byte("console.log(1)")},
+	}
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{SPA: spa})
+	for _, tc := range []struct{ desc, path, want, cache string }{
+		{desc: "root", path: "/", want: "id=root"},
+		{desc: "client route", path: "/account", want: "id=root"},
+		{desc: "deep client route", path: "/admin/applications/42", want: "id=root"},
+		{desc: "hashed asset", path: "/assets/app-1.js", want: "console.log", cache: "immutable"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			res, err := http.Get(s.URL + tc.path)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			require.Equal(t, 200, res.StatusCode)
+			require.Contains(t, string(b), tc.want)
+			if tc.cache != "" {
+				require.Contains(t, res.Header.Get("Cache-Control"), tc.cache)
+			}
+		})
+	}
+	res, err := http.Post(s.URL+"/account", "text/plain", bytes.NewReader(nil))
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+}
+
+func TestIntrospectionAndGraphiQLFollowTheFlag(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{true, false} {
+		s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{API: api.Config{Introspection: on}})
+		r := s.NewAPIClient(t, "").Do(`{ __schema { queryType { name } } }`, nil)
+		res, err := http.Get(s.URL + "/graphiql")
+		require.NoError(t, err)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if on {
+			require.Empty(t, r.Errors)
+			require.Contains(t, string(b), "GraphiQL")
+		} else {
+			require.NotEmpty(t, r.Errors, "introspection must be off")
+			require.NotContains(t, string(b), "graphiql.min.js")
+		}
+	}
+}
