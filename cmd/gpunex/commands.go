@@ -93,6 +93,7 @@ func newServeCommand() *cobra.Command {
 		lf             logFlags
 		addr           string
 		redisURL       string
+		redisPrefix    string
 		demo           bool
 		noIntrospect   bool
 		allowedOrigins string
@@ -111,7 +112,7 @@ func newServeCommand() *cobra.Command {
 				origins = strings.Split(allowedOrigins, ",")
 			}
 			p, err := platform.New(cmd.Context(), platform.Config{
-				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, Demo: demo,
+				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix, Demo: demo,
 				Logger: logger, Clock: clock.Real{},
 				API: api.Config{Introspection: !noIntrospect, AllowedOrigins: origins, SecureCookies: secureCookies},
 			})
@@ -140,6 +141,7 @@ func newServeCommand() *cobra.Command {
 	st.register(fs)
 	lf.register(fs)
 	fs.StringVar(&addr, "addr", envOr("GPUNEX_ADDR", "127.0.0.1:8080"), "address to listen on (env GPUNEX_ADDR)")
+	fs.StringVar(&redisPrefix, "redis-prefix", envOr("GPUNEX_REDIS_PREFIX", "gpunex:"), "namespace of every Redis key and channel (env GPUNEX_REDIS_PREFIX)")
 	fs.StringVar(&redisURL, "redis-url", os.Getenv("GPUNEX_REDIS_URL"), "Redis URL for events and presence across replicas; empty keeps them in-process (env GPUNEX_REDIS_URL)")
 	fs.BoolVar(&demo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")

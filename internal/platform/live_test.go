@@ -154,7 +154,7 @@ func TestEventThroughReplicaBReachesSubscriberOnReplicaA(t *testing.T) {
 	t.Parallel()
 	stack := platformtest.Stacks[1]
 	a := platformtest.Start(t, stack, platformtest.Options{})
-	b := platformtest.Start(t, stack, platformtest.Options{DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL})
+	b := platformtest.Start(t, stack, platformtest.Options{DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, RedisPrefix: a.RedisPrefix})
 
 	// Sign up through B; subscribe on A.
 	cb := b.NewAPIClient(t, "")

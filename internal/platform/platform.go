@@ -35,6 +35,9 @@ type Config struct {
 	DataDir     string
 	DatabaseURL string
 	RedisURL    string
+	// RedisPrefix namespaces every Redis key and channel (default
+	// "gpunex:"), so several deployments or test runs can share a server.
+	RedisPrefix string
 	Demo        bool
 	API         api.Config
 	Logger      *slog.Logger
@@ -100,8 +103,12 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		if err != nil {
 			return nil, fmt.Errorf("platform: unable to reach redis: %w", err)
 		}
-		p.Bus = bus.NewRedis(p.redis, cfg.Logger)
-		p.Presence = presence.NewRedis(p.redis)
+		prefix := cfg.RedisPrefix
+		if prefix == "" {
+			prefix = "gpunex:"
+		}
+		p.Bus = bus.NewRedis(p.redis, cfg.Logger, bus.WithPrefix(prefix))
+		p.Presence = presence.NewRedis(p.redis, presence.WithPrefix(prefix+"presence:"))
 	} else {
 		p.Bus = bus.NewMemory()
 		p.Presence = presence.NewMemory(cfg.Clock)

@@ -76,7 +76,9 @@ func (db *DB) Backend() string { return db.backend.name() }
 
 // IsUniqueViolation reports whether err comes from a unique constraint, so
 // services can turn a race on "email already taken" into a clean error.
-func (db *DB) IsUniqueViolation(err error) bool { return err != nil && db.backend.isUniqueViolation(err) }
+func (db *DB) IsUniqueViolation(err error) bool {
+	return err != nil && db.backend.isUniqueViolation(err)
+}
 
 // Ping checks the database answers (for /readyz).
 func (db *DB) Ping(ctx context.Context) error { return db.PingContext(ctx) }

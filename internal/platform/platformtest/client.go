@@ -122,8 +122,8 @@ func (c *Client) SignUp(email, password, name string) (id, token string) {
 	c.t.Helper()
 	var out struct {
 		SignUp struct {
-			Token *string
-			User  *struct{ ID string }
+			Token      *string
+			User       *struct{ ID string }
 			UserErrors []struct{ Field, Code string }
 		}
 	}

@@ -50,6 +50,7 @@ type Options struct {
 	// (so two replicas share one database).
 	DatabaseURL string
 	RedisURL    string
+	RedisPrefix string
 	SPA         fs.FS
 }
 
@@ -60,6 +61,7 @@ type Server struct {
 	// DatabaseURL is the database it uses (empty for SQLite).
 	DatabaseURL string
 	RedisURL    string
+	RedisPrefix string
 }
 
 // CheapPasswords keeps argon2id fast in tests; production uses
@@ -107,6 +109,12 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		if cfg.RedisURL == "" {
 			cfg.RedisURL = RedisURL(t)
 		}
+		// Parallel tests share one Redis; each server (or replica group)
+		// gets its own namespace so their events never cross.
+		cfg.RedisPrefix = opts.RedisPrefix
+		if cfg.RedisPrefix == "" {
+			cfg.RedisPrefix = "test:" + UniqueEmail("r") + ":"
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := platform.New(ctx, cfg)
@@ -116,7 +124,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 	done := make(chan error, 1)
 	urlc := make(chan string, 1)
 	go func() { done <- p.ServeListener(ctx, ln, func(u string) { urlc <- u }) }()
-	s := &Server{URL: <-urlc, Platform: p, DatabaseURL: cfg.DatabaseURL, RedisURL: cfg.RedisURL}
+	s := &Server{URL: <-urlc, Platform: p, DatabaseURL: cfg.DatabaseURL, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPrefix}
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)
