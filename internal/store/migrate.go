@@ -62,7 +62,7 @@ func (db *DB) MigrateUp(ctx context.Context) ([]string, error) {
 			return fmt.Errorf("store: migrate up: %w", err)
 		}
 		for _, mg := range group.Migrations {
-			names = append(names, mg.Name)
+			names = append(names, fullName(mg))
 		}
 		return nil
 	})
@@ -79,7 +79,7 @@ func (db *DB) MigrateDown(ctx context.Context) ([]string, error) {
 			return fmt.Errorf("store: migrate down: %w", err)
 		}
 		for _, mg := range group.Migrations {
-			names = append(names, mg.Name)
+			names = append(names, fullName(mg))
 		}
 		return nil
 	})
@@ -101,7 +101,15 @@ func (db *DB) MigrationStatus(ctx context.Context) ([]MigrationStatus, error) {
 	}
 	out := make([]MigrationStatus, 0, len(ms))
 	for _, mg := range ms {
-		out = append(out, MigrationStatus{Name: mg.Name, Applied: mg.IsApplied(), GroupID: mg.GroupID})
+		out = append(out, MigrationStatus{Name: fullName(mg), Applied: mg.IsApplied(), GroupID: mg.GroupID})
 	}
 	return out, nil
+}
+
+// fullName is a migration's version and comment, as its file is named.
+func fullName(m migrate.Migration) string {
+	if m.Comment == "" {
+		return m.Name
+	}
+	return m.Name + "_" + m.Comment
 }

@@ -1,0 +1,84 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
+import { useMutation } from 'urql';
+import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import { ErrorNotice } from '../shell/ErrorNotice';
+import { FormField } from './FormField';
+import { LogInMutation } from './operations';
+import { useSession } from './session';
+import { userErrorText } from './userErrorText';
+
+const FIELDS = ['email', 'password'] as const;
+
+// Only same-app paths are followed after log-in, never a full URL.
+function returnPath(state: unknown): string {
+  const from = (state as { from?: unknown } | null)?.from;
+  return typeof from === 'string' && from.startsWith('/') && !from.startsWith('//') ? from : '/account';
+}
+
+/** LogInPage starts a session and returns the user where they were going. */
+export function LogInPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const session = useSession();
+  const [result, logIn] = useMutation(LogInMutation);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [values, setValues] = useState({ email: '', password: '' });
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const res = await logIn({ input: values });
+    const payload = res.data?.logIn;
+    if (!payload) return; // top-level error: shown by ErrorNotice below
+    if (payload.userErrors.length > 0 || !payload.user) {
+      setErrors(fieldErrors(payload.userErrors, FIELDS));
+      return;
+    }
+    setErrors({});
+    session.changed();
+    navigate(returnPath(location.state), { replace: true });
+  }
+
+  const formErrors = errors[FORM_FIELD] ?? [];
+
+  return (
+    <section className="card auth-card" data-testid="login-page">
+      <h1>{t('logIn.title')}</h1>
+      <p className="lead">{t('logIn.lead')}</p>
+      <form onSubmit={onSubmit} noValidate data-testid="login-form">
+        {formErrors.length > 0 && (
+          <p className="form-error" role="alert" data-testid="form-error">
+            {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
+          </p>
+        )}
+        {result.error && <ErrorNotice error={result.error} />}
+        <FormField
+          name="email"
+          type="email"
+          label={t('form.email')}
+          autoComplete="username"
+          value={values.email}
+          onChange={(e) => setValues({ ...values, email: e.target.value })}
+          errors={errors.email}
+        />
+        <FormField
+          name="password"
+          type="password"
+          label={t('form.password')}
+          autoComplete="current-password"
+          value={values.password}
+          onChange={(e) => setValues({ ...values, password: e.target.value })}
+          errors={errors.password}
+        />
+        <button type="submit" className="button primary" disabled={result.fetching} data-testid="login-submit">
+          {result.fetching ? t('form.working') : t('logIn.submit')}
+        </button>
+      </form>
+      <p className="switch">
+        {t('logIn.noAccount')} <Link to="/signup">{t('logIn.signUpLink')}</Link>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,14 @@
+import type { TFunction } from 'i18next';
+
+/**
+ * userErrorText translates a UserError code, preferring a message specific to
+ * the field (userErrors.password.TOO_SHORT) over the generic one
+ * (userErrors.TOO_SHORT), and falling back to userErrors.UNKNOWN for a code
+ * this version of the SPA does not know yet.
+ */
+export function userErrorText(t: TFunction, field: string, code: string): string {
+  // Keys are built from server data, so they are checked at run time by the
+  // fallback chain rather than at compile time.
+  const keys = [`userErrors.${field}.${code}`, `userErrors.${code}`, 'userErrors.UNKNOWN'];
+  return t(keys as unknown as 'userErrors.UNKNOWN');
+}

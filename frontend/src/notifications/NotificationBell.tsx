@@ -1,0 +1,125 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorNotice } from '../shell/ErrorNotice';
+import { paramsOf, type Notification } from './feed';
+import { useNotificationFeed } from './useNotificationFeed';
+
+/**
+ * NotificationBell shows the unread count live and opens a list of the
+ * newest notifications with a "mark all as read" action.
+ */
+export function NotificationBell() {
+  const { t } = useTranslation();
+  const feed = useNotificationFeed();
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+
+  // Close on a click outside or on Escape, as menus do.
+  useEffect(() => {
+    if (!open) return;
+    function onPointer(event: PointerEvent) {
+      if (root.current && !root.current.contains(event.target as Node)) setOpen(false);
+    }
+    function onKey(event: KeyboardEvent) {
+      if (event.key === 'Escape') setOpen(false);
+    }
+    document.addEventListener('pointerdown', onPointer);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+
+  return (
+    <div className="bell" ref={root}>
+      <button
+        type="button"
+        className="bell-button"
+        aria-haspopup="true"
+        aria-expanded={open}
+        aria-label={t('notifications.open', { unread: feed.unread })}
+        onClick={() => setOpen(!open)}
+        data-testid="notification-bell"
+      >
+        <BellIcon />
+        {feed.unread > 0 && (
+          <span className="badge" data-testid="notification-unread-count">
+            {feed.unread}
+          </span>
+        )}
+      </button>
+      {open && (
+        <div className="bell-panel" role="region" aria-label={t('notifications.title')} data-testid="notification-panel">
+          <div className="bell-panel-head">
+            <h2>{t('notifications.title')}</h2>
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => void feed.markAllRead()}
+              disabled={feed.unread === 0 || feed.marking}
+              data-testid="notifications-mark-all-read"
+            >
+              {t('notifications.markAllRead')}
+            </button>
+          </div>
+          {feed.error && <ErrorNotice error={feed.error} />}
+          {!feed.loaded && !feed.error && <p className="muted">{t('common.loading')}</p>}
+          {feed.loaded && feed.items.length === 0 && (
+            <p className="muted" data-testid="notifications-empty">
+              {t('notifications.empty')}
+            </p>
+          )}
+          {feed.items.length > 0 && (
+            <ul className="bell-list" data-testid="notification-list">
+              {feed.items.map((n) => (
+                <NotificationItem key={n.id} notification={n} />
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function NotificationItem({ notification: n }: { notification: Notification }) {
+  const { t, i18n } = useTranslation();
+  const params = paramsOf(n);
+  // kind is a stable key; an unknown kind falls back to the server's English.
+  const title = t(`notifications.kinds.${n.kind}.title` as 'notifications.title', { ...params, defaultValue: n.title });
+  const body = t(`notifications.kinds.${n.kind}.body` as 'notifications.title', { ...params, defaultValue: n.body });
+  const when = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(
+    new Date(n.createdAt),
+  );
+  const unread = !n.readAt;
+
+  return (
+    <li
+      className={unread ? 'bell-item unread' : 'bell-item'}
+      data-testid="notification-item"
+      data-kind={n.kind}
+      data-unread={unread}
+    >
+      <p className="bell-item-title">
+        {unread && <span className="dot" aria-label={t('notifications.unread')} />}
+        {title}
+      </p>
+      <p className="bell-item-body">{body}</p>
+      <time className="muted" dateTime={n.createdAt}>
+        {when}
+      </time>
+    </li>
+  );
+}
+
+function BellIcon() {
+  return (
+    <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path
+        fill="currentColor"
+        d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z"
+      />
+    </svg>
+  );
+}

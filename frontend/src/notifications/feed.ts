@@ -1,0 +1,75 @@
+import type { NotificationFieldsFragment } from '../gql/graphql';
+
+/** Notification is one in-app notification as the bell shows it. */
+export type Notification = NotificationFieldsFragment;
+
+/**
+ * Feed is what the bell knows: notifications newest first and the unread
+ * count over all of them (the list holds only the first page).
+ */
+export interface Feed {
+  items: Notification[];
+  unread: number;
+  /** loaded turns true once the first page has arrived. */
+  loaded: boolean;
+}
+
+/** FeedAction is a change to the feed. */
+export type FeedAction =
+  | { type: 'loaded'; items: Notification[]; unread: number }
+  | { type: 'added'; notification: Notification }
+  | { type: 'allRead'; unread: number; readAt: string };
+
+/** emptyFeed is the feed before the first page arrives. */
+export const emptyFeed: Feed = { items: [], unread: 0, loaded: false };
+
+/**
+ * feedReducer applies one change. Adding is idempotent: the subscription
+ * replays everything after its afterId when it reconnects, so a notification
+ * already in the list is ignored rather than counted twice.
+ */
+export function feedReducer(feed: Feed, action: FeedAction): Feed {
+  switch (action.type) {
+    case 'loaded':
+      return { items: action.items, unread: action.unread, loaded: true };
+    case 'added': {
+      const n = action.notification;
+      if (feed.items.some((item) => item.id === n.id)) return feed;
+      return {
+        ...feed,
+        items: [n, ...feed.items],
+        unread: feed.unread + (n.readAt ? 0 : 1),
+      };
+    }
+    case 'allRead':
+      return {
+        ...feed,
+        unread: action.unread,
+        items: feed.items.map((item) => (item.readAt ? item : { ...item, readAt: action.readAt })),
+      };
+  }
+}
+
+/**
+ * REPLAY_ALL is the afterId that asks the server to replay every notification
+ * of the user (ids are positive integers, so all are newer than "0").
+ */
+export const REPLAY_ALL = '0';
+
+/**
+ * resumeAfter is the afterId for the subscription: the newest notification
+ * the first page holds, or REPLAY_ALL when it holds none, so a notification
+ * created between the query and the subscription is replayed, not lost.
+ */
+export function resumeAfter(items: readonly Notification[]): string {
+  return items[0]?.id ?? REPLAY_ALL;
+}
+
+/**
+ * paramsOf turns the key/value list into interpolation values. Each value is
+ * wrapped in Unicode first-strong isolates so a Latin name inside an Arabic
+ * sentence (or the reverse) does not reorder the punctuation around it.
+ */
+export function paramsOf(n: Notification): Record<string, string> {
+  return Object.fromEntries(n.params.map((p) => [p.key, `\u2068${p.value}\u2069`]));
+}

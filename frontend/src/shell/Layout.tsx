@@ -1,0 +1,56 @@
+import { useTranslation } from 'react-i18next';
+import { Link, NavLink, Outlet } from 'react-router-dom';
+import { useSession } from '../account/session';
+import { NotificationBell } from '../notifications/NotificationBell';
+import { LanguageSwitcher } from './LanguageSwitcher';
+
+/** Layout is the frame of every page: header, main content, footer. */
+export function Layout() {
+  const { t } = useTranslation();
+  const { user, loading } = useSession();
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        {t('app.skipToContent')}
+      </a>
+      <header className="header" data-testid="header">
+        <Link to="/" className="brand" data-testid="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          {t('app.brand')}
+        </Link>
+        <nav aria-label={t('nav.label')} className="nav">
+          <NavLink to="/" end data-testid="nav-home">
+            {t('nav.home')}
+          </NavLink>
+          {/* Until the server says who is signed in, show neither set of links. */}
+          {loading ? null : user ? (
+            <NavLink to="/account" data-testid="nav-account">
+              {t('nav.account')}
+            </NavLink>
+          ) : (
+            <>
+              <NavLink to="/login" data-testid="nav-login">
+                {t('nav.logIn')}
+              </NavLink>
+              <NavLink to="/signup" data-testid="nav-signup">
+                {t('nav.signUp')}
+              </NavLink>
+            </>
+          )}
+        </nav>
+        <div className="header-tools">
+          {/* Keyed by user so a new session starts a fresh feed. */}
+          {user && <NotificationBell key={user.id} />}
+          <LanguageSwitcher />
+        </div>
+      </header>
+      <main id="main" className="main">
+        <Outlet />
+      </main>
+      <footer className="footer">
+        <p>{t('app.footer')}</p>
+      </footer>
+    </div>
+  );
+}
