@@ -158,7 +158,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	}
 	var user *models.User
 	var sess *Session
-	err = s.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		user, err = s.insertUser(ctx, tx, email, name, hash, []models.Role{models.RoleCustomer})
 		if err != nil {
@@ -234,7 +234,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	}
 	all := append([]models.Role{models.RoleCustomer}, roles...)
 	var user *models.User
-	err = s.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		user, err = s.insertUser(ctx, tx, email, name, hash, all)
 		return err
