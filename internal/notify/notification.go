@@ -198,20 +198,22 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 	out := make(chan *models.Notification, 16)
 	go func() {
 		defer close(out)
-		last := max(afterID, 0)
+		// Only a replayed notification can arrive twice: each is announced
+		// once, and this subscription may have read it from the backlog
+		// too. Live ids are not compared with the newest sent: transactions
+		// commit, and announce, out of id order, so an older id may come
+		// later and is still new to the subscriber.
+		replayed := make(map[int64]bool, len(backlog))
 		send := func(n *models.Notification) bool {
-			if n.ID <= last {
-				return true
-			}
 			select {
 			case out <- n:
-				last = n.ID
 				return true
 			case <-ctx.Done():
 				return false
 			}
 		}
 		for _, n := range backlog {
+			replayed[n.ID] = true
 			if !send(n) {
 				return
 			}
@@ -227,6 +229,10 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 				n := new(models.Notification)
 				if err := json.Unmarshal(m.Payload, n); err != nil || n.UserID != userID {
 					s.logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
+					continue
+				}
+				if replayed[n.ID] {
+					delete(replayed, n.ID)
 					continue
 				}
 				if !send(n) {
