@@ -1,0 +1,693 @@
+//go:build unix
+
+package installer_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/installer"
+)
+
+const (
+	testAgentImage = "ghcr.io/gpunex/test-agent:1.2.3"
+	defaultCUDA    = "nvidia/cuda:12.4.1-base-ubuntu22.04"
+)
+
+// fakeDocker stands in for the docker CLI: it appends its argv to
+// $FAKE_LOG and behaves like the real one for the calls the installer
+// makes. FAKE_DOCKER_* variables make single calls fail.
+const fakeDocker = `#!/bin/sh
+printf 'docker %s\n' "$*" >>"$FAKE_LOG"
+case "$1" in
+info)
+	if [ -n "${FAKE_DOCKER_INFO_FAIL:-}" ]; then
+		echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2
+		exit 1
+	fi
+	echo 'Server Version: 27.3.1'
+	;;
+pull)
+	if [ -n "${FAKE_DOCKER_PULL_FAIL:-}" ]; then
+		echo "Error response from daemon: pull access denied for $2" >&2
+		exit 1
+	fi
+	echo "Status: Downloaded newer image for $2"
+	;;
+container)
+	if [ "$2" = inspect ] && [ -n "${FAKE_DOCKER_EXISTING:-}" ]; then
+		echo '[{"Name": "/gpunex-agent"}]'
+		exit 0
+	fi
+	echo "Error: No such container: $3" >&2
+	exit 1
+	;;
+rm)
+	echo "$3"
+	;;
+run)
+	if [ "$2" = --rm ]; then
+		if [ -n "${FAKE_DOCKER_GPU_FAIL:-}" ]; then
+			echo 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].' >&2
+			exit 125
+		fi
+		echo '| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4 |'
+		exit 0
+	fi
+	# docker run -d: the env file must exist when the container starts.
+	while [ $# -gt 0 ]; do
+		if [ "$1" = --env-file ] && [ ! -r "$2" ]; then
+			echo "docker: open $2: no such file or directory." >&2
+			exit 125
+		fi
+		shift
+	done
+	echo 4f1c2a9b7d3e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8
+	;;
+*)
+	echo "fake docker: unexpected call" >&2
+	exit 2
+	;;
+esac
+`
+
+// fakeNvidiaSMI stands in for the host's nvidia-smi.
+const fakeNvidiaSMI = `#!/bin/sh
+printf 'nvidia-smi %s\n' "$*" >>"$FAKE_LOG"
+if [ -n "${FAKE_NVIDIA_SMI_FAIL:-}" ]; then
+	echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.' >&2
+	exit 9
+fi
+echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5c2b1f7e-0000-0000-0000-000000000000)'
+`
+
+// hostTools are the only programs besides docker and nvidia-smi that the
+// installer may need; the tests link them into the stand-in PATH.
+var hostTools = []string{"mkdir", "chmod", "mv", "rm", "stty"}
+
+// host is a stand-in provider machine: a PATH directory with fake
+// programs, a call log and a config directory.
+type host struct {
+	dir       string
+	bin       string
+	log       string
+	configDir string
+	script    string
+}
+
+type hostOption func(t *testing.T, bin string)
+
+// withoutDocker leaves docker off PATH.
+func withoutDocker(t *testing.T, bin string) {
+	require.NoError(t, os.Remove(filepath.Join(bin, "docker")))
+}
+
+// withoutNvidiaSMI leaves nvidia-smi off PATH.
+func withoutNvidiaSMI(t *testing.T, bin string) {
+	require.NoError(t, os.Remove(filepath.Join(bin, "nvidia-smi")))
+}
+
+func newHost(t *testing.T, script []byte, opts ...hostOption) *host {
+	t.Helper()
+	dir := t.TempDir()
+	h := &host{
+		dir:       dir,
+		bin:       filepath.Join(dir, "bin"),
+		log:       filepath.Join(dir, "calls.log"),
+		configDir: filepath.Join(dir, "etc", "gpunex"),
+		script:    filepath.Join(dir, "install.sh"),
+	}
+	require.NoError(t, os.Mkdir(h.bin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(h.bin, "docker"), []byte(fakeDocker), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(h.bin, "nvidia-smi"), []byte(fakeNvidiaSMI), 0o755))
+	for _, tool := range hostTools {
+		p, err := exec.LookPath(tool)
+		require.NoError(t, err, "the installer tests need %s on PATH", tool)
+		require.NoError(t, os.Symlink(p, filepath.Join(h.bin, tool)))
+	}
+	for _, opt := range opts {
+		opt(t, h.bin)
+	}
+	require.NoError(t, os.WriteFile(h.script, script, 0o644))
+	return h
+}
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+	calls  []string
+}
+
+// output is everything the script printed.
+func (r result) output() string { return r.stdout + r.stderr }
+
+// command prepares `shell <script>`, or `shell` reading the script from
+// stdin when pipe is set (as in curl ... | sh), with an environment that
+// holds only PATH (the stand-in bin directory), HOME, the fake log, the
+// config directory and env. The script runs in a new session, so it has
+// no controlling terminal unless the caller gives it one.
+func (h *host) command(t *testing.T, ctx context.Context, shell string, pipe bool, env ...string) *exec.Cmd {
+	t.Helper()
+	shellPath, err := exec.LookPath(shell)
+	require.NoError(t, err)
+	var cmd *exec.Cmd
+	if pipe {
+		script, err := os.ReadFile(h.script)
+		require.NoError(t, err)
+		cmd = exec.CommandContext(ctx, shellPath)
+		cmd.Stdin = bytes.NewReader(script)
+	} else {
+		cmd = exec.CommandContext(ctx, shellPath, h.script)
+	}
+	cmd.Dir = h.dir
+	cmd.Env = append([]string{
+		"PATH=" + h.bin,
+		"HOME=" + h.dir,
+		"FAKE_LOG=" + h.log,
+		"GPUNEX_CONFIG_DIR=" + h.configDir,
+	}, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd
+}
+
+// finish waits for cmd and collects its exit code and the logged calls.
+func (h *host) finish(t *testing.T, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, err error) result {
+	t.Helper()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	if err != nil {
+		exitErr, ok := err.(*exec.ExitError)
+		require.True(t, ok, "running the installer: %v\n%s", err, r.output())
+		r.code = exitErr.ExitCode()
+	}
+	log, err := os.ReadFile(h.log)
+	if !os.IsNotExist(err) {
+		require.NoError(t, err)
+		r.calls = strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	}
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s\ncalls:\n%s", r.code, r.stdout, r.stderr, strings.Join(r.calls, "\n"))
+	return r
+}
+
+// run runs the installer script file with sh.
+func (h *host) run(t *testing.T, env ...string) result {
+	t.Helper()
+	return h.runWith(t, "sh", false, env...)
+}
+
+func (h *host) runWith(t *testing.T, shell string, pipe bool, env ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := h.command(t, ctx, shell, pipe, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "the installer did not finish")
+	return h.finish(t, cmd, &stdout, &stderr, err)
+}
+
+// fetchScript serves the installer with httptest and returns the script
+// and the server's URL, as a provider's curl would get them.
+func fetchScript(t *testing.T) ([]byte, string) {
+	t.Helper()
+	srv := newServer(t, nil, testAgentImage)
+	resp, err := http.Get(srv.URL + installer.Path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return body, srv.URL
+}
+
+func newServer(t *testing.T, serverURL func(*http.Request) string, image string) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle(installer.Path, installer.Handler(serverURL, image))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newToken returns a well-formed agent token: the prefix and 256 random
+// bits in base64url, like the ones the platform issues.
+func newToken(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 32)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return "gpx_a_" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func successCalls(h *host, image string) []string {
+	return []string{
+		"docker info",
+		"nvidia-smi -L",
+		"docker run --rm --gpus all " + defaultCUDA + " nvidia-smi",
+		"docker pull " + image,
+		"docker container inspect gpunex-agent",
+		agentRunCall(h, image),
+	}
+}
+
+func agentRunCall(h *host, image string) string {
+	return "docker run -d --name gpunex-agent --restart unless-stopped --gpus all" +
+		" --env-file " + filepath.Join(h.configDir, "agent.env") +
+		" -v gpunex-agent-data:/var/lib/gpunex-agent" +
+		" -v /var/run/docker.sock:/var/run/docker.sock " + image
+}
+
+// requireConfig checks the agent's env file: mode 600, exactly the server
+// and the token.
+func requireConfig(t *testing.T, h *host, server, token string) {
+	t.Helper()
+	path := filepath.Join(h.configDir, "agent.env")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "GPUNEX_SERVER="+server+"\nGPUNEX_TOKEN="+token+"\n", string(data))
+	entries, err := os.ReadDir(h.configDir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary files left behind")
+}
+
+func requireNoAgentStarted(t *testing.T, r result) {
+	t.Helper()
+	for _, c := range r.calls {
+		require.False(t, strings.HasPrefix(c, "docker run -d"), "the agent must not be started: %s", c)
+		require.False(t, strings.HasPrefix(c, "docker rm"), "a running agent must not be removed: %s", c)
+	}
+}
+
+func TestHandlerServesScript(t *testing.T) {
+	srv := newServer(t, nil, testAgentImage)
+
+	resp, err := http.Get(srv.URL + installer.Path)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/x-shellscript; charset=utf-8", resp.Header.Get("Content-Type"))
+	require.Equal(t, "no-store", resp.Header.Get("Cache-Control"))
+	script := string(body)
+	require.True(t, strings.HasPrefix(script, "#!/bin/sh\n"), script[:40])
+	require.Contains(t, script, "server=${GPUNEX_SERVER:-'"+srv.URL+"'}")
+	require.Contains(t, script, "agent_image=${GPUNEX_AGENT_IMAGE:-'"+testAgentImage+"'}")
+	require.Contains(t, script, "curl -fsSL "+srv.URL+"/agent/install.sh | sudo GPUNEX_TOKEN=gpx_a_... sh")
+	require.NotContains(t, script, "{{", "every template action is filled in")
+
+	t.Run("X-Forwarded-Proto", func(t *testing.T) {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+installer.Path, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		httpsURL := "https://" + strings.TrimPrefix(srv.URL, "http://")
+		require.Contains(t, string(body), "server=${GPUNEX_SERVER:-'"+httpsURL+"'}")
+	})
+
+	t.Run("HEAD", func(t *testing.T) {
+		resp, err := http.Head(srv.URL + installer.Path)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, installer.ContentType, resp.Header.Get("Content-Type"))
+		require.Equal(t, int64(len(body)), resp.ContentLength)
+	})
+
+	t.Run("POST is refused", func(t *testing.T) {
+		resp, err := http.Post(srv.URL+installer.Path, "text/plain", strings.NewReader("x"))
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+		require.Equal(t, "GET, HEAD", resp.Header.Get("Allow"))
+	})
+}
+
+func TestHandlerUsesConfiguredServerURLAndDefaultImage(t *testing.T) {
+	srv := newServer(t, func(*http.Request) string { return "https://gpunex.example.com/" }, "")
+	resp, err := http.Get(srv.URL + installer.Path)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), "server=${GPUNEX_SERVER:-'https://gpunex.example.com'}", "trailing slash dropped")
+	require.Contains(t, string(body), "agent_image=${GPUNEX_AGENT_IMAGE:-'"+installer.DefaultAgentImage+"'}")
+	require.NotContains(t, string(body), srv.URL)
+}
+
+func TestHandlerRefusesBadServerURL(t *testing.T) {
+	for _, bad := range []string{
+		"",
+		"gpunex.example.com",
+		"ftp://gpunex.example.com",
+		"https://",
+		"https://gpunex.example.com/a b",
+		"https://gpunex.example.com\nGPUNEX_TOKEN=x",
+		"https://user:pw@gpunex.example.com",
+		"https://gpunex.example.com/?x=1",
+		"https://gpunex.example.com/#frag",
+	} {
+		t.Run(bad, func(t *testing.T) {
+			srv := newServer(t, func(*http.Request) string { return bad }, testAgentImage)
+			resp, err := http.Get(srv.URL + installer.Path)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+			require.Contains(t, string(body), "invalid server URL")
+			require.NotContains(t, string(body), "#!/bin/sh")
+		})
+	}
+	_, err := installer.Script("https://gpunex.example.com", "bad image")
+	require.ErrorContains(t, err, "invalid agent image")
+}
+
+func TestRequestServerURL(t *testing.T) {
+	for _, tc := range []struct {
+		name, host, proto string
+		tls               bool
+		want              string
+	}{
+		{"plain", "gpunex.example.com:8080", "", false, "http://gpunex.example.com:8080"},
+		{"tls", "gpunex.example.com", "", true, "https://gpunex.example.com"},
+		{"proxy https", "gpunex.example.com", "https", false, "https://gpunex.example.com"},
+		{"proxy list", "gpunex.example.com", "HTTPS, http", false, "https://gpunex.example.com"},
+		{"proxy http over tls", "gpunex.example.com", "http", true, "http://gpunex.example.com"},
+		{"proxy junk ignored", "gpunex.example.com", "gopher", false, "http://gpunex.example.com"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := "http://" + tc.host + installer.Path
+			if tc.tls {
+				target = "https://" + tc.host + installer.Path // sets r.TLS
+			}
+			r := httptest.NewRequest(http.MethodGet, target, nil)
+			if tc.proto != "" {
+				r.Header.Set("X-Forwarded-Proto", tc.proto)
+			}
+			require.Equal(t, tc.want, installer.RequestServerURL(r))
+		})
+	}
+}
+
+func TestShellcheck(t *testing.T) {
+	shellcheck, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Fatal("shellcheck is not installed: install it (Debian/Ubuntu: apt-get install -y shellcheck) so the installer script can be checked")
+	}
+	script, _ := fetchScript(t)
+	path := filepath.Join(t.TempDir(), "install.sh")
+	require.NoError(t, os.WriteFile(path, script, 0o644))
+	out, err := exec.Command(shellcheck, "--shell=sh", "--severity=style", path).CombinedOutput()
+	require.NoError(t, err, "shellcheck found problems in the installer:\n%s", out)
+}
+
+func TestInstallSucceeds(t *testing.T) {
+	script, server := fetchScript(t)
+	for _, shell := range []string{"sh", "dash", "bash"} {
+		t.Run(shell, func(t *testing.T) {
+			if _, err := exec.LookPath(shell); err != nil {
+				t.Skipf("%s is not installed", shell)
+			}
+			h := newHost(t, script)
+			token := newToken(t)
+
+			r := h.runWith(t, shell, false, "GPUNEX_TOKEN="+token)
+
+			require.Equal(t, 0, r.code, r.output())
+			require.Equal(t, successCalls(h, testAgentImage), r.calls)
+			requireConfig(t, h, server, token)
+			require.NotContains(t, r.output(), token, "the token is never printed")
+			require.NotContains(t, strings.Join(r.calls, "\n"), token, "the token is never on a command line")
+			require.NotContains(t, r.output(), token[len("gpx_a_"):len("gpx_a_")+8])
+			require.Contains(t, r.stdout, "docker ps | grep gpunex-agent")
+			require.Contains(t, r.stdout, "docker logs -f gpunex-agent")
+			require.Contains(t, r.stdout, "NVIDIA H100 80GB HBM3", "the GPUs found are shown")
+			require.Empty(t, r.stderr)
+		})
+	}
+}
+
+func TestInstallFromPipe(t *testing.T) {
+	// curl -fsSL <server>/agent/install.sh | GPUNEX_TOKEN=... sh: the script
+	// is the shell's stdin, so nothing it runs may read stdin.
+	script, server := fetchScript(t)
+	h := newHost(t, script)
+	token := newToken(t)
+
+	r := h.runWith(t, "sh", true, "GPUNEX_TOKEN="+token)
+
+	require.Equal(t, 0, r.code, r.output())
+	require.Equal(t, successCalls(h, testAgentImage), r.calls)
+	requireConfig(t, h, server, token)
+	require.NotContains(t, r.output(), token)
+}
+
+func TestInstallReplacesPreviousContainer(t *testing.T) {
+	script, server := fetchScript(t)
+	h := newHost(t, script)
+	token := newToken(t)
+	require.NoError(t, os.MkdirAll(h.configDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(h.configDir, "agent.env"), []byte("GPUNEX_TOKEN=gpx_a_old\n"), 0o644))
+
+	r := h.run(t, "GPUNEX_TOKEN="+token, "FAKE_DOCKER_EXISTING=1")
+
+	require.Equal(t, 0, r.code, r.output())
+	want := successCalls(h, testAgentImage)
+	want = append(want[:5], "docker rm -f gpunex-agent", want[5])
+	require.Equal(t, want, r.calls)
+	require.Contains(t, r.stdout, "removing the previous gpunex-agent container")
+	requireConfig(t, h, server, token)
+}
+
+func TestInstallHonoursOverrides(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+	token := newToken(t)
+
+	r := h.run(t, "GPUNEX_TOKEN="+token,
+		"GPUNEX_SERVER=https://gpunex.example.com",
+		"GPUNEX_AGENT_IMAGE=registry.example.com/gpunex-agent:dev",
+		"GPUNEX_CUDA_TEST_IMAGE=nvidia/cuda:12.6.0-base-ubuntu24.04")
+
+	require.Equal(t, 0, r.code, r.output())
+	require.Equal(t, []string{
+		"docker info",
+		"nvidia-smi -L",
+		"docker run --rm --gpus all nvidia/cuda:12.6.0-base-ubuntu24.04 nvidia-smi",
+		"docker pull registry.example.com/gpunex-agent:dev",
+		"docker container inspect gpunex-agent",
+		agentRunCall(h, "registry.example.com/gpunex-agent:dev"),
+	}, r.calls)
+	requireConfig(t, h, "https://gpunex.example.com", token)
+}
+
+func TestInstallRefusesBadServerOverride(t *testing.T) {
+	script, _ := fetchScript(t)
+	for _, bad := range []string{"gpunex.example.com", "ftp://gpunex.example.com", "https://gpunex.example.com/a b"} {
+		t.Run(bad, func(t *testing.T) {
+			h := newHost(t, script)
+
+			r := h.run(t, "GPUNEX_TOKEN="+newToken(t), "GPUNEX_SERVER="+bad)
+
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, "GPUNEX_SERVER must")
+			require.Empty(t, r.calls)
+		})
+	}
+}
+
+func TestInstallQuotesServerURL(t *testing.T) {
+	// A server URL with shell metacharacters reaches the config verbatim
+	// and runs nothing.
+	odd := "https://gpunex.example.com/o'brien/$(touch${IFS}pwned)`id`"
+	srv := newServer(t, func(*http.Request) string { return odd }, testAgentImage)
+	resp, err := http.Get(srv.URL + installer.Path)
+	require.NoError(t, err)
+	script, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	h := newHost(t, script)
+	token := newToken(t)
+
+	r := h.run(t, "GPUNEX_TOKEN="+token)
+
+	require.Equal(t, 0, r.code, r.output())
+	requireConfig(t, h, odd, token)
+	require.NoFileExists(t, filepath.Join(h.dir, "pwned"))
+}
+
+func TestInstallWithoutDocker(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script, withoutDocker)
+	token := newToken(t)
+
+	r := h.run(t, "GPUNEX_TOKEN="+token)
+
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "Docker is not installed")
+	require.Contains(t, r.stderr, "https://docs.docker.com/engine/install/")
+	require.Empty(t, r.calls, "nothing else runs")
+	require.NoDirExists(t, h.configDir)
+	require.NotContains(t, r.output(), token)
+}
+
+func TestInstallDockerDaemonDown(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t), "FAKE_DOCKER_INFO_FAIL=1")
+
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "'docker info' failed")
+	require.Contains(t, r.stderr, "Cannot connect to the Docker daemon", "docker's own error is shown")
+	require.Contains(t, r.stderr, "systemctl enable --now docker")
+	require.Equal(t, []string{"docker info"}, r.calls)
+	require.NoDirExists(t, h.configDir)
+}
+
+func TestInstallWithoutNvidiaDriver(t *testing.T) {
+	script, _ := fetchScript(t)
+	for name, opt := range map[string]struct {
+		host []hostOption
+		env  []string
+		msg  string
+	}{
+		"missing": {host: []hostOption{withoutNvidiaSMI}, msg: "The NVIDIA driver is not installed"},
+		"broken":  {env: []string{"FAKE_NVIDIA_SMI_FAIL=1"}, msg: "'nvidia-smi -L' failed"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHost(t, script, opt.host...)
+
+			r := h.run(t, append(opt.env, "GPUNEX_TOKEN="+newToken(t))...)
+
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, opt.msg)
+			requireNoAgentStarted(t, r)
+			require.NoDirExists(t, h.configDir)
+		})
+	}
+}
+
+func TestInstallWithoutContainerToolkit(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+	token := newToken(t)
+
+	r := h.run(t, "GPUNEX_TOKEN="+token, "FAKE_DOCKER_GPU_FAIL=1")
+
+	require.NotEqual(t, 0, r.code)
+	require.Equal(t, []string{
+		"docker info",
+		"nvidia-smi -L",
+		"docker run --rm --gpus all " + defaultCUDA + " nvidia-smi",
+	}, r.calls)
+	require.Contains(t, r.stderr, "Containers cannot use the GPUs")
+	require.Contains(t, r.stderr, "could not select device driver", "docker's own error is shown")
+	require.Contains(t, r.stderr, "nvidia-container-toolkit")
+	require.Contains(t, r.stderr, "nvidia-ctk runtime configure --runtime=docker")
+	require.Contains(t, r.stderr, "systemctl restart docker")
+	require.NoDirExists(t, h.configDir)
+	require.NotContains(t, r.output(), token)
+}
+
+func TestInstallWithoutToken(t *testing.T) {
+	script, _ := fetchScript(t)
+	for name, env := range map[string][]string{
+		"unset": nil,
+		"empty": {"GPUNEX_TOKEN="},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHost(t, script)
+
+			// No GPUNEX_TOKEN, stdin not a terminal, no controlling terminal.
+			r := h.run(t, env...)
+
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, "No agent token. Set GPUNEX_TOKEN")
+			requireNoAgentStarted(t, r)
+			require.NoDirExists(t, h.configDir)
+		})
+	}
+}
+
+func TestInstallMalformedToken(t *testing.T) {
+	script, _ := fetchScript(t)
+	valid := newToken(t)
+	for _, tc := range []struct {
+		name, token, msg string
+	}{
+		{"session token", "gpx_s_" + valid[len("gpx_a_"):], "That is not an agent token: agent tokens start with gpx_a_"},
+		{"no prefix", "hunter2-secret", "That is not an agent token: agent tokens start with gpx_a_"},
+		{"prefix only", "gpx_a_", "The agent token is malformed"},
+		{"space inside", valid[:20] + " " + valid[20:], "The agent token is malformed"},
+		{"line break", valid + "\nGPUNEX_SERVER=https://evil.example", "The agent token is malformed"},
+		{"quote", valid + "'", "The agent token is malformed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHost(t, script)
+
+			r := h.run(t, "GPUNEX_TOKEN="+tc.token)
+
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, tc.msg)
+			require.Empty(t, r.calls, "a bad token is refused before anything runs")
+			require.NoDirExists(t, h.configDir)
+			if tc.token != "gpx_a_" {
+				require.NotContains(t, r.output(), tc.token)
+			}
+		})
+	}
+}
+
+func TestInstallConfigDirNotWritable(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+	blocker := filepath.Join(h.dir, "not-a-dir")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t), "GPUNEX_CONFIG_DIR="+filepath.Join(blocker, "gpunex"))
+
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "Cannot create "+filepath.Join(blocker, "gpunex"))
+	require.Contains(t, r.stderr, "sudo sh")
+	requireNoAgentStarted(t, r)
+}
+
+func TestInstallPullFailureKeepsRunningAgent(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t), "FAKE_DOCKER_PULL_FAIL=1", "FAKE_DOCKER_EXISTING=1")
+
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "Could not pull "+testAgentImage)
+	require.Contains(t, r.stderr, "pull access denied")
+	require.Equal(t, "docker pull "+testAgentImage, r.calls[len(r.calls)-1])
+	requireNoAgentStarted(t, r)
+}
