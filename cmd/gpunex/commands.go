@@ -94,6 +94,10 @@ func newServeCommand() *cobra.Command {
 		addr           string
 		redisURL       string
 		redisPrefix    string
+		publicURL      string
+		smtpURL        string
+		mailFrom       string
+		agentImage     string
 		demo           bool
 		noIntrospect   bool
 		allowedOrigins string
@@ -113,6 +117,7 @@ func newServeCommand() *cobra.Command {
 			}
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix, Demo: demo,
+				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
 				Logger: logger, Clock: clock.Real{},
 				API: api.Config{Introspection: !noIntrospect, AllowedOrigins: origins, SecureCookies: secureCookies},
 			})
@@ -143,6 +148,10 @@ func newServeCommand() *cobra.Command {
 	fs.StringVar(&addr, "addr", envOr("GPUNEX_ADDR", "127.0.0.1:8080"), "address to listen on (env GPUNEX_ADDR)")
 	fs.StringVar(&redisPrefix, "redis-prefix", envOr("GPUNEX_REDIS_PREFIX", "gpunex:"), "namespace of every Redis key and channel (env GPUNEX_REDIS_PREFIX)")
 	fs.StringVar(&redisURL, "redis-url", os.Getenv("GPUNEX_REDIS_URL"), "Redis URL for events and presence across replicas; empty keeps them in-process (env GPUNEX_REDIS_URL)")
+	fs.StringVar(&publicURL, "public-url", os.Getenv("GPUNEX_PUBLIC_URL"), "URL providers and browsers reach this platform at, for links in emails and the install command; empty: http://<addr> (env GPUNEX_PUBLIC_URL)")
+	fs.StringVar(&smtpURL, "smtp-url", os.Getenv("GPUNEX_SMTP_URL"), "SMTP server for email, e.g. smtp://user:pass@host:587 (smtps:// for implicit TLS); empty writes .eml files under <data-dir>/mail/outbox (env GPUNEX_SMTP_URL)")
+	fs.StringVar(&mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", "GPUnex <noreply@gpunex.local>"), "sender of platform email (env GPUNEX_MAIL_FROM)")
+	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", "ghcr.io/gpunex/gpunex-agent:latest"), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
 	fs.BoolVar(&demo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
 	fs.StringVar(&allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")
