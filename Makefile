@@ -13,6 +13,8 @@ SPA_FILES := $(shell find $(FRONTEND)/src $(FRONTEND)/index.html $(FRONTEND)/vit
 # (override to point elsewhere; .ci/run sets a fresh database).
 export GPUNEX_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export GPUNEX_TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
+# go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
 .PHONY: build run test test-go test-spa e2e generate bench deps clean lint
 

@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/models"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -29,8 +30,12 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ApplicationEvent() ApplicationEventResolver
+	ApplicationGpu() ApplicationGpuResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
+	Provider() ProviderResolver
+	ProviderApplication() ProviderApplicationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
 }
@@ -39,10 +44,93 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AgentToken struct {
+		CreatedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Prefix     func(childComplexity int) int
+		RevokedAt  func(childComplexity int) int
+	}
+
+	ApplicationActor struct {
+		IsAdmin func(childComplexity int) int
+		Name    func(childComplexity int) int
+	}
+
+	ApplicationEvent struct {
+		Action  func(childComplexity int) int
+		Actor   func(childComplexity int) int
+		At      func(childComplexity int) int
+		Message func(childComplexity int) int
+		Tier    func(childComplexity int) int
+	}
+
+	ApplicationGpu struct {
+		Availability func(childComplexity int) int
+		DownloadGbps func(childComplexity int) int
+		Location     func(childComplexity int) int
+		Model        func(childComplexity int) int
+		OtherModel   func(childComplexity int) int
+		Quantity     func(childComplexity int) int
+		RAMGb        func(childComplexity int) int
+		UploadGbps   func(childComplexity int) int
+	}
+
+	ApprovalPayload struct {
+		Application func(childComplexity int) int
+		Provider    func(childComplexity int) int
+		UserErrors  func(childComplexity int) int
+	}
+
 	AuthPayload struct {
 		Token      func(childComplexity int) int
 		User       func(childComplexity int) int
 		UserErrors func(childComplexity int) int
+	}
+
+	Availability struct {
+		Kind     func(childComplexity int) int
+		TimeZone func(childComplexity int) int
+		Windows  func(childComplexity int) int
+	}
+
+	AvailabilityWindow struct {
+		Day   func(childComplexity int) int
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
+	CreateAgentTokenPayload struct {
+		AgentToken     func(childComplexity int) int
+		InstallCommand func(childComplexity int) int
+		Token          func(childComplexity int) int
+		UserErrors     func(childComplexity int) int
+	}
+
+	GpuModel struct {
+		Family             func(childComplexity int) int
+		Fp16TensorTflops   func(childComplexity int) int
+		Fp16Tflops         func(childComplexity int) int
+		Fp32Tflops         func(childComplexity int) int
+		Interface          func(childComplexity int) int
+		Key                func(childComplexity int) int
+		MaxPowerW          func(childComplexity int) int
+		MemoryBandwidthGBs func(childComplexity int) int
+		MemoryType         func(childComplexity int) int
+		Name               func(childComplexity int) int
+		NvmlNames          func(childComplexity int) int
+		Source             func(childComplexity int) int
+		Tf32TensorTflops   func(childComplexity int) int
+		Unconfirmed        func(childComplexity int) int
+		Variant            func(childComplexity int) int
+		VramGb             func(childComplexity int) int
+	}
+
+	Location struct {
+		City    func(childComplexity int) int
+		Country func(childComplexity int) int
+		Region  func(childComplexity int) int
 	}
 
 	LogOutPayload struct {
@@ -56,10 +144,17 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		LogIn                 func(childComplexity int, input model.LogInInput) int
-		LogOut                func(childComplexity int) int
-		MarkNotificationsRead func(childComplexity int, ids []string) int
-		SignUp                func(childComplexity int, input model.SignUpInput) int
+		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
+		CreateAgentToken           func(childComplexity int, name string) int
+		LogIn                      func(childComplexity int, input model.LogInInput) int
+		LogOut                     func(childComplexity int) int
+		MarkNotificationsRead      func(childComplexity int, ids []string) int
+		RejectProviderApplication  func(childComplexity int, id string, reason string) int
+		RequestApplicationInfo     func(childComplexity int, id string, message string) int
+		RevokeAgentToken           func(childComplexity int, id string) int
+		SignUp                     func(childComplexity int, input model.SignUpInput) int
+		SubmitProviderApplication  func(childComplexity int, input model.ProviderApplicationInput) int
+		UpdateProviderApplication  func(childComplexity int, id string, input model.ProviderApplicationInput) int
 	}
 
 	Notification struct {
@@ -93,14 +188,70 @@ type ComplexityRoot struct {
 		HasNextPage func(childComplexity int) int
 	}
 
+	Provider struct {
+		AgentTokens func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Tier        func(childComplexity int) int
+	}
+
+	ProviderApplication struct {
+		CommitmentMonths func(childComplexity int) int
+		Company          func(childComplexity int) int
+		Email            func(childComplexity int) int
+		FullName         func(childComplexity int) int
+		Gpus             func(childComplexity int) int
+		History          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		MaintenanceNotes func(childComplexity int) int
+		Status           func(childComplexity int) int
+		SubmittedAt      func(childComplexity int) int
+		SuggestedTier    func(childComplexity int) int
+		Tier             func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		UpsProtected     func(childComplexity int) int
+	}
+
+	ProviderApplicationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ProviderApplicationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ProviderApplicationPayload struct {
+		Application func(childComplexity int) int
+		UserErrors  func(childComplexity int) int
+	}
+
 	Query struct {
-		Health        func(childComplexity int) int
-		Me            func(childComplexity int) int
-		Notifications func(childComplexity int, first *int, after *string) int
+		Health               func(childComplexity int) int
+		Me                   func(childComplexity int) int
+		MyApplication        func(childComplexity int) int
+		MyProvider           func(childComplexity int) int
+		Notifications        func(childComplexity int, first *int, after *string) int
+		ProviderApplication  func(childComplexity int, id string) int
+		ProviderApplications func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
+		SupportedGpuModels   func(childComplexity int) int
+	}
+
+	RevokeAgentTokenPayload struct {
+		AgentToken func(childComplexity int) int
+		UserErrors func(childComplexity int) int
 	}
 
 	Subscription struct {
 		NotificationAdded func(childComplexity int, afterID *string) int
+	}
+
+	TierSuggestion struct {
+		Reasons func(childComplexity int) int
+		Tier    func(childComplexity int) int
 	}
 
 	User struct {
@@ -122,19 +273,45 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ApplicationEventResolver interface {
+	Actor(ctx context.Context, obj *models.ApplicationEvent) (*model.ApplicationActor, error)
+}
+type ApplicationGpuResolver interface {
+	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
+}
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
 	LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error)
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
 	MarkNotificationsRead(ctx context.Context, ids []string) (*model.MarkNotificationsReadPayload, error)
+	SubmitProviderApplication(ctx context.Context, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
+	UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
+	ApproveProviderApplication(ctx context.Context, id string, tier *models.ProviderTier, message *string) (*model.ApprovalPayload, error)
+	RejectProviderApplication(ctx context.Context, id string, reason string) (*model.ProviderApplicationPayload, error)
+	RequestApplicationInfo(ctx context.Context, id string, message string) (*model.ProviderApplicationPayload, error)
+	CreateAgentToken(ctx context.Context, name string) (*model.CreateAgentTokenPayload, error)
+	RevokeAgentToken(ctx context.Context, id string) (*model.RevokeAgentTokenPayload, error)
 }
 type NotificationResolver interface {
 	Params(ctx context.Context, obj *models.Notification) ([]*model.NotificationParam, error)
+}
+type ProviderResolver interface {
+	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
+}
+type ProviderApplicationResolver interface {
+	SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error)
+
+	History(ctx context.Context, obj *models.ProviderApplication) ([]*models.ApplicationEvent, error)
 }
 type QueryResolver interface {
 	Health(ctx context.Context) (bool, error)
 	Me(ctx context.Context) (*models.User, error)
 	Notifications(ctx context.Context, first *int, after *string) (*model.NotificationConnection, error)
+	SupportedGpuModels(ctx context.Context) ([]*catalog.GpuModel, error)
+	MyApplication(ctx context.Context) (*models.ProviderApplication, error)
+	ProviderApplications(ctx context.Context, status *models.ApplicationStatus, first *int, after *string) (*model.ProviderApplicationConnection, error)
+	ProviderApplication(ctx context.Context, id string) (*models.ProviderApplication, error)
+	MyProvider(ctx context.Context) (*models.Provider, error)
 }
 type SubscriptionResolver interface {
 	NotificationAdded(ctx context.Context, afterID *string) (<-chan *models.Notification, error)
@@ -158,6 +335,155 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "AgentToken.createdAt":
+		if e.ComplexityRoot.AgentToken.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.CreatedAt(childComplexity), true
+	case "AgentToken.id":
+		if e.ComplexityRoot.AgentToken.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.ID(childComplexity), true
+	case "AgentToken.lastUsedAt":
+		if e.ComplexityRoot.AgentToken.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.LastUsedAt(childComplexity), true
+	case "AgentToken.name":
+		if e.ComplexityRoot.AgentToken.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.Name(childComplexity), true
+	case "AgentToken.prefix":
+		if e.ComplexityRoot.AgentToken.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.Prefix(childComplexity), true
+	case "AgentToken.revokedAt":
+		if e.ComplexityRoot.AgentToken.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.RevokedAt(childComplexity), true
+
+	case "ApplicationActor.isAdmin":
+		if e.ComplexityRoot.ApplicationActor.IsAdmin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationActor.IsAdmin(childComplexity), true
+	case "ApplicationActor.name":
+		if e.ComplexityRoot.ApplicationActor.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationActor.Name(childComplexity), true
+
+	case "ApplicationEvent.action":
+		if e.ComplexityRoot.ApplicationEvent.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEvent.Action(childComplexity), true
+	case "ApplicationEvent.actor":
+		if e.ComplexityRoot.ApplicationEvent.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEvent.Actor(childComplexity), true
+	case "ApplicationEvent.at":
+		if e.ComplexityRoot.ApplicationEvent.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEvent.At(childComplexity), true
+	case "ApplicationEvent.message":
+		if e.ComplexityRoot.ApplicationEvent.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEvent.Message(childComplexity), true
+	case "ApplicationEvent.tier":
+		if e.ComplexityRoot.ApplicationEvent.Tier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEvent.Tier(childComplexity), true
+
+	case "ApplicationGpu.availability":
+		if e.ComplexityRoot.ApplicationGpu.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.Availability(childComplexity), true
+	case "ApplicationGpu.downloadGbps":
+		if e.ComplexityRoot.ApplicationGpu.DownloadGbps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.DownloadGbps(childComplexity), true
+	case "ApplicationGpu.location":
+		if e.ComplexityRoot.ApplicationGpu.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.Location(childComplexity), true
+	case "ApplicationGpu.model":
+		if e.ComplexityRoot.ApplicationGpu.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.Model(childComplexity), true
+	case "ApplicationGpu.otherModel":
+		if e.ComplexityRoot.ApplicationGpu.OtherModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.OtherModel(childComplexity), true
+	case "ApplicationGpu.quantity":
+		if e.ComplexityRoot.ApplicationGpu.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.Quantity(childComplexity), true
+	case "ApplicationGpu.ramGb":
+		if e.ComplexityRoot.ApplicationGpu.RAMGb == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.RAMGb(childComplexity), true
+	case "ApplicationGpu.uploadGbps":
+		if e.ComplexityRoot.ApplicationGpu.UploadGbps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationGpu.UploadGbps(childComplexity), true
+
+	case "ApprovalPayload.application":
+		if e.ComplexityRoot.ApprovalPayload.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalPayload.Application(childComplexity), true
+	case "ApprovalPayload.provider":
+		if e.ComplexityRoot.ApprovalPayload.Provider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalPayload.Provider(childComplexity), true
+	case "ApprovalPayload.userErrors":
+		if e.ComplexityRoot.ApprovalPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalPayload.UserErrors(childComplexity), true
+
 	case "AuthPayload.token":
 		if e.ComplexityRoot.AuthPayload.Token == nil {
 			break
@@ -176,6 +502,185 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuthPayload.UserErrors(childComplexity), true
+
+	case "Availability.kind":
+		if e.ComplexityRoot.Availability.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.Kind(childComplexity), true
+	case "Availability.timeZone":
+		if e.ComplexityRoot.Availability.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.TimeZone(childComplexity), true
+	case "Availability.windows":
+		if e.ComplexityRoot.Availability.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Availability.Windows(childComplexity), true
+
+	case "AvailabilityWindow.day":
+		if e.ComplexityRoot.AvailabilityWindow.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityWindow.Day(childComplexity), true
+	case "AvailabilityWindow.end":
+		if e.ComplexityRoot.AvailabilityWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityWindow.End(childComplexity), true
+	case "AvailabilityWindow.start":
+		if e.ComplexityRoot.AvailabilityWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityWindow.Start(childComplexity), true
+
+	case "CreateAgentTokenPayload.agentToken":
+		if e.ComplexityRoot.CreateAgentTokenPayload.AgentToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAgentTokenPayload.AgentToken(childComplexity), true
+	case "CreateAgentTokenPayload.installCommand":
+		if e.ComplexityRoot.CreateAgentTokenPayload.InstallCommand == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAgentTokenPayload.InstallCommand(childComplexity), true
+	case "CreateAgentTokenPayload.token":
+		if e.ComplexityRoot.CreateAgentTokenPayload.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAgentTokenPayload.Token(childComplexity), true
+	case "CreateAgentTokenPayload.userErrors":
+		if e.ComplexityRoot.CreateAgentTokenPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAgentTokenPayload.UserErrors(childComplexity), true
+
+	case "GpuModel.family":
+		if e.ComplexityRoot.GpuModel.Family == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Family(childComplexity), true
+	case "GpuModel.fp16TensorTflops":
+		if e.ComplexityRoot.GpuModel.Fp16TensorTflops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Fp16TensorTflops(childComplexity), true
+	case "GpuModel.fp16Tflops":
+		if e.ComplexityRoot.GpuModel.Fp16Tflops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Fp16Tflops(childComplexity), true
+	case "GpuModel.fp32Tflops":
+		if e.ComplexityRoot.GpuModel.Fp32Tflops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Fp32Tflops(childComplexity), true
+	case "GpuModel.interface":
+		if e.ComplexityRoot.GpuModel.Interface == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Interface(childComplexity), true
+	case "GpuModel.key":
+		if e.ComplexityRoot.GpuModel.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Key(childComplexity), true
+	case "GpuModel.maxPowerW":
+		if e.ComplexityRoot.GpuModel.MaxPowerW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.MaxPowerW(childComplexity), true
+	case "GpuModel.memoryBandwidthGBs":
+		if e.ComplexityRoot.GpuModel.MemoryBandwidthGBs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.MemoryBandwidthGBs(childComplexity), true
+	case "GpuModel.memoryType":
+		if e.ComplexityRoot.GpuModel.MemoryType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.MemoryType(childComplexity), true
+	case "GpuModel.name":
+		if e.ComplexityRoot.GpuModel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Name(childComplexity), true
+	case "GpuModel.nvmlNames":
+		if e.ComplexityRoot.GpuModel.NvmlNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.NvmlNames(childComplexity), true
+	case "GpuModel.source":
+		if e.ComplexityRoot.GpuModel.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Source(childComplexity), true
+	case "GpuModel.tf32TensorTflops":
+		if e.ComplexityRoot.GpuModel.Tf32TensorTflops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Tf32TensorTflops(childComplexity), true
+	case "GpuModel.unconfirmed":
+		if e.ComplexityRoot.GpuModel.Unconfirmed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Unconfirmed(childComplexity), true
+	case "GpuModel.variant":
+		if e.ComplexityRoot.GpuModel.Variant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.Variant(childComplexity), true
+	case "GpuModel.vramGb":
+		if e.ComplexityRoot.GpuModel.VramGb == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuModel.VramGb(childComplexity), true
+
+	case "Location.city":
+		if e.ComplexityRoot.Location.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.City(childComplexity), true
+	case "Location.country":
+		if e.ComplexityRoot.Location.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Country(childComplexity), true
+	case "Location.region":
+		if e.ComplexityRoot.Location.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Region(childComplexity), true
 
 	case "LogOutPayload.ok":
 		if e.ComplexityRoot.LogOutPayload.Ok == nil {
@@ -203,6 +708,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MarkNotificationsReadPayload.UserErrors(childComplexity), true
 
+	case "Mutation.approveProviderApplication":
+		if e.ComplexityRoot.Mutation.ApproveProviderApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveProviderApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveProviderApplication(childComplexity, args["id"].(string), args["tier"].(*models.ProviderTier), args["message"].(*string)), true
+	case "Mutation.createAgentToken":
+		if e.ComplexityRoot.Mutation.CreateAgentToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAgentToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAgentToken(childComplexity, args["name"].(string)), true
 	case "Mutation.logIn":
 		if e.ComplexityRoot.Mutation.LogIn == nil {
 			break
@@ -231,6 +758,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["ids"].([]string)), true
+	case "Mutation.rejectProviderApplication":
+		if e.ComplexityRoot.Mutation.RejectProviderApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rejectProviderApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RejectProviderApplication(childComplexity, args["id"].(string), args["reason"].(string)), true
+	case "Mutation.requestApplicationInfo":
+		if e.ComplexityRoot.Mutation.RequestApplicationInfo == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestApplicationInfo_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestApplicationInfo(childComplexity, args["id"].(string), args["message"].(string)), true
+	case "Mutation.revokeAgentToken":
+		if e.ComplexityRoot.Mutation.RevokeAgentToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeAgentToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeAgentToken(childComplexity, args["id"].(string)), true
 	case "Mutation.signUp":
 		if e.ComplexityRoot.Mutation.SignUp == nil {
 			break
@@ -242,6 +802,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SignUp(childComplexity, args["input"].(model.SignUpInput)), true
+	case "Mutation.submitProviderApplication":
+		if e.ComplexityRoot.Mutation.SubmitProviderApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitProviderApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitProviderApplication(childComplexity, args["input"].(model.ProviderApplicationInput)), true
+	case "Mutation.updateProviderApplication":
+		if e.ComplexityRoot.Mutation.UpdateProviderApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateProviderApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateProviderApplication(childComplexity, args["id"].(string), args["input"].(model.ProviderApplicationInput)), true
 
 	case "Notification.body":
 		if e.ComplexityRoot.Notification.Body == nil {
@@ -344,6 +926,167 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
 
+	case "Provider.agentTokens":
+		if e.ComplexityRoot.Provider.AgentTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.AgentTokens(childComplexity), true
+	case "Provider.createdAt":
+		if e.ComplexityRoot.Provider.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.CreatedAt(childComplexity), true
+	case "Provider.id":
+		if e.ComplexityRoot.Provider.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.ID(childComplexity), true
+	case "Provider.name":
+		if e.ComplexityRoot.Provider.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Name(childComplexity), true
+	case "Provider.tier":
+		if e.ComplexityRoot.Provider.Tier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Tier(childComplexity), true
+
+	case "ProviderApplication.commitmentMonths":
+		if e.ComplexityRoot.ProviderApplication.CommitmentMonths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.CommitmentMonths(childComplexity), true
+	case "ProviderApplication.company":
+		if e.ComplexityRoot.ProviderApplication.Company == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.Company(childComplexity), true
+	case "ProviderApplication.email":
+		if e.ComplexityRoot.ProviderApplication.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.Email(childComplexity), true
+	case "ProviderApplication.fullName":
+		if e.ComplexityRoot.ProviderApplication.FullName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.FullName(childComplexity), true
+	case "ProviderApplication.gpus":
+		if e.ComplexityRoot.ProviderApplication.Gpus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.Gpus(childComplexity), true
+	case "ProviderApplication.history":
+		if e.ComplexityRoot.ProviderApplication.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.History(childComplexity), true
+	case "ProviderApplication.id":
+		if e.ComplexityRoot.ProviderApplication.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.ID(childComplexity), true
+	case "ProviderApplication.maintenanceNotes":
+		if e.ComplexityRoot.ProviderApplication.MaintenanceNotes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.MaintenanceNotes(childComplexity), true
+	case "ProviderApplication.status":
+		if e.ComplexityRoot.ProviderApplication.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.Status(childComplexity), true
+	case "ProviderApplication.submittedAt":
+		if e.ComplexityRoot.ProviderApplication.SubmittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.SubmittedAt(childComplexity), true
+	case "ProviderApplication.suggestedTier":
+		if e.ComplexityRoot.ProviderApplication.SuggestedTier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.SuggestedTier(childComplexity), true
+	case "ProviderApplication.tier":
+		if e.ComplexityRoot.ProviderApplication.Tier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.Tier(childComplexity), true
+	case "ProviderApplication.updatedAt":
+		if e.ComplexityRoot.ProviderApplication.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.UpdatedAt(childComplexity), true
+	case "ProviderApplication.upsProtected":
+		if e.ComplexityRoot.ProviderApplication.UpsProtected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplication.UpsProtected(childComplexity), true
+
+	case "ProviderApplicationConnection.edges":
+		if e.ComplexityRoot.ProviderApplicationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationConnection.Edges(childComplexity), true
+	case "ProviderApplicationConnection.pageInfo":
+		if e.ComplexityRoot.ProviderApplicationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationConnection.PageInfo(childComplexity), true
+	case "ProviderApplicationConnection.totalCount":
+		if e.ComplexityRoot.ProviderApplicationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationConnection.TotalCount(childComplexity), true
+
+	case "ProviderApplicationEdge.cursor":
+		if e.ComplexityRoot.ProviderApplicationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationEdge.Cursor(childComplexity), true
+	case "ProviderApplicationEdge.node":
+		if e.ComplexityRoot.ProviderApplicationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationEdge.Node(childComplexity), true
+
+	case "ProviderApplicationPayload.application":
+		if e.ComplexityRoot.ProviderApplicationPayload.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationPayload.Application(childComplexity), true
+	case "ProviderApplicationPayload.userErrors":
+		if e.ComplexityRoot.ProviderApplicationPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationPayload.UserErrors(childComplexity), true
+
 	case "Query.health":
 		if e.ComplexityRoot.Query.Health == nil {
 			break
@@ -357,6 +1100,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.myApplication":
+		if e.ComplexityRoot.Query.MyApplication == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyApplication(childComplexity), true
+	case "Query.myProvider":
+		if e.ComplexityRoot.Query.MyProvider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyProvider(childComplexity), true
 	case "Query.notifications":
 		if e.ComplexityRoot.Query.Notifications == nil {
 			break
@@ -368,6 +1123,47 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Notifications(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.providerApplication":
+		if e.ComplexityRoot.Query.ProviderApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Query_providerApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ProviderApplication(childComplexity, args["id"].(string)), true
+	case "Query.providerApplications":
+		if e.ComplexityRoot.Query.ProviderApplications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_providerApplications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ProviderApplications(childComplexity, args["status"].(*models.ApplicationStatus), args["first"].(*int), args["after"].(*string)), true
+	case "Query.supportedGpuModels":
+		if e.ComplexityRoot.Query.SupportedGpuModels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SupportedGpuModels(childComplexity), true
+
+	case "RevokeAgentTokenPayload.agentToken":
+		if e.ComplexityRoot.RevokeAgentTokenPayload.AgentToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeAgentTokenPayload.AgentToken(childComplexity), true
+	case "RevokeAgentTokenPayload.userErrors":
+		if e.ComplexityRoot.RevokeAgentTokenPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeAgentTokenPayload.UserErrors(childComplexity), true
 
 	case "Subscription.notificationAdded":
 		if e.ComplexityRoot.Subscription.NotificationAdded == nil {
@@ -380,6 +1176,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.NotificationAdded(childComplexity, args["afterId"].(*string)), true
+
+	case "TierSuggestion.reasons":
+		if e.ComplexityRoot.TierSuggestion.Reasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TierSuggestion.Reasons(childComplexity), true
+	case "TierSuggestion.tier":
+		if e.ComplexityRoot.TierSuggestion.Tier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TierSuggestion.Tier(childComplexity), true
 
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
@@ -440,7 +1249,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("ApplicationGpuInput", ec.unmarshalInputApplicationGpuInput),
+			graphql.NewInputUnmarshaler("AvailabilityInput", ec.unmarshalInputAvailabilityInput),
+			graphql.NewInputUnmarshaler("AvailabilityWindowInput", ec.unmarshalInputAvailabilityWindowInput),
+			graphql.NewInputUnmarshaler("LocationInput", ec.unmarshalInputLocationInput),
 			graphql.NewInputUnmarshaler("LogInInput", ec.unmarshalInputLogInInput),
+			graphql.NewInputUnmarshaler("ProviderApplicationInput", ec.unmarshalInputProviderApplicationInput),
 			graphql.NewInputUnmarshaler("SignUpInput", ec.unmarshalInputSignUpInput),
 		)
 	}
@@ -655,6 +1469,278 @@ extend type Subscription {
   notificationAdded(afterId: ID): Notification!
 }
 `, BuiltIn: false},
+	{Name: "../schema/onboarding.graphqls", Input: `# Provider onboarding: supported GPU models, applications, review, tiers,
+# providers and their agent tokens.
+
+"""
+GpuModel is a supported GPU with its vendor reference figures (peak boost
+clock; dense means without 2:4 sparsity). The benchmark scores measured
+performance against these figures.
+"""
+type GpuModel {
+  "Stable key, e.g. H100_SXM_80GB."
+  key: ID!
+  "The model as the application form lists it, e.g. \"H100 80 GB\"."
+  family: String!
+  "Full name, e.g. \"H100 SXM5 80GB\"."
+  name: String!
+  "Form factor where it matters: SXM, PCIe, NVL; null otherwise."
+  variant: String
+  "Product names NVML reports for this model."
+  nvmlNames: [String!]!
+  vramGb: Int!
+  memoryType: String!
+  memoryBandwidthGBs: Float!
+  fp32Tflops: Float!
+  fp16Tflops: Float
+  fp16TensorTflops: Float!
+  tf32TensorTflops: Float
+  maxPowerW: Int!
+  interface: String!
+  "Datasheet the figures come from."
+  source: String!
+  "Figures the datasheet does not confirm (field names)."
+  unconfirmed: [String!]!
+}
+
+enum ApplicationStatus {
+  SUBMITTED
+  INFO_REQUESTED
+  APPROVED
+  REJECTED
+}
+
+enum ProviderTier {
+  "Professional datacenter: UPS mandatory, premium placement, enterprise contracts."
+  ENTERPRISE
+  "Individuals, small firms, home and office setups."
+  COMMUNITY
+}
+
+enum AvailabilityKind {
+  ALWAYS
+  WEEKLY
+}
+
+enum Weekday {
+  MONDAY
+  TUESDAY
+  WEDNESDAY
+  THURSDAY
+  FRIDAY
+  SATURDAY
+  SUNDAY
+}
+
+"A weekly window in the entry's time zone, e.g. MONDAY 09:00–18:00. end may be 24:00."
+type AvailabilityWindow {
+  day: Weekday!
+  start: String!
+  end: String!
+}
+
+input AvailabilityWindowInput {
+  day: Weekday!
+  "HH:MM, 00:00–23:59."
+  start: String!
+  "HH:MM after start, up to 24:00."
+  end: String!
+}
+
+type Availability {
+  kind: AvailabilityKind!
+  "IANA time zone, e.g. Europe/Lisbon; required for WEEKLY."
+  timeZone: String
+  windows: [AvailabilityWindow!]!
+}
+
+input AvailabilityInput {
+  kind: AvailabilityKind!
+  timeZone: String
+  windows: [AvailabilityWindowInput!]
+}
+
+type Location {
+  city: String
+  country: String
+  "Datacenter region, e.g. eu-west."
+  region: String
+}
+
+input LocationInput {
+  city: String
+  country: String
+  region: String
+}
+
+"One kind of GPU the applicant offers."
+type ApplicationGpu {
+  "Supported model, or null for another model named in otherModel."
+  model: GpuModel
+  otherModel: String
+  quantity: Int!
+  ramGb: Int!
+  uploadGbps: Float!
+  downloadGbps: Float!
+  availability: Availability!
+  location: Location!
+}
+
+input ApplicationGpuInput {
+  "A supportedGpuModels key, or OTHER with otherModel."
+  modelKey: ID!
+  otherModel: String
+  "1 to 10,000."
+  quantity: Int!
+  ramGb: Int!
+  uploadGbps: Float!
+  downloadGbps: Float!
+  availability: AvailabilityInput!
+  location: LocationInput!
+}
+
+input ProviderApplicationInput {
+  fullName: String!
+  email: String!
+  company: String
+  gpus: [ApplicationGpuInput!]!
+  upsProtected: Boolean!
+  "3, 6, 12 or more months."
+  commitmentMonths: Int!
+  maintenanceNotes: String
+}
+
+"TierSuggestion is the system's suggested tier and the rules behind it."
+type TierSuggestion {
+  tier: ProviderTier!
+  reasons: [String!]!
+}
+
+enum ApplicationAction {
+  SUBMITTED
+  RESUBMITTED
+  INFO_REQUESTED
+  APPROVED
+  REJECTED
+}
+
+"One step in an application's history: who, when, and what they said."
+type ApplicationEvent {
+  action: ApplicationAction!
+  actor: ApplicationActor!
+  message: String
+  tier: ProviderTier
+  at: DateTime!
+}
+
+"ApplicationActor is who took a step: the applicant or a reviewer."
+type ApplicationActor {
+  name: String!
+  isAdmin: Boolean!
+}
+
+type ProviderApplication {
+  id: ID!
+  status: ApplicationStatus!
+  fullName: String!
+  email: String!
+  company: String
+  gpus: [ApplicationGpu!]!
+  upsProtected: Boolean!
+  commitmentMonths: Int!
+  maintenanceNotes: String
+  suggestedTier: TierSuggestion!
+  "The tier set at approval."
+  tier: ProviderTier
+  history: [ApplicationEvent!]!
+  submittedAt: DateTime!
+  updatedAt: DateTime!
+}
+
+type ProviderApplicationEdge {
+  cursor: String!
+  node: ProviderApplication!
+}
+
+type ProviderApplicationConnection {
+  edges: [ProviderApplicationEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type ProviderApplicationPayload {
+  application: ProviderApplication
+  userErrors: [UserError!]!
+}
+
+type ApprovalPayload {
+  application: ProviderApplication
+  provider: Provider
+  userErrors: [UserError!]!
+}
+
+"Provider is an approved applicant: the owner of machines on GPUnex."
+type Provider {
+  id: ID!
+  tier: ProviderTier!
+  name: String!
+  createdAt: DateTime!
+  agentTokens: [AgentToken!]!
+}
+
+"""
+AgentToken lets gpunex-agent act for one provider. The secret is shown once,
+at creation; only its hash is stored.
+"""
+type AgentToken {
+  id: ID!
+  name: String!
+  "First characters of the token, to recognise it (e.g. gpx_a_Xy12)."
+  prefix: String!
+  createdAt: DateTime!
+  lastUsedAt: DateTime
+  revokedAt: DateTime
+}
+
+type CreateAgentTokenPayload {
+  "The secret, shown only in this response."
+  token: String
+  agentToken: AgentToken
+  "The command that installs the agent with this token."
+  installCommand: String
+  userErrors: [UserError!]!
+}
+
+type RevokeAgentTokenPayload {
+  agentToken: AgentToken
+  userErrors: [UserError!]!
+}
+
+extend type Query {
+  "Every supported GPU model with its reference figures."
+  supportedGpuModels: [GpuModel!]!
+  "The signed-in user's latest provider application, or null."
+  myApplication: ProviderApplication
+  "Admins: applications, newest first, optionally by status."
+  providerApplications(status: ApplicationStatus, first: Int = 20, after: String): ProviderApplicationConnection!
+  "Admins, or the applicant: one application."
+  providerApplication(id: ID!): ProviderApplication
+  "The signed-in user's provider account, or null if not a provider."
+  myProvider: Provider
+}
+
+extend type Mutation {
+  submitProviderApplication(input: ProviderApplicationInput!): ProviderApplicationPayload!
+  "Edit an application that awaits review or more information; it returns to SUBMITTED."
+  updateProviderApplication(id: ID!, input: ProviderApplicationInput!): ProviderApplicationPayload!
+  "Admins: approve with the suggested tier, or override it."
+  approveProviderApplication(id: ID!, tier: ProviderTier, message: String): ApprovalPayload!
+  rejectProviderApplication(id: ID!, reason: String!): ProviderApplicationPayload!
+  requestApplicationInfo(id: ID!, message: String!): ProviderApplicationPayload!
+  createAgentToken(name: String!): CreateAgentTokenPayload!
+  revokeAgentToken(id: ID!): RevokeAgentTokenPayload!
+}
+`, BuiltIn: false},
 	{Name: "../schema/root.graphqls", Input: `# Root operation types. Each domain area extends them in its own file.
 
 """
@@ -703,6 +1789,84 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AgentToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AgentToken_id(ctx, field)
+	case "name":
+		return ec.fieldContext_AgentToken_name(ctx, field)
+	case "prefix":
+		return ec.fieldContext_AgentToken_prefix(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AgentToken_createdAt(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_AgentToken_lastUsedAt(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_AgentToken_revokedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentToken", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationActor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ApplicationActor_name(ctx, field)
+	case "isAdmin":
+		return ec.fieldContext_ApplicationActor_isAdmin(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationActor", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "action":
+		return ec.fieldContext_ApplicationEvent_action(ctx, field)
+	case "actor":
+		return ec.fieldContext_ApplicationEvent_actor(ctx, field)
+	case "message":
+		return ec.fieldContext_ApplicationEvent_message(ctx, field)
+	case "tier":
+		return ec.fieldContext_ApplicationEvent_tier(ctx, field)
+	case "at":
+		return ec.fieldContext_ApplicationEvent_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationGpu(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_ApplicationGpu_model(ctx, field)
+	case "otherModel":
+		return ec.fieldContext_ApplicationGpu_otherModel(ctx, field)
+	case "quantity":
+		return ec.fieldContext_ApplicationGpu_quantity(ctx, field)
+	case "ramGb":
+		return ec.fieldContext_ApplicationGpu_ramGb(ctx, field)
+	case "uploadGbps":
+		return ec.fieldContext_ApplicationGpu_uploadGbps(ctx, field)
+	case "downloadGbps":
+		return ec.fieldContext_ApplicationGpu_downloadGbps(ctx, field)
+	case "availability":
+		return ec.fieldContext_ApplicationGpu_availability(ctx, field)
+	case "location":
+		return ec.fieldContext_ApplicationGpu_location(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationGpu", field.Name)
+}
+
+func (ec *executionContext) childFields_ApprovalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "application":
+		return ec.fieldContext_ApprovalPayload_application(ctx, field)
+	case "provider":
+		return ec.fieldContext_ApprovalPayload_provider(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_ApprovalPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApprovalPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "token":
@@ -713,6 +1877,94 @@ func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field g
 		return ec.fieldContext_AuthPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuthPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Availability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Availability_kind(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_Availability_timeZone(ctx, field)
+	case "windows":
+		return ec.fieldContext_Availability_windows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Availability", field.Name)
+}
+
+func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_AvailabilityWindow_day(ctx, field)
+	case "start":
+		return ec.fieldContext_AvailabilityWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_AvailabilityWindow_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilityWindow", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateAgentTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "token":
+		return ec.fieldContext_CreateAgentTokenPayload_token(ctx, field)
+	case "agentToken":
+		return ec.fieldContext_CreateAgentTokenPayload_agentToken(ctx, field)
+	case "installCommand":
+		return ec.fieldContext_CreateAgentTokenPayload_installCommand(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_CreateAgentTokenPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateAgentTokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_GpuModel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_GpuModel_key(ctx, field)
+	case "family":
+		return ec.fieldContext_GpuModel_family(ctx, field)
+	case "name":
+		return ec.fieldContext_GpuModel_name(ctx, field)
+	case "variant":
+		return ec.fieldContext_GpuModel_variant(ctx, field)
+	case "nvmlNames":
+		return ec.fieldContext_GpuModel_nvmlNames(ctx, field)
+	case "vramGb":
+		return ec.fieldContext_GpuModel_vramGb(ctx, field)
+	case "memoryType":
+		return ec.fieldContext_GpuModel_memoryType(ctx, field)
+	case "memoryBandwidthGBs":
+		return ec.fieldContext_GpuModel_memoryBandwidthGBs(ctx, field)
+	case "fp32Tflops":
+		return ec.fieldContext_GpuModel_fp32Tflops(ctx, field)
+	case "fp16Tflops":
+		return ec.fieldContext_GpuModel_fp16Tflops(ctx, field)
+	case "fp16TensorTflops":
+		return ec.fieldContext_GpuModel_fp16TensorTflops(ctx, field)
+	case "tf32TensorTflops":
+		return ec.fieldContext_GpuModel_tf32TensorTflops(ctx, field)
+	case "maxPowerW":
+		return ec.fieldContext_GpuModel_maxPowerW(ctx, field)
+	case "interface":
+		return ec.fieldContext_GpuModel_interface(ctx, field)
+	case "source":
+		return ec.fieldContext_GpuModel_source(ctx, field)
+	case "unconfirmed":
+		return ec.fieldContext_GpuModel_unconfirmed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuModel", field.Name)
+}
+
+func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "city":
+		return ec.fieldContext_Location_city(ctx, field)
+	case "country":
+		return ec.fieldContext_Location_country(ctx, field)
+	case "region":
+		return ec.fieldContext_Location_region(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Location", field.Name)
 }
 
 func (ec *executionContext) childFields_LogOutPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -795,6 +2047,108 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_Provider(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Provider_id(ctx, field)
+	case "tier":
+		return ec.fieldContext_Provider_tier(ctx, field)
+	case "name":
+		return ec.fieldContext_Provider_name(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Provider_createdAt(ctx, field)
+	case "agentTokens":
+		return ec.fieldContext_Provider_agentTokens(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Provider", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderApplication(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProviderApplication_id(ctx, field)
+	case "status":
+		return ec.fieldContext_ProviderApplication_status(ctx, field)
+	case "fullName":
+		return ec.fieldContext_ProviderApplication_fullName(ctx, field)
+	case "email":
+		return ec.fieldContext_ProviderApplication_email(ctx, field)
+	case "company":
+		return ec.fieldContext_ProviderApplication_company(ctx, field)
+	case "gpus":
+		return ec.fieldContext_ProviderApplication_gpus(ctx, field)
+	case "upsProtected":
+		return ec.fieldContext_ProviderApplication_upsProtected(ctx, field)
+	case "commitmentMonths":
+		return ec.fieldContext_ProviderApplication_commitmentMonths(ctx, field)
+	case "maintenanceNotes":
+		return ec.fieldContext_ProviderApplication_maintenanceNotes(ctx, field)
+	case "suggestedTier":
+		return ec.fieldContext_ProviderApplication_suggestedTier(ctx, field)
+	case "tier":
+		return ec.fieldContext_ProviderApplication_tier(ctx, field)
+	case "history":
+		return ec.fieldContext_ProviderApplication_history(ctx, field)
+	case "submittedAt":
+		return ec.fieldContext_ProviderApplication_submittedAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ProviderApplication_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderApplication", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderApplicationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ProviderApplicationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ProviderApplicationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ProviderApplicationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderApplicationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ProviderApplicationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ProviderApplicationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderApplicationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "application":
+		return ec.fieldContext_ProviderApplicationPayload_application(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_ProviderApplicationPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RevokeAgentTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "agentToken":
+		return ec.fieldContext_RevokeAgentTokenPayload_agentToken(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_RevokeAgentTokenPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RevokeAgentTokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_TierSuggestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tier":
+		return ec.fieldContext_TierSuggestion_tier(ctx, field)
+	case "reasons":
+		return ec.fieldContext_TierSuggestion_reasons(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TierSuggestion", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -941,6 +2295,50 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_approveProviderApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tier",
+		func(ctx context.Context, v any) (*models.ProviderTier, error) {
+			return ec.unmarshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tier"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "message",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["message"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createAgentToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_logIn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -969,6 +2367,64 @@ func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_rejectProviderApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_requestApplicationInfo_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "message",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["message"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeAgentToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -980,6 +2436,42 @@ func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_submitProviderApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ProviderApplicationInput, error) {
+			return ec.unmarshalNProviderApplicationInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateProviderApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ProviderApplicationInput, error) {
+			return ec.unmarshalNProviderApplicationInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -1016,6 +2508,50 @@ func (ec *executionContext) field_Query_notifications_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_providerApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_providerApplications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*models.ApplicationStatus, error) {
+			return ec.unmarshalOApplicationStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -1107,6 +2643,621 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _AgentToken_id(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AgentToken_name(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "String")
+}
+
+func (ec *executionContext) _AgentToken_prefix(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_prefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Prefix, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "String")
+}
+
+func (ec *executionContext) _AgentToken_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _AgentToken_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_lastUsedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _AgentToken_revokedAt(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_revokedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ApplicationActor_name(ctx context.Context, field graphql.CollectedField, obj *model.ApplicationActor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationActor_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationActor_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationActor", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplicationActor_isAdmin(ctx context.Context, field graphql.CollectedField, obj *model.ApplicationActor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationActor_isAdmin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsAdmin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationActor_isAdmin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationActor", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ApplicationEvent_action(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEvent_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ApplicationAction) graphql.Marshaler {
+			return ec.marshalNApplicationAction2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEvent_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationEvent", field, false, false, "ApplicationAction")
+}
+
+func (ec *executionContext) _ApplicationEvent_actor(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEvent_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApplicationEvent().Actor(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApplicationActor) graphql.Marshaler {
+			return ec.marshalNApplicationActor2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEvent_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationActor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationEvent_message(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEvent_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEvent_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplicationEvent_tier(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEvent_tier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderTier) graphql.Marshaler {
+			return ec.marshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEvent_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationEvent", field, false, false, "ProviderTier")
+}
+
+func (ec *executionContext) _ApplicationEvent_at(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEvent_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationEvent", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ApplicationGpu_model(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApplicationGpu().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationGpu",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationGpu_otherModel(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_otherModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OtherModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_otherModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationGpu", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplicationGpu_quantity(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationGpu", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ApplicationGpu_ramGb(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_ramGb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RAMGb, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_ramGb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationGpu", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ApplicationGpu_uploadGbps(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_uploadGbps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadGbps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_uploadGbps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationGpu", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ApplicationGpu_downloadGbps(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_downloadGbps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DownloadGbps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_downloadGbps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationGpu", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ApplicationGpu_availability(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Availability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationGpu",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationGpu_location(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationGpu_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Location) graphql.Marshaler {
+			return ec.marshalNLocation2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLocation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationGpu_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationGpu",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Location(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApprovalPayload_application(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalPayload_application(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Application, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+			return ec.marshalOProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalPayload_application(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApprovalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplication(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApprovalPayload_provider(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalPayload_provider(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Provider, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Provider) graphql.Marshaler {
+			return ec.marshalOProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProvider(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalPayload_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApprovalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Provider(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApprovalPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApprovalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AuthPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.AuthPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1192,6 +3343,700 @@ func (ec *executionContext) fieldContext_AuthPayload_userErrors(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Availability_kind(ctx context.Context, field graphql.CollectedField, obj *models.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.AvailabilityKind) graphql.Marshaler {
+			return ec.marshalNAvailabilityKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, "AvailabilityKind")
+}
+
+func (ec *executionContext) _Availability_timeZone(ctx context.Context, field graphql.CollectedField, obj *models.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Availability", field, false, false, "String")
+}
+
+func (ec *executionContext) _Availability_windows(ctx context.Context, field graphql.CollectedField, obj *models.Availability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Availability_windows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Windows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.AvailabilityWindow) graphql.Marshaler {
+			return ec.marshalNAvailabilityWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Availability_windows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Availability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilityWindow_day(ctx context.Context, field graphql.CollectedField, obj *models.AvailabilityWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityWindow_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityWindow_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _AvailabilityWindow_start(ctx context.Context, field graphql.CollectedField, obj *models.AvailabilityWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "String")
+}
+
+func (ec *executionContext) _AvailabilityWindow_end(ctx context.Context, field graphql.CollectedField, obj *models.AvailabilityWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "String")
+}
+
+func (ec *executionContext) _CreateAgentTokenPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateAgentTokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAgentTokenPayload_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAgentTokenPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateAgentTokenPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _CreateAgentTokenPayload_agentToken(ctx context.Context, field graphql.CollectedField, obj *model.CreateAgentTokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAgentTokenPayload_agentToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.AgentToken) graphql.Marshaler {
+			return ec.marshalOAgentToken2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAgentTokenPayload_agentToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateAgentTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateAgentTokenPayload_installCommand(ctx context.Context, field graphql.CollectedField, obj *model.CreateAgentTokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAgentTokenPayload_installCommand(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstallCommand, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAgentTokenPayload_installCommand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateAgentTokenPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _CreateAgentTokenPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.CreateAgentTokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAgentTokenPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAgentTokenPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateAgentTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuModel_key(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "ID")
+}
+
+func (ec *executionContext) _GpuModel_family(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_family(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Family, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_family(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_name(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_variant(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_variant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Variant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_variant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_nvmlNames(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_nvmlNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NvmlNames, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_nvmlNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_vramGb(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_vramGb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VramGb, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_vramGb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuModel_memoryType(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_memoryType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_memoryType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_memoryBandwidthGBs(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_memoryBandwidthGBs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryBandwidthGBs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_memoryBandwidthGBs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuModel_fp32Tflops(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_fp32Tflops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fp32Tflops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_fp32Tflops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuModel_fp16Tflops(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_fp16Tflops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fp16Tflops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_fp16Tflops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuModel_fp16TensorTflops(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_fp16TensorTflops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fp16TensorTflops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_fp16TensorTflops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuModel_tf32TensorTflops(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_tf32TensorTflops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tf32TensorTflops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_tf32TensorTflops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuModel_maxPowerW(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_maxPowerW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxPowerW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_maxPowerW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuModel_interface(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_interface(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interface, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_interface(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_source(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuModel_unconfirmed(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuModel_unconfirmed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unconfirmed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuModel_unconfirmed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
+}
+
+func (ec *executionContext) _Location_city(ctx context.Context, field graphql.CollectedField, obj *models.Location) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Location_city(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.City, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Location_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Location", field, false, false, "String")
+}
+
+func (ec *executionContext) _Location_country(ctx context.Context, field graphql.CollectedField, obj *models.Location) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Location_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Location_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Location", field, false, false, "String")
+}
+
+func (ec *executionContext) _Location_region(ctx context.Context, field graphql.CollectedField, obj *models.Location) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Location_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Location_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Location", field, false, false, "String")
 }
 
 func (ec *executionContext) _LogOutPayload_ok(ctx context.Context, field graphql.CollectedField, obj *model.LogOutPayload) (ret graphql.Marshaler) {
@@ -1453,6 +4298,314 @@ func (ec *executionContext) fieldContext_Mutation_markNotificationsRead(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_markNotificationsRead_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_submitProviderApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitProviderApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitProviderApplication(ctx, fc.Args["input"].(model.ProviderApplicationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProviderApplicationPayload) graphql.Marshaler {
+			return ec.marshalNProviderApplicationPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitProviderApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitProviderApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateProviderApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateProviderApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateProviderApplication(ctx, fc.Args["id"].(string), fc.Args["input"].(model.ProviderApplicationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProviderApplicationPayload) graphql.Marshaler {
+			return ec.marshalNProviderApplicationPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateProviderApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateProviderApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveProviderApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveProviderApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveProviderApplication(ctx, fc.Args["id"].(string), fc.Args["tier"].(*models.ProviderTier), fc.Args["message"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApprovalPayload) graphql.Marshaler {
+			return ec.marshalNApprovalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApprovalPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveProviderApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApprovalPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveProviderApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rejectProviderApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rejectProviderApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RejectProviderApplication(ctx, fc.Args["id"].(string), fc.Args["reason"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProviderApplicationPayload) graphql.Marshaler {
+			return ec.marshalNProviderApplicationPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rejectProviderApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rejectProviderApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_requestApplicationInfo(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestApplicationInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RequestApplicationInfo(ctx, fc.Args["id"].(string), fc.Args["message"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProviderApplicationPayload) graphql.Marshaler {
+			return ec.marshalNProviderApplicationPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestApplicationInfo(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_requestApplicationInfo_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createAgentToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAgentToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAgentToken(ctx, fc.Args["name"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateAgentTokenPayload) graphql.Marshaler {
+			return ec.marshalNCreateAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreateAgentTokenPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAgentToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateAgentTokenPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAgentToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeAgentToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeAgentToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeAgentToken(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RevokeAgentTokenPayload) graphql.Marshaler {
+			return ec.marshalNRevokeAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRevokeAgentTokenPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeAgentToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RevokeAgentTokenPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeAgentToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -1863,6 +5016,685 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _Provider_id(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Provider", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Provider_tier(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_tier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
+			return ec.marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Provider", field, false, false, "ProviderTier")
+}
+
+func (ec *executionContext) _Provider_name(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Provider", field, false, false, "String")
+}
+
+func (ec *executionContext) _Provider_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Provider", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Provider_agentTokens(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_agentTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().AgentTokens(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.AgentToken) graphql.Marshaler {
+			return ec.marshalNAgentToken2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentTokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_agentTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplication_id(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ProviderApplication_status(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ApplicationStatus) graphql.Marshaler {
+			return ec.marshalNApplicationStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "ApplicationStatus")
+}
+
+func (ec *executionContext) _ProviderApplication_fullName(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_fullName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_fullName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderApplication_email(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderApplication_company(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_company(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Company, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_company(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderApplication_gpus(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_gpus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gpus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.ApplicationGpu) graphql.Marshaler {
+			return ec.marshalNApplicationGpu2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationGpuᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_gpus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplication",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationGpu(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplication_upsProtected(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_upsProtected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpsProtected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_upsProtected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProviderApplication_commitmentMonths(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_commitmentMonths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CommitmentMonths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_commitmentMonths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProviderApplication_maintenanceNotes(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_maintenanceNotes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaintenanceNotes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_maintenanceNotes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderApplication_suggestedTier(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_suggestedTier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ProviderApplication().SuggestedTier(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TierSuggestion) graphql.Marshaler {
+			return ec.marshalNTierSuggestion2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐTierSuggestion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_suggestedTier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplication",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TierSuggestion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplication_tier(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_tier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderTier) graphql.Marshaler {
+			return ec.marshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "ProviderTier")
+}
+
+func (ec *executionContext) _ProviderApplication_history(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ProviderApplication().History(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.ApplicationEvent) graphql.Marshaler {
+			return ec.marshalNApplicationEvent2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplication",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplication_submittedAt(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_submittedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_submittedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ProviderApplication_updatedAt(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplication_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplication_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ProviderApplicationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ProviderApplicationEdge) graphql.Marshaler {
+			return ec.marshalNProviderApplicationEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplicationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplicationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplicationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplicationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplicationConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProviderApplicationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplicationEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderApplicationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+			return ec.marshalNProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplicationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplication(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplicationPayload_application(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationPayload_application(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Application, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+			return ec.marshalOProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationPayload_application(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplicationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplication(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplicationPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplicationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_health(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1962,6 +5794,190 @@ func (ec *executionContext) fieldContext_Query_notifications(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_supportedGpuModels(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_supportedGpuModels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SupportedGpuModels(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalNGpuModel2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_supportedGpuModels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyApplication(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+			return ec.marshalOProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myApplication(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplication(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_providerApplications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_providerApplications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ProviderApplications(ctx, fc.Args["status"].(*models.ApplicationStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProviderApplicationConnection) graphql.Marshaler {
+			return ec.marshalNProviderApplicationConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_providerApplications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_providerApplications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_providerApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_providerApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ProviderApplication(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+			return ec.marshalOProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_providerApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplication(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_providerApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myProvider(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myProvider(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyProvider(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Provider) graphql.Marshaler {
+			return ec.marshalOProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProvider(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myProvider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Provider(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2038,6 +6054,70 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _RevokeAgentTokenPayload_agentToken(ctx context.Context, field graphql.CollectedField, obj *model.RevokeAgentTokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeAgentTokenPayload_agentToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.AgentToken) graphql.Marshaler {
+			return ec.marshalOAgentToken2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeAgentTokenPayload_agentToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RevokeAgentTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RevokeAgentTokenPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.RevokeAgentTokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeAgentTokenPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeAgentTokenPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RevokeAgentTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_notificationAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -2080,6 +6160,52 @@ func (ec *executionContext) fieldContext_Subscription_notificationAdded(ctx cont
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TierSuggestion_tier(ctx context.Context, field graphql.CollectedField, obj *model.TierSuggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TierSuggestion_tier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
+			return ec.marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TierSuggestion_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TierSuggestion", field, false, false, "ProviderTier")
+}
+
+func (ec *executionContext) _TierSuggestion_reasons(ctx context.Context, field graphql.CollectedField, obj *model.TierSuggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TierSuggestion_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TierSuggestion_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TierSuggestion", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *models.User) (ret graphql.Marshaler) {
@@ -3339,6 +7465,265 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputApplicationGpuInput(ctx context.Context, obj any) (model.ApplicationGpuInput, error) {
+	var it model.ApplicationGpuInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"modelKey", "otherModel", "quantity", "ramGb", "uploadGbps", "downloadGbps", "availability", "location"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "modelKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelKey"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelKey = data
+		case "otherModel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("otherModel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OtherModel = data
+		case "quantity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantity"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Quantity = data
+		case "ramGb":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ramGb"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RAMGb = data
+		case "uploadGbps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uploadGbps"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UploadGbps = data
+		case "downloadGbps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("downloadGbps"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DownloadGbps = data
+		case "availability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
+			data, err := ec.unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Availability = data
+		case "location":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("location"))
+			data, err := ec.unmarshalNLocationInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐLocationInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Location = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalApplicationGpuInput unmarshals raw into the ApplicationGpuInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalApplicationGpuInput(ctx context.Context, raw any) (model.ApplicationGpuInput, error) {
+	var out model.ApplicationGpuInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ApplicationGpuInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAvailabilityInput(ctx context.Context, obj any) (model.AvailabilityInput, error) {
+	var it model.AvailabilityInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "timeZone", "windows"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNAvailabilityKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAvailabilityInput unmarshals raw into the AvailabilityInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAvailabilityInput(ctx context.Context, raw any) (model.AvailabilityInput, error) {
+	var out model.AvailabilityInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AvailabilityInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAvailabilityWindowInput(ctx context.Context, obj any) (model.AvailabilityWindowInput, error) {
+	var it model.AvailabilityWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"day", "start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "day":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("day"))
+			data, err := ec.unmarshalNWeekday2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Day = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAvailabilityWindowInput unmarshals raw into the AvailabilityWindowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (model.AvailabilityWindowInput, error) {
+	var out model.AvailabilityWindowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AvailabilityWindowInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputLocationInput(ctx context.Context, obj any) (model.LocationInput, error) {
+	var it model.LocationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"city", "country", "region"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "city":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("city"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.City = data
+		case "country":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Country = data
+		case "region":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("region"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Region = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLocationInput unmarshals raw into the LocationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLocationInput(ctx context.Context, raw any) (model.LocationInput, error) {
+	var out model.LocationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LocationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputLogInInput(ctx context.Context, obj any) (model.LogInInput, error) {
 	var it model.LogInInput
 	if obj == nil {
@@ -3385,6 +7770,90 @@ func (ec *executionContext) unmarshalInputLogInInput(ctx context.Context, obj an
 func UnmarshalLogInInput(ctx context.Context, raw any) (model.LogInInput, error) {
 	var out model.LogInInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "LogInInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputProviderApplicationInput(ctx context.Context, obj any) (model.ProviderApplicationInput, error) {
+	var it model.ProviderApplicationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"fullName", "email", "company", "gpus", "upsProtected", "commitmentMonths", "maintenanceNotes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "fullName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fullName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FullName = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "company":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("company"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Company = data
+		case "gpus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpus"))
+			data, err := ec.unmarshalNApplicationGpuInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationGpuInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gpus = data
+		case "upsProtected":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upsProtected"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpsProtected = data
+		case "commitmentMonths":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commitmentMonths"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommitmentMonths = data
+		case "maintenanceNotes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maintenanceNotes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaintenanceNotes = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalProviderApplicationInput unmarshals raw into the ProviderApplicationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProviderApplicationInput(ctx context.Context, raw any) (model.ProviderApplicationInput, error) {
+	var out model.ProviderApplicationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProviderApplicationInput", raw, &out)
 	return out, err
 }
 
@@ -3452,6 +7921,268 @@ func UnmarshalSignUpInput(ctx context.Context, raw any) (model.SignUpInput, erro
 
 // region    **************************** object.gotpl ****************************
 
+var agentTokenImplementors = []string{"AgentToken"}
+
+func (ec *executionContext) _AgentToken(ctx context.Context, sel ast.SelectionSet, obj *models.AgentToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentToken")
+		case "id":
+			out.Values[i] = ec._AgentToken_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._AgentToken_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "prefix":
+			out.Values[i] = ec._AgentToken_prefix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AgentToken_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastUsedAt":
+			out.Values[i] = ec._AgentToken_lastUsedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "revokedAt":
+			out.Values[i] = ec._AgentToken_revokedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applicationActorImplementors = []string{"ApplicationActor"}
+
+func (ec *executionContext) _ApplicationActor(ctx context.Context, sel ast.SelectionSet, obj *model.ApplicationActor) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationActorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationActor")
+		case "name":
+			out.Values[i] = ec._ApplicationActor_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isAdmin":
+			out.Values[i] = ec._ApplicationActor_isAdmin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applicationEventImplementors = []string{"ApplicationEvent"}
+
+func (ec *executionContext) _ApplicationEvent(ctx context.Context, sel ast.SelectionSet, obj *models.ApplicationEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationEvent")
+		case "action":
+			out.Values[i] = ec._ApplicationEvent_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "actor":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApplicationEvent_actor(ctx, field, obj)
+				})
+		case "message":
+			out.Values[i] = ec._ApplicationEvent_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tier":
+			out.Values[i] = ec._ApplicationEvent_tier(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._ApplicationEvent_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applicationGpuImplementors = []string{"ApplicationGpu"}
+
+func (ec *executionContext) _ApplicationGpu(ctx context.Context, sel ast.SelectionSet, obj *models.ApplicationGpu) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationGpuImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationGpu")
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApplicationGpu_model(ctx, field, obj)
+				})
+		case "otherModel":
+			out.Values[i] = ec._ApplicationGpu_otherModel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "quantity":
+			out.Values[i] = ec._ApplicationGpu_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ramGb":
+			out.Values[i] = ec._ApplicationGpu_ramGb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "uploadGbps":
+			out.Values[i] = ec._ApplicationGpu_uploadGbps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "downloadGbps":
+			out.Values[i] = ec._ApplicationGpu_downloadGbps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "availability":
+			out.Values[i] = ec._ApplicationGpu_availability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._ApplicationGpu_location(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var approvalPayloadImplementors = []string{"ApprovalPayload"}
+
+func (ec *executionContext) _ApprovalPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ApprovalPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, approvalPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApprovalPayload")
+		case "application":
+			out.Values[i] = ec._ApprovalPayload_application(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "provider":
+			out.Values[i] = ec._ApprovalPayload_provider(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._ApprovalPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var authPayloadImplementors = []string{"AuthPayload"}
 
 func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AuthPayload) graphql.Marshaler {
@@ -3476,6 +8207,291 @@ func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionS
 		case "userErrors":
 			out.Values[i] = ec._AuthPayload_userErrors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var availabilityImplementors = []string{"Availability"}
+
+func (ec *executionContext) _Availability(ctx context.Context, sel ast.SelectionSet, obj *models.Availability) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Availability")
+		case "kind":
+			out.Values[i] = ec._Availability_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeZone":
+			out.Values[i] = ec._Availability_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "windows":
+			out.Values[i] = ec._Availability_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var availabilityWindowImplementors = []string{"AvailabilityWindow"}
+
+func (ec *executionContext) _AvailabilityWindow(ctx context.Context, sel ast.SelectionSet, obj *models.AvailabilityWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilityWindow")
+		case "day":
+			out.Values[i] = ec._AvailabilityWindow_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._AvailabilityWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._AvailabilityWindow_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var createAgentTokenPayloadImplementors = []string{"CreateAgentTokenPayload"}
+
+func (ec *executionContext) _CreateAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateAgentTokenPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createAgentTokenPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateAgentTokenPayload")
+		case "token":
+			out.Values[i] = ec._CreateAgentTokenPayload_token(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "agentToken":
+			out.Values[i] = ec._CreateAgentTokenPayload_agentToken(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "installCommand":
+			out.Values[i] = ec._CreateAgentTokenPayload_installCommand(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._CreateAgentTokenPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gpuModelImplementors = []string{"GpuModel"}
+
+func (ec *executionContext) _GpuModel(ctx context.Context, sel ast.SelectionSet, obj *catalog.GpuModel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuModelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuModel")
+		case "key":
+			out.Values[i] = ec._GpuModel_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "family":
+			out.Values[i] = ec._GpuModel_family(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._GpuModel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "variant":
+			out.Values[i] = ec._GpuModel_variant(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nvmlNames":
+			out.Values[i] = ec._GpuModel_nvmlNames(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "vramGb":
+			out.Values[i] = ec._GpuModel_vramGb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memoryType":
+			out.Values[i] = ec._GpuModel_memoryType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memoryBandwidthGBs":
+			out.Values[i] = ec._GpuModel_memoryBandwidthGBs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fp32Tflops":
+			out.Values[i] = ec._GpuModel_fp32Tflops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fp16Tflops":
+			out.Values[i] = ec._GpuModel_fp16Tflops(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fp16TensorTflops":
+			out.Values[i] = ec._GpuModel_fp16TensorTflops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tf32TensorTflops":
+			out.Values[i] = ec._GpuModel_tf32TensorTflops(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maxPowerW":
+			out.Values[i] = ec._GpuModel_maxPowerW(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interface":
+			out.Values[i] = ec._GpuModel_interface(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._GpuModel_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unconfirmed":
+			out.Values[i] = ec._GpuModel_unconfirmed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var locationImplementors = []string{"Location"}
+
+func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *models.Location) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, locationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Location")
+		case "city":
+			out.Values[i] = ec._Location_city(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._Location_country(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "region":
+			out.Values[i] = ec._Location_region(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -3614,6 +8630,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "markNotificationsRead":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_markNotificationsRead(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitProviderApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitProviderApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateProviderApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateProviderApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveProviderApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveProviderApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rejectProviderApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rejectProviderApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestApplicationInfo":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestApplicationInfo(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createAgentToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAgentToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeAgentToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeAgentToken(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -3856,6 +8921,279 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var providerImplementors = []string{"Provider"}
+
+func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet, obj *models.Provider) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Provider")
+		case "id":
+			out.Values[i] = ec._Provider_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tier":
+			out.Values[i] = ec._Provider_tier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Provider_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Provider_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "agentTokens":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_agentTokens(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var providerApplicationImplementors = []string{"ProviderApplication"}
+
+func (ec *executionContext) _ProviderApplication(ctx context.Context, sel ast.SelectionSet, obj *models.ProviderApplication) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerApplicationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderApplication")
+		case "id":
+			out.Values[i] = ec._ProviderApplication_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._ProviderApplication_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullName":
+			out.Values[i] = ec._ProviderApplication_fullName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "email":
+			out.Values[i] = ec._ProviderApplication_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "company":
+			out.Values[i] = ec._ProviderApplication_company(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gpus":
+			out.Values[i] = ec._ProviderApplication_gpus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "upsProtected":
+			out.Values[i] = ec._ProviderApplication_upsProtected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "commitmentMonths":
+			out.Values[i] = ec._ProviderApplication_commitmentMonths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maintenanceNotes":
+			out.Values[i] = ec._ProviderApplication_maintenanceNotes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "suggestedTier":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProviderApplication_suggestedTier(ctx, field, obj)
+				})
+		case "tier":
+			out.Values[i] = ec._ProviderApplication_tier(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "history":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProviderApplication_history(ctx, field, obj)
+				})
+		case "submittedAt":
+			out.Values[i] = ec._ProviderApplication_submittedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._ProviderApplication_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var providerApplicationConnectionImplementors = []string{"ProviderApplicationConnection"}
+
+func (ec *executionContext) _ProviderApplicationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ProviderApplicationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerApplicationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderApplicationConnection")
+		case "edges":
+			out.Values[i] = ec._ProviderApplicationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ProviderApplicationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ProviderApplicationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var providerApplicationEdgeImplementors = []string{"ProviderApplicationEdge"}
+
+func (ec *executionContext) _ProviderApplicationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ProviderApplicationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerApplicationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderApplicationEdge")
+		case "cursor":
+			out.Values[i] = ec._ProviderApplicationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ProviderApplicationEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var providerApplicationPayloadImplementors = []string{"ProviderApplicationPayload"}
+
+func (ec *executionContext) _ProviderApplicationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ProviderApplicationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerApplicationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderApplicationPayload")
+		case "application":
+			out.Values[i] = ec._ProviderApplicationPayload_application(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._ProviderApplicationPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -3893,6 +9231,36 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_notifications(ctx, field)
 				})
+		case "supportedGpuModels":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_supportedGpuModels(ctx, field)
+				})
+		case "myApplication":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myApplication(ctx, field)
+				})
+		case "providerApplications":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_providerApplications(ctx, field)
+				})
+		case "providerApplication":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_providerApplication(ctx, field)
+				})
+		case "myProvider":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myProvider(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -3906,6 +9274,44 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var revokeAgentTokenPayloadImplementors = []string{"RevokeAgentTokenPayload"}
+
+func (ec *executionContext) _RevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeAgentTokenPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, revokeAgentTokenPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RevokeAgentTokenPayload")
+		case "agentToken":
+			out.Values[i] = ec._RevokeAgentTokenPayload_agentToken(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._RevokeAgentTokenPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -3942,6 +9348,44 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var tierSuggestionImplementors = []string{"TierSuggestion"}
+
+func (ec *executionContext) _TierSuggestion(ctx context.Context, sel ast.SelectionSet, obj *model.TierSuggestion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tierSuggestionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TierSuggestion")
+		case "tier":
+			out.Values[i] = ec._TierSuggestion_tier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasons":
+			out.Values[i] = ec._TierSuggestion_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var userImplementors = []string{"User"}
@@ -4402,12 +9846,187 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAgentToken2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AgentToken) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentToken2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentToken(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentToken2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentToken(ctx context.Context, sel ast.SelectionSet, v *models.AgentToken) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AgentToken!")
+		return graphql.Null
+	}
+	return ec._AgentToken(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNApplicationAction2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationAction(ctx context.Context, v any) (models.ApplicationAction, error) {
+	var res models.ApplicationAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationAction2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationAction(ctx context.Context, sel ast.SelectionSet, v models.ApplicationAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNApplicationActor2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationActor(ctx context.Context, sel ast.SelectionSet, v *model.ApplicationActor) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ApplicationActor!")
+		return graphql.Null
+	}
+	return ec._ApplicationActor(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNApplicationEvent2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.ApplicationEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApplicationEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationEvent(ctx context.Context, sel ast.SelectionSet, v *models.ApplicationEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ApplicationEvent!")
+		return graphql.Null
+	}
+	return ec._ApplicationEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNApplicationGpu2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationGpuᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.ApplicationGpu) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationGpu2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationGpu(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApplicationGpu2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationGpu(ctx context.Context, sel ast.SelectionSet, v *models.ApplicationGpu) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ApplicationGpu!")
+		return graphql.Null
+	}
+	return ec._ApplicationGpu(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNApplicationGpuInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationGpuInputᚄ(ctx context.Context, v any) ([]*model.ApplicationGpuInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ApplicationGpuInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationGpuInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationGpuInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNApplicationGpuInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationGpuInput(ctx context.Context, v any) (*model.ApplicationGpuInput, error) {
+	res, err := ec.unmarshalInputApplicationGpuInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNApplicationStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx context.Context, v any) (models.ApplicationStatus, error) {
+	var res models.ApplicationStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx context.Context, sel ast.SelectionSet, v models.ApplicationStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNApprovalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApprovalPayload(ctx context.Context, sel ast.SelectionSet, v *model.ApprovalPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ApprovalPayload!")
+		return graphql.Null
+	}
+	return ec._ApprovalPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAuthPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAuthPayload(ctx context.Context, sel ast.SelectionSet, v *model.AuthPayload) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AuthPayload!")
 		return graphql.Null
 	}
 	return ec._AuthPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAvailability2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailability(ctx context.Context, sel ast.SelectionSet, v models.Availability) graphql.Marshaler {
+	return ec._Availability(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityInput(ctx context.Context, v any) (*model.AvailabilityInput, error) {
+	res, err := ec.unmarshalInputAvailabilityInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAvailabilityKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityKind(ctx context.Context, v any) (models.AvailabilityKind, error) {
+	var res models.AvailabilityKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAvailabilityKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityKind(ctx context.Context, sel ast.SelectionSet, v models.AvailabilityKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAvailabilityWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AvailabilityWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityWindow2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAvailabilityWindow2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindow(ctx context.Context, sel ast.SelectionSet, v *models.AvailabilityWindow) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AvailabilityWindow!")
+		return graphql.Null
+	}
+	return ec._AvailabilityWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAvailabilityWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInput(ctx context.Context, v any) (*model.AvailabilityWindowInput, error) {
+	res, err := ec.unmarshalInputAvailabilityWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -4424,6 +10043,14 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCreateAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreateAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateAgentTokenPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateAgentTokenPayload!")
+		return graphql.Null
+	}
+	return ec._CreateAgentTokenPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := graphql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -4436,6 +10063,44 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 		graphql.AddInvalidNullFromMarshaler(ctx, "DateTime!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalNGpuModel2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModelᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.GpuModel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx context.Context, sel ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GpuModel!")
+		return graphql.Null
+	}
+	return ec._GpuModel(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
@@ -4478,6 +10143,15 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNLocation2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLocation(ctx context.Context, sel ast.SelectionSet, v models.Location) graphql.Marshaler {
+	return ec._Location(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNLocationInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐLocationInput(ctx context.Context, v any) (*model.LocationInput, error) {
+	res, err := ec.unmarshalInputLocationInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNLogInInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐLogInInput(ctx context.Context, v any) (model.LogInInput, error) {
@@ -4573,6 +10247,77 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx context.Context, sel ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderApplication!")
+		return graphql.Null
+	}
+	return ec._ProviderApplication(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProviderApplicationConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationConnection(ctx context.Context, sel ast.SelectionSet, v *model.ProviderApplicationConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderApplicationConnection!")
+		return graphql.Null
+	}
+	return ec._ProviderApplicationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProviderApplicationEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ProviderApplicationEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProviderApplicationEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProviderApplicationEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationEdge(ctx context.Context, sel ast.SelectionSet, v *model.ProviderApplicationEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderApplicationEdge!")
+		return graphql.Null
+	}
+	return ec._ProviderApplicationEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProviderApplicationInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationInput(ctx context.Context, v any) (model.ProviderApplicationInput, error) {
+	res, err := ec.unmarshalInputProviderApplicationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProviderApplicationPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationPayload(ctx context.Context, sel ast.SelectionSet, v *model.ProviderApplicationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderApplicationPayload!")
+		return graphql.Null
+	}
+	return ec._ProviderApplicationPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, v any) (models.ProviderTier, error) {
+	var res models.ProviderTier
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, sel ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNRevokeAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeAgentTokenPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RevokeAgentTokenPayload!")
+		return graphql.Null
+	}
+	return ec._RevokeAgentTokenPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRole(ctx context.Context, v any) (models.Role, error) {
 	var res models.Role
 	err := res.UnmarshalGQL(v)
@@ -4632,6 +10377,43 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTierSuggestion2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐTierSuggestion(ctx context.Context, sel ast.SelectionSet, v *model.TierSuggestion) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TierSuggestion!")
+		return graphql.Null
+	}
+	return ec._TierSuggestion(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -4654,6 +10436,16 @@ func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return ec._UserError(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐWeekday(ctx context.Context, v any) (models.Weekday, error) {
+	var res models.Weekday
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWeekday2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐWeekday(ctx context.Context, sel ast.SelectionSet, v models.Weekday) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -4798,6 +10590,46 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAgentToken2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentToken(ctx context.Context, sel ast.SelectionSet, v *models.AgentToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AgentToken(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOApplicationStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx context.Context, v any) (*models.ApplicationStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(models.ApplicationStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOApplicationStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx context.Context, sel ast.SelectionSet, v *models.ApplicationStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInputᚄ(ctx context.Context, v any) ([]*model.AvailabilityWindowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AvailabilityWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAvailabilityWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -4844,6 +10676,30 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx context.Context, sel ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GpuModel(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -4915,6 +10771,36 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProvider(ctx context.Context, sel ast.SelectionSet, v *models.Provider) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Provider(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx context.Context, sel ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ProviderApplication(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, v any) (*models.ProviderTier, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(models.ProviderTier)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, sel ast.SelectionSet, v *models.ProviderTier) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {

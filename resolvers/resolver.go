@@ -10,13 +10,15 @@ import (
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/onboarding"
 )
 
 // Resolver is the dependency-injection root; gqlgen never regenerates it.
 type Resolver struct {
-	Auth   *auth.Service
-	Notify *notify.Service
-	Logger *slog.Logger
+	Auth       *auth.Service
+	Notify     *notify.Service
+	Onboarding *onboarding.Service
+	Logger     *slog.Logger
 }
 
 // NewSchema returns the executable schema over r, with its complexity

@@ -6,6 +6,31 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
+// ApplicationActor is who took a step: the applicant or a reviewer.
+type ApplicationActor struct {
+	Name    string `json:"name"`
+	IsAdmin bool   `json:"isAdmin"`
+}
+
+type ApplicationGpuInput struct {
+	// A supportedGpuModels key, or OTHER with otherModel.
+	ModelKey   string  `json:"modelKey"`
+	OtherModel *string `json:"otherModel,omitempty"`
+	// 1 to 10,000.
+	Quantity     int                `json:"quantity"`
+	RAMGb        int                `json:"ramGb"`
+	UploadGbps   float64            `json:"uploadGbps"`
+	DownloadGbps float64            `json:"downloadGbps"`
+	Availability *AvailabilityInput `json:"availability"`
+	Location     *LocationInput     `json:"location"`
+}
+
+type ApprovalPayload struct {
+	Application *models.ProviderApplication `json:"application,omitempty"`
+	Provider    *models.Provider            `json:"provider,omitempty"`
+	UserErrors  []*UserError                `json:"userErrors"`
+}
+
 // AuthPayload answers signUp and logIn. On success token is a bearer token for
 // API clients (the SPA uses the HttpOnly session cookie set on the same
 // response) and user is the account; on failure both are null and userErrors
@@ -14,6 +39,35 @@ type AuthPayload struct {
 	Token      *string      `json:"token,omitempty"`
 	User       *models.User `json:"user,omitempty"`
 	UserErrors []*UserError `json:"userErrors"`
+}
+
+type AvailabilityInput struct {
+	Kind     models.AvailabilityKind    `json:"kind"`
+	TimeZone *string                    `json:"timeZone,omitempty"`
+	Windows  []*AvailabilityWindowInput `json:"windows,omitempty"`
+}
+
+type AvailabilityWindowInput struct {
+	Day models.Weekday `json:"day"`
+	// HH:MM, 00:00–23:59.
+	Start string `json:"start"`
+	// HH:MM after start, up to 24:00.
+	End string `json:"end"`
+}
+
+type CreateAgentTokenPayload struct {
+	// The secret, shown only in this response.
+	Token      *string            `json:"token,omitempty"`
+	AgentToken *models.AgentToken `json:"agentToken,omitempty"`
+	// The command that installs the agent with this token.
+	InstallCommand *string      `json:"installCommand,omitempty"`
+	UserErrors     []*UserError `json:"userErrors"`
+}
+
+type LocationInput struct {
+	City    *string `json:"city,omitempty"`
+	Country *string `json:"country,omitempty"`
+	Region  *string `json:"region,omitempty"`
 }
 
 type LogInInput struct {
@@ -60,7 +114,39 @@ type PageInfo struct {
 	EndCursor   *string `json:"endCursor,omitempty"`
 }
 
+type ProviderApplicationConnection struct {
+	Edges      []*ProviderApplicationEdge `json:"edges"`
+	PageInfo   *PageInfo                  `json:"pageInfo"`
+	TotalCount int                        `json:"totalCount"`
+}
+
+type ProviderApplicationEdge struct {
+	Cursor string                      `json:"cursor"`
+	Node   *models.ProviderApplication `json:"node"`
+}
+
+type ProviderApplicationInput struct {
+	FullName     string                 `json:"fullName"`
+	Email        string                 `json:"email"`
+	Company      *string                `json:"company,omitempty"`
+	Gpus         []*ApplicationGpuInput `json:"gpus"`
+	UpsProtected bool                   `json:"upsProtected"`
+	// 3, 6, 12 or more months.
+	CommitmentMonths int     `json:"commitmentMonths"`
+	MaintenanceNotes *string `json:"maintenanceNotes,omitempty"`
+}
+
+type ProviderApplicationPayload struct {
+	Application *models.ProviderApplication `json:"application,omitempty"`
+	UserErrors  []*UserError                `json:"userErrors"`
+}
+
 type Query struct {
+}
+
+type RevokeAgentTokenPayload struct {
+	AgentToken *models.AgentToken `json:"agentToken,omitempty"`
+	UserErrors []*UserError       `json:"userErrors"`
 }
 
 type SignUpInput struct {
@@ -71,6 +157,12 @@ type SignUpInput struct {
 }
 
 type Subscription struct {
+}
+
+// TierSuggestion is the system's suggested tier and the rules behind it.
+type TierSuggestion struct {
+	Tier    models.ProviderTier `json:"tier"`
+	Reasons []string            `json:"reasons"`
 }
 
 // UserError is a validation problem with the input of a mutation. Nothing was

@@ -75,7 +75,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 				writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, "the Authorization header must be \"Bearer <token>\"")
 				return
 			}
-			v, err := a.auth.Authenticate(ctx, tok)
+			ctx, err := a.authenticateBearer(ctx, tok)
 			if err != nil {
 				if fault.CodeOf(err) == fault.Unauthenticated {
 					writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, publicMessage(err))
@@ -84,7 +84,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 				writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(auth.WithViewer(ctx, v)))
+			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
 		if spa {
@@ -125,12 +125,29 @@ func (a *authenticator) wsInit(ctx context.Context, payload map[string]any) (con
 	if tok == "" {
 		return ctx, nil
 	}
-	v, err := a.auth.Authenticate(ctx, tok)
+	actx, err := a.authenticateBearer(ctx, tok)
 	if err != nil {
 		if fault.CodeOf(err) == fault.Unauthenticated {
 			return ctx, err
 		}
 		return ctx, errors.New("internal error")
+	}
+	return actx, nil
+}
+
+// authenticateBearer puts the identity of a bearer token into ctx: an
+// agent for agent tokens, a viewer for session tokens.
+func (a *authenticator) authenticateBearer(ctx context.Context, tok string) (context.Context, error) {
+	if auth.IsAgentToken(tok) {
+		ag, err := a.auth.AuthenticateAgent(ctx, tok)
+		if err != nil {
+			return ctx, err
+		}
+		return auth.WithAgent(ctx, ag), nil
+	}
+	v, err := a.auth.Authenticate(ctx, tok)
+	if err != nil {
+		return ctx, err
 	}
 	return auth.WithViewer(ctx, v), nil
 }

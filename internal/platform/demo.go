@@ -6,34 +6,124 @@ import (
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
 
 // DemoPassword is the password of every demo account (README lists them).
 const DemoPassword = "gpunex-demo"
 
-// DemoAccounts are the accounts `gpunex serve --demo` makes sure exist.
-var DemoAccounts = []struct {
+// demoAccount is one account of the demo world and what happens to its
+// provider application.
+type demoAccount struct {
 	Email string
 	Name  string
-	Roles []models.Role
-}{
-	{Email: "admin@gpunex.demo", Name: "Ada Admin", Roles: []models.Role{models.RoleAdmin}},
-	{Email: "provider@gpunex.demo", Name: "Priya Provider", Roles: []models.Role{models.RoleProvider}},
-	{Email: "customer@gpunex.demo", Name: "Carlos Customer", Roles: nil},
+	Admin bool
+	// Application, when set, is submitted and then taken to Outcome.
+	Application *onboarding.Input
+	Outcome     models.ApplicationStatus
+	Note        string
 }
+
+func str(s string) *string { return &s }
+
+func demoApplication(name, email string, company *string, ups bool, months int, gpus ...onboarding.GPUInput) *onboarding.Input {
+	return &onboarding.Input{FullName: name, Email: email, Company: company, UpsProtected: ups, CommitmentMonths: months, Gpus: gpus}
+}
+
+func alwaysGPU(model string, qty int, city, country string) onboarding.GPUInput {
+	return onboarding.GPUInput{
+		ModelKey: model, Quantity: qty, RAMGb: 512, UploadGbps: 10, DownloadGbps: 10,
+		Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways},
+		Location:     models.Location{City: str(city), Country: str(country)},
+	}
+}
+
+func eveningsGPU(model string, qty int, tz, city, country string) onboarding.GPUInput {
+	g := onboarding.GPUInput{
+		ModelKey: model, Quantity: qty, RAMGb: 64, UploadGbps: 0.5, DownloadGbps: 1,
+		Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: str(tz)},
+		Location:     models.Location{City: str(city), Country: str(country)},
+	}
+	for _, d := range models.Weekdays[:5] {
+		g.Availability.Windows = append(g.Availability.Windows, models.AvailabilityWindow{Day: d, Start: "19:00", End: "24:00"})
+	}
+	g.Availability.Windows = append(g.Availability.Windows,
+		models.AvailabilityWindow{Day: models.Saturday, Start: "00:00", End: "24:00"},
+		models.AvailabilityWindow{Day: models.Sunday, Start: "00:00", End: "24:00"})
+	return g
+}
+
+// DemoAccounts are the accounts `gpunex serve --demo` makes sure exist: an
+// admin, an approved provider, a customer, and applicants whose
+// applications wait in each state of review.
+var DemoAccounts = []demoAccount{
+	{Email: "admin@gpunex.demo", Name: "Ada Admin", Admin: true},
+	{Email: "provider@gpunex.demo", Name: "Priya Provider", Outcome: models.ApplicationApproved,
+		Application: demoApplication("Priya Provider", "provider@gpunex.demo", str("Lisbon GPU Works"), true, 12,
+			alwaysGPU("H100_SXM_80GB", 8, "Lisbon", "Portugal"), alwaysGPU("L4_24GB", 4, "Lisbon", "Portugal"))},
+	{Email: "customer@gpunex.demo", Name: "Carlos Customer"},
+	{Email: "applicant@gpunex.demo", Name: "Sam Submitted", Outcome: models.ApplicationSubmitted,
+		Application: demoApplication("Sam Submitted", "applicant@gpunex.demo", nil, false, 6,
+			eveningsGPU("RTX_4090_24GB", 2, "America/Sao_Paulo", "São Paulo", "Brazil"))},
+	{Email: "info@gpunex.demo", Name: "Ines Info", Outcome: models.ApplicationInfoRequested,
+		Note: "Which UPS protects the rack, and for how long does it hold the load?",
+		Application: demoApplication("Ines Info", "info@gpunex.demo", str("Frankfurt Compute GmbH"), false, 24,
+			alwaysGPU("A100_SXM_80GB", 16, "Frankfurt", "Germany"))},
+	{Email: "rejected@gpunex.demo", Name: "Rex Rejected", Outcome: models.ApplicationRejected,
+		Note: "Consumer GPUs without ECC on a 100 Mbps home link do not meet our minimum network requirements.",
+		Application: demoApplication("Rex Rejected", "rejected@gpunex.demo", nil, false, 3,
+			eveningsGPU(onboardingOther, 1, "Asia/Kolkata", "Pune", "India"))},
+}
+
+const onboardingOther = "OTHER"
 
 // SeedDemo creates the demo world. It is idempotent: accounts that exist
 // are left as they are, so restarting with --demo keeps your changes.
 func SeedDemo(ctx context.Context, p *Platform) error {
+	var admin *auth.Viewer
 	for _, a := range DemoAccounts {
-		if _, err := p.Auth.UserByEmail(ctx, a.Email); err == nil {
+		u, err := p.Auth.UserByEmail(ctx, a.Email)
+		if err == nil {
+			if a.Admin {
+				admin = &auth.Viewer{User: u, Roles: []models.Role{models.RoleCustomer, models.RoleAdmin}}
+			}
 			continue
 		} else if fault.CodeOf(err) != fault.NotFound {
 			return fmt.Errorf("platform: demo: %w", err)
 		}
-		if _, err := p.Auth.CreateUser(ctx, auth.SignUpInput{Email: a.Email, Name: a.Name, Password: DemoPassword}, a.Roles...); err != nil {
+		var roles []models.Role
+		if a.Admin {
+			roles = append(roles, models.RoleAdmin)
+		}
+		u, err = p.Auth.CreateUser(ctx, auth.SignUpInput{Email: a.Email, Name: a.Name, Password: DemoPassword}, roles...)
+		if err != nil {
 			return fmt.Errorf("platform: demo: unable to create %s: %w", a.Email, err)
+		}
+		if a.Admin {
+			admin = &auth.Viewer{User: u, Roles: u.Roles}
+		}
+		if a.Application == nil || admin == nil {
+			continue
+		}
+		in := *a.Application
+		if in.Gpus[0].ModelKey == onboardingOther {
+			in.Gpus[0].OtherModel = str("GeForce GTX 1080 Ti")
+		}
+		app, err := p.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: u.Roles}, in)
+		if err != nil {
+			return fmt.Errorf("platform: demo: application of %s: %w", a.Email, err)
+		}
+		switch a.Outcome {
+		case models.ApplicationApproved:
+			_, _, err = p.Onboarding.Approve(ctx, admin, app.ID, nil, str("Welcome to GPUnex!"))
+		case models.ApplicationInfoRequested:
+			_, err = p.Onboarding.RequestInfo(ctx, admin, app.ID, a.Note)
+		case models.ApplicationRejected:
+			_, err = p.Onboarding.Reject(ctx, admin, app.ID, a.Note)
+		}
+		if err != nil {
+			return fmt.Errorf("platform: demo: review of %s: %w", a.Email, err)
 		}
 	}
 	p.cfg.Logger.Info("platform: demo world ready", "accounts", len(DemoAccounts))

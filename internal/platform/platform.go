@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/argon2id"
@@ -23,7 +24,10 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/installer"
+	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/resolvers"
@@ -39,8 +43,20 @@ type Config struct {
 	// "gpunex:"), so several deployments or test runs can share a server.
 	RedisPrefix string
 	Demo        bool
-	API         api.Config
-	Logger      *slog.Logger
+	// PublicURL is where providers and browsers reach the platform (links
+	// in emails, the install command). Empty: http://<Addr>, or the
+	// request's own host for the installer.
+	PublicURL string
+	// SMTPURL sends email through an SMTP server
+	// (smtp://user:pass@host:587?from=noreply@example.com); empty writes
+	// each message as an .eml file under DataDir/mail/outbox.
+	SMTPURL string
+	// MailFrom is the sender address (default noreply@gpunex.local).
+	MailFrom string
+	// AgentImage is the container image the installer starts.
+	AgentImage string
+	API        api.Config
+	Logger     *slog.Logger
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// PasswordParams default to auth.DefaultParams (tests pass cheap ones).
@@ -51,14 +67,16 @@ type Config struct {
 
 // Platform is an assembled server.
 type Platform struct {
-	cfg      Config
-	DB       *store.DB
-	Bus      bus.Bus
-	Presence presence.Store
-	Auth     *auth.Service
-	Notify   *notify.Service
-	Handler  http.Handler
-	redis    *redis.Client
+	cfg        Config
+	DB         *store.DB
+	Bus        bus.Bus
+	Presence   presence.Store
+	Auth       *auth.Service
+	Notify     *notify.Service
+	Onboarding *onboarding.Service
+	Mail       *mail.Worker
+	Handler    http.Handler
+	redis      *redis.Client
 }
 
 // New opens and migrates the database, connects the backends and builds
@@ -122,7 +140,27 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Notify = notify.NewService(db, p.Bus, cfg.Clock, cfg.Logger)
 	p.Auth.OnSignUp(p.Notify.Welcome)
 
-	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Logger: cfg.Logger}
+	from := cfg.MailFrom
+	if from == "" {
+		from = "GPUnex <noreply@gpunex.local>"
+	}
+	dataDir := cfg.DataDir
+	if dataDir == "" {
+		dataDir = "data"
+	}
+	sender, err := mail.NewSender(cfg.SMTPURL, dataDir, from)
+	if err != nil {
+		return nil, fmt.Errorf("platform: %w", err)
+	}
+	p.Mail = mail.NewWorker(db, sender, cfg.Clock, cfg.Logger, mail.WorkerConfig{})
+	outbox := mail.NewOutbox(cfg.Clock, p.Mail.Kick)
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + cfg.Addr
+	}
+	p.Onboarding = onboarding.NewService(db, p.Auth, p.Notify, outbox, cfg.Clock, cfg.Logger, publicURL)
+
+	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Onboarding: p.Onboarding, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -136,6 +174,14 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 			{Name: "database", Ping: db.Ping},
 			{Name: "events", Ping: p.Bus.Ping},
 			{Name: "presence", Ping: p.Presence.Ping},
+		},
+		Routes: map[string]http.Handler{
+			"GET " + installer.Path: installer.Handler(func(r *http.Request) string {
+				if cfg.PublicURL != "" {
+					return cfg.PublicURL
+				}
+				return installer.RequestServerURL(r)
+			}, cmpOr(cfg.AgentImage, installer.DefaultAgentImage)),
 		},
 	})
 
@@ -174,6 +220,14 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	// Background work lives as long as the server.
+	var background sync.WaitGroup
+	background.Add(1)
+	go func() {
+		defer background.Done()
+		_ = p.Mail.Run(baseCtx)
+	}()
+	defer background.Wait()
 	if ready != nil {
 		ready("http://" + ln.Addr().String())
 	}
@@ -209,4 +263,11 @@ func (p *Platform) Close() {
 	if p.DB != nil {
 		_ = p.DB.Close()
 	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

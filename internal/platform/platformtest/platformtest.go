@@ -52,6 +52,12 @@ type Options struct {
 	RedisURL    string
 	RedisPrefix string
 	SPA         fs.FS
+	// SMTPURL sends email to a test SMTP server; empty writes .eml files.
+	SMTPURL string
+	// PublicURL is the platform's public address in emails.
+	PublicURL string
+	// DataDir, when set, is the SQLite/mail directory (default a temp dir).
+	DataDir string
 }
 
 // Server is a running test server.
@@ -89,6 +95,12 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		PasswordParams: CheapPasswords,
 		Logger:         slog.New(slog.DiscardHandler),
 		SPA:            opts.SPA,
+		SMTPURL:        opts.SMTPURL,
+		PublicURL:      opts.PublicURL,
+		DataDir:        opts.DataDir,
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
 	}
 	if cfg.SPA == nil {
 		cfg.SPA = fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>GPUnex test SPA</title>")}}
@@ -101,8 +113,6 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		cfg.DatabaseURL = opts.DatabaseURL
 	case stack.Database == "postgres":
 		cfg.DatabaseURL = storetest.PostgresURL(t)
-	default:
-		cfg.DataDir = t.TempDir()
 	}
 	if stack.Redis {
 		cfg.RedisURL = opts.RedisURL

@@ -1,0 +1,19 @@
+// Package job runs customer jobs on the provider's host: the Runtime
+// interface the agent drives from the server's start and stop commands,
+// the job Spec it is given, and what it reports back (Job).
+//
+// Two implementations, one per technology:
+//
+//   - docker runs each job as a container through the Docker Engine API,
+//     isolated as the provider guide promises: only the assigned GPUs, no
+//     host mounts, not privileged, every capability dropped,
+//     no-new-privileges, pids and memory limits, and a network of its own.
+//     Containers carry labels (LabelManaged, LabelJobID, …), so an agent
+//     that restarts finds its jobs again with List.
+//   - process runs each job's command as a local process, for --simulate:
+//     the demo can rent out simulated GPUs and the simulator's load follows
+//     the jobs.
+//
+// Both validate a Spec the same way (Spec.Validate) before touching
+// anything, so a bad spec changes nothing.
+package job

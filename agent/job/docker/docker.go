@@ -1,0 +1,358 @@
+// Package docker is the job.Runtime that runs customer jobs as containers
+// through the Docker Engine API (the official moby client).
+//
+// Each job gets a container and a user-defined bridge network of its own,
+// both named ContainerName(id). The container sees only the GPUs assigned
+// to the job (a device request for their UUIDs through the NVIDIA
+// Container Toolkit), has no host mounts, is not privileged, drops every
+// capability, cannot gain privileges (no-new-privileges) and runs under
+// the spec's pids and memory limits, without swap beyond the memory limit.
+// Labels (job.LabelManaged, job.LabelJobID, …) on the container and the
+// network are how a restarted agent finds its jobs again.
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+
+	"github.com/gpunex/gpunex/agent/job"
+	"github.com/gpunex/gpunex/internal/clock"
+)
+
+// Engine is the part of the Docker Engine API client the runtime uses.
+// main passes a *client.Client (client.New(client.FromEnv)); the interface
+// keeps the runtime's needs visible and small.
+type Engine interface {
+	ImageInspect(ctx context.Context, image string, opts ...client.ImageInspectOption) (client.ImageInspectResult, error)
+	ImagePull(ctx context.Context, ref string, opts client.ImagePullOptions) (client.ImagePullResponse, error)
+	NetworkCreate(ctx context.Context, name string, opts client.NetworkCreateOptions) (client.NetworkCreateResult, error)
+	NetworkRemove(ctx context.Context, network string, opts client.NetworkRemoveOptions) (client.NetworkRemoveResult, error)
+	ContainerCreate(ctx context.Context, opts client.ContainerCreateOptions) (client.ContainerCreateResult, error)
+	ContainerStart(ctx context.Context, container string, opts client.ContainerStartOptions) (client.ContainerStartResult, error)
+	ContainerStop(ctx context.Context, container string, opts client.ContainerStopOptions) (client.ContainerStopResult, error)
+	ContainerRemove(ctx context.Context, container string, opts client.ContainerRemoveOptions) (client.ContainerRemoveResult, error)
+	ContainerInspect(ctx context.Context, container string, opts client.ContainerInspectOptions) (client.ContainerInspectResult, error)
+	ContainerList(ctx context.Context, opts client.ContainerListOptions) (client.ContainerListResult, error)
+}
+
+var _ Engine = (*client.Client)(nil)
+
+// NamePrefix starts the name of every container and network the runtime
+// creates.
+const NamePrefix = "gpunex-job-"
+
+// ContainerName is the name of a job's container and of its network.
+func ContainerName(jobID string) string { return NamePrefix + jobID }
+
+// DefaultStopGrace is how long a job has to exit after SIGTERM before the
+// engine kills it.
+const DefaultStopGrace = 10 * time.Second
+
+// Options tunes a Runtime; the zero value is usable.
+type Options struct {
+	// Clock stamps deadlines; the system clock by default.
+	Clock clock.Clock
+	// StopGrace is the time between SIGTERM and SIGKILL on Stop;
+	// DefaultStopGrace when zero.
+	StopGrace time.Duration
+}
+
+// Runtime is the docker job.Runtime.
+type Runtime struct {
+	engine    Engine
+	clock     clock.Clock
+	stopGrace time.Duration
+
+	mu       sync.Mutex
+	starting map[string]bool // ids whose Start is under way, so two never race
+}
+
+var _ job.Runtime = (*Runtime)(nil)
+
+// New returns a runtime over engine. It keeps no state of its own: all it
+// knows is in the engine, under its labels.
+func New(engine Engine, opts Options) *Runtime {
+	r := &Runtime{engine: engine, clock: opts.Clock, stopGrace: opts.StopGrace, starting: make(map[string]bool)}
+	if r.clock == nil {
+		r.clock = clock.Real{}
+	}
+	if r.stopGrace <= 0 {
+		r.stopGrace = DefaultStopGrace
+	}
+	return r
+}
+
+// Start validates spec, pulls the image if the engine lacks it, creates the
+// job's network and container, and starts it. On failure it removes what
+// it created.
+func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
+	if err := spec.Validate(); err != nil {
+		return job.Job{}, err
+	}
+	if strings.TrimSpace(spec.Image) == "" {
+		return job.Job{}, fmt.Errorf("%w: image: required by the docker runtime", job.ErrInvalidSpec)
+	}
+	r.mu.Lock()
+	if r.starting[spec.ID] {
+		r.mu.Unlock()
+		return job.Job{}, fmt.Errorf("docker: start %s: already starting: %w", spec.ID, job.ErrExists)
+	}
+	r.starting[spec.ID] = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.starting, spec.ID)
+		r.mu.Unlock()
+	}()
+
+	switch _, err := r.Inspect(ctx, spec.ID); {
+	case err == nil:
+		return job.Job{}, fmt.Errorf("docker: start %s: %w", spec.ID, job.ErrExists)
+	case !errors.Is(err, job.ErrNotFound):
+		return job.Job{}, err
+	}
+	if err := r.ensureImage(ctx, spec.Image); err != nil {
+		return job.Job{}, err
+	}
+
+	name := ContainerName(spec.ID)
+	labels := r.labels(spec)
+	if err := r.createNetwork(ctx, name, labels); err != nil {
+		return job.Job{}, err
+	}
+	created, err := r.engine.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name:             name,
+		Config:           containerConfig(spec, labels),
+		HostConfig:       hostConfig(spec, name),
+		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{name: {}}},
+	})
+	if err != nil {
+		r.cleanup(name, "")
+		return job.Job{}, fmt.Errorf("docker: create container %s: %w", name, err)
+	}
+	if _, err := r.engine.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		r.cleanup(name, created.ID)
+		return job.Job{}, fmt.Errorf("docker: start container %s: %w", name, err)
+	}
+	return r.Inspect(ctx, spec.ID)
+}
+
+// containerConfig is the container's portable configuration: image,
+// command, environment and labels. The image's user is kept: jobs are
+// built from customers' images.
+func containerConfig(spec job.Spec, labels map[string]string) *container.Config {
+	env := append([]string{"GPUNEX_JOB_ID=" + spec.ID}, spec.Env...)
+	return &container.Config{
+		Image:  spec.Image,
+		Cmd:    spec.Command,
+		Env:    env,
+		Labels: labels,
+	}
+}
+
+// hostConfig is the isolation the provider guide promises, field by field.
+// Whatever is not set here keeps Docker's default, which adds nothing from
+// the host: no binds, no mounts, no devices besides the GPUs, private pid,
+// ipc and uts namespaces.
+func hostConfig(spec job.Spec, networkName string) *container.HostConfig {
+	pids := spec.PidsLimit
+	return &container.HostConfig{
+		NetworkMode:   container.NetworkMode(networkName),
+		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyDisabled},
+		Privileged:    false,
+		CapDrop:       []string{"ALL"},
+		SecurityOpt:   []string{"no-new-privileges"},
+		ShmSize:       spec.ShmBytes,
+		Resources: container.Resources{
+			Memory:     spec.MemoryBytes,
+			MemorySwap: spec.MemoryBytes, // equal to Memory: no swap on top
+			PidsLimit:  &pids,
+			DeviceRequests: []container.DeviceRequest{{
+				Driver:       "nvidia",
+				DeviceIDs:    spec.GPUUUIDs,
+				Capabilities: [][]string{{"gpu"}},
+			}},
+		},
+	}
+}
+
+// labels are put on the job's container and network.
+func (r *Runtime) labels(spec job.Spec) map[string]string {
+	l := map[string]string{
+		job.LabelManaged: "true",
+		job.LabelJobID:   spec.ID,
+		job.LabelGPUs:    strings.Join(spec.GPUUUIDs, ","),
+	}
+	if spec.Timeout > 0 {
+		l[job.LabelDeadline] = r.clock.Now().Add(spec.Timeout).UTC().Format(time.RFC3339)
+	}
+	return l
+}
+
+// ensureImage pulls image unless the engine already has it.
+func (r *Runtime) ensureImage(ctx context.Context, image string) error {
+	_, err := r.engine.ImageInspect(ctx, image)
+	if err == nil {
+		return nil
+	}
+	if !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("docker: inspect image %s: %w", image, err)
+	}
+	pull, err := r.engine.ImagePull(ctx, image, client.ImagePullOptions{})
+	if err != nil {
+		return fmt.Errorf("docker: pull %s: %w", image, err)
+	}
+	defer pull.Close()
+	if err := pull.Wait(ctx); err != nil {
+		return fmt.Errorf("docker: pull %s: %w", image, err)
+	}
+	return nil
+}
+
+// createNetwork creates the job's own bridge network. A network left by a
+// crashed earlier attempt is removed and created afresh.
+func (r *Runtime) createNetwork(ctx context.Context, name string, labels map[string]string) error {
+	opts := client.NetworkCreateOptions{Driver: "bridge", Labels: labels}
+	_, err := r.engine.NetworkCreate(ctx, name, opts)
+	if cerrdefs.IsConflict(err) {
+		if _, rmErr := r.engine.NetworkRemove(ctx, name, client.NetworkRemoveOptions{}); rmErr != nil {
+			return fmt.Errorf("docker: remove stale network %s: %w", name, rmErr)
+		}
+		_, err = r.engine.NetworkCreate(ctx, name, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("docker: create network %s: %w", name, err)
+	}
+	return nil
+}
+
+// cleanup removes what a failed Start created. It runs on its own context:
+// the caller's may be what failed.
+func (r *Runtime) cleanup(name, containerID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if containerID != "" {
+		_, _ = r.engine.ContainerRemove(ctx, containerID, client.ContainerRemoveOptions{Force: true})
+	}
+	_, _ = r.engine.NetworkRemove(ctx, name, client.NetworkRemoveOptions{})
+}
+
+// Stop sends the job SIGTERM, kills it after the grace period, and removes
+// its container and network. A job that is already gone is not an error.
+func (r *Runtime) Stop(ctx context.Context, id string) error {
+	name := ContainerName(id)
+	j, err := r.Inspect(ctx, id)
+	switch {
+	case errors.Is(err, job.ErrNotFound):
+		// Nothing of ours to stop; a network may still be left over.
+	case err != nil:
+		return err
+	default:
+		grace := int(r.stopGrace / time.Second)
+		if j.State == job.StateRunning {
+			if _, err := r.engine.ContainerStop(ctx, j.RuntimeID, client.ContainerStopOptions{Timeout: &grace}); err != nil && !cerrdefs.IsNotFound(err) {
+				return fmt.Errorf("docker: stop container %s: %w", name, err)
+			}
+		}
+		if _, err := r.engine.ContainerRemove(ctx, j.RuntimeID, client.ContainerRemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("docker: remove container %s: %w", name, err)
+		}
+	}
+	if _, err := r.engine.NetworkRemove(ctx, name, client.NetworkRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("docker: remove network %s: %w", name, err)
+	}
+	return nil
+}
+
+// Inspect reports the job's container. A container with the job's name
+// that GPUnex did not create is not reported (ErrNotFound).
+func (r *Runtime) Inspect(ctx context.Context, id string) (job.Job, error) {
+	res, err := r.engine.ContainerInspect(ctx, ContainerName(id), client.ContainerInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		return job.Job{}, fmt.Errorf("docker: job %s: %w", id, job.ErrNotFound)
+	}
+	if err != nil {
+		return job.Job{}, fmt.Errorf("docker: inspect job %s: %w", id, err)
+	}
+	c := res.Container
+	if c.Config == nil || c.Config.Labels[job.LabelManaged] != "true" {
+		return job.Job{}, fmt.Errorf("docker: job %s (container not created by GPUnex): %w", id, job.ErrNotFound)
+	}
+	j := fromLabels(c.Config.Labels)
+	j.RuntimeID = c.ID
+	if c.State != nil {
+		j.State = state(c.State.Status)
+		j.StartedAt = parseTime(c.State.StartedAt)
+		j.FinishedAt = parseTime(c.State.FinishedAt)
+		if j.State == job.StateExited {
+			j.ExitCode = &c.State.ExitCode
+			if c.State.OOMKilled {
+				j.Reason = "oom-killed"
+			}
+		}
+	}
+	return j, nil
+}
+
+// List reports every container with the GPUnex label, running or exited.
+// It does not carry times or exit codes (the engine's list has none);
+// Inspect a job for those.
+func (r *Runtime) List(ctx context.Context) ([]job.Job, error) {
+	res, err := r.engine.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", job.LabelManaged+"=true"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("docker: list jobs: %w", err)
+	}
+	jobs := make([]job.Job, 0, len(res.Items))
+	for _, c := range res.Items {
+		j := fromLabels(c.Labels)
+		j.RuntimeID = c.ID
+		j.State = state(c.State)
+		jobs = append(jobs, j)
+	}
+	return jobs, nil
+}
+
+// fromLabels rebuilds what the labels remember of a job.
+func fromLabels(labels map[string]string) job.Job {
+	j := job.Job{ID: labels[job.LabelJobID]}
+	if g := labels[job.LabelGPUs]; g != "" {
+		j.GPUUUIDs = strings.Split(g, ",")
+	}
+	j.Deadline = parseTime(labels[job.LabelDeadline])
+	return j
+}
+
+func state(s container.ContainerState) job.State {
+	switch s {
+	case container.StateCreated:
+		return job.StateCreated
+	case container.StateRunning:
+		return job.StateRunning
+	case container.StateExited:
+		return job.StateExited
+	default:
+		return job.StateUnknown
+	}
+}
+
+// parseTime reads the engine's RFC 3339 times; its "never" is the zero
+// time, which stays zero.
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t.IsZero() || t.Year() <= 1 {
+		return time.Time{}
+	}
+	return t.UTC()
+}

@@ -1,0 +1,157 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// AgentTokenPrefix starts every agent token ("a" for agent), so it is told
+// apart from a session token at a glance and by the server.
+const AgentTokenPrefix = "gpx_a_"
+
+// Limits on agent tokens.
+const (
+	MaxAgentTokenName = 64
+	// MaxActiveAgentTokens bounds a provider's live tokens.
+	MaxActiveAgentTokens = 50
+	// agentLastUsedResolution bounds writes of last use: heartbeats arrive
+	// every few seconds and must not each write a row.
+	agentLastUsedResolution = time.Minute
+	agentTokenDisplayLength = len(AgentTokenPrefix) + 6
+)
+
+// Agent is the identity of a request made with an agent token.
+type Agent struct {
+	TokenID    int64
+	ProviderID int64
+}
+
+type agentKey struct{}
+
+// WithAgent returns ctx carrying a.
+func WithAgent(ctx context.Context, a *Agent) context.Context {
+	return context.WithValue(ctx, agentKey{}, a)
+}
+
+// AgentFrom returns the agent of ctx, or nil.
+func AgentFrom(ctx context.Context) *Agent {
+	a, _ := ctx.Value(agentKey{}).(*Agent)
+	return a
+}
+
+// RequireAgent returns the agent of ctx, or UNAUTHENTICATED.
+func RequireAgent(ctx context.Context) (*Agent, error) {
+	if a := AgentFrom(ctx); a != nil {
+		return a, nil
+	}
+	return nil, fault.E(fault.Unauthenticated, "this needs an agent token")
+}
+
+// IsAgentToken reports whether token has the agent-token prefix.
+func IsAgentToken(token string) bool { return strings.HasPrefix(token, AgentTokenPrefix) }
+
+// CreateAgentToken makes a token for providerID named name and returns it
+// with the secret, which is never stored or shown again.
+func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name string) (*models.AgentToken, string, error) {
+	name = strings.TrimSpace(name)
+	var v fault.Validation
+	switch {
+	case name == "":
+		v.Add("name", "REQUIRED", "give the token a name, e.g. the host it runs on")
+	case utf8.RuneCountInString(name) > MaxAgentTokenName:
+		v.Add("name", "TOO_LONG", fmt.Sprintf("name must be at most %d characters", MaxAgentTokenName))
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		v.Add("name", "INVALID", "name must not contain control characters")
+	}
+	if err := v.Err(); err != nil {
+		return nil, "", err
+	}
+	active, err := s.db.NewSelect().Model((*models.AgentToken)(nil)).
+		Where("provider_id = ? AND revoked_at IS NULL", providerID).Count(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("auth: unable to count agent tokens: %w", err)
+	}
+	if active >= MaxActiveAgentTokens {
+		v.Add("name", "TOO_MANY", fmt.Sprintf("a provider may hold at most %d active tokens; revoke one first", MaxActiveAgentTokens))
+		return nil, "", &v
+	}
+	secret := newToken(AgentTokenPrefix)
+	tok := &models.AgentToken{
+		ProviderID: providerID, Name: name, Prefix: secret[:agentTokenDisplayLength],
+		TokenHash: HashToken(secret), CreatedAt: s.clock.Now(),
+	}
+	if _, err := s.db.NewInsert().Model(tok).Returning("id").Exec(ctx); err != nil {
+		return nil, "", fmt.Errorf("auth: unable to create agent token: %w", err)
+	}
+	s.logger.InfoContext(ctx, "auth: agent token created", "provider_id", providerID, "token_id", tok.ID, "prefix", tok.Prefix)
+	return tok, secret, nil
+}
+
+// AgentTokens lists providerID's tokens, newest first.
+func (s *Service) AgentTokens(ctx context.Context, providerID int64) ([]*models.AgentToken, error) {
+	var out []*models.AgentToken
+	if err := s.db.NewSelect().Model(&out).Where("provider_id = ?", providerID).OrderExpr("id DESC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("auth: unable to list agent tokens: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeAgentToken revokes providerID's token tokenID at once. Revoking a
+// revoked token is not an error; another provider's token is NOT_FOUND.
+func (s *Service) RevokeAgentToken(ctx context.Context, providerID, tokenID int64) (*models.AgentToken, error) {
+	tok := new(models.AgentToken)
+	err := s.db.NewSelect().Model(tok).Where("id = ? AND provider_id = ?", tokenID, providerID).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.NotFound, "no such agent token")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: unable to load agent token: %w", err)
+	}
+	if tok.RevokedAt != nil {
+		return tok, nil
+	}
+	now := s.clock.Now()
+	if _, err := s.db.NewUpdate().Model((*models.AgentToken)(nil)).Set("revoked_at = ?", now).
+		Where("id = ? AND revoked_at IS NULL", tok.ID).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("auth: unable to revoke agent token: %w", err)
+	}
+	tok.RevokedAt = &now
+	s.logger.InfoContext(ctx, "auth: agent token revoked", "provider_id", providerID, "token_id", tok.ID)
+	return tok, nil
+}
+
+// AuthenticateAgent resolves an agent token. Unknown, malformed and revoked
+// tokens are UNAUTHENTICATED; a revoked token stops working on its next
+// request, on every replica, because the check reads the database.
+func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, error) {
+	if !looksLikeToken(AgentTokenPrefix, token) {
+		return nil, fault.E(fault.Unauthenticated, "the agent token is not valid")
+	}
+	tok := new(models.AgentToken)
+	err := s.db.NewSelect().Model(tok).Where("token_hash = ?", HashToken(token)).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.Unauthenticated, "the agent token is not valid")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: unable to look up agent token: %w", err)
+	}
+	if tok.RevokedAt != nil {
+		return nil, fault.E(fault.Unauthenticated, "the agent token was revoked; create a new one on the Tokens page")
+	}
+	now := s.clock.Now()
+	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= agentLastUsedResolution {
+		if _, err := s.db.NewUpdate().Model((*models.AgentToken)(nil)).Set("last_used_at = ?", now).
+			Where("id = ?", tok.ID).Exec(ctx); err != nil {
+			s.logger.WarnContext(ctx, "auth: unable to record agent token use", "token_id", tok.ID, "err", err)
+		}
+	}
+	return &Agent{TokenID: tok.ID, ProviderID: tok.ProviderID}, nil
+}

@@ -1,0 +1,73 @@
+// Package catalog holds the supported GPU models as data (gpus.json,
+// embedded): what the application form offers, what the agent matches NVML
+// product names against, and the vendor reference figures the benchmark
+// scores against. Figures are peak boost-clock datasheet values, dense
+// (without 2:4 sparsity); each entry names its datasheet, and figures the
+// datasheet does not confirm are listed in Unconfirmed. The table and its
+// sources are collected in ../shared/GPU-REFERENCE.md.
+package catalog
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Other is the model key for a GPU not in the catalog, named in free text.
+const Other = "OTHER"
+
+// GpuModel is one supported GPU model with its reference figures.
+type GpuModel struct {
+	Key                string   `json:"key"`
+	Family             string   `json:"family"`
+	Name               string   `json:"name"`
+	Variant            *string  `json:"variant"`
+	NvmlNames          []string `json:"nvmlNames"`
+	VramGb             int      `json:"vramGb"`
+	MemoryType         string   `json:"memoryType"`
+	MemoryBandwidthGBs float64  `json:"memoryBandwidthGBs"`
+	Fp32Tflops         float64  `json:"fp32Tflops"`
+	Fp16Tflops         *float64 `json:"fp16Tflops"`
+	Fp16TensorTflops   float64  `json:"fp16TensorTflops"`
+	Tf32TensorTflops   *float64 `json:"tf32TensorTflops"`
+	MaxPowerW          int      `json:"maxPowerW"`
+	Interface          string   `json:"interface"`
+	Source             string   `json:"source"`
+	Unconfirmed        []string `json:"unconfirmed"`
+}
+
+//go:embed gpus.json
+var gpusJSON []byte
+
+var (
+	models []*GpuModel
+	byKey  = map[string]*GpuModel{}
+	byNVML = map[string]*GpuModel{}
+)
+
+func init() {
+	if err := json.Unmarshal(gpusJSON, &models); err != nil {
+		panic(fmt.Sprintf("catalog: gpus.json is invalid: %v", err))
+	}
+	for _, m := range models {
+		if m.Unconfirmed == nil {
+			m.Unconfirmed = []string{}
+		}
+		byKey[m.Key] = m
+		for _, n := range m.NvmlNames {
+			byNVML[strings.ToLower(n)] = m
+		}
+	}
+}
+
+// Models returns every supported model in catalog order. Callers must not
+// modify the returned values.
+func Models() []*GpuModel { return models }
+
+// ByKey returns the model with key, or nil.
+func ByKey(key string) *GpuModel { return byKey[key] }
+
+// ByNVMLName returns the model NVML reports as name (case-insensitive), or
+// nil for an unknown GPU.
+func ByNVMLName(name string) *GpuModel { return byNVML[strings.ToLower(strings.TrimSpace(name))] }

@@ -1,0 +1,373 @@
+package mail_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"io"
+	"log/slog"
+	"math/big"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	netmail "net/mail"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+	"go.uber.org/goleak"
+
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// TestMain fails the package if a worker, SMTP connection or server
+// goroutine outlives the tests.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// t0 is when every test's manual clock starts.
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+const testFrom = "GPUnex <noreply@gpunex.io>"
+
+// received is one message as the SMTP server got it.
+type received struct {
+	From string   // envelope MAIL FROM
+	To   []string // envelope RCPT TO
+	Data []byte   // the RFC 5322 message
+}
+
+// smtpServer is a real SMTP server (emersion/go-smtp) on 127.0.0.1:0 that
+// keeps what arrives.
+type smtpServer struct {
+	addr string
+	port int
+
+	// username and password, when set, are required (AUTH PLAIN).
+	username, password string
+
+	mu        sync.Mutex
+	messages  []received
+	dataCalls int
+	failFirst int // the first failFirst DATA commands answer 451
+}
+
+type smtpOption func(*smtpServer, *smtp.Server)
+
+// withAuth requires AUTH PLAIN with these credentials.
+func withAuth(user, pass string) smtpOption {
+	return func(s *smtpServer, srv *smtp.Server) {
+		s.username, s.password = user, pass
+		srv.AllowInsecureAuth = true
+	}
+}
+
+// failingFirst makes the first n DATA commands fail with a temporary error.
+func failingFirst(n int) smtpOption {
+	return func(s *smtpServer, _ *smtp.Server) { s.failFirst = n }
+}
+
+// startSMTP starts a plain SMTP server, or, with cfg, an implicit-TLS one.
+func startSMTP(t *testing.T, cfg *tls.Config, opts ...smtpOption) *smtpServer {
+	t.Helper()
+	s := &smtpServer{}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
+		return &smtpSession{server: s}, nil
+	}))
+	srv.Domain = "localhost"
+	srv.ReadTimeout = 10 * time.Second
+	srv.WriteTimeout = 10 * time.Second
+	srv.ErrorLog = testLogger{t}
+	for _, o := range opts {
+		o(s, srv)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	if cfg != nil {
+		srv.TLSConfig = cfg
+		l = tls.NewListener(l, cfg)
+	}
+	s.addr = l.Addr().String()
+	s.port = l.Addr().(*net.TCPAddr).Port
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(l)
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			_ = srv.Close()
+		}
+		// Serve may not have registered l yet if the test ended at once.
+		_ = l.Close()
+		<-served
+	})
+	return s
+}
+
+// Messages returns a copy of what arrived so far.
+func (s *smtpServer) Messages() []received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]received(nil), s.messages...)
+}
+
+// DataCalls is how many deliveries were tried, failed ones included.
+func (s *smtpServer) DataCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dataCalls
+}
+
+type smtpSession struct {
+	server *smtpServer
+	authed bool
+	from   string
+	to     []string
+}
+
+func (ss *smtpSession) AuthMechanisms() []string {
+	if ss.server.username == "" {
+		return nil
+	}
+	return []string{sasl.Plain}
+}
+
+func (ss *smtpSession) Auth(string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(_, user, pass string) error {
+		if user != ss.server.username || pass != ss.server.password {
+			return smtp.ErrAuthFailed
+		}
+		ss.authed = true
+		return nil
+	}), nil
+}
+
+func (ss *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+	if ss.server.username != "" && !ss.authed {
+		return smtp.ErrAuthRequired
+	}
+	ss.from = from
+	return nil
+}
+
+func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	ss.to = append(ss.to, to)
+	return nil
+}
+
+func (ss *smtpSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s := ss.server
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dataCalls++
+	if s.dataCalls <= s.failFirst {
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Mailbox busy, try again later"}
+	}
+	s.messages = append(s.messages, received{From: ss.from, To: append([]string(nil), ss.to...), Data: b})
+	return nil
+}
+
+func (ss *smtpSession) Reset() { ss.from, ss.to = "", nil }
+
+func (ss *smtpSession) Logout() error { return nil }
+
+type testLogger struct{ t *testing.T }
+
+func (l testLogger) Printf(format string, v ...any) { l.t.Logf("smtp server: "+format, v...) }
+func (l testLogger) Println(v ...any)               { l.t.Log(append([]any{"smtp server:"}, v...)...) }
+
+// selfSignedTLS returns a server config for 127.0.0.1 and a client config
+// trusting it.
+func selfSignedTLS(t *testing.T) (server, client *tls.Config) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "gpunex test smtp"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames:              []string{"localhost"},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
+	client = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return server, client
+}
+
+// syncBuffer is a log sink safe for the worker and the test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// bundle is what a worker test needs: a database, a manual clock, a real
+// SMTP server, and an outbox and worker wired to them as main wires them.
+type bundle struct {
+	db     *store.DB
+	clock  *clock.Manual
+	smtp   *smtpServer
+	outbox *mail.Outbox
+	worker *mail.Worker
+	logs   *syncBuffer
+}
+
+// setup starts an SMTP server and builds the outbox and worker through
+// NewSender, as --smtp-url would.
+func setup(t *testing.T, db *store.DB, cfg mail.WorkerConfig, opts ...smtpOption) *bundle {
+	t.Helper()
+	b := &bundle{db: db, clock: clock.NewManual(t0), smtp: startSMTP(t, nil, opts...), logs: &syncBuffer{}}
+	url := "smtp://127.0.0.1:" + strconv.Itoa(b.smtp.port)
+	if b.smtp.username != "" {
+		url = "smtp://" + b.smtp.username + ":" + b.smtp.password + "@127.0.0.1:" + strconv.Itoa(b.smtp.port) + "?auth=plain"
+	}
+	sender, err := mail.NewSender(url, t.TempDir(), testFrom)
+	require.NoError(t, err)
+	logger := slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b.worker = mail.NewWorker(db, sender, b.clock, logger, cfg)
+	b.outbox = mail.NewOutbox(b.clock, b.worker.Kick)
+	return b
+}
+
+// enqueue commits one message in its own transaction.
+func (b *bundle) enqueue(t *testing.T, msg mail.Message) {
+	t.Helper()
+	err := b.db.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		return b.outbox.Enqueue(ctx, tx, msg)
+	})
+	require.NoError(t, err)
+}
+
+// row loads the only outbox row with this subject.
+func (b *bundle) row(t *testing.T, subject string) *models.OutboxEmail {
+	t.Helper()
+	r := new(models.OutboxEmail)
+	require.NoError(t, b.db.NewSelect().Model(r).Where("subject = ?", subject).Scan(context.Background()))
+	return r
+}
+
+// sendDue runs one worker pass and returns how many emails it delivered.
+func (b *bundle) sendDue(t *testing.T) int {
+	t.Helper()
+	n, err := b.worker.SendDue(context.Background())
+	require.NoError(t, err)
+	return n
+}
+
+func approval(to string) mail.Message {
+	return mail.Message{
+		To:      to,
+		Subject: "Your GPUnex application was approved",
+		Text:    "Hello Ada,\n\nYour application is approved. Install the agent with:\n\ncurl -fsSL https://gpunex.example/agent/install.sh | sh\n",
+		HTML:    "<p>Hello Ada,</p><p>Your application is <b>approved</b>.</p>",
+		Kind:    "application.approved",
+	}
+}
+
+// parsed is a received or written message, decoded.
+type parsed struct {
+	Header netmail.Header
+	Text   string
+	HTML   string
+}
+
+// parse reads an RFC 5322 message as a mail client would: headers, RFC
+// 2047 words, multipart/alternative and quoted-printable.
+func parse(t *testing.T, raw []byte) parsed {
+	t.Helper()
+	m, err := netmail.ReadMessage(bytes.NewReader(raw))
+	require.NoError(t, err)
+	p := parsed{Header: m.Header}
+	mediaType, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
+	require.NoError(t, err)
+	if !strings.HasPrefix(mediaType, "multipart/") {
+		p.Text = decodePart(t, m.Header.Get("Content-Transfer-Encoding"), m.Body)
+		return p
+	}
+	require.Equal(t, "multipart/alternative", mediaType)
+	mr := multipart.NewReader(m.Body, params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		// multipart.Reader already undoes quoted-printable.
+		body := decodePart(t, part.Header.Get("Content-Transfer-Encoding"), part)
+		ct, _, err := mime.ParseMediaType(part.Header.Get("Content-Type"))
+		require.NoError(t, err)
+		switch ct {
+		case "text/plain":
+			p.Text = body
+		case "text/html":
+			p.HTML = body
+		default:
+			t.Fatalf("unexpected part %s", ct)
+		}
+	}
+	return p
+}
+
+func decodePart(t *testing.T, encoding string, r io.Reader) string {
+	t.Helper()
+	if strings.EqualFold(encoding, "quoted-printable") {
+		r = quotedprintable.NewReader(r)
+	}
+	b, err := io.ReadAll(r)
+	require.NoError(t, err)
+	return strings.ReplaceAll(string(b), "\r\n", "\n")
+}
+
+// subject decodes the Subject header's RFC 2047 words.
+func (p parsed) subject(t *testing.T) string {
+	t.Helper()
+	s, err := new(mime.WordDecoder).DecodeHeader(p.Header.Get("Subject"))
+	require.NoError(t, err)
+	return s
+}

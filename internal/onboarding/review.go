@@ -1,0 +1,257 @@
+package onboarding
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// requiredMessage validates a reviewer's reason or question.
+func requiredMessage(field, msg string) (string, error) {
+	msg = strings.TrimSpace(msg)
+	var v fault.Validation
+	checkText(&v, field, msg, MaxMessageLength, true)
+	return msg, v.Err()
+}
+
+// loadForDecision reads the application inside tx; SQLite's BEGIN
+// IMMEDIATE and PostgreSQL's row lock (FOR UPDATE) make concurrent
+// decisions on one application take turns.
+func (s *Service) loadForDecision(ctx context.Context, tx bun.Tx, id int64) (*models.ProviderApplication, error) {
+	app := new(models.ProviderApplication)
+	q := tx.NewSelect().Model(app).Where("id = ?", id)
+	if s.db.Backend() == "postgres" {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		if store.IsNoRows(err) {
+			return nil, fault.E(fault.NotFound, "no such application")
+		}
+		return nil, fmt.Errorf("onboarding: unable to load application: %w", err)
+	}
+	return app, nil
+}
+
+// Approve makes the applicant a provider with tier (the suggestion when
+// nil). It is idempotent: approving an approved application returns its
+// provider and changes nothing. Enterprise without UPS is refused.
+func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tier *models.ProviderTier, message *string) (*models.ProviderApplication, *models.Provider, error) {
+	message = trimmed(message)
+	if message != nil {
+		var v fault.Validation
+		checkText(&v, "message", *message, MaxMessageLength, false)
+		if err := v.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	var provider *models.Provider
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		app, err := s.loadForDecision(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if app.Status == models.ApplicationApproved {
+			provider = new(models.Provider)
+			return tx.NewSelect().Model(provider).Where("application_id = ?", app.ID).Scan(ctx)
+		}
+		if !app.Status.IsOpen() {
+			return invalidState(app.Status, "approved")
+		}
+		chosen := app.SuggestionTier
+		if tier != nil {
+			chosen = *tier
+		}
+		if chosen == models.TierEnterprise && !app.UpsProtected {
+			return &fault.Validation{Problems: []fault.Problem{{Field: "tier", Code: "UPS_REQUIRED", Message: "Enterprise requires UPS protection; approve as Community or ask the applicant about UPS"}}}
+		}
+		now := s.clock.Now()
+		app.Status, app.Tier, app.UpdatedAt = models.ApplicationApproved, &chosen, now
+		if _, err := tx.NewUpdate().Model(app).Column("status", "tier", "updated_at").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to approve: %w", err)
+		}
+		name := app.FullName
+		if app.Company != nil {
+			name = *app.Company
+		}
+		provider = &models.Provider{UserID: app.UserID, ApplicationID: app.ID, Tier: chosen, Name: name, CreatedAt: now}
+		if _, err := tx.NewInsert().Model(provider).Returning("id").Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to create provider: %w", err)
+		}
+		if err := s.auth.GrantRole(ctx, tx, app.UserID, models.RoleProvider); err != nil {
+			return err
+		}
+		if err := s.addEvent(ctx, tx, app, admin, models.ActionApproved, message, &chosen); err != nil {
+			return err
+		}
+		tierName := tierLabel(chosen)
+		if err := s.notify.Add(ctx, tx, &models.Notification{
+			UserID: app.UserID, Kind: KindApplicationApproved,
+			Title:  "Your provider application is approved",
+			Body:   fmt.Sprintf("Welcome aboard as a %s provider. Create an agent token and install the agent to bring your GPUs online.", tierName),
+			Params: map[string]string{"tier": string(chosen), "applicationId": strconv.FormatInt(app.ID, 10)},
+		}); err != nil {
+			return err
+		}
+		return s.outbox.Enqueue(ctx, tx, mail.Message{
+			To: app.Email, Kind: "application.approved", DedupeKey: fmt.Sprintf("application:%d:approved", app.ID),
+			Subject: "You're approved to provide GPUs on GPUnex",
+			Text:    s.approvalText(app, tierName, message),
+		})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	app, err := s.Get(ctx, id)
+	return app, provider, err
+}
+
+func tierLabel(t models.ProviderTier) string {
+	if t == models.TierEnterprise {
+		return "Enterprise"
+	}
+	return "Community"
+}
+
+func (s *Service) approvalText(app *models.ProviderApplication, tierName string, message *string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Hello %s,\n\nYour application to provide GPUs on GPUnex is approved. Your tier: %s.\n\n", app.FullName, tierName)
+	if message != nil {
+		fmt.Fprintf(&b, "A note from the reviewer:\n%s\n\n", *message)
+	}
+	fmt.Fprintf(&b, "Next steps\n\n")
+	fmt.Fprintf(&b, "1. Sign in at %s and open Provider > Agent tokens (%s/provider/tokens).\n", s.publicURL, s.publicURL)
+	fmt.Fprintf(&b, "   Create a token; it starts with %s and is shown once, so copy it.\n\n", auth.AgentTokenPrefix)
+	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.InstallCommand(""))
+	fmt.Fprintf(&b, "   replacing <your agent token> with the token. The installer checks Docker and the toolkit,\n")
+	fmt.Fprintf(&b, "   starts the gpunex-agent container, and tells you how to check it: docker ps | grep gpunex-agent\n\n")
+	fmt.Fprintf(&b, "3. Within a minute your machine and each GPU show Online on your dashboard, and the first benchmark starts.\n\n")
+	fmt.Fprintf(&b, "Welcome aboard,\nThe GPUnex team\n")
+	return b.String()
+}
+
+// Reject closes an open application with a reason the applicant sees.
+// Rejecting a rejected application changes nothing.
+func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reason string) (*models.ProviderApplication, error) {
+	reason, err := requiredMessage("reason", reason)
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		app, err := s.loadForDecision(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if app.Status == models.ApplicationRejected {
+			return nil
+		}
+		if !app.Status.IsOpen() {
+			return invalidState(app.Status, "rejected")
+		}
+		app.Status, app.UpdatedAt = models.ApplicationRejected, s.clock.Now()
+		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to reject: %w", err)
+		}
+		if err := s.addEvent(ctx, tx, app, admin, models.ActionRejected, &reason, nil); err != nil {
+			return err
+		}
+		if err := s.notify.Add(ctx, tx, &models.Notification{
+			UserID: app.UserID, Kind: KindApplicationRejected,
+			Title:  "Your provider application was not approved",
+			Body:   "Reason: " + reason,
+			Params: map[string]string{"reason": reason, "applicationId": strconv.FormatInt(app.ID, 10)},
+		}); err != nil {
+			return err
+		}
+		return s.outbox.Enqueue(ctx, tx, mail.Message{
+			To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
+			Subject: "Your GPUnex provider application",
+			Text: fmt.Sprintf("Hello %s,\n\nThank you for applying to provide GPUs on GPUnex. We cannot approve your application at this time.\n\nReason:\n%s\n\nYou are welcome to apply again once this is addressed: %s/provider/apply\n\nThe GPUnex team\n",
+				app.FullName, reason, s.publicURL),
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// RequestInfo asks the applicant for more information; they edit and
+// resubmit with Update.
+func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64, message string) (*models.ProviderApplication, error) {
+	message, err := requiredMessage("message", message)
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		app, err := s.loadForDecision(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !app.Status.IsOpen() {
+			return invalidState(app.Status, "sent back for more information")
+		}
+		app.Status, app.UpdatedAt = models.ApplicationInfoRequested, s.clock.Now()
+		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to request information: %w", err)
+		}
+		if err := s.addEvent(ctx, tx, app, admin, models.ActionInfoRequested, &message, nil); err != nil {
+			return err
+		}
+		if err := s.notify.Add(ctx, tx, &models.Notification{
+			UserID: app.UserID, Kind: KindApplicationInfoRequested,
+			Title:  "More information needed for your provider application",
+			Body:   message,
+			Params: map[string]string{"message": message, "applicationId": strconv.FormatInt(app.ID, 10)},
+		}); err != nil {
+			return err
+		}
+		n, err := tx.NewSelect().Model((*models.ApplicationEvent)(nil)).Where("application_id = ? AND action = ?", app.ID, models.ActionInfoRequested).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("onboarding: unable to count requests: %w", err)
+		}
+		return s.outbox.Enqueue(ctx, tx, mail.Message{
+			To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, n),
+			Subject: "GPUnex needs more information about your provider application",
+			Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
+				app.FullName, message, s.publicURL),
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// ProviderForUser returns userID's provider account, or nil.
+func (s *Service) ProviderForUser(ctx context.Context, userID int64) (*models.Provider, error) {
+	p := new(models.Provider)
+	err := s.db.NewSelect().Model(p).Where("user_id = ?", userID).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("onboarding: unable to load provider: %w", err)
+	}
+	return p, nil
+}
+
+// RequireProvider returns viewer's provider account, or FORBIDDEN.
+func (s *Service) RequireProvider(ctx context.Context, viewer *auth.Viewer) (*models.Provider, error) {
+	p, err := s.ProviderForUser(ctx, viewer.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fault.E(fault.Forbidden, "only approved providers may do this")
+	}
+	return p, nil
+}

@@ -1,0 +1,333 @@
+package onboarding
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Notification kinds of the onboarding journey.
+const (
+	KindApplicationSubmitted     = "APPLICATION_SUBMITTED"
+	KindApplicationApproved      = "APPLICATION_APPROVED"
+	KindApplicationRejected      = "APPLICATION_REJECTED"
+	KindApplicationInfoRequested = "APPLICATION_INFO_REQUESTED"
+)
+
+// Outbox stores an email in the caller's transaction for later delivery.
+type Outbox interface {
+	Enqueue(ctx context.Context, idb bun.IDB, msg mail.Message) error
+}
+
+// Service runs applications, reviews and providers.
+type Service struct {
+	db        *store.DB
+	auth      *auth.Service
+	notify    *notify.Service
+	outbox    Outbox
+	clock     clock.Clock
+	logger    *slog.Logger
+	publicURL string
+}
+
+// NewService returns the onboarding service. publicURL is the address
+// providers reach the platform at (for the install command in emails).
+func NewService(db *store.DB, a *auth.Service, n *notify.Service, outbox Outbox, clk clock.Clock, logger *slog.Logger, publicURL string) *Service {
+	return &Service{db: db, auth: a, notify: n, outbox: outbox, clock: clk, logger: logger, publicURL: strings.TrimRight(publicURL, "/")}
+}
+
+// InstallCommand is the one line that installs the agent with token.
+func (s *Service) InstallCommand(token string) string {
+	if token == "" {
+		token = "<your agent token>"
+	}
+	return fmt.Sprintf("curl -fsSL %s/agent/install.sh | GPUNEX_TOKEN=%s sh", s.publicURL, token)
+}
+
+func invalidState(status models.ApplicationStatus, what string) error {
+	return &fault.Validation{Problems: []fault.Problem{{
+		Field: "id", Code: "INVALID_STATE",
+		Message: fmt.Sprintf("an application that is %s cannot be %s", strings.ToLower(strings.ReplaceAll(string(status), "_", " ")), what),
+	}}}
+}
+
+// Submit stores a new application of viewer. A user may hold one open
+// application at a time, and an approved provider none.
+func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*models.ProviderApplication, error) {
+	if err := in.normalize(); err != nil {
+		return nil, err
+	}
+	var app *models.ProviderApplication
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var existing []models.ProviderApplication
+		if err := tx.NewSelect().Model(&existing).Where("user_id = ? AND status IN (?)", viewer.User.ID,
+			bun.In([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested, models.ApplicationApproved})).
+			Scan(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to check open applications: %w", err)
+		}
+		for _, e := range existing {
+			if e.Status == models.ApplicationApproved {
+				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_PROVIDER", Message: "you are already a provider"}}}
+			}
+			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_OPEN", Message: "you already have an application under review; edit it instead"}}}
+		}
+		now := s.clock.Now()
+		tier, reasons := SuggestTier(&in)
+		app = &models.ProviderApplication{
+			UserID: viewer.User.ID, Status: models.ApplicationSubmitted,
+			SuggestionTier: tier, SuggestionReasons: reasons, SubmittedAt: now, UpdatedAt: now,
+		}
+		applyInput(app, &in)
+		if _, err := tx.NewInsert().Model(app).Returning("id").Exec(ctx); err != nil {
+			if s.db.IsUniqueViolation(err) {
+				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_OPEN", Message: "you already have an application under review; edit it instead"}}}
+			}
+			return fmt.Errorf("onboarding: unable to store application: %w", err)
+		}
+		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
+			return err
+		}
+		if err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
+			return err
+		}
+		return s.notifyAdmins(ctx, tx, app)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.logger.InfoContext(ctx, "onboarding: application submitted", "application_id", app.ID, "suggested_tier", app.SuggestionTier)
+	return s.Get(ctx, app.ID)
+}
+
+// Update replaces the answers of viewer's open application; it returns to
+// SUBMITTED for review (RESUBMITTED when more information was asked for).
+func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in Input) (*models.ProviderApplication, error) {
+	if err := in.normalize(); err != nil {
+		return nil, err
+	}
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		app := new(models.ProviderApplication)
+		if err := tx.NewSelect().Model(app).Where("id = ?", id).Scan(ctx); err != nil {
+			if store.IsNoRows(err) {
+				return fault.E(fault.NotFound, "no such application")
+			}
+			return fmt.Errorf("onboarding: unable to load application: %w", err)
+		}
+		if app.UserID != viewer.User.ID {
+			return fault.E(fault.Forbidden, "only the applicant may edit an application")
+		}
+		if !app.Status.IsOpen() {
+			return invalidState(app.Status, "edited")
+		}
+		tier, reasons := SuggestTier(&in)
+		applyInput(app, &in)
+		app.Status = models.ApplicationSubmitted
+		app.SuggestionTier, app.SuggestionReasons = tier, reasons
+		app.UpdatedAt = s.clock.Now()
+		if _, err := tx.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to update application: %w", err)
+		}
+		if _, err := tx.NewDelete().Model((*models.ApplicationGpu)(nil)).Where("application_id = ?", app.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to replace GPU entries: %w", err)
+		}
+		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
+			return err
+		}
+		if err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
+			return err
+		}
+		return s.notifyAdmins(ctx, tx, app)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+func applyInput(app *models.ProviderApplication, in *Input) {
+	app.FullName, app.Email, app.Company = in.FullName, in.Email, in.Company
+	app.UpsProtected, app.CommitmentMonths, app.MaintenanceNotes = in.UpsProtected, in.CommitmentMonths, in.MaintenanceNotes
+}
+
+func (s *Service) insertGpus(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, gpus []GPUInput) error {
+	rows := make([]*models.ApplicationGpu, 0, len(gpus))
+	for i, g := range gpus {
+		row := &models.ApplicationGpu{
+			ApplicationID: app.ID, Position: i, OtherModel: g.OtherModel,
+			Quantity: g.Quantity, RAMGb: g.RAMGb, UploadGbps: g.UploadGbps, DownloadGbps: g.DownloadGbps,
+			Availability: models.Availability{Kind: g.Availability.Kind, TimeZone: g.Availability.TimeZone, Windows: []*models.AvailabilityWindow{}},
+			Location:     g.Location,
+		}
+		if g.OtherModel == nil {
+			key := g.ModelKey
+			row.ModelKey = &key
+		}
+		for _, w := range g.Availability.Windows {
+			row.Availability.Windows = append(row.Availability.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
+		}
+		rows = append(rows, row)
+	}
+	if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		return fmt.Errorf("onboarding: unable to store GPU entries: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) addEvent(ctx context.Context, tx bun.IDB, app *models.ProviderApplication, actor *auth.Viewer, action models.ApplicationAction, message *string, tier *models.ProviderTier) error {
+	ev := &models.ApplicationEvent{
+		ApplicationID: app.ID, ActorUserID: actor.User.ID, ActorName: actor.User.Name, ActorIsAdmin: actor.IsAdmin(),
+		Action: action, Message: message, Tier: tier, At: s.clock.Now(),
+	}
+	if _, err := tx.NewInsert().Model(ev).Exec(ctx); err != nil {
+		return fmt.Errorf("onboarding: unable to record history: %w", err)
+	}
+	return nil
+}
+
+// notifyAdmins tells every admin, in the app, that an application awaits
+// review.
+func (s *Service) notifyAdmins(ctx context.Context, tx bun.IDB, app *models.ProviderApplication) error {
+	var admins []int64
+	if err := tx.NewSelect().Model((*models.UserRole)(nil)).Column("user_id").Where("role = ?", models.RoleAdmin).Scan(ctx, &admins); err != nil {
+		return fmt.Errorf("onboarding: unable to list admins: %w", err)
+	}
+	for _, id := range admins {
+		err := s.notify.Add(ctx, tx, &models.Notification{
+			UserID: id, Kind: KindApplicationSubmitted,
+			Title:  "Provider application to review",
+			Body:   fmt.Sprintf("%s's application is waiting for review.", app.FullName),
+			Params: map[string]string{"applicant": app.FullName, "applicationId": strconv.FormatInt(app.ID, 10)},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Get loads an application with its GPU entries and history.
+func (s *Service) Get(ctx context.Context, id int64) (*models.ProviderApplication, error) {
+	app := new(models.ProviderApplication)
+	err := s.db.NewSelect().Model(app).Where("pa.id = ?", id).
+		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ag.position ASC") }).
+		Relation("Events", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ae.id ASC") }).
+		Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.NotFound, "no such application")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("onboarding: unable to load application: %w", err)
+	}
+	return app, nil
+}
+
+// GetFor loads an application for viewer: its applicant or an admin; for
+// anyone else it does not exist.
+func (s *Service) GetFor(ctx context.Context, viewer *auth.Viewer, id int64) (*models.ProviderApplication, error) {
+	app, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if app.UserID != viewer.User.ID && !viewer.IsAdmin() {
+		return nil, fault.E(fault.NotFound, "no such application")
+	}
+	return app, nil
+}
+
+// Latest returns userID's most recent application, or nil.
+func (s *Service) Latest(ctx context.Context, userID int64) (*models.ProviderApplication, error) {
+	var id int64
+	err := s.db.NewSelect().Model((*models.ProviderApplication)(nil)).Column("id").
+		Where("user_id = ?", userID).OrderExpr("id DESC").Limit(1).Scan(ctx, &id)
+	if store.IsNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("onboarding: unable to find application: %w", err)
+	}
+	return s.Get(ctx, id)
+}
+
+// Page is a page of applications, newest first.
+type Page struct {
+	Items       []*models.ProviderApplication
+	HasNextPage bool
+	TotalCount  int
+}
+
+// Cursor encodes an application id as a pagination cursor.
+func Cursor(id int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("application:" + strconv.FormatInt(id, 10)))
+}
+
+func parseCursor(c string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(string(b), "application:")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
+}
+
+// List returns applications for review, newest first, optionally by status.
+func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, first int, after string) (*Page, error) {
+	if first < 1 || first > 100 {
+		return nil, fault.E(fault.Invalid, "first must be between 1 and 100")
+	}
+	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
+		if status != nil {
+			q = q.Where("pa.status = ?", *status)
+		}
+		return q
+	}
+	total, err := filter(s.db.NewSelect().Model((*models.ProviderApplication)(nil))).Count(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("onboarding: unable to count applications: %w", err)
+	}
+	q := filter(s.db.NewSelect().Model((*models.ProviderApplication)(nil))).Column("pa.id").OrderExpr("pa.id DESC").Limit(int64(first + 1))
+	if after != "" {
+		id, ok := parseCursor(after)
+		if !ok {
+			return nil, fault.E(fault.Invalid, "after is not a valid cursor")
+		}
+		q = q.Where("pa.id < ?", id)
+	}
+	var ids []int64
+	if err := q.Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("onboarding: unable to list applications: %w", err)
+	}
+	page := &Page{TotalCount: int(total)}
+	if len(ids) > first {
+		ids, page.HasNextPage = ids[:first], true
+	}
+	if len(ids) == 0 {
+		return page, nil
+	}
+	var apps []*models.ProviderApplication
+	err = s.db.NewSelect().Model(&apps).Where("pa.id IN (?)", bun.In(ids)).OrderExpr("pa.id DESC").
+		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ag.position ASC") }).
+		Relation("Events", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ae.id ASC") }).
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("onboarding: unable to load applications: %w", err)
+	}
+	page.Items = apps
+	return page, nil
+}

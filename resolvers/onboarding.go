@@ -1,0 +1,66 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/models"
+)
+
+// applicationInput maps the GraphQL input to the service's input.
+func applicationInput(in model.ProviderApplicationInput) onboarding.Input {
+	out := onboarding.Input{
+		FullName: in.FullName, Email: in.Email, Company: in.Company,
+		UpsProtected: in.UpsProtected, CommitmentMonths: in.CommitmentMonths, MaintenanceNotes: in.MaintenanceNotes,
+		Gpus: make([]onboarding.GPUInput, 0, len(in.Gpus)),
+	}
+	for _, g := range in.Gpus {
+		if g == nil {
+			continue
+		}
+		gi := onboarding.GPUInput{
+			ModelKey: g.ModelKey, OtherModel: g.OtherModel, Quantity: g.Quantity, RAMGb: g.RAMGb,
+			UploadGbps: g.UploadGbps, DownloadGbps: g.DownloadGbps,
+		}
+		if a := g.Availability; a != nil {
+			gi.Availability = onboarding.AvailabilityInput{Kind: a.Kind, TimeZone: a.TimeZone}
+			for _, w := range a.Windows {
+				if w != nil {
+					gi.Availability.Windows = append(gi.Availability.Windows, models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
+				}
+			}
+		}
+		if l := g.Location; l != nil {
+			gi.Location = models.Location{City: l.City, Country: l.Country, Region: l.Region}
+		}
+		out.Gpus = append(out.Gpus, gi)
+	}
+	return out
+}
+
+// applicationPayload maps a service result to the mutation payload.
+func applicationPayload(app *models.ProviderApplication, err error) (*model.ProviderApplicationPayload, error) {
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		return &model.ProviderApplicationPayload{UserErrors: ue}, nil
+	}
+	return &model.ProviderApplicationPayload{Application: app, UserErrors: ue}, nil
+}
+
+// requireProviderAccess allows the provider's own user and admins.
+func (r *Resolver) requireProviderAccess(ctx context.Context, p *models.Provider) error {
+	v, err := auth.Require(ctx)
+	if err != nil {
+		return err
+	}
+	if v.User.ID != p.UserID && !v.IsAdmin() {
+		return fault.E(fault.Forbidden, "this belongs to another provider")
+	}
+	return nil
+}
