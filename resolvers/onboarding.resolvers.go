@@ -8,12 +8,11 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/internal/auth"
-	"github.com/gpunex/gpunex/internal/onboarding"
-
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
 

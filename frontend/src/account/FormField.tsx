@@ -1,20 +1,32 @@
-import { useId, type InputHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
 import { userErrorText } from './userErrorText';
 
-interface FormFieldProps extends InputHTMLAttributes<HTMLInputElement> {
+interface FieldFrameProps {
+  /** name is the field's path (email, gpus.0.quantity); it names the test ids. */
   name: string;
   label: string;
   hint?: string;
   /** errors are UserError codes the server returned for this field. */
   errors?: string[];
+  className?: string;
+  /** control renders the input with the ids and ARIA attributes it needs. */
+  control: (aria: ControlAria) => ReactNode;
+}
+
+/** ControlAria is what a field's control must carry to be labelled and described. */
+export interface ControlAria {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+  'data-testid': string;
 }
 
 /**
- * FormField is a labelled input that shows the server's validation errors for
- * its field, translated by code, right under it.
+ * FieldFrame lays out a label, a control, an optional hint and the server's
+ * validation errors for the field, translated by code, right under it.
  */
-export function FormField({ name, label, hint, errors = [], ...input }: FormFieldProps) {
+function FieldFrame({ name, label, hint, errors = [], className, control }: FieldFrameProps) {
   const { t } = useTranslation();
   const id = useId();
   const hintId = `${id}-hint`;
@@ -23,16 +35,14 @@ export function FormField({ name, label, hint, errors = [], ...input }: FormFiel
   const describedBy = [hint ? hintId : null, invalid ? errorId : null].filter(Boolean).join(' ');
 
   return (
-    <div className="field">
+    <div className={className ? `field ${className}` : 'field'}>
       <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        name={name}
-        aria-invalid={invalid || undefined}
-        aria-describedby={describedBy || undefined}
-        data-testid={`field-${name}`}
-        {...input}
-      />
+      {control({
+        id,
+        'aria-invalid': invalid || undefined,
+        'aria-describedby': describedBy || undefined,
+        'data-testid': `field-${name}`,
+      })}
       {hint && (
         <p className="field-hint" id={hintId}>
           {hint}
@@ -44,5 +54,135 @@ export function FormField({ name, label, hint, errors = [], ...input }: FormFiel
         </p>
       )}
     </div>
+  );
+}
+
+interface CommonProps {
+  name: string;
+  label: string;
+  hint?: string;
+  errors?: string[];
+  className?: string;
+}
+
+type FormFieldProps = CommonProps & InputHTMLAttributes<HTMLInputElement>;
+
+/**
+ * FormField is a labelled input that shows the server's validation errors for
+ * its field, translated by code, right under it.
+ */
+export function FormField({ name, label, hint, errors, className, ...input }: FormFieldProps) {
+  return (
+    <FieldFrame
+      name={name}
+      label={label}
+      hint={hint}
+      errors={errors}
+      className={className}
+      control={(aria) => <input name={name} {...aria} {...input} />}
+    />
+  );
+}
+
+type SelectFieldProps = CommonProps & SelectHTMLAttributes<HTMLSelectElement> & { children: ReactNode };
+
+/** SelectField is FormField for a select; its options are the children. */
+export function SelectField({ name, label, hint, errors, className, children, ...select }: SelectFieldProps) {
+  return (
+    <FieldFrame
+      name={name}
+      label={label}
+      hint={hint}
+      errors={errors}
+      className={className}
+      control={(aria) => (
+        <select name={name} {...aria} {...select}>
+          {children}
+        </select>
+      )}
+    />
+  );
+}
+
+type TextAreaFieldProps = CommonProps & TextareaHTMLAttributes<HTMLTextAreaElement>;
+
+/** TextAreaField is FormField for multi-line text. */
+export function TextAreaField({ name, label, hint, errors, className, ...area }: TextAreaFieldProps) {
+  return (
+    <FieldFrame
+      name={name}
+      label={label}
+      hint={hint}
+      errors={errors}
+      className={className}
+      control={(aria) => <textarea name={name} {...aria} {...area} />}
+    />
+  );
+}
+
+interface ChoiceFieldProps<V extends string> extends CommonProps { // i18n-ignore
+  value: V | null;
+  choices: readonly { value: V; label: string }[];
+  onChange: (value: V) => void;
+}
+
+/**
+ * ChoiceField is a group of radio buttons under a legend (yes/no, 24/7 or
+ * weekly), with the field's errors under it.
+ */
+export function ChoiceField<V extends string>({ name, label, hint, errors = [], className, value, choices, onChange }: ChoiceFieldProps<V>) {
+  const { t } = useTranslation();
+  const id = useId();
+  const invalid = errors.length > 0;
+  return (
+    <fieldset
+      role="radiogroup"
+      className={className ? `field choice ${className}` : 'field choice'}
+      aria-invalid={invalid || undefined}
+      aria-describedby={invalid ? `${id}-error` : hint ? `${id}-hint` : undefined}
+      data-testid={`field-${name}`}
+    >
+      <legend>{label}</legend>
+      <div className="choices">
+        {choices.map((c) => (
+          <label key={c.value} className="choice-option">
+            <input
+              type="radio"
+              name={`${id}-${name}`}
+              value={c.value}
+              checked={value === c.value}
+              onChange={() => onChange(c.value)}
+              data-testid={`field-${name}-${c.value}`}
+            />
+            {c.label}
+          </label>
+        ))}
+      </div>
+      {hint && (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {invalid && (
+        <p className="field-error" id={`${id}-error`} role="alert" data-testid={`field-${name}-error`}>
+          {errors.map((code) => userErrorText(t, name, code)).join(' ')}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/**
+ * FieldErrorText shows the errors the server returned for a group of fields
+ * (a GPU entry's location, one availability window) where no single input
+ * stands for the path.
+ */
+export function FieldErrorText({ name, errors = [] }: { name: string; errors?: string[] }) {
+  const { t } = useTranslation();
+  if (errors.length === 0) return null;
+  return (
+    <p className="field-error" role="alert" data-testid={`field-${name}-error`}>
+      {errors.map((code) => userErrorText(t, name, code)).join(' ')}
+    </p>
   );
 }

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router-dom';
+import type { Role } from '../gql/graphql';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
 import { useSession } from './session';
@@ -24,5 +26,23 @@ export function RequireAuth({ children }: { children: ReactNode }) {
 export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
   const { user } = useSession();
   if (user) return <Navigate to="/account" replace />;
+  return children;
+}
+
+/**
+ * RequireRole renders its children for a user with role and tells anyone
+ * else they may not (the server refuses them anyway; this saves a round of
+ * FORBIDDEN errors). Use it inside RequireAuth.
+ */
+export function RequireRole({ role, children }: { role: Role; children: ReactNode }) {
+  const { t } = useTranslation();
+  const { user } = useSession();
+  if (!user?.roles.includes(role)) {
+    return (
+      <div className="notice error" role="alert" data-testid="forbidden" data-code="FORBIDDEN">
+        <p>{t('errors.codes.FORBIDDEN')}</p>
+      </div>
+    );
+  }
   return children;
 }

@@ -65,3 +65,33 @@ export function fieldErrors(
   }
   return out;
 }
+
+/**
+ * PathErrors maps the full path of a UserError.field, less a leading
+ * "input.", to its codes: gpus.1.availability.windows.0.end for a field of a
+ * nested, repeatable form, where the last segment alone would be ambiguous.
+ */
+export type PathErrors = Record<string, string[]>;
+
+/** errorsByPath groups userErrors by their field path without "input.". */
+export function errorsByPath(userErrors: readonly UserErrorLike[]): PathErrors {
+  const out: PathErrors = {};
+  for (const e of userErrors) {
+    const path = e.field.replace(/^input(\.|$)/, '') || FORM_FIELD;
+    (out[path] ??= []).push(e.code);
+  }
+  return out;
+}
+
+/**
+ * splitByKnown keeps the errors whose path a form shows at a field and moves
+ * every other one to FORM_FIELD, so no error the server sent goes unseen.
+ */
+export function splitByKnown(errors: PathErrors, known: ReadonlySet<string>): PathErrors {
+  const out: PathErrors = {};
+  for (const [path, codes] of Object.entries(errors)) {
+    const key = known.has(path) ? path : FORM_FIELD;
+    (out[key] ??= []).push(...codes);
+  }
+  return out;
+}

@@ -19,10 +19,25 @@ type Documents = {
     "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.SignUpDocument,
     "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.LogInDocument,
     "\n  mutation LogOut {\n    logOut {\n      ok\n    }\n  }\n": typeof types.LogOutDocument,
+    "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          status\n          fullName\n          email\n          company\n          gpus {\n            model {\n              key\n              name\n            }\n            otherModel\n            quantity\n          }\n          suggestedTier {\n            tier\n          }\n          tier\n          submittedAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": typeof types.ApplicationQueueDocument,
+    "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n": typeof types.ApplicationReviewDocument,
+    "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.ApproveApplicationDocument,
+    "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RejectApplicationDocument,
+    "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RequestApplicationInfoDocument,
     "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n": typeof types.NotificationFieldsFragmentDoc,
     "\n  query Notifications($first: Int!) {\n    notifications(first: $first) {\n      edges {\n        node {\n          ...NotificationFields\n        }\n      }\n      unreadCount\n    }\n  }\n": typeof types.NotificationsDocument,
     "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.MarkNotificationsReadDocument,
     "\n  subscription NotificationAdded($afterId: ID) {\n    notificationAdded(afterId: $afterId) {\n      ...NotificationFields\n    }\n  }\n": typeof types.NotificationAddedDocument,
+    "\n  fragment GpuModelFields on GpuModel {\n    key\n    family\n    name\n    variant\n    vramGb\n  }\n": typeof types.GpuModelFieldsFragmentDoc,
+    "\n  fragment ApplicationFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        ...GpuModelFields\n      }\n      otherModel\n      quantity\n      ramGb\n      uploadGbps\n      downloadGbps\n      availability {\n        kind\n        timeZone\n        windows {\n          day\n          start\n          end\n        }\n      }\n      location {\n        city\n        country\n        region\n      }\n    }\n    upsProtected\n    commitmentMonths\n    maintenanceNotes\n    suggestedTier {\n      tier\n      reasons\n    }\n    tier\n    history {\n      action\n      actor {\n        name\n        isAdmin\n      }\n      message\n      tier\n      at\n    }\n    submittedAt\n    updatedAt\n  }\n": typeof types.ApplicationFieldsFragmentDoc,
+    "\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n": typeof types.SupportedGpuModelsDocument,
+    "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n": typeof types.MyApplicationDocument,
+    "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.SubmitProviderApplicationDocument,
+    "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.UpdateProviderApplicationDocument,
+    "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.AgentTokenFieldsFragmentDoc,
+    "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": typeof types.MyProviderTokensDocument,
+    "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.CreateAgentTokenDocument,
+    "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RevokeAgentTokenDocument,
 };
 const documents: Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    createdAt\n  }\n": types.UserFieldsFragmentDoc,
@@ -30,10 +45,25 @@ const documents: Documents = {
     "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.SignUpDocument,
     "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.LogInDocument,
     "\n  mutation LogOut {\n    logOut {\n      ok\n    }\n  }\n": types.LogOutDocument,
+    "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          status\n          fullName\n          email\n          company\n          gpus {\n            model {\n              key\n              name\n            }\n            otherModel\n            quantity\n          }\n          suggestedTier {\n            tier\n          }\n          tier\n          submittedAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": types.ApplicationQueueDocument,
+    "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n": types.ApplicationReviewDocument,
+    "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.ApproveApplicationDocument,
+    "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RejectApplicationDocument,
+    "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RequestApplicationInfoDocument,
     "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n": types.NotificationFieldsFragmentDoc,
     "\n  query Notifications($first: Int!) {\n    notifications(first: $first) {\n      edges {\n        node {\n          ...NotificationFields\n        }\n      }\n      unreadCount\n    }\n  }\n": types.NotificationsDocument,
     "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.MarkNotificationsReadDocument,
     "\n  subscription NotificationAdded($afterId: ID) {\n    notificationAdded(afterId: $afterId) {\n      ...NotificationFields\n    }\n  }\n": types.NotificationAddedDocument,
+    "\n  fragment GpuModelFields on GpuModel {\n    key\n    family\n    name\n    variant\n    vramGb\n  }\n": types.GpuModelFieldsFragmentDoc,
+    "\n  fragment ApplicationFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        ...GpuModelFields\n      }\n      otherModel\n      quantity\n      ramGb\n      uploadGbps\n      downloadGbps\n      availability {\n        kind\n        timeZone\n        windows {\n          day\n          start\n          end\n        }\n      }\n      location {\n        city\n        country\n        region\n      }\n    }\n    upsProtected\n    commitmentMonths\n    maintenanceNotes\n    suggestedTier {\n      tier\n      reasons\n    }\n    tier\n    history {\n      action\n      actor {\n        name\n        isAdmin\n      }\n      message\n      tier\n      at\n    }\n    submittedAt\n    updatedAt\n  }\n": types.ApplicationFieldsFragmentDoc,
+    "\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n": types.SupportedGpuModelsDocument,
+    "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n": types.MyApplicationDocument,
+    "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.SubmitProviderApplicationDocument,
+    "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.UpdateProviderApplicationDocument,
+    "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.AgentTokenFieldsFragmentDoc,
+    "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": types.MyProviderTokensDocument,
+    "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.CreateAgentTokenDocument,
+    "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RevokeAgentTokenDocument,
 };
 
 /**
@@ -73,6 +103,26 @@ export function graphql(source: "\n  mutation LogOut {\n    logOut {\n      ok\n
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          status\n          fullName\n          email\n          company\n          gpus {\n            model {\n              key\n              name\n            }\n            otherModel\n            quantity\n          }\n          suggestedTier {\n            tier\n          }\n          tier\n          submittedAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          status\n          fullName\n          email\n          company\n          gpus {\n            model {\n              key\n              name\n            }\n            otherModel\n            quantity\n          }\n          suggestedTier {\n            tier\n          }\n          tier\n          submittedAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n"): (typeof documents)["\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n"): (typeof documents)["\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -86,6 +136,46 @@ export function graphql(source: "\n  mutation MarkNotificationsRead($ids: [ID!])
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription NotificationAdded($afterId: ID) {\n    notificationAdded(afterId: $afterId) {\n      ...NotificationFields\n    }\n  }\n"): (typeof documents)["\n  subscription NotificationAdded($afterId: ID) {\n    notificationAdded(afterId: $afterId) {\n      ...NotificationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment GpuModelFields on GpuModel {\n    key\n    family\n    name\n    variant\n    vramGb\n  }\n"): (typeof documents)["\n  fragment GpuModelFields on GpuModel {\n    key\n    family\n    name\n    variant\n    vramGb\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ApplicationFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        ...GpuModelFields\n      }\n      otherModel\n      quantity\n      ramGb\n      uploadGbps\n      downloadGbps\n      availability {\n        kind\n        timeZone\n        windows {\n          day\n          start\n          end\n        }\n      }\n      location {\n        city\n        country\n        region\n      }\n    }\n    upsProtected\n    commitmentMonths\n    maintenanceNotes\n    suggestedTier {\n      tier\n      reasons\n    }\n    tier\n    history {\n      action\n      actor {\n        name\n        isAdmin\n      }\n      message\n      tier\n      at\n    }\n    submittedAt\n    updatedAt\n  }\n"): (typeof documents)["\n  fragment ApplicationFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        ...GpuModelFields\n      }\n      otherModel\n      quantity\n      ramGb\n      uploadGbps\n      downloadGbps\n      availability {\n        kind\n        timeZone\n        windows {\n          day\n          start\n          end\n        }\n      }\n      location {\n        city\n        country\n        region\n      }\n    }\n    upsProtected\n    commitmentMonths\n    maintenanceNotes\n    suggestedTier {\n      tier\n      reasons\n    }\n    tier\n    history {\n      action\n      actor {\n        name\n        isAdmin\n      }\n      message\n      tier\n      at\n    }\n    submittedAt\n    updatedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n"): (typeof documents)["\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n"): (typeof documents)["\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"): (typeof documents)["\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { ErrorNotice } from '../shell/ErrorNotice';
-import { paramsOf, type Notification } from './feed';
+import { linkOf, paramsOf, type Notification } from './feed';
 import { useNotificationFeed } from './useNotificationFeed';
 
 /**
@@ -73,7 +74,7 @@ export function NotificationBell() {
           {feed.items.length > 0 && (
             <ul className="bell-list" data-testid="notification-list">
               {feed.items.map((n) => (
-                <NotificationItem key={n.id} notification={n} />
+                <NotificationItem key={n.id} notification={n} onOpen={() => setOpen(false)} />
               ))}
             </ul>
           )}
@@ -83,9 +84,12 @@ export function NotificationBell() {
   );
 }
 
-function NotificationItem({ notification: n }: { notification: Notification }) {
+function NotificationItem({ notification: n, onOpen }: { notification: Notification; onOpen: () => void }) {
   const { t, i18n } = useTranslation();
-  const params = paramsOf(n);
+  // A tier arrives as its enum value (COMMUNITY) and is shown by its name.
+  const params = paramsOf(n, (key, value) =>
+    key === 'tier' && (value === 'ENTERPRISE' || value === 'COMMUNITY') ? t(`tiers.${value}.name`) : value,
+  );
   // kind is a stable key; an unknown kind falls back to the server's English.
   const title = t(`notifications.kinds.${n.kind}.title` as 'notifications.title', { ...params, defaultValue: n.title });
   const body = t(`notifications.kinds.${n.kind}.body` as 'notifications.title', { ...params, defaultValue: n.body });
@@ -93,6 +97,7 @@ function NotificationItem({ notification: n }: { notification: Notification }) {
     new Date(n.createdAt),
   );
   const unread = !n.readAt;
+  const link = linkOf(n);
 
   return (
     <li
@@ -103,7 +108,13 @@ function NotificationItem({ notification: n }: { notification: Notification }) {
     >
       <p className="bell-item-title">
         {unread && <span className="dot" aria-label={t('notifications.unread')} />}
-        {title}
+        {link ? (
+          <Link to={link} onClick={onOpen} data-testid="notification-link">
+            {title}
+          </Link>
+        ) : (
+          title
+        )}
       </p>
       <p className="bell-item-body">{body}</p>
       <time className="muted" dateTime={n.createdAt}>

@@ -69,7 +69,31 @@ export function resumeAfter(items: readonly Notification[]): string {
  * paramsOf turns the key/value list into interpolation values. Each value is
  * wrapped in Unicode first-strong isolates so a Latin name inside an Arabic
  * sentence (or the reverse) does not reorder the punctuation around it.
+ * translate may replace a value that is a stable key (a tier) by its name.
  */
-export function paramsOf(n: Notification): Record<string, string> {
-  return Object.fromEntries(n.params.map((p) => [p.key, `\u2068${p.value}\u2069`]));
+export function paramsOf(
+  n: Notification,
+  translate: (key: string, value: string) => string = (_key, value) => value,
+): Record<string, string> {
+  return Object.fromEntries(n.params.map((p) => [p.key, `\u2068${translate(p.key, p.value)}\u2069`]));
+}
+
+/**
+ * linkOf is the page a notification is about, or null: a new application
+ * opens its review page for the admin; a decision opens the applicant's page
+ * (the tokens page once approved, where the next step is).
+ */
+export function linkOf(n: Notification): string | null {
+  const id = n.params.find((p) => p.key === 'applicationId')?.value;
+  switch (n.kind) {
+    case 'APPLICATION_SUBMITTED':
+      return id && /^\w+$/.test(id) ? `/admin/applications/${id}` : '/admin/applications';
+    case 'APPLICATION_APPROVED':
+      return '/provider/tokens';
+    case 'APPLICATION_REJECTED':
+    case 'APPLICATION_INFO_REQUESTED':
+      return '/provider/application';
+    default:
+      return null;
+  }
 }

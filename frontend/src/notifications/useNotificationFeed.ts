@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { useClient, useMutation, useQuery, type CombinedError } from 'urql';
+import { emitNotification } from './events';
 import { emptyFeed, feedReducer, resumeAfter, type Feed } from './feed';
 import {
   MarkNotificationsReadMutation,
@@ -39,14 +40,17 @@ export function useNotificationFeed(): NotificationFeed {
   }, [data]);
 
   // Subscribe once the first page is in (afterId !== undefined). Each event
-  // goes straight to the reducer, so a burst of events loses none.
+  // goes straight to the reducer, so a burst of events loses none, and to
+  // the pages listening for what it changed.
   useEffect(() => {
     if (afterId === undefined) return;
     const { unsubscribe } = client
       .subscription(NotificationAddedSubscription, { afterId })
       .subscribe((result) => {
         const notification = result.data?.notificationAdded;
-        if (notification) dispatch({ type: 'added', notification });
+        if (!notification) return;
+        dispatch({ type: 'added', notification });
+        emitNotification(notification);
       });
     return unsubscribe;
   }, [client, afterId]);

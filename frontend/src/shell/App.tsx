@@ -1,13 +1,39 @@
+import { lazy, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router-dom';
 import { AccountPage } from '../account/AccountPage';
 import { LogInPage } from '../account/LogInPage';
-import { RedirectIfSignedIn, RequireAuth } from '../account/RequireAuth';
+import { RedirectIfSignedIn, RequireAuth, RequireRole } from '../account/RequireAuth';
 import { SessionProvider } from '../account/session';
 import { SignUpPage } from '../account/SignUpPage';
 import { ApiProvider } from '../api/ApiProvider';
 import { HomePage } from './HomePage';
 import { Layout } from './Layout';
+import { Loading } from './Loading';
 import { NotFoundPage } from './NotFoundPage';
+
+// The dashboard areas load on first visit, so the home, sign-up and log-in
+// pages do not wait for code most visitors never run.
+const RolesPage = lazy(() => import('../onboarding/RolesPage').then((m) => ({ default: m.RolesPage })));
+const ApplyPage = lazy(() => import('../onboarding/ApplyPage').then((m) => ({ default: m.ApplyPage })));
+const ApplicationStatusPage = lazy(() =>
+  import('../onboarding/ApplicationStatusPage').then((m) => ({ default: m.ApplicationStatusPage })),
+);
+const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ default: m.TokensPage })));
+const ApplicationQueuePage = lazy(() =>
+  import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
+);
+const ApplicationReviewPage = lazy(() =>
+  import('../admin/ApplicationReviewPage').then((m) => ({ default: m.ApplicationReviewPage })),
+);
+
+/** Area wraps a lazily loaded page: signed in, and a placeholder while it loads. */
+function Area({ children }: { children: ReactNode }) {
+  return (
+    <RequireAuth>
+      <Suspense fallback={<Loading />}>{children}</Suspense>
+    </RequireAuth>
+  );
+}
 
 /**
  * App wires the API client, the session and the routes. Later dashboard areas
@@ -43,6 +69,58 @@ export function App() {
                   <RequireAuth>
                     <AccountPage />
                   </RequireAuth>
+                }
+              />
+              <Route
+                path="roles"
+                element={
+                  <Area>
+                    <RolesPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/apply"
+                element={
+                  <Area>
+                    <ApplyPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/application"
+                element={
+                  <Area>
+                    <ApplicationStatusPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/tokens"
+                element={
+                  <Area>
+                    <TokensPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="admin/applications"
+                element={
+                  <Area>
+                    <RequireRole role="ADMIN">
+                      <ApplicationQueuePage />
+                    </RequireRole>
+                  </Area>
+                }
+              />
+              <Route
+                path="admin/applications/:id"
+                element={
+                  <Area>
+                    <RequireRole role="ADMIN">
+                      <ApplicationReviewPage />
+                    </RequireRole>
+                  </Area>
                 }
               />
               <Route path="*" element={<NotFoundPage />} />

@@ -1,13 +1,20 @@
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, Outlet } from 'react-router-dom';
 import { useSession } from '../account/session';
+import { useNotificationListener } from '../notifications/events';
 import { NotificationBell } from '../notifications/NotificationBell';
 import { LanguageSwitcher } from './LanguageSwitcher';
 
 /** Layout is the frame of every page: header, main content, footer. */
 export function Layout() {
   const { t } = useTranslation();
-  const { user, loading } = useSession();
+  const { user, loading, retry } = useSession();
+
+  // Approval makes the user a provider: ask who they are again so the nav
+  // (and every role check) shows it without a reload.
+  useNotificationListener((n) => {
+    if (n.kind === 'APPLICATION_APPROVED') retry();
+  });
 
   return (
     <div className="app">
@@ -25,9 +32,24 @@ export function Layout() {
           </NavLink>
           {/* Until the server says who is signed in, show neither set of links. */}
           {loading ? null : user ? (
-            <NavLink to="/account" data-testid="nav-account">
-              {t('nav.account')}
-            </NavLink>
+            <>
+              <NavLink to="/roles" data-testid="nav-roles">
+                {t('nav.roles')}
+              </NavLink>
+              {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/tokens" data-testid="nav-tokens">
+                  {t('nav.tokens')}
+                </NavLink>
+              )}
+              {user.roles.includes('ADMIN') && (
+                <NavLink to="/admin/applications" data-testid="nav-admin-applications">
+                  {t('nav.review')}
+                </NavLink>
+              )}
+              <NavLink to="/account" data-testid="nav-account">
+                {t('nav.account')}
+              </NavLink>
+            </>
           ) : (
             <>
               <NavLink to="/login" data-testid="nav-login">
