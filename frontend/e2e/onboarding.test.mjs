@@ -1,0 +1,402 @@
+// Provider onboarding end to end: a real gpunex server (demo world), two
+// Chromium contexts (applicant and admin) on the embedded SPA, and the email
+// outbox sink on disk. A new user applies with two GPU entries (a supported
+// model 24/7, another one in weekly windows in a time zone); the admin asks
+// for more information; the applicant sees it live, edits and resubmits; the
+// admin approves as Community; the applicant sees the approval live, creates
+// an agent token (shown once, with the install command) and the approval
+// email is found as an .eml file. The last screen is saved as
+// artifacts/e2e-onboarding.png.
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { launchBrowser } from './browser.mjs';
+import { artifactsDir, frontendDir, startServer } from './server.mjs';
+
+const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
+
+const STEP_TIMEOUT = 30_000;
+const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
+// The applicant's browser runs in this zone, so the form's default is known.
+const APPLICANT_ZONE = 'America/Sao_Paulo';
+const APPROVAL_SUBJECT = "You're approved to provide GPUs on GPUnex";
+
+// Notification texts carry their values in Unicode isolates (U+2068..U+2069).
+const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
+
+test('onboarding: apply with two GPUs, info requested, resubmit, approve, live notices, agent token, approval email', { timeout: 300_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let step = 'start';
+  const pages = {};
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+
+  async function newPage(name, options) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', ...options });
+    context.setDefaultTimeout(STEP_TIMEOUT);
+    const page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(`${name}: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') console.log(`${name} console error: ${msg.text()}`);
+    });
+    pages[name] = page;
+    return page;
+  }
+
+  const unreadIs = (page, n) =>
+    page.waitForFunction(
+      (want) => document.querySelector('[data-testid="notification-unread-count"]')?.textContent?.trim() === String(want),
+      n,
+      { timeout: STEP_TIMEOUT },
+    );
+
+  try {
+    browser = await launchBrowser();
+    const user = await newPage('applicant', { timezoneId: APPLICANT_ZONE });
+    const admin = await newPage('admin');
+    const u = (id) => user.getByTestId(id);
+    const a = (id) => admin.getByTestId(id);
+    const text = async (locator) => ((await locator.textContent()) ?? '').trim();
+
+    at('applicant signs up');
+    const stamp = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const applicant = {
+      name: `Grace Hopper ${stamp.slice(-5)}`,
+      email: `grace.${stamp}@example.com`,
+      password: 'cobol-compiler-1959',
+    };
+    await user.goto(`${server.url}/signup`);
+    await u('field-name').fill(applicant.name);
+    await u('field-email').fill(applicant.email);
+    await u('field-password').fill(applicant.password);
+    await u('signup-submit').click();
+    await u('account-page').waitFor();
+    await unreadIs(user, 1); // the welcome notification
+    // A marker on window survives only if the page never reloads.
+    await user.evaluate(() => {
+      window.__gpunexNoReload = true;
+    });
+
+    at('Roles page: apply to provide GPUs');
+    await u('nav-roles').click();
+    await u('roles-page').waitFor();
+    await u('role-provider').waitFor();
+    await u('roles-apply').click();
+    await u('apply-page').waitFor();
+    assert.equal(await u('field-fullName').inputValue(), applicant.name, 'full name prefilled from me');
+    assert.equal(await u('field-email').inputValue(), applicant.email, 'email prefilled from me');
+
+    at('GPU entry 1: a supported model, 24/7');
+    await u('field-company').fill('Hopper Compute');
+    // Quantity 0 is sent as is: the server's OUT_OF_RANGE must show at the field.
+    await u('field-gpus.0.modelKey').selectOption('H100_SXM_80GB');
+    await u('field-gpus.0.quantity').fill('0');
+    await u('field-gpus.0.ramGb').fill('512');
+    await u('field-gpus.0.uploadGbps').fill('10');
+    await u('field-gpus.0.downloadGbps').fill('10');
+    await u('field-gpus.0.location.city').fill('Lisbon');
+    await u('field-gpus.0.location.country').fill('Portugal');
+
+    at('GPU entry 2: another model in weekly windows, in the browser time zone');
+    await u('gpu-add').click();
+    assert.equal(await u('gpu-entry').count(), 2);
+    await u('field-gpus.1.modelKey').selectOption('RTX_4090_24GB');
+    await u('field-gpus.1.quantity').fill('4');
+    await u('field-gpus.1.ramGb').fill('128');
+    await u('field-gpus.1.uploadGbps').fill('0.5');
+    await u('field-gpus.1.downloadGbps').fill('1');
+    await u('field-gpus.1.availability.kind-WEEKLY').check();
+    assert.equal(await u('field-gpus.1.availability.timeZone').inputValue(), APPLICANT_ZONE, 'time zone defaults to the browser zone');
+    const entry2 = u('gpu-entry').nth(1);
+    assert.equal(await entry2.getByTestId('window-row').count(), 1, 'weekly starts with one window');
+    // An empty window (ends when it starts): EMPTY_WINDOW at its end.
+    await u('field-gpus.1.availability.windows.0.day').selectOption('SATURDAY');
+    await u('field-gpus.1.availability.windows.0.start').selectOption('10:00');
+    await u('field-gpus.1.availability.windows.0.end').selectOption('10:00');
+    await entry2.getByTestId('window-add').click();
+    assert.equal(await entry2.getByTestId('window-row').count(), 2);
+    await u('field-gpus.1.availability.windows.1.day').selectOption('SUNDAY');
+    await u('field-gpus.1.availability.windows.1.start').selectOption('00:00');
+    await u('field-gpus.1.availability.windows.1.end').selectOption('24:00');
+    await u('field-gpus.1.location.region').fill('sa-east');
+
+    at('infrastructure answers');
+    await u('field-upsProtected-no').check();
+    await u('field-commitmentMonths').selectOption('6');
+    await u('field-maintenanceNotes').fill('Monthly maintenance on the first Sunday.');
+
+    at('server errors are shown at their fields');
+    await u('application-submit').click();
+    await u('field-gpus.0.quantity-error').waitFor();
+    assert.equal(await text(u('field-gpus.0.quantity-error')), en.userErrors.quantity.OUT_OF_RANGE);
+    assert.equal(await text(u('field-gpus.1.availability.windows.0.end-error')), en.userErrors.EMPTY_WINDOW);
+    assert.equal(await u('field-gpus.0.quantity').getAttribute('aria-invalid'), 'true');
+
+    at('fix and submit');
+    await u('field-gpus.0.quantity').fill('8');
+    await u('field-gpus.1.availability.windows.0.end').selectOption('22:00');
+    await u('application-submit').click();
+    await u('application-page').waitFor();
+    assert.equal(await u('application-page').getAttribute('data-status'), 'SUBMITTED');
+    assert.equal(await text(u('application-status')), en.application.status.SUBMITTED);
+    assert.equal(await u('tier-suggestion').getAttribute('data-tier'), 'COMMUNITY', 'no UPS: Community is suggested');
+    assert.equal(await u('answer-gpu').count(), 2);
+
+    at('admin logs in and opens the queue');
+    await admin.goto(`${server.url}/login`);
+    await a('field-email').fill(ADMIN.email);
+    await a('field-password').fill(ADMIN.password);
+    await a('login-submit').click();
+    await a('account-page').waitFor();
+    await a('nav-admin-applications').click();
+    await a('admin-queue-page').waitFor();
+    const row = admin.locator(`[data-testid="queue-row"][data-email="${applicant.email}"]`);
+    await row.waitFor();
+    assert.equal(await row.getAttribute('data-status'), 'SUBMITTED');
+    await row.getByTestId('queue-open').click();
+    await a('admin-review-page').waitFor();
+    assert.equal(await a('answer-gpu').count(), 2, 'all GPU entries are shown');
+    const kinds = await a('answer-availability').evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
+    assert.deepEqual(kinds, ['ALWAYS', 'WEEKLY']);
+    assert.ok((await text(a('application-answers'))).includes(APPLICANT_ZONE), 'the time zone is shown');
+    assert.equal(await a('tier-suggestion').getAttribute('data-tier'), 'COMMUNITY');
+    assert.equal(await a('field-tier').inputValue(), 'COMMUNITY', 'the tier select starts at the suggestion');
+
+    at('admin: Enterprise without UPS is refused at the tier select');
+    await a('field-tier').selectOption('ENTERPRISE');
+    await a('review-approve').click();
+    await a('field-tier-error').waitFor();
+    assert.equal(await text(a('field-tier-error')), en.userErrors.UPS_REQUIRED);
+    assert.equal(await a('admin-review-page').getAttribute('data-status'), 'SUBMITTED', 'nothing changed');
+
+    at('admin: asking for information needs a message');
+    await a('review-request-info').click();
+    await a('field-message-error').waitFor();
+    assert.equal(await text(a('field-message-error')), en.userErrors.message.REQUIRED);
+
+    at('admin asks for more information');
+    const question = 'How do you cool the RTX 4090 rig, and is it on a dedicated circuit?';
+    await a('field-message').fill(question);
+    await a('review-request-info').click();
+    await a('review-done').waitFor();
+    await admin.waitForFunction(
+      () => document.querySelector('[data-testid="admin-review-page"]')?.getAttribute('data-status') === 'INFO_REQUESTED',
+    );
+
+    at('applicant sees the request live: bell and status page, no reload');
+    await unreadIs(user, 2);
+    await user.waitForFunction(
+      () => document.querySelector('[data-testid="application-page"]')?.getAttribute('data-status') === 'INFO_REQUESTED',
+    );
+    assert.equal(await text(u('application-reviewer-message')), question);
+    await u('notification-bell').click();
+    const infoItem = u('notification-item').first();
+    assert.equal(await infoItem.getAttribute('data-kind'), 'APPLICATION_INFO_REQUESTED');
+    const infoText = plain(await infoItem.textContent());
+    assert.ok(infoText.includes(en.notifications.kinds.APPLICATION_INFO_REQUESTED.title), `info notification: ${infoText}`);
+    assert.ok(infoText.includes(question), `the question is in the notification: ${infoText}`);
+    await user.keyboard.press('Escape');
+    assert.equal(await user.evaluate(() => window.__gpunexNoReload), true, 'the applicant page was not reloaded');
+
+    at('applicant edits and resubmits');
+    await u('application-edit-button').click();
+    await u('application-edit').waitFor();
+    assert.equal(await u('gpu-entry').count(), 2, 'both entries are prefilled');
+    assert.equal(await u('field-gpus.0.modelKey').inputValue(), 'H100_SXM_80GB');
+    assert.equal(await u('field-gpus.0.quantity').inputValue(), '8');
+    assert.equal(await u('field-gpus.1.availability.timeZone').inputValue(), APPLICANT_ZONE);
+    assert.equal(await u('gpu-entry').nth(1).getByTestId('window-row').count(), 2);
+    assert.equal(await u('field-upsProtected-no').isChecked(), true);
+    const answer = 'Monthly maintenance on the first Sunday. The 4090 rig is water-cooled on its own 20 A circuit.';
+    await u('field-maintenanceNotes').fill(answer);
+    await u('application-submit').click();
+    await u('application-page').waitFor();
+    await u('application-submitted-notice').waitFor();
+    assert.equal(await u('application-page').getAttribute('data-status'), 'SUBMITTED');
+    const actions = await u('history-item').evaluateAll((els) => els.map((el) => el.getAttribute('data-action')));
+    assert.deepEqual(actions, ['SUBMITTED', 'INFO_REQUESTED', 'RESUBMITTED'], 'history: who did what, in order');
+
+    at('admin approves as Community');
+    await admin.reload();
+    await a('admin-review-page').waitFor();
+    assert.equal(await a('admin-review-page').getAttribute('data-status'), 'SUBMITTED');
+    assert.equal(await text(a('answer-notes')), answer, 'the admin sees the new answer');
+    await a('field-tier').selectOption('COMMUNITY');
+    await a('field-message').fill('Welcome aboard!');
+    await a('review-approve').click();
+    await a('review-done').waitFor();
+    await admin.waitForFunction(
+      () => document.querySelector('[data-testid="admin-review-page"]')?.getAttribute('data-status') === 'APPROVED',
+    );
+    assert.equal(await a('review-tier').getAttribute('data-tier'), 'COMMUNITY');
+
+    at('applicant sees the approval live and becomes a provider');
+    await unreadIs(user, 3);
+    await user.waitForFunction(
+      () => document.querySelector('[data-testid="application-page"]')?.getAttribute('data-status') === 'APPROVED',
+    );
+    await u('nav-tokens').waitFor(); // me was asked again: PROVIDER now
+    await u('notification-bell').click();
+    const approved = u('notification-item').first();
+    assert.equal(await approved.getAttribute('data-kind'), 'APPLICATION_APPROVED');
+    const approvedText = plain(await approved.textContent());
+    assert.ok(approvedText.includes(en.notifications.kinds.APPLICATION_APPROVED.title), `approval notification: ${approvedText}`);
+    assert.ok(approvedText.includes(en.tiers.COMMUNITY.name), `the tier is named: ${approvedText}`);
+    assert.equal(await user.evaluate(() => window.__gpunexNoReload), true, 'the applicant page was not reloaded');
+
+    at('applicant opens the tokens page from the notification');
+    await approved.getByTestId('notification-link').click();
+    await u('tokens-page').waitFor();
+    assert.equal(await u('tokens-tier').getAttribute('data-tier'), 'COMMUNITY');
+    await u('tokens-empty').waitFor();
+
+    at('create a token: the secret once, with the install command');
+    await u('token-create').click();
+    await u('field-name-error').waitFor(); // a name is required
+    await u('field-name').fill('rig-1');
+    await u('token-create').click();
+    await u('token-secret-panel').waitFor();
+    const secret = await text(u('token-secret'));
+    assert.match(secret, /^gpx_a_\S{20,}$/, `token secret: ${secret}`);
+    const install = await text(u('token-install-command'));
+    assert.ok(install.includes('/agent/install.sh'), `install command: ${install}`);
+    const tokenRow = user.locator('[data-testid="token-row"][data-name="rig-1"]');
+    await tokenRow.waitFor();
+    assert.equal(await tokenRow.getAttribute('data-revoked'), 'false');
+    const prefix = (await text(tokenRow.getByTestId('token-prefix'))).replace(/…$/, '');
+    assert.ok(prefix.length >= 6 && secret.startsWith(prefix), `the listed prefix ${prefix} starts the secret`);
+
+    at('screenshot');
+    mkdirSync(artifactsDir(), { recursive: true });
+    const shot = join(artifactsDir(), 'e2e-onboarding.png');
+    await user.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
+
+    at('the approval email is in the outbox sink');
+    const email = await waitForEmail(join(server.dataDir, 'mail', 'outbox'), applicant.email, APPROVAL_SUBJECT, 30_000);
+    assert.ok(email.body.includes('/agent/install.sh'), `the approval email holds the install command:\n${email.body}`);
+    console.log(`approval email: ${email.file}`);
+
+    at('revoke the token after confirming');
+    await u('token-secret-done').click();
+    await tokenRow.getByTestId('token-revoke').click();
+    await tokenRow.getByTestId('token-revoke-confirm').click();
+    await user.waitForFunction(
+      () => document.querySelector('[data-testid="token-row"][data-name="rig-1"]')?.getAttribute('data-revoked') === 'true',
+    );
+
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  } catch (err) {
+    for (const [name, page] of Object.entries(pages)) {
+      try {
+        mkdirSync(artifactsDir(), { recursive: true });
+        await page.screenshot({ path: join(artifactsDir(), `e2e-onboarding-failure-${name}.png`), fullPage: true });
+      } catch {
+        // the page may be gone; the error below says what failed
+      }
+    }
+    err.message = `step "${step}": ${err.message}\n--- server output ---\n${server.output().slice(-4000)}`;
+    throw err;
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
+
+/**
+ * waitForEmail polls the outbox directory until an .eml file to `to` with
+ * `subject` appears, and returns its decoded subject and text.
+ */
+async function waitForEmail(dir, to, subject, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  const seen = [];
+  for (;;) {
+    let files = [];
+    try {
+      files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
+    } catch {
+      // the directory appears with the first message
+    }
+    for (const file of files) {
+      const mail = parseEml(readFileSync(join(dir, file), 'utf8'));
+      if (mail.subject === subject && mail.to.toLowerCase().includes(to.toLowerCase())) return { ...mail, file };
+      if (!seen.includes(file)) seen.push(file);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no email "${subject}" to ${to} in ${dir} within ${timeoutMs} ms; files: ${seen.join(', ') || 'none'}`);
+    }
+    await sleep(250);
+  }
+}
+
+// A small RFC 5322 / MIME reader, enough for the server's messages: unfolded
+// headers, RFC 2047 encoded words, multipart bodies, quoted-printable and
+// base64 parts.
+function parseEml(raw) {
+  const { headers, body } = splitMessage(raw);
+  return { subject: decodeWords(headers.subject ?? ''), to: decodeWords(headers.to ?? ''), body: decodeBody(headers, body) };
+}
+
+function splitMessage(raw) {
+  const text = raw.replace(/\r\n/g, '\n');
+  const end = text.indexOf('\n\n');
+  const head = end < 0 ? text : text.slice(0, end);
+  const body = end < 0 ? '' : text.slice(end + 2);
+  const headers = {};
+  for (const line of head.replace(/\n[ \t]+/g, ' ').split('\n')) {
+    const i = line.indexOf(':');
+    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return { headers, body };
+}
+
+function decodeBody(headers, body) {
+  const type = headers['content-type'] ?? 'text/plain';
+  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+  if (/^multipart\//i.test(type) && boundary) {
+    return body
+      .split(`--${boundary}`)
+      .slice(1)
+      .filter((part) => !part.startsWith('--'))
+      .map((part) => {
+        const p = splitMessage(part.replace(/^\n/, ''));
+        return decodeBody(p.headers, p.body);
+      })
+      .join('\n');
+  }
+  const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
+  return body;
+}
+
+function decodeQuotedPrintable(s) {
+  const text = s.replace(/=\r?\n/g, '');
+  const bytes = [];
+  for (let i = 0; i < text.length; i++) {
+    const hex = text.slice(i + 1, i + 3);
+    if (text[i] === '=' && /^[0-9A-F]{2}$/i.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(text[i], 'utf8'));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+function decodeWords(s) {
+  return s
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([BQ])\?([^?]*)\?=/gi, (_, _charset, enc, data) =>
+      enc.toUpperCase() === 'B'
+        ? Buffer.from(data, 'base64').toString('utf8')
+        : decodeQuotedPrintable(data.replace(/_/g, ' ')),
+    );
+}

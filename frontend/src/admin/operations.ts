@@ -1,0 +1,98 @@
+import { graphql } from '../gql';
+
+// Typed operations of the admin review area; `npm run codegen` turns each
+// into a TypedDocumentNode in src/gql/. The detail page reads the same
+// ApplicationFields the applicant sees (src/onboarding/operations.ts).
+
+export const ApplicationQueueQuery = graphql(`
+  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {
+    providerApplications(status: $status, first: $first, after: $after) {
+      edges {
+        cursor
+        node {
+          id
+          status
+          fullName
+          email
+          company
+          gpus {
+            model {
+              key
+              name
+            }
+            otherModel
+            quantity
+          }
+          suggestedTier {
+            tier
+          }
+          tier
+          submittedAt
+          updatedAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      totalCount
+    }
+  }
+`);
+
+export const ApplicationReviewQuery = graphql(`
+  query ApplicationReview($id: ID!) {
+    providerApplication(id: $id) {
+      ...ApplicationFields
+    }
+  }
+`);
+
+export const ApproveApplicationMutation = graphql(`
+  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {
+    approveProviderApplication(id: $id, tier: $tier, message: $message) {
+      application {
+        ...ApplicationFields
+      }
+      provider {
+        id
+        tier
+      }
+      userErrors {
+        field
+        message
+        code
+      }
+    }
+  }
+`);
+
+export const RejectApplicationMutation = graphql(`
+  mutation RejectApplication($id: ID!, $reason: String!) {
+    rejectProviderApplication(id: $id, reason: $reason) {
+      application {
+        ...ApplicationFields
+      }
+      userErrors {
+        field
+        message
+        code
+      }
+    }
+  }
+`);
+
+export const RequestApplicationInfoMutation = graphql(`
+  mutation RequestApplicationInfo($id: ID!, $message: String!) {
+    requestApplicationInfo(id: $id, message: $message) {
+      application {
+        ...ApplicationFields
+      }
+      userErrors {
+        field
+        message
+        code
+      }
+    }
+  }
+`);

@@ -1,0 +1,185 @@
+import { useTranslation } from 'react-i18next';
+import type {
+  ApplicationFieldsFragment,
+  ApplicationStatus,
+  ProviderTier,
+} from '../gql/graphql';
+import { isolate, useFormat } from './format';
+import { tierReasonText } from './tierReasons';
+
+type Application = ApplicationFieldsFragment;
+type Gpu = Application['gpus'][number];
+
+/** StatusBadge names an application's status in a coloured pill. */
+export function StatusBadge({ status }: { status: ApplicationStatus }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`status status-${status.toLowerCase()}`} data-testid="application-status" data-status={status}>
+      {t(`application.status.${status}`)}
+    </span>
+  );
+}
+
+/** TierBadge names a provider tier. */
+export function TierBadge({ tier, testId }: { tier: ProviderTier; testId?: string }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`tier tier-${tier.toLowerCase()}`} data-testid={testId} data-tier={tier}>
+      {t(`tiers.${tier}.name`)}
+    </span>
+  );
+}
+
+/** TierSuggestionView shows the tier the system suggests and why. */
+export function TierSuggestionView({ suggestion }: { suggestion: Application['suggestedTier'] }) {
+  const { t } = useTranslation();
+  return (
+    <div className="suggestion" data-testid="tier-suggestion" data-tier={suggestion.tier}>
+      <p>
+        {t('application.suggestedTier')} <TierBadge tier={suggestion.tier} />
+      </p>
+      <p className="muted">{t(`tiers.${suggestion.tier}.description`)}</p>
+      {suggestion.reasons.length > 0 && (
+        <>
+          <p className="muted">{t('application.suggestionReasons')}</p>
+          <ul className="reasons" data-testid="tier-reasons">
+            {suggestion.reasons.map((reason) => (
+              <li key={reason}>{tierReasonText(t, reason)}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+function GpuModelName({ gpu }: { gpu: Gpu }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  // Quantity and model read as one left-to-right run ("8 × H100 SXM5 80GB")
+  // whatever the page direction.
+  return (
+    <>
+      <bdi dir="ltr">
+        {f.number(gpu.quantity)} × {gpu.model ? gpu.model.name : gpu.otherModel}
+      </bdi>
+      {!gpu.model && <span className="muted"> {t('application.otherModelNote')}</span>}
+    </>
+  );
+}
+
+function Availability({ gpu }: { gpu: Gpu }) {
+  const { t } = useTranslation();
+  const a = gpu.availability;
+  if (a.kind === 'ALWAYS') return <>{t('application.always')}</>;
+  return (
+    <>
+      <ul className="windows-list">
+        {a.windows.map((w, i) => (
+          <li key={i}>
+            {t('application.window', { day: t(`weekdays.${w.day}`), start: w.start, end: w.end })}
+          </li>
+        ))}
+      </ul>
+      <span className="muted">{t('application.inTimeZone', { zone: isolate(a.timeZone ?? '') })}</span>
+    </>
+  );
+}
+
+/** ApplicationAnswers shows every answer of an application, read-only. */
+export function ApplicationAnswers({ app }: { app: Application }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const none = t('application.notGiven');
+  return (
+    <div className="answers" data-testid="application-answers">
+      <dl className="facts">
+        <dt>{t('apply.fullName')}</dt>
+        <dd data-testid="answer-fullName" dir="auto">{app.fullName}</dd>
+        <dt>{t('apply.email')}</dt>
+        <dd data-testid="answer-email" dir="ltr">
+          {app.email}
+        </dd>
+        <dt>{t('application.company')}</dt>
+        <dd data-testid="answer-company" dir="auto">{app.company ?? none}</dd>
+        <dt>{t('apply.ups')}</dt>
+        <dd data-testid="answer-ups">{app.upsProtected ? t('common.yes') : t('common.no')}</dd>
+        <dt>{t('apply.commitment')}</dt>
+        <dd data-testid="answer-commitment">{f.commitment(app.commitmentMonths)}</dd>
+        <dt>{t('apply.maintenanceNotes')}</dt>
+        <dd data-testid="answer-notes" className="prewrap" dir="auto">
+          {app.maintenanceNotes ?? none}
+        </dd>
+      </dl>
+      <h3>{t('application.gpus')}</h3>
+      <div className="gpu-answers">
+        {app.gpus.map((gpu, i) => (
+          <article key={i} className="gpu-answer" data-testid="answer-gpu">
+            <h4>
+              <GpuModelName gpu={gpu} />
+            </h4>
+            <dl className="facts compact">
+              <dt>{t('apply.gpu.ramGb')}</dt>
+              <dd dir="auto">{t('application.gb', { value: f.number(gpu.ramGb) })}</dd>
+              <dt>{t('application.bandwidth')}</dt>
+              <dd dir="auto">
+                {t('application.upDown', {
+                  up: f.number(gpu.uploadGbps),
+                  down: f.number(gpu.downloadGbps),
+                })}
+              </dd>
+              <dt>{t('apply.gpu.availability')}</dt>
+              <dd data-testid="answer-availability" data-kind={gpu.availability.kind}>
+                <Availability gpu={gpu} />
+              </dd>
+              <dt>{t('apply.gpu.location')}</dt>
+              <dd dir="auto">
+                {[gpu.location.city, gpu.location.country, gpu.location.region].filter(Boolean).join(' · ') || none}
+              </dd>
+            </dl>
+          </article>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** ApplicationHistory lists every step: who, when, what they said. */
+export function ApplicationHistory({ history }: { history: Application['history'] }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  return (
+    <ol className="history" data-testid="application-history">
+      {history.map((event, i) => (
+        <li key={i} className="history-item" data-testid="history-item" data-action={event.action}>
+          <p className="history-head">
+            <strong>{t(`application.actions.${event.action}`)}</strong>
+            {event.tier && <TierBadge tier={event.tier} />}
+          </p>
+          <p className="muted">
+            {t('application.by', { name: isolate(event.actor.name) })}
+            {event.actor.isAdmin && <span className="chip small">{t('application.team')}</span>}{' '}
+            · <time dateTime={event.at}>{f.dateTime(event.at)}</time>
+          </p>
+          {event.message && (
+            <blockquote className="history-message prewrap" dir="auto" data-testid="history-message">
+              {event.message}
+            </blockquote>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * latestReviewerMessage is what the last reviewer said, for the banner on an
+ * application that awaits more information or was rejected.
+ */
+export function latestReviewerMessage(app: Application): string | null {
+  for (let i = app.history.length - 1; i >= 0; i--) {
+    const event = app.history[i];
+    if (event?.actor.isAdmin) return event.message ?? null;
+  }
+  return null;
+}

@@ -1,0 +1,66 @@
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router-dom';
+import { useMutation, useQuery } from 'urql';
+import { useSession } from '../account/session';
+import { ErrorNotice } from '../shell/ErrorNotice';
+import { Loading } from '../shell/Loading';
+import { ApplicationForm } from './ApplicationForm';
+import { StatusBadge } from './ApplicationDetails';
+import { emptyDraft } from './applicationForm';
+import { MyApplicationQuery, SubmitProviderApplicationMutation } from './operations';
+
+/**
+ * ApplyPage is "Apply to provide GPUs". A user whose application is open or
+ * approved is sent to it instead: there is one open application per user,
+ * and a rejected applicant may apply again.
+ */
+export function ApplyPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { user } = useSession();
+  const [{ data, fetching, error }, reexecute] = useQuery({ query: MyApplicationQuery, requestPolicy: 'network-only' });
+  const [submitResult, submitApplication] = useMutation(SubmitProviderApplicationMutation);
+
+  if (fetching && !data) return <Loading />;
+  if (error && !data) return <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} />;
+
+  const existing = data?.myApplication;
+  if (existing && existing.status !== 'REJECTED') {
+    return (
+      <section className="card narrow" data-testid="apply-existing">
+        <h1>{t('apply.title')}</h1>
+        <p>
+          {t('apply.alreadyApplied')} <StatusBadge status={existing.status} />
+        </p>
+        <Link to="/provider/application" className="button primary" data-testid="apply-see-application">
+          {t('apply.seeApplication')}
+        </Link>
+      </section>
+    );
+  }
+
+  return (
+    <section className="page" data-testid="apply-page">
+      <header className="page-head">
+        <h1>{t('apply.title')}</h1>
+        <p className="lead">{t('apply.lead')}</p>
+        {existing?.status === 'REJECTED' && <p className="notice info">{t('apply.reapply')}</p>}
+      </header>
+      <ApplicationForm
+        initial={emptyDraft(user)}
+        submitLabel={t('apply.submit')}
+        fetching={submitResult.fetching}
+        error={submitResult.error}
+        submit={async (input) => {
+          const res = await submitApplication({ input });
+          const payload = res.data?.submitProviderApplication;
+          if (!payload) return null;
+          if (payload.userErrors.length === 0 && payload.application) {
+            navigate('/provider/application', { state: { submitted: true } });
+          }
+          return payload.userErrors;
+        }}
+      />
+    </section>
+  );
+}

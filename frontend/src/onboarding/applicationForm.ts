@@ -1,0 +1,277 @@
+import type {
+  ApplicationFieldsFragment,
+  AvailabilityKind,
+  ProviderApplicationInput,
+  Weekday,
+} from '../gql/graphql';
+
+/**
+ * The application form edits drafts: what the inputs hold, as strings, so a
+ * half-typed number stays as typed. toInput turns a draft into the mutation's
+ * input and leaves every judgement to the server, whose userErrors come back
+ * by path (gpus.1.availability.windows.0.end) and are shown at that field.
+ */
+
+/** OTHER_MODEL is the modelKey of a GPU that is not in the supported list. */
+export const OTHER_MODEL = 'OTHER';
+
+/** WEEKDAYS in calendar order, Monday first (ISO 8601). */
+export const WEEKDAYS: readonly Weekday[] = [
+  'MONDAY',
+  'TUESDAY',
+  'WEDNESDAY',
+  'THURSDAY',
+  'FRIDAY',
+  'SATURDAY',
+  'SUNDAY',
+];
+
+/** COMMITMENT_MONTHS are the commitment periods the form offers. */
+export const COMMITMENT_MONTHS = [3, 6, 12, 24] as const;
+
+/** WindowDraft is one weekly availability window as edited. */
+export interface WindowDraft {
+  /** key identifies the row for React while rows are added and removed. */
+  key: string;
+  day: Weekday;
+  start: string;
+  end: string;
+}
+
+/** GpuDraft is one GPU entry as edited. */
+export interface GpuDraft {
+  key: string;
+  modelKey: string;
+  otherModel: string;
+  quantity: string;
+  ramGb: string;
+  uploadGbps: string;
+  downloadGbps: string;
+  availability: AvailabilityKind;
+  timeZone: string;
+  windows: WindowDraft[];
+  city: string;
+  country: string;
+  region: string;
+}
+
+/** ApplicationDraft is the whole form as edited. */
+export interface ApplicationDraft {
+  fullName: string;
+  email: string;
+  company: string;
+  gpus: GpuDraft[];
+  /** null until the applicant answers yes or no. */
+  upsProtected: boolean | null;
+  commitmentMonths: string;
+  maintenanceNotes: string;
+}
+
+let nextKey = 0;
+function newKey(prefix: string): string {
+  nextKey += 1;
+  return `${prefix}${nextKey}`;
+}
+
+/** browserTimeZone is the IANA zone the browser runs in, or UTC. */
+export function browserTimeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC';
+  }
+}
+
+/**
+ * timeZones lists the IANA zones the browser knows, sorted, always including
+ * the ones given (the browser's own, a stored answer) even when the list
+ * spells them differently (UTC, Etc/UTC).
+ */
+export function timeZones(include: readonly string[] = []): string[] {
+  let zones: string[] = [];
+  try {
+    zones = Intl.supportedValuesOf('timeZone');
+  } catch {
+    zones = [];
+  }
+  const all = new Set(zones);
+  for (const zone of include) if (zone) all.add(zone);
+  if (all.size === 0) all.add('UTC');
+  return [...all].sort((a, b) => a.localeCompare(b));
+}
+
+/** newWindow is the row added by "Add window": Monday, office hours. */
+export function newWindow(day: Weekday = 'MONDAY'): WindowDraft {
+  return { key: newKey('w'), day, start: '09:00', end: '18:00' };
+}
+
+/** newGpu is an empty GPU entry, available 24/7 in the browser's zone. */
+export function newGpu(): GpuDraft {
+  return {
+    key: newKey('g'),
+    modelKey: '',
+    otherModel: '',
+    quantity: '1',
+    ramGb: '',
+    uploadGbps: '',
+    downloadGbps: '',
+    availability: 'ALWAYS',
+    timeZone: browserTimeZone(),
+    windows: [],
+    city: '',
+    country: '',
+    region: '',
+  };
+}
+
+/** emptyDraft starts a new application for the signed-in user. */
+export function emptyDraft(user: { name: string; email: string } | null): ApplicationDraft {
+  return {
+    fullName: user?.name ?? '',
+    email: user?.email ?? '',
+    company: '',
+    gpus: [newGpu()],
+    upsProtected: null,
+    commitmentMonths: '12',
+    maintenanceNotes: '',
+  };
+}
+
+/** draftFromApplication fills the form with a stored application, for editing. */
+export function draftFromApplication(app: ApplicationFieldsFragment): ApplicationDraft {
+  return {
+    fullName: app.fullName,
+    email: app.email,
+    company: app.company ?? '',
+    gpus: app.gpus.map((g) => ({
+      key: newKey('g'),
+      modelKey: g.model?.key ?? OTHER_MODEL,
+      otherModel: g.otherModel ?? '',
+      quantity: String(g.quantity),
+      ramGb: String(g.ramGb),
+      uploadGbps: String(g.uploadGbps),
+      downloadGbps: String(g.downloadGbps),
+      availability: g.availability.kind,
+      timeZone: g.availability.timeZone ?? browserTimeZone(),
+      windows: g.availability.windows.map((w) => ({ key: newKey('w'), day: w.day, start: w.start, end: w.end })),
+      city: g.location.city ?? '',
+      country: g.location.country ?? '',
+      region: g.location.region ?? '',
+    })),
+    upsProtected: app.upsProtected,
+    commitmentMonths: String(app.commitmentMonths),
+    maintenanceNotes: app.maintenanceNotes ?? '',
+  };
+}
+
+const INT32_MAX = 2_147_483_647;
+
+// A number the server can judge: what was typed, or 0 (out of range, so the
+// server names the field) when it is empty or not a number. GraphQL Int is
+// 32-bit, so larger values are capped rather than failing the whole request.
+function intOf(text: string): number {
+  const n = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(n) || !Number.isInteger(n)) return 0;
+  return Math.max(-INT32_MAX, Math.min(INT32_MAX, n));
+}
+
+function floatOf(text: string): number {
+  const n = Number(text.trim().replace(',', '.'));
+  return text.trim() === '' || !Number.isFinite(n) ? 0 : n;
+}
+
+function optional(text: string): string | null {
+  const s = text.trim();
+  return s === '' ? null : s;
+}
+
+/**
+ * toInput turns a draft into ProviderApplicationInput. upsProtected must have
+ * been answered (see missingAnswers); a weekly entry sends its zone and
+ * windows, a 24/7 entry neither.
+ */
+export function toInput(draft: ApplicationDraft): ProviderApplicationInput {
+  return {
+    fullName: draft.fullName,
+    email: draft.email,
+    company: optional(draft.company),
+    gpus: draft.gpus.map((g) => ({
+      modelKey: g.modelKey,
+      otherModel: g.modelKey === OTHER_MODEL ? optional(g.otherModel) : null,
+      quantity: intOf(g.quantity),
+      ramGb: intOf(g.ramGb),
+      uploadGbps: floatOf(g.uploadGbps),
+      downloadGbps: floatOf(g.downloadGbps),
+      availability:
+        g.availability === 'WEEKLY'
+          ? {
+              kind: 'WEEKLY',
+              timeZone: optional(g.timeZone),
+              windows: g.windows.map((w) => ({ day: w.day, start: w.start, end: w.end })),
+            }
+          : { kind: 'ALWAYS' },
+      location: { city: optional(g.city), country: optional(g.country), region: optional(g.region) },
+    })),
+    upsProtected: draft.upsProtected ?? false,
+    commitmentMonths: intOf(draft.commitmentMonths),
+    maintenanceNotes: optional(draft.maintenanceNotes),
+  };
+}
+
+/**
+ * missingAnswers lists the paths the schema cannot leave unanswered but the
+ * form can (a yes/no with neither chosen), as REQUIRED errors, so the form
+ * asks before sending instead of guessing an answer.
+ */
+export function missingAnswers(draft: ApplicationDraft): Record<string, string[]> {
+  return draft.upsProtected === null ? { upsProtected: ['REQUIRED'] } : {};
+}
+
+/**
+ * fieldPaths are the error paths the form shows at a field for this draft;
+ * the server's errors on any other path are shown at the top of the form.
+ */
+export function fieldPaths(draft: ApplicationDraft): Set<string> {
+  const paths = new Set([
+    'fullName',
+    'email',
+    'company',
+    'gpus',
+    'upsProtected',
+    'commitmentMonths',
+    'maintenanceNotes',
+  ]);
+  draft.gpus.forEach((g, i) => {
+    const p = `gpus.${i}`;
+    for (const f of ['modelKey', 'otherModel', 'quantity', 'ramGb', 'uploadGbps', 'downloadGbps', 'location']) {
+      paths.add(`${p}.${f}`);
+    }
+    for (const f of ['city', 'country', 'region']) paths.add(`${p}.location.${f}`);
+    for (const f of ['availability', 'availability.kind', 'availability.timeZone', 'availability.windows']) {
+      paths.add(`${p}.${f}`);
+    }
+    g.windows.forEach((_, j) => {
+      const w = `${p}.availability.windows.${j}`;
+      for (const f of ['', '.day', '.start', '.end']) paths.add(w + f);
+    });
+  });
+  return paths;
+}
+
+/**
+ * timeChoices are the HH:MM values offered for a window, every 30 minutes;
+ * ends run from 00:30 to 24:00. A stored value off the grid is kept.
+ */
+export function timeChoices(kind: 'start' | 'end', keep?: string): string[] {
+  const out: string[] = [];
+  const first = kind === 'start' ? 0 : 30;
+  const last = kind === 'start' ? 23 * 60 + 30 : 24 * 60;
+  for (let m = first; m <= last; m += 30) {
+    out.push(`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+  }
+  if (keep && !out.includes(keep)) {
+    out.push(keep);
+    out.sort();
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { graphql } from '../gql';
+
+// Typed operations of the onboarding area (applying and following an
+// application); `npm run codegen` turns each into a TypedDocumentNode in
+// src/gql/. The admin area reuses ApplicationFields for its detail page.
+
+export const GpuModelFieldsFragment = graphql(`
+  fragment GpuModelFields on GpuModel {
+    key
+    family
+    name
+    variant
+    vramGb
+  }
+`);
+
+export const ApplicationFieldsFragment = graphql(`
+  fragment ApplicationFields on ProviderApplication {
+    id
+    status
+    fullName
+    email
+    company
+    gpus {
+      model {
+        ...GpuModelFields
+      }
+      otherModel
+      quantity
+      ramGb
+      uploadGbps
+      downloadGbps
+      availability {
+        kind
+        timeZone
+        windows {
+          day
+          start
+          end
+        }
+      }
+      location {
+        city
+        country
+        region
+      }
+    }
+    upsProtected
+    commitmentMonths
+    maintenanceNotes
+    suggestedTier {
+      tier
+      reasons
+    }
+    tier
+    history {
+      action
+      actor {
+        name
+        isAdmin
+      }
+      message
+      tier
+      at
+    }
+    submittedAt
+    updatedAt
+  }
+`);
+
+export const SupportedGpuModelsQuery = graphql(`
+  query SupportedGpuModels {
+    supportedGpuModels {
+      ...GpuModelFields
+    }
+  }
+`);
+
+export const MyApplicationQuery = graphql(`
+  query MyApplication {
+    myApplication {
+      ...ApplicationFields
+    }
+  }
+`);
+
+export const SubmitProviderApplicationMutation = graphql(`
+  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {
+    submitProviderApplication(input: $input) {
+      application {
+        ...ApplicationFields
+      }
+      userErrors {
+        field
+        message
+        code
+      }
+    }
+  }
+`);
+
+export const UpdateProviderApplicationMutation = graphql(`
+  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {
+    updateProviderApplication(id: $id, input: $input) {
+      application {
+        ...ApplicationFields
+      }
+      userErrors {
+        field
+        message
+        code
+      }
+    }
+  }
+`);

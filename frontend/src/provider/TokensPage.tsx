@@ -1,0 +1,243 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { useMutation, useQuery } from 'urql';
+import { FormField } from '../account/FormField';
+import { userErrorText } from '../account/userErrorText';
+import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import type { AgentTokenFieldsFragment } from '../gql/graphql';
+import { TierBadge } from '../onboarding/ApplicationDetails';
+import { isolate, useFormat } from '../onboarding/format';
+import { ErrorNotice } from '../shell/ErrorNotice';
+import { Loading } from '../shell/Loading';
+import { CopyButton } from './CopyButton';
+import { CreateAgentTokenMutation, MyProviderTokensQuery, RevokeAgentTokenMutation } from './operations';
+
+/**
+ * TOKENS_CONTEXT: an empty token list names no typename in urql's document
+ * cache, so the page says it depends on AgentToken and a new token refetches
+ * the list. A constant, so the query is not re-run on every render.
+ */
+const TOKENS_CONTEXT = { additionalTypenames: ['AgentToken'] };
+
+/** NewToken is what createAgentToken returned, shown once. */
+interface NewToken {
+  name: string;
+  secret: string;
+  installCommand: string | null;
+}
+
+/**
+ * TokensPage is where a provider manages the credentials of gpunex-agent:
+ * the list (name, prefix, created, last used, revoked), a form that creates a
+ * token and shows its secret once with the install command, and revocation
+ * after a confirmation.
+ */
+export function TokensPage() {
+  const { t } = useTranslation();
+  const [{ data, fetching, error }, reexecute] = useQuery({
+    query: MyProviderTokensQuery,
+    requestPolicy: 'cache-and-network',
+    context: TOKENS_CONTEXT,
+  });
+  const [created, setCreated] = useState<NewToken | null>(null);
+
+  if (fetching && !data) return <Loading />;
+  if (error && !data) return <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} />;
+  const provider = data?.myProvider;
+  if (!provider) {
+    return (
+      <section className="card narrow" data-testid="tokens-not-provider">
+        <h1>{t('tokens.title')}</h1>
+        <p>{t('tokens.notProvider')}</p>
+        <Link to="/provider/application" className="button primary">
+          {t('roles.applicationStatus')}
+        </Link>
+      </section>
+    );
+  }
+
+  return (
+    <section className="page" data-testid="tokens-page">
+      <header className="page-head">
+        <h1>{t('tokens.title')}</h1>
+        <p className="status-line">
+          <span>{provider.name}</span>
+          <TierBadge tier={provider.tier} testId="tokens-tier" />
+        </p>
+        <p className="lead">{t('tokens.lead')}</p>
+      </header>
+      {created && <NewTokenPanel token={created} onDone={() => setCreated(null)} />}
+      <CreateTokenForm onCreated={setCreated} />
+      <TokenList tokens={provider.agentTokens} />
+    </section>
+  );
+}
+
+function CreateTokenForm({ onCreated }: { onCreated: (token: NewToken) => void }) {
+  const { t } = useTranslation();
+  const [name, setName] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [result, create] = useMutation(CreateAgentTokenMutation);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const res = await create({ name });
+    const payload = res.data?.createAgentToken;
+    if (!payload) return; // top-level error: ErrorNotice below
+    setErrors(fieldErrors(payload.userErrors, ['name']));
+    if (payload.userErrors.length > 0 || !payload.token) return;
+    onCreated({ name: payload.agentToken?.name ?? name, secret: payload.token, installCommand: payload.installCommand });
+    setName('');
+  }
+
+  const formErrors = errors[FORM_FIELD] ?? [];
+  return (
+    <form className="card token-form" onSubmit={onSubmit} noValidate data-testid="token-create-form">
+      <h2>{t('tokens.create')}</h2>
+      {formErrors.length > 0 && (
+        <p className="form-error" role="alert" data-testid="form-error">
+          {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
+        </p>
+      )}
+      {result.error && <ErrorNotice error={result.error} />}
+      <div className="inline-form">
+        <FormField
+          name="name"
+          label={t('tokens.name')}
+          hint={t('tokens.nameHint')}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          errors={errors.name}
+        />
+        <button type="submit" className="button primary" disabled={result.fetching} data-testid="token-create">
+          {result.fetching ? t('form.working') : t('tokens.createButton')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * NewTokenPanel shows a token's secret the one time the server returns it,
+ * with the command that installs the agent with it.
+ */
+function NewTokenPanel({ token, onDone }: { token: NewToken; onDone: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <section className="card secret-panel" role="region" aria-label={t('tokens.secretTitle', { name: isolate(token.name) })} data-testid="token-secret-panel">
+      <h2>{t('tokens.secretTitle', { name: isolate(token.name) })}</h2>
+      <p className="notice warning">{t('tokens.secretOnce')}</p>
+      <div className="copy-row">
+        <code className="secret" dir="ltr" data-testid="token-secret">
+          {token.secret}
+        </code>
+        <CopyButton text={token.secret} testId="token-copy" />
+      </div>
+      {token.installCommand && (
+        <>
+          <h3>{t('tokens.installTitle')}</h3>
+          <p className="muted">{t('tokens.installLead')}</p>
+          <div className="copy-row">
+            <pre className="command" dir="ltr">
+              <code data-testid="token-install-command">{token.installCommand}</code>
+            </pre>
+            <CopyButton text={token.installCommand} testId="token-install-copy" />
+          </div>
+          <p className="muted">{t('tokens.installCheck')}</p>
+        </>
+      )}
+      <button type="button" className="button" onClick={onDone} data-testid="token-secret-done">
+        {t('tokens.secretDone')}
+      </button>
+    </section>
+  );
+}
+
+function TokenList({ tokens }: { tokens: readonly AgentTokenFieldsFragment[] }) {
+  const { t } = useTranslation();
+  return (
+    <section className="card table-card">
+      <h2>{t('tokens.listTitle')}</h2>
+      {tokens.length === 0 ? (
+        <p className="muted" data-testid="tokens-empty">
+          {t('tokens.empty')}
+        </p>
+      ) : (
+        <table className="tokens" data-testid="token-table">
+          <thead>
+            <tr>
+              <th scope="col">{t('tokens.name')}</th>
+              <th scope="col">{t('tokens.prefix')}</th>
+              <th scope="col">{t('tokens.created')}</th>
+              <th scope="col">{t('tokens.lastUsed')}</th>
+              <th scope="col">{t('tokens.state')}</th>
+              <th scope="col">
+                <span className="visually-hidden">{t('common.actions')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.map((token) => (
+              <TokenRow key={token.id} token={token} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function TokenRow({ token }: { token: AgentTokenFieldsFragment }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const [confirming, setConfirming] = useState(false);
+  const [result, revoke] = useMutation(RevokeAgentTokenMutation);
+  const revoked = Boolean(token.revokedAt);
+
+  async function onRevoke() {
+    const res = await revoke({ id: token.id });
+    if (!res.error) setConfirming(false);
+  }
+
+  return (
+    <tr data-testid="token-row" data-id={token.id} data-name={token.name} data-revoked={revoked} className={revoked ? 'revoked' : undefined}>
+      <td dir="auto">{token.name}</td>
+      <td>
+        <code dir="ltr" data-testid="token-prefix">
+          {token.prefix}…
+        </code>
+      </td>
+      <td>
+        <time dateTime={token.createdAt}>{f.dateTime(token.createdAt)}</time>
+      </td>
+      <td>{token.lastUsedAt ? <time dateTime={token.lastUsedAt}>{f.dateTime(token.lastUsedAt)}</time> : <span className="muted">{t('tokens.never')}</span>}</td>
+      <td data-testid="token-state">
+        {token.revokedAt ? (
+          <span className="status status-rejected">{t('tokens.revokedAt', { when: f.dateTime(token.revokedAt) })}</span>
+        ) : (
+          <span className="status status-approved">{t('tokens.active')}</span>
+        )}
+      </td>
+      <td>
+        {result.error && <ErrorNotice error={result.error} />}
+        {!revoked &&
+          (confirming ? (
+            <span className="confirm" role="group" aria-label={t('tokens.confirmRevoke', { name: isolate(token.name) })}>
+              <span>{t('tokens.confirmRevoke', { name: isolate(token.name) })}</span>
+              <button type="button" className="button danger small" onClick={() => void onRevoke()} disabled={result.fetching} data-testid="token-revoke-confirm">
+                {t('tokens.revokeYes')}
+              </button>
+              <button type="button" className="button small" onClick={() => setConfirming(false)} data-testid="token-revoke-cancel">
+                {t('common.cancel')}
+              </button>
+            </span>
+          ) : (
+            <button type="button" className="button danger-outline small" onClick={() => setConfirming(true)} data-testid="token-revoke">
+              {t('tokens.revoke')}
+            </button>
+          ))}
+      </td>
+    </tr>
+  );
+}
