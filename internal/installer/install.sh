@@ -96,7 +96,7 @@ check this machine's internet access, or set GPUNEX_CUDA_TEST_IMAGE to a CUDA im
 			die "No agent token. Set GPUNEX_TOKEN, for example:
   curl -fsSL $server{{.Path}} | sudo GPUNEX_TOKEN=${token_prefix}... sh
 or run the installer from a terminal so it can ask for the token.
-Create a token in the GPUnex dashboard (Provider > Agent tokens)."
+Create a token in the GPUnex dashboard (Agent tokens)."
 		fi
 	fi
 	check_token "$token"
@@ -174,9 +174,9 @@ read_secret() {
 # check_token TOKEN: refuses an empty or malformed token without showing it.
 check_token() {
 	case $1 in
-	'') die "The agent token is empty. Paste the token shown when you created it in the GPUnex dashboard (Provider > Agent tokens); it starts with $token_prefix." ;;
+	'') die "The agent token is empty. Paste the token shown when you created it in the GPUnex dashboard (Agent tokens); it starts with $token_prefix." ;;
 	"$token_prefix"*) ;;
-	*) die "That is not an agent token: agent tokens start with $token_prefix. Create one in the GPUnex dashboard (Provider > Agent tokens); a session or API token will not work." ;;
+	*) die "That is not an agent token: agent tokens start with $token_prefix. Create one in the GPUnex dashboard (Agent tokens); a session or API token will not work." ;;
 	esac
 	case ${1#"$token_prefix"} in
 	'' | *[!A-Za-z0-9_-]*) die "The agent token is malformed: after $token_prefix it must contain only letters, digits, '-' and '_'. Copy it again, without spaces or line breaks." ;;

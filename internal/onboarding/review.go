@@ -122,13 +122,14 @@ func tierLabel(t models.ProviderTier) string {
 }
 
 func (s *Service) approvalText(app *models.ProviderApplication, tierName string, message *string) string {
+	base := s.PublicURL()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Hello %s,\n\nYour application to provide GPUs on GPUnex is approved. Your tier: %s.\n\n", app.FullName, tierName)
 	if message != nil {
 		fmt.Fprintf(&b, "A note from the reviewer:\n%s\n\n", *message)
 	}
 	fmt.Fprintf(&b, "Next steps\n\n")
-	fmt.Fprintf(&b, "1. Sign in at %s and open Provider > Agent tokens (%s/provider/tokens).\n", s.publicURL, s.publicURL)
+	fmt.Fprintf(&b, "1. Sign in at %s and open Agent tokens (%s/provider/tokens).\n", base, base)
 	fmt.Fprintf(&b, "   Create a token; it starts with %s and is shown once, so copy it.\n\n", auth.AgentTokenPrefix)
 	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.InstallCommand(""))
 	fmt.Fprintf(&b, "   replacing <your agent token> with the token. The installer checks Docker and the toolkit,\n")
@@ -175,7 +176,7 @@ func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reas
 			To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
 			Subject: "Your GPUnex provider application",
 			Text: fmt.Sprintf("Hello %s,\n\nThank you for applying to provide GPUs on GPUnex. We cannot approve your application at this time.\n\nReason:\n%s\n\nYou are welcome to apply again once this is addressed: %s/provider/apply\n\nThe GPUnex team\n",
-				app.FullName, reason, s.publicURL),
+				app.FullName, reason, s.PublicURL()),
 		})
 	})
 	if err != nil {
@@ -222,7 +223,7 @@ func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64,
 			To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, n),
 			Subject: "GPUnex needs more information about your provider application",
 			Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
-				app.FullName, message, s.publicURL),
+				app.FullName, message, s.PublicURL()),
 		})
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
 
@@ -40,6 +41,8 @@ type Service struct {
 	outbox    Outbox
 	clock     clock.Clock
 	logger    *slog.Logger
+
+	mu        sync.RWMutex
 	publicURL string
 }
 
@@ -49,12 +52,27 @@ func NewService(db *store.DB, a *auth.Service, n *notify.Service, outbox Outbox,
 	return &Service{db: db, auth: a, notify: n, outbox: outbox, clock: clk, logger: logger, publicURL: strings.TrimRight(publicURL, "/")}
 }
 
+// SetPublicURL changes the address used in emails and install commands
+// (the platform sets it to the bound address when none was configured).
+func (s *Service) SetPublicURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.publicURL = strings.TrimRight(u, "/")
+}
+
+// PublicURL is the address used in emails and install commands.
+func (s *Service) PublicURL() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.publicURL
+}
+
 // InstallCommand is the one line that installs the agent with token.
 func (s *Service) InstallCommand(token string) string {
 	if token == "" {
 		token = "<your agent token>"
 	}
-	return fmt.Sprintf("curl -fsSL %s/agent/install.sh | GPUNEX_TOKEN=%s sh", s.publicURL, token)
+	return fmt.Sprintf("curl -fsSL %s/agent/install.sh | GPUNEX_TOKEN=%s sh", s.PublicURL(), token)
 }
 
 func invalidState(status models.ApplicationStatus, what string) error {

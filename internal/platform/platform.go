@@ -218,6 +218,11 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelWarn),
 	}
+	if p.cfg.PublicURL == "" {
+		// Links in emails must name the address actually bound (--addr
+		// may say port 0).
+		p.Onboarding.SetPublicURL("http://" + ln.Addr().String())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	// Background work lives as long as the server.
