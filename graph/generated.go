@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/models"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -32,6 +33,8 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ApplicationEvent() ApplicationEventResolver
 	ApplicationGpu() ApplicationGpuResolver
+	Gpu() GpuResolver
+	GpuTelemetry() GpuTelemetryResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
 	Provider() ProviderResolver
@@ -44,6 +47,12 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AgentCommand struct {
+		ID      func(childComplexity int) int
+		Kind    func(childComplexity int) int
+		Payload func(childComplexity int) int
+	}
+
 	AgentToken struct {
 		CreatedAt  func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -108,6 +117,19 @@ type ComplexityRoot struct {
 		UserErrors     func(childComplexity int) int
 	}
 
+	Gpu struct {
+		ID          func(childComplexity int) int
+		Index       func(childComplexity int) int
+		Model       func(childComplexity int) int
+		Name        func(childComplexity int) int
+		PciBusID    func(childComplexity int) int
+		PowerLimitW func(childComplexity int) int
+		Simulated   func(childComplexity int) int
+		Telemetry   func(childComplexity int) int
+		UUID        func(childComplexity int) int
+		VramBytes   func(childComplexity int) int
+	}
+
 	GpuModel struct {
 		Family             func(childComplexity int) int
 		Fp16TensorTflops   func(childComplexity int) int
@@ -127,6 +149,27 @@ type ComplexityRoot struct {
 		VramGb             func(childComplexity int) int
 	}
 
+	GpuTelemetry struct {
+		At                   func(childComplexity int) int
+		EccCorrected         func(childComplexity int) int
+		EccUncorrected       func(childComplexity int) int
+		MemoryUsedBytes      func(childComplexity int) int
+		PowerDrawW           func(childComplexity int) int
+		RecentUtilizationPct func(childComplexity int) int
+		SmClockMHz           func(childComplexity int) int
+		TemperatureC         func(childComplexity int) int
+		ThrottleReasons      func(childComplexity int) int
+		UtilizationPct       func(childComplexity int) int
+	}
+
+	HeartbeatPayload struct {
+		Accepted        func(childComplexity int) int
+		Commands        func(childComplexity int) int
+		IntervalSeconds func(childComplexity int) int
+		Status          func(childComplexity int) int
+		UserErrors      func(childComplexity int) int
+	}
+
 	Location struct {
 		City    func(childComplexity int) int
 		Country func(childComplexity int) int
@@ -135,6 +178,27 @@ type ComplexityRoot struct {
 
 	LogOutPayload struct {
 		Ok func(childComplexity int) int
+	}
+
+	Machine struct {
+		AgentVersion    func(childComplexity int) int
+		CudaVersion     func(childComplexity int) int
+		DriverVersion   func(childComplexity int) int
+		Gpus            func(childComplexity int) int
+		Hostname        func(childComplexity int) int
+		ID              func(childComplexity int) int
+		LastHeartbeatAt func(childComplexity int) int
+		MachineID       func(childComplexity int) int
+		OfflineReason   func(childComplexity int) int
+		RegisteredAt    func(childComplexity int) int
+		Simulated       func(childComplexity int) int
+		Status          func(childComplexity int) int
+		StatusChangedAt func(childComplexity int) int
+	}
+
+	MachineStatusEvent struct {
+		Initial func(childComplexity int) int
+		Machine func(childComplexity int) int
 	}
 
 	MarkNotificationsReadPayload struct {
@@ -146,9 +210,11 @@ type ComplexityRoot struct {
 	Mutation struct {
 		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
 		CreateAgentToken           func(childComplexity int, name string) int
+		Heartbeat                  func(childComplexity int, input model.HeartbeatInput) int
 		LogIn                      func(childComplexity int, input model.LogInInput) int
 		LogOut                     func(childComplexity int) int
 		MarkNotificationsRead      func(childComplexity int, ids []string) int
+		RegisterMachine            func(childComplexity int, input model.RegisterMachineInput) int
 		RejectProviderApplication  func(childComplexity int, id string, reason string) int
 		RequestApplicationInfo     func(childComplexity int, id string, message string) int
 		RevokeAgentToken           func(childComplexity int, id string) int
@@ -192,6 +258,7 @@ type ComplexityRoot struct {
 		AgentTokens func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		ID          func(childComplexity int) int
+		Machines    func(childComplexity int) int
 		Name        func(childComplexity int) int
 		Tier        func(childComplexity int) int
 	}
@@ -240,13 +307,20 @@ type ComplexityRoot struct {
 		SupportedGpuModels   func(childComplexity int) int
 	}
 
+	RegisterMachinePayload struct {
+		HeartbeatIntervalSeconds func(childComplexity int) int
+		Machine                  func(childComplexity int) int
+		UserErrors               func(childComplexity int) int
+	}
+
 	RevokeAgentTokenPayload struct {
 		AgentToken func(childComplexity int) int
 		UserErrors func(childComplexity int) int
 	}
 
 	Subscription struct {
-		NotificationAdded func(childComplexity int, afterID *string) int
+		MachineStatusChanged func(childComplexity int) int
+		NotificationAdded    func(childComplexity int, afterID *string) int
 	}
 
 	TierSuggestion struct {
@@ -279,10 +353,20 @@ type ApplicationEventResolver interface {
 type ApplicationGpuResolver interface {
 	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
 }
+type GpuResolver interface {
+	Model(ctx context.Context, obj *models.MachineGpu) (*catalog.GpuModel, error)
+}
+type GpuTelemetryResolver interface {
+	ThrottleReasons(ctx context.Context, obj *models.GpuTelemetry) ([]string, error)
+
+	RecentUtilizationPct(ctx context.Context, obj *models.GpuTelemetry) ([]float64, error)
+}
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
 	LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error)
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
+	RegisterMachine(ctx context.Context, input model.RegisterMachineInput) (*model.RegisterMachinePayload, error)
+	Heartbeat(ctx context.Context, input model.HeartbeatInput) (*model.HeartbeatPayload, error)
 	MarkNotificationsRead(ctx context.Context, ids []string) (*model.MarkNotificationsReadPayload, error)
 	SubmitProviderApplication(ctx context.Context, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
 	UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
@@ -297,6 +381,7 @@ type NotificationResolver interface {
 }
 type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
+	Machines(ctx context.Context, obj *models.Provider) ([]*models.Machine, error)
 }
 type ProviderApplicationResolver interface {
 	SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error)
@@ -314,6 +399,7 @@ type QueryResolver interface {
 	MyProvider(ctx context.Context) (*models.Provider, error)
 }
 type SubscriptionResolver interface {
+	MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error)
 	NotificationAdded(ctx context.Context, afterID *string) (<-chan *models.Notification, error)
 }
 
@@ -334,6 +420,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AgentCommand.id":
+		if e.ComplexityRoot.AgentCommand.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCommand.ID(childComplexity), true
+	case "AgentCommand.kind":
+		if e.ComplexityRoot.AgentCommand.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCommand.Kind(childComplexity), true
+	case "AgentCommand.payload":
+		if e.ComplexityRoot.AgentCommand.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCommand.Payload(childComplexity), true
 
 	case "AgentToken.createdAt":
 		if e.ComplexityRoot.AgentToken.CreatedAt == nil {
@@ -566,6 +671,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateAgentTokenPayload.UserErrors(childComplexity), true
 
+	case "Gpu.id":
+		if e.ComplexityRoot.Gpu.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.ID(childComplexity), true
+	case "Gpu.index":
+		if e.ComplexityRoot.Gpu.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Index(childComplexity), true
+	case "Gpu.model":
+		if e.ComplexityRoot.Gpu.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Model(childComplexity), true
+	case "Gpu.name":
+		if e.ComplexityRoot.Gpu.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Name(childComplexity), true
+	case "Gpu.pciBusId":
+		if e.ComplexityRoot.Gpu.PciBusID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.PciBusID(childComplexity), true
+	case "Gpu.powerLimitW":
+		if e.ComplexityRoot.Gpu.PowerLimitW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.PowerLimitW(childComplexity), true
+	case "Gpu.simulated":
+		if e.ComplexityRoot.Gpu.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Simulated(childComplexity), true
+	case "Gpu.telemetry":
+		if e.ComplexityRoot.Gpu.Telemetry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Telemetry(childComplexity), true
+	case "Gpu.uuid":
+		if e.ComplexityRoot.Gpu.UUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.UUID(childComplexity), true
+	case "Gpu.vramBytes":
+		if e.ComplexityRoot.Gpu.VramBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.VramBytes(childComplexity), true
+
 	case "GpuModel.family":
 		if e.ComplexityRoot.GpuModel.Family == nil {
 			break
@@ -663,6 +829,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GpuModel.VramGb(childComplexity), true
 
+	case "GpuTelemetry.at":
+		if e.ComplexityRoot.GpuTelemetry.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.At(childComplexity), true
+	case "GpuTelemetry.eccCorrected":
+		if e.ComplexityRoot.GpuTelemetry.EccCorrected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.EccCorrected(childComplexity), true
+	case "GpuTelemetry.eccUncorrected":
+		if e.ComplexityRoot.GpuTelemetry.EccUncorrected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.EccUncorrected(childComplexity), true
+	case "GpuTelemetry.memoryUsedBytes":
+		if e.ComplexityRoot.GpuTelemetry.MemoryUsedBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.MemoryUsedBytes(childComplexity), true
+	case "GpuTelemetry.powerDrawW":
+		if e.ComplexityRoot.GpuTelemetry.PowerDrawW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.PowerDrawW(childComplexity), true
+	case "GpuTelemetry.recentUtilizationPct":
+		if e.ComplexityRoot.GpuTelemetry.RecentUtilizationPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.RecentUtilizationPct(childComplexity), true
+	case "GpuTelemetry.smClockMHz":
+		if e.ComplexityRoot.GpuTelemetry.SmClockMHz == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.SmClockMHz(childComplexity), true
+	case "GpuTelemetry.temperatureC":
+		if e.ComplexityRoot.GpuTelemetry.TemperatureC == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.TemperatureC(childComplexity), true
+	case "GpuTelemetry.throttleReasons":
+		if e.ComplexityRoot.GpuTelemetry.ThrottleReasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.ThrottleReasons(childComplexity), true
+	case "GpuTelemetry.utilizationPct":
+		if e.ComplexityRoot.GpuTelemetry.UtilizationPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuTelemetry.UtilizationPct(childComplexity), true
+
+	case "HeartbeatPayload.accepted":
+		if e.ComplexityRoot.HeartbeatPayload.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HeartbeatPayload.Accepted(childComplexity), true
+	case "HeartbeatPayload.commands":
+		if e.ComplexityRoot.HeartbeatPayload.Commands == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HeartbeatPayload.Commands(childComplexity), true
+	case "HeartbeatPayload.intervalSeconds":
+		if e.ComplexityRoot.HeartbeatPayload.IntervalSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HeartbeatPayload.IntervalSeconds(childComplexity), true
+	case "HeartbeatPayload.status":
+		if e.ComplexityRoot.HeartbeatPayload.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HeartbeatPayload.Status(childComplexity), true
+	case "HeartbeatPayload.userErrors":
+		if e.ComplexityRoot.HeartbeatPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HeartbeatPayload.UserErrors(childComplexity), true
+
 	case "Location.city":
 		if e.ComplexityRoot.Location.City == nil {
 			break
@@ -688,6 +946,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.LogOutPayload.Ok(childComplexity), true
+
+	case "Machine.agentVersion":
+		if e.ComplexityRoot.Machine.AgentVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.AgentVersion(childComplexity), true
+	case "Machine.cudaVersion":
+		if e.ComplexityRoot.Machine.CudaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.CudaVersion(childComplexity), true
+	case "Machine.driverVersion":
+		if e.ComplexityRoot.Machine.DriverVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.DriverVersion(childComplexity), true
+	case "Machine.gpus":
+		if e.ComplexityRoot.Machine.Gpus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.Gpus(childComplexity), true
+	case "Machine.hostname":
+		if e.ComplexityRoot.Machine.Hostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.Hostname(childComplexity), true
+	case "Machine.id":
+		if e.ComplexityRoot.Machine.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.ID(childComplexity), true
+	case "Machine.lastHeartbeatAt":
+		if e.ComplexityRoot.Machine.LastHeartbeatAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.LastHeartbeatAt(childComplexity), true
+	case "Machine.machineId":
+		if e.ComplexityRoot.Machine.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.MachineID(childComplexity), true
+	case "Machine.offlineReason":
+		if e.ComplexityRoot.Machine.OfflineReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.OfflineReason(childComplexity), true
+	case "Machine.registeredAt":
+		if e.ComplexityRoot.Machine.RegisteredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.RegisteredAt(childComplexity), true
+	case "Machine.simulated":
+		if e.ComplexityRoot.Machine.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.Simulated(childComplexity), true
+	case "Machine.status":
+		if e.ComplexityRoot.Machine.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.Status(childComplexity), true
+	case "Machine.statusChangedAt":
+		if e.ComplexityRoot.Machine.StatusChangedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.StatusChangedAt(childComplexity), true
+
+	case "MachineStatusEvent.initial":
+		if e.ComplexityRoot.MachineStatusEvent.Initial == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineStatusEvent.Initial(childComplexity), true
+	case "MachineStatusEvent.machine":
+		if e.ComplexityRoot.MachineStatusEvent.Machine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineStatusEvent.Machine(childComplexity), true
 
 	case "MarkNotificationsReadPayload.unreadCount":
 		if e.ComplexityRoot.MarkNotificationsReadPayload.UnreadCount == nil {
@@ -730,6 +1080,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAgentToken(childComplexity, args["name"].(string)), true
+	case "Mutation.heartbeat":
+		if e.ComplexityRoot.Mutation.Heartbeat == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_heartbeat_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Heartbeat(childComplexity, args["input"].(model.HeartbeatInput)), true
 	case "Mutation.logIn":
 		if e.ComplexityRoot.Mutation.LogIn == nil {
 			break
@@ -758,6 +1119,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["ids"].([]string)), true
+	case "Mutation.registerMachine":
+		if e.ComplexityRoot.Mutation.RegisterMachine == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registerMachine_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegisterMachine(childComplexity, args["input"].(model.RegisterMachineInput)), true
 	case "Mutation.rejectProviderApplication":
 		if e.ComplexityRoot.Mutation.RejectProviderApplication == nil {
 			break
@@ -944,6 +1316,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.ID(childComplexity), true
+	case "Provider.machines":
+		if e.ComplexityRoot.Provider.Machines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Machines(childComplexity), true
 	case "Provider.name":
 		if e.ComplexityRoot.Provider.Name == nil {
 			break
@@ -1152,6 +1530,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.SupportedGpuModels(childComplexity), true
 
+	case "RegisterMachinePayload.heartbeatIntervalSeconds":
+		if e.ComplexityRoot.RegisterMachinePayload.HeartbeatIntervalSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegisterMachinePayload.HeartbeatIntervalSeconds(childComplexity), true
+	case "RegisterMachinePayload.machine":
+		if e.ComplexityRoot.RegisterMachinePayload.Machine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegisterMachinePayload.Machine(childComplexity), true
+	case "RegisterMachinePayload.userErrors":
+		if e.ComplexityRoot.RegisterMachinePayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegisterMachinePayload.UserErrors(childComplexity), true
+
 	case "RevokeAgentTokenPayload.agentToken":
 		if e.ComplexityRoot.RevokeAgentTokenPayload.AgentToken == nil {
 			break
@@ -1165,6 +1562,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RevokeAgentTokenPayload.UserErrors(childComplexity), true
 
+	case "Subscription.machineStatusChanged":
+		if e.ComplexityRoot.Subscription.MachineStatusChanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.MachineStatusChanged(childComplexity), true
 	case "Subscription.notificationAdded":
 		if e.ComplexityRoot.Subscription.NotificationAdded == nil {
 			break
@@ -1252,9 +1655,13 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ApplicationGpuInput", ec.unmarshalInputApplicationGpuInput),
 			graphql.NewInputUnmarshaler("AvailabilityInput", ec.unmarshalInputAvailabilityInput),
 			graphql.NewInputUnmarshaler("AvailabilityWindowInput", ec.unmarshalInputAvailabilityWindowInput),
+			graphql.NewInputUnmarshaler("GpuInventoryInput", ec.unmarshalInputGpuInventoryInput),
+			graphql.NewInputUnmarshaler("GpuTelemetryInput", ec.unmarshalInputGpuTelemetryInput),
+			graphql.NewInputUnmarshaler("HeartbeatInput", ec.unmarshalInputHeartbeatInput),
 			graphql.NewInputUnmarshaler("LocationInput", ec.unmarshalInputLocationInput),
 			graphql.NewInputUnmarshaler("LogInInput", ec.unmarshalInputLogInInput),
 			graphql.NewInputUnmarshaler("ProviderApplicationInput", ec.unmarshalInputProviderApplicationInput),
+			graphql.NewInputUnmarshaler("RegisterMachineInput", ec.unmarshalInputRegisterMachineInput),
 			graphql.NewInputUnmarshaler("SignUpInput", ec.unmarshalInputSignUpInput),
 		)
 	}
@@ -1406,6 +1813,172 @@ extend type Mutation {
   logIn(input: LogInInput!): AuthPayload!
   "Ends the current session (cookie or bearer token) and clears the cookie."
   logOut: LogOutPayload!
+}
+`, BuiltIn: false},
+	{Name: "../schema/fleet.graphqls", Input: `# The live fleet: machines and GPUs registered by gpunex-agent, their
+# heartbeats, and online status pushed to dashboards.
+
+enum MachineStatus {
+  ONLINE
+  OFFLINE
+}
+
+"Why a machine is offline."
+enum OfflineReason {
+  "The agent said it was stopping (SIGTERM, maintenance)."
+  PLANNED
+  "Heartbeats stopped without notice (grace period of 3 intervals)."
+  UNPLANNED
+  "Registered but never heard from since."
+  NEVER_SEEN
+}
+
+"A provider's host running gpunex-agent."
+type Machine {
+  id: ID!
+  "The agent's persistent machine identity."
+  machineId: String!
+  hostname: String!
+  status: MachineStatus!
+  offlineReason: OfflineReason
+  statusChangedAt: DateTime!
+  "Time of the latest heartbeat this replica knows of (live while online)."
+  lastHeartbeatAt: DateTime
+  agentVersion: String!
+  driverVersion: String
+  cudaVersion: String
+  "True when the agent simulates its GPUs (--simulate): not rentable hardware."
+  simulated: Boolean!
+  registeredAt: DateTime!
+  gpus: [Gpu!]!
+}
+
+"One GPU of a machine."
+type Gpu {
+  id: ID!
+  uuid: String!
+  index: Int!
+  "The product name NVML reports, e.g. NVIDIA H100 80GB HBM3."
+  name: String!
+  "The supported model this GPU is, or null for an unlisted one."
+  model: GpuModel
+  "Memory in bytes (a Float: it exceeds GraphQL's 32-bit Int)."
+  vramBytes: Float
+  pciBusId: String
+  powerLimitW: Float
+  simulated: Boolean!
+  "Latest telemetry while the machine is online."
+  telemetry: GpuTelemetry
+}
+
+"A GPU's telemetry at one instant. Null fields were not supported by the GPU."
+type GpuTelemetry {
+  at: DateTime!
+  utilizationPct: Float
+  memoryUsedBytes: Float
+  temperatureC: Float
+  powerDrawW: Float
+  smClockMHz: Int
+  throttleReasons: [String!]!
+  eccCorrected: Float
+  eccUncorrected: Float
+  "Recent utilisation samples, oldest first, for a sparkline."
+  recentUtilizationPct: [Float!]!
+}
+
+extend type Provider {
+  machines: [Machine!]!
+}
+
+input GpuInventoryInput {
+  uuid: String!
+  index: Int!
+  name: String!
+  vramBytes: Float
+  pciBusId: String
+  driverVersion: String
+  cudaDriverVersion: String
+  powerLimitW: Float
+  simulated: Boolean!
+}
+
+input RegisterMachineInput {
+  "A stable identity the agent keeps in its data directory (8–64 characters of [A-Za-z0-9-_])."
+  machineId: String!
+  hostname: String!
+  agentVersion: String!
+  gpus: [GpuInventoryInput!]!
+}
+
+type RegisterMachinePayload {
+  machine: Machine
+  "How often the agent must send heartbeat."
+  heartbeatIntervalSeconds: Int!
+  userErrors: [UserError!]!
+}
+
+input GpuTelemetryInput {
+  uuid: String!
+  utilizationPct: Float
+  memoryUsedBytes: Float
+  temperatureC: Float
+  powerDrawW: Float
+  smClockMHz: Int
+  throttleReasons: [String!]
+  eccCorrected: Float
+  eccUncorrected: Float
+  recentUtilizationPct: [Float!]
+}
+
+input HeartbeatInput {
+  machineId: String!
+  "When the sample was taken; omitted means now."
+  at: DateTime
+  gpus: [GpuTelemetryInput!]!
+  "The agent is stopping on purpose: mark the machine offline (planned) now."
+  goingOffline: Boolean
+}
+
+enum AgentCommandKind {
+  START_JOB
+  STOP_JOB
+  RUN_BENCHMARK
+  SET_INTERVAL
+}
+
+"Work the server asks the agent to do, delivered in the heartbeat response."
+type AgentCommand {
+  id: ID!
+  kind: AgentCommandKind!
+  "JSON arguments of the command."
+  payload: String!
+}
+
+type HeartbeatPayload {
+  accepted: Boolean!
+  status: MachineStatus
+  intervalSeconds: Int!
+  commands: [AgentCommand!]!
+  userErrors: [UserError!]!
+}
+
+"A machine's state: sent for every machine when a subscription starts, then on each transition."
+type MachineStatusEvent {
+  machine: Machine!
+  "True for the current-state events that open a subscription."
+  initial: Boolean!
+}
+
+extend type Mutation {
+  "Agent token: register (or re-register) this machine and its GPUs. Idempotent per machineId."
+  registerMachine(input: RegisterMachineInput!): RegisterMachinePayload!
+  "Agent token: report liveness and telemetry; the answer carries pending commands."
+  heartbeat(input: HeartbeatInput!): HeartbeatPayload!
+}
+
+extend type Subscription {
+  "The signed-in provider's machines: their current state first, then every transition."
+  machineStatusChanged: MachineStatusEvent!
 }
 `, BuiltIn: false},
 	{Name: "../schema/notification.graphqls", Input: `# In-app notifications, live over notificationAdded.
@@ -1789,6 +2362,18 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AgentCommand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AgentCommand_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_AgentCommand_kind(ctx, field)
+	case "payload":
+		return ec.fieldContext_AgentCommand_payload(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentCommand", field.Name)
+}
+
 func (ec *executionContext) childFields_AgentToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1917,6 +2502,32 @@ func (ec *executionContext) childFields_CreateAgentTokenPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateAgentTokenPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Gpu(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Gpu_id(ctx, field)
+	case "uuid":
+		return ec.fieldContext_Gpu_uuid(ctx, field)
+	case "index":
+		return ec.fieldContext_Gpu_index(ctx, field)
+	case "name":
+		return ec.fieldContext_Gpu_name(ctx, field)
+	case "model":
+		return ec.fieldContext_Gpu_model(ctx, field)
+	case "vramBytes":
+		return ec.fieldContext_Gpu_vramBytes(ctx, field)
+	case "pciBusId":
+		return ec.fieldContext_Gpu_pciBusId(ctx, field)
+	case "powerLimitW":
+		return ec.fieldContext_Gpu_powerLimitW(ctx, field)
+	case "simulated":
+		return ec.fieldContext_Gpu_simulated(ctx, field)
+	case "telemetry":
+		return ec.fieldContext_Gpu_telemetry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Gpu", field.Name)
+}
+
 func (ec *executionContext) childFields_GpuModel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "key":
@@ -1955,6 +2566,48 @@ func (ec *executionContext) childFields_GpuModel(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type GpuModel", field.Name)
 }
 
+func (ec *executionContext) childFields_GpuTelemetry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "at":
+		return ec.fieldContext_GpuTelemetry_at(ctx, field)
+	case "utilizationPct":
+		return ec.fieldContext_GpuTelemetry_utilizationPct(ctx, field)
+	case "memoryUsedBytes":
+		return ec.fieldContext_GpuTelemetry_memoryUsedBytes(ctx, field)
+	case "temperatureC":
+		return ec.fieldContext_GpuTelemetry_temperatureC(ctx, field)
+	case "powerDrawW":
+		return ec.fieldContext_GpuTelemetry_powerDrawW(ctx, field)
+	case "smClockMHz":
+		return ec.fieldContext_GpuTelemetry_smClockMHz(ctx, field)
+	case "throttleReasons":
+		return ec.fieldContext_GpuTelemetry_throttleReasons(ctx, field)
+	case "eccCorrected":
+		return ec.fieldContext_GpuTelemetry_eccCorrected(ctx, field)
+	case "eccUncorrected":
+		return ec.fieldContext_GpuTelemetry_eccUncorrected(ctx, field)
+	case "recentUtilizationPct":
+		return ec.fieldContext_GpuTelemetry_recentUtilizationPct(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuTelemetry", field.Name)
+}
+
+func (ec *executionContext) childFields_HeartbeatPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accepted":
+		return ec.fieldContext_HeartbeatPayload_accepted(ctx, field)
+	case "status":
+		return ec.fieldContext_HeartbeatPayload_status(ctx, field)
+	case "intervalSeconds":
+		return ec.fieldContext_HeartbeatPayload_intervalSeconds(ctx, field)
+	case "commands":
+		return ec.fieldContext_HeartbeatPayload_commands(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_HeartbeatPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HeartbeatPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "city":
@@ -1973,6 +2626,48 @@ func (ec *executionContext) childFields_LogOutPayload(ctx context.Context, field
 		return ec.fieldContext_LogOutPayload_ok(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LogOutPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Machine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Machine_id(ctx, field)
+	case "machineId":
+		return ec.fieldContext_Machine_machineId(ctx, field)
+	case "hostname":
+		return ec.fieldContext_Machine_hostname(ctx, field)
+	case "status":
+		return ec.fieldContext_Machine_status(ctx, field)
+	case "offlineReason":
+		return ec.fieldContext_Machine_offlineReason(ctx, field)
+	case "statusChangedAt":
+		return ec.fieldContext_Machine_statusChangedAt(ctx, field)
+	case "lastHeartbeatAt":
+		return ec.fieldContext_Machine_lastHeartbeatAt(ctx, field)
+	case "agentVersion":
+		return ec.fieldContext_Machine_agentVersion(ctx, field)
+	case "driverVersion":
+		return ec.fieldContext_Machine_driverVersion(ctx, field)
+	case "cudaVersion":
+		return ec.fieldContext_Machine_cudaVersion(ctx, field)
+	case "simulated":
+		return ec.fieldContext_Machine_simulated(ctx, field)
+	case "registeredAt":
+		return ec.fieldContext_Machine_registeredAt(ctx, field)
+	case "gpus":
+		return ec.fieldContext_Machine_gpus(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Machine", field.Name)
+}
+
+func (ec *executionContext) childFields_MachineStatusEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "machine":
+		return ec.fieldContext_MachineStatusEvent_machine(ctx, field)
+	case "initial":
+		return ec.fieldContext_MachineStatusEvent_initial(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MachineStatusEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_MarkNotificationsReadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2061,6 +2756,8 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_createdAt(ctx, field)
 	case "agentTokens":
 		return ec.fieldContext_Provider_agentTokens(ctx, field)
+	case "machines":
+		return ec.fieldContext_Provider_machines(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Provider", field.Name)
 }
@@ -2129,6 +2826,18 @@ func (ec *executionContext) childFields_ProviderApplicationPayload(ctx context.C
 		return ec.fieldContext_ProviderApplicationPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RegisterMachinePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "machine":
+		return ec.fieldContext_RegisterMachinePayload_machine(ctx, field)
+	case "heartbeatIntervalSeconds":
+		return ec.fieldContext_RegisterMachinePayload_heartbeatIntervalSeconds(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_RegisterMachinePayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegisterMachinePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RevokeAgentTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2339,6 +3048,20 @@ func (ec *executionContext) field_Mutation_createAgentToken_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_heartbeat_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.HeartbeatInput, error) {
+			return ec.unmarshalNHeartbeatInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_logIn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2364,6 +3087,20 @@ func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx contex
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_registerMachine_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RegisterMachineInput, error) {
+			return ec.unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRegisterMachineInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -2642,6 +3379,75 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AgentCommand_id(ctx context.Context, field graphql.CollectedField, obj *models.AgentCommand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCommand_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCommand_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCommand", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AgentCommand_kind(ctx context.Context, field graphql.CollectedField, obj *models.AgentCommand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCommand_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.AgentCommandKind) graphql.Marshaler {
+			return ec.marshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCommand_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCommand", field, false, false, "AgentCommandKind")
+}
+
+func (ec *executionContext) _AgentCommand_payload(ctx context.Context, field graphql.CollectedField, obj *models.AgentCommand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCommand_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCommand_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCommand", field, false, false, "String")
+}
 
 func (ec *executionContext) _AgentToken_id(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -3602,6 +4408,254 @@ func (ec *executionContext) fieldContext_CreateAgentTokenPayload_userErrors(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _Gpu_id(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Gpu_uuid(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_uuid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_uuid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "String")
+}
+
+func (ec *executionContext) _Gpu_index(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Gpu_name(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "String")
+}
+
+func (ec *executionContext) _Gpu_model(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Gpu().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Gpu",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Gpu_vramBytes(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_vramBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VramBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_vramBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Gpu_pciBusId(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_pciBusId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PciBusID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_pciBusId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "String")
+}
+
+func (ec *executionContext) _Gpu_powerLimitW(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_powerLimitW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PowerLimitW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_powerLimitW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Gpu_simulated(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Gpu_telemetry(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_telemetry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Telemetry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.GpuTelemetry) graphql.Marshaler {
+			return ec.marshalOGpuTelemetry2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuTelemetry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_telemetry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Gpu",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuTelemetry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _GpuModel_key(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3970,6 +5024,369 @@ func (ec *executionContext) fieldContext_GpuModel_unconfirmed(_ context.Context,
 	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
 }
 
+func (ec *executionContext) _GpuTelemetry_at(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _GpuTelemetry_utilizationPct(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_utilizationPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UtilizationPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_utilizationPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuTelemetry_memoryUsedBytes(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_memoryUsedBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryUsedBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_memoryUsedBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuTelemetry_temperatureC(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_temperatureC(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemperatureC, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_temperatureC(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuTelemetry_powerDrawW(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_powerDrawW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PowerDrawW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_powerDrawW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuTelemetry_smClockMHz(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_smClockMHz(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SmClockMHz, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_smClockMHz(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuTelemetry_throttleReasons(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_throttleReasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.GpuTelemetry().ThrottleReasons(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_throttleReasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, true, true, "String")
+}
+
+func (ec *executionContext) _GpuTelemetry_eccCorrected(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_eccCorrected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EccCorrected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_eccCorrected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuTelemetry_eccUncorrected(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_eccUncorrected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EccUncorrected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_eccUncorrected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuTelemetry_recentUtilizationPct(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuTelemetry_recentUtilizationPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.GpuTelemetry().RecentUtilizationPct(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕfloat64ᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuTelemetry_recentUtilizationPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuTelemetry", field, true, true, "Float")
+}
+
+func (ec *executionContext) _HeartbeatPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HeartbeatPayload_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HeartbeatPayload_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HeartbeatPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _HeartbeatPayload_status(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HeartbeatPayload_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.MachineStatus) graphql.Marshaler {
+			return ec.marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HeartbeatPayload_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HeartbeatPayload", field, false, false, "MachineStatus")
+}
+
+func (ec *executionContext) _HeartbeatPayload_intervalSeconds(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HeartbeatPayload_intervalSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IntervalSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HeartbeatPayload_intervalSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HeartbeatPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _HeartbeatPayload_commands(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HeartbeatPayload_commands(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Commands, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.AgentCommand) graphql.Marshaler {
+			return ec.marshalNAgentCommand2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HeartbeatPayload_commands(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HeartbeatPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentCommand(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HeartbeatPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HeartbeatPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HeartbeatPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HeartbeatPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Location_city(ctx context.Context, field graphql.CollectedField, obj *models.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4060,6 +5477,369 @@ func (ec *executionContext) _LogOutPayload_ok(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_LogOutPayload_ok(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LogOutPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Machine_id(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Machine_machineId(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_hostname(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_hostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_hostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_status(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.MachineStatus) graphql.Marshaler {
+			return ec.marshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "MachineStatus")
+}
+
+func (ec *executionContext) _Machine_offlineReason(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_offlineReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OfflineReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.OfflineReason) graphql.Marshaler {
+			return ec.marshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐOfflineReason(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_offlineReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "OfflineReason")
+}
+
+func (ec *executionContext) _Machine_statusChangedAt(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_statusChangedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusChangedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_statusChangedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Machine_lastHeartbeatAt(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_lastHeartbeatAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastHeartbeatAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_lastHeartbeatAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Machine_agentVersion(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_agentVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_agentVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_driverVersion(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_driverVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DriverVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_driverVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_cudaVersion(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_cudaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CudaVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_cudaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_simulated(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Machine_registeredAt(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_registeredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RegisteredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_registeredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Machine_gpus(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_gpus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gpus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.MachineGpu) graphql.Marshaler {
+			return ec.marshalNGpu2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineGpuᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_gpus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Machine",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Gpu(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MachineStatusEvent_machine(ctx context.Context, field graphql.CollectedField, obj *fleet.StatusEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineStatusEvent_machine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Machine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Machine) graphql.Marshaler {
+			return ec.marshalNMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineStatusEvent_machine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MachineStatusEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Machine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MachineStatusEvent_initial(ctx context.Context, field graphql.CollectedField, obj *fleet.StatusEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineStatusEvent_initial(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Initial, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineStatusEvent_initial(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineStatusEvent", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _MarkNotificationsReadPayload_updated(ctx context.Context, field graphql.CollectedField, obj *model.MarkNotificationsReadPayload) (ret graphql.Marshaler) {
@@ -4256,6 +6036,94 @@ func (ec *executionContext) fieldContext_Mutation_logOut(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_LogOutPayload(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_registerMachine(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registerMachine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegisterMachine(ctx, fc.Args["input"].(model.RegisterMachineInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RegisterMachinePayload) graphql.Marshaler {
+			return ec.marshalNRegisterMachinePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRegisterMachinePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registerMachine(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegisterMachinePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registerMachine_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_heartbeat(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_heartbeat(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().Heartbeat(ctx, fc.Args["input"].(model.HeartbeatInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HeartbeatPayload) graphql.Marshaler {
+			return ec.marshalNHeartbeatPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_heartbeat(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HeartbeatPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_heartbeat_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -5135,6 +7003,38 @@ func (ec *executionContext) fieldContext_Provider_agentTokens(_ context.Context,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AgentToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_machines(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_machines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Machines(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.Machine) graphql.Marshaler {
+			return ec.marshalNMachine2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_machines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Machine(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6054,6 +7954,93 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _RegisterMachinePayload_machine(ctx context.Context, field graphql.CollectedField, obj *model.RegisterMachinePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegisterMachinePayload_machine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Machine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Machine) graphql.Marshaler {
+			return ec.marshalOMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RegisterMachinePayload_machine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RegisterMachinePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Machine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RegisterMachinePayload_heartbeatIntervalSeconds(ctx context.Context, field graphql.CollectedField, obj *model.RegisterMachinePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegisterMachinePayload_heartbeatIntervalSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeartbeatIntervalSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegisterMachinePayload_heartbeatIntervalSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegisterMachinePayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RegisterMachinePayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.RegisterMachinePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegisterMachinePayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegisterMachinePayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RegisterMachinePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RevokeAgentTokenPayload_agentToken(ctx context.Context, field graphql.CollectedField, obj *model.RevokeAgentTokenPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6113,6 +8100,38 @@ func (ec *executionContext) fieldContext_RevokeAgentTokenPayload_userErrors(_ co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_machineStatusChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_machineStatusChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().MachineStatusChanged(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *fleet.StatusEvent) graphql.Marshaler {
+			return ec.marshalNMachineStatusEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfleetᚐStatusEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_machineStatusChanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MachineStatusEvent(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7668,6 +9687,272 @@ func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (model.Avail
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context, obj any) (model.GpuInventoryInput, error) {
+	var it model.GpuInventoryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"uuid", "index", "name", "vramBytes", "pciBusId", "driverVersion", "cudaDriverVersion", "powerLimitW", "simulated"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "uuid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uuid"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UUID = data
+		case "index":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("index"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Index = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "vramBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vramBytes"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VramBytes = data
+		case "pciBusId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pciBusId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PciBusID = data
+		case "driverVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("driverVersion"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DriverVersion = data
+		case "cudaDriverVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cudaDriverVersion"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CudaDriverVersion = data
+		case "powerLimitW":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("powerLimitW"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PowerLimitW = data
+		case "simulated":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simulated"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Simulated = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalGpuInventoryInput unmarshals raw into the GpuInventoryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGpuInventoryInput(ctx context.Context, raw any) (model.GpuInventoryInput, error) {
+	var out model.GpuInventoryInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GpuInventoryInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputGpuTelemetryInput(ctx context.Context, obj any) (model.GpuTelemetryInput, error) {
+	var it model.GpuTelemetryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"uuid", "utilizationPct", "memoryUsedBytes", "temperatureC", "powerDrawW", "smClockMHz", "throttleReasons", "eccCorrected", "eccUncorrected", "recentUtilizationPct"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "uuid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uuid"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UUID = data
+		case "utilizationPct":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("utilizationPct"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UtilizationPct = data
+		case "memoryUsedBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memoryUsedBytes"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MemoryUsedBytes = data
+		case "temperatureC":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temperatureC"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemperatureC = data
+		case "powerDrawW":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("powerDrawW"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PowerDrawW = data
+		case "smClockMHz":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("smClockMHz"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SmClockMHz = data
+		case "throttleReasons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throttleReasons"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThrottleReasons = data
+		case "eccCorrected":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eccCorrected"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EccCorrected = data
+		case "eccUncorrected":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eccUncorrected"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EccUncorrected = data
+		case "recentUtilizationPct":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recentUtilizationPct"))
+			data, err := ec.unmarshalOFloat2ᚕfloat64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RecentUtilizationPct = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalGpuTelemetryInput unmarshals raw into the GpuTelemetryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGpuTelemetryInput(ctx context.Context, raw any) (model.GpuTelemetryInput, error) {
+	var out model.GpuTelemetryInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GpuTelemetryInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputHeartbeatInput(ctx context.Context, obj any) (model.HeartbeatInput, error) {
+	var it model.HeartbeatInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"machineId", "at", "gpus", "goingOffline"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		case "at":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("at"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.At = data
+		case "gpus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpus"))
+			data, err := ec.unmarshalNGpuTelemetryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gpus = data
+		case "goingOffline":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goingOffline"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GoingOffline = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHeartbeatInput unmarshals raw into the HeartbeatInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHeartbeatInput(ctx context.Context, raw any) (model.HeartbeatInput, error) {
+	var out model.HeartbeatInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HeartbeatInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputLocationInput(ctx context.Context, obj any) (model.LocationInput, error) {
 	var it model.LocationInput
 	if obj == nil {
@@ -7857,6 +10142,69 @@ func UnmarshalProviderApplicationInput(ctx context.Context, raw any) (model.Prov
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Context, obj any) (model.RegisterMachineInput, error) {
+	var it model.RegisterMachineInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"machineId", "hostname", "agentVersion", "gpus"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		case "hostname":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hostname"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hostname = data
+		case "agentVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentVersion"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentVersion = data
+		case "gpus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpus"))
+			data, err := ec.unmarshalNGpuInventoryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gpus = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRegisterMachineInput unmarshals raw into the RegisterMachineInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRegisterMachineInput(ctx context.Context, raw any) (model.RegisterMachineInput, error) {
+	var out model.RegisterMachineInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RegisterMachineInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj any) (model.SignUpInput, error) {
 	var it model.SignUpInput
 	if obj == nil {
@@ -7920,6 +10268,49 @@ func UnmarshalSignUpInput(ctx context.Context, raw any) (model.SignUpInput, erro
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var agentCommandImplementors = []string{"AgentCommand"}
+
+func (ec *executionContext) _AgentCommand(ctx context.Context, sel ast.SelectionSet, obj *models.AgentCommand) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentCommandImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentCommand")
+		case "id":
+			out.Values[i] = ec._AgentCommand_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._AgentCommand_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "payload":
+			out.Values[i] = ec._AgentCommand_payload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var agentTokenImplementors = []string{"AgentToken"}
 
@@ -8360,6 +10751,85 @@ func (ec *executionContext) _CreateAgentTokenPayload(ctx context.Context, sel as
 	return out
 }
 
+var gpuImplementors = []string{"Gpu"}
+
+func (ec *executionContext) _Gpu(ctx context.Context, sel ast.SelectionSet, obj *models.MachineGpu) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Gpu")
+		case "id":
+			out.Values[i] = ec._Gpu_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "uuid":
+			out.Values[i] = ec._Gpu_uuid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "index":
+			out.Values[i] = ec._Gpu_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Gpu_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Gpu_model(ctx, field, obj)
+				})
+		case "vramBytes":
+			out.Values[i] = ec._Gpu_vramBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pciBusId":
+			out.Values[i] = ec._Gpu_pciBusId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "powerLimitW":
+			out.Values[i] = ec._Gpu_powerLimitW(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulated":
+			out.Values[i] = ec._Gpu_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "telemetry":
+			out.Values[i] = ec._Gpu_telemetry(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var gpuModelImplementors = []string{"GpuModel"}
 
 func (ec *executionContext) _GpuModel(ctx context.Context, sel ast.SelectionSet, obj *catalog.GpuModel) graphql.Marshaler {
@@ -8468,6 +10938,139 @@ func (ec *executionContext) _GpuModel(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var gpuTelemetryImplementors = []string{"GpuTelemetry"}
+
+func (ec *executionContext) _GpuTelemetry(ctx context.Context, sel ast.SelectionSet, obj *models.GpuTelemetry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuTelemetryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuTelemetry")
+		case "at":
+			out.Values[i] = ec._GpuTelemetry_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "utilizationPct":
+			out.Values[i] = ec._GpuTelemetry_utilizationPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryUsedBytes":
+			out.Values[i] = ec._GpuTelemetry_memoryUsedBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "temperatureC":
+			out.Values[i] = ec._GpuTelemetry_temperatureC(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "powerDrawW":
+			out.Values[i] = ec._GpuTelemetry_powerDrawW(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "smClockMHz":
+			out.Values[i] = ec._GpuTelemetry_smClockMHz(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "throttleReasons":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GpuTelemetry_throttleReasons(ctx, field, obj)
+				})
+		case "eccCorrected":
+			out.Values[i] = ec._GpuTelemetry_eccCorrected(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eccUncorrected":
+			out.Values[i] = ec._GpuTelemetry_eccUncorrected(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recentUtilizationPct":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GpuTelemetry_recentUtilizationPct(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var heartbeatPayloadImplementors = []string{"HeartbeatPayload"}
+
+func (ec *executionContext) _HeartbeatPayload(ctx context.Context, sel ast.SelectionSet, obj *model.HeartbeatPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, heartbeatPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HeartbeatPayload")
+		case "accepted":
+			out.Values[i] = ec._HeartbeatPayload_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._HeartbeatPayload_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "intervalSeconds":
+			out.Values[i] = ec._HeartbeatPayload_intervalSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "commands":
+			out.Values[i] = ec._HeartbeatPayload_commands(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._HeartbeatPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var locationImplementors = []string{"Location"}
 
 func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *models.Location) graphql.Marshaler {
@@ -8524,6 +11127,137 @@ func (ec *executionContext) _LogOutPayload(ctx context.Context, sel ast.Selectio
 			out.Values[i] = graphql.MarshalString("LogOutPayload")
 		case "ok":
 			out.Values[i] = ec._LogOutPayload_ok(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var machineImplementors = []string{"Machine"}
+
+func (ec *executionContext) _Machine(ctx context.Context, sel ast.SelectionSet, obj *models.Machine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, machineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Machine")
+		case "id":
+			out.Values[i] = ec._Machine_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "machineId":
+			out.Values[i] = ec._Machine_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hostname":
+			out.Values[i] = ec._Machine_hostname(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Machine_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offlineReason":
+			out.Values[i] = ec._Machine_offlineReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "statusChangedAt":
+			out.Values[i] = ec._Machine_statusChangedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastHeartbeatAt":
+			out.Values[i] = ec._Machine_lastHeartbeatAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "agentVersion":
+			out.Values[i] = ec._Machine_agentVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "driverVersion":
+			out.Values[i] = ec._Machine_driverVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cudaVersion":
+			out.Values[i] = ec._Machine_cudaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simulated":
+			out.Values[i] = ec._Machine_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registeredAt":
+			out.Values[i] = ec._Machine_registeredAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpus":
+			out.Values[i] = ec._Machine_gpus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var machineStatusEventImplementors = []string{"MachineStatusEvent"}
+
+func (ec *executionContext) _MachineStatusEvent(ctx context.Context, sel ast.SelectionSet, obj *fleet.StatusEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, machineStatusEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MachineStatusEvent")
+		case "machine":
+			out.Values[i] = ec._MachineStatusEvent_machine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "initial":
+			out.Values[i] = ec._MachineStatusEvent_initial(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8623,6 +11357,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "logOut":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_logOut(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registerMachine":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registerMachine(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "heartbeat":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_heartbeat(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -8958,6 +11706,12 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_agentTokens(ctx, field, obj)
 				})
+		case "machines":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_machines(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9292,6 +12046,49 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var registerMachinePayloadImplementors = []string{"RegisterMachinePayload"}
+
+func (ec *executionContext) _RegisterMachinePayload(ctx context.Context, sel ast.SelectionSet, obj *model.RegisterMachinePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, registerMachinePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegisterMachinePayload")
+		case "machine":
+			out.Values[i] = ec._RegisterMachinePayload_machine(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "heartbeatIntervalSeconds":
+			out.Values[i] = ec._RegisterMachinePayload_heartbeatIntervalSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._RegisterMachinePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var revokeAgentTokenPayloadImplementors = []string{"RevokeAgentTokenPayload"}
 
 func (ec *executionContext) _RevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeAgentTokenPayload) graphql.Marshaler {
@@ -9343,6 +12140,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 
 	switch fields[0].Name {
+	case "machineStatusChanged":
+		return ec._Subscription_machineStatusChanged(ctx, fields[0])
 	case "notificationAdded":
 		return ec._Subscription_notificationAdded(ctx, fields[0])
 	default:
@@ -9846,6 +12645,40 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAgentCommand2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AgentCommand) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentCommand2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommand(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentCommand2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommand(ctx context.Context, sel ast.SelectionSet, v *models.AgentCommand) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AgentCommand!")
+		return graphql.Null
+	}
+	return ec._AgentCommand(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandKind(ctx context.Context, v any) (models.AgentCommandKind, error) {
+	var res models.AgentCommandKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandKind(ctx context.Context, sel ast.SelectionSet, v models.AgentCommandKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNAgentToken2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AgentToken) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -10079,6 +12912,78 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) unmarshalNFloat2ᚕfloat64ᚄ(ctx context.Context, v any) ([]float64, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]float64, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFloat2float64(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNFloat2ᚕfloat64ᚄ(ctx context.Context, sel ast.SelectionSet, v []float64) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNFloat2float64(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpu2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineGpuᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.MachineGpu) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpu2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineGpu(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpu2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineGpu(ctx context.Context, sel ast.SelectionSet, v *models.MachineGpu) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Gpu!")
+		return graphql.Null
+	}
+	return ec._Gpu(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGpuInventoryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInputᚄ(ctx context.Context, v any) ([]*model.GpuInventoryInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.GpuInventoryInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGpuInventoryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNGpuInventoryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInput(ctx context.Context, v any) (*model.GpuInventoryInput, error) {
+	res, err := ec.unmarshalInputGpuInventoryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNGpuModel2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModelᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.GpuModel) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -10101,6 +13006,38 @@ func (ec *executionContext) marshalNGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return ec._GpuModel(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGpuTelemetryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInputᚄ(ctx context.Context, v any) ([]*model.GpuTelemetryInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.GpuTelemetryInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGpuTelemetryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNGpuTelemetryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInput(ctx context.Context, v any) (*model.GpuTelemetryInput, error) {
+	res, err := ec.unmarshalInputGpuTelemetryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNHeartbeatInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatInput(ctx context.Context, v any) (model.HeartbeatInput, error) {
+	res, err := ec.unmarshalInputHeartbeatInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNHeartbeatPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatPayload(ctx context.Context, sel ast.SelectionSet, v *model.HeartbeatPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "HeartbeatPayload!")
+		return graphql.Null
+	}
+	return ec._HeartbeatPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
@@ -10165,6 +13102,48 @@ func (ec *executionContext) marshalNLogOutPayload2ᚖgithubᚗcomᚋgpunexᚋgpu
 		return graphql.Null
 	}
 	return ec._LogOutPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMachine2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.Machine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx context.Context, sel ast.SelectionSet, v *models.Machine) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Machine!")
+		return graphql.Null
+	}
+	return ec._Machine(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, v any) (models.MachineStatus, error) {
+	var res models.MachineStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, sel ast.SelectionSet, v models.MachineStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNMachineStatusEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfleetᚐStatusEvent(ctx context.Context, sel ast.SelectionSet, v *fleet.StatusEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MachineStatusEvent!")
+		return graphql.Null
+	}
+	return ec._MachineStatusEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMarkNotificationsReadPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarkNotificationsReadPayload(ctx context.Context, sel ast.SelectionSet, v *model.MarkNotificationsReadPayload) graphql.Marshaler {
@@ -10308,6 +13287,19 @@ func (ec *executionContext) unmarshalNProviderTier2githubᚗcomᚋgpunexᚋgpune
 
 func (ec *executionContext) marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, sel ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRegisterMachineInput(ctx context.Context, v any) (model.RegisterMachineInput, error) {
+	res, err := ec.unmarshalInputRegisterMachineInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRegisterMachinePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRegisterMachinePayload(ctx context.Context, sel ast.SelectionSet, v *model.RegisterMachinePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RegisterMachinePayload!")
+		return graphql.Null
+	}
+	return ec._RegisterMachinePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRevokeAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeAgentTokenPayload) graphql.Marshaler {
@@ -10678,6 +13670,41 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) unmarshalOFloat2ᚕfloat64ᚄ(ctx context.Context, v any) ([]float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]float64, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFloat2float64(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOFloat2ᚕfloat64ᚄ(ctx context.Context, sel ast.SelectionSet, v []float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNFloat2float64(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {
 		return nil, nil
@@ -10700,6 +13727,13 @@ func (ec *executionContext) marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return ec._GpuModel(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOGpuTelemetry2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuTelemetry(ctx context.Context, sel ast.SelectionSet, v *models.GpuTelemetry) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GpuTelemetry(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -10773,6 +13807,45 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx context.Context, sel ast.SelectionSet, v *models.Machine) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Machine(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, v any) (*models.MachineStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(models.MachineStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, sel ast.SelectionSet, v *models.MachineStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐOfflineReason(ctx context.Context, v any) (*models.OfflineReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(models.OfflineReason)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐOfflineReason(ctx context.Context, sel ast.SelectionSet, v *models.OfflineReason) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProvider(ctx context.Context, sel ast.SelectionSet, v *models.Provider) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -10801,6 +13874,41 @@ func (ec *executionContext) marshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpun
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {

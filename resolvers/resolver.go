@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/notify"
 	"github.com/gpunex/gpunex/internal/onboarding"
 )
@@ -18,6 +19,7 @@ type Resolver struct {
 	Auth       *auth.Service
 	Notify     *notify.Service
 	Onboarding *onboarding.Service
+	Fleet      *fleet.Service
 	Logger     *slog.Logger
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -17,6 +18,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -66,6 +68,15 @@ func envOr(key, def string) string {
 	return def
 }
 
+func envDuration(key string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
 func envBool(key string, def bool) bool {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		b, err := strconv.ParseBool(v)
@@ -98,6 +109,7 @@ func newServeCommand() *cobra.Command {
 		smtpURL        string
 		mailFrom       string
 		agentImage     string
+		hbInterval     time.Duration
 		demo           bool
 		noIntrospect   bool
 		allowedOrigins string
@@ -118,6 +130,7 @@ func newServeCommand() *cobra.Command {
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix, Demo: demo,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
+				Fleet:  fleet.Config{Interval: hbInterval},
 				Logger: logger, Clock: clock.Real{},
 				API: api.Config{Introspection: !noIntrospect, AllowedOrigins: origins, SecureCookies: secureCookies},
 			})
@@ -152,6 +165,7 @@ func newServeCommand() *cobra.Command {
 	fs.StringVar(&smtpURL, "smtp-url", os.Getenv("GPUNEX_SMTP_URL"), "SMTP server for email, e.g. smtp://user:pass@host:587 (smtps:// for implicit TLS); empty writes .eml files under <data-dir>/mail/outbox (env GPUNEX_SMTP_URL)")
 	fs.StringVar(&mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", "GPUnex <noreply@gpunex.local>"), "sender of platform email (env GPUNEX_MAIL_FROM)")
 	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", "ghcr.io/gpunex/gpunex-agent:latest"), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
+	fs.DurationVar(&hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
 	fs.BoolVar(&demo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
 	fs.StringVar(&allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")

@@ -3,6 +3,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -62,6 +64,48 @@ type CreateAgentTokenPayload struct {
 	// The command that installs the agent with this token.
 	InstallCommand *string      `json:"installCommand,omitempty"`
 	UserErrors     []*UserError `json:"userErrors"`
+}
+
+type GpuInventoryInput struct {
+	UUID              string   `json:"uuid"`
+	Index             int      `json:"index"`
+	Name              string   `json:"name"`
+	VramBytes         *float64 `json:"vramBytes,omitempty"`
+	PciBusID          *string  `json:"pciBusId,omitempty"`
+	DriverVersion     *string  `json:"driverVersion,omitempty"`
+	CudaDriverVersion *string  `json:"cudaDriverVersion,omitempty"`
+	PowerLimitW       *float64 `json:"powerLimitW,omitempty"`
+	Simulated         bool     `json:"simulated"`
+}
+
+type GpuTelemetryInput struct {
+	UUID                 string    `json:"uuid"`
+	UtilizationPct       *float64  `json:"utilizationPct,omitempty"`
+	MemoryUsedBytes      *float64  `json:"memoryUsedBytes,omitempty"`
+	TemperatureC         *float64  `json:"temperatureC,omitempty"`
+	PowerDrawW           *float64  `json:"powerDrawW,omitempty"`
+	SmClockMHz           *int      `json:"smClockMHz,omitempty"`
+	ThrottleReasons      []string  `json:"throttleReasons,omitempty"`
+	EccCorrected         *float64  `json:"eccCorrected,omitempty"`
+	EccUncorrected       *float64  `json:"eccUncorrected,omitempty"`
+	RecentUtilizationPct []float64 `json:"recentUtilizationPct,omitempty"`
+}
+
+type HeartbeatInput struct {
+	MachineID string `json:"machineId"`
+	// When the sample was taken; omitted means now.
+	At   *time.Time           `json:"at,omitempty"`
+	Gpus []*GpuTelemetryInput `json:"gpus"`
+	// The agent is stopping on purpose: mark the machine offline (planned) now.
+	GoingOffline *bool `json:"goingOffline,omitempty"`
+}
+
+type HeartbeatPayload struct {
+	Accepted        bool                   `json:"accepted"`
+	Status          *models.MachineStatus  `json:"status,omitempty"`
+	IntervalSeconds int                    `json:"intervalSeconds"`
+	Commands        []*models.AgentCommand `json:"commands"`
+	UserErrors      []*UserError           `json:"userErrors"`
 }
 
 type LocationInput struct {
@@ -142,6 +186,21 @@ type ProviderApplicationPayload struct {
 }
 
 type Query struct {
+}
+
+type RegisterMachineInput struct {
+	// A stable identity the agent keeps in its data directory (8–64 characters of [A-Za-z0-9-_]).
+	MachineID    string               `json:"machineId"`
+	Hostname     string               `json:"hostname"`
+	AgentVersion string               `json:"agentVersion"`
+	Gpus         []*GpuInventoryInput `json:"gpus"`
+}
+
+type RegisterMachinePayload struct {
+	Machine *models.Machine `json:"machine,omitempty"`
+	// How often the agent must send heartbeat.
+	HeartbeatIntervalSeconds int          `json:"heartbeatIntervalSeconds"`
+	UserErrors               []*UserError `json:"userErrors"`
 }
 
 type RevokeAgentTokenPayload struct {

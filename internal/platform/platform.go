@@ -24,6 +24,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notify"
@@ -55,8 +56,10 @@ type Config struct {
 	MailFrom string
 	// AgentImage is the container image the installer starts.
 	AgentImage string
-	API        api.Config
-	Logger     *slog.Logger
+	// Fleet tunes heartbeats and the offline sweeper.
+	Fleet  fleet.Config
+	API    api.Config
+	Logger *slog.Logger
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// PasswordParams default to auth.DefaultParams (tests pass cheap ones).
@@ -69,11 +72,12 @@ type Config struct {
 type Platform struct {
 	cfg        Config
 	DB         *store.DB
-	Bus        bus.Bus
+	Bus        *bus.Counted
 	Presence   presence.Store
 	Auth       *auth.Service
 	Notify     *notify.Service
 	Onboarding *onboarding.Service
+	Fleet      *fleet.Service
 	Mail       *mail.Worker
 	Handler    http.Handler
 	redis      *redis.Client
@@ -125,10 +129,10 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		if prefix == "" {
 			prefix = "gpunex:"
 		}
-		p.Bus = bus.NewRedis(p.redis, cfg.Logger, bus.WithPrefix(prefix))
+		p.Bus = bus.NewCounted(bus.NewRedis(p.redis, cfg.Logger, bus.WithPrefix(prefix)))
 		p.Presence = presence.NewRedis(p.redis, presence.WithPrefix(prefix+"presence:"))
 	} else {
-		p.Bus = bus.NewMemory()
+		p.Bus = bus.NewCounted(bus.NewMemory())
 		p.Presence = presence.NewMemory(cfg.Clock)
 	}
 
@@ -160,7 +164,9 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	p.Onboarding = onboarding.NewService(db, p.Auth, p.Notify, outbox, cfg.Clock, cfg.Logger, publicURL)
 
-	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Onboarding: p.Onboarding, Logger: cfg.Logger}
+	p.Fleet = fleet.NewService(db, p.Presence, p.Bus, cfg.Clock, cfg.Logger, cfg.Fleet)
+
+	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Onboarding: p.Onboarding, Fleet: p.Fleet, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -231,6 +237,11 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	go func() {
 		defer background.Done()
 		_ = p.Mail.Run(baseCtx)
+	}()
+	background.Add(1)
+	go func() {
+		defer background.Done()
+		p.Fleet.RunBackground(baseCtx)
 	}()
 	defer background.Wait()
 	if ready != nil {

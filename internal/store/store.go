@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -28,6 +29,7 @@ type Config struct {
 type DB struct {
 	*bun.DB
 	backend backend
+	writes  *writeCounter
 }
 
 // backend is the seam between the two databases.
@@ -40,6 +42,8 @@ type backend interface {
 	migrations() fs.FS
 	// isUniqueViolation reports whether err is a unique-constraint failure.
 	isUniqueViolation(err error) bool
+	// tryLead takes the leadership of a named background task.
+	tryLead(ctx context.Context, db *DB, name string) (*Lease, error)
 }
 
 var (
@@ -68,7 +72,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if cfg.Logger != nil {
 		bdb.AddQueryHook(&queryLogHook{logger: cfg.Logger, slow: 500 * time.Millisecond})
 	}
-	return &DB{DB: bdb, backend: b}, nil
+	wc := &writeCounter{}
+	bdb.AddQueryHook(wc)
+	return &DB{DB: bdb, backend: b, writes: wc}, nil
 }
 
 // Backend is "sqlite" or "postgres".
@@ -113,6 +119,21 @@ func AfterCommit(ctx context.Context, f func()) {
 
 // IsNoRows reports whether err means a query found no row.
 func IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// Writes counts the INSERT, UPDATE and DELETE statements run so far: how
+// the "no SQL row per heartbeat" promise is measured.
+func (db *DB) Writes() int64 { return db.writes.n.Load() }
+
+type writeCounter struct{ n atomic.Int64 }
+
+func (*writeCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (w *writeCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	switch e.Operation() {
+	case "INSERT", "UPDATE", "DELETE":
+		w.n.Add(1)
+	}
+}
 
 type queryLogHook struct {
 	logger *slog.Logger

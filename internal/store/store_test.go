@@ -146,3 +146,29 @@ func TestOpenRefusesUnknownSchemes(t *testing.T) {
 	_, err := store.Open(context.Background(), store.Config{DatabaseURL: "mysql://localhost/x"})
 	require.ErrorContains(t, err, "unsupported database URL")
 }
+
+func TestOnlyOneReplicaLeadsATask(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := storetest.Config(t, "postgres")
+	a, err := store.Open(ctx, cfg)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := store.Open(ctx, cfg)
+	require.NoError(t, err)
+	defer b.Close()
+
+	la, err := a.TryLead(ctx, "sweeper-"+t.Name())
+	require.NoError(t, err)
+	require.NotNil(t, la, "the first replica leads")
+	require.True(t, la.Alive(ctx))
+	lb, err := b.TryLead(ctx, "sweeper-"+t.Name())
+	require.NoError(t, err)
+	require.Nil(t, lb, "the second does not while the first holds it")
+
+	la.Release()
+	lb, err = b.TryLead(ctx, "sweeper-"+t.Name())
+	require.NoError(t, err)
+	require.NotNil(t, lb, "leadership passes on once released")
+	lb.Release()
+}

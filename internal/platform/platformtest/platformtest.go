@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 )
@@ -58,6 +59,8 @@ type Options struct {
 	PublicURL string
 	// DataDir, when set, is the SQLite/mail directory (default a temp dir).
 	DataDir string
+	// Fleet tunes heartbeats (tests use sub-second intervals).
+	Fleet fleet.Config
 }
 
 // Server is a running test server.
@@ -98,6 +101,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		SMTPURL:        opts.SMTPURL,
 		PublicURL:      opts.PublicURL,
 		DataDir:        opts.DataDir,
+		Fleet:          opts.Fleet,
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()

@@ -1,0 +1,19 @@
+// Package fleet tracks providers' machines and GPUs: registration by the
+// agent, heartbeats, online/offline status and the live telemetry shown on
+// dashboards.
+//
+// Heartbeats are the hot path. In steady state a heartbeat writes no SQL
+// row and publishes nothing: it refreshes the machine's presence key (a
+// TTL of three intervals, in Redis or in memory) whose value is the latest
+// telemetry. SQL is written only on a transition — offline→online when a
+// heartbeat finds no presence key, online→offline when the agent says it is
+// stopping (planned) or when the sweeper finds the key expired (unplanned)
+// — and by a compaction that advances the open uptime interval every ten
+// minutes. Transitions are conditional updates, so replicas racing on one
+// machine record and announce it once. The sweeper runs on one replica at a
+// time (store.TryLead).
+//
+// Status transitions are published on provider.<id>.machines; the
+// machineStatusChanged subscription first sends every machine's current
+// state, then each transition.
+package fleet

@@ -1,0 +1,156 @@
+package fleet
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Limits on what an agent may report.
+const (
+	MaxGPUsPerMachine      = 64
+	MaxThrottleReasons     = 32
+	MaxRecentSamples       = 120
+	MaxTextLength          = 128
+	maxMemoryBytes         = 1 << 50 // 1 PiB
+	maxPowerW              = 5_000
+	maxClockMHz            = 10_000
+	minTemperatureC        = -50
+	maxTemperatureC        = 150
+	maxECC                 = 1e15
+	maxClockSkewIntoFuture = 5 * time.Minute
+)
+
+var machineIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// GPUInventory is one GPU as the agent detects it.
+type GPUInventory struct {
+	UUID              string
+	Index             int
+	Name              string
+	VramBytes         *float64
+	PciBusID          *string
+	DriverVersion     *string
+	CudaDriverVersion *string
+	PowerLimitW       *float64
+	Simulated         bool
+}
+
+// RegisterInput is what an agent registers.
+type RegisterInput struct {
+	MachineID    string
+	Hostname     string
+	AgentVersion string
+	Gpus         []GPUInventory
+}
+
+// HeartbeatInput is one heartbeat.
+type HeartbeatInput struct {
+	MachineID    string
+	At           *time.Time
+	Gpus         []models.GpuTelemetry
+	GoingOffline bool
+}
+
+func checkLabel(v *fault.Validation, field, s string, required bool) {
+	switch {
+	case s == "" && required:
+		v.Add(field, "REQUIRED", "required")
+	case len(s) > MaxTextLength:
+		v.Add(field, "TOO_LONG", fmt.Sprintf("at most %d characters", MaxTextLength))
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		v.Add(field, "INVALID", "control characters are not allowed")
+	}
+}
+
+func checkRange(v *fault.Validation, field string, p *float64, lo, hi float64) {
+	if p == nil {
+		return
+	}
+	if math.IsNaN(*p) || math.IsInf(*p, 0) || *p < lo || *p > hi {
+		v.Add(field, "OUT_OF_RANGE", fmt.Sprintf("must be between %g and %g", lo, hi))
+	}
+}
+
+func (in *RegisterInput) validate() error {
+	var v fault.Validation
+	if !machineIDPattern.MatchString(in.MachineID) {
+		v.Add("input.machineId", "INVALID", "machineId must be 8–64 characters of A-Z, a-z, 0-9, - and _")
+	}
+	in.Hostname = strings.TrimSpace(in.Hostname)
+	checkLabel(&v, "input.hostname", in.Hostname, true)
+	checkLabel(&v, "input.agentVersion", in.AgentVersion, true)
+	if len(in.Gpus) > MaxGPUsPerMachine {
+		v.Add("input.gpus", "TOO_MANY", fmt.Sprintf("at most %d GPUs per machine", MaxGPUsPerMachine))
+		return v.Err()
+	}
+	seen := map[string]bool{}
+	for i, g := range in.Gpus {
+		f := fmt.Sprintf("input.gpus.%d", i)
+		checkLabel(&v, f+".uuid", g.UUID, true)
+		if seen[g.UUID] {
+			v.Add(f+".uuid", "DUPLICATE", "each GPU appears once")
+		}
+		seen[g.UUID] = true
+		checkLabel(&v, f+".name", g.Name, true)
+		if g.Index < 0 || g.Index >= MaxGPUsPerMachine {
+			v.Add(f+".index", "OUT_OF_RANGE", "index out of range")
+		}
+		checkRange(&v, f+".vramBytes", g.VramBytes, 0, maxMemoryBytes)
+		checkRange(&v, f+".powerLimitW", g.PowerLimitW, 0, maxPowerW)
+		for name, p := range map[string]*string{"pciBusId": g.PciBusID, "driverVersion": g.DriverVersion, "cudaDriverVersion": g.CudaDriverVersion} {
+			if p != nil {
+				checkLabel(&v, f+"."+name, *p, false)
+			}
+		}
+	}
+	return v.Err()
+}
+
+func (in *HeartbeatInput) validate(now time.Time) error {
+	var v fault.Validation
+	if !machineIDPattern.MatchString(in.MachineID) {
+		v.Add("input.machineId", "INVALID", "machineId must be 8–64 characters of A-Z, a-z, 0-9, - and _")
+	}
+	if in.At != nil && in.At.After(now.Add(maxClockSkewIntoFuture)) {
+		v.Add("input.at", "IN_FUTURE", "the sample time is in the future; check the host clock")
+	}
+	if len(in.Gpus) > MaxGPUsPerMachine {
+		v.Add("input.gpus", "TOO_MANY", fmt.Sprintf("at most %d GPUs per machine", MaxGPUsPerMachine))
+		return v.Err()
+	}
+	for i := range in.Gpus {
+		g := &in.Gpus[i]
+		f := fmt.Sprintf("input.gpus.%d", i)
+		checkLabel(&v, f+".uuid", g.UUID, true)
+		checkRange(&v, f+".utilizationPct", g.UtilizationPct, 0, 100)
+		checkRange(&v, f+".memoryUsedBytes", g.MemoryUsedBytes, 0, maxMemoryBytes)
+		checkRange(&v, f+".temperatureC", g.TemperatureC, minTemperatureC, maxTemperatureC)
+		checkRange(&v, f+".powerDrawW", g.PowerDrawW, 0, maxPowerW)
+		checkRange(&v, f+".eccCorrected", g.EccCorrected, 0, maxECC)
+		checkRange(&v, f+".eccUncorrected", g.EccUncorrected, 0, maxECC)
+		if g.SmClockMHz != nil && (*g.SmClockMHz < 0 || *g.SmClockMHz > maxClockMHz) {
+			v.Add(f+".smClockMHz", "OUT_OF_RANGE", fmt.Sprintf("must be between 0 and %d", maxClockMHz))
+		}
+		if len(g.ThrottleReasons) > MaxThrottleReasons {
+			v.Add(f+".throttleReasons", "TOO_MANY", fmt.Sprintf("at most %d reasons", MaxThrottleReasons))
+		}
+		for j, r := range g.ThrottleReasons {
+			checkLabel(&v, fmt.Sprintf("%s.throttleReasons.%d", f, j), r, true)
+		}
+		if len(g.RecentUtilizationPct) > MaxRecentSamples {
+			v.Add(f+".recentUtilizationPct", "TOO_MANY", fmt.Sprintf("at most %d samples", MaxRecentSamples))
+		} else {
+			for j := range g.RecentUtilizationPct {
+				checkRange(&v, fmt.Sprintf("%s.recentUtilizationPct.%d", f, j), &g.RecentUtilizationPct[j], 0, 100)
+			}
+		}
+	}
+	return v.Err()
+}

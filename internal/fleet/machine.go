@@ -1,0 +1,194 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Machines returns providerID's machines with their current GPUs and live
+// telemetry, oldest first.
+func (s *Service) Machines(ctx context.Context, providerID int64) ([]*models.Machine, error) {
+	var ms []*models.Machine
+	err := s.db.NewSelect().Model(&ms).Where("m.provider_id = ?", providerID).OrderExpr("m.id ASC").
+		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
+		}).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: unable to list machines: %w", err)
+	}
+	return ms, s.attachLive(ctx, ms)
+}
+
+// Machine returns one machine with its GPUs and live telemetry.
+func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error) {
+	m := new(models.Machine)
+	err := s.db.NewSelect().Model(m).Where("m.id = ?", id).
+		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
+		}).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.NotFound, "no such machine")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fleet: unable to load machine: %w", err)
+	}
+	return m, s.attachLive(ctx, []*models.Machine{m})
+}
+
+// attachLive fills in the latest heartbeat and telemetry of online
+// machines from the presence store, in one round trip.
+func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
+	keys := make([]string, 0, len(ms))
+	for _, m := range ms {
+		if m.Status == models.MachineOnline {
+			keys = append(keys, presenceKey(m.ID))
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	values, err := s.presence.GetMany(ctx, keys)
+	if err != nil {
+		// The dashboard still shows status from SQL; telemetry waits.
+		s.logger.WarnContext(ctx, "fleet: unable to read presence", "err", err)
+		return nil
+	}
+	for _, m := range ms {
+		raw, ok := values[presenceKey(m.ID)]
+		if !ok {
+			continue
+		}
+		var b beat
+		if err := json.Unmarshal(raw, &b); err != nil {
+			continue
+		}
+		at := b.At
+		m.LastHeartbeatAt = &at
+		byUUID := map[string]*models.GpuTelemetry{}
+		for i := range b.Gpus {
+			byUUID[b.Gpus[i].UUID] = &b.Gpus[i]
+		}
+		for _, g := range m.Gpus {
+			g.Telemetry = byUUID[g.UUID]
+		}
+	}
+	return nil
+}
+
+// OwnerOf returns the provider that owns machine id.
+func (s *Service) OwnerOf(ctx context.Context, id int64) (int64, error) {
+	var pid int64
+	err := s.db.NewSelect().Model((*models.Machine)(nil)).Column("provider_id").Where("id = ?", id).Scan(ctx, &pid)
+	if store.IsNoRows(err) {
+		return 0, fault.E(fault.NotFound, "no such machine")
+	}
+	return pid, err
+}
+
+// StatusEvent is one message of a machineStatusChanged subscription.
+type StatusEvent struct {
+	Machine *models.Machine
+	Initial bool
+}
+
+// Subscribe streams providerID's machines: every machine's current state
+// first (Initial), then each transition as it happens, until ctx ends. The
+// channel closes early if the subscriber falls behind; resubscribing sends
+// the current state again, so nothing that matters is lost.
+func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *StatusEvent, error) {
+	msgs, err := s.bus.Subscribe(ctx, Channel(providerID))
+	if err != nil {
+		return nil, fmt.Errorf("fleet: unable to subscribe: %w", err)
+	}
+	snapshot, err := s.Machines(ctx, providerID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan *StatusEvent, len(snapshot)+8)
+	for _, m := range snapshot {
+		out <- &StatusEvent{Machine: m, Initial: true}
+	}
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case msg, ok := <-msgs:
+				if !ok {
+					return
+				}
+				var ev transitionEvent
+				if err := json.Unmarshal(msg.Payload, &ev); err != nil {
+					continue
+				}
+				m, err := s.Machine(ctx, ev.MachineID)
+				if err != nil {
+					if ctx.Err() == nil {
+						s.logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
+					}
+					continue
+				}
+				select {
+				case out <- &StatusEvent{Machine: m}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Enqueue queues a command for machine id's agent, delivered with its next
+// heartbeat on whichever replica receives it.
+func (s *Service) Enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: unable to encode command: %w", err)
+	}
+	cmd := &models.AgentCommand{MachineID: machineID, Kind: kind, Payload: string(b), CreatedAt: s.clock.Now()}
+	if _, err := s.db.NewInsert().Model(cmd).Returning("id").Exec(ctx); err != nil {
+		return nil, fmt.Errorf("fleet: unable to queue command: %w", err)
+	}
+	s.pending.Store(machineID, struct{}{})
+	if err := s.bus.Publish(ctx, commandsChannel, []byte(strconv.FormatInt(machineID, 10))); err != nil {
+		s.logger.WarnContext(ctx, "fleet: unable to announce command", "machine_id", machineID, "err", err)
+	}
+	return cmd, nil
+}
+
+// takeCommands returns machine id's undelivered commands and marks them
+// delivered.
+func (s *Service) takeCommands(ctx context.Context, machineID int64) ([]*models.AgentCommand, error) {
+	s.pending.Delete(machineID)
+	var cmds []*models.AgentCommand
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := tx.NewSelect().Model(&cmds).Where("machine_id = ? AND delivered_at IS NULL", machineID).OrderExpr("id ASC").Scan(ctx); err != nil {
+			return err
+		}
+		if len(cmds) == 0 {
+			return nil
+		}
+		ids := make([]int64, len(cmds))
+		for i, c := range cmds {
+			ids[i] = c.ID
+		}
+		_, err := tx.NewUpdate().Model((*models.AgentCommand)(nil)).Set("delivered_at = ?", s.clock.Now()).
+			Where("id IN (?) AND delivered_at IS NULL", bun.In(ids)).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		s.pending.Store(machineID, struct{}{})
+		return nil, fmt.Errorf("fleet: unable to deliver commands: %w", err)
+	}
+	return cmds, nil
+}

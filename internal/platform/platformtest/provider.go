@@ -1,0 +1,47 @@
+package platformtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Provider is an approved provider made for a test.
+type Provider struct {
+	ID int64
+	// User is an API client signed in as the provider's user.
+	User *Client
+	// AgentToken is a fresh agent token of the provider.
+	AgentToken string
+}
+
+// NewProvider makes an approved provider through the services (apply,
+// approve as Community, create an agent token) and signs its user in.
+func (s *Server) NewProvider(t testing.TB, name string) *Provider {
+	t.Helper()
+	ctx := context.Background()
+	email := UniqueEmail(name)
+	admin, err := s.Platform.Auth.CreateUser(ctx, auth.SignUpInput{Email: UniqueEmail("admin-" + name), Password: "admin password 1", Name: "Admin"}, models.RoleAdmin)
+	require.NoError(t, err)
+	c := s.NewAPIClient(t, "")
+	c.SignUp(email, "correct horse battery", name)
+	u, err := s.Platform.Auth.UserByEmail(ctx, email)
+	require.NoError(t, err)
+	city := "Lisbon"
+	app, err := s.Platform.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: []models.Role{models.RoleCustomer}}, onboarding.Input{
+		FullName: name, Email: email, UpsProtected: true, CommitmentMonths: 12,
+		Gpus: []onboarding.GPUInput{{ModelKey: "H100_SXM_80GB", Quantity: 2, RAMGb: 256, UploadGbps: 10, DownloadGbps: 10,
+			Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city}}},
+	})
+	require.NoError(t, err)
+	_, p, err := s.Platform.Onboarding.Approve(ctx, &auth.Viewer{User: admin, Roles: admin.Roles}, app.ID, nil, nil)
+	require.NoError(t, err)
+	_, secret, err := s.Platform.Auth.CreateAgentToken(ctx, p.ID, name+"-host")
+	require.NoError(t, err)
+	return &Provider{ID: p.ID, User: c, AgentToken: secret}
+}

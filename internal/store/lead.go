@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+)
+
+// Lease is this process's leadership of a named background task.
+type Lease struct {
+	conn *sql.Conn
+	key  int64
+}
+
+// Alive reports whether the lease still holds: on PostgreSQL the session
+// holding the advisory lock must still answer.
+func (l *Lease) Alive(ctx context.Context) bool {
+	if l == nil {
+		return false
+	}
+	if l.conn == nil {
+		return true
+	}
+	return l.conn.PingContext(ctx) == nil
+}
+
+// Release gives leadership up.
+func (l *Lease) Release() {
+	if l == nil || l.conn == nil {
+		return
+	}
+	_, _ = l.conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock($1)", l.key)
+	_ = l.conn.Close()
+}
+
+// TryLead makes this process the one runner of the background task name
+// across every replica sharing the database, if no other holds it. On
+// PostgreSQL it takes a session advisory lock on a dedicated connection,
+// released when the lease is released or the session dies, so another
+// replica takes over. SQLite is a single process's database: it always
+// leads. It returns nil (and no error) when another replica leads.
+func (db *DB) TryLead(ctx context.Context, name string) (*Lease, error) {
+	return db.backend.tryLead(ctx, db, name)
+}
+
+func leaseKey(name string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("gpunex:" + name))
+	return int64(h.Sum64())
+}
+
+func (sqliteBackend) tryLead(context.Context, *DB, string) (*Lease, error) {
+	return &Lease{}, nil
+}
+
+func (postgresBackend) tryLead(ctx context.Context, db *DB, name string) (*Lease, error) {
+	conn, err := db.DB.DB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to take a connection for leadership: %w", err)
+	}
+	key := leaseKey(name)
+	var ok bool
+	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("store: unable to try leadership of %s: %w", name, err)
+	}
+	if !ok {
+		_ = conn.Close()
+		return nil, nil
+	}
+	return &Lease{conn: conn, key: key}, nil
+}

@@ -1,0 +1,173 @@
+package models
+
+import (
+	"io"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// MachineStatus is whether a machine is heard from.
+type MachineStatus string
+
+// The machine states.
+const (
+	MachineOnline  MachineStatus = "ONLINE"
+	MachineOffline MachineStatus = "OFFLINE"
+)
+
+var machineStatuses = []MachineStatus{MachineOnline, MachineOffline}
+
+// UnmarshalGQL reads the enum.
+func (s *MachineStatus) UnmarshalGQL(v any) (err error) {
+	*s, err = unmarshalEnum(v, machineStatuses, "MachineStatus")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (s MachineStatus) MarshalGQL(w io.Writer) { marshalEnum(w, s) }
+
+// OfflineReason says why a machine is offline: planned downtime does not
+// count against reliability, unplanned does.
+type OfflineReason string
+
+// The offline reasons.
+const (
+	OfflinePlanned   OfflineReason = "PLANNED"
+	OfflineUnplanned OfflineReason = "UNPLANNED"
+	OfflineNeverSeen OfflineReason = "NEVER_SEEN"
+)
+
+var offlineReasons = []OfflineReason{OfflinePlanned, OfflineUnplanned, OfflineNeverSeen}
+
+// UnmarshalGQL reads the enum.
+func (r *OfflineReason) UnmarshalGQL(v any) (err error) {
+	*r, err = unmarshalEnum(v, offlineReasons, "OfflineReason")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (r OfflineReason) MarshalGQL(w io.Writer) { marshalEnum(w, r) }
+
+// AgentCommandKind is what a command asks the agent to do.
+type AgentCommandKind string
+
+// The command kinds.
+const (
+	CommandStartJob     AgentCommandKind = "START_JOB"
+	CommandStopJob      AgentCommandKind = "STOP_JOB"
+	CommandRunBenchmark AgentCommandKind = "RUN_BENCHMARK"
+	CommandSetInterval  AgentCommandKind = "SET_INTERVAL"
+)
+
+var commandKinds = []AgentCommandKind{CommandStartJob, CommandStopJob, CommandRunBenchmark, CommandSetInterval}
+
+// UnmarshalGQL reads the enum.
+func (k *AgentCommandKind) UnmarshalGQL(v any) (err error) {
+	*k, err = unmarshalEnum(v, commandKinds, "AgentCommandKind")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (k AgentCommandKind) MarshalGQL(w io.Writer) { marshalEnum(w, k) }
+
+// Machine is a provider's host running gpunex-agent. Status columns change
+// only on transitions; the latest heartbeat lives in the presence store.
+type Machine struct {
+	bun.BaseModel `bun:"table:machines,alias:m"`
+
+	ID              int64          `bun:"id,pk,autoincrement"`
+	ProviderID      int64          `bun:"provider_id,notnull"`
+	MachineID       string         `bun:"machine_uid,notnull"`
+	Hostname        string         `bun:"hostname,notnull"`
+	AgentVersion    string         `bun:"agent_version,notnull"`
+	DriverVersion   *string        `bun:"driver_version"`
+	CudaVersion     *string        `bun:"cuda_version"`
+	Simulated       bool           `bun:"simulated,notnull"`
+	Status          MachineStatus  `bun:"status,notnull"`
+	OfflineReason   *OfflineReason `bun:"offline_reason"`
+	StatusChangedAt time.Time      `bun:"status_changed_at,notnull"`
+	RegisteredAt    time.Time      `bun:"registered_at,notnull"`
+	UpdatedAt       time.Time      `bun:"updated_at,notnull"`
+
+	Gpus []*MachineGpu `bun:"rel:has-many,join:id=machine_id"`
+	// LastHeartbeatAt comes from the presence store, not a column.
+	LastHeartbeatAt *time.Time `bun:"-"`
+}
+
+// MachineGpu is one GPU of a machine. A GPU that disappears from the
+// inventory keeps its row with RemovedAt set.
+type MachineGpu struct {
+	bun.BaseModel `bun:"table:machine_gpus,alias:mg"`
+
+	ID          int64      `bun:"id,pk,autoincrement"`
+	MachineID   int64      `bun:"machine_id,notnull"`
+	UUID        string     `bun:"uuid,notnull"`
+	Index       int        `bun:"idx,notnull"`
+	Name        string     `bun:"name,notnull"`
+	ModelKey    *string    `bun:"model_key"`
+	VramBytes   *float64   `bun:"vram_bytes"`
+	PciBusID    *string    `bun:"pci_bus_id"`
+	PowerLimitW *float64   `bun:"power_limit_w"`
+	Simulated   bool       `bun:"simulated,notnull"`
+	AddedAt     time.Time  `bun:"added_at,notnull"`
+	RemovedAt   *time.Time `bun:"removed_at"`
+
+	// Telemetry is the latest sample, from the presence store.
+	Telemetry *GpuTelemetry `bun:"-"`
+}
+
+// GpuTelemetry is one GPU's sample, as the agent reports it.
+type GpuTelemetry struct {
+	UUID                 string    `json:"uuid"`
+	At                   time.Time `json:"at"`
+	UtilizationPct       *float64  `json:"u,omitempty"`
+	MemoryUsedBytes      *float64  `json:"m,omitempty"`
+	TemperatureC         *float64  `json:"t,omitempty"`
+	PowerDrawW           *float64  `json:"p,omitempty"`
+	SmClockMHz           *int      `json:"c,omitempty"`
+	ThrottleReasons      []string  `json:"r,omitempty"`
+	EccCorrected         *float64  `json:"ec,omitempty"`
+	EccUncorrected       *float64  `json:"eu,omitempty"`
+	RecentUtilizationPct []float64 `json:"h,omitempty"`
+}
+
+// MachineInventoryChange records a GPU appearing or disappearing.
+type MachineInventoryChange struct {
+	bun.BaseModel `bun:"table:machine_inventory_changes,alias:mic"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	MachineID int64     `bun:"machine_id,notnull"`
+	At        time.Time `bun:"at,notnull"`
+	Change    string    `bun:"change,notnull"`
+	GpuUUID   string    `bun:"gpu_uuid,notnull"`
+	Detail    string    `bun:"detail,notnull"`
+}
+
+// MachineStatusInterval is a span of one status: the facts uptime and the
+// reliability score are computed from. LastSeenAt is advanced by periodic
+// compaction while the interval is open.
+type MachineStatusInterval struct {
+	bun.BaseModel `bun:"table:machine_status_intervals,alias:msi"`
+
+	ID         int64          `bun:"id,pk,autoincrement"`
+	MachineID  int64          `bun:"machine_id,notnull"`
+	Status     MachineStatus  `bun:"status,notnull"`
+	Reason     *OfflineReason `bun:"reason"`
+	StartedAt  time.Time      `bun:"started_at,notnull"`
+	EndedAt    *time.Time     `bun:"ended_at"`
+	LastSeenAt *time.Time     `bun:"last_seen_at"`
+}
+
+// AgentCommand is work queued for a machine's agent, delivered in a
+// heartbeat response.
+type AgentCommand struct {
+	bun.BaseModel `bun:"table:agent_commands,alias:ac"`
+
+	ID          int64            `bun:"id,pk,autoincrement"`
+	MachineID   int64            `bun:"machine_id,notnull"`
+	Kind        AgentCommandKind `bun:"kind,notnull"`
+	Payload     string           `bun:"payload,notnull"`
+	CreatedAt   time.Time        `bun:"created_at,notnull"`
+	DeliveredAt *time.Time       `bun:"delivered_at"`
+}
