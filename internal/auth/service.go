@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 	"github.com/alexedwards/argon2id"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
@@ -53,6 +55,8 @@ type Service struct {
 	params     *argon2id.Params
 	sessionTTL time.Duration
 	onSignUp   []SignUpHook
+	bus        bus.Bus
+	agentCache sync.Map // token hash -> cachedAgent
 	// dummyHash is verified against when an email is unknown, so a login
 	// takes the same time whether or not the account exists.
 	dummyHash string
@@ -63,6 +67,9 @@ type Option func(*Service)
 
 // WithParams sets the argon2id parameters (tests use cheap ones).
 func WithParams(p *argon2id.Params) Option { return func(s *Service) { s.params = p } }
+
+// WithBus lets revocations of agent tokens reach every replica at once.
+func WithBus(b bus.Bus) Option { return func(s *Service) { s.bus = b } }
 
 // WithSessionTTL sets how long sessions last.
 func WithSessionTTL(d time.Duration) Option { return func(s *Service) { s.sessionTTL = d } }

@@ -35,12 +35,12 @@ type Outbox interface {
 
 // Service runs applications, reviews and providers.
 type Service struct {
-	db        *store.DB
-	auth      *auth.Service
-	notify    *notify.Service
-	outbox    Outbox
-	clock     clock.Clock
-	logger    *slog.Logger
+	db     *store.DB
+	auth   *auth.Service
+	notify *notify.Service
+	outbox Outbox
+	clock  clock.Clock
+	logger *slog.Logger
 
 	mu        sync.RWMutex
 	publicURL string

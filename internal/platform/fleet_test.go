@@ -363,3 +363,27 @@ func TestHeartbeatThroughReplicaBReachesDashboardOnReplicaA(t *testing.T) {
 	require.Equal(t, "ONLINE", ev.Data.MachineStatusChanged.Machine.Status)
 	require.InDelta(t, 77, *ev.Data.MachineStatusChanged.Machine.Gpus[0].Telemetry.UtilizationPct, 0.001, "A reads B's telemetry from Redis")
 }
+
+func TestARevokedAgentTokenStopsOnEveryReplica(t *testing.T) {
+	t.Parallel()
+	stack := platformtest.Stacks[1]
+	a := platformtest.Start(t, stack, platformtest.Options{})
+	b := platformtest.Start(t, stack, platformtest.Options{DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, RedisPrefix: a.RedisPrefix})
+	p := a.NewProvider(t, "revoke")
+	uid := "revoke-machine-01"
+	agentA, agentB := a.NewAPIClient(t, p.AgentToken), b.NewAPIClient(t, p.AgentToken)
+	agentA.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA L4")})
+	agentB.MustDo(nil, heartbeat, map[string]any{"i": beatInput(uid, 1, 1)}) // B now trusts the token
+
+	var mp struct {
+		MyProvider struct{ AgentTokens []struct{ ID string } }
+	}
+	p.User.MustDo(&mp, `{ myProvider { agentTokens { id } } }`, nil)
+	p.User.MustDo(nil, `mutation($id: ID!) { revokeAgentToken(id: $id) { agentToken { revokedAt } } }`, map[string]any{"id": mp.MyProvider.AgentTokens[0].ID})
+
+	r := agentA.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
+	require.Equal(t, []string{"UNAUTHENTICATED"}, r.Codes(), "at once on the replica that revoked it")
+	require.Eventually(t, func() bool {
+		return agentB.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)}).Status == 401
+	}, 2*time.Second, 10*time.Millisecond, "and on the other replica through the bus")
+}

@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		p.Presence = presence.NewMemory(cfg.Clock)
 	}
 
-	var authOpts []auth.Option
+	authOpts := []auth.Option{auth.WithBus(p.Bus)}
 	if cfg.PasswordParams != nil {
 		authOpts = append(authOpts, auth.WithParams(cfg.PasswordParams))
 	}
@@ -238,10 +238,14 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		defer background.Done()
 		_ = p.Mail.Run(baseCtx)
 	}()
-	background.Add(1)
+	background.Add(2)
 	go func() {
 		defer background.Done()
 		p.Fleet.RunBackground(baseCtx)
+	}()
+	go func() {
+		defer background.Done()
+		p.Auth.ListenForRevocations(baseCtx)
 	}()
 	defer background.Wait()
 	if ready != nil {
