@@ -1,0 +1,163 @@
+package platform_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/platform/platformtest"
+	"github.com/gpunex/gpunex/internal/presence"
+)
+
+// latencies collects per-request durations across parallel workers.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.mu.Lock()
+	l.d = append(l.d, d)
+	l.mu.Unlock()
+}
+
+func (l *latencies) pct(p float64) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.d) == 0 {
+		return 0
+	}
+	slices.Sort(l.d)
+	return l.d[min(len(l.d)-1, int(float64(len(l.d))*p))]
+}
+
+type hbResult struct {
+	nsPerOp  float64
+	p50, p99 time.Duration
+}
+
+const benchMachines = 64
+
+// runHeartbeats posts heartbeat bodies for benchMachines machines round
+// robin from 16 parallel clients and measures latency.
+func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var lat latencies
+	var next int64
+	var mu sync.Mutex
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			mu.Lock()
+			body := bodies[next%int64(len(bodies))]
+			next++
+			mu.Unlock()
+			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			start := time.Now()
+			res, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			lat.add(time.Since(start))
+			if res.StatusCode != http.StatusOK {
+				b.Errorf("status %d", res.StatusCode)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	r := hbResult{nsPerOp: float64(b.Elapsed().Nanoseconds()) / float64(b.N), p50: lat.pct(0.50), p99: lat.pct(0.99)}
+	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50_ms")
+	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99_ms")
+	return r
+}
+
+// bareHeartbeatHandler is the baseline: net/http, decode the same JSON
+// heartbeat, write the same presence key, answer a small JSON.
+func bareHeartbeatHandler(store presence.Store) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Variables struct {
+				I struct {
+					MachineID string            `json:"machineId"`
+					Gpus      []json.RawMessage `json:"gpus"`
+				} `json:"i"`
+			} `json:"variables"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		value, _ := json.Marshal(map[string]any{"at": time.Now(), "g": req.Variables.I.Gpus})
+		if _, err := store.Touch(r.Context(), "bare:"+req.Variables.I.MachineID, value, 30*time.Second); err != nil {
+			http.Error(w, "presence", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"data":{"heartbeat":{"accepted":true,"status":"ONLINE","intervalSeconds":10,"commands":[],"userErrors":[]}}}`)
+	})
+}
+
+// BenchmarkHeartbeat measures heartbeats through the full GraphQL stack
+// (auth, rate limit, validation, presence write) against a bare handler
+// doing the same presence write, on each stack, and counts the SQL writes
+// and bus publishes per heartbeat in steady state. Targets: throughput
+// ≥ 0.8× bare, p99 ≤ 1.3× bare, ≤ 0.02 writes and publishes per heartbeat.
+func BenchmarkHeartbeat(b *testing.B) {
+	for _, stack := range platformtest.Stacks {
+		b.Run(stack.Name, func(b *testing.B) {
+			s := platformtest.Start(b, stack, platformtest.Options{Fleet: fleet.Config{RatePerSecond: 1e9, Burst: 1e9}})
+			p := s.NewProvider(b, "bench")
+			agent := s.NewAPIClient(b, p.AgentToken)
+			var bodies [][]byte
+			for i := range benchMachines {
+				uid := fmt.Sprintf("bench-machine-%04d", i)
+				agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3",
+					"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3")})
+				agent.MustDo(nil, heartbeat, map[string]any{"i": beatInput(uid, 50, 8)}) // the online transition
+				body, _ := json.Marshal(map[string]any{"query": heartbeat, "variables": map[string]any{"i": beatInput(uid, 55, 8)}})
+				bodies = append(bodies, body)
+			}
+
+			var bare hbResult
+			b.Run("bare", func(b *testing.B) {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					b.Fatal(err)
+				}
+				srv := &http.Server{Handler: bareHeartbeatHandler(s.Platform.Presence)}
+				go func() { _ = srv.Serve(ln) }()
+				defer srv.Close()
+				bare = runHeartbeats(b, "http://"+ln.Addr().String()+"/graphql", "", bodies)
+			})
+			b.Run("gpunex", func(b *testing.B) {
+				writes, pubs := s.Platform.DB.Writes(), s.Platform.Bus.Publishes()
+				r := runHeartbeats(b, s.URL+"/graphql", p.AgentToken, bodies)
+				b.ReportMetric(float64(s.Platform.DB.Writes()-writes)/float64(b.N), "sql_writes/hb")
+				b.ReportMetric(float64(s.Platform.Bus.Publishes()-pubs)/float64(b.N), "publishes/hb")
+				if bare.nsPerOp > 0 {
+					b.ReportMetric(bare.nsPerOp/r.nsPerOp, "throughput_x_bare")
+					b.ReportMetric(float64(r.p99)/float64(bare.p99), "p99_x_bare")
+				}
+			})
+		})
+	}
+}
