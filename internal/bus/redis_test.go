@@ -1,6 +1,8 @@
 package bus_test
 
 import (
+	"github.com/gpunex/gpunex/internal/redistest"
+
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -8,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -234,55 +235,26 @@ func startDelayProxy(t *testing.T, upstream string, delay time.Duration) string 
 	return l.Addr().String()
 }
 
-// redisServer is a private redis-server process, for tests that restart it
-// or inspect its clients.
+// redisServer is a private redis-server process (see redistest).
 type redisServer struct {
+	*redistest.Server
 	port int
 	addr string
-	cmd  *exec.Cmd
 }
 
 // startRedisServer starts redis-server on port without persistence and
-// stops it when the test ends. It skips the test if redis-server is not
-// installed.
+// stops it when the test ends.
 func startRedisServer(t *testing.T, port int) *redisServer {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not on PATH; install it to run the private Redis server tests")
-	}
-	s := &redisServer{port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
-	s.cmd = exec.Command(path,
-		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--loglevel", "warning")
-	require.NoError(t, s.cmd.Start())
-	t.Cleanup(func() { s.stop(t) })
-
-	probe := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
-	defer probe.Close()
-	require.Eventually(t, func() bool { return probe.Ping(t.Context()).Err() == nil },
-		10*time.Second, 20*time.Millisecond, "redis-server on %s did not come up", s.addr)
-	return s
+	s := redistest.Start(t, port)
+	return &redisServer{Server: s, port: s.Port, addr: s.Addr}
 }
 
 // stop kills the server and waits for it to exit; stopping twice is harmless.
-func (s *redisServer) stop(t *testing.T) {
-	t.Helper()
-	if s.cmd.ProcessState != nil {
-		return
-	}
-	require.NoError(t, s.cmd.Process.Kill())
-	_ = s.cmd.Wait() // reports the kill
-}
+func (s *redisServer) stop(t *testing.T) { s.Stop(t) }
 
 // freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return redistest.FreePort(t) }
 
 func newClient(t *testing.T, options *redis.Options) *redis.Client {
 	t.Helper()

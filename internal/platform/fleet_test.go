@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
+	"github.com/gpunex/gpunex/internal/redistest"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -386,4 +387,58 @@ func TestARevokedAgentTokenStopsOnEveryReplica(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return agentB.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)}).Status == 401
 	}, 2*time.Second, 10*time.Millisecond, "and on the other replica through the bus")
+}
+
+func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
+	t.Parallel()
+	redisSrv := redistest.Start(t, 0)
+	s := platformtest.Start(t, platformtest.Stacks[1], platformtest.Options{
+		RedisURL: redisSrv.URL(), Fleet: fleet.Config{Interval: 200 * time.Millisecond},
+	})
+	p := s.NewProvider(t, "restart")
+	agent := s.NewAPIClient(t, p.AgentToken)
+	uid := "restart-machine-1"
+	agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA L4")})
+
+	// An agent heartbeats every 100ms for the whole test, riding out errors
+	// while Redis is down, as the real agent does.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				agent.Do(heartbeat, map[string]any{"i": beatInput(uid, 5, 1)})
+			}
+		}
+	}()
+	status := func() string {
+		var mp struct {
+			MyProvider struct {
+				Machines []struct {
+					Status        string
+					OfflineReason *string
+				}
+			}
+		}
+		p.User.MustDo(&mp, `{ myProvider { machines { status offlineReason } } }`, nil)
+		return mp.MyProvider.Machines[0].Status
+	}
+	require.Eventually(t, func() bool { return status() == "ONLINE" }, 5*time.Second, 50*time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // the sweeper trusts presence after a grace period
+
+	redisSrv.Restart(t) // every presence key is gone
+	time.Sleep(2 * time.Second)
+	require.Equal(t, "ONLINE", status(), "heartbeats resumed; the machine never went offline")
+	unplanned, err := s.Platform.DB.NewSelect().Table("machine_status_intervals").Where("reason = 'UNPLANNED'").Count(t.Context())
+	require.NoError(t, err)
+	require.Zero(t, unplanned, "no false outage was recorded")
+
+	// And the sweeper still works after the restart.
+	close(stop)
+	<-done
+	require.Eventually(t, func() bool { return status() == "OFFLINE" }, 10*time.Second, 100*time.Millisecond)
 }
