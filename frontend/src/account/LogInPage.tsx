@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { useMutation } from 'urql';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import type { Role } from '../gql/graphql';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { FormField } from './FormField';
 import { LogInMutation } from './operations';
@@ -11,10 +12,12 @@ import { userErrorText } from './userErrorText';
 
 const FIELDS = ['email', 'password'] as const;
 
-// Only same-app paths are followed after log-in, never a full URL.
-function returnPath(state: unknown): string {
+// Only same-app paths are followed after log-in, never a full URL. Without
+// one, a provider lands on their Overview and everyone else on the account.
+function returnPath(state: unknown, roles: readonly Role[]): string {
   const from = (state as { from?: unknown } | null)?.from;
-  return typeof from === 'string' && from.startsWith('/') && !from.startsWith('//') ? from : '/account';
+  if (typeof from === 'string' && from.startsWith('/') && !from.startsWith('//')) return from;
+  return roles.includes('PROVIDER') ? '/provider/overview' : '/account';
 }
 
 /** LogInPage starts a session and returns the user where they were going. */
@@ -38,7 +41,7 @@ export function LogInPage() {
     }
     setErrors({});
     session.changed();
-    navigate(returnPath(location.state), { replace: true });
+    navigate(returnPath(location.state, payload.user.roles), { replace: true });
   }
 
   const formErrors = errors[FORM_FIELD] ?? [];

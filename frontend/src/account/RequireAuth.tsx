@@ -21,11 +21,12 @@ export function RequireAuth({ children }: { children: ReactNode }) {
 }
 
 /**
- * RedirectIfSignedIn keeps signed-in users off the sign-up and log-in pages.
+ * RedirectIfSignedIn keeps signed-in users off the sign-up and log-in pages:
+ * a provider goes to their Overview, anyone else to their account.
  */
 export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
   const { user } = useSession();
-  if (user) return <Navigate to="/account" replace />;
+  if (user) return <Navigate to={user.roles.includes('PROVIDER') ? '/provider/overview' : '/account'} replace />;
   return children;
 }
 

@@ -69,9 +69,14 @@ export function RolesPage() {
           </dl>
           <div className="actions">
             {isProvider ? (
-              <Link to="/provider/tokens" className="button primary" data-testid="roles-tokens">
-                {t('roles.manageTokens')}
-              </Link>
+              <>
+                <Link to="/provider/overview" className="button primary" data-testid="roles-overview">
+                  {t('roles.openOverview')}
+                </Link>
+                <Link to="/provider/tokens" className="button" data-testid="roles-tokens">
+                  {t('roles.manageTokens')}
+                </Link>
+              </>
             ) : open ? (
               <Link to="/provider/application" className="button primary" data-testid="roles-application">
                 {t('roles.seeApplication')}

@@ -18,6 +18,7 @@ const ApplyPage = lazy(() => import('../onboarding/ApplyPage').then((m) => ({ de
 const ApplicationStatusPage = lazy(() =>
   import('../onboarding/ApplicationStatusPage').then((m) => ({ default: m.ApplicationStatusPage })),
 );
+const OverviewPage = lazy(() => import('../overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
 const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ default: m.TokensPage })));
 const ApplicationQueuePage = lazy(() =>
   import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
@@ -92,6 +93,14 @@ export function App() {
                 element={
                   <Area>
                     <ApplicationStatusPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/overview"
+                element={
+                  <Area>
+                    <OverviewPage />
                   </Area>
                 }
               />

@@ -13,7 +13,11 @@ export function HomePage() {
         <h1>{t('home.title')}</h1>
         <p className="lead">{t('home.lead')}</p>
         <div className="actions">
-          {user ? (
+          {user?.roles.includes('PROVIDER') ? (
+            <Link to="/provider/overview" className="button primary" data-testid="home-overview">
+              {t('roles.openOverview')}
+            </Link>
+          ) : user ? (
             <Link to="/account" className="button primary" data-testid="home-account">
               {t('home.openAccount')}
             </Link>

@@ -33,6 +33,12 @@ export function Layout() {
           {/* Until the server says who is signed in, show neither set of links. */}
           {loading ? null : user ? (
             <>
+              {/* A provider's landing link: their fleet, live. */}
+              {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/overview" data-testid="nav-overview">
+                  {t('nav.overview')}
+                </NavLink>
+              )}
               <NavLink to="/roles" data-testid="nav-roles">
                 {t('nav.roles')}
               </NavLink>

@@ -1,0 +1,79 @@
+import { graphql } from '../gql';
+
+// Typed operations of the provider's Overview; `npm run codegen` turns each
+// into a TypedDocumentNode in src/gql/. The query and the subscription select
+// the same MachineFields, so a live event and a polled answer are the same
+// shape and merge field by field.
+
+export const GpuTelemetryFieldsFragment = graphql(`
+  fragment GpuTelemetryFields on GpuTelemetry {
+    at
+    utilizationPct
+    memoryUsedBytes
+    temperatureC
+    powerDrawW
+    smClockMHz
+    throttleReasons
+    eccCorrected
+    eccUncorrected
+    recentUtilizationPct
+  }
+`);
+
+export const MachineFieldsFragment = graphql(`
+  fragment MachineFields on Machine {
+    id
+    machineId
+    hostname
+    status
+    offlineReason
+    statusChangedAt
+    lastHeartbeatAt
+    agentVersion
+    driverVersion
+    cudaVersion
+    simulated
+    registeredAt
+    gpus {
+      id
+      uuid
+      index
+      name
+      model {
+        key
+        name
+      }
+      vramBytes
+      pciBusId
+      powerLimitW
+      simulated
+      telemetry {
+        ...GpuTelemetryFields
+      }
+    }
+  }
+`);
+
+export const ProviderFleetQuery = graphql(`
+  query ProviderFleet {
+    myProvider {
+      id
+      name
+      tier
+      machines {
+        ...MachineFields
+      }
+    }
+  }
+`);
+
+export const MachineStatusChangedSubscription = graphql(`
+  subscription MachineStatusChanged {
+    machineStatusChanged {
+      initial
+      machine {
+        ...MachineFields
+      }
+    }
+  }
+`);
