@@ -1,24 +1,273 @@
-// Command gpunex-agent is the daemon that runs on a provider's host. Its
-// flags follow the command-line contract of DESIGN.md; detection,
-// registration and heartbeats arrive with the agent issue (#4), and until
-// then the binary says so plainly instead of pretending to work.
+// Command gpunex-agent is the daemon that runs on a provider's host: it
+// detects the GPUs with NVML (or simulates them with --simulate), registers
+// the machine with the GPUnex server, sends heartbeats at the interval the
+// server asks for, and runs the jobs the server assigns in isolated
+// containers (local processes when simulating).
+//
+// Configuration comes from flags, the environment and an env-style file
+// (see agent/config, or gpunex-agent --help). This file only wires the
+// agent's packages together:
+//
+//	config.Load → logger → config.LoadMachineID → gpu.Open → job runtime
+//	  (process when simulating, Docker otherwise) → client.Run until
+//	  SIGINT/SIGTERM, which ends with a going-offline heartbeat.
+//
+// Exit status: 0 after a signal, 1 when the agent cannot run (no GPUs
+// without --simulate, a refused token, an unwritable data directory), 2 for
+// bad configuration.
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	dockerclient "github.com/moby/moby/client"
 
 	"github.com/gpunex/gpunex/agent"
+	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/config"
+	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/job"
+	"github.com/gpunex/gpunex/agent/job/docker"
+	"github.com/gpunex/gpunex/agent/job/process"
 )
 
+// Limits a START_JOB gets when its payload does not set them: job.Spec
+// requires both, and a job without limits could take the host down.
+const (
+	defaultJobMemoryPerGPU = 16 << 30
+	defaultJobPidsLimit    = 4096
+)
+
+// deadlineSweep is how often jobs past their timeout are looked for (the
+// Docker engine has no timeout of its own).
+const deadlineSweep = 30 * time.Second
+
 func main() {
-	fs := flag.NewFlagSet("gpunex-agent", flag.ExitOnError)
-	server := fs.String("server", os.Getenv("GPUNEX_SERVER"), "GPUnex server URL (env GPUNEX_SERVER)")
-	_ = fs.String("token", os.Getenv("GPUNEX_TOKEN"), "agent token (env GPUNEX_TOKEN)")
-	_ = fs.String("data-dir", "/var/lib/gpunex-agent", "directory for the machine identity and buffered results")
-	_ = fs.String("simulate", "", "simulate GPUs, e.g. 2xH100,1xL4")
-	_ = fs.Parse(os.Args[1:])
-	fmt.Fprintf(os.Stderr, "gpunex-agent %s: the agent runtime is not built yet (server %q); see issue #4\n", agent.Version, *server)
-	os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(args, os.LookupEnv)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		config.Usage(stdout)
+		return 0
+	case err != nil:
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "gpunex-agent: %s\n", line)
+		}
+		return 2
+	case cfg.ShowVersion:
+		fmt.Fprintf(stdout, "gpunex-agent %s\n", agent.Version)
+		return 0
+	}
+
+	logger := newLogger(cfg, stderr)
+	for _, w := range cfg.Warnings {
+		logger.Warn("gpunex-agent: " + w)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	machineID, created, err := config.LoadMachineID(cfg.DataDir)
+	if err != nil {
+		logger.Error("gpunex-agent: no machine identity", "err", err)
+		return 1
+	}
+	logger = logger.With("machine_id", machineID)
+	logger.Info("gpunex-agent starting", "version", agent.Version, "server", cfg.Server, "hostname", cfg.Hostname,
+		"data_dir", cfg.DataDir, "simulate", cfg.Simulate, "new_machine_id", created,
+		"server_from", cfg.Origins["GPUNEX_SERVER"], "token_from", cfg.Origins["GPUNEX_TOKEN"])
+
+	detector, err := gpu.Open(cfg.Simulate, nvml.New(), gpu.WithSeed(machineID))
+	if err != nil {
+		// Without --simulate this is "no NVIDIA driver" and the message
+		// names the fix; with it, a bad spec (already checked by config).
+		logger.Error("gpunex-agent: GPUs cannot be read", "err", err)
+		return 1
+	}
+	defer detector.Close()
+
+	runtime, closeRuntime, err := newRuntime(ctx, detector, logger)
+	if err != nil {
+		logger.Error("gpunex-agent: no job runtime", "err", err)
+		return 1
+	}
+	defer closeRuntime()
+	go stopOverdueJobs(ctx, runtime, logger)
+
+	c, err := client.New(client.Options{
+		Server:       cfg.Server,
+		Token:        cfg.Token.Reveal(),
+		MachineID:    machineID,
+		Hostname:     cfg.Hostname,
+		AgentVersion: agent.Version,
+		Detector:     detector,
+		Handler:      commandHandler(runtime, logger),
+		DataDir:      cfg.DataDir,
+		Logger:       logger,
+	})
+	if err != nil {
+		logger.Error("gpunex-agent: cannot start the server client", "err", err)
+		return 1
+	}
+	defer c.Close()
+
+	if err := c.Run(ctx); err != nil {
+		logger.Error("gpunex-agent stopped", "err", err)
+		return 1
+	}
+	logger.Info("gpunex-agent stopped")
+	return 0
+}
+
+// newLogger builds the one logger everything gets: JSON for log
+// collectors (the default in the container), text for people.
+func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// newRuntime picks the job runtime: local processes on simulated GPUs
+// (the demo), Docker containers on real ones. The returned func releases
+// it when the agent stops: simulated jobs end with the agent, containers
+// outlive it and are found again by their labels.
+func newRuntime(ctx context.Context, detector gpu.Detector, logger *slog.Logger) (job.Runtime, func(), error) {
+	if sim, ok := detector.(*gpu.Simulator); ok {
+		rt := process.New(sim, process.Options{})
+		logger.Info("gpunex-agent: jobs run as local processes (simulated GPUs)")
+		return rt, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*process.DefaultStopGrace)
+			defer cancel()
+			if err := rt.Close(ctx); err != nil {
+				logger.Warn("gpunex-agent: stopping simulated jobs", "err", err)
+			}
+		}, nil
+	}
+	cli, err := dockerclient.New(dockerclient.FromEnv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("docker client: %w (check DOCKER_HOST and the other DOCKER_* variables)", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := cli.Ping(pingCtx, dockerclient.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		// Heartbeats are still worth sending: the dashboard shows the
+		// machine, and jobs work once Docker answers.
+		logger.Warn("gpunex-agent: the Docker engine does not answer; jobs cannot start until it does "+
+			"(mount /var/run/docker.sock into the agent container, or set DOCKER_HOST)", "err", err)
+	}
+	return docker.New(cli, docker.Options{}), func() { _ = cli.Close() }, nil
+}
+
+// startJobPayload is START_JOB's payload.
+type startJobPayload struct {
+	JobID          string   `json:"jobId"`
+	Image          string   `json:"image"`
+	Command        []string `json:"command"`
+	Env            []string `json:"env"`
+	GPUUUIDs       []string `json:"gpuUuids"`
+	TimeoutSeconds int64    `json:"timeoutSeconds"`
+	MemoryBytes    int64    `json:"memoryBytes"`
+	PidsLimit      int64    `json:"pidsLimit"`
+	ShmBytes       int64    `json:"shmBytes"`
+}
+
+// spec turns the payload into a job spec, with default limits where the
+// server set none.
+func (p startJobPayload) spec() job.Spec {
+	s := job.Spec{
+		ID: p.JobID, Image: p.Image, Command: p.Command, Env: p.Env, GPUUUIDs: p.GPUUUIDs,
+		MemoryBytes: p.MemoryBytes, PidsLimit: p.PidsLimit, ShmBytes: p.ShmBytes,
+		Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
+	}
+	if s.MemoryBytes == 0 {
+		s.MemoryBytes = int64(max(len(p.GPUUUIDs), 1)) * defaultJobMemoryPerGPU
+	}
+	if s.PidsLimit == 0 {
+		s.PidsLimit = defaultJobPidsLimit
+	}
+	return s
+}
+
+// commandHandler carries out the server's commands on the runtime.
+func commandHandler(rt job.Runtime, logger *slog.Logger) client.Handler {
+	return func(ctx context.Context, cmd client.Command) error {
+		switch cmd.Kind {
+		case client.CommandStartJob:
+			var p startJobPayload
+			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
+				return fmt.Errorf("START_JOB payload: %w", err)
+			}
+			j, err := rt.Start(ctx, p.spec())
+			if err != nil {
+				return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
+			}
+			logger.Info("gpunex-agent: job started", "job_id", j.ID, "gpus", j.GPUUUIDs, "runtime_id", j.RuntimeID, "deadline", j.Deadline)
+			return nil
+		case client.CommandStopJob:
+			var p struct {
+				JobID string `json:"jobId"`
+			}
+			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
+				return fmt.Errorf("STOP_JOB payload: %w", err)
+			}
+			if p.JobID == "" {
+				return errors.New("STOP_JOB payload: jobId is required")
+			}
+			if err := rt.Stop(ctx, p.JobID); err != nil {
+				return fmt.Errorf("STOP_JOB %s: %w", p.JobID, err)
+			}
+			logger.Info("gpunex-agent: job stopped", "job_id", p.JobID)
+			return nil
+		case client.CommandRunBenchmark:
+			logger.Info("gpunex-agent: RUN_BENCHMARK received; benchmarks arrive with the benchmark issue", "command_id", cmd.ID)
+			return nil
+		}
+		return fmt.Errorf("unknown command kind %q; is the agent older than the server?", cmd.Kind)
+	}
+}
+
+// stopOverdueJobs stops running jobs past their deadline until ctx ends.
+func stopOverdueJobs(ctx context.Context, rt job.Runtime, logger *slog.Logger) {
+	t := time.NewTicker(deadlineSweep)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		jobs, err := rt.List(ctx)
+		if err != nil {
+			logger.Debug("gpunex-agent: listing jobs", "err", err)
+			continue
+		}
+		now := time.Now()
+		for _, j := range jobs {
+			if j.State != job.StateRunning || j.Deadline.IsZero() || now.Before(j.Deadline) {
+				continue
+			}
+			if err := rt.Stop(ctx, j.ID); err != nil {
+				logger.Warn("gpunex-agent: stopping a job past its timeout", "job_id", j.ID, "err", err)
+				continue
+			}
+			logger.Info("gpunex-agent: job stopped at its timeout", "job_id", j.ID, "deadline", j.Deadline)
+		}
+	}
 }

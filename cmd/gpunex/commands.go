@@ -110,6 +110,7 @@ func newServeCommand() *cobra.Command {
 		mailFrom       string
 		agentImage     string
 		hbInterval     time.Duration
+		demoAgents     bool
 		demo           bool
 		noIntrospect   bool
 		allowedOrigins string
@@ -128,7 +129,7 @@ func newServeCommand() *cobra.Command {
 				origins = strings.Split(allowedOrigins, ",")
 			}
 			p, err := platform.New(cmd.Context(), platform.Config{
-				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix, Demo: demo,
+				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix, Demo: demo, DemoAgents: demoAgents,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
 				Fleet:  fleet.Config{Interval: hbInterval},
 				Logger: logger, Clock: clock.Real{},
@@ -167,6 +168,7 @@ func newServeCommand() *cobra.Command {
 	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", "ghcr.io/gpunex/gpunex-agent:latest"), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
 	fs.DurationVar(&hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
 	fs.BoolVar(&demo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
+	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
 	fs.StringVar(&allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")
 	fs.BoolVar(&secureCookies, "secure-cookies", envBool("GPUNEX_SECURE_COOKIES", false), "mark the session cookie Secure (behind TLS) (env GPUNEX_SECURE_COOKIES)")

@@ -388,7 +388,11 @@ func (s *Service) transition(ctx context.Context, ref machineRef, to models.Mach
 		return nil
 	})
 	if err == nil && changed {
-		s.logger.InfoContext(ctx, "fleet: machine status changed", "machine_id", ref.id, "status", to, "reason", reason)
+		attrs := []any{"machine_id", ref.id, "status", to}
+		if reason != nil {
+			attrs = append(attrs, "reason", *reason)
+		}
+		s.logger.InfoContext(ctx, "fleet: machine status changed", attrs...)
 	}
 	return err
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// "gpunex:"), so several deployments or test runs can share a server.
 	RedisPrefix string
 	Demo        bool
+	// DemoAgents runs the demo provider's simulated agents in-process
+	// (with Demo), so the demo shows a live fleet.
+	DemoAgents bool
 	// PublicURL is where providers and browsers reach the platform (links
 	// in emails, the install command). Empty: http://<Addr>, or the
 	// request's own host for the installer.
@@ -247,6 +250,13 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		defer background.Done()
 		p.Auth.ListenForRevocations(baseCtx)
 	}()
+	if p.cfg.Demo && p.cfg.DemoAgents {
+		background.Add(1)
+		go func() {
+			defer background.Done()
+			p.runDemoAgents(baseCtx, "http://"+ln.Addr().String())
+		}()
+	}
 	defer background.Wait()
 	if ready != nil {
 		ready("http://" + ln.Addr().String())
