@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +118,20 @@ func rssKiB(t *testing.T, pid int) int {
 	return 0
 }
 
+// cpuTicks is the user+system CPU time of pid in clock ticks (1/100 s).
+func cpuTicks(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	// Fields after the command name, which is in parentheses.
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, err := strconv.Atoi(fields[11])
+	require.NoError(t, err)
+	stime, err := strconv.Atoi(fields[12])
+	require.NoError(t, err)
+	return utime + stime
+}
+
 func TestRealAgentProcessGoesOnlineAndOfflineOnADashboard(t *testing.T) {
 	t.Parallel()
 	serverBin, agentBin := binaries(t)
@@ -167,10 +180,13 @@ func TestRealAgentProcessGoesOnlineAndOfflineOnADashboard(t *testing.T) {
 			require.Contains(t, online, `"simulated":true`)
 			require.Equal(t, 8, strings.Count(online, `"key":"H100_SXM_80GB"`))
 
-			// Resident memory of the agent heartbeating 8 simulated GPUs.
+			// Resident memory and CPU of the agent heartbeating 8 simulated GPUs.
 			time.Sleep(2 * time.Second)
+			cpu0, wall0 := cpuTicks(t, agent.cmd.Process.Pid), time.Now()
+			time.Sleep(3 * time.Second)
+			cpu := float64(cpuTicks(t, agent.cmd.Process.Pid)-cpu0) / 100 / time.Since(wall0).Seconds() * 100
 			rss := rssKiB(t, agent.cmd.Process.Pid)
-			t.Logf("agent RSS with 8 simulated GPUs: %.1f MiB", float64(rss)/1024)
+			t.Logf("agent with 8 simulated GPUs, heartbeating every second: RSS %.1f MiB, CPU %.2f%% of one core", float64(rss)/1024, cpu)
 			require.Less(t, rss, 30*1024, "target: under 30 MiB RSS")
 			require.NotContains(t, agent.output(), ct.CreateAgentToken.Token, "the token never reaches the logs")
 
@@ -179,7 +195,9 @@ func TestRealAgentProcessGoesOnlineAndOfflineOnADashboard(t *testing.T) {
 				rs.Restart(t)
 				time.Sleep(3 * time.Second)
 				var mp struct {
-					MyProvider struct{ Machines []struct{ Hostname, Status string } }
+					MyProvider struct {
+						Machines []struct{ Hostname, Status string }
+					}
 				}
 				provider.MustDo(&mp, `{ myProvider { machines { hostname status } } }`, nil)
 				for _, m := range mp.MyProvider.Machines {
@@ -222,7 +240,6 @@ func TestRealAgentProcessGoesOnlineAndOfflineOnADashboard(t *testing.T) {
 				}
 			}
 			require.Equal(t, 1, n, "one machine across restarts")
-			_ = io.Discard
 		})
 	}
 }

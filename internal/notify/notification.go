@@ -2,18 +2,17 @@ package notify
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/cursor"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -92,23 +91,10 @@ type Page struct {
 	UnreadCount int
 }
 
-// Cursor encodes a notification id as an opaque pagination cursor.
-func Cursor(id int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("notification:" + strconv.FormatInt(id, 10)))
-}
+// Cursor encodes an id as an opaque pagination cursor.
+func Cursor(id int64) string { return cursor.Encode("notification", id) }
 
-func parseCursor(c string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, false
-	}
-	rest, ok := strings.CutPrefix(string(b), "notification:")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0
-}
+func parseCursor(c string) (int64, bool) { return cursor.Decode("notification", c) }
 
 // List returns up to first notifications of userID older than the cursor.
 func (s *Service) List(ctx context.Context, userID int64, first int, after string) (*Page, error) {

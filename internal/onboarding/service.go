@@ -2,7 +2,6 @@ package onboarding
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/cursor"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notify"
@@ -286,23 +286,10 @@ type Page struct {
 	TotalCount  int
 }
 
-// Cursor encodes an application id as a pagination cursor.
-func Cursor(id int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("application:" + strconv.FormatInt(id, 10)))
-}
+// Cursor encodes an id as an opaque pagination cursor.
+func Cursor(id int64) string { return cursor.Encode("application", id) }
 
-func parseCursor(c string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, false
-	}
-	rest, ok := strings.CutPrefix(string(b), "application:")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0
-}
+func parseCursor(c string) (int64, bool) { return cursor.Decode("application", c) }
 
 // List returns applications for review, newest first, optionally by status.
 func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, first int, after string) (*Page, error) {
