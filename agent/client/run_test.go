@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/gpu"
@@ -605,4 +606,29 @@ func TestRun_InventoryChangeRegistersAgain(t *testing.T) {
 	require.Equal(t, []string{"RegisterMachine", "Heartbeat", "Heartbeat", "RegisterMachine", "Heartbeat"}, ops)
 	require.Equal(t, []int{2, 1}, registered, "the server learns that a GPU is gone")
 	require.Len(t, b.server.heartbeats(http.StatusOK)[2].heartbeat(t).GPUs, 1)
+}
+
+// Not parallel: goleak compares the goroutines of the whole process.
+func TestRun_LeavesNoGoroutinesBehind(t *testing.T) {
+	b := setup(t) // its server is closed by Cleanup, after this test's defers
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	transport := &http.Transport{}
+	b.opts.HTTPClient = &http.Client{Transport: transport}
+	b.opts.Handler = func(context.Context, client.Command) error { return nil }
+	b.server.setHook(func(r request) *reply {
+		if r.Operation == "Heartbeat" && r.N == 1 {
+			return heartbeatOK(10, command("c-1", client.CommandRunBenchmark, `{}`))
+		}
+		return nil
+	})
+	c, err := client.New(b.opts)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, "3 heartbeats", func() bool { return len(b.server.heartbeats(http.StatusOK)) >= 3 })
+	cancel()
+	require.NoError(t, <-done)
+	require.NoError(t, c.Close())
+	transport.CloseIdleConnections()
 }
