@@ -151,7 +151,7 @@ func newServeCommand() *cobra.Command {
 				logger.Info("gpunex: serving", "url", url, "database", backend, "events", events, "demo", demo)
 				fmt.Fprintf(cmd.OutOrStdout(), "GPUnex is running at %s (GraphiQL: %s/graphiql)\n", url, url)
 				if demo {
-					fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo\n", platform.DemoPassword)
+					fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo; applicants: applicant@gpunex.demo, info@gpunex.demo, rejected@gpunex.demo\n", platform.DemoPassword)
 				}
 			})
 		},

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -132,7 +133,7 @@ func New(cfg Config, deps Deps) *Server {
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()
-	graphqlHandler := limitBody(cfg.MaxBodyBytes, authn.middleware(gql))
+	graphqlHandler := limitBody(cfg.MaxBodyBytes, authn.middleware(okForJSON(gql)))
 	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
 	if cfg.Introspection {
 		mux.Handle("GET /graphiql", playground.Handler("GPUnex GraphiQL", "/graphql"))
@@ -214,3 +215,38 @@ func securityHeaders(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// okForJSON follows the GraphQL-over-HTTP spec where gqlgen does not: a
+// well-formed request answered as application/json gets 200 even when the
+// document fails to parse or validate (the errors are in the body); with
+// application/graphql-response+json the 4xx codes stand.
+func okForJSON(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(&jsonStatusWriter{ResponseWriter: w}, r)
+	})
+}
+
+type jsonStatusWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (j *jsonStatusWriter) WriteHeader(code int) {
+	if !j.wrote && code == http.StatusUnprocessableEntity &&
+		strings.HasPrefix(j.Header().Get("Content-Type"), "application/json") {
+		code = http.StatusOK
+	}
+	j.wrote = true
+	j.ResponseWriter.WriteHeader(code)
+}
+
+func (j *jsonStatusWriter) Write(b []byte) (int, error) {
+	j.wrote = true
+	return j.ResponseWriter.Write(b)
+}
+
+func (j *jsonStatusWriter) Unwrap() http.ResponseWriter { return j.ResponseWriter }

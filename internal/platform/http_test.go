@@ -30,9 +30,9 @@ func TestBadInputGetsACodedErrorAndTheServerKeepsServing(t *testing.T) {
 			code   string
 		}{
 			{desc: "malformed JSON", method: "POST", ctype: "application/json", body: `{"query": "{ health }"`, status: 400, code: "BAD_REQUEST"},
-			{desc: "invalid GraphQL syntax", method: "POST", ctype: "application/json", body: `{"query": "{ health "}`, status: 422, code: "GRAPHQL_PARSE_FAILED"},
-			{desc: "unknown field", method: "POST", ctype: "application/json", body: `{"query": "{ nope }"}`, status: 422, code: "GRAPHQL_VALIDATION_FAILED"},
-			{desc: "unknown operation name", method: "POST", ctype: "application/json", body: `{"query": "query A { health }", "operationName": "B"}`, status: 422, code: "GRAPHQL_VALIDATION_FAILED"},
+			{desc: "invalid GraphQL syntax", method: "POST", ctype: "application/json", body: `{"query": "{ health "}`, status: 200, code: "GRAPHQL_PARSE_FAILED"},
+			{desc: "unknown field", method: "POST", ctype: "application/json", body: `{"query": "{ nope }"}`, status: 200, code: "GRAPHQL_VALIDATION_FAILED"},
+			{desc: "unknown operation name", method: "POST", ctype: "application/json", body: `{"query": "query A { health }", "operationName": "B"}`, status: 200, code: "GRAPHQL_VALIDATION_FAILED"},
 			{desc: "over the depth limit", method: "POST", ctype: "application/json", body: mustJSON(t, map[string]any{"query": "{ a: health b: notifications(first: 1) { edges { node { params { key } } } } }"}), status: 200, code: "DEPTH_LIMIT_EXCEEDED"},
 			{desc: "over the complexity limit", method: "POST", ctype: "application/json", body: mustJSON(t, map[string]any{"query": "{ " + strings.Repeat("health ", 1) + aliases(60) + " }"}), status: 200, code: "COMPLEXITY_LIMIT_EXCEEDED"},
 			{desc: "body over the size limit", method: "POST", ctype: "application/json", body: mustJSON(t, map[string]any{"query": "{ health }", "variables": map[string]any{"pad": strings.Repeat("x", 5000)}}), status: 413, code: "BAD_USER_INPUT"},
@@ -175,5 +175,28 @@ func TestIntrospectionAndGraphiQLFollowTheFlag(t *testing.T) {
 			require.NotEmpty(t, r.Errors, "introspection must be off")
 			require.NotContains(t, string(b), "graphiql.min.js")
 		}
+	}
+}
+
+func TestInvalidDocumentsUseTheStatusCodesOfTheGraphQLOverHTTPSpec(t *testing.T) {
+	t.Parallel()
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{})
+	for _, tc := range []struct {
+		accept string
+		status int
+	}{
+		{accept: "application/json", status: http.StatusOK},
+		{accept: "application/graphql-response+json", status: http.StatusBadRequest},
+	} {
+		req, err := http.NewRequest(http.MethodPost, s.URL+"/graphql", strings.NewReader(`{"query":"{ nope }"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", tc.accept)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.Equal(t, tc.status, res.StatusCode, tc.accept)
+		require.Contains(t, string(b), "GRAPHQL_VALIDATION_FAILED")
 	}
 }
