@@ -2,16 +2,22 @@ package platform_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
 
@@ -199,4 +205,54 @@ func TestInvalidDocumentsUseTheStatusCodesOfTheGraphQLOverHTTPSpec(t *testing.T)
 		require.Equal(t, tc.status, res.StatusCode, tc.accept)
 		require.Contains(t, string(b), "GRAPHQL_VALIDATION_FAILED")
 	}
+}
+
+func TestAutomaticPersistedQueries(t *testing.T) {
+	t.Parallel()
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{})
+	c := s.NewAPIClient(t, "")
+	query := "{ health }"
+	sum := sha256.Sum256([]byte(query))
+	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
+
+	r := c.Raw(http.MethodPost, "application/json", []byte(mustJSON(t, map[string]any{"extensions": ext})), "")
+	require.Equal(t, "PERSISTED_QUERY_NOT_FOUND", r.Codes()[0], "an unknown hash asks for the query")
+	r = c.Raw(http.MethodPost, "application/json", []byte(mustJSON(t, map[string]any{"query": query, "extensions": ext})), "")
+	require.Empty(t, r.Errors, "the query registers under its hash")
+	r = c.Raw(http.MethodPost, "application/json", []byte(mustJSON(t, map[string]any{"extensions": ext})), "")
+	require.Empty(t, r.Errors, "then the hash alone is enough")
+	require.JSONEq(t, `{"health":true}`, string(r.Data))
+
+	bad := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": strings.Repeat("0", 64)}}
+	r = c.Raw(http.MethodPost, "application/json", []byte(mustJSON(t, map[string]any{"query": query, "extensions": bad})), "")
+	require.NotEmpty(t, r.Errors, "a hash that does not match the query is refused")
+}
+
+func TestGracefulShutdownClosesWebSockets(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := platform.New(ctx, platform.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), PasswordParams: platformtest.CheapPasswords})
+	require.NoError(t, err)
+	defer p.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	urlc, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- p.ServeListener(ctx, ln, func(u string) { urlc <- u }) }()
+	s := &platformtest.Server{URL: <-urlc, Platform: p}
+	_, token := s.NewAPIClient(t, "").SignUp(platformtest.UniqueEmail("bye"), "correct horse battery", "Bye")
+	ws, _, err := s.DialWS(t, nil)
+	require.NoError(t, err)
+	ws.Init(map[string]any{"authorization": "Bearer " + token})
+	ws.Subscribe("1", notificationAdded, nil)
+	time.Sleep(100 * time.Millisecond)
+
+	cancel() // SIGTERM
+	select {
+	case err := <-done:
+		require.NoError(t, err, "shutdown is clean")
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not shut down")
+	}
+	_, err = ws.Read(5 * time.Second)
+	require.Error(t, err, "the subscription's socket is closed by the shutdown")
 }
