@@ -1,0 +1,159 @@
+package fleet
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/presence"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// seedProvider inserts the rows a provider stands on and returns its id.
+func seedProvider(t *testing.T, db *store.DB, now time.Time) int64 {
+	t.Helper()
+	ctx := context.Background()
+	u := &models.User{Email: "p@example.com", Name: "P", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
+	_, err := db.NewInsert().Model(u).Returning("id").Exec(ctx)
+	require.NoError(t, err)
+	app := &models.ProviderApplication{UserID: u.ID, Status: models.ApplicationApproved, FullName: "P", Email: "p@example.com",
+		CommitmentMonths: 12, SuggestionTier: models.TierCommunity, SuggestionReasons: []string{}, SubmittedAt: now, UpdatedAt: now}
+	_, err = db.NewInsert().Model(app).Returning("id").Exec(ctx)
+	require.NoError(t, err)
+	p := &models.Provider{UserID: u.ID, ApplicationID: app.ID, Tier: models.TierCommunity, Name: "P", CreatedAt: now}
+	_, err = db.NewInsert().Model(p).Returning("id").Exec(ctx)
+	require.NoError(t, err)
+	return p.ID
+}
+
+type bundle struct {
+	db       *store.DB
+	clock    *clock.Manual
+	presence *presence.Memory
+	svc      *Service
+	agent    *auth.Agent
+}
+
+func setup(t *testing.T, db *store.DB) *bundle {
+	t.Helper()
+	clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	pres := presence.NewMemory(clk)
+	b := bus.NewMemory()
+	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
+	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second})
+	pid := seedProvider(t, db, clk.Now())
+	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
+	_, err := svc.Register(context.Background(), agent, RegisterInput{MachineID: "machine-0001", Hostname: "h", AgentVersion: "1",
+		Gpus: []GPUInventory{{UUID: "GPU-1", Name: "NVIDIA L4", Simulated: true}}})
+	require.NoError(t, err)
+	return &bundle{db: db, clock: clk, presence: pres, svc: svc, agent: agent}
+}
+
+func (b *bundle) status(t *testing.T) models.MachineStatus {
+	t.Helper()
+	var m models.Machine
+	require.NoError(t, b.db.NewSelect().Model(&m).Where("machine_uid = ?", "machine-0001").Scan(context.Background()))
+	return m.Status
+}
+
+func TestSweeperMarksSilentMachinesOfflineOnlyAfterTheGracePeriod(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		ctx := context.Background()
+		_, err := b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		require.NoError(t, err)
+		require.Equal(t, models.MachineOnline, b.status(t))
+
+		n, err := b.svc.Sweep(ctx) // the first sweep only starts trusting presence
+		require.NoError(t, err)
+		require.Zero(t, n)
+		b.clock.Advance(29 * time.Second)
+		_, err = b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		require.NoError(t, err)
+		b.clock.Advance(29 * time.Second) // 29s of silence: within 3 intervals
+		n, err = b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		require.Equal(t, models.MachineOnline, b.status(t))
+
+		b.clock.Advance(2 * time.Second) // 31s: offline
+		n, err = b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, models.MachineOffline, b.status(t))
+	})
+}
+
+func TestAWipedPresenceStoreIsNotTakenForAnOutage(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		ctx := context.Background()
+		_, err := b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		require.NoError(t, err)
+		_, _ = b.svc.Sweep(ctx)
+		b.clock.Advance(31 * time.Second)
+		_, err = b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		require.NoError(t, err)
+
+		// Redis restarts: every key, the epoch marker included, is gone.
+		_, _ = b.presence.Remove(ctx, presenceKey(1))
+		_, _ = b.presence.Remove(ctx, epochKey)
+		n, err := b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "absent keys prove nothing right after a wipe")
+		require.Equal(t, models.MachineOnline, b.status(t))
+
+		b.clock.Advance(10 * time.Second) // the agent heartbeats again
+		_, err = b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		require.NoError(t, err)
+		b.clock.Advance(25 * time.Second)
+		n, err = b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		require.Equal(t, models.MachineOnline, b.status(t))
+	})
+}
+
+func TestConcurrentTransitionsAreRecordedOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		ctx := context.Background()
+		ref, err := b.svc.resolve(ctx, b.agent, "machine-0001")
+		require.NoError(t, err)
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() { errs <- b.svc.transition(ctx, ref, models.MachineOnline, nil, b.clock.Now()) }()
+		}
+		for range 4 {
+			require.NoError(t, <-errs)
+		}
+		n, err := db.NewSelect().Model((*models.MachineStatusInterval)(nil)).Where("machine_id = ? AND status = ?", ref.id, models.MachineOnline).Count(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n, "one online interval however many replicas saw the key appear")
+	})
+}
+
+func TestRateLimiterAllowsABurstThenRefills(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	l := newRateLimiter(clk, 2, 3)
+	for range 3 {
+		require.True(t, l.allow(7))
+	}
+	require.False(t, l.allow(7), "burst spent")
+	require.True(t, l.allow(8), "other tokens have their own bucket")
+	clk.Advance(500 * time.Millisecond)
+	require.True(t, l.allow(7), "one token refilled after 1/rate")
+	require.False(t, l.allow(7))
+}
