@@ -91,6 +91,24 @@ func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
 	return r
 }
 
+// agentBeat is a heartbeat as gpunex-agent sends it: every telemetry field
+// and the last 30 utilisation samples of each GPU.
+func agentBeat(machineID string, n int) map[string]any {
+	history := make([]float64, 30)
+	for i := range history {
+		history[i] = float64(40 + i)
+	}
+	var gpus []any
+	for i := range n {
+		gpus = append(gpus, map[string]any{
+			"uuid": fmt.Sprintf("GPU-%s-%d", machineID, i), "utilizationPct": 71.0, "memoryUsedBytes": 6.1e10,
+			"temperatureC": 64.0, "powerDrawW": 512.5, "smClockMHz": 1980, "throttleReasons": []string{"sw_power_cap"},
+			"eccCorrected": 0.0, "eccUncorrected": 0.0, "recentUtilizationPct": history,
+		})
+	}
+	return map[string]any{"machineId": machineID, "gpus": gpus}
+}
+
 // bareHeartbeatHandler is the baseline: net/http decoding the same JSON
 // heartbeat into typed telemetry, writing the same presence value (the
 // compact telemetry the fleet stores), and answering a small JSON; no
@@ -155,7 +173,7 @@ func BenchmarkHeartbeat(b *testing.B) {
 				agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3",
 					"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3")})
 				agent.MustDo(nil, heartbeat, map[string]any{"i": beatInput(uid, 50, 8)}) // the online transition
-				body, _ := json.Marshal(map[string]any{"query": heartbeat, "variables": map[string]any{"i": beatInput(uid, 55, 8)}})
+				body, _ := json.Marshal(map[string]any{"query": heartbeat, "variables": map[string]any{"i": agentBeat(uid, 8)}})
 				bodies = append(bodies, body)
 			}
 
