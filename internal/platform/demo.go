@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
@@ -73,10 +74,9 @@ var DemoAccounts = []demoAccount{
 	{Email: "rejected@gpunex.demo", Name: "Rex Rejected", Outcome: models.ApplicationRejected,
 		Note: "Consumer GPUs without ECC on a 100 Mbps home link do not meet our minimum network requirements.",
 		Application: demoApplication("Rex Rejected", "rejected@gpunex.demo", nil, false, 3,
-			eveningsGPU(onboardingOther, 1, "Asia/Kolkata", "Pune", "India"))},
+			eveningsGPU(catalog.Other, 1, "Asia/Kolkata", "Pune", "India"))},
 }
 
-const onboardingOther = "OTHER"
 
 // SeedDemo creates the demo world. It is idempotent: accounts that exist
 // are left as they are, so restarting with --demo keeps your changes.
@@ -107,7 +107,7 @@ func SeedDemo(ctx context.Context, p *Platform) error {
 			continue
 		}
 		in := *a.Application
-		if in.Gpus[0].ModelKey == onboardingOther {
+		if in.Gpus[0].ModelKey == catalog.Other {
 			in.Gpus[0].OtherModel = str("GeForce GTX 1080 Ti")
 		}
 		app, err := p.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: u.Roles}, in)
