@@ -77,7 +77,6 @@ var DemoAccounts = []demoAccount{
 			eveningsGPU(catalog.Other, 1, "Asia/Kolkata", "Pune", "India"))},
 }
 
-
 // SeedDemo creates the demo world. It is idempotent: accounts that exist
 // are left as they are, so restarting with --demo keeps your changes.
 func SeedDemo(ctx context.Context, p *Platform) error {
