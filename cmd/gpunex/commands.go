@@ -124,6 +124,10 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if hbInterval < time.Second || hbInterval > time.Hour {
+				// Agents are told the interval in whole seconds.
+				return fmt.Errorf("--heartbeat-interval must be between 1s and 1h")
+			}
 			var origins []string
 			if allowedOrigins != "" {
 				origins = strings.Split(allowedOrigins, ",")

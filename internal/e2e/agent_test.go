@@ -91,7 +91,7 @@ var urlPattern = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 func serve(t *testing.T, bin string, extra ...string) (*process, string) {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--demo", "--demo-agents=false",
-		"--heartbeat-interval", "500ms"}, extra...)
+		"--heartbeat-interval", "1s"}, extra...)
 	p := start(t, bin, args...)
 	var url string
 	require.Eventually(t, func() bool {

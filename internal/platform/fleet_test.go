@@ -78,7 +78,7 @@ func nextStatus(t *testing.T, ws *platformtest.WS) statusEvent {
 
 func TestMachinesGoOnlineAndOfflineLiveWithoutSQLInSteadyState(t *testing.T) {
 	t.Parallel()
-	opts := platformtest.Options{Fleet: fleet.Config{Interval: 250 * time.Millisecond}}
+	opts := platformtest.Options{Fleet: fleet.Config{Interval: 500 * time.Millisecond}}
 	platformtest.Each(t, opts, func(t *testing.T, s *platformtest.Server) {
 		p := s.NewProvider(t, "fleet")
 		agent := s.NewAPIClient(t, p.AgentToken)
