@@ -324,8 +324,9 @@ type ComplexityRoot struct {
 	}
 
 	TierSuggestion struct {
-		Reasons func(childComplexity int) int
-		Tier    func(childComplexity int) int
+		ReasonCodes func(childComplexity int) int
+		Reasons     func(childComplexity int) int
+		Tier        func(childComplexity int) int
 	}
 
 	User struct {
@@ -1580,6 +1581,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.NotificationAdded(childComplexity, args["afterId"].(*string)), true
 
+	case "TierSuggestion.reasonCodes":
+		if e.ComplexityRoot.TierSuggestion.ReasonCodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TierSuggestion.ReasonCodes(childComplexity), true
 	case "TierSuggestion.reasons":
 		if e.ComplexityRoot.TierSuggestion.Reasons == nil {
 			break
@@ -2186,7 +2193,14 @@ input ProviderApplicationInput {
 "TierSuggestion is the system's suggested tier and the rules behind it."
 type TierSuggestion {
   tier: ProviderTier!
+  "The reasons in English."
   reasons: [String!]!
+  """
+  The same reasons as stable codes, in the same order, for clients to
+  translate: NO_UPS, NOT_ALWAYS_AVAILABLE, SHORT_COMMITMENT, NO_COMPANY,
+  SLOW_NETWORK, or DATACENTER for an Enterprise suggestion.
+  """
+  reasonCodes: [String!]!
 }
 
 enum ApplicationAction {
@@ -2856,6 +2870,8 @@ func (ec *executionContext) childFields_TierSuggestion(ctx context.Context, fiel
 		return ec.fieldContext_TierSuggestion_tier(ctx, field)
 	case "reasons":
 		return ec.fieldContext_TierSuggestion_reasons(ctx, field)
+	case "reasonCodes":
+		return ec.fieldContext_TierSuggestion_reasonCodes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TierSuggestion", field.Name)
 }
@@ -8227,6 +8243,29 @@ func (ec *executionContext) fieldContext_TierSuggestion_reasons(_ context.Contex
 	return graphql.NewScalarFieldContext("TierSuggestion", field, false, false, "String")
 }
 
+func (ec *executionContext) _TierSuggestion_reasonCodes(ctx context.Context, field graphql.CollectedField, obj *model.TierSuggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TierSuggestion_reasonCodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReasonCodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TierSuggestion_reasonCodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TierSuggestion", field, false, false, "String")
+}
+
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *models.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12167,6 +12206,11 @@ func (ec *executionContext) _TierSuggestion(ctx context.Context, sel ast.Selecti
 			}
 		case "reasons":
 			out.Values[i] = ec._TierSuggestion_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reasonCodes":
+			out.Values[i] = ec._TierSuggestion_reasonCodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -155,7 +155,11 @@ func (r *providerResolver) AgentTokens(ctx context.Context, obj *models.Provider
 
 // SuggestedTier is the resolver for the suggestedTier field.
 func (r *providerApplicationResolver) SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error) {
-	return &model.TierSuggestion{Tier: obj.SuggestionTier, Reasons: obj.SuggestionReasons}, nil
+	texts := make([]string, len(obj.SuggestionReasons))
+	for i, code := range obj.SuggestionReasons {
+		texts[i] = onboarding.Reason(code)
+	}
+	return &model.TierSuggestion{Tier: obj.SuggestionTier, Reasons: texts, ReasonCodes: obj.SuggestionReasons}, nil
 }
 
 // History is the resolver for the history field.

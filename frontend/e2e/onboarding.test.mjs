@@ -146,6 +146,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.equal(await u('application-page').getAttribute('data-status'), 'SUBMITTED');
     assert.equal(await text(u('application-status')), en.application.status.SUBMITTED);
     assert.equal(await u('tier-suggestion').getAttribute('data-tier'), 'COMMUNITY', 'no UPS: Community is suggested');
+    assert.ok((await text(u('tier-reasons'))).includes(en.tierReasons.noUps), 'the reason is translated from its code');
     assert.equal(await u('answer-gpu').count(), 2);
 
     at('admin logs in and opens the queue');

@@ -220,8 +220,13 @@ type Subscription struct {
 
 // TierSuggestion is the system's suggested tier and the rules behind it.
 type TierSuggestion struct {
-	Tier    models.ProviderTier `json:"tier"`
-	Reasons []string            `json:"reasons"`
+	Tier models.ProviderTier `json:"tier"`
+	// The reasons in English.
+	Reasons []string `json:"reasons"`
+	// The same reasons as stable codes, in the same order, for clients to
+	// translate: NO_UPS, NOT_ALWAYS_AVAILABLE, SHORT_COMMITMENT, NO_COMPANY,
+	// SLOW_NETWORK, or DATACENTER for an Enterprise suggestion.
+	ReasonCodes []string `json:"reasonCodes"`
 }
 
 // UserError is a validation problem with the input of a mutation. Nothing was

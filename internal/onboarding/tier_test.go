@@ -26,11 +26,11 @@ func TestSuggestTierFollowsTheDocumentedRules(t *testing.T) {
 		reason string
 	}{
 		{desc: "a professional datacenter is Enterprise", change: func(*Input) {}, want: models.TierEnterprise},
-		{desc: "no UPS is Community", change: func(in *Input) { in.UpsProtected = false }, want: models.TierCommunity, reason: "no UPS protection (mandatory for Enterprise)"},
-		{desc: "weekly windows are Community", change: func(in *Input) { in.Gpus[0].Availability.Kind = models.AvailabilityWeekly }, want: models.TierCommunity, reason: "not every GPU entry is available 24/7"},
-		{desc: "six months is Community", change: func(in *Input) { in.CommitmentMonths = 6 }, want: models.TierCommunity, reason: "commitment shorter than 12 months"},
-		{desc: "no company is Community", change: func(in *Input) { in.Company = nil }, want: models.TierCommunity, reason: "no company named"},
-		{desc: "a slow uplink is Community", change: func(in *Input) { in.Gpus[0].UploadGbps = 0.5 }, want: models.TierCommunity, reason: "upload or download below 1 Gbps"},
+		{desc: "no UPS is Community", change: func(in *Input) { in.UpsProtected = false }, want: models.TierCommunity, reason: ReasonNoUPS},
+		{desc: "weekly windows are Community", change: func(in *Input) { in.Gpus[0].Availability.Kind = models.AvailabilityWeekly }, want: models.TierCommunity, reason: ReasonNotAlways},
+		{desc: "six months is Community", change: func(in *Input) { in.CommitmentMonths = 6 }, want: models.TierCommunity, reason: ReasonShortCommitment},
+		{desc: "no company is Community", change: func(in *Input) { in.Company = nil }, want: models.TierCommunity, reason: ReasonNoCompany},
+		{desc: "a slow uplink is Community", change: func(in *Input) { in.Gpus[0].UploadGbps = 0.5 }, want: models.TierCommunity, reason: ReasonSlowNetwork},
 		{desc: "exactly 1 Gbps and 12 months are enough", change: func(in *Input) { in.Gpus[0].UploadGbps, in.Gpus[0].DownloadGbps = 1, 1 }, want: models.TierEnterprise},
 	}
 	for _, tc := range cases {
@@ -43,6 +43,9 @@ func TestSuggestTierFollowsTheDocumentedRules(t *testing.T) {
 			require.NotEmpty(t, reasons, "every suggestion is explained")
 			if tc.reason != "" {
 				require.Contains(t, reasons, tc.reason)
+			}
+			for _, r := range reasons {
+				require.NotEqual(t, r, Reason(r), "every code has an English text")
 			}
 		})
 	}

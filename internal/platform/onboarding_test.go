@@ -14,7 +14,7 @@ import (
 )
 
 const applicationFields = `id status fullName email company upsProtected commitmentMonths
-  suggestedTier { tier reasons } tier
+  suggestedTier { tier reasons reasonCodes } tier
   gpus { model { key name } otherModel quantity ramGb uploadGbps downloadGbps
          availability { kind timeZone windows { day start end } } location { city country region } }
   history { action actor { name isAdmin } message tier }`
@@ -27,8 +27,9 @@ type application struct {
 	ID            string
 	Status        string
 	SuggestedTier struct {
-		Tier    string
-		Reasons []string
+		Tier        string
+		Reasons     []string
+		ReasonCodes []string
 	}
 	Tier *string
 	Gpus []struct {
@@ -192,6 +193,8 @@ func TestOnboardingFromApplicationToAgentToken(t *testing.T) {
 			require.Len(t, app.Gpus[1].Availability.Windows, 2)
 			require.Equal(t, "COMMUNITY", app.SuggestedTier.Tier)
 			require.Contains(t, app.SuggestedTier.Reasons, "no UPS protection (mandatory for Enterprise)")
+			require.Contains(t, app.SuggestedTier.ReasonCodes, "NO_UPS")
+			require.Len(t, app.SuggestedTier.ReasonCodes, len(app.SuggestedTier.Reasons))
 
 			t.Run("a second open application is refused", func(t *testing.T) {
 				var again struct {

@@ -43,8 +43,8 @@ export function TierSuggestionView({ suggestion }: { suggestion: Application['su
         <>
           <p className="muted">{t('application.suggestionReasons')}</p>
           <ul className="reasons" data-testid="tier-reasons">
-            {suggestion.reasons.map((reason) => (
-              <li key={reason}>{tierReasonText(t, reason)}</li>
+            {suggestion.reasonCodes.map((code, i) => (
+              <li key={code}>{tierReasonText(t, code, suggestion.reasons[i] ?? code)}</li>
             ))}
           </ul>
         </>

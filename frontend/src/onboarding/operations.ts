@@ -51,6 +51,7 @@ export const ApplicationFieldsFragment = graphql(`
     suggestedTier {
       tier
       reasons
+      reasonCodes
     }
     tier
     history {

@@ -1,24 +1,24 @@
 import type { TFunction } from 'i18next';
 
 /**
- * The server explains its tier suggestion in English sentences
- * (TierSuggestion.reasons). The ones this version knows are translated; any
- * other is shown as the server wrote it, so a new rule is never hidden.
+ * The server explains its tier suggestion with stable codes
+ * (TierSuggestion.reasonCodes) beside English sentences (reasons). Known
+ * codes are translated; an unknown one shows the server's sentence, so a new
+ * rule is never hidden.
  */
 const KNOWN_REASONS = {
-  'no UPS protection (mandatory for Enterprise)': 'noUps',
-  'not every GPU entry is available 24/7': 'notAlways',
-  'commitment shorter than 12 months': 'shortCommitment',
-  'no company named': 'noCompany',
-  'upload or download below 1 Gbps': 'slowNetwork',
-  'UPS protection, 24/7 availability, a commitment of 12 months or more, a company and at least 1 Gbps both ways: a professional datacenter':
-    'datacenter',
+  NO_UPS: 'noUps',
+  NOT_ALWAYS_AVAILABLE: 'notAlways',
+  SHORT_COMMITMENT: 'shortCommitment',
+  NO_COMPANY: 'noCompany',
+  SLOW_NETWORK: 'slowNetwork',
+  DATACENTER: 'datacenter',
 } as const;
 
 type ReasonKey = (typeof KNOWN_REASONS)[keyof typeof KNOWN_REASONS];
 
-/** tierReasonText translates one reason of a tier suggestion. */
-export function tierReasonText(t: TFunction, reason: string): string {
-  const key: ReasonKey | undefined = (KNOWN_REASONS as Record<string, ReasonKey>)[reason];
-  return key ? t(`tierReasons.${key}`) : reason;
+/** tierReasonText translates one reason of a tier suggestion by its code. */
+export function tierReasonText(t: TFunction, code: string, english: string): string {
+  const key: ReasonKey | undefined = (KNOWN_REASONS as Record<string, ReasonKey>)[code];
+  return key ? t(`tierReasons.${key}`) : english;
 }
