@@ -139,6 +139,56 @@ func (s *Service) approvalText(app *models.ProviderApplication, tierName string,
 	return b.String()
 }
 
+// decision is a reviewer's answer that sends an open application to a new
+// status with a message the applicant reads: a rejection or a request for
+// more information.
+type decision struct {
+	to     models.ApplicationStatus
+	action models.ApplicationAction
+	verb   string // for the invalid-state message: "rejected"
+	// alreadyDone is the status in which the decision changes nothing.
+	alreadyDone  models.ApplicationStatus
+	notification func(app *models.ProviderApplication) *models.Notification
+	email        func(app *models.ProviderApplication, n int) mail.Message
+}
+
+// decide applies d to application id in one transaction: status, history,
+// in-app notification and email.
+func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, message string, d decision) (*models.ProviderApplication, error) {
+	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		app, err := s.loadForDecision(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if d.alreadyDone != "" && app.Status == d.alreadyDone {
+			return nil
+		}
+		if !app.Status.IsOpen() {
+			return invalidState(app.Status, d.verb)
+		}
+		app.Status, app.UpdatedAt = d.to, s.clock.Now()
+		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("onboarding: unable to record the decision: %w", err)
+		}
+		if err := s.addEvent(ctx, tx, app, admin, d.action, &message, nil); err != nil {
+			return err
+		}
+		if err := s.notify.Add(ctx, tx, d.notification(app)); err != nil {
+			return err
+		}
+		// The n-th decision of this kind gets its own email (dedupe key).
+		n, err := tx.NewSelect().Model((*models.ApplicationEvent)(nil)).Where("application_id = ? AND action = ?", app.ID, d.action).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("onboarding: unable to count decisions: %w", err)
+		}
+		return s.outbox.Enqueue(ctx, tx, d.email(app, int(n)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
 // Reject closes an open application with a reason the applicant sees.
 // Rejecting a rejected application changes nothing.
 func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reason string) (*models.ProviderApplication, error) {
@@ -146,43 +196,25 @@ func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reas
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		app, err := s.loadForDecision(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if app.Status == models.ApplicationRejected {
-			return nil
-		}
-		if !app.Status.IsOpen() {
-			return invalidState(app.Status, "rejected")
-		}
-		app.Status, app.UpdatedAt = models.ApplicationRejected, s.clock.Now()
-		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
-			return fmt.Errorf("onboarding: unable to reject: %w", err)
-		}
-		if err := s.addEvent(ctx, tx, app, admin, models.ActionRejected, &reason, nil); err != nil {
-			return err
-		}
-		if err := s.notify.Add(ctx, tx, &models.Notification{
-			UserID: app.UserID, Kind: KindApplicationRejected,
-			Title:  "Your provider application was not approved",
-			Body:   "Reason: " + reason,
-			Params: map[string]string{"reason": reason, "applicationId": strconv.FormatInt(app.ID, 10)},
-		}); err != nil {
-			return err
-		}
-		return s.outbox.Enqueue(ctx, tx, mail.Message{
-			To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
-			Subject: "Your GPUnex provider application",
-			Text: fmt.Sprintf("Hello %s,\n\nThank you for applying to provide GPUs on GPUnex. We cannot approve your application at this time.\n\nReason:\n%s\n\nYou are welcome to apply again once this is addressed: %s/provider/apply\n\nThe GPUnex team\n",
-				app.FullName, reason, s.PublicURL()),
-		})
+	return s.decide(ctx, admin, id, reason, decision{
+		to: models.ApplicationRejected, action: models.ActionRejected, verb: "rejected", alreadyDone: models.ApplicationRejected,
+		notification: func(app *models.ProviderApplication) *models.Notification {
+			return &models.Notification{
+				UserID: app.UserID, Kind: KindApplicationRejected,
+				Title:  "Your provider application was not approved",
+				Body:   "Reason: " + reason,
+				Params: map[string]string{"reason": reason, "applicationId": strconv.FormatInt(app.ID, 10)},
+			}
+		},
+		email: func(app *models.ProviderApplication, _ int) mail.Message {
+			return mail.Message{
+				To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
+				Subject: "Your GPUnex provider application",
+				Text: fmt.Sprintf("Hello %s,\n\nThank you for applying to provide GPUs on GPUnex. We cannot approve your application at this time.\n\nReason:\n%s\n\nYou are welcome to apply again once this is addressed: %s/provider/apply\n\nThe GPUnex team\n",
+					app.FullName, reason, s.PublicURL()),
+			}
+		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, id)
 }
 
 // RequestInfo asks the applicant for more information; they edit and
@@ -192,44 +224,25 @@ func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64,
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		app, err := s.loadForDecision(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if !app.Status.IsOpen() {
-			return invalidState(app.Status, "sent back for more information")
-		}
-		app.Status, app.UpdatedAt = models.ApplicationInfoRequested, s.clock.Now()
-		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
-			return fmt.Errorf("onboarding: unable to request information: %w", err)
-		}
-		if err := s.addEvent(ctx, tx, app, admin, models.ActionInfoRequested, &message, nil); err != nil {
-			return err
-		}
-		if err := s.notify.Add(ctx, tx, &models.Notification{
-			UserID: app.UserID, Kind: KindApplicationInfoRequested,
-			Title:  "More information needed for your provider application",
-			Body:   message,
-			Params: map[string]string{"message": message, "applicationId": strconv.FormatInt(app.ID, 10)},
-		}); err != nil {
-			return err
-		}
-		n, err := tx.NewSelect().Model((*models.ApplicationEvent)(nil)).Where("application_id = ? AND action = ?", app.ID, models.ActionInfoRequested).Count(ctx)
-		if err != nil {
-			return fmt.Errorf("onboarding: unable to count requests: %w", err)
-		}
-		return s.outbox.Enqueue(ctx, tx, mail.Message{
-			To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, n),
-			Subject: "GPUnex needs more information about your provider application",
-			Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
-				app.FullName, message, s.PublicURL()),
-		})
+	return s.decide(ctx, admin, id, message, decision{
+		to: models.ApplicationInfoRequested, action: models.ActionInfoRequested, verb: "sent back for more information",
+		notification: func(app *models.ProviderApplication) *models.Notification {
+			return &models.Notification{
+				UserID: app.UserID, Kind: KindApplicationInfoRequested,
+				Title:  "More information needed for your provider application",
+				Body:   message,
+				Params: map[string]string{"message": message, "applicationId": strconv.FormatInt(app.ID, 10)},
+			}
+		},
+		email: func(app *models.ProviderApplication, n int) mail.Message {
+			return mail.Message{
+				To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, n),
+				Subject: "GPUnex needs more information about your provider application",
+				Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
+					app.FullName, message, s.PublicURL()),
+			}
+		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, id)
 }
 
 // ProviderForUser returns userID's provider account, or nil.
