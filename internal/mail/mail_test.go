@@ -24,14 +24,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-sasl"
-	"github.com/emersion/go-smtp"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 	"go.uber.org/goleak"
 
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/mail/mailtest"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -48,157 +47,28 @@ var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 const testFrom = "GPUnex <noreply@gpunex.io>"
 
 // received is one message as the SMTP server got it.
-type received struct {
-	From string   // envelope MAIL FROM
-	To   []string // envelope RCPT TO
-	Data []byte   // the RFC 5322 message
-}
+type received = mailtest.Received
 
-// smtpServer is a real SMTP server (emersion/go-smtp) on 127.0.0.1:0 that
-// keeps what arrives.
+// smtpServer is mailtest's server with the short names these tests use.
 type smtpServer struct {
+	*mailtest.Server
 	addr string
 	port int
-
-	// username and password, when set, are required (AUTH PLAIN).
-	username, password string
-
-	mu        sync.Mutex
-	messages  []received
-	dataCalls int
-	failFirst int // the first failFirst DATA commands answer 451
 }
 
-type smtpOption func(*smtpServer, *smtp.Server)
+type smtpOption = mailtest.Option
 
-// withAuth requires AUTH PLAIN with these credentials.
-func withAuth(user, pass string) smtpOption {
-	return func(s *smtpServer, srv *smtp.Server) {
-		s.username, s.password = user, pass
-		srv.AllowInsecureAuth = true
-	}
-}
-
-// failingFirst makes the first n DATA commands fail with a temporary error.
-func failingFirst(n int) smtpOption {
-	return func(s *smtpServer, _ *smtp.Server) { s.failFirst = n }
-}
+var (
+	withAuth     = mailtest.WithAuth
+	failingFirst = mailtest.FailingFirst
+)
 
 // startSMTP starts a plain SMTP server, or, with cfg, an implicit-TLS one.
 func startSMTP(t *testing.T, cfg *tls.Config, opts ...smtpOption) *smtpServer {
 	t.Helper()
-	s := &smtpServer{}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
-		return &smtpSession{server: s}, nil
-	}))
-	srv.Domain = "localhost"
-	srv.ReadTimeout = 10 * time.Second
-	srv.WriteTimeout = 10 * time.Second
-	srv.ErrorLog = testLogger{t}
-	for _, o := range opts {
-		o(s, srv)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	if cfg != nil {
-		srv.TLSConfig = cfg
-		l = tls.NewListener(l, cfg)
-	}
-	s.addr = l.Addr().String()
-	s.port = l.Addr().(*net.TCPAddr).Port
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(l)
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			_ = srv.Close()
-		}
-		// Serve may not have registered l yet if the test ended at once.
-		_ = l.Close()
-		<-served
-	})
-	return s
+	s := mailtest.Start(t, cfg, opts...)
+	return &smtpServer{Server: s, addr: s.Addr, port: s.Port}
 }
-
-// Messages returns a copy of what arrived so far.
-func (s *smtpServer) Messages() []received {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]received(nil), s.messages...)
-}
-
-// DataCalls is how many deliveries were tried, failed ones included.
-func (s *smtpServer) DataCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dataCalls
-}
-
-type smtpSession struct {
-	server *smtpServer
-	authed bool
-	from   string
-	to     []string
-}
-
-func (ss *smtpSession) AuthMechanisms() []string {
-	if ss.server.username == "" {
-		return nil
-	}
-	return []string{sasl.Plain}
-}
-
-func (ss *smtpSession) Auth(string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(_, user, pass string) error {
-		if user != ss.server.username || pass != ss.server.password {
-			return smtp.ErrAuthFailed
-		}
-		ss.authed = true
-		return nil
-	}), nil
-}
-
-func (ss *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
-	if ss.server.username != "" && !ss.authed {
-		return smtp.ErrAuthRequired
-	}
-	ss.from = from
-	return nil
-}
-
-func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	ss.to = append(ss.to, to)
-	return nil
-}
-
-func (ss *smtpSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	s := ss.server
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dataCalls++
-	if s.dataCalls <= s.failFirst {
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Mailbox busy, try again later"}
-	}
-	s.messages = append(s.messages, received{From: ss.from, To: append([]string(nil), ss.to...), Data: b})
-	return nil
-}
-
-func (ss *smtpSession) Reset() { ss.from, ss.to = "", nil }
-
-func (ss *smtpSession) Logout() error { return nil }
-
-type testLogger struct{ t *testing.T }
-
-func (l testLogger) Printf(format string, v ...any) { l.t.Logf("smtp server: "+format, v...) }
-func (l testLogger) Println(v ...any)               { l.t.Log(append([]any{"smtp server:"}, v...)...) }
 
 // selfSignedTLS returns a server config for 127.0.0.1 and a client config
 // trusting it.
@@ -264,8 +134,8 @@ func setup(t *testing.T, db *store.DB, cfg mail.WorkerConfig, opts ...smtpOption
 	t.Helper()
 	b := &bundle{db: db, clock: clock.NewManual(t0), smtp: startSMTP(t, nil, opts...), logs: &syncBuffer{}}
 	url := "smtp://127.0.0.1:" + strconv.Itoa(b.smtp.port)
-	if b.smtp.username != "" {
-		url = "smtp://" + b.smtp.username + ":" + b.smtp.password + "@127.0.0.1:" + strconv.Itoa(b.smtp.port) + "?auth=plain"
+	if user, pass := b.smtp.Credentials(); user != "" {
+		url = "smtp://" + user + ":" + pass + "@127.0.0.1:" + strconv.Itoa(b.smtp.port) + "?auth=plain"
 	}
 	sender, err := mail.NewSender(url, t.TempDir(), testFrom)
 	require.NoError(t, err)

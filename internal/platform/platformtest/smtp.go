@@ -1,25 +1,22 @@
 package platformtest
 
 import (
-	"context"
+	"bytes"
 	"io"
-	"net"
 	"net/mail"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/mail/mailtest"
 )
 
-// SMTPServer is a real SMTP server (emersion/go-smtp) on loopback that
-// keeps every message it accepts, for asserting what the platform mailed.
+// SMTPServer is mailtest's real SMTP server, with the messages decoded for
+// assertions on what the platform mailed.
 type SMTPServer struct {
-	Addr string
-	mu   sync.Mutex
-	msgs []*Mail
+	*mailtest.Server
 }
 
 // Mail is one accepted message, parsed.
@@ -33,34 +30,22 @@ type Mail struct {
 // StartSMTP runs an SMTP server until the test ends.
 func StartSMTP(t testing.TB) *SMTPServer {
 	t.Helper()
-	s := &SMTPServer{}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &smtpSession{srv: s}, nil }))
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	s.Addr = l.Addr().String()
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(l) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			_ = srv.Close()
-		}
-		<-done
-	})
-	return s
+	return &SMTPServer{Server: mailtest.Start(t, nil)}
 }
 
-// URL is the --smtp-url of this server.
-func (s *SMTPServer) URL() string { return "smtp://" + s.Addr }
-
-// Messages returns what arrived so far.
+// Messages returns what arrived so far, decoded.
 func (s *SMTPServer) Messages() []*Mail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Mail(nil), s.msgs...)
+	var out []*Mail
+	dec := mimeDecoder{}
+	for _, r := range s.Server.Messages() {
+		msg, err := mail.ReadMessage(bytes.NewReader(r.Data))
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(msg.Body)
+		out = append(out, &Mail{From: r.From, To: r.To, Subject: dec.header(msg.Header.Get("Subject")), Body: dec.body(msg.Header, body)})
+	}
+	return out
 }
 
 // WaitFor returns the first message to rcpt whose subject contains subject,
@@ -81,37 +66,3 @@ func (s *SMTPServer) WaitFor(t testing.TB, rcpt, subject string) *Mail {
 	}, 10*time.Second, 20*time.Millisecond, "no mail to %s about %q; got %d messages", rcpt, subject, len(s.Messages()))
 	return found
 }
-
-type smtpSession struct {
-	srv  *SMTPServer
-	from string
-	to   []string
-}
-
-func (ss *smtpSession) AuthMechanisms() []string { return nil }
-func (ss *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
-	ss.from = from
-	return nil
-}
-func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	ss.to = append(ss.to, to)
-	return nil
-}
-func (ss *smtpSession) Data(r io.Reader) error {
-	msg, err := mail.ReadMessage(r)
-	if err != nil {
-		return err
-	}
-	body, err := io.ReadAll(msg.Body)
-	if err != nil {
-		return err
-	}
-	dec := new(mimeDecoder)
-	m := &Mail{From: ss.from, To: append([]string(nil), ss.to...), Subject: dec.header(msg.Header.Get("Subject")), Body: dec.body(msg.Header, body)}
-	ss.srv.mu.Lock()
-	ss.srv.msgs = append(ss.srv.msgs, m)
-	ss.srv.mu.Unlock()
-	return nil
-}
-func (ss *smtpSession) Reset()        { ss.from, ss.to = "", nil }
-func (ss *smtpSession) Logout() error { return nil }
