@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"time"
 )
 
@@ -201,9 +202,9 @@ func (c *Client) deliver(ctx context.Context, input json.RawMessage) error {
 	}
 	c.recovered()
 	if !res.Accepted {
-		c.logger.Warn("client: the server did not accept a heartbeat", "at", atOf(input), "status", res.Status)
+		c.logger.Warn("client: the server did not accept a heartbeat", "at", lazyAt(input), "status", res.Status)
 	}
-	c.logger.Debug("client: heartbeat delivered", "at", atOf(input), "status", res.Status, "commands", len(res.Commands))
+	c.logger.Debug("client: heartbeat delivered", "at", lazyAt(input), "status", res.Status, "commands", len(res.Commands))
 	c.setInterval(res.Interval, "heartbeat answer")
 	var forward []Command
 	for _, cmd := range res.Commands {
@@ -345,6 +346,14 @@ func (c *Client) shutdown(parent context.Context) error {
 	c.logger.Info("client: buffered and going-offline heartbeats sent")
 	return nil
 }
+
+// lazyAt logs a heartbeat's sample time, decoding it only when the record
+// is actually written (a debug line per heartbeat must not cost a decode
+// when debug logging is off).
+type lazyAt json.RawMessage
+
+// LogValue implements slog.LogValuer.
+func (l lazyAt) LogValue() slog.Value { return slog.StringValue(atOf(json.RawMessage(l))) }
 
 // atOf reads the `at` of an encoded heartbeat, for logs.
 func atOf(input json.RawMessage) string {
