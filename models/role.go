@@ -2,9 +2,7 @@ package models
 
 import (
 	"io"
-	"strconv"
-
-	"github.com/gpunex/gpunex/internal/fault"
+	"slices"
 )
 
 // Role is what a user may do on the platform.
@@ -22,31 +20,16 @@ const (
 var AllRoles = []Role{RoleCustomer, RoleProvider, RoleAdmin}
 
 // IsValid reports whether r is one of the defined roles.
-func (r Role) IsValid() bool {
-	switch r {
-	case RoleCustomer, RoleProvider, RoleAdmin:
-		return true
-	}
-	return false
-}
+func (r Role) IsValid() bool { return slices.Contains(AllRoles, r) }
 
 // String returns the role's name.
 func (r Role) String() string { return string(r) }
 
 // UnmarshalGQL reads a Role from its GraphQL enum value.
-func (r *Role) UnmarshalGQL(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return fault.E(fault.Invalid, "role must be a string")
-	}
-	*r = Role(s)
-	if !r.IsValid() {
-		return fault.E(fault.Invalid, "%s is not a valid Role", s)
-	}
-	return nil
+func (r *Role) UnmarshalGQL(v any) (err error) {
+	*r, err = unmarshalEnum(v, AllRoles, "Role")
+	return err
 }
 
 // MarshalGQL writes r as a GraphQL enum value.
-func (r Role) MarshalGQL(w io.Writer) {
-	_, _ = io.WriteString(w, strconv.Quote(string(r)))
-}
+func (r Role) MarshalGQL(w io.Writer) { marshalEnum(w, r) }

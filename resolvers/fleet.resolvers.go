@@ -18,10 +18,7 @@ import (
 
 // Model is the resolver for the model field.
 func (r *gpuResolver) Model(ctx context.Context, obj *models.MachineGpu) (*catalog.GpuModel, error) {
-	if obj.ModelKey == nil {
-		return nil, nil
-	}
-	return catalog.ByKey(*obj.ModelKey), nil
+	return gpuModel(obj.ModelKey), nil
 }
 
 // ThrottleReasons is the resolver for the throttleReasons field.

@@ -8,7 +8,6 @@ package resolvers
 import (
 	"context"
 	"sort"
-	"strconv"
 
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
@@ -27,8 +26,8 @@ func (r *mutationResolver) MarkNotificationsRead(ctx context.Context, ids []stri
 	if ids != nil {
 		idList = make([]int64, 0, len(ids))
 		for _, s := range ids {
-			id, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || id <= 0 {
+			id, err := models.UnmarshalInt64ID(s)
+			if err != nil {
 				return &model.MarkNotificationsReadPayload{UserErrors: []*model.UserError{{Field: "ids", Code: "INVALID", Message: "ids must be notification IDs"}}}, nil
 			}
 			idList = append(idList, id)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
-	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
@@ -55,12 +55,14 @@ func applicationPayload(app *models.ProviderApplication, err error) (*model.Prov
 
 // requireProviderAccess allows the provider's own user and admins.
 func (r *Resolver) requireProviderAccess(ctx context.Context, p *models.Provider) error {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return err
+	_, err := auth.RequireSelfOrAdmin(ctx, p.UserID)
+	return err
+}
+
+// gpuModel is the catalog entry of a model key, or nil for none.
+func gpuModel(key *string) *catalog.GpuModel {
+	if key == nil {
+		return nil
 	}
-	if v.User.ID != p.UserID && !v.IsAdmin() {
-		return fault.E(fault.Forbidden, "this belongs to another provider")
-	}
-	return nil
+	return catalog.ByKey(*key)
 }

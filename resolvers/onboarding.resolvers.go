@@ -23,10 +23,7 @@ func (r *applicationEventResolver) Actor(ctx context.Context, obj *models.Applic
 
 // Model is the resolver for the model field.
 func (r *applicationGpuResolver) Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error) {
-	if obj.ModelKey == nil {
-		return nil, nil
-	}
-	return catalog.ByKey(*obj.ModelKey), nil
+	return gpuModel(obj.ModelKey), nil
 }
 
 // SubmitProviderApplication is the resolver for the submitProviderApplication field.

@@ -1,10 +1,9 @@
 package resolvers
 
 import (
-	"strconv"
-
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/models"
 )
 
 // userErrors splits a service error: validation problems become the
@@ -28,8 +27,8 @@ func userErrors(err error) ([]*model.UserError, error) {
 // parseID reads a numeric ID argument; a malformed one is BAD_USER_INPUT
 // naming the argument.
 func parseID(field, s string) (int64, error) {
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
+	id, err := models.UnmarshalInt64ID(s)
+	if err != nil {
 		return 0, fault.E(fault.Invalid, "%s is not a valid ID", field)
 	}
 	return id, nil

@@ -46,9 +46,6 @@ func newMetrics() *metrics {
 	return m
 }
 
-// Registry exposes the registry so other packages can add their series.
-func (m *metrics) Registry() *prometheus.Registry { return m.registry }
-
 type statusRecorder struct {
 	http.ResponseWriter
 	status int

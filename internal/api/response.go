@@ -1,15 +1,11 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/gpunex/gpunex/internal/fault"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // writeHTTPError answers outside GraphQL execution (authentication, body
 // size) in the GraphQL response shape, so clients parse one format.

@@ -87,7 +87,6 @@ type Deps struct {
 // Server is the assembled HTTP handler.
 type Server struct {
 	http.Handler
-	metrics *metrics
 }
 
 // New assembles the HTTP surface.
@@ -148,7 +147,7 @@ func New(cfg Config, deps Deps) *Server {
 		mux.Handle(pattern, m.instrument(pattern, h))
 	}
 	mux.Handle("/", spaHandler(deps.SPA))
-	return &Server{Handler: securityHeaders(mux), metrics: m}
+	return &Server{Handler: securityHeaders(mux)}
 }
 
 // limitBody refuses bodies over max with 413 before GraphQL parses them.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -135,7 +136,7 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 			return mt, nil, errProtocolClosed
 		}
 	}
-	return mt, bytesReader(data), nil
+	return mt, bytes.NewReader(data), nil
 }
 
 func (c *gorillaConn) WriteJSON(v any) error {

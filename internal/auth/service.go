@@ -110,7 +110,10 @@ type Session struct {
 // NormalizeEmail trims and lower-cases an email for storage and lookup.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-func validateEmail(v *fault.Validation, field, email string) {
+// ValidateEmail records on v what is wrong with a normalised email (see
+// NormalizeEmail), naming field: the one rule for every email GPUnex
+// stores, so anything accepted can later be mailed.
+func ValidateEmail(v *fault.Validation, field, email string) {
 	switch {
 	case email == "":
 		v.Add(field, "REQUIRED", "email is required")
@@ -153,7 +156,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	email := NormalizeEmail(in.Email)
 	name := strings.TrimSpace(in.Name)
 	var v fault.Validation
-	validateEmail(&v, "input.email", email)
+	ValidateEmail(&v, "input.email", email)
 	validatePassword(&v, "input.password", in.Password)
 	validateName(&v, "input.name", name)
 	if err := v.Err(); err != nil {
@@ -229,7 +232,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	email := NormalizeEmail(in.Email)
 	name := strings.TrimSpace(in.Name)
 	var v fault.Validation
-	validateEmail(&v, "email", email)
+	ValidateEmail(&v, "email", email)
 	validatePassword(&v, "password", in.Password)
 	validateName(&v, "name", name)
 	if err := v.Err(); err != nil {

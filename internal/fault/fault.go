@@ -47,11 +47,6 @@ func E(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// Wrap returns a coded error with a public message and a private cause.
-func Wrap(code Code, err error, message string) *Error {
-	return &Error{Code: code, Message: message, Err: err}
-}
-
 // CodeOf returns the code of err: the code of the first *Error in its chain,
 // Invalid for a *Validation, and Internal for anything else.
 func CodeOf(err error) Code {

@@ -83,16 +83,6 @@ func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 	return nil
 }
 
-// OwnerOf returns the provider that owns machine id.
-func (s *Service) OwnerOf(ctx context.Context, id int64) (int64, error) {
-	var pid int64
-	err := s.db.NewSelect().Model((*models.Machine)(nil)).Column("provider_id").Where("id = ?", id).Scan(ctx, &pid)
-	if store.IsNoRows(err) {
-		return 0, fault.E(fault.NotFound, "no such machine")
-	}
-	return pid, err
-}
-
 // StatusEvent is one message of a machineStatusChanged subscription.
 type StatusEvent struct {
 	Machine *models.Machine

@@ -38,9 +38,6 @@ func NewFileSender(dir, from string) (*FileSender, error) {
 	return &FileSender{dir: dir, from: addr}, nil
 }
 
-// Dir is where the .eml files go.
-func (s *FileSender) Dir() string { return s.dir }
-
 // Send writes msg to a new file. The file appears complete or not at all:
 // it is written under a temporary name and renamed.
 func (s *FileSender) Send(ctx context.Context, msg Message) error {

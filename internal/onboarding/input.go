@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
@@ -18,7 +19,6 @@ import (
 // Limits of the application form.
 const (
 	MaxNameLength     = 200
-	MaxEmailLength    = 254
 	MaxNotesLength    = 2000
 	MaxMessageLength  = 2000
 	MaxOtherModel     = 100
@@ -109,12 +109,12 @@ func parseClock(s string, isEnd bool) (int, bool) {
 func (in *Input) normalize() error {
 	var v fault.Validation
 	in.FullName = strings.TrimSpace(in.FullName)
-	in.Email = strings.ToLower(strings.TrimSpace(in.Email))
+	in.Email = auth.NormalizeEmail(in.Email)
 	in.Company = trimmed(in.Company)
 	in.MaintenanceNotes = trimmed(in.MaintenanceNotes)
 
 	checkText(&v, "input.fullName", in.FullName, MaxNameLength, true)
-	checkEmail(&v, "input.email", in.Email)
+	auth.ValidateEmail(&v, "input.email", in.Email)
 	if in.Company != nil {
 		checkText(&v, "input.company", *in.Company, MaxNameLength, false)
 	}
@@ -136,21 +136,6 @@ func (in *Input) normalize() error {
 		in.Gpus[i].normalize(&v, fmt.Sprintf("input.gpus.%d", i))
 	}
 	return v.Err()
-}
-
-func checkEmail(v *fault.Validation, field, email string) {
-	if email == "" {
-		v.Add(field, "REQUIRED", "email is required")
-		return
-	}
-	if len(email) > MaxEmailLength {
-		v.Add(field, "TOO_LONG", fmt.Sprintf("at most %d characters", MaxEmailLength))
-		return
-	}
-	at := strings.LastIndex(email, "@")
-	if at < 1 || at == len(email)-1 || !strings.Contains(email[at+1:], ".") || strings.ContainsAny(email, " <>,;\"") {
-		v.Add(field, "INVALID", "email is not a valid address")
-	}
 }
 
 func (g *GPUInput) normalize(v *fault.Validation, field string) {
@@ -189,9 +174,12 @@ func (g *GPUInput) normalize(v *fault.Validation, field string) {
 	if g.Location.City == nil && g.Location.Country == nil && g.Location.Region == nil {
 		v.Add(field+".location", "REQUIRED", "give a city and country, or a datacenter region")
 	}
-	for name, p := range map[string]*string{"city": g.Location.City, "country": g.Location.Country, "region": g.Location.Region} {
-		if p != nil {
-			checkText(v, field+".location."+name, *p, MaxLocationLength, false)
+	for _, l := range []struct {
+		name string
+		p    *string
+	}{{"city", g.Location.City}, {"country", g.Location.Country}, {"region", g.Location.Region}} {
+		if l.p != nil {
+			checkText(v, field+".location."+l.name, *l.p, MaxLocationLength, false)
 		}
 	}
 }

@@ -23,16 +23,11 @@ func requiredMessage(field, msg string) (string, error) {
 	return msg, v.Err()
 }
 
-// loadForDecision reads the application inside tx; SQLite's BEGIN
-// IMMEDIATE and PostgreSQL's row lock (FOR UPDATE) make concurrent
-// decisions on one application take turns.
-func (s *Service) loadForDecision(ctx context.Context, tx bun.Tx, id int64) (*models.ProviderApplication, error) {
+// loadForChange reads the application inside tx and locks it, so
+// decisions and the applicant's edits on one application take turns.
+func (s *Service) loadForChange(ctx context.Context, tx bun.Tx, id int64) (*models.ProviderApplication, error) {
 	app := new(models.ProviderApplication)
-	q := tx.NewSelect().Model(app).Where("id = ?", id)
-	if s.db.Backend() == "postgres" {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := s.db.ForUpdate(tx.NewSelect().Model(app).Where("id = ?", id)).Scan(ctx); err != nil {
 		if store.IsNoRows(err) {
 			return nil, fault.E(fault.NotFound, "no such application")
 		}
@@ -55,7 +50,7 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 	}
 	var provider *models.Provider
 	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		app, err := s.loadForDecision(ctx, tx, id)
+		app, err := s.loadForChange(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -89,7 +84,7 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 		if err := s.auth.GrantRole(ctx, tx, app.UserID, models.RoleProvider); err != nil {
 			return err
 		}
-		if err := s.addEvent(ctx, tx, app, admin, models.ActionApproved, message, &chosen); err != nil {
+		if _, err := s.addEvent(ctx, tx, app, admin, models.ActionApproved, message, &chosen); err != nil {
 			return err
 		}
 		tierName := tierLabel(chosen)
@@ -149,14 +144,16 @@ type decision struct {
 	// alreadyDone is the status in which the decision changes nothing.
 	alreadyDone  models.ApplicationStatus
 	notification func(app *models.ProviderApplication) *models.Notification
-	email        func(app *models.ProviderApplication, n int) mail.Message
+	// email builds the message; eventID makes its dedupe key unique per
+	// decision.
+	email func(app *models.ProviderApplication, eventID int64) mail.Message
 }
 
 // decide applies d to application id in one transaction: status, history,
 // in-app notification and email.
 func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, message string, d decision) (*models.ProviderApplication, error) {
 	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		app, err := s.loadForDecision(ctx, tx, id)
+		app, err := s.loadForChange(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -170,18 +167,14 @@ func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, mess
 		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to record the decision: %w", err)
 		}
-		if err := s.addEvent(ctx, tx, app, admin, d.action, &message, nil); err != nil {
+		eventID, err := s.addEvent(ctx, tx, app, admin, d.action, &message, nil)
+		if err != nil {
 			return err
 		}
 		if err := s.notify.Add(ctx, tx, d.notification(app)); err != nil {
 			return err
 		}
-		// The n-th decision of this kind gets its own email (dedupe key).
-		n, err := tx.NewSelect().Model((*models.ApplicationEvent)(nil)).Where("application_id = ? AND action = ?", app.ID, d.action).Count(ctx)
-		if err != nil {
-			return fmt.Errorf("onboarding: unable to count decisions: %w", err)
-		}
-		return s.outbox.Enqueue(ctx, tx, d.email(app, int(n)))
+		return s.outbox.Enqueue(ctx, tx, d.email(app, eventID))
 	})
 	if err != nil {
 		return nil, err
@@ -206,7 +199,7 @@ func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reas
 				Params: map[string]string{"reason": reason, "applicationId": strconv.FormatInt(app.ID, 10)},
 			}
 		},
-		email: func(app *models.ProviderApplication, _ int) mail.Message {
+		email: func(app *models.ProviderApplication, _ int64) mail.Message {
 			return mail.Message{
 				To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
 				Subject: "Your GPUnex provider application",
@@ -234,9 +227,9 @@ func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64,
 				Params: map[string]string{"message": message, "applicationId": strconv.FormatInt(app.ID, 10)},
 			}
 		},
-		email: func(app *models.ProviderApplication, n int) mail.Message {
+		email: func(app *models.ProviderApplication, eventID int64) mail.Message {
 			return mail.Message{
-				To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, n),
+				To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, eventID),
 				Subject: "GPUnex needs more information about your provider application",
 				Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
 					app.FullName, message, s.PublicURL()),

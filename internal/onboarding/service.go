@@ -14,6 +14,7 @@ import (
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/cursor"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notify"
 	"github.com/gpunex/gpunex/internal/store"
@@ -72,7 +73,8 @@ func (s *Service) InstallCommand(token string) string {
 	if token == "" {
 		token = "<your agent token>"
 	}
-	return fmt.Sprintf("curl -fsSL %s/agent/install.sh | GPUNEX_TOKEN=%s sh", s.PublicURL(), token)
+	// The installer writes /etc/gpunex and starts containers: root's work.
+	return fmt.Sprintf("curl -fsSL %s%s | sudo GPUNEX_TOKEN=%s sh", s.PublicURL(), installer.Path, token)
 }
 
 func invalidState(status models.ApplicationStatus, what string) error {
@@ -118,7 +120,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
 			return err
 		}
-		if err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
+		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
 			return err
 		}
 		return s.notifyAdmins(ctx, tx, app)
@@ -137,12 +139,9 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		return nil, err
 	}
 	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		app := new(models.ProviderApplication)
-		if err := tx.NewSelect().Model(app).Where("id = ?", id).Scan(ctx); err != nil {
-			if store.IsNoRows(err) {
-				return fault.E(fault.NotFound, "no such application")
-			}
-			return fmt.Errorf("onboarding: unable to load application: %w", err)
+		app, err := s.loadForChange(ctx, tx, id)
+		if err != nil {
+			return err
 		}
 		if app.UserID != viewer.User.ID {
 			return fault.E(fault.Forbidden, "only the applicant may edit an application")
@@ -155,7 +154,8 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		app.Status = models.ApplicationSubmitted
 		app.SuggestionTier, app.SuggestionReasons = tier, reasons
 		app.UpdatedAt = s.clock.Now()
-		if _, err := tx.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().Model(app).Column("full_name", "email", "company", "ups_protected", "commitment_months",
+			"maintenance_notes", "status", "suggested_tier", "suggested_reasons", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to update application: %w", err)
 		}
 		if _, err := tx.NewDelete().Model((*models.ApplicationGpu)(nil)).Where("application_id = ?", app.ID).Exec(ctx); err != nil {
@@ -164,7 +164,7 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
 			return err
 		}
-		if err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
+		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
 			return err
 		}
 		return s.notifyAdmins(ctx, tx, app)
@@ -204,15 +204,16 @@ func (s *Service) insertGpus(ctx context.Context, tx bun.Tx, app *models.Provide
 	return nil
 }
 
-func (s *Service) addEvent(ctx context.Context, tx bun.IDB, app *models.ProviderApplication, actor *auth.Viewer, action models.ApplicationAction, message *string, tier *models.ProviderTier) error {
+// addEvent records a step of app's history and returns its id.
+func (s *Service) addEvent(ctx context.Context, tx bun.IDB, app *models.ProviderApplication, actor *auth.Viewer, action models.ApplicationAction, message *string, tier *models.ProviderTier) (int64, error) {
 	ev := &models.ApplicationEvent{
 		ApplicationID: app.ID, ActorUserID: actor.User.ID, ActorName: actor.User.Name, ActorIsAdmin: actor.IsAdmin(),
 		Action: action, Message: message, Tier: tier, At: s.clock.Now(),
 	}
-	if _, err := tx.NewInsert().Model(ev).Exec(ctx); err != nil {
-		return fmt.Errorf("onboarding: unable to record history: %w", err)
+	if _, err := tx.NewInsert().Model(ev).Returning("id").Exec(ctx); err != nil {
+		return 0, fmt.Errorf("onboarding: unable to record history: %w", err)
 	}
-	return nil
+	return ev.ID, nil
 }
 
 // notifyAdmins tells every admin, in the app, that an application awaits

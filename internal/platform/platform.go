@@ -185,12 +185,9 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 			{Name: "presence", Ping: p.Presence.Ping},
 		},
 		Routes: map[string]http.Handler{
-			"GET " + installer.Path: installer.Handler(func(r *http.Request) string {
-				if cfg.PublicURL != "" {
-					return cfg.PublicURL
-				}
-				return installer.RequestServerURL(r)
-			}, cmpOr(cfg.AgentImage, installer.DefaultAgentImage)),
+			// Without --public-url the installer names the host it was
+			// fetched from; an empty image is the default one.
+			"GET " + installer.Path: installer.Handler(publicURLFunc(cfg.PublicURL), cfg.AgentImage),
 		},
 	})
 
@@ -295,9 +292,11 @@ func (p *Platform) Close() {
 	}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+// publicURLFunc answers the configured public URL, or nil (the request's
+// own host) when none is configured.
+func publicURLFunc(u string) func(*http.Request) string {
+	if u == "" {
+		return nil
 	}
-	return b
+	return func(*http.Request) string { return u }
 }

@@ -38,3 +38,5 @@ func (postgresBackend) isUniqueViolation(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
 }
+
+func (postgresBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("UPDATE") }

@@ -65,3 +65,7 @@ func (sqliteBackend) isUniqueViolation(err error) bool {
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
+
+// forUpdate needs no clause: transactions BEGIN IMMEDIATE, so a writer
+// holds the database from its first statement.
+func (sqliteBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q }

@@ -42,6 +42,9 @@ type backend interface {
 	migrations() fs.FS
 	// isUniqueViolation reports whether err is a unique-constraint failure.
 	isUniqueViolation(err error) bool
+	// forUpdate makes a select inside a transaction lock the rows it reads
+	// until the transaction ends.
+	forUpdate(q *bun.SelectQuery) *bun.SelectQuery
 	// tryLead takes the leadership of a named background task.
 	tryLead(ctx context.Context, db *DB, name string) (*Lease, error)
 }
@@ -85,6 +88,11 @@ func (db *DB) Backend() string { return db.backend.name() }
 func (db *DB) IsUniqueViolation(err error) bool {
 	return err != nil && db.backend.isUniqueViolation(err)
 }
+
+// ForUpdate makes q, run inside a transaction, lock the rows it reads
+// until the transaction ends, so a read-then-write cannot interleave with
+// another transaction's.
+func (db *DB) ForUpdate(q *bun.SelectQuery) *bun.SelectQuery { return db.backend.forUpdate(q) }
 
 // Ping checks the database answers (for /readyz).
 func (db *DB) Ping(ctx context.Context) error { return db.PingContext(ctx) }
