@@ -246,6 +246,11 @@ func (c *Client) graceful(ctx context.Context) (context.Context, context.CancelF
 func (c *Client) drain(ctx context.Context) error {
 	n := 0
 	defer func() {
+		// The offset is written once for the batch, not per entry: a crash
+		// before this repeats delivered heartbeats, never loses any.
+		if err := c.spool.Flush(); err != nil {
+			c.logger.Error("client: the heartbeat buffer could not be updated; heartbeats may be sent twice", "err", err)
+		}
 		if n > 0 {
 			c.logger.Info("client: buffered heartbeats replayed", "replayed", n, "still_buffered", c.spool.Len())
 		}

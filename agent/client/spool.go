@@ -35,7 +35,10 @@ const offsetWidth = 20
 // lines and the byte offset of the oldest one not yet delivered. Delivered
 // and dropped entries are skipped by moving the offset; the file is
 // truncated when the buffer empties and compacted when the skipped front
-// grows large. Safe for concurrent use.
+// grows large. Pop moves the offset in memory only; Flush (called once per
+// replayed batch) and Close write it, so a crash in between repeats
+// delivered entries, which at-least-once delivery allows. Safe for
+// concurrent use.
 type spool struct {
 	mu      sync.Mutex
 	dir     string
@@ -46,6 +49,7 @@ type spool struct {
 	count   int   // entries from head on
 	limit   int
 	peekLen int64 // bytes of the entry Peek returned, newline included
+	dirty   bool  // head has moved since the offset file was last written
 }
 
 // openSpool opens (or creates) the buffer in dir. What a previous agent
@@ -139,7 +143,29 @@ func (s *spool) writeOffset() error {
 	if _, err := s.offset.WriteAt(fmt.Appendf(nil, "%0*d\n", offsetWidth, s.head), 0); err != nil {
 		return err
 	}
-	return s.offset.Sync()
+	if err := s.offset.Sync(); err != nil {
+		return err
+	}
+	s.dirty = false
+	return nil
+}
+
+// Flush makes the offset durable after Pops: once per replayed batch
+// rather than once per entry.
+func (s *spool) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushLocked()
+}
+
+func (s *spool) flushLocked() error {
+	if !s.dirty {
+		return nil
+	}
+	if err := s.writeOffset(); err != nil {
+		return fmt.Errorf("client: heartbeat buffer: %w", err)
+	}
+	return nil
 }
 
 // Len is the number of buffered entries.
@@ -204,7 +230,8 @@ func (s *spool) peekLocked() ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// Pop removes the entry the last Peek returned.
+// Pop removes the entry the last Peek returned. The new offset is durable
+// only after Flush (or Close), or at once when the buffer empties.
 func (s *spool) Pop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -217,9 +244,7 @@ func (s *spool) Pop() error {
 	if s.count == 0 {
 		return s.resetLocked()
 	}
-	if err := s.writeOffset(); err != nil {
-		return err
-	}
+	s.dirty = true
 	return s.maybeCompactLocked()
 }
 
@@ -288,11 +313,12 @@ func (s *spool) maybeCompactLocked() error {
 	return nil
 }
 
-// Close closes the files; what is buffered stays on disk.
+// Close writes a pending offset and closes the files; what is buffered
+// stays on disk.
 func (s *spool) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return errors.Join(s.data.Close(), s.offset.Close())
+	return errors.Join(s.flushLocked(), s.data.Close(), s.offset.Close())
 }
 
 // lastNewline returns the size of the file up to and including its last

@@ -189,3 +189,40 @@ func TestSpool_FilesArePrivate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o700), st.Mode().Perm())
 }
+
+func TestSpool_PopWritesTheOffsetOncePerFlush(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := openSpool(dir, 100)
+	require.NoError(t, err)
+	defer s.Close()
+	for i := 1; i <= 5; i++ {
+		_, err := s.Append(entry(i))
+		require.NoError(t, err)
+	}
+	stored := func() string {
+		b, err := os.ReadFile(filepath.Join(dir, BufferOffsetFile))
+		require.NoError(t, err)
+		return strings.TrimLeft(strings.TrimSpace(string(b)), "0")
+	}
+	before := stored()
+	for range 3 {
+		_, err := s.Peek()
+		require.NoError(t, err)
+		require.NoError(t, s.Pop())
+	}
+	require.Equal(t, before, stored(), "Pop leaves the offset file alone")
+	require.NoError(t, s.Flush())
+	want := fmt.Sprint(3 * len(fmt.Sprintf("%s\n", entry(1))))
+	require.Equal(t, want, stored(), "Flush writes the offset of the oldest undelivered entry")
+	require.NoError(t, s.Flush(), "a second Flush has nothing to do")
+
+	// A crash before Flush repeats delivered entries rather than losing any.
+	_, err = s.Peek()
+	require.NoError(t, err)
+	require.NoError(t, s.Pop())
+	again, err := openSpool(dir, 100)
+	require.NoError(t, err)
+	defer again.Close()
+	require.Equal(t, entries(4, 5), drainAll(t, again))
+}

@@ -34,6 +34,7 @@
 // # Supported models
 //
 // [MatchModel] maps the product name NVML reports to a key of the
-// platform's supported-model list ([Models]); the figures come from the
-// vendor datasheets listed there.
+// platform's supported-model list ([Models]), which is internal/catalog's
+// gpus.json, the table the server uses too; the figures come from the
+// vendor datasheets it names.
 package gpu

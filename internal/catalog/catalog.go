@@ -20,12 +20,14 @@ const Other = "OTHER"
 // GpuModel is one supported GPU model with its reference figures.
 type GpuModel struct {
 	Key                string   `json:"key"`
+	Aliases            []string `json:"aliases"`
 	Family             string   `json:"family"`
 	Name               string   `json:"name"`
 	Variant            *string  `json:"variant"`
 	NvmlNames          []string `json:"nvmlNames"`
 	VramGb             int      `json:"vramGb"`
 	MemoryType         string   `json:"memoryType"`
+	Ecc                bool     `json:"ecc"`
 	MemoryBandwidthGBs float64  `json:"memoryBandwidthGBs"`
 	Fp32Tflops         float64  `json:"fp32Tflops"`
 	Fp16Tflops         *float64 `json:"fp16Tflops"`
@@ -41,9 +43,10 @@ type GpuModel struct {
 var gpusJSON []byte
 
 var (
-	models []*GpuModel
-	byKey  = map[string]*GpuModel{}
-	byNVML = map[string]*GpuModel{}
+	models  []*GpuModel
+	byKey   = map[string]*GpuModel{}
+	byNVML  = map[string]*GpuModel{}
+	byAlias = map[string]*GpuModel{}
 )
 
 func init() {
@@ -54,9 +57,15 @@ func init() {
 		if m.Unconfirmed == nil {
 			m.Unconfirmed = []string{}
 		}
+		if m.Aliases == nil {
+			m.Aliases = []string{}
+		}
 		byKey[m.Key] = m
 		for _, n := range m.NvmlNames {
-			byNVML[strings.ToLower(n)] = m
+			byNVML[normalizeNVMLName(n)] = m
+		}
+		for _, a := range append([]string{m.Key}, m.Aliases...) {
+			byAlias[normalizeAlias(a)] = m
 		}
 	}
 }
@@ -68,6 +77,26 @@ func Models() []*GpuModel { return models }
 // ByKey returns the model with key, or nil.
 func ByKey(key string) *GpuModel { return byKey[key] }
 
-// ByNVMLName returns the model NVML reports as name (case-insensitive), or
-// nil for an unknown GPU.
-func ByNVMLName(name string) *GpuModel { return byNVML[strings.ToLower(strings.TrimSpace(name))] }
+// ByNVMLName returns the model NVML reports as name, ignoring case and
+// repeated or surrounding spaces, or nil for an unknown GPU.
+func ByNVMLName(name string) *GpuModel { return byNVML[normalizeNVMLName(name)] }
+
+// Lookup returns the model a short name stands for: its key, such as
+// "H100_SXM_80GB", or one of its aliases, such as "H100" or "rtx4090",
+// ignoring case and surrounding spaces and treating '-' and '_' alike. It
+// returns nil for an unknown name.
+func Lookup(name string) *GpuModel {
+	want := normalizeAlias(name)
+	if want == "" {
+		return nil
+	}
+	return byAlias[want]
+}
+
+func normalizeNVMLName(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+func normalizeAlias(s string) string {
+	return strings.ReplaceAll(strings.ToUpper(strings.TrimSpace(s)), "_", "-")
+}

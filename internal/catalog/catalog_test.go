@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,6 +36,9 @@ func TestNVMLNamesMatchTheirModel(t *testing.T) {
 		{"nvidia a100 80gb pcie", "A100_PCIE_80GB"},
 		{"NVIDIA GeForce RTX 4090", "RTX_4090_24GB"},
 		{"NVIDIA L4", "L4_24GB"},
+		{"NVIDIA H200 141GB HBM3e", "H200_SXM_141GB"},
+		{"NVIDIA A100-PCIE-80GB", "A100_PCIE_80GB"},
+		{"  nvidia  h100 80gb   HBM3 ", "H100_SXM_80GB"},
 	}
 	for _, tc := range cases {
 		m := catalog.ByNVMLName(tc.nvml)
@@ -42,6 +46,62 @@ func TestNVMLNamesMatchTheirModel(t *testing.T) {
 		require.Equal(t, tc.key, m.Key)
 	}
 	require.Nil(t, catalog.ByNVMLName("NVIDIA GeForce GTX 1080"))
+	require.Nil(t, catalog.ByNVMLName("NVIDIA H200 NVL"))
+	require.Nil(t, catalog.ByNVMLName("NVIDIA L40"))
+	require.Nil(t, catalog.ByNVMLName(""))
+}
+
+func TestNVMLNamesKeysAndAliasesAreUnique(t *testing.T) {
+	t.Parallel()
+	nvml := map[string]string{}
+	short := map[string]string{}
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToUpper(s), "_", "-") }
+	for _, m := range catalog.Models() {
+		require.NotEmpty(t, m.Aliases, m.Key)
+		for _, n := range m.NvmlNames {
+			k := strings.ToLower(strings.Join(strings.Fields(n), " "))
+			require.NotContains(t, nvml, k, "%s and %s share NVML name %q", nvml[k], m.Key, n)
+			nvml[k] = m.Key
+		}
+		for _, a := range append([]string{m.Key}, m.Aliases...) {
+			k := norm(a)
+			if prev, ok := short[k]; ok {
+				require.Equal(t, m.Key, prev, "%s and %s share the name %q", prev, m.Key, a)
+			}
+			short[k] = m.Key
+		}
+	}
+}
+
+func TestLookupAcceptsKeysAndAliases(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, key string }{
+		{"H100", "H100_SXM_80GB"},
+		{"h100", "H100_SXM_80GB"},
+		{"H100_SXM_80GB", "H100_SXM_80GB"},
+		{"h100-sxm-80gb", "H100_SXM_80GB"},
+		{" H200 ", "H200_SXM_141GB"},
+		{"A100-40", "A100_SXM_40GB"},
+		{"a100_pcie", "A100_PCIE_80GB"},
+		{"RTX4090", "RTX_4090_24GB"},
+		{"4090", "RTX_4090_24GB"},
+		{"A6000", "RTX_A6000_48GB"},
+	}
+	for _, tc := range cases {
+		m := catalog.Lookup(tc.name)
+		require.NotNil(t, m, tc.name)
+		require.Equal(t, tc.key, m.Key, tc.name)
+	}
+	for _, bad := range []string{"", "  ", "H900", "B200", "L40", "NVIDIA H100 80GB HBM3"} {
+		require.Nil(t, catalog.Lookup(bad), bad)
+	}
+}
+
+func TestECCIsFalseOnlyForGeForce(t *testing.T) {
+	t.Parallel()
+	for _, m := range catalog.Models() {
+		require.Equal(t, !strings.Contains(m.Name, "GeForce"), m.Ecc, m.Key)
+	}
 }
 
 func TestReferenceFiguresMatchTheDatasheets(t *testing.T) {

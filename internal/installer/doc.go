@@ -32,8 +32,11 @@
 //     upgrades), a previous gpunex-agent container is removed, and
 //     `docker run -d --name gpunex-agent --restart unless-stopped --gpus all
 //     --env-file <config> -v gpunex-agent-data:/var/lib/gpunex-agent
-//     -v /var/run/docker.sock:/var/run/docker.sock <image>` starts the agent
-//     (image overridable with GPUNEX_AGENT_IMAGE).
+//     -v <socket>:/var/run/docker.sock --group-add <socket's gid> <image>`
+//     starts the agent (image overridable with GPUNEX_AGENT_IMAGE). The
+//     socket is GPUNEX_DOCKER_SOCKET, default /var/run/docker.sock, checked
+//     to exist with Docker in step 1; --group-add lets the non-root agent
+//     use it.
 //  7. It prints how to check the agent: `docker ps | grep gpunex-agent` and
 //     `docker logs -f gpunex-agent`.
 //

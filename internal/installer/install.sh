@@ -14,6 +14,7 @@
 #   GPUNEX_AGENT_IMAGE       agent container image (default: the one the server names)
 #   GPUNEX_CUDA_TEST_IMAGE   image used to check GPU access from containers
 #   GPUNEX_CONFIG_DIR        where agent.env is written (default: /etc/gpunex)
+#   GPUNEX_DOCKER_SOCKET     the Docker daemon's socket, given to the agent (default: /var/run/docker.sock)
 #
 # The whole script is one function called on its last line, so a download
 # cut short runs nothing. The token is never printed and never put on a
@@ -27,6 +28,7 @@ gpunex_install() {
 	cuda_image=${GPUNEX_CUDA_TEST_IMAGE:-nvidia/cuda:12.4.1-base-ubuntu22.04}
 	config_dir=${GPUNEX_CONFIG_DIR:-/etc/gpunex}
 	config_file="$config_dir/agent.env"
+	docker_socket=${GPUNEX_DOCKER_SOCKET:-/var/run/docker.sock}
 	container=gpunex-agent
 	token_prefix={{shquote .TokenPrefix}}
 
@@ -59,6 +61,24 @@ Start Docker (sudo systemctl enable --now docker) and run this installer as root
 or as a user in the 'docker' group, then run it again."
 	fi
 	ok "Docker is installed and the daemon answers"
+	# The agent runs as a non-root user and starts jobs through this socket,
+	# so it joins the socket's group (--group-add).
+	case $docker_socket in
+	/*) ;;
+	*) die "GPUNEX_DOCKER_SOCKET must be an absolute path." ;;
+	esac
+	case $docker_socket in
+	*:* | *,* | *[[:space:]]* | *[[:cntrl:]]*) die "GPUNEX_DOCKER_SOCKET must not contain ':', ',', spaces or control characters." ;;
+	esac
+	if [ ! -e "$docker_socket" ]; then
+		die "The Docker socket $docker_socket does not exist. The agent starts jobs through it.
+If the Docker daemon listens on another socket, set GPUNEX_DOCKER_SOCKET to its path, then run this installer again."
+	fi
+	if ! docker_gid=$(stat -c %g -- "$docker_socket" 2>&1 </dev/null); then
+		die "Cannot read the group of the Docker socket $docker_socket.
+$(indent "$docker_gid")"
+	fi
+	ok "the agent reaches Docker through $docker_socket (group $docker_gid)"
 
 	step "Checking the NVIDIA driver"
 	if ! command -v nvidia-smi >/dev/null 2>&1; then
@@ -125,7 +145,8 @@ $(indent "$out")"
 	if ! out=$(docker run -d --name "$container" --restart unless-stopped --gpus all \
 		--env-file "$config_file" \
 		-v gpunex-agent-data:/var/lib/gpunex-agent \
-		-v /var/run/docker.sock:/var/run/docker.sock \
+		-v "$docker_socket":/var/run/docker.sock \
+		--group-add "$docker_gid" \
 		"$agent_image" 2>&1 </dev/null); then
 		die "Could not start the $container container.
 $(indent "$out")"

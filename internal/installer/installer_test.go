@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,7 +98,7 @@ echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5c2b1f7e-0000-0000-0000-0000000000
 
 // hostTools are the only programs besides docker and nvidia-smi that the
 // installer may need; the tests link them into the stand-in PATH.
-var hostTools = []string{"mkdir", "chmod", "mv", "rm", "stty"}
+var hostTools = []string{"mkdir", "chmod", "mv", "rm", "stty", "stat"}
 
 // host is a stand-in provider machine: a PATH directory with fake
 // programs, a call log and a config directory.
@@ -107,6 +108,11 @@ type host struct {
 	log       string
 	configDir string
 	script    string
+	// dockerSocket stands in for /var/run/docker.sock (a plain file: the
+	// installer only checks it exists and reads its group).
+	dockerSocket string
+	// dockerGID is dockerSocket's group, which the agent container joins.
+	dockerGID string
 }
 
 type hostOption func(t *testing.T, bin string)
@@ -130,8 +136,16 @@ func newHost(t *testing.T, script []byte, opts ...hostOption) *host {
 		log:       filepath.Join(dir, "calls.log"),
 		configDir: filepath.Join(dir, "etc", "gpunex"),
 		script:    filepath.Join(dir, "install.sh"),
+
+		dockerSocket: filepath.Join(dir, "docker.sock"),
 	}
 	require.NoError(t, os.Mkdir(h.bin, 0o755))
+	require.NoError(t, os.WriteFile(h.dockerSocket, nil, 0o660))
+	info, err := os.Stat(h.dockerSocket)
+	require.NoError(t, err)
+	st, ok := info.Sys().(*syscall.Stat_t)
+	require.True(t, ok)
+	h.dockerGID = strconv.FormatUint(uint64(st.Gid), 10)
 	require.NoError(t, os.WriteFile(filepath.Join(h.bin, "docker"), []byte(fakeDocker), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(h.bin, "nvidia-smi"), []byte(fakeNvidiaSMI), 0o755))
 	for _, tool := range hostTools {
@@ -180,6 +194,7 @@ func (h *host) command(t *testing.T, ctx context.Context, shell string, pipe boo
 		"HOME=" + h.dir,
 		"FAKE_LOG=" + h.log,
 		"GPUNEX_CONFIG_DIR=" + h.configDir,
+		"GPUNEX_DOCKER_SOCKET=" + h.dockerSocket,
 	}, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd
@@ -269,7 +284,8 @@ func agentRunCall(h *host, image string) string {
 	return "docker run -d --name gpunex-agent --restart unless-stopped --gpus all" +
 		" --env-file " + filepath.Join(h.configDir, "agent.env") +
 		" -v gpunex-agent-data:/var/lib/gpunex-agent" +
-		" -v /var/run/docker.sock:/var/run/docker.sock " + image
+		" -v " + h.dockerSocket + ":/var/run/docker.sock" +
+		" --group-add " + h.dockerGID + " " + image
 }
 
 // requireConfig checks the agent's env file: mode 600, exactly the server
@@ -690,4 +706,31 @@ func TestInstallPullFailureKeepsRunningAgent(t *testing.T) {
 	require.Contains(t, r.stderr, "pull access denied")
 	require.Equal(t, "docker pull "+testAgentImage, r.calls[len(r.calls)-1])
 	requireNoAgentStarted(t, r)
+}
+
+func TestInstallWithoutDockerSocket(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+	missing := filepath.Join(h.dir, "no", "docker.sock")
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t), "GPUNEX_DOCKER_SOCKET="+missing)
+
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "The Docker socket "+missing+" does not exist")
+	require.Contains(t, r.stderr, "set GPUNEX_DOCKER_SOCKET")
+	require.Equal(t, []string{"docker info"}, r.calls)
+	require.NoDirExists(t, h.configDir)
+}
+
+func TestInstallRefusesBadDockerSocketOverride(t *testing.T) {
+	script, _ := fetchScript(t)
+	for _, bad := range []string{"docker.sock", "/run/docker.sock:/etc", "/run/docker sock"} {
+		t.Run(bad, func(t *testing.T) {
+			h := newHost(t, script)
+			r := h.run(t, "GPUNEX_TOKEN="+newToken(t), "GPUNEX_DOCKER_SOCKET="+bad)
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, "GPUNEX_DOCKER_SOCKET must")
+			requireNoAgentStarted(t, r)
+		})
+	}
 }
