@@ -5,8 +5,9 @@
 //  3. a t('literal.key') in the source names a key en does not have;
 //  4. a .tsx file renders text that does not come from t(): JSX text between
 //     tags, or a user-visible attribute (placeholder, title, alt, aria-label,
-//     label) with a literal string. The test is a heuristic; a line that is
-//     meant to show fixed text can say so with an `i18n-ignore` comment.
+//     label) with a literal string. The test is a heuristic (TypeScript
+//     interface, type and class lines are skipped); a line that is meant to
+//     show fixed text can say so with an `i18n-ignore` comment.
 // Values equal to English in another locale are listed as a hint, not an error
 // (brand names and model numbers are the same in every language).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -101,7 +102,11 @@ const LETTER = /\p{L}/u;
 // attribute expression ends right before it, never a space as in `a > b`),
 // up to the next '<' or '{'. Code after a JSX expression or a generic type
 // (`/>;`, `>(null)`, `>,`) starts with punctuation, which JSX text rarely does.
-const CODE_AFTER_TAG = /^\s*[;(),:?&|\]]|=>|\breturn\b/;
+// A generic type's parameters or arguments followed by `extends`
+// (`interface P<V extends string> extends Base {`) are code too.
+const CODE_AFTER_TAG = /^\s*[;(),:?&|\]]|=>|\breturn\b|^\s*extends\b/;
+// A TypeScript declaration line (interface, type alias, class) is never JSX.
+const DECLARATION_LINE = /^\s*(export\s+)?(declare\s+)?(abstract\s+)?(interface|type|class)\s+\w/;
 const JSX_TEXT = /(?<=[\w"'}\/])>([^<>{}]+)(?=[<{])/g;
 const VISIBLE_ATTR = /\b(placeholder|title|alt|aria-label|label)=("[^"]*"|'[^']*')/g;
 const T_CALL = /\bt\(\s*(['"])([\w.-]+)\1/g;
@@ -110,6 +115,7 @@ for (const file of sourceFiles(srcDir)) {
   const raw = readFileSync(file, 'utf8');
   const code = stripComments(raw);
   const rawLines = raw.split('\n');
+  const codeLines = code.split('\n');
   const rel = relative(root, file);
   const ignored = (line) => /i18n-ignore/.test(rawLines[line - 1] ?? '');
 
@@ -123,7 +129,8 @@ for (const file of sourceFiles(srcDir)) {
   for (const m of code.matchAll(JSX_TEXT)) {
     const text = m[1].trim();
     const line = lineOf(code, m.index);
-    if (text && LETTER.test(text) && !CODE_AFTER_TAG.test(m[1]) && !ignored(line)) {
+    const declaration = DECLARATION_LINE.test(codeLines[line - 1] ?? '');
+    if (text && LETTER.test(text) && !CODE_AFTER_TAG.test(m[1]) && !declaration && !ignored(line)) {
       problems.push(`${rel}:${line}: JSX text not wrapped in t(): ${JSON.stringify(text)}`);
     }
   }

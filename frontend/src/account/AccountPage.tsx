@@ -1,13 +1,15 @@
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { useMutation } from 'urql';
+import { useFormat } from '../onboarding/format';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { LogOutMutation } from './operations';
 import { useSession } from './session';
 
 /** AccountPage shows who is signed in and lets them log out. */
 export function AccountPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const f = useFormat();
   const navigate = useNavigate();
   const { user, changed } = useSession();
   const [result, logOut] = useMutation(LogOutMutation);
@@ -20,10 +22,6 @@ export function AccountPage() {
     changed();
     navigate('/login', { replace: true });
   }
-
-  const memberSince = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'long' }).format(
-    new Date(user.createdAt),
-  );
 
   return (
     <section className="card account" data-testid="account-page">
@@ -51,7 +49,7 @@ export function AccountPage() {
         </dd>
         <dt>{t('account.memberSince')}</dt>
         <dd data-testid="account-member-since">
-          <time dateTime={user.createdAt}>{memberSince}</time>
+          <time dateTime={user.createdAt}>{f.date(user.createdAt)}</time>
         </dd>
       </dl>
       {result.error && <ErrorNotice error={result.error} />}

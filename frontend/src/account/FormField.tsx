@@ -27,7 +27,6 @@ export interface ControlAria {
  * validation errors for the field, translated by code, right under it.
  */
 function FieldFrame({ name, label, hint, errors = [], className, control }: FieldFrameProps) {
-  const { t } = useTranslation();
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -48,11 +47,7 @@ function FieldFrame({ name, label, hint, errors = [], className, control }: Fiel
           {hint}
         </p>
       )}
-      {invalid && (
-        <p className="field-error" id={errorId} role="alert" data-testid={`field-${name}-error`}>
-          {errors.map((code) => userErrorText(t, name, code)).join(' ')}
-        </p>
-      )}
+      <FieldErrorText name={name} errors={errors} id={errorId} />
     </div>
   );
 }
@@ -120,7 +115,7 @@ export function TextAreaField({ name, label, hint, errors, className, ...area }:
   );
 }
 
-interface ChoiceFieldProps<V extends string> extends CommonProps { // i18n-ignore
+interface ChoiceFieldProps<V extends string> extends CommonProps {
   value: V | null;
   choices: readonly { value: V; label: string }[];
   onChange: (value: V) => void;
@@ -131,7 +126,6 @@ interface ChoiceFieldProps<V extends string> extends CommonProps { // i18n-ignor
  * weekly), with the field's errors under it.
  */
 export function ChoiceField<V extends string>({ name, label, hint, errors = [], className, value, choices, onChange }: ChoiceFieldProps<V>) {
-  const { t } = useTranslation();
   const id = useId();
   const invalid = errors.length > 0;
   return (
@@ -163,25 +157,36 @@ export function ChoiceField<V extends string>({ name, label, hint, errors = [], 
           {hint}
         </p>
       )}
-      {invalid && (
-        <p className="field-error" id={`${id}-error`} role="alert" data-testid={`field-${name}-error`}>
-          {errors.map((code) => userErrorText(t, name, code)).join(' ')}
-        </p>
-      )}
+      <FieldErrorText name={name} errors={errors} id={`${id}-error`} />
     </fieldset>
   );
 }
 
+interface FieldErrorTextProps {
+  /** name is the field's path; it picks the error texts and names the test id. */
+  name: string;
+  /** errors are UserError codes the server returned for name. */
+  errors?: string[];
+  /** id lets a control point at the text with aria-describedby. */
+  id?: string;
+  /** className is field-error unless given (form-error for a form's own errors). */
+  className?: string;
+  /** testId is field-{name}-error unless given. */
+  testId?: string;
+}
+
 /**
- * FieldErrorText shows the errors the server returned for a group of fields
- * (a GPU entry's location, one availability window) where no single input
- * stands for the path.
+ * FieldErrorText shows the errors the server returned for a field, translated
+ * by code: under an input, for a group of fields where no single input stands
+ * for the path (a GPU entry's location, one availability window), or for the
+ * whole form (name FORM_FIELD, className form-error). It renders nothing
+ * without errors.
  */
-export function FieldErrorText({ name, errors = [] }: { name: string; errors?: string[] }) {
+export function FieldErrorText({ name, errors = [], id, className = 'field-error', testId }: FieldErrorTextProps) {
   const { t } = useTranslation();
   if (errors.length === 0) return null;
   return (
-    <p className="field-error" role="alert" data-testid={`field-${name}-error`}>
+    <p className={className} id={id} role="alert" data-testid={testId ?? `field-${name}-error`}>
       {errors.map((code) => userErrorText(t, name, code)).join(' ')}
     </p>
   );

@@ -5,10 +5,10 @@ import { useMutation } from 'urql';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import type { Role } from '../gql/graphql';
 import { ErrorNotice } from '../shell/ErrorNotice';
-import { FormField } from './FormField';
+import { FieldErrorText, FormField } from './FormField';
+import { landingPath } from './landing';
 import { LogInMutation } from './operations';
 import { useSession } from './session';
-import { userErrorText } from './userErrorText';
 
 const FIELDS = ['email', 'password'] as const;
 
@@ -17,7 +17,7 @@ const FIELDS = ['email', 'password'] as const;
 function returnPath(state: unknown, roles: readonly Role[]): string {
   const from = (state as { from?: unknown } | null)?.from;
   if (typeof from === 'string' && from.startsWith('/') && !from.startsWith('//')) return from;
-  return roles.includes('PROVIDER') ? '/provider/overview' : '/account';
+  return landingPath(roles);
 }
 
 /** LogInPage starts a session and returns the user where they were going. */
@@ -51,11 +51,7 @@ export function LogInPage() {
       <h1>{t('logIn.title')}</h1>
       <p className="lead">{t('logIn.lead')}</p>
       <form onSubmit={onSubmit} noValidate data-testid="login-form">
-        {formErrors.length > 0 && (
-          <p className="form-error" role="alert" data-testid="form-error">
-            {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
-          </p>
-        )}
+        <FieldErrorText name={FORM_FIELD} errors={formErrors} className="form-error" testId="form-error" />
         {result.error && <ErrorNotice error={result.error} />}
         <FormField
           name="email"

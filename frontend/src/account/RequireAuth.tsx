@@ -4,11 +4,12 @@ import { Navigate, useLocation } from 'react-router-dom';
 import type { Role } from '../gql/graphql';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
+import { landingPath } from './landing';
 import { useSession } from './session';
 
 /**
  * RequireAuth renders its children for a signed-in user and sends everyone
- * else to /login, remembering where they wanted to go.
+ * else to /login, remembering where they wanted to go (path, query and hash).
  */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const { user, loading, error, retry } = useSession();
@@ -16,7 +17,10 @@ export function RequireAuth({ children }: { children: ReactNode }) {
 
   if (loading) return <Loading />;
   if (!user && error) return <ErrorNotice error={error} onRetry={retry} />;
-  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  if (!user) {
+    const from = location.pathname + location.search + location.hash;
+    return <Navigate to="/login" replace state={{ from }} />;
+  }
   return children;
 }
 
@@ -26,7 +30,7 @@ export function RequireAuth({ children }: { children: ReactNode }) {
  */
 export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
   const { user } = useSession();
-  if (user) return <Navigate to={user.roles.includes('PROVIDER') ? '/provider/overview' : '/account'} replace />;
+  if (user) return <Navigate to={landingPath(user.roles)} replace />;
   return children;
 }
 

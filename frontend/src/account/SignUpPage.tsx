@@ -4,10 +4,9 @@ import { Link, useNavigate } from 'react-router-dom';
 import { useMutation } from 'urql';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import { ErrorNotice } from '../shell/ErrorNotice';
-import { FormField } from './FormField';
+import { FieldErrorText, FormField } from './FormField';
 import { SignUpMutation } from './operations';
 import { useSession } from './session';
-import { userErrorText } from './userErrorText';
 
 const FIELDS = ['name', 'email', 'password'] as const;
 
@@ -41,11 +40,7 @@ export function SignUpPage() {
       <h1>{t('signUp.title')}</h1>
       <p className="lead">{t('signUp.lead')}</p>
       <form onSubmit={onSubmit} noValidate data-testid="signup-form">
-        {formErrors.length > 0 && (
-          <p className="form-error" role="alert" data-testid="form-error">
-            {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
-          </p>
-        )}
+        <FieldErrorText name={FORM_FIELD} errors={formErrors} className="form-error" testId="form-error" />
         {result.error && <ErrorNotice error={result.error} />}
         <FormField
           name="name"

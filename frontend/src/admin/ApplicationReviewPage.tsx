@@ -3,7 +3,6 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { FieldErrorText, SelectField, TextAreaField } from '../account/FormField';
-import { userErrorText } from '../account/userErrorText';
 import { fieldErrors, FORM_FIELD, type FieldErrors, type UserErrorLike } from '../api/errors';
 import type { ApplicationFieldsFragment, ProviderTier } from '../gql/graphql';
 import {
@@ -153,11 +152,7 @@ function DecisionPanel({ app, onDecided }: { app: ApplicationFieldsFragment; onD
   return (
     <section className="card decision" data-testid="review-decision">
       <h2>{t('admin.review.decision')}</h2>
-      {formErrors.length > 0 && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
-        </p>
-      )}
+      <FieldErrorText name={FORM_FIELD} errors={formErrors} className="form-error" testId="form-error" />
       {lastError && <ErrorNotice error={lastError} />}
       <SelectField
         name="tier"

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
+import { useFormat } from '../onboarding/format';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { linkOf, paramsOf, type Notification } from './feed';
 import { useNotificationFeed } from './useNotificationFeed';
@@ -85,7 +86,8 @@ export function NotificationBell() {
 }
 
 function NotificationItem({ notification: n, onOpen }: { notification: Notification; onOpen: () => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const f = useFormat();
   // A tier arrives as its enum value (COMMUNITY) and is shown by its name.
   const params = paramsOf(n, (key, value) =>
     key === 'tier' && (value === 'ENTERPRISE' || value === 'COMMUNITY') ? t(`tiers.${value}.name`) : value,
@@ -93,9 +95,7 @@ function NotificationItem({ notification: n, onOpen }: { notification: Notificat
   // kind is a stable key; an unknown kind falls back to the server's English.
   const title = t(`notifications.kinds.${n.kind}.title` as 'notifications.title', { ...params, defaultValue: n.title });
   const body = t(`notifications.kinds.${n.kind}.body` as 'notifications.title', { ...params, defaultValue: n.body });
-  const when = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(
-    new Date(n.createdAt),
-  );
+  const when = f.dateTime(n.createdAt);
   const unread = !n.readAt;
   const link = linkOf(n);
 

@@ -1,4 +1,5 @@
 import type { NotificationFieldsFragment } from '../gql/graphql';
+import { isolate } from '../onboarding/format';
 
 /** Notification is one in-app notification as the bell shows it. */
 export type Notification = NotificationFieldsFragment;
@@ -67,15 +68,15 @@ export function resumeAfter(items: readonly Notification[]): string {
 
 /**
  * paramsOf turns the key/value list into interpolation values. Each value is
- * wrapped in Unicode first-strong isolates so a Latin name inside an Arabic
- * sentence (or the reverse) does not reorder the punctuation around it.
+ * isolated (see isolate) so a Latin name inside an Arabic sentence (or the
+ * reverse) does not reorder the punctuation around it.
  * translate may replace a value that is a stable key (a tier) by its name.
  */
 export function paramsOf(
   n: Notification,
   translate: (key: string, value: string) => string = (_key, value) => value,
 ): Record<string, string> {
-  return Object.fromEntries(n.params.map((p) => [p.key, `\u2068${translate(p.key, p.value)}\u2069`]));
+  return Object.fromEntries(n.params.map((p) => [p.key, isolate(translate(p.key, p.value))]));
 }
 
 /**

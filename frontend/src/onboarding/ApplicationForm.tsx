@@ -2,7 +2,6 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery, type CombinedError } from 'urql';
 import { ChoiceField, FieldErrorText, FormField, SelectField, TextAreaField } from '../account/FormField';
-import { userErrorText } from '../account/userErrorText';
 import { errorsByPath, FORM_FIELD, splitByKnown, type PathErrors, type UserErrorLike } from '../api/errors';
 import type { ProviderApplicationInput } from '../gql/graphql';
 import { ErrorNotice } from '../shell/ErrorNotice';
@@ -104,11 +103,7 @@ export function ApplicationForm({ initial, submitLabel, submit, fetching, error,
 
   return (
     <form ref={form} onSubmit={onSubmit} noValidate className="application-form" data-testid="application-form">
-      {formErrors.length > 0 && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
-        </p>
-      )}
+      <FieldErrorText name={FORM_FIELD} errors={formErrors} className="form-error" testId="form-error" />
       {hasFieldErrors && (
         <p className="form-error" data-testid="form-has-field-errors">
           {t('apply.fixFields')}

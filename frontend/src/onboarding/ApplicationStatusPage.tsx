@@ -84,7 +84,8 @@ export function ApplicationStatusPage() {
             if (payload.userErrors.length === 0) {
               setEditing(false);
               setResubmitted(true);
-              reexecute({ requestPolicy: 'network-only' });
+              // No refetch here: the mutation returns the application, so
+              // urql's cacheExchange refetches MyApplication by itself.
             }
             return payload.userErrors;
           }}

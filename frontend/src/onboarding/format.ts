@@ -19,6 +19,7 @@ export interface Format {
    * dates are isolated (see isolate) as they are often interpolated.
    */
   dateTime: (iso: string) => string;
+  /** date is a long date ("March 4, 2026"), isolated as dateTime is. */
   date: (iso: string) => string;
   /** commitment names a commitment period ("12 months") in the language. */
   commitment: (months: number) => string;
@@ -34,7 +35,7 @@ export function useFormat(): Format {
   return useMemo(() => {
     const number = new Intl.NumberFormat(lng, { maximumFractionDigits: 2 });
     const dateTime = new Intl.DateTimeFormat(lng, { dateStyle: 'medium', timeStyle: 'short' });
-    const date = new Intl.DateTimeFormat(lng, { dateStyle: 'medium' });
+    const date = new Intl.DateTimeFormat(lng, { dateStyle: 'long' });
     return {
       number: (value) => number.format(value),
       dateTime: (iso) => isolate(dateTime.format(new Date(iso))),

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isolate, useFormat } from '../onboarding/format';
 import type { FleetEntry, Gpu, Machine } from './fleet';
@@ -6,17 +7,15 @@ import { Sparkline } from './Sparkline';
 
 /**
  * MachineCard shows one machine: hostname, live status (with why it is
- * offline), how long ago it was last heard from (ticking with now), its
+ * offline), how long ago it was last heard from (ticking, see HeartbeatLine), its
  * driver, CUDA and agent versions, and a row per GPU with live telemetry.
  * The data-* attributes say the same for tests and tools.
  */
-export function MachineCard({ entry, now }: { entry: FleetEntry; now: number }) {
+export function MachineCard({ entry }: { entry: FleetEntry }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const r = useReadings();
   const m = entry.machine;
   const online = m.status === 'ONLINE';
-  const heartbeatSeconds = m.lastHeartbeatAt ? secondsSince(m.lastHeartbeatAt, now) : null;
 
   return (
     <article
@@ -46,10 +45,7 @@ export function MachineCard({ entry, now }: { entry: FleetEntry; now: number }) 
         {!online && m.offlineReason && <span>{t(`overview.offlineExplain.${m.offlineReason}`)} </span>}
         <span>{t('overview.since', { when: f.dateTime(m.statusChangedAt) })}</span>
       </p>
-      <p className="machine-heartbeat" data-testid="machine-heartbeat" data-seconds={heartbeatSeconds ?? ''}>
-        {online && <span className="pulse" aria-hidden="true" />}
-        {heartbeatSeconds === null ? t('overview.noHeartbeat') : t('overview.lastHeartbeat', { ago: r.ago(heartbeatSeconds) })}
-      </p>
+      <HeartbeatLine lastHeartbeatAt={m.lastHeartbeatAt} online={online} />
       <dl className="facts compact machine-facts">
         <dt>{t('overview.driver')}</dt>
         <dd data-testid="machine-driver">
@@ -75,6 +71,33 @@ export function MachineCard({ entry, now }: { entry: FleetEntry; now: number }) 
       <GpuTable machine={m} />
     </article>
   );
+}
+
+/**
+ * HeartbeatLine says how long ago the machine was last heard from. It ticks
+ * every second on its own, so only this line re-renders, not the page.
+ */
+function HeartbeatLine({ lastHeartbeatAt, online }: { lastHeartbeatAt: string | null | undefined; online: boolean }) {
+  const { t } = useTranslation();
+  const r = useReadings();
+  const now = useNow(1000);
+  const heartbeatSeconds = lastHeartbeatAt ? secondsSince(lastHeartbeatAt, now) : null;
+  return (
+    <p className="machine-heartbeat" data-testid="machine-heartbeat" data-seconds={heartbeatSeconds ?? ''}>
+      {online && <span className="pulse" aria-hidden="true" />}
+      {heartbeatSeconds === null ? t('overview.noHeartbeat') : t('overview.lastHeartbeat', { ago: r.ago(heartbeatSeconds) })}
+    </p>
+  );
+}
+
+/** useNow is the current time, updated every intervalMs, for ticking "ago" texts. */
+function useNow(intervalMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
+    return () => window.clearInterval(timer);
+  }, [intervalMs]);
+  return now;
 }
 
 /** MachineStatusBadge is Online, or Offline with its reason. */

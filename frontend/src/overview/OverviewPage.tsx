@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
+import { useSession } from '../account/session';
 import { TierBadge } from '../onboarding/ApplicationDetails';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
@@ -13,27 +13,40 @@ import { TELEMETRY_REFRESH_MS, useFleet } from './useFleet';
  * OverviewPage is the provider dashboard's home: every machine and GPU,
  * status turning Online/Offline live without a reload, the last heartbeat
  * ticking, and telemetry refreshed every TELEMETRY_REFRESH_MS. With no
- * machine yet it explains how to install the agent.
+ * machine yet it explains how to install the agent. A user who is not a
+ * provider is told so, and nothing is polled or subscribed for them.
  */
 export function OverviewPage() {
+  const { user } = useSession();
+  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  return <ProviderOverview />;
+}
+
+/** NotProvider is the Overview of a user who is not (yet) a provider. */
+function NotProvider() {
+  const { t } = useTranslation();
+  return (
+    <section className="card narrow" data-testid="overview-not-provider">
+      <h1>{t('overview.title')}</h1>
+      <p>{t('overview.notProvider')}</p>
+      <Link to="/provider/application" className="button primary">
+        {t('roles.applicationStatus')}
+      </Link>
+    </section>
+  );
+}
+
+/** ProviderOverview is the Overview proper; only it runs useFleet. */
+function ProviderOverview() {
   const { t } = useTranslation();
   const fleet = useFleet();
-  const now = useNow(1000);
 
   if (!fleet.loaded && fleet.error) return <ErrorNotice error={fleet.error} onRetry={fleet.refresh} />;
   if (!fleet.loaded) return <Loading />;
   const provider = fleet.provider;
-  if (!provider) {
-    return (
-      <section className="card narrow" data-testid="overview-not-provider">
-        <h1>{t('overview.title')}</h1>
-        <p>{t('overview.notProvider')}</p>
-        <Link to="/provider/application" className="button primary">
-          {t('roles.applicationStatus')}
-        </Link>
-      </section>
-    );
-  }
+  // The role and the provider record go together; should the server still
+  // say there is none, the page says what it says to a non-provider.
+  if (!provider) return <NotProvider />;
 
   const entries = machinesOf(fleet);
   const summary = summarize(entries);
@@ -59,7 +72,7 @@ export function OverviewPage() {
       ) : (
         <div className="machines">
           {entries.map((entry) => (
-            <MachineCard key={entry.machine.id} entry={entry} now={now} />
+            <MachineCard key={entry.machine.id} entry={entry} />
           ))}
         </div>
       )}
@@ -85,14 +98,4 @@ function EmptyFleet() {
       </Link>
     </section>
   );
-}
-
-/** useNow is the current time, updated every intervalMs, for ticking "ago" texts. */
-function useNow(intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
-    return () => window.clearInterval(timer);
-  }, [intervalMs]);
-  return now;
 }

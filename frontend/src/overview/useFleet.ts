@@ -17,7 +17,11 @@ export type FleetProvider = Omit<NonNullable<ProviderFleetResult['myProvider']>,
 
 /** FleetView is what useFleet gives the page. */
 export interface FleetView extends Fleet {
-  /** provider is the signed-in provider, null for a user who is not one. */
+  /**
+   * provider is the signed-in provider, null until the first poll answers
+   * (or if the server knows no provider record for the user). Only a user
+   * with the PROVIDER role should run useFleet (see OverviewPage).
+   */
   provider: FleetProvider | null;
   /**
    * live turns true with the first subscription message: from then on,
@@ -34,7 +38,7 @@ export interface FleetView extends Fleet {
 /**
  * useFleet keeps the provider's machines current: it polls ProviderFleet
  * (network-only) every TELEMETRY_REFRESH_MS for telemetry and, once the
- * user is known to be a provider, subscribes to machineStatusChanged so
+ * first poll has returned the provider, subscribes to machineStatusChanged so
  * every Online/Offline transition shows at once, without a reload. Both
  * feed one reducer that resolves their races (see fleetReducer).
  */

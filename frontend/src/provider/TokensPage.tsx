@@ -2,8 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
-import { FormField } from '../account/FormField';
-import { userErrorText } from '../account/userErrorText';
+import { FieldErrorText, FormField } from '../account/FormField';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import type { AgentTokenFieldsFragment } from '../gql/graphql';
 import { TierBadge } from '../onboarding/ApplicationDetails';
@@ -95,11 +94,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: NewToken) => void }
   return (
     <form className="card token-form" onSubmit={onSubmit} noValidate data-testid="token-create-form">
       <h2>{t('tokens.create')}</h2>
-      {formErrors.length > 0 && (
-        <p className="form-error" role="alert" data-testid="form-error">
-          {formErrors.map((code) => userErrorText(t, FORM_FIELD, code)).join(' ')}
-        </p>
-      )}
+      <FieldErrorText name={FORM_FIELD} errors={formErrors} className="form-error" testId="form-error" />
       {result.error && <ErrorNotice error={result.error} />}
       <div className="inline-form">
         <FormField

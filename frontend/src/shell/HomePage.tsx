@@ -1,11 +1,13 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
+import { landingPath, OVERVIEW_PATH } from '../account/landing';
 import { useSession } from '../account/session';
 
 /** HomePage says what GPUnex is and where to start. */
 export function HomePage() {
   const { t } = useTranslation();
   const { user } = useSession();
+  const landing = user ? landingPath(user.roles) : null;
 
   return (
     <div className="home" data-testid="home-page">
@@ -13,12 +15,12 @@ export function HomePage() {
         <h1>{t('home.title')}</h1>
         <p className="lead">{t('home.lead')}</p>
         <div className="actions">
-          {user?.roles.includes('PROVIDER') ? (
-            <Link to="/provider/overview" className="button primary" data-testid="home-overview">
+          {landing === OVERVIEW_PATH ? (
+            <Link to={landing} className="button primary" data-testid="home-overview">
               {t('roles.openOverview')}
             </Link>
-          ) : user ? (
-            <Link to="/account" className="button primary" data-testid="home-account">
+          ) : landing ? (
+            <Link to={landing} className="button primary" data-testid="home-account">
               {t('home.openAccount')}
             </Link>
           ) : (
