@@ -119,8 +119,9 @@ type MachineGpu struct {
 
 // GpuTelemetry is one GPU's sample, as the agent reports it.
 type GpuTelemetry struct {
-	UUID                 string    `json:"uuid"`
-	At                   time.Time `json:"at"`
+	UUID string `json:"uuid"`
+	// At is the beat's time (stored once per beat, not per GPU).
+	At                   time.Time `json:"-"`
 	UtilizationPct       *float64  `json:"u,omitempty"`
 	MemoryUsedBytes      *float64  `json:"m,omitempty"`
 	TemperatureC         *float64  `json:"t,omitempty"`

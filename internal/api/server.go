@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,6 +86,28 @@ type Deps struct {
 // Server is the assembled HTTP handler.
 type Server struct {
 	http.Handler
+	closeStreams context.CancelFunc
+}
+
+// CloseStreams ends every open WebSocket (their subscriptions end and the
+// sockets close). http.Server.Shutdown does not track hijacked
+// connections: register this with RegisterOnShutdown.
+func (s *Server) CloseStreams() { s.closeStreams() }
+
+// streams ties each WebSocket's context to streamsCtx, so CloseStreams ends
+// them while plain requests finish undisturbed.
+func streams(streamsCtx context.Context, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(streamsCtx, cancel)
+		defer stop()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // New assembles the HTTP surface.
@@ -94,7 +115,7 @@ func New(cfg Config, deps Deps) *Server {
 	cfg.defaults()
 	m := newMetrics()
 	origins := newOriginPolicy(cfg.AllowedOrigins)
-	authn := &authenticator{auth: deps.Auth, origins: origins, secure: cfg.SecureCookies}
+	authn := &authenticator{auth: deps.Auth, logger: deps.Logger, origins: origins, secure: cfg.SecureCookies}
 
 	gql := handler.New(deps.Schema)
 	gql.AddTransport(transport.Websocket{
@@ -132,7 +153,8 @@ func New(cfg Config, deps Deps) *Server {
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()
-	graphqlHandler := limitBody(cfg.MaxBodyBytes, authn.middleware(okForJSON(gql)))
+	streamsCtx, closeStreams := context.WithCancel(context.Background())
+	graphqlHandler := streams(streamsCtx, limitBody(cfg.MaxBodyBytes, authn.middleware(okForJSON(gql))))
 	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
 	if cfg.Introspection {
 		mux.Handle("GET /graphiql", playground.Handler("GPUnex GraphiQL", "/graphql"))
@@ -147,11 +169,13 @@ func New(cfg Config, deps Deps) *Server {
 		mux.Handle(pattern, m.instrument(pattern, h))
 	}
 	mux.Handle("/", spaHandler(deps.SPA))
-	return &Server{Handler: securityHeaders(mux)}
+	return &Server{Handler: securityHeaders(mux), closeStreams: closeStreams}
 }
 
-// limitBody refuses bodies over max with 413 before GraphQL parses them.
-// The body is read here, once, so a chunked body is bounded too.
+// limitBody refuses bodies over max: with 413 before anything is read
+// when Content-Length says so, and by cutting the read short (a decode
+// error) for a chunked body that grows past it. The body is read once, by
+// the transport.
 func limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodOptions {
@@ -162,17 +186,7 @@ func limitBody(max int64, next http.Handler) http.Handler {
 			writeHTTPError(w, http.StatusRequestEntityTooLarge, fault.Invalid, "request body is larger than the limit")
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeHTTPError(w, http.StatusRequestEntityTooLarge, fault.Invalid, "request body is larger than the limit")
-				return
-			}
-			writeHTTPError(w, http.StatusBadRequest, fault.Invalid, "unable to read the request body")
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = http.MaxBytesReader(w, r.Body, max)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ func (j *cookieJar) Clear() {
 // authenticator resolves the identity of HTTP requests.
 type authenticator struct {
 	auth    *auth.Service
+	logger  *slog.Logger
 	origins *originPolicy
 	secure  bool
 }
@@ -81,7 +83,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 					writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, publicMessage(err))
 					return
 				}
-				writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
+				a.internal(w, r, err)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(ctx))
@@ -98,7 +100,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 						(&cookieJar{w: w, secure: a.secure || r.TLS != nil}).Clear()
 					}
 				default:
-					writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
+					a.internal(w, r, err)
 					return
 				}
 			}
@@ -130,6 +132,7 @@ func (a *authenticator) wsInit(ctx context.Context, payload map[string]any) (con
 		if fault.CodeOf(err) == fault.Unauthenticated {
 			return ctx, err
 		}
+		a.logger.ErrorContext(ctx, "api: unable to authenticate a WebSocket", "err", err)
 		return ctx, errors.New("internal error")
 	}
 	return actx, nil
@@ -150,6 +153,13 @@ func (a *authenticator) authenticateBearer(ctx context.Context, tok string) (con
 		return ctx, err
 	}
 	return auth.WithViewer(ctx, v), nil
+}
+
+// internal answers 500 for a failure to authenticate that is not the
+// caller's fault, logging the cause once.
+func (a *authenticator) internal(w http.ResponseWriter, r *http.Request, err error) {
+	a.logger.ErrorContext(r.Context(), "api: unable to authenticate a request", "err", err)
+	writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
 }
 
 func publicMessage(err error) string {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -188,17 +189,13 @@ type cachedAgent struct {
 const revokedChannel = "auth.agent-token-revoked"
 
 // ListenForRevocations evicts tokens revoked on other replicas until ctx
-// ends.
+// ends. After any gap in the subscription the whole cache is dropped, since
+// a revocation may have been missed.
 func (s *Service) ListenForRevocations(ctx context.Context) {
 	if s.bus == nil {
 		return
 	}
-	msgs, err := s.bus.Subscribe(ctx, revokedChannel)
-	if err != nil {
-		s.logger.WarnContext(ctx, "auth: unable to listen for revocations; cached agent tokens expire in 30s", "err", err)
-		return
-	}
-	for m := range msgs {
+	bus.Listen(ctx, s.bus, revokedChannel, s.logger, s.agentCache.Clear, func(m bus.Message) {
 		s.agentCache.Delete(string(m.Payload))
-	}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -58,23 +59,41 @@ type HeartbeatInput struct {
 	GoingOffline bool
 }
 
-func checkLabel(v *fault.Validation, field, s string, required bool) {
+// path names an input field: prefix.name, or prefix.name.idx for a list
+// element (idx ≥ 0). It is built only when a problem is found, so a valid
+// heartbeat (the hot path) formats no field names.
+type path struct {
+	prefix, name string
+	idx          int
+}
+
+func at(prefix, name string) path { return path{prefix: prefix, name: name, idx: -1} }
+
+func (p path) String() string {
+	s := p.prefix + "." + p.name
+	if p.idx >= 0 {
+		s += "." + strconv.Itoa(p.idx)
+	}
+	return s
+}
+
+func checkLabel(v *fault.Validation, field path, s string, required bool) {
 	switch {
 	case s == "" && required:
-		v.Add(field, "REQUIRED", "required")
+		v.Add(field.String(), "REQUIRED", "required")
 	case len(s) > MaxTextLength:
-		v.Add(field, "TOO_LONG", fmt.Sprintf("at most %d characters", MaxTextLength))
+		v.Add(field.String(), "TOO_LONG", fmt.Sprintf("at most %d characters", MaxTextLength))
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		v.Add(field, "INVALID", "control characters are not allowed")
+		v.Add(field.String(), "INVALID", "control characters are not allowed")
 	}
 }
 
-func checkRange(v *fault.Validation, field string, p *float64, lo, hi float64) {
+func checkRange(v *fault.Validation, field path, p *float64, lo, hi float64) {
 	if p == nil {
 		return
 	}
 	if math.IsNaN(*p) || math.IsInf(*p, 0) || *p < lo || *p > hi {
-		v.Add(field, "OUT_OF_RANGE", fmt.Sprintf("must be between %g and %g", lo, hi))
+		v.Add(field.String(), "OUT_OF_RANGE", fmt.Sprintf("must be between %g and %g", lo, hi))
 	}
 }
 
@@ -84,8 +103,8 @@ func (in *RegisterInput) validate() error {
 		v.Add("input.machineId", "INVALID", "machineId must be 8–64 characters of A-Z, a-z, 0-9, - and _")
 	}
 	in.Hostname = strings.TrimSpace(in.Hostname)
-	checkLabel(&v, "input.hostname", in.Hostname, true)
-	checkLabel(&v, "input.agentVersion", in.AgentVersion, true)
+	checkLabel(&v, at("input", "hostname"), in.Hostname, true)
+	checkLabel(&v, at("input", "agentVersion"), in.AgentVersion, true)
 	if len(in.Gpus) > MaxGPUsPerMachine {
 		v.Add("input.gpus", "TOO_MANY", fmt.Sprintf("at most %d GPUs per machine", MaxGPUsPerMachine))
 		return v.Err()
@@ -93,20 +112,23 @@ func (in *RegisterInput) validate() error {
 	seen := map[string]bool{}
 	for i, g := range in.Gpus {
 		f := fmt.Sprintf("input.gpus.%d", i)
-		checkLabel(&v, f+".uuid", g.UUID, true)
+		checkLabel(&v, at(f, "uuid"), g.UUID, true)
 		if seen[g.UUID] {
 			v.Add(f+".uuid", "DUPLICATE", "each GPU appears once")
 		}
 		seen[g.UUID] = true
-		checkLabel(&v, f+".name", g.Name, true)
+		checkLabel(&v, at(f, "name"), g.Name, true)
 		if g.Index < 0 || g.Index >= MaxGPUsPerMachine {
 			v.Add(f+".index", "OUT_OF_RANGE", "index out of range")
 		}
-		checkRange(&v, f+".vramBytes", g.VramBytes, 0, maxMemoryBytes)
-		checkRange(&v, f+".powerLimitW", g.PowerLimitW, 0, maxPowerW)
-		for name, p := range map[string]*string{"pciBusId": g.PciBusID, "driverVersion": g.DriverVersion, "cudaDriverVersion": g.CudaDriverVersion} {
-			if p != nil {
-				checkLabel(&v, f+"."+name, *p, false)
+		checkRange(&v, at(f, "vramBytes"), g.VramBytes, 0, maxMemoryBytes)
+		checkRange(&v, at(f, "powerLimitW"), g.PowerLimitW, 0, maxPowerW)
+		for _, l := range []struct {
+			name string
+			p    *string
+		}{{"pciBusId", g.PciBusID}, {"driverVersion", g.DriverVersion}, {"cudaDriverVersion", g.CudaDriverVersion}} {
+			if l.p != nil {
+				checkLabel(&v, at(f, l.name), *l.p, false)
 			}
 		}
 	}
@@ -127,28 +149,28 @@ func (in *HeartbeatInput) validate(now time.Time) error {
 	}
 	for i := range in.Gpus {
 		g := &in.Gpus[i]
-		f := fmt.Sprintf("input.gpus.%d", i)
-		checkLabel(&v, f+".uuid", g.UUID, true)
-		checkRange(&v, f+".utilizationPct", g.UtilizationPct, 0, 100)
-		checkRange(&v, f+".memoryUsedBytes", g.MemoryUsedBytes, 0, maxMemoryBytes)
-		checkRange(&v, f+".temperatureC", g.TemperatureC, minTemperatureC, maxTemperatureC)
-		checkRange(&v, f+".powerDrawW", g.PowerDrawW, 0, maxPowerW)
-		checkRange(&v, f+".eccCorrected", g.EccCorrected, 0, maxECC)
-		checkRange(&v, f+".eccUncorrected", g.EccUncorrected, 0, maxECC)
+		f := path{prefix: "input", name: "gpus", idx: i}.String()
+		checkLabel(&v, at(f, "uuid"), g.UUID, true)
+		checkRange(&v, at(f, "utilizationPct"), g.UtilizationPct, 0, 100)
+		checkRange(&v, at(f, "memoryUsedBytes"), g.MemoryUsedBytes, 0, maxMemoryBytes)
+		checkRange(&v, at(f, "temperatureC"), g.TemperatureC, minTemperatureC, maxTemperatureC)
+		checkRange(&v, at(f, "powerDrawW"), g.PowerDrawW, 0, maxPowerW)
+		checkRange(&v, at(f, "eccCorrected"), g.EccCorrected, 0, maxECC)
+		checkRange(&v, at(f, "eccUncorrected"), g.EccUncorrected, 0, maxECC)
 		if g.SmClockMHz != nil && (*g.SmClockMHz < 0 || *g.SmClockMHz > maxClockMHz) {
-			v.Add(f+".smClockMHz", "OUT_OF_RANGE", fmt.Sprintf("must be between 0 and %d", maxClockMHz))
+			v.Add(at(f, "smClockMHz").String(), "OUT_OF_RANGE", fmt.Sprintf("must be between 0 and %d", maxClockMHz))
 		}
 		if len(g.ThrottleReasons) > MaxThrottleReasons {
-			v.Add(f+".throttleReasons", "TOO_MANY", fmt.Sprintf("at most %d reasons", MaxThrottleReasons))
+			v.Add(at(f, "throttleReasons").String(), "TOO_MANY", fmt.Sprintf("at most %d reasons", MaxThrottleReasons))
 		}
 		for j, r := range g.ThrottleReasons {
-			checkLabel(&v, fmt.Sprintf("%s.throttleReasons.%d", f, j), r, true)
+			checkLabel(&v, path{prefix: f, name: "throttleReasons", idx: j}, r, true)
 		}
 		if len(g.RecentUtilizationPct) > MaxRecentSamples {
-			v.Add(f+".recentUtilizationPct", "TOO_MANY", fmt.Sprintf("at most %d samples", MaxRecentSamples))
+			v.Add(at(f, "recentUtilizationPct").String(), "TOO_MANY", fmt.Sprintf("at most %d samples", MaxRecentSamples))
 		} else {
 			for j := range g.RecentUtilizationPct {
-				checkRange(&v, fmt.Sprintf("%s.recentUtilizationPct.%d", f, j), &g.RecentUtilizationPct[j], 0, 100)
+				checkRange(&v, path{prefix: f, name: "recentUtilizationPct", idx: j}, &g.RecentUtilizationPct[j], 0, 100)
 			}
 		}
 	}

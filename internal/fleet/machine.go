@@ -74,6 +74,7 @@ func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 		m.LastHeartbeatAt = &at
 		byUUID := map[string]*models.GpuTelemetry{}
 		for i := range b.Gpus {
+			b.Gpus[i].At = at
 			byUUID[b.Gpus[i].UUID] = &b.Gpus[i]
 		}
 		for _, g := range m.Gpus {

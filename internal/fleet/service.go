@@ -31,8 +31,9 @@ type Config struct {
 	// CompactEvery is how often open uptime intervals are advanced
 	// (default 10m).
 	CompactEvery time.Duration
-	// RatePerSecond and Burst bound one agent token's heartbeats
-	// (defaults 5/s, burst 60: room to replay a buffer after an outage).
+	// RatePerSecond and Burst bound one machine's heartbeats (defaults
+	// 5/s, burst 60: room to replay a buffer after an outage). Per machine,
+	// not per token: one token may serve a whole fleet.
 	RatePerSecond float64
 	Burst         int
 }
@@ -291,9 +292,6 @@ type HeartbeatResult struct {
 // Heartbeat records a machine's liveness and telemetry. Steady state
 // touches only the presence store.
 func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in HeartbeatInput) (*HeartbeatResult, error) {
-	if !s.limiter.allow(agent.TokenID) {
-		return nil, fault.E(fault.RateLimited, "too many heartbeats for this agent token; slow down")
-	}
 	now := s.clock.Now()
 	if err := in.validate(now); err != nil {
 		return nil, err
@@ -301,6 +299,9 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in Heartbeat
 	ref, err := s.resolve(ctx, agent, in.MachineID)
 	if err != nil {
 		return nil, err
+	}
+	if !s.limiter.allow(ref.id) {
+		return nil, fault.E(fault.RateLimited, "too many heartbeats for this machine; slow down")
 	}
 	res := &HeartbeatResult{Accepted: true, Interval: s.cfg.Interval}
 	if in.GoingOffline {
@@ -322,9 +323,6 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in Heartbeat
 	if now.Sub(at) > s.cfg.Grace() {
 		// A replayed sample from an outage: acknowledged, not live state.
 		return res, nil
-	}
-	for i := range in.Gpus {
-		in.Gpus[i].At = at
 	}
 	value, err := json.Marshal(beat{At: at, Gpus: in.Gpus})
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -45,19 +47,8 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	if !s.presenceTrusted(ctx, now) {
 		return 0, nil
 	}
-	var online []*models.Machine
-	if err := s.db.NewSelect().Model(&online).Column("id", "provider_id").Where("status = ?", models.MachineOnline).Scan(ctx); err != nil {
-		return 0, err
-	}
-	if len(online) == 0 {
-		return 0, nil
-	}
-	keys := make([]string, len(online))
-	for i, m := range online {
-		keys[i] = presenceKey(m.ID)
-	}
-	present, err := s.presence.GetMany(ctx, keys)
-	if err != nil {
+	online, present, err := s.onlinePresence(ctx)
+	if err != nil || len(online) == 0 {
 		return 0, err
 	}
 	n := 0
@@ -79,18 +70,7 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 // latest heartbeat: one write per machine per CompactEvery, so a crash
 // loses at most that much of the uptime record.
 func (s *Service) Compact(ctx context.Context) error {
-	var online []*models.Machine
-	if err := s.db.NewSelect().Model(&online).Column("id").Where("status = ?", models.MachineOnline).Scan(ctx); err != nil {
-		return err
-	}
-	if len(online) == 0 {
-		return nil
-	}
-	keys := make([]string, len(online))
-	for i, m := range online {
-		keys[i] = presenceKey(m.ID)
-	}
-	present, err := s.presence.GetMany(ctx, keys)
+	online, present, err := s.onlinePresence(ctx)
 	if err != nil {
 		return err
 	}
@@ -111,15 +91,38 @@ func (s *Service) Compact(ctx context.Context) error {
 	return nil
 }
 
+// onlinePresence lists the machines SQL says are online, with the presence
+// values of those still present.
+func (s *Service) onlinePresence(ctx context.Context) ([]*models.Machine, map[string][]byte, error) {
+	var online []*models.Machine
+	if err := s.db.NewSelect().Model(&online).Column("id", "provider_id").Where("status = ?", models.MachineOnline).Scan(ctx); err != nil {
+		return nil, nil, err
+	}
+	if len(online) == 0 {
+		return nil, nil, nil
+	}
+	keys := make([]string, len(online))
+	for i, m := range online {
+		keys[i] = presenceKey(m.ID)
+	}
+	present, err := s.presence.GetMany(ctx, keys)
+	return online, present, err
+}
+
 // RunBackground runs until ctx ends: on every replica it listens for
 // queued commands; on the one replica that leads, it sweeps every interval
 // and compacts every CompactEvery.
 func (s *Service) RunBackground(ctx context.Context) {
-	s.loadPending(ctx)
-	cmds, err := s.bus.Subscribe(ctx, commandsChannel)
-	if err != nil {
-		s.logger.WarnContext(ctx, "fleet: unable to listen for commands", "err", err)
-	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		// After any gap, the pending set is reloaded from SQL.
+		bus.Listen(ctx, s.bus, commandsChannel, s.logger, func() { s.loadPending(ctx) }, func(m bus.Message) {
+			if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
+				s.pending.Store(id, struct{}{})
+			}
+		})
+	})
 	ticker := time.NewTicker(s.cfg.Interval)
 	defer ticker.Stop()
 	var lease *store.Lease
@@ -129,20 +132,13 @@ func (s *Service) RunBackground(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case m, ok := <-cmds:
-			if !ok {
-				cmds = nil
-				continue
-			}
-			if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
-				s.pending.Store(id, struct{}{})
-			}
 		case <-ticker.C:
 			if lease != nil && !lease.Alive(ctx) {
 				lease.Release()
 				lease = nil
 			}
 			if lease == nil {
+				var err error
 				if lease, err = s.db.TryLead(ctx, "fleet-sweeper"); err != nil || lease == nil {
 					continue
 				}

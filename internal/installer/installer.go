@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"github.com/gpunex/gpunex/internal/auth"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,9 +24,8 @@ const DefaultAgentImage = "ghcr.io/gpunex/gpunex-agent:latest"
 const ContentType = "text/x-shellscript; charset=utf-8"
 
 // agentTokenPrefix starts every agent token; the script refuses other
-// tokens before touching the host. It must match the prefix the auth
-// package gives agent tokens.
-const agentTokenPrefix = "gpx_a_"
+// tokens before touching the host.
+const agentTokenPrefix = auth.AgentTokenPrefix
 
 //go:embed install.sh
 var scriptSource string

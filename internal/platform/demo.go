@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -55,6 +56,11 @@ func eveningsGPU(model string, qty int, tz, city, country string) onboarding.GPU
 	return g
 }
 
+func otherGPU(g onboarding.GPUInput, name string) onboarding.GPUInput {
+	g.OtherModel = &name
+	return g
+}
+
 // DemoAccounts are the accounts `gpunex serve --demo` makes sure exist: an
 // admin, an approved provider, a customer, and applicants whose
 // applications wait in each state of review.
@@ -74,7 +80,7 @@ var DemoAccounts = []demoAccount{
 	{Email: "rejected@gpunex.demo", Name: "Rex Rejected", Outcome: models.ApplicationRejected,
 		Note: "Consumer GPUs without ECC on a 100 Mbps home link do not meet our minimum network requirements.",
 		Application: demoApplication("Rex Rejected", "rejected@gpunex.demo", nil, false, 3,
-			eveningsGPU(catalog.Other, 1, "Asia/Kolkata", "Pune", "India"))},
+			otherGPU(eveningsGPU(catalog.Other, 1, "Asia/Kolkata", "Pune", "India"), "GeForce GTX 1080 Ti"))},
 }
 
 // SeedDemo creates the demo world. It is idempotent: accounts that exist
@@ -105,10 +111,10 @@ func SeedDemo(ctx context.Context, p *Platform) error {
 		if a.Application == nil || admin == nil {
 			continue
 		}
+		// Submit normalises its input in place: give it a copy, so the
+		// package-level fixtures stay as written.
 		in := *a.Application
-		if in.Gpus[0].ModelKey == catalog.Other {
-			in.Gpus[0].OtherModel = str("GeForce GTX 1080 Ti")
-		}
+		in.Gpus = slices.Clone(in.Gpus)
 		app, err := p.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: u.Roles}, in)
 		if err != nil {
 			return fmt.Errorf("platform: demo: application of %s: %w", a.Email, err)

@@ -297,7 +297,7 @@ func TestMalformedTelemetryIsRejectedAndChangesNothing(t *testing.T) {
 	})
 }
 
-func TestHeartbeatsAreRateLimitedPerToken(t *testing.T) {
+func TestHeartbeatsAreRateLimitedPerMachine(t *testing.T) {
 	t.Parallel()
 	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{Fleet: fleet.Config{RatePerSecond: 0.001, Burst: 3}})
 	p := s.NewProvider(t, "rate")

@@ -82,7 +82,7 @@ type Platform struct {
 	Onboarding *onboarding.Service
 	Fleet      *fleet.Service
 	Mail       *mail.Worker
-	Handler    http.Handler
+	Handler    *api.Server
 	redis      *redis.Client
 }
 
@@ -213,17 +213,17 @@ func (p *Platform) Serve(ctx context.Context, ready func(url string)) error {
 
 // ServeListener is Serve on an existing listener.
 func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready func(url string)) error {
-	// WebSockets are hijacked connections that http.Server.Shutdown does
-	// not track; their contexts derive from baseCtx, which shutdown cancels.
+	// Background work lives until the server has stopped serving.
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
 		Handler:           p.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelWarn),
 	}
+	// Shutdown lets requests finish but does not track WebSockets.
+	srv.RegisterOnShutdown(p.Handler.CloseStreams)
 	if p.cfg.PublicURL == "" {
 		// Links in emails must name the address actually bound (--addr
 		// may say port 0).
@@ -231,7 +231,6 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	// Background work lives as long as the server.
 	var background sync.WaitGroup
 	background.Add(1)
 	go func() {
@@ -254,20 +253,25 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 			p.runDemoAgents(baseCtx, "http://"+ln.Addr().String())
 		}()
 	}
-	defer background.Wait()
+	stopBackground := func() {
+		cancelBase()
+		background.Wait()
+	}
 	if ready != nil {
 		ready("http://" + ln.Addr().String())
 	}
 	select {
 	case err := <-errc:
+		stopBackground()
 		return err
 	case <-ctx.Done():
 	}
 	p.cfg.Logger.Info("platform: shutting down")
-	cancelBase()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
+	err := srv.Shutdown(shutCtx)
+	stopBackground()
+	if err != nil {
 		return fmt.Errorf("platform: shutdown: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -3,6 +3,7 @@ package platformtest
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gpunex/gpunex/internal/api"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -75,7 +76,7 @@ func (c *Client) Raw(method, contentType string, body []byte, query string) *Res
 		req.Header[k] = v
 	}
 	if c.AsSPA {
-		req.Header.Set("X-GPUnex-CSRF", "1")
+		req.Header.Set(api.CSRFHeader, "1")
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
