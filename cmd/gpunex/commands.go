@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -68,6 +69,33 @@ func envOr(key, def string) string {
 	return def
 }
 
+// typedEnv are the environment variables that must parse as their type.
+var typedEnv = map[string]func(string) error{
+	"GPUNEX_DEMO":               parseBool,
+	"GPUNEX_DEMO_AGENTS":        parseBool,
+	"GPUNEX_NO_INTROSPECTION":   parseBool,
+	"GPUNEX_SECURE_COOKIES":     parseBool,
+	"GPUNEX_HEARTBEAT_INTERVAL": func(v string) error { _, err := time.ParseDuration(v); return err },
+}
+
+func parseBool(v string) error { _, err := strconv.ParseBool(v); return err }
+
+func checkEnv() error {
+	var bad []string
+	for key, parse := range typedEnv {
+		if v, ok := os.LookupEnv(key); ok && v != "" {
+			if parse(v) != nil {
+				bad = append(bad, fmt.Sprintf("%s=%q is not valid", key, v))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return errors.New(strings.Join(bad, "; ") + " (booleans: true/false/1/0; durations: 10s, 1m)")
+	}
+	return nil
+}
+
 func envDuration(key string, def time.Duration) time.Duration {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
@@ -93,6 +121,9 @@ func newRootCommand() *cobra.Command {
 		Short:         "GPUnex: the GPU rental marketplace platform",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A value that does not parse is refused, never silently replaced
+		// by the default (GPUNEX_SECURE_COOKIES=yes must not mean false).
+		PersistentPreRunE: func(*cobra.Command, []string) error { return checkEnv() },
 	}
 	root.AddCommand(newServeCommand(), newMigrateCommand(), newUserCommand())
 	return root

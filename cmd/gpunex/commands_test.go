@@ -73,3 +73,9 @@ func TestMigrateRefusesUnknownDirections(t *testing.T) {
 	_, err := runCLI(t, "migrate", "sideways", "--data-dir", t.TempDir())
 	require.Error(t, err)
 }
+
+func TestUnparsableEnvironmentValuesAreRefused(t *testing.T) {
+	t.Setenv("GPUNEX_SECURE_COOKIES", "yes please")
+	_, err := runCLI(t, "migrate", "status", "--data-dir", t.TempDir())
+	require.ErrorContains(t, err, `GPUNEX_SECURE_COOKIES="yes please" is not valid`)
+}
