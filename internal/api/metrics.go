@@ -18,6 +18,7 @@ type metrics struct {
 	requests   *prometheus.CounterVec
 	duration   *prometheus.HistogramVec
 	operations *prometheus.CounterVec
+	prepared   *prometheus.CounterVec
 	websockets prometheus.Gauge
 }
 
@@ -34,6 +35,9 @@ func newMetrics() *metrics {
 		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gpunex_graphql_operations_total", Help: "GraphQL operations by type and outcome (ok or the first error code).",
 		}, []string{"type", "outcome"}),
+		prepared: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gpunex_graphql_prepared_total", Help: "Requests for a prepared document by operation and path: prepared, or generic when the variables needed the generic executor.",
+		}, []string{"operation", "path"}),
 		websockets: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "gpunex_websocket_connections", Help: "Open GraphQL WebSocket connections.",
 		}),
@@ -41,7 +45,7 @@ func newMetrics() *metrics {
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.operations, m.websockets,
+		m.requests, m.duration, m.operations, m.prepared, m.websockets,
 	)
 	return m
 }

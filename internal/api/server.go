@@ -81,6 +81,9 @@ type Deps struct {
 	SPA fs.FS
 	// Routes adds more handlers (the agent installer, for one).
 	Routes map[string]http.Handler
+	// Prepared are the trusted documents answered without the generic
+	// executor (the agent's heartbeat).
+	Prepared []Prepared
 }
 
 // Server is the assembled HTTP handler.
@@ -137,7 +140,10 @@ func New(cfg Config, deps Deps) *Server {
 	})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(transport.GET{})
-	gql.AddTransport(transport.POST{})
+	gql.AddTransport(preparedPOST{
+		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, deps.Logger), metrics: m,
+		presenter: presentError(deps.Logger), recover: recoverPanic(deps.Logger),
+	})
 	gql.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	gql.SetErrorPresenter(presentError(deps.Logger))
 	gql.SetRecoverFunc(recoverPanic(deps.Logger))

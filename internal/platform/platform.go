@@ -179,6 +179,8 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		Auth:   p.Auth,
 		Logger: cfg.Logger,
 		SPA:    spa,
+		// The agent's heartbeat skips the generic executor (see api.Prepared).
+		Prepared: res.Prepared(),
 		Checks: []api.Check{
 			{Name: "database", Ping: db.Ping},
 			{Name: "events", Ping: p.Bus.Ping},

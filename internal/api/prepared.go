@@ -1,0 +1,250 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/complexity"
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Prepared is a trusted document answered without the generic executor:
+// the agent's heartbeat, sent every few seconds by every machine, is the
+// one hot operation of the platform. The document is parsed and validated
+// against the schema, and its complexity and depth checked against the
+// limits, once at startup; its variables are decoded straight into the
+// resolver's input type. Run takes only the plain form of the variables
+// (no nulls, no coercions, exact member names); for anything else it
+// reports handled=false having done nothing, and the generic executor
+// answers, so every error a client can see is still gqlgen's.
+type Prepared struct {
+	// Document is the operation text, matched byte for byte.
+	Document string
+	// Run decodes the variables and resolves the root field. handled=false
+	// means it did nothing; otherwise value is the root field's JSON
+	// (shaped by Document's selection set) or err the resolver's error.
+	Run func(ctx context.Context, variables []byte) (value []byte, handled bool, err error)
+}
+
+// preparedOp is a Prepared checked against the schema.
+type preparedOp struct {
+	Prepared
+	name     string // the operation's name
+	opType   string // query or mutation
+	field    *ast.Field
+	object   string // the root type's name
+	quoted   []byte // the document as a JSON string, for a cheap first look
+}
+
+// prepare checks each document against the schema: one named operation
+// with one root field, valid, within the complexity and depth limits.
+func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[string]*preparedOp, error) {
+	ops := map[string]*preparedOp{}
+	for _, p := range list {
+		doc, errs := gqlparser.LoadQuery(es.Schema(), p.Document)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("api: prepared document is not valid: %w", errs)
+		}
+		if len(doc.Operations) != 1 || doc.Operations[0].Name == "" || len(doc.Fragments) > 0 {
+			return nil, errors.New("api: a prepared document has exactly one named operation and no fragments")
+		}
+		op := doc.Operations[0]
+		if op.Operation == ast.Subscription || len(op.SelectionSet) != 1 {
+			return nil, fmt.Errorf("api: prepared operation %s must be a query or mutation with one root field", op.Name)
+		}
+		field, ok := op.SelectionSet[0].(*ast.Field)
+		if !ok || len(field.Directives) > 0 {
+			return nil, fmt.Errorf("api: prepared operation %s must select one plain root field", op.Name)
+		}
+		if c := complexity.Calculate(context.Background(), es, op, map[string]any{}); c > cfg.ComplexityLimit {
+			return nil, fmt.Errorf("api: prepared operation %s has complexity %d over the limit %d", op.Name, c, cfg.ComplexityLimit)
+		}
+		if d := selectionDepth(op.SelectionSet, nil, 0, map[string]bool{}); d > cfg.DepthLimit {
+			return nil, fmt.Errorf("api: prepared operation %s has depth %d over the limit %d", op.Name, d, cfg.DepthLimit)
+		}
+		object := es.Schema().Query.Name
+		if op.Operation == ast.Mutation {
+			object = es.Schema().Mutation.Name
+		}
+		quoted, _ := json.Marshal(p.Document)
+		ops[p.Document] = &preparedOp{Prepared: p, name: op.Name, opType: string(op.Operation), object: object, field: field, quoted: quoted}
+	}
+	return ops, nil
+}
+
+// preparedPOST is gqlgen's POST transport with the prepared documents in
+// front: a request for one of them, in its plain form, is answered by its
+// Run; every other request goes to transport.POST untouched.
+type preparedPOST struct {
+	transport.POST
+	ops       map[string]*preparedOp
+	metrics   *metrics
+	presenter graphql.ErrorPresenterFunc
+	recover   graphql.RecoverFunc
+}
+
+var _ graphql.Transport = preparedPOST{}
+
+// preparedBody is the POST body as the prepared path reads it: exact
+// member names, no others (gqlgen's decoder matches names without regard
+// to case, so anything unusual goes its way).
+type preparedBody struct {
+	Query         string         `json:"query"`
+	OperationName string         `json:"operationName"`
+	Variables     jsontext.Value `json:"variables"`
+}
+
+var strict = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true))
+
+func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		// Let gqlgen say what went wrong reading it.
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		t.POST.Do(w, r, exec)
+		return
+	}
+	if op, b := t.match(body); op != nil && t.serve(w, r, op, b) {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	t.POST.Do(w, r, exec)
+}
+
+// match finds the prepared operation a body asks for, if any; a body that
+// does not carry a prepared document's text costs one substring search.
+func (t preparedPOST) match(body []byte) (*preparedOp, *preparedBody) {
+	var found bool
+	for _, op := range t.ops {
+		if bytes.Contains(body, op.quoted) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	var b preparedBody
+	if err := jsonv2.Unmarshal(body, &b, strict); err != nil {
+		return nil, nil
+	}
+	op := t.ops[b.Query]
+	if op == nil || (b.OperationName != "" && b.OperationName != op.name) || len(b.Variables) == 0 {
+		return nil, nil
+	}
+	return op, &b
+}
+
+// serve answers a prepared request as gqlgen would: same content type,
+// same status, the resolver's errors through the same presenter at the
+// root field's path. It reports false, having written nothing, when Run
+// did not take the variables.
+func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *preparedOp, b *preparedBody) (served bool) {
+	ctx := r.Context()
+	if bytes.Contains(b.Variables, []byte("null")) {
+		// Nulls need GraphQL's rules (null for a non-null, null in a
+		// list); the generic executor applies them.
+		t.metrics.prepared.WithLabelValues(op.name, "generic").Inc()
+		return false
+	}
+	fc := &graphql.FieldContext{Object: op.object, Field: graphql.CollectedField{Field: op.field}, IsMethod: true, IsResolver: true}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	value, handled, err := t.run(ctx, op, b.Variables)
+	if !handled {
+		t.metrics.prepared.WithLabelValues(op.name, "generic").Inc()
+		return false
+	}
+	t.metrics.prepared.WithLabelValues(op.name, "prepared").Inc()
+	w.Header().Set("Content-Type", responseContentType(r))
+	outcome := "ok"
+	var out []byte
+	if err != nil {
+		gqlErr := t.presenter(ctx, err)
+		if c, ok := gqlErr.Extensions["code"].(string); ok {
+			outcome = c
+		} else {
+			outcome = "error"
+		}
+		out, _ = json.Marshal(graphql.Response{Errors: gqlerror.List{gqlErr}})
+	} else {
+		out = make([]byte, 0, len(value)+len(op.field.Alias)+16)
+		out = append(out, `{"data":{`...)
+		out = appendJSONString(out, op.field.Alias)
+		out = append(out, ':')
+		out = append(out, value...)
+		out = append(out, "}}"...)
+	}
+	t.metrics.operations.WithLabelValues(op.opType, outcome).Inc()
+	_, _ = w.Write(out)
+	return true
+}
+
+// run calls op.Run, turning a panic into the error gqlgen's recover
+// function makes of it.
+func (t preparedPOST) run(ctx context.Context, op *preparedOp, vars []byte) (value []byte, handled bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			value, handled, err = nil, true, t.recover(ctx, p)
+		}
+	}()
+	return op.Run(ctx, vars)
+}
+
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
+}
+
+// responseContentType is gqlgen's negotiation (transport.POST with its
+// defaults): the first of application/json or
+// application/graphql-response+json the Accept header names, wildcards
+// meaning application/json, nothing meaning application/json.
+func responseContentType(r *http.Request) string {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return "application/json"
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mediaType, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mediaType {
+		case "*/*", "application/*", "application/json":
+			return "application/json"
+		case "application/graphql-response+json":
+			return "application/graphql-response+json"
+		}
+	}
+	return "application/graphql-response+json"
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// mustPrepare is prepare for New, which has no error to return: a
+// prepared document that does not fit the schema is a programming error
+// the first test run shows.
+func mustPrepare(es graphql.ExecutableSchema, cfg Config, list []Prepared, logger *slog.Logger) map[string]*preparedOp {
+	ops, err := prepare(es, cfg, list)
+	if err != nil {
+		logger.Error("api: prepared operations refused", "err", err)
+		panic(err)
+	}
+	return ops
+}
