@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -39,6 +40,11 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			// Made by gqlgen: parse and validation errors, limits.
 			if gqlErr.Extensions == nil || gqlErr.Extensions["code"] == nil {
 				setCode(gqlErr, "BAD_REQUEST")
+			}
+			// gqlgen echoes an undecodable body in full (up to the body
+			// limit, passwords and all); the decoder's reason is enough.
+			if strings.HasPrefix(gqlErr.Message, "json request body could not be decoded") {
+				gqlErr.Message, _, _ = strings.Cut(gqlErr.Message, " body:")
 			}
 			return gqlErr
 		}

@@ -43,11 +43,11 @@ type Prepared struct {
 // preparedOp is a Prepared checked against the schema.
 type preparedOp struct {
 	Prepared
-	name     string // the operation's name
-	opType   string // query or mutation
-	field    *ast.Field
-	object   string // the root type's name
-	quoted   []byte // the document as a JSON string, for a cheap first look
+	name   string // the operation's name
+	opType string // query or mutation
+	field  *ast.Field
+	object string // the root type's name
+	quoted []byte // the document as a JSON string, for a cheap first look
 }
 
 // prepare checks each document against the schema: one named operation
@@ -173,7 +173,9 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 	outcome := "ok"
 	var out []byte
 	if err != nil {
-		gqlErr := t.presenter(ctx, err)
+		// As gqlgen's resolveField and AddError do: the field's location,
+		// its path, then the presenter.
+		gqlErr := t.presenter(ctx, graphql.ErrorOnPath(ctx, graphql.AddFieldLocationToError(ctx, err)))
 		if c, ok := gqlErr.Extensions["code"].(string); ok {
 			outcome = c
 		} else {
