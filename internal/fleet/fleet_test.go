@@ -11,6 +11,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -156,4 +157,45 @@ func TestRateLimiterAllowsABurstThenRefills(t *testing.T) {
 	clk.Advance(500 * time.Millisecond)
 	require.True(t, l.allow(7), "one token refilled after 1/rate")
 	require.False(t, l.allow(7))
+}
+
+// One agent token is bounded as a whole, across the machines it names,
+// and before any lookup: a token spraying unknown machine ids is slowed
+// without a query per request.
+func TestAnAgentTokenIsRateLimitedAcrossItsMachines(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, "sqlite")
+	clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	pres := presence.NewMemory(clk)
+	b := bus.NewMemory()
+	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
+	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second, TokenRatePerSecond: 1, TokenBurst: 4})
+	pid := seedProvider(t, db, clk.Now())
+	ctx := context.Background()
+	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
+	for _, uid := range []string{"machine-0001", "machine-0002"} {
+		_, err := svc.Register(ctx, agent, RegisterInput{MachineID: uid, Hostname: "h", AgentVersion: "1", Gpus: []GPUInventory{{UUID: "GPU-" + uid, Name: "NVIDIA L4"}}})
+		require.NoError(t, err)
+	}
+	_, err := svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
+	require.NoError(t, err)
+	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0002"})
+	require.NoError(t, err, "each machine is well within its own budget")
+
+	writes := db.Writes()
+	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
+	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "the token's burst of 4 is spent")
+	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9999"})
+	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "unknown machines count against the token too")
+	_, err = svc.Register(ctx, agent, RegisterInput{MachineID: "machine-0003", Hostname: "h", AgentVersion: "1"})
+	require.Equal(t, fault.RateLimited, fault.CodeOf(err))
+	require.Equal(t, writes, db.Writes(), "refused requests change nothing")
+
+	other := &auth.Agent{TokenID: 2, ProviderID: pid}
+	_, err = svc.Heartbeat(ctx, other, HeartbeatInput{MachineID: "machine-0002"})
+	require.NoError(t, err, "another token of the provider has its own budget")
+
+	clk.Advance(time.Second)
+	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
+	require.NoError(t, err, "the budget refills at the token's rate")
 }

@@ -32,10 +32,16 @@ type Config struct {
 	// (default 10m).
 	CompactEvery time.Duration
 	// RatePerSecond and Burst bound one machine's heartbeats (defaults
-	// 5/s, burst 60: room to replay a buffer after an outage). Per machine,
-	// not per token: one token may serve a whole fleet.
+	// 5/s, burst 60: room to replay a buffer after an outage).
 	RatePerSecond float64
 	Burst         int
+	// TokenRatePerSecond and TokenBurst bound everything one agent token
+	// sends, whatever machine ids it names, unknown ones included, before
+	// any lookup (defaults 200/s, burst 2000: one token may serve a fleet
+	// of a thousand machines at the default interval, with room to
+	// replay).
+	TokenRatePerSecond float64
+	TokenBurst         int
 }
 
 func (c *Config) defaults() {
@@ -53,6 +59,12 @@ func (c *Config) defaults() {
 	}
 	if c.Burst <= 0 {
 		c.Burst = 60
+	}
+	if c.TokenRatePerSecond <= 0 {
+		c.TokenRatePerSecond = 200
+	}
+	if c.TokenBurst <= 0 {
+		c.TokenBurst = 2000
 	}
 }
 
@@ -72,9 +84,10 @@ type Service struct {
 	logger   *slog.Logger
 	cfg      Config
 
-	refs    sync.Map // machine_uid -> machineRef
-	pending sync.Map // machine id -> struct{}
-	limiter *rateLimiter
+	refs    sync.Map     // machine_uid -> machineRef
+	pending sync.Map     // machine id -> struct{}
+	limiter *rateLimiter // per machine
+	tokens  *rateLimiter // per agent token
 
 	sweepMu      sync.Mutex
 	healthySince time.Time
@@ -88,7 +101,8 @@ type machineRef struct {
 func NewService(db *store.DB, p presence.Store, b bus.Bus, clk clock.Clock, logger *slog.Logger, cfg Config) *Service {
 	cfg.defaults()
 	return &Service{db: db, presence: p, bus: b, clock: clk, logger: logger, cfg: cfg,
-		limiter: newRateLimiter(clk, cfg.RatePerSecond, cfg.Burst)}
+		limiter: newRateLimiter(clk, cfg.RatePerSecond, cfg.Burst),
+		tokens:  newRateLimiter(clk, cfg.TokenRatePerSecond, cfg.TokenBurst)}
 }
 
 // Config returns the effective configuration.
@@ -117,6 +131,9 @@ type transitionEvent struct {
 // It is idempotent for a machineId; inventory changes are recorded. A
 // machineId that belongs to another provider is refused.
 func (s *Service) Register(ctx context.Context, agent *auth.Agent, in RegisterInput) (*models.Machine, error) {
+	if !s.tokens.allow(agent.TokenID) {
+		return nil, fault.E(fault.RateLimited, "too many requests for this agent token; slow down")
+	}
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
@@ -292,6 +309,9 @@ type HeartbeatResult struct {
 // Heartbeat records a machine's liveness and telemetry. Steady state
 // touches only the presence store.
 func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in HeartbeatInput) (*HeartbeatResult, error) {
+	if !s.tokens.allow(agent.TokenID) {
+		return nil, fault.E(fault.RateLimited, "too many heartbeats for this agent token; slow down")
+	}
 	now := s.clock.Now()
 	if err := in.validate(now); err != nil {
 		return nil, err

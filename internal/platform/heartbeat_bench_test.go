@@ -170,7 +170,7 @@ func bareHeartbeatHandler(store presence.Store) http.Handler {
 func BenchmarkHeartbeat(b *testing.B) {
 	for _, stack := range platformtest.Stacks {
 		b.Run(stack.Name, func(b *testing.B) {
-			s := platformtest.Start(b, stack, platformtest.Options{Fleet: fleet.Config{RatePerSecond: 1e9, Burst: 1e9}})
+			s := platformtest.Start(b, stack, platformtest.Options{Fleet: fleet.Config{RatePerSecond: 1e9, Burst: 1e9, TokenRatePerSecond: 1e9, TokenBurst: 1e9}})
 			p := s.NewProvider(b, "bench")
 			agent := s.NewAPIClient(b, p.AgentToken)
 			var bodies, generic [][]byte
