@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
 	"github.com/gpunex/gpunex/agent/wire"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/api"
@@ -20,10 +18,6 @@ func (r *Resolver) Prepared() []api.Prepared {
 	return []api.Prepared{{Document: wire.HeartbeatMutation, Run: r.preparedHeartbeat}}
 }
 
-// strictJSON decodes exact member names, refusing unknown and duplicate
-// ones and invalid UTF-8; whatever it refuses goes to the generic path.
-var strictJSON = jsonv2.RejectUnknownMembers(true)
-
 // preparedHeartbeat answers wire.HeartbeatMutation: the variables are
 // decoded straight into the generated input type, the same resolver runs,
 // and the payload is written in the document's selection order.
@@ -31,7 +25,7 @@ func (r *Resolver) preparedHeartbeat(ctx context.Context, variables []byte) ([]b
 	var vars struct {
 		Input *model.HeartbeatInput `json:"input"`
 	}
-	if jsonv2.Unmarshal(variables, &vars, strictJSON) != nil || !plainHeartbeat(vars.Input) {
+	if !api.DecodeVariables(variables, &vars) || !plainHeartbeat(vars.Input) {
 		return nil, false, nil
 	}
 	p, err := r.Mutation().Heartbeat(ctx, *vars.Input)

@@ -48,6 +48,7 @@ type preparedOp struct {
 	field  *ast.Field
 	object string // the root type's name
 	quoted []byte // the document as a JSON string, for a cheap first look
+	prefix []byte // {"data":{"<alias>":
 }
 
 // prepare checks each document against the schema: one named operation
@@ -81,7 +82,9 @@ func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[stri
 			object = es.Schema().Mutation.Name
 		}
 		quoted, _ := json.Marshal(p.Document)
-		ops[p.Document] = &preparedOp{Prepared: p, name: op.Name, opType: string(op.Operation), object: object, field: field, quoted: quoted}
+		alias, _ := json.Marshal(field.Alias)
+		prefix := append(append([]byte(`{"data":{`), alias...), ':')
+		ops[p.Document] = &preparedOp{Prepared: p, name: op.Name, opType: string(op.Operation), object: object, field: field, quoted: quoted, prefix: prefix}
 	}
 	return ops, nil
 }
@@ -108,7 +111,16 @@ type preparedBody struct {
 	Variables     jsontext.Value `json:"variables"`
 }
 
-var strict = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true))
+// strict is how the prepared path reads JSON: exact member names,
+// unknown and duplicate members refused, invalid UTF-8 refused.
+var strict = jsonv2.RejectUnknownMembers(true)
+
+// DecodeVariables decodes a prepared operation's variables into v the way
+// the prepared path reads JSON (see strict), reporting whether it could;
+// a Run that gets false returns handled=false.
+func DecodeVariables(data []byte, v any) bool {
+	return jsonv2.Unmarshal(data, v, strict) == nil
+}
 
 func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	body, err := io.ReadAll(r.Body)
@@ -183,12 +195,8 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 		}
 		out, _ = json.Marshal(graphql.Response{Errors: gqlerror.List{gqlErr}})
 	} else {
-		out = make([]byte, 0, len(value)+len(op.field.Alias)+16)
-		out = append(out, `{"data":{`...)
-		out = appendJSONString(out, op.field.Alias)
-		out = append(out, ':')
-		out = append(out, value...)
-		out = append(out, "}}"...)
+		out = make([]byte, 0, len(op.prefix)+len(value)+2)
+		out = append(append(append(out, op.prefix...), value...), "}}"...)
 	}
 	t.metrics.operations.WithLabelValues(op.opType, outcome).Inc()
 	_, _ = w.Write(out)
@@ -204,11 +212,6 @@ func (t preparedPOST) run(ctx context.Context, op *preparedOp, vars []byte) (val
 		}
 	}()
 	return op.Run(ctx, vars)
-}
-
-func appendJSONString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(dst, b...)
 }
 
 // responseContentType is gqlgen's negotiation (transport.POST with its
