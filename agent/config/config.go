@@ -64,7 +64,8 @@ type Config struct {
 	// value came from, for the startup log.
 	Origins map[string]Origin
 	// Warnings are problems that do not stop the agent (unknown keys in the
-	// file, a file others may read); main logs them.
+	// file, a token others may read: in a file open to them, or given with
+	// --token); main logs them once at start. None contains the token.
 	Warnings []string
 }
 
@@ -220,13 +221,23 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if cfg.File != "" && r.origins[settingToken.env] == FromFile {
+	switch r.origins[settingToken.env] {
+	case FromFlag:
+		cfg.Warnings = append(cfg.Warnings, tokenFlagWarning)
+	case FromFile:
 		if w := filePermissionWarning(cfg.File); w != "" {
 			cfg.Warnings = append(cfg.Warnings, w)
 		}
 	}
 	return cfg, nil
 }
+
+// tokenFlagWarning is the warning for a token given with --token. The
+// kernel shows every process's arguments to every user of the host; the
+// environment and a mode-600 file are not.
+const tokenFlagWarning = "the agent token was given with --token, so every user of this host can read it " +
+	"(ps, /proc/<pid>/cmdline): set it in the GPUNEX_TOKEN environment variable or in the config file " +
+	"(--config, e.g. GPUNEX_TOKEN=… in /etc/gpunex/agent.env, mode 600) instead"
 
 // GraphQLURL is the server's GraphQL endpoint.
 func (c *Config) GraphQLURL() string { return c.Server + "/graphql" }

@@ -273,6 +273,46 @@ func TestLoad_WarnsWhenOthersMayReadTheToken(t *testing.T) {
 	require.Contains(t, cfg.Warnings[0], "chmod 600 "+file)
 }
 
+func TestLoad_WarnsWhenTheTokenIsGivenOnTheCommandLine(t *testing.T) {
+	t.Parallel()
+	const server = "https://gpunex.example.com"
+	file := writeFile(t, "GPUNEX_SERVER="+server+"\nGPUNEX_TOKEN="+fileToken+"\n")
+	for _, tc := range []struct {
+		desc   string
+		args   []string
+		env    map[string]string
+		origin config.Origin
+		warned bool
+	}{
+		{"--token", []string{"--server", server, "--token", flagToken}, nil, config.FromFlag, true},
+		{"--token over GPUNEX_TOKEN and the file", []string{"--config", file, "--token", flagToken},
+			map[string]string{"GPUNEX_TOKEN": envToken}, config.FromFlag, true},
+		{"GPUNEX_TOKEN", []string{"--server", server}, map[string]string{"GPUNEX_TOKEN": envToken}, config.FromEnv, false},
+		{"GPUNEX_TOKEN over the file", []string{"--config", file}, map[string]string{"GPUNEX_TOKEN": envToken}, config.FromEnv, false},
+		{"the config file", []string{"--config", file}, nil, config.FromFile, false},
+		{"the file named by GPUNEX_CONFIG", nil, map[string]string{"GPUNEX_CONFIG": file}, config.FromFile, false},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := config.Load(tc.args, env(tc.env))
+			require.NoError(t, err)
+			require.Equal(t, tc.origin, cfg.Origins["GPUNEX_TOKEN"])
+			if !tc.warned {
+				require.Empty(t, cfg.Warnings)
+				return
+			}
+			require.Len(t, cfg.Warnings, 1, "one warning")
+			w := cfg.Warnings[0]
+			for _, want := range []string{"--token", "/proc/<pid>/cmdline", "GPUNEX_TOKEN environment variable", "config file"} {
+				require.Contains(t, w, want)
+			}
+			for _, tok := range []string{flagToken, envToken, fileToken, "FLAGFLAG", "ENVENV", "FILEFILE"} {
+				require.NotContains(t, w, tok, "the warning never shows a token")
+			}
+		})
+	}
+}
+
 func TestToken_IsRedactedEverywhere(t *testing.T) {
 	t.Parallel()
 	cfg, err := config.Load([]string{"--server", "https://gpunex.example.com", "--token", flagToken}, env(nil))

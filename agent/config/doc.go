@@ -27,8 +27,14 @@
 //
 // The agent token is held as a [Token], which prints, logs and marshals as
 // "[redacted]"; only [Token.Reveal] returns it, for the Authorization
-// header. No error of this package contains the token, not even part of
-// it.
+// header. No error or warning of this package contains the token, not even
+// part of it.
+//
+// A token given with --token can be read by every user of the host in ps
+// and /proc/<pid>/cmdline, so Load then adds a warning (Config.Warnings,
+// which main logs once at start) naming the alternatives: the GPUNEX_TOKEN
+// environment variable or the config file. A config file holding the token
+// that others may read gets a warning too.
 //
 // # Machine identity
 //

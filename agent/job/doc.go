@@ -15,5 +15,6 @@
 //     the jobs.
 //
 // Both validate a Spec the same way (Spec.Validate) before touching
-// anything, so a bad spec changes nothing.
+// anything, so a bad spec changes nothing, and both refuse a job whose GPUs
+// another running job holds (ErrGPUInUse), naming the GPU and that job.
 package job

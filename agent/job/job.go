@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Labels the docker runtime puts on every container and network it creates.
@@ -106,6 +108,12 @@ func (s Spec) Validate() error {
 	for _, u := range s.GPUUUIDs {
 		if u == "" || seen[u] {
 			return invalid("gpuUuids", "empty or repeated GPU UUID %q", u)
+		}
+		// Lists of GPUs are comma separated (LabelGPUs, the toolkit's
+		// NVIDIA_VISIBLE_DEVICES): one "UUID" with a comma would be two
+		// GPUs there, one of them unchecked.
+		if strings.ContainsFunc(u, func(r rune) bool { return r == ',' || unicode.IsSpace(r) || unicode.IsControl(r) }) {
+			return invalid("gpuUuids", "GPU UUID %q has a comma, space or control character", u)
 		}
 		seen[u] = true
 	}

@@ -44,6 +44,8 @@ func TestSpecValidateNamesTheBadField(t *testing.T) {
 		{"no GPU", func(s *job.Spec) { s.GPUUUIDs = nil }, "gpuUuids"},
 		{"empty GPU UUID", func(s *job.Spec) { s.GPUUUIDs = []string{""} }, "gpuUuids"},
 		{"repeated GPU", func(s *job.Spec) { s.GPUUUIDs = []string{"GPU-1", "GPU-1"} }, "gpuUuids"},
+		{"two GPUs in one UUID", func(s *job.Spec) { s.GPUUUIDs = []string{"GPU-1,GPU-2"} }, "gpuUuids"},
+		{"GPU UUID with a space", func(s *job.Spec) { s.GPUUUIDs = []string{"GPU-1 "} }, "gpuUuids"},
 		{"no memory limit", func(s *job.Spec) { s.MemoryBytes = 0 }, "memoryBytes"},
 		{"negative memory limit", func(s *job.Spec) { s.MemoryBytes = -1 }, "memoryBytes"},
 		{"no pids limit", func(s *job.Spec) { s.PidsLimit = 0 }, "pidsLimit"},

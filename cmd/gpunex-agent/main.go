@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -75,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	logger := newLogger(cfg, stderr)
+	// Once each, before anything else: a token given with --token is
+	// among them (config decides; none contains the token).
 	for _, w := range cfg.Warnings {
 		logger.Warn("gpunex-agent: " + w)
 	}
@@ -101,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer detector.Close()
 
-	runtime, closeRuntime, err := newRuntime(ctx, detector, logger)
+	runtime, closeRuntime, err := newRuntime(ctx, detector, cfg.DataDir, logger)
 	if err != nil {
 		logger.Error("gpunex-agent: no job runtime", "err", err)
 		return 1
@@ -145,12 +148,13 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 }
 
 // newRuntime picks the job runtime: local processes on simulated GPUs
-// (the demo), Docker containers on real ones. The returned func releases
-// it when the agent stops: simulated jobs end with the agent, containers
-// outlive it and are found again by their labels.
-func newRuntime(ctx context.Context, detector gpu.Detector, logger *slog.Logger) (job.Runtime, func(), error) {
+// (the demo), each in a directory of its own under <data-dir>/jobs, Docker
+// containers on real ones. The returned func releases it when the agent
+// stops: simulated jobs end with the agent, containers outlive it and are
+// found again by their labels.
+func newRuntime(ctx context.Context, detector gpu.Detector, dataDir string, logger *slog.Logger) (job.Runtime, func(), error) {
 	if sim, ok := detector.(*gpu.Simulator); ok {
-		rt := process.New(sim, process.Options{})
+		rt := process.New(sim, process.Options{Dir: filepath.Join(dataDir, "jobs")})
 		logger.Info("gpunex-agent: jobs run as local processes (simulated GPUs)")
 		return rt, func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*process.DefaultStopGrace)

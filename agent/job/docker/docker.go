@@ -8,7 +8,9 @@
 // capability, cannot gain privileges (no-new-privileges) and runs under
 // the spec's pids and memory limits, without swap beyond the memory limit.
 // Labels (job.LabelManaged, job.LabelJobID, …) on the container and the
-// network are how a restarted agent finds its jobs again.
+// network are how a restarted agent finds its jobs again, and how Start
+// knows which GPUs the running jobs hold: a job wanting one of them is
+// refused (job.ErrGPUInUse) before anything is pulled or created.
 package docker
 
 import (
@@ -72,8 +74,11 @@ type Runtime struct {
 	clock     clock.Clock
 	stopGrace time.Duration
 
-	mu       sync.Mutex
-	starting map[string]bool // ids whose Start is under way, so two never race
+	mu sync.Mutex
+	// starting holds the GPUs of each Start under way, by job id: two
+	// Starts of one job never race, and two jobs never take one GPU
+	// between the engine's list and their containers' start.
+	starting map[string][]string
 }
 
 var _ job.Runtime = (*Runtime)(nil)
@@ -81,7 +86,7 @@ var _ job.Runtime = (*Runtime)(nil)
 // New returns a runtime over engine. It keeps no state of its own: all it
 // knows is in the engine, under its labels.
 func New(engine Engine, opts Options) *Runtime {
-	r := &Runtime{engine: engine, clock: opts.Clock, stopGrace: opts.StopGrace, starting: make(map[string]bool)}
+	r := &Runtime{engine: engine, clock: opts.Clock, stopGrace: opts.StopGrace, starting: make(map[string][]string)}
 	if r.clock == nil {
 		r.clock = clock.Real{}
 	}
@@ -91,9 +96,9 @@ func New(engine Engine, opts Options) *Runtime {
 	return r
 }
 
-// Start validates spec, pulls the image if the engine lacks it, creates the
-// job's network and container, and starts it. On failure it removes what
-// it created.
+// Start validates spec, refuses it if another job of ours holds one of its
+// GPUs, pulls the image if the engine lacks it, creates the job's network
+// and container, and starts it. On failure it removes what it created.
 func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	if err := spec.Validate(); err != nil {
 		return job.Job{}, err
@@ -101,13 +106,9 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	if strings.TrimSpace(spec.Image) == "" {
 		return job.Job{}, fmt.Errorf("%w: image: required by the docker runtime", job.ErrInvalidSpec)
 	}
-	r.mu.Lock()
-	if r.starting[spec.ID] {
-		r.mu.Unlock()
-		return job.Job{}, fmt.Errorf("docker: start %s: already starting: %w", spec.ID, job.ErrExists)
+	if err := r.reserve(spec); err != nil {
+		return job.Job{}, err
 	}
-	r.starting[spec.ID] = true
-	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
 		delete(r.starting, spec.ID)
@@ -118,6 +119,10 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	case err == nil:
 		return job.Job{}, fmt.Errorf("docker: start %s: %w", spec.ID, job.ErrExists)
 	case !errors.Is(err, job.ErrNotFound):
+		return job.Job{}, err
+	}
+	// Before the image: a refused job should not cost the provider a pull.
+	if err := r.refuseHeldGPUs(ctx, spec); err != nil {
 		return job.Job{}, err
 	}
 	if err := r.ensureImage(ctx, spec.Image); err != nil {
@@ -144,6 +149,78 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 		return job.Job{}, fmt.Errorf("docker: start container %s: %w", name, err)
 	}
 	return r.Inspect(ctx, spec.ID)
+}
+
+// reserve records spec's Start as under way, refusing a second Start of
+// the same job and a job wanting a GPU that another Start under way has
+// claimed (its container may not be running yet, so the engine's list
+// cannot show it).
+func (r *Runtime) reserve(spec job.Spec) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.starting[spec.ID]; ok {
+		return fmt.Errorf("docker: start %s: already starting: %w", spec.ID, job.ErrExists)
+	}
+	holders := make(map[string]string)
+	for id, gpus := range r.starting {
+		for _, u := range gpus {
+			holders[u] = id + " (starting)"
+		}
+	}
+	if err := heldError(spec, holders); err != nil {
+		return err
+	}
+	r.starting[spec.ID] = spec.GPUUUIDs
+	return nil
+}
+
+// holdingStates are the states of a container whose processes exist and so
+// hold its GPUs. A created container has not opened them yet; an exited or
+// dead one has let them go.
+var holdingStates = []container.ContainerState{container.StateRunning, container.StatePaused, container.StateRestarting}
+
+// refuseHeldGPUs returns ErrGPUInUse, naming each GPU and the job holding
+// it, if a container of ours in a holding state has one of spec's GPUs.
+//
+// The GPUs come from the LabelGPUs label, not from inspecting each
+// container's DeviceRequests: the engine's list returns labels, so one
+// call is a consistent view of every job (inspecting would take a call per
+// container, and containers may go between the list and the inspects); the
+// label is written in the same create request as the device request, from
+// the same validated spec, and the engine lets neither change afterwards;
+// and it is the record List and a restarted agent already rely on.
+func (r *Runtime) refuseHeldGPUs(ctx context.Context, spec job.Spec) error {
+	filters := make(client.Filters).Add("label", job.LabelManaged+"=true")
+	for _, s := range holdingStates {
+		filters = filters.Add("status", string(s))
+	}
+	res, err := r.engine.ContainerList(ctx, client.ContainerListOptions{Filters: filters})
+	if err != nil {
+		return fmt.Errorf("docker: start %s: list running jobs: %w", spec.ID, err)
+	}
+	holders := make(map[string]string)
+	for _, c := range res.Items {
+		j := fromLabels(c.Labels)
+		for _, u := range j.GPUUUIDs {
+			holders[u] = j.ID
+		}
+	}
+	return heldError(spec, holders)
+}
+
+// heldError names every GPU of spec found in holders (GPU UUID -> job) and
+// wraps ErrGPUInUse; nil if none is.
+func heldError(spec job.Spec, holders map[string]string) error {
+	var held []string
+	for _, u := range spec.GPUUUIDs {
+		if id, ok := holders[u]; ok {
+			held = append(held, fmt.Sprintf("%s is held by job %s", u, id))
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return fmt.Errorf("docker: start %s: %s: %w", spec.ID, strings.Join(held, ", "), job.ErrGPUInUse)
 }
 
 // containerConfig is the container's portable configuration: image,

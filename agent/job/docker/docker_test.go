@@ -6,9 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/job"
@@ -19,9 +21,11 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 const (
-	image  = "nvcr.io/nvidia/pytorch:24.05-py3"
-	gpuOne = "GPU-6f2a1c7e-0d4b-4b8e-9a51-2c3d4e5f6a7b"
-	gpuTwo = "GPU-0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
+	image    = "nvcr.io/nvidia/pytorch:24.05-py3"
+	gpuOne   = "GPU-6f2a1c7e-0d4b-4b8e-9a51-2c3d4e5f6a7b"
+	gpuTwo   = "GPU-0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
+	gpuThree = "GPU-7d8e9f00-1122-4334-8556-778899aabbcc"
+	gpuFour  = "GPU-3c4d5e6f-7081-4293-a4b5-c6d7e8f90a1b"
 )
 
 var testNow = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
@@ -69,6 +73,7 @@ func TestDockerStartSendsExactlyTheIsolatedContainerConfig(t *testing.T) {
 
 	require.Equal(t, []string{
 		"GET /containers/gpunex-job-rental-42/json", // not started already
+		"GET /containers/json",                      // its GPUs held by no other job
 		"GET /images/" + image + "/json",            // missing here…
 		"POST /images/create",                       // …so pulled
 		"POST /networks/create",
@@ -262,6 +267,126 @@ func TestDockerConcurrentStartsOfOneJobStartItOnce(t *testing.T) {
 	require.Equal(t, []string{"gpunex-job-rental-1"}, b.engine.networkNames())
 }
 
+func TestDockerStartRefusesGPUsHeldByAnotherRunningJob(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	_, err := b.runtime.Start(ctx, trainingSpec("rental-1")) // gpuOne and gpuTwo
+	require.NoError(t, err)
+	third := trainingSpec("rental-3")
+	third.GPUUUIDs = []string{gpuThree}
+	_, err = b.runtime.Start(ctx, third)
+	require.NoError(t, err)
+
+	// The agent restarts: all it knows of the running jobs is in the
+	// engine, under their labels.
+	restarted := docker.New(b.engine.client(t), docker.Options{})
+	b.engine.reset()
+	spec := trainingSpec("rental-2")
+	spec.GPUUUIDs = []string{gpuFour, gpuTwo, gpuThree}
+	_, err = restarted.Start(ctx, spec)
+	require.ErrorIs(t, err, job.ErrGPUInUse)
+	require.EqualError(t, err, "docker: start rental-2: "+
+		gpuTwo+" is held by job rental-1, "+gpuThree+" is held by job rental-3: job: GPU already in use",
+		"every held GPU named with the job holding it; the free one is not named")
+
+	require.Equal(t, []string{
+		"GET /containers/gpunex-job-rental-2/json",
+		"GET /containers/json",
+	}, b.engine.calls(), "refused before any pull, network or container")
+	require.Equal(t, []string{"gpunex-job-rental-1", "gpunex-job-rental-3"}, b.engine.containerNames())
+	require.Equal(t, []string{"gpunex-job-rental-1", "gpunex-job-rental-3"}, b.engine.networkNames())
+	require.JSONEq(t, `{"label":{"io.gpunex.managed=true":true},"status":{"running":true,"paused":true,"restarting":true}}`,
+		b.engine.last("GET", "/containers/json").Query.Get("filters"), "our containers whose processes hold GPUs")
+
+	_, err = restarted.Inspect(ctx, "rental-2")
+	require.ErrorIs(t, err, job.ErrNotFound)
+}
+
+func TestDockerStartCountsAGPUHeldWhileTheJobsProcessesExist(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc    string
+		arrange func(e *fakeEngine)
+		held    bool
+	}{
+		{"running", func(*fakeEngine) {}, true},
+		{"paused: its processes keep the GPU's memory", func(e *fakeEngine) { e.pause("gpunex-job-rental-1") }, true},
+		{"exited", func(e *fakeEngine) { e.exit("gpunex-job-rental-1", 0, false) }, false},
+		{"OOM-killed", func(e *fakeEngine) { e.exit("gpunex-job-rental-1", 137, true) }, false},
+		{"created but never started (the agent crashed between create and start)", func(e *fakeEngine) {
+			e.with(func(e *fakeEngine) {
+				e.containers["gpunex-job-rental-1"].State = container.State{Status: container.StateCreated}
+			})
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			_, err := b.runtime.Start(ctx, trainingSpec("rental-1"))
+			require.NoError(t, err)
+			tc.arrange(b.engine)
+			b.engine.reset()
+
+			spec := trainingSpec("rental-2")
+			spec.GPUUUIDs = []string{gpuTwo}
+			j, err := b.runtime.Start(ctx, spec)
+			if tc.held {
+				require.ErrorIs(t, err, job.ErrGPUInUse)
+				require.ErrorContains(t, err, gpuTwo+" is held by job rental-1")
+				require.NotContains(t, b.engine.calls(), "POST /containers/create")
+				require.Equal(t, []string{"gpunex-job-rental-1"}, b.engine.containerNames())
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, job.StateRunning, j.State)
+		})
+	}
+}
+
+func TestDockerStartOnFreeGPUsNextToARunningJobSendsTheSameConfig(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	other := trainingSpec("rental-1")
+	other.GPUUUIDs = []string{gpuThree, gpuFour}
+	_, err := b.runtime.Start(ctx, other)
+	require.NoError(t, err)
+
+	j, err := b.runtime.Start(ctx, trainingSpec("rental-42")) // gpuOne and gpuTwo: free
+	require.NoError(t, err)
+	require.Equal(t, job.StateRunning, j.State)
+	golden(t, "create-container.json", b.engine.last("POST", "/containers/create").Body)
+	golden(t, "create-network.json", b.engine.last("POST", "/networks/create").Body)
+}
+
+func TestDockerConcurrentStartsOfJobsOnOneGPUStartOne(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	errs := make(chan error, 4)
+	for i := range cap(errs) {
+		go func() {
+			spec := trainingSpec("rental-" + strconv.Itoa(i))
+			spec.GPUUUIDs = []string{gpuOne}
+			_, err := b.runtime.Start(context.Background(), spec)
+			errs <- err
+		}()
+	}
+	started := 0
+	for range cap(errs) {
+		if err := <-errs; err == nil {
+			started++
+		} else {
+			require.ErrorIs(t, err, job.ErrGPUInUse)
+		}
+	}
+	require.Equal(t, 1, started)
+	require.Len(t, b.engine.containerNames(), 1, "the refused jobs created no container")
+	require.Len(t, b.engine.networkNames(), 1, "nor a network")
+}
+
 func TestDockerStopStopsAndRemovesContainerAndNetwork(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -338,7 +463,7 @@ func TestDockerListFindsJobsAfterAnAgentRestart(t *testing.T) {
 	first, err := b.runtime.Start(ctx, trainingSpec("rental-1"))
 	require.NoError(t, err)
 	spec := trainingSpec("rental-2")
-	spec.GPUUUIDs = []string{"GPU-7d8e9f00-1122-4334-8556-778899aabbcc"}
+	spec.GPUUUIDs = []string{gpuThree}
 	spec.Timeout = time.Hour
 	second, err := b.runtime.Start(ctx, spec)
 	require.NoError(t, err)

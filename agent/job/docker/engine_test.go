@@ -140,6 +140,15 @@ func (e *fakeEngine) reset() {
 	e.requests = nil
 }
 
+// pause freezes a running container, as docker pause does: its processes,
+// and the GPUs they opened, stay.
+func (e *fakeEngine) pause(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.containers[name]
+	c.State.Status, c.State.Paused = container.StatePaused, true
+}
+
 // exit makes a container exit as if its process ended.
 func (e *fakeEngine) exit(name string, code int, oomKilled bool) {
 	e.mu.Lock()
@@ -236,8 +245,17 @@ func (e *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		// As the engine does: a status filter looks at every container,
+		// otherwise only running ones are listed unless all=1.
+		statuses, all := filters["status"], r.URL.Query().Get("all") == "1"
 		list := []container.Summary{}
 		for _, c := range e.containers {
+			switch {
+			case len(statuses) > 0 && !statuses[string(c.State.Status)]:
+				continue
+			case len(statuses) == 0 && !all && !c.State.Running:
+				continue
+			}
 			if matchLabels(c.Config.Labels, filters["label"]) {
 				list = append(list, container.Summary{ID: c.ID, Names: []string{"/" + c.Name}, Image: c.Config.Image,
 					Labels: c.Config.Labels, State: c.State.Status})

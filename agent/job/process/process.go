@@ -3,18 +3,29 @@
 // it runs, so rentals work in the demo and the simulator's telemetry
 // follows them.
 //
-// It isolates nothing (no container, no memory or pids limit) and forgets
-// its jobs when the agent exits: it is for simulated machines only. Each job
-// runs in its own process group, so Stop and timeouts end everything the
-// job started, not just its first process.
+// It isolates nothing (no container, no memory or pids limit, the agent's
+// own user) and forgets its jobs when the agent exits: it is for simulated
+// machines only. Each job runs in its own process group, so Stop and
+// timeouts end everything the job started, not just its first process.
+//
+// A job does not inherit the agent's environment, which holds the agent
+// token (GPUNEX_TOKEN) and whatever else the agent was started with. It
+// gets DefaultPath, HOME and TMPDIR in a working directory of its own
+// (created under Options.Dir when it starts, removed when it is stopped),
+// its spec's variables, and its id and GPUs. This keeps the agent's
+// secrets out of the job's environment, its children and whatever they
+// log; it is not a security boundary, since the job runs as the agent's
+// user.
 package process
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +47,11 @@ type GPUs interface {
 // killed.
 const DefaultStopGrace = 5 * time.Second
 
+// DefaultPath is the PATH a job gets unless its spec sets one: Docker's
+// default for containers, not the agent's own PATH, which may name the
+// agent's private directories.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 // Options tunes a Runtime; the zero value is usable.
 type Options struct {
 	// Clock stamps start, finish and deadline times; the system clock by
@@ -44,7 +60,10 @@ type Options struct {
 	// StopGrace is the time between SIGTERM and SIGKILL; DefaultStopGrace
 	// when zero.
 	StopGrace time.Duration
-	// Dir is the jobs' working directory; the system temp dir when empty.
+	// Dir holds the jobs' working directories, one per job (mode 700,
+	// random suffix), created when it starts and removed when it is
+	// stopped; the system temp dir when empty. main passes
+	// <data-dir>/jobs.
 	Dir string
 }
 
@@ -66,6 +85,7 @@ var _ job.Runtime = (*Runtime)(nil)
 type proc struct {
 	job   job.Job
 	pid   int
+	dir   string        // its working directory, HOME and TMPDIR
 	done  chan struct{} // closed once the process has exited and been reaped
 	timer *time.Timer   // the timeout, if any
 }
@@ -85,9 +105,10 @@ func New(gpus GPUs, opts Options) *Runtime {
 	return r
 }
 
-// Start runs spec.Command with the job's environment plus
-// CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES set to its GPUs, and marks
-// those GPUs busy until the process ends.
+// Start runs spec.Command in a new working directory of the job's own, with
+// the environment described in the package comment, CUDA_VISIBLE_DEVICES
+// and NVIDIA_VISIBLE_DEVICES set to its GPUs, and marks those GPUs busy
+// until the process ends. The command is looked up in the job's PATH.
 func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	if err := spec.Validate(); err != nil {
 		return job.Job{}, err
@@ -118,12 +139,18 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 		return job.Job{}, fmt.Errorf("%w: gpuUuids: %v", job.ErrInvalidSpec, err)
 	}
 
-	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
-	cmd.Dir = r.dir
-	cmd.Env = environment(spec)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, to stop all of it
-	if err := cmd.Start(); err != nil {
+	dir, err := r.makeDir(spec.ID)
+	if err != nil {
 		r.release(spec.GPUUUIDs)
+		return job.Job{}, fmt.Errorf("process: start %s: %w", spec.ID, err)
+	}
+	cmd, err := command(spec, dir)
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		r.release(spec.GPUUUIDs)
+		_ = removeDir(dir)
 		return job.Job{}, fmt.Errorf("process: start %s: %w", spec.ID, err)
 	}
 
@@ -137,6 +164,7 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 			StartedAt: now,
 		},
 		pid:  cmd.Process.Pid,
+		dir:  dir,
 		done: make(chan struct{}),
 	}
 	if spec.Timeout > 0 {
@@ -148,17 +176,100 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	return copyJob(p.job), nil
 }
 
-// environment is what the job's process sees: a PATH to find its command,
-// its id and GPUs, and its own variables, nothing else of the agent's.
-func environment(spec job.Spec) []string {
-	gpus := strings.Join(spec.GPUUUIDs, ",")
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"GPUNEX_JOB_ID=" + spec.ID,
-		"CUDA_VISIBLE_DEVICES=" + gpus,
-		"NVIDIA_VISIBLE_DEVICES=" + gpus,
+// makeDir creates the job's working directory with its tmp directory. The
+// random suffix keeps a directory left by an agent that was killed, or made
+// by another user of a shared temp dir, from being taken for this job's.
+func (r *Runtime) makeDir(id string) (string, error) {
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return "", fmt.Errorf("jobs directory: %w", err)
 	}
-	return append(env, spec.Env...)
+	dir, err := os.MkdirTemp(r.dir, "job-"+id+"-")
+	if err != nil {
+		return "", fmt.Errorf("job directory: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		_ = removeDir(dir)
+		return "", fmt.Errorf("job directory: %w", err)
+	}
+	return dir, nil
+}
+
+// removeDir removes a job's directory. A job may have left directories it
+// made unreadable (chmod 000), which stop os.RemoveAll unless the agent
+// runs as root; they are the agent's user's, so they are opened up and
+// removed on a second pass. WalkDir does not follow symbolic links.
+func removeDir(dir string) error {
+	if os.RemoveAll(dir) == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
+// command is the job's process: its program found in the job's PATH, run
+// in dir, with the job's environment and in a process group of its own, so
+// Stop ends all of it.
+func command(spec job.Spec, dir string) (*exec.Cmd, error) {
+	env := environment(spec, dir)
+	path, err := lookPath(spec.Command[0], lastValue(env, "PATH"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, spec.Command[1:]...)
+	cmd.Args[0] = spec.Command[0]
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd, nil
+}
+
+// environment is everything the job's process sees: DefaultPath, HOME and
+// TMPDIR in its directory, then its spec's variables (which may override
+// those three, as a container's may override its image's), then its id and
+// GPUs, last so that a job cannot claim other GPUs. Nothing comes from the
+// agent's environment. Where a name repeats, the process gets the last
+// value (os/exec removes the earlier ones).
+func environment(spec job.Spec, dir string) []string {
+	gpus := strings.Join(spec.GPUUUIDs, ",")
+	env := make([]string, 0, len(spec.Env)+6)
+	env = append(env, "PATH="+DefaultPath, "HOME="+dir, "TMPDIR="+filepath.Join(dir, "tmp"))
+	env = append(env, spec.Env...)
+	return append(env, "GPUNEX_JOB_ID="+spec.ID, "CUDA_VISIBLE_DEVICES="+gpus, "NVIDIA_VISIBLE_DEVICES="+gpus)
+}
+
+// lastValue is the value the process gets for key in env.
+func lastValue(env []string, key string) string {
+	for _, e := range slices.Backward(env) {
+		if v, ok := strings.CutPrefix(e, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// lookPath finds file as exec.LookPath does, but in the job's PATH rather
+// than the agent's. A name with a slash is used as it is (relative to the
+// job's directory); relative PATH entries are skipped, as a job's
+// directory is no place to look for commands by name.
+func lookPath(file, path string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, nil
+	}
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		p := filepath.Join(d, file)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no executable %q in the job's PATH (%s)", file, path)
 }
 
 // hold marks gpus busy, undoing the ones already marked if one fails.
@@ -231,8 +342,9 @@ func (r *Runtime) terminate(p *proc, reason string) {
 	}
 }
 
-// Stop ends the job (SIGTERM, SIGKILL after the grace period) and forgets
-// it. A job the runtime does not have is not an error.
+// Stop ends the job (SIGTERM, SIGKILL after the grace period), removes its
+// directory and forgets it. A job the runtime does not have is not an
+// error.
 func (r *Runtime) Stop(ctx context.Context, id string) error {
 	r.mu.Lock()
 	p, ok := r.jobs[id]
@@ -251,10 +363,17 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 		return fmt.Errorf("process: stop %s: %w", id, ctx.Err())
 	}
 	r.mu.Lock()
-	if r.jobs[id] == p {
+	forget := r.jobs[id] == p
+	if forget {
 		delete(r.jobs, id)
 	}
 	r.mu.Unlock()
+	if !forget {
+		return nil // a concurrent Stop has it
+	}
+	if err := removeDir(p.dir); err != nil {
+		return fmt.Errorf("process: stop %s: remove its directory: %w", id, err)
+	}
 	return nil
 }
 

@@ -65,6 +65,42 @@ func (b bundle) waitExited(t *testing.T, id string) job.Job {
 	return j
 }
 
+// environ is the environment the job's process was given at exec: what
+// /usr/bin/env would print as the job's first process, without a shell
+// adding variables of its own. It returns the raw text and the variables
+// by name, failing on a name given twice.
+func environ(t *testing.T, j job.Job) (string, map[string]string) {
+	t.Helper()
+	path := "/proc/" + j.RuntimeID + "/environ"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no /proc/<pid>/environ on this system: %v", err)
+	}
+	// Start returns once the exec has begun; the kernel shows the new
+	// program's environment a moment later.
+	var raw []byte
+	require.Eventually(t, func() bool {
+		var err error
+		raw, err = os.ReadFile(path)
+		return err == nil && len(raw) > 0
+	}, 10*time.Second, time.Millisecond)
+	env := map[string]string{}
+	for e := range strings.SplitSeq(strings.TrimSuffix(string(raw), "\x00"), "\x00") {
+		k, v, _ := strings.Cut(e, "=")
+		require.NotContains(t, env, k, "%s given twice", k)
+		env[k] = v
+	}
+	return string(raw), env
+}
+
+// jobDir is the directory the runtime made for job id.
+func jobDir(t *testing.T, b bundle, id string) string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(b.dir, "job-"+id+"-*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 1)
+	return dirs[0]
+}
+
 // alive reports whether pid is a live process; a zombie (killed, not yet
 // reaped by init) counts as dead.
 func alive(pid int) bool {
@@ -145,6 +181,101 @@ func TestProcessJobGetsItsGPUsAndEnvironment(t *testing.T) {
 	got, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Equal(t, strings.Join(b.gpus, ",")+"|rental-4|3|", string(got))
+}
+
+func TestProcessJobSeesOnlyItsOwnEnvironmentNotTheAgents(t *testing.T) {
+	// Not parallel: it sets the agent's own environment.
+	const token = "gpx_a_SECRETSECRETSECRETSECRETSECRETSECRETSEC"
+	t.Setenv("GPUNEX_TOKEN", token)
+	t.Setenv("GPUNEX_SERVER", "https://gpunex.example.com")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "the-providers-own-secret")
+	t.Setenv("PATH", "/opt/agent-private/bin:"+os.Getenv("PATH"))
+	b := setup(t)
+	spec := b.spec("rental-4", "sleep", "30")
+	spec.GPUUUIDs = b.gpus
+	spec.Env = []string{"EPOCHS=3", "HF_HOME=/data/hf", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7"}
+
+	j, err := b.runtime.Start(context.Background(), spec)
+	require.NoError(t, err)
+	raw, env := environ(t, j)
+	for _, agentOnly := range []string{token, "GPUNEX_SERVER", "the-providers-own-secret", "/opt/agent-private"} {
+		require.NotContains(t, raw, agentOnly)
+	}
+	home := env["HOME"]
+	require.Equal(t, b.dir, filepath.Dir(home), "a directory of its own under the runtime's")
+	gpus := strings.Join(b.gpus, ",")
+	require.Equal(t, map[string]string{
+		"PATH":                   process.DefaultPath,
+		"HOME":                   home,
+		"TMPDIR":                 filepath.Join(home, "tmp"),
+		"EPOCHS":                 "3",
+		"HF_HOME":                "/data/hf",
+		"GPUNEX_JOB_ID":          "rental-4",
+		"CUDA_VISIBLE_DEVICES":   gpus, // its own GPUs, whatever its spec claims
+		"NVIDIA_VISIBLE_DEVICES": gpus,
+	}, env, "its own variables and nothing of the agent's")
+}
+
+func TestProcessJobHasADirectoryOfItsOwnRemovedWhenStopped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	// A job that leaves files behind, some of them in a directory it made
+	// unreadable; "ready" is written to its working directory.
+	_, err := b.runtime.Start(ctx, b.spec("rental-15", "sh", "-c",
+		`echo x > "$TMPDIR/scratch" && mkdir -p "$HOME/locked/inner" && touch "$HOME/locked/inner/f" && chmod 000 "$HOME/locked" && touch ready && exec sleep 30`))
+	require.NoError(t, err)
+	second := b.spec("rental-16", "sh", "-c", `echo x > "$HOME/out"`)
+	second.GPUUUIDs = b.gpus[1:]
+	_, err = b.runtime.Start(ctx, second)
+	require.NoError(t, err)
+
+	first, other := jobDir(t, b, "rental-15"), jobDir(t, b, "rental-16")
+	require.NotEqual(t, first, other)
+	for _, dir := range []string{first, other} {
+		st, err := os.Stat(dir)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o700), st.Mode().Perm(), "only the agent's user may enter it")
+	}
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(first, "ready"))
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond, "the job runs in its directory")
+	require.FileExists(t, filepath.Join(first, "tmp", "scratch"), "TMPDIR is in it")
+
+	b.waitExited(t, "rental-16")
+	require.FileExists(t, filepath.Join(other, "out"), "a job that exited keeps its directory until it is stopped")
+
+	require.NoError(t, b.runtime.Stop(ctx, "rental-15"))
+	require.NoDirExists(t, first, "stopping a job removes its directory, unreadable parts too")
+	require.DirExists(t, other, "and no other job's")
+	require.NoError(t, b.runtime.Stop(ctx, "rental-16"))
+	require.NoDirExists(t, other)
+	entries, err := os.ReadDir(b.dir)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+}
+
+func TestProcessLooksTheCommandUpInTheJobsPathNotTheAgents(t *testing.T) {
+	// Not parallel: it sets the agent's own PATH.
+	private := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(private, "agent-tool"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	t.Setenv("PATH", private+":"+os.Getenv("PATH"))
+	b := setup(t)
+	ctx := context.Background()
+
+	_, err := b.runtime.Start(ctx, b.spec("rental-17", "agent-tool"))
+	require.EqualError(t, err, `process: start rental-17: no executable "agent-tool" in the job's PATH (`+process.DefaultPath+`)`)
+	require.False(t, b.sim.Busy(b.gpus[0]), "a job that cannot start frees its GPU")
+	entries, err := os.ReadDir(b.dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "and leaves no directory")
+
+	spec := b.spec("rental-18", "agent-tool")
+	spec.Env = []string{"PATH=" + private}
+	_, err = b.runtime.Start(ctx, spec)
+	require.NoError(t, err, "a PATH of the job's own is searched")
+	require.Equal(t, 0, *b.waitExited(t, "rental-18").ExitCode)
 }
 
 func TestProcessTimeoutEndsTheJob(t *testing.T) {

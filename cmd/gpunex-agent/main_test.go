@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// token is of the server's form: the prefix and 43 base64url characters.
+const token = "gpx_a_SECRETSECRETSECRETSECRETSECRETSECRETSEC"
+
+// logLine is one line of the agent's JSON log.
+type logLine struct {
+	Level string `json:"level"`
+	Msg   string `json:"msg"`
+}
+
+// startupLog runs the agent until it gives up for want of a data directory
+// (a file stands where it should be), right after its startup warnings, and
+// returns everything it logged.
+func startupLog(t *testing.T, args []string) string {
+	t.Helper()
+	blocker := filepath.Join(t.TempDir(), "not-a-directory")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
+	args = append(args, "--server", "http://127.0.0.1:1", "--data-dir", filepath.Join(blocker, "data"), "--simulate", "1xL4")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 1, run(args, &stdout, &stderr), "no machine identity: %s", stderr.String())
+	return stdout.String() + stderr.String()
+}
+
+func TestAgentWarnsAtStartWhenTheTokenIsGivenWithTheFlag(t *testing.T) {
+	// Not parallel: the agent reads the process environment.
+	for _, name := range []string{"GPUNEX_SERVER", "GPUNEX_TOKEN", "GPUNEX_CONFIG", "GPUNEX_DATA_DIR", "GPUNEX_SIMULATE", "GPUNEX_LOG_FORMAT", "GPUNEX_LOG_LEVEL"} {
+		t.Setenv(name, "") // empty counts as unset
+	}
+	file := filepath.Join(t.TempDir(), "agent.env")
+	require.NoError(t, os.WriteFile(file, []byte("GPUNEX_TOKEN="+token+"\n"), 0o600))
+
+	for _, tc := range []struct {
+		desc   string
+		args   []string
+		env    string // GPUNEX_TOKEN
+		warned bool
+	}{
+		{"--token", []string{"--token", token}, "", true},
+		{"GPUNEX_TOKEN", nil, token, false},
+		{"the config file", []string{"--config", file}, "", false},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Setenv("GPUNEX_TOKEN", tc.env)
+			out := startupLog(t, tc.args)
+			require.NotContains(t, out, token, "the token is never logged")
+			require.NotContains(t, out, "SECRET")
+
+			var warnings []string
+			for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+				var l logLine
+				require.NoError(t, json.Unmarshal([]byte(line), &l), "%s", line)
+				if l.Level == "WARN" && strings.Contains(l.Msg, "--token") {
+					warnings = append(warnings, l.Msg)
+				}
+			}
+			if !tc.warned {
+				require.Empty(t, warnings)
+				return
+			}
+			require.Len(t, warnings, 1, "one warning, at start")
+			require.Contains(t, warnings[0], "every user of this host can read it")
+			require.Contains(t, warnings[0], "GPUNEX_TOKEN environment variable")
+			require.Contains(t, warnings[0], "config file")
+		})
+	}
+}
