@@ -13,7 +13,10 @@ import (
 //
 // A row is pending while SentAt and FailedAt are both nil; LockedUntil is
 // the lease of the worker sending it now. DedupeKey, when set, is unique:
-// a decision enqueued twice sends one email.
+// a decision enqueued twice sends one email. FailedAt is set when the
+// retries run out, or at the first attempt when the server refuses the
+// message for good (a 5xx to RCPT TO or DATA) or it cannot be built;
+// LastError then holds the reason, the server's reply included.
 type OutboxEmail struct {
 	bun.BaseModel `bun:"table:email_outbox,alias:eo"`
 

@@ -12,7 +12,12 @@
 // with a conditional UPDATE that only one replica can win, and hands them to
 // a Sender. A failed delivery is retried with exponential backoff and
 // jitter; after MaxAttempts the row is marked failed and kept for a person
-// to read.
+// to read. A failure no retry can cure is not retried: a message the mail
+// server refuses with a 5xx reply to RCPT TO or DATA (550 no such user,
+// 553, 554), or one that cannot be built, is marked failed after its first
+// attempt. Either way failed_at is set and last_error holds the reason,
+// such as the server's reply. Transient failures (4xx replies, refused
+// connections, timeouts, TLS or authentication errors) keep the backoff.
 //
 // Two Senders exist. SMTPSender talks to a real mail server through
 // github.com/wneessen/go-mail, configured from --smtp-url

@@ -9,15 +9,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"errors"
-	"io"
 	"log/slog"
 	"math/big"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net"
-	netmail "net/mail"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +55,7 @@ type smtpOption = mailtest.Option
 var (
 	withAuth     = mailtest.WithAuth
 	failingFirst = mailtest.FailingFirst
+	refusing     = mailtest.Refusing
 )
 
 // startSMTP starts a plain SMTP server, or, with cfg, an implicit-TLS one.
@@ -180,64 +175,17 @@ func approval(to string) mail.Message {
 	}
 }
 
-// parsed is a received or written message, decoded.
-type parsed struct {
-	Header netmail.Header
-	Text   string
-	HTML   string
-}
-
-// parse reads an RFC 5322 message as a mail client would: headers, RFC
-// 2047 words, multipart/alternative and quoted-printable.
-func parse(t *testing.T, raw []byte) parsed {
+// parse decodes a received or written message as a mail client would,
+// and checks it is a text body with, at most, an HTML alternative.
+func parse(t *testing.T, raw []byte) *mailtest.Decoded {
 	t.Helper()
-	m, err := netmail.ReadMessage(bytes.NewReader(raw))
+	d, err := mailtest.Decode(raw)
 	require.NoError(t, err)
-	p := parsed{Header: m.Header}
-	mediaType, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
-	require.NoError(t, err)
-	if !strings.HasPrefix(mediaType, "multipart/") {
-		p.Text = decodePart(t, m.Header.Get("Content-Transfer-Encoding"), m.Body)
-		return p
-	}
-	require.Equal(t, "multipart/alternative", mediaType)
-	mr := multipart.NewReader(m.Body, params["boundary"])
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		// multipart.Reader already undoes quoted-printable.
-		body := decodePart(t, part.Header.Get("Content-Transfer-Encoding"), part)
-		ct, _, err := mime.ParseMediaType(part.Header.Get("Content-Type"))
-		require.NoError(t, err)
-		switch ct {
-		case "text/plain":
-			p.Text = body
-		case "text/html":
-			p.HTML = body
-		default:
-			t.Fatalf("unexpected part %s", ct)
+	if strings.HasPrefix(d.MediaType, "multipart/") {
+		require.Equal(t, "multipart/alternative", d.MediaType)
+		for _, part := range d.Parts {
+			require.Contains(t, []string{"text/plain", "text/html"}, part.MediaType, "unexpected part")
 		}
 	}
-	return p
-}
-
-func decodePart(t *testing.T, encoding string, r io.Reader) string {
-	t.Helper()
-	if strings.EqualFold(encoding, "quoted-printable") {
-		r = quotedprintable.NewReader(r)
-	}
-	b, err := io.ReadAll(r)
-	require.NoError(t, err)
-	return strings.ReplaceAll(string(b), "\r\n", "\n")
-}
-
-// subject decodes the Subject header's RFC 2047 words.
-func (p parsed) subject(t *testing.T) string {
-	t.Helper()
-	s, err := new(mime.WordDecoder).DecodeHeader(p.Header.Get("Subject"))
-	require.NoError(t, err)
-	return s
+	return d
 }

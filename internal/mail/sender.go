@@ -2,14 +2,27 @@ package mail
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 )
 
 // Sender delivers one message now. Implementations are safe for concurrent
-// use; an error means the message may not have arrived and should be
-// retried.
+// use. An error means the message may not have arrived and should be
+// retried, unless it wraps ErrPermanent or ErrInvalidMessage: then no retry
+// can deliver it.
 type Sender interface {
 	Send(ctx context.Context, msg Message) error
+}
+
+// ErrPermanent is wrapped by a Sender's error when retrying cannot help,
+// e.g. the mail server refused the recipient with a 5xx reply. The Worker
+// marks such an email failed after its first attempt.
+var ErrPermanent = errors.New("mail: permanent failure")
+
+// isPermanent reports whether err, from a Sender, means the message can
+// never be sent as it is: refused for good, or not even buildable.
+func isPermanent(err error) bool {
+	return errors.Is(err, ErrPermanent) || errors.Is(err, ErrInvalidMessage)
 }
 
 var (

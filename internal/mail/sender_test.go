@@ -2,6 +2,10 @@ package mail_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-smtp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/mail/mailtest"
 )
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
@@ -74,14 +80,14 @@ func TestFileSinkWritesEMLThatParses(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, to, 1)
 		require.Contains(t, msg.To, to[0].Address)
-		require.Equal(t, msg.Subject, p.subject(t))
+		require.Equal(t, msg.Subject, p.Subject)
 		date, err := p.Header.Date()
 		require.NoError(t, err)
 		require.True(t, date.Equal(created))
 		require.Equal(t, "<outbox."+itoa64(msg.ID)+"."+strconv.FormatInt(created.UnixNano(), 36)+"@gpunex.io>", p.Header.Get("Message-Id"))
 		require.Equal(t, "1.0", p.Header.Get("Mime-Version"))
-		require.Equal(t, msg.Text, p.Text)
-		require.Equal(t, msg.HTML, p.HTML)
+		require.Equal(t, msg.Text, p.Text())
+		require.Equal(t, msg.HTML, p.HTML())
 	}
 }
 
@@ -91,7 +97,7 @@ func TestFileSinkRefusesAnInvalidMessage(t *testing.T) {
 	sender, err := mail.NewSender("", dataDir, testFrom)
 	require.NoError(t, err)
 	err = sender.Send(context.Background(), mail.Message{To: "not an address", Subject: "s", Text: "t", Kind: "k"})
-	require.ErrorIs(t, err, mail.ErrInvalidMessage)
+	require.ErrorIs(t, err, mail.ErrInvalidMessage, "the worker fails such a message at once")
 	require.Empty(t, emlFiles(t, dataDir))
 }
 
@@ -117,6 +123,7 @@ func TestSMTPSenderUsesImplicitTLSAndAuthenticates(t *testing.T) {
 	require.NoError(t, err)
 	err = untrusting.Send(context.Background(), approval("ada@example.com"))
 	require.ErrorContains(t, err, "certificate")
+	require.NotErrorIs(t, err, mail.ErrPermanent, "a TLS failure is retried")
 	require.NotContains(t, err.Error(), "tls-pa55")
 	require.Len(t, srv.Messages(), 1)
 }
@@ -128,6 +135,7 @@ func TestSMTPSenderReportsAnUnreachableServer(t *testing.T) {
 	require.NoError(t, err)
 	err = sender.Send(context.Background(), approval("ada@example.com"))
 	require.ErrorContains(t, err, "smtp connect")
+	require.NotErrorIs(t, err, mail.ErrPermanent, "a refused connection is retried")
 	require.NotContains(t, err.Error(), "hidden-pw")
 }
 
@@ -192,4 +200,70 @@ func TestBadSMTPURLGivesAClearError(t *testing.T) {
 			require.NotContains(t, err.Error(), password, "errors never repeat the password")
 		})
 	}
+}
+
+func TestSMTPSenderTellsPermanentFromTemporaryRefusals(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		desc      string
+		reply     mailtest.Reply
+		permanent bool
+	}{
+		{"550 to RCPT TO: no such user", mailtest.Reply{Code: 550, Enhanced: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}, true},
+		{"553 to RCPT TO: mailbox name not allowed", mailtest.Reply{Code: 553, Enhanced: smtp.EnhancedCode{5, 1, 3}, Message: "Mailbox name not allowed"}, true},
+		{"554 to RCPT TO: relaying refused", mailtest.Reply{Code: 554, Enhanced: smtp.EnhancedCode{5, 7, 1}, Message: "Relay access denied"}, true},
+		{"554 after DATA: content rejected", mailtest.Reply{Code: 554, Enhanced: smtp.EnhancedCode{5, 6, 0}, Message: "Message rejected", AtData: true}, true},
+		{"552 after DATA: too big", mailtest.Reply{Code: 552, Enhanced: smtp.EnhancedCode{5, 3, 4}, Message: "Message too big", AtData: true}, true},
+		{"450 to RCPT TO: mailbox unavailable", mailtest.Reply{Code: 450, Enhanced: smtp.EnhancedCode{4, 2, 0}, Message: "Mailbox unavailable"}, false},
+		{"451 to RCPT TO: local error", mailtest.Reply{Code: 451, Enhanced: smtp.EnhancedCode{4, 3, 0}, Message: "Try again later"}, false},
+		{"452 to RCPT TO: insufficient storage", mailtest.Reply{Code: 452, Enhanced: smtp.EnhancedCode{4, 2, 2}, Message: "Mailbox full"}, false},
+		{"421 after DATA: service closing", mailtest.Reply{Code: 421, Enhanced: smtp.EnhancedCode{4, 3, 2}, Message: "Service not available", AtData: true}, false},
+		{"451 after DATA: greylisted", mailtest.Reply{Code: 451, Enhanced: smtp.EnhancedCode{4, 7, 1}, Message: "Greylisted", AtData: true}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.desc, func(t *testing.T) {
+			t.Parallel()
+			srv := startSMTP(t, nil, refusing("ada@example.com", c.reply))
+			sender, err := mail.NewSender(srv.URL(), t.TempDir(), testFrom)
+			require.NoError(t, err)
+
+			err = sender.Send(context.Background(), approval("ada@example.com"))
+			// net/textproto quotes the reply's text after its code.
+			e := c.reply.Enhanced
+			require.ErrorContains(t, err, fmt.Sprintf("%d %q", c.reply.Code, fmt.Sprintf("%d.%d.%d %s", e[0], e[1], e[2], c.reply.Message)), "the error names the reply")
+			require.Equal(t, c.permanent, errors.Is(err, mail.ErrPermanent), "permanent? %v", err)
+			require.Empty(t, srv.Messages())
+
+			// The same server still takes mail for someone else.
+			require.NoError(t, sender.Send(context.Background(), approval("bob@example.com")))
+			require.Len(t, srv.Messages(), 1)
+		})
+	}
+}
+
+func TestSMTPSenderTimeoutIsTemporary(t *testing.T) {
+	t.Parallel()
+	// A server that accepts the connection and never greets.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer func() { _ = c.Close() }()
+		_, _ = io.Copy(io.Discard, c) // until the client gives up
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+	})
+
+	sender, err := mail.NewSender("smtp://"+l.Addr().String()+"?timeout=500ms", t.TempDir(), testFrom)
+	require.NoError(t, err)
+	err = sender.Send(context.Background(), approval("ada@example.com"))
+	require.ErrorContains(t, err, "timeout")
+	require.NotErrorIs(t, err, mail.ErrPermanent)
 }

@@ -236,6 +236,8 @@ func NewSMTPSender(cfg SMTPConfig) (*SMTPSender, error) {
 }
 
 // Send delivers msg, returning an error that never holds the password.
+// The error wraps ErrPermanent when the server refused msg for good (see
+// refusedForGood), and ErrInvalidMessage when msg cannot be built.
 func (s *SMTPSender) Send(ctx context.Context, msg Message) error {
 	m, err := build(s.from, msg)
 	if err != nil {
@@ -243,13 +245,46 @@ func (s *SMTPSender) Send(ctx context.Context, msg Message) error {
 	}
 	conn, err := s.client.DialToSMTPClientWithContext(ctx)
 	if err != nil {
+		// Connecting, TLS and authentication concern the server or our
+		// account, never this message: always worth a retry.
 		return fmt.Errorf("mail: smtp connect: %s", redact(err.Error(), s.password))
 	}
 	defer func() { _ = s.client.CloseWithSMTPClient(conn) }()
 	if err := s.client.SendWithSMTPClient(conn, m); err != nil {
-		return fmt.Errorf("mail: smtp send: %s", redact(err.Error(), s.password))
+		text := redact(err.Error(), s.password)
+		if refusedForGood(err) {
+			return fmt.Errorf("%w: smtp send: %s", ErrPermanent, text)
+		}
+		return fmt.Errorf("mail: smtp send: %s", text)
 	}
 	return nil
+}
+
+// refusedForGood reports whether err, from go-mail's SendWithSMTPClient,
+// means this message can never be sent as it is. go-mail reports each
+// failed step as a *gomail.SendError whose Reason names the step,
+// ErrorCode the server's reply code (0 when the server did not reply) and
+// IsTemp whether the reply was a 4xx.
+//
+// Permanent: a 5xx reply to RCPT TO or DATA (the recipient or the content
+// is refused; RFC 5321 §4.2.1 tells a client not to repeat such a
+// request), and go-mail failing to take a sender or recipient out of the
+// message. Everything else is retried: 4xx replies, I/O errors and
+// timeouts (code 0), and a 5xx to MAIL FROM, which refuses our sender
+// address or account for every email alike until a person fixes the
+// configuration.
+func refusedForGood(err error) bool {
+	var se *gomail.SendError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Reason {
+	case gomail.ErrGetSender, gomail.ErrGetRcpts:
+		return true
+	case gomail.ErrSMTPRcptTo, gomail.ErrSMTPData, gomail.ErrSMTPDataClose:
+		return !se.IsTemp() && se.ErrorCode()/100 == 5
+	}
+	return false
 }
 
 // redact replaces secret in text; errors from the SMTP conversation are

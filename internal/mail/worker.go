@@ -46,7 +46,8 @@ type WorkerConfig struct {
 	// SendTimeout bounds one delivery (DefaultSendTimeout).
 	SendTimeout time.Duration
 	// MaxAttempts is how many deliveries are tried before the row is
-	// marked failed (DefaultMaxAttempts).
+	// marked failed (DefaultMaxAttempts). A permanent failure (see
+	// Sender) fails the row at its first attempt.
 	MaxAttempts int
 	// BatchSize is how many due rows are fetched per query
 	// (DefaultBatchSize).
@@ -247,7 +248,8 @@ func (w *Worker) deliver(ctx context.Context, row *models.OutboxEmail) (bool, er
 		return true, nil
 	}
 
-	if ctx.Err() != nil {
+	permanent := isPermanent(sendErr)
+	if ctx.Err() != nil && !permanent {
 		// Shutting down: release the claim so another replica (or this
 		// one, restarted) sends it, without spending an attempt.
 		_, err := w.db.NewUpdate().Model((*models.OutboxEmail)(nil)).
@@ -265,10 +267,16 @@ func (w *Worker) deliver(ctx context.Context, row *models.OutboxEmail) (bool, er
 		Where("id = ?", row.ID).
 		Where("sent_at IS NULL").
 		Where("attempts = ?", row.Attempts)
-	if attempt >= w.cfg.MaxAttempts {
+	switch {
+	case permanent:
+		// No retry can deliver it: fail it now, with the reason in
+		// last_error, rather than after MaxAttempts over hours.
+		q = q.Set("failed_at = ?", now)
+		log.ErrorContext(ctx, "mail: email failed permanently, not retrying", "err", sendErr)
+	case attempt >= w.cfg.MaxAttempts:
 		q = q.Set("failed_at = ?", now)
 		log.ErrorContext(ctx, "mail: giving up on email", "err", sendErr)
-	} else {
+	default:
 		next := now.Add(w.cfg.Backoff(attempt))
 		q = q.Set("next_attempt_at = ?", next)
 		log.WarnContext(ctx, "mail: delivery failed, will retry", "err", sendErr, "next_attempt_at", next)

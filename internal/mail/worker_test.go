@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-smtp"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/mail/mailtest"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -42,9 +44,9 @@ func TestCommittedEmailIsDeliveredOverSMTP(t *testing.T) {
 		to, err := p.Header.AddressList("To")
 		require.NoError(t, err)
 		require.Equal(t, "ada@example.com", to[0].Address)
-		require.Equal(t, msg.Subject, p.subject(t))
-		require.Equal(t, msg.Text, p.Text)
-		require.Equal(t, msg.HTML, p.HTML)
+		require.Equal(t, msg.Subject, p.Subject)
+		require.Equal(t, msg.Text, p.Text())
+		require.Equal(t, msg.HTML, p.HTML())
 		date, err := p.Header.Date()
 		require.NoError(t, err)
 		require.True(t, date.Equal(t0), "Date is when the email was enqueued: %v", date)
@@ -112,7 +114,7 @@ func TestDedupeKeyEnqueuedTwiceSendsOneEmail(t *testing.T) {
 		require.Equal(t, 4, b.sendDue(t))
 		toAda := 0
 		for _, m := range b.smtp.Messages() {
-			if m.To[0] == "ada@example.com" && parse(t, m.Data).subject(t) == msg.Subject {
+			if m.To[0] == "ada@example.com" && parse(t, m.Data).Subject == msg.Subject {
 				toAda++
 			}
 		}
@@ -233,7 +235,7 @@ func TestTwoWorkersRacingSendEachEmailOnce(t *testing.T) {
 		require.Len(t, got, total, "each email arrived exactly once")
 		seen := map[string]bool{}
 		for _, m := range got {
-			s := parse(t, m.Data).subject(t)
+			s := parse(t, m.Data).Subject
 			require.False(t, seen[s], "%q arrived twice", s)
 			seen[s] = true
 		}
@@ -345,6 +347,7 @@ func TestWrongSMTPPasswordIsRecordedWithoutIt(t *testing.T) {
 		row := b.row(t, msg.Subject)
 		require.Contains(t, row.LastError, "535")
 		require.NotContains(t, row.LastError, wrong)
+		require.Nil(t, row.FailedAt, "a rejected login is the account's problem, not the email's: retried")
 	})
 }
 
@@ -394,4 +397,93 @@ func TestBackoffIsExponentialWithJitterCappedAtAnHour(t *testing.T) {
 			require.Greater(t, len(seen), 1, "jittered, not fixed")
 		})
 	}
+}
+
+func TestPermanentRefusalFailsAtOnceWhileTemporaryIsRetried(t *testing.T) {
+	t.Parallel()
+	const password = "perm-Pa55word"
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, mail.WorkerConfig{},
+			withAuth("gpunex", password),
+			refusing("nobody@example.com", mailtest.Reply{Code: 550, Enhanced: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}),
+			refusing("busy@example.com", mailtest.Reply{Code: 451, Enhanced: smtp.EnhancedCode{4, 2, 1}, Message: "Mailbox busy, try again later", Times: 1}))
+		unknown := approval("nobody@example.com")
+		unknown.Subject = "To an unknown mailbox"
+		busy := approval("busy@example.com")
+		busy.Subject = "To a busy mailbox"
+		valid := approval("ada@example.com")
+		for _, msg := range []mail.Message{unknown, busy, valid} {
+			b.enqueue(t, msg)
+		}
+
+		require.Equal(t, 1, b.sendDue(t), "one pass over the batch sends the valid email")
+		got := b.smtp.Messages()
+		require.Len(t, got, 1)
+		require.Equal(t, []string{"ada@example.com"}, got[0].To)
+		require.NotNil(t, b.row(t, valid.Subject).SentAt)
+
+		row := b.row(t, unknown.Subject)
+		require.Equal(t, 1, row.Attempts)
+		require.NotNil(t, row.FailedAt, "a 550 fails the email after one attempt")
+		require.True(t, row.FailedAt.Equal(t0))
+		require.Nil(t, row.SentAt)
+		require.Nil(t, row.LockedUntil)
+		require.Contains(t, row.LastError, `550 "5.1.1 No such user"`, "the reason names the server's reply")
+		require.Contains(t, row.LastError, "RCPT TO")
+		require.NotContains(t, row.LastError, password)
+		require.Equal(t, 1, b.smtp.RcptCalls("nobody@example.com"))
+
+		row = b.row(t, busy.Subject)
+		require.Equal(t, 1, row.Attempts)
+		require.Nil(t, row.FailedAt, "a 451 is retried")
+		require.Nil(t, row.SentAt)
+		require.Contains(t, row.LastError, "451")
+		wait := row.NextAttemptAt.Sub(b.clock.Now())
+		require.GreaterOrEqual(t, wait, 5*time.Second)
+		require.LessOrEqual(t, wait, 10*time.Second)
+
+		b.clock.Set(row.NextAttemptAt)
+		require.Equal(t, 1, b.sendDue(t), "the busy mailbox accepts the retry")
+		row = b.row(t, busy.Subject)
+		require.Equal(t, 2, row.Attempts)
+		require.NotNil(t, row.SentAt)
+		require.Nil(t, row.FailedAt)
+		require.Len(t, b.smtp.Messages(), 2)
+
+		b.clock.Advance(48 * time.Hour)
+		require.Zero(t, b.sendDue(t))
+		require.Equal(t, 1, b.smtp.RcptCalls("nobody@example.com"), "a refused email is never tried again")
+		require.Equal(t, 1, b.row(t, unknown.Subject).Attempts)
+
+		logs := b.logs.String()
+		require.Equal(t, 1, strings.Count(logs, "failed permanently"), "logged once: %s", logs)
+		require.NotContains(t, logs, password)
+		require.NotContains(t, logs, "giving up")
+	})
+}
+
+func TestUnbuildableEmailFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, mail.WorkerConfig{})
+		// Enqueue refuses such a message; a row written before a rule
+		// was tightened, or by hand, can still hold one.
+		row := &models.OutboxEmail{
+			Kind: "application.approved", ToAddress: "not an address", Subject: "Unbuildable",
+			TextBody: "text", CreatedAt: t0, NextAttemptAt: t0,
+		}
+		_, err := db.NewInsert().Model(row).Exec(context.Background())
+		require.NoError(t, err)
+
+		require.Zero(t, b.sendDue(t))
+		row = b.row(t, "Unbuildable")
+		require.Equal(t, 1, row.Attempts)
+		require.NotNil(t, row.FailedAt, "failed at its first attempt")
+		require.Contains(t, row.LastError, "invalid message")
+		require.Zero(t, b.smtp.DataCalls())
+
+		b.clock.Advance(48 * time.Hour)
+		require.Zero(t, b.sendDue(t))
+		require.Equal(t, 1, b.row(t, "Unbuildable").Attempts)
+	})
 }

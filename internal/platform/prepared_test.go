@@ -106,7 +106,7 @@ func TestPreparedHeartbeatAnswersExactlyAsTheGenericExecutor(t *testing.T) {
 		now := time.Now().UTC()
 		cases := []struct {
 			name, token, accept, operationName, variables string
-			prepared                                       bool
+			prepared                                      bool
 		}{
 			{name: "a full beat", variables: beat(""), prepared: true},
 			{name: "a beat with its sample time", variables: beat(`,"at":"` + now.Format(time.RFC3339Nano) + `"`), prepared: true},

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +38,27 @@ type Server struct {
 	messages  []Received
 	dataCalls int
 	failFirst int // the first failFirst DATA commands answer 451
+	// refusals and rcptCalls are keyed by the lower-cased recipient.
+	refusals  map[string]*Reply
+	rcptCalls map[string]int
+}
+
+// Reply is a refusal scripted for one recipient with Refusing.
+type Reply struct {
+	// Code is the SMTP reply code, e.g. 550 (permanent) or 451 (try
+	// again later).
+	Code int
+	// Enhanced is the RFC 3463 code; zero sends Code's class, e.g. 5.0.0.
+	Enhanced smtp.EnhancedCode
+	// Message is the text after the codes ("Refused by mailtest" when
+	// empty).
+	Message string
+	// AtData refuses at the end of DATA rather than at RCPT TO, as a
+	// server that rejects the content does.
+	AtData bool
+	// Times is how many times the recipient is refused before mail to it
+	// is accepted; zero refuses it for good.
+	Times int
 }
 
 // Option configures a Server.
@@ -55,11 +77,27 @@ func FailingFirst(n int) Option {
 	return func(s *Server, _ *smtp.Server) { s.failFirst = n }
 }
 
+// Refusing makes the server refuse mail to rcpt with reply, e.g.
+// Reply{Code: 550, Message: "No such user"}; other recipients are not
+// affected.
+func Refusing(rcpt string, reply Reply) Option {
+	return func(s *Server, _ *smtp.Server) {
+		if s.refusals == nil {
+			s.refusals = map[string]*Reply{}
+		}
+		r := reply // a copy per server: Times counts down
+		if r.Message == "" {
+			r.Message = "Refused by mailtest"
+		}
+		s.refusals[strings.ToLower(rcpt)] = &r
+	}
+}
+
 // Start runs a plain SMTP server, or, with cfg, an implicit-TLS one,
 // until the test ends.
 func Start(t testing.TB, cfg *tls.Config, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{}
+	s := &Server{rcptCalls: map[string]int{}}
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{server: s}, nil
 	}))
@@ -110,6 +148,30 @@ func (s *Server) DataCalls() int {
 	return s.dataCalls
 }
 
+// RcptCalls is how many times RCPT TO named rcpt, refused ones included.
+func (s *Server) RcptCalls(rcpt string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rcptCalls[strings.ToLower(rcpt)]
+}
+
+// refusal returns the error scripted for rcpt at this stage, counting it
+// against the reply's Times, or nil when rcpt is accepted. The caller
+// holds mu.
+func (s *Server) refusal(rcpt string, atData bool) error {
+	r := s.refusals[strings.ToLower(rcpt)]
+	if r == nil || r.AtData != atData {
+		return nil
+	}
+	if r.Times > 0 {
+		r.Times--
+		if r.Times == 0 {
+			delete(s.refusals, strings.ToLower(rcpt))
+		}
+	}
+	return &smtp.SMTPError{Code: r.Code, EnhancedCode: r.Enhanced, Message: r.Message}
+}
+
 type smtpSession struct {
 	server *Server
 	authed bool
@@ -143,6 +205,13 @@ func (ss *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s := ss.server
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rcptCalls[strings.ToLower(to)]++
+	if err := s.refusal(to, false); err != nil {
+		return err
+	}
 	ss.to = append(ss.to, to)
 	return nil
 }
@@ -158,6 +227,11 @@ func (ss *smtpSession) Data(r io.Reader) error {
 	s.dataCalls++
 	if s.dataCalls <= s.failFirst {
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Mailbox busy, try again later"}
+	}
+	for _, to := range ss.to {
+		if err := s.refusal(to, true); err != nil {
+			return err
+		}
 	}
 	s.messages = append(s.messages, Received{From: ss.from, To: append([]string(nil), ss.to...), Data: b})
 	return nil

@@ -1,9 +1,6 @@
 package platformtest
 
 import (
-	"bytes"
-	"io"
-	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -33,17 +30,16 @@ func StartSMTP(t testing.TB) *SMTPServer {
 	return &SMTPServer{Server: mailtest.Start(t, nil)}
 }
 
-// Messages returns what arrived so far, decoded.
+// Messages returns what arrived so far, decoded; a message that does not
+// decode is left out.
 func (s *SMTPServer) Messages() []*Mail {
 	var out []*Mail
-	dec := mimeDecoder{}
 	for _, r := range s.Server.Messages() {
-		msg, err := mail.ReadMessage(bytes.NewReader(r.Data))
+		d, err := mailtest.Decode(r.Data)
 		if err != nil {
 			continue
 		}
-		body, _ := io.ReadAll(msg.Body)
-		out = append(out, &Mail{From: r.From, To: r.To, Subject: dec.header(msg.Header.Get("Subject")), Body: dec.body(msg.Header, body)})
+		out = append(out, &Mail{From: r.From, To: r.To, Subject: d.Subject, Body: d.Body()})
 	}
 	return out
 }
