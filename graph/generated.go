@@ -16,6 +16,7 @@ import (
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -280,6 +281,11 @@ type ComplexityRoot struct {
 		UpsProtected     func(childComplexity int) int
 	}
 
+	ProviderApplicationChange struct {
+		Application func(childComplexity int) int
+		Initial     func(childComplexity int) int
+	}
+
 	ProviderApplicationConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
@@ -319,8 +325,9 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		MachineStatusChanged func(childComplexity int) int
-		NotificationAdded    func(childComplexity int, afterID *string) int
+		MachineStatusChanged       func(childComplexity int) int
+		NotificationAdded          func(childComplexity int, afterID *string) int
+		ProviderApplicationChanged func(childComplexity int, id *string) int
 	}
 
 	TierSuggestion struct {
@@ -402,6 +409,7 @@ type QueryResolver interface {
 type SubscriptionResolver interface {
 	MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error)
 	NotificationAdded(ctx context.Context, afterID *string) (<-chan *models.Notification, error)
+	ProviderApplicationChanged(ctx context.Context, id *string) (<-chan *onboarding.Change, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1421,6 +1429,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProviderApplication.UpsProtected(childComplexity), true
 
+	case "ProviderApplicationChange.application":
+		if e.ComplexityRoot.ProviderApplicationChange.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationChange.Application(childComplexity), true
+	case "ProviderApplicationChange.initial":
+		if e.ComplexityRoot.ProviderApplicationChange.Initial == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderApplicationChange.Initial(childComplexity), true
+
 	case "ProviderApplicationConnection.edges":
 		if e.ComplexityRoot.ProviderApplicationConnection.Edges == nil {
 			break
@@ -1580,6 +1601,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.NotificationAdded(childComplexity, args["afterId"].(*string)), true
+	case "Subscription.providerApplicationChanged":
+		if e.ComplexityRoot.Subscription.ProviderApplicationChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_providerApplicationChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ProviderApplicationChanged(childComplexity, args["id"].(*string)), true
 
 	case "TierSuggestion.reasonCodes":
 		if e.ComplexityRoot.TierSuggestion.ReasonCodes == nil {
@@ -2289,6 +2321,16 @@ type AgentToken {
   revokedAt: DateTime
 }
 
+"""
+ProviderApplicationChange is one message of providerApplicationChanged: an
+application as it is now.
+"""
+type ProviderApplicationChange {
+  application: ProviderApplication!
+  "True for the current-state messages that open a subscription."
+  initial: Boolean!
+}
+
 type CreateAgentTokenPayload {
   "The secret, shown only in this response."
   token: String
@@ -2326,6 +2368,19 @@ extend type Mutation {
   requestApplicationInfo(id: ID!, message: String!): ProviderApplicationPayload!
   createAgentToken(name: String!): CreateAgentTokenPayload!
   revokeAgentToken(id: ID!): RevokeAgentTokenPayload!
+}
+
+extend type Subscription {
+  """
+  Admins: provider applications as they change. With id, that application
+  as it is now, then again after each change. Without id, every application
+  awaiting a decision (SUBMITTED or INFO_REQUESTED, the newest 100) as it is
+  now, then any application after each change. A change is a submission, a
+  resubmission or a decision (approve, reject, request information); the
+  message carries the whole application as it is when sent, answers and
+  history included.
+  """
+  providerApplicationChanged(id: ID): ProviderApplicationChange!
 }
 `, BuiltIn: false},
 	{Name: "../schema/root.graphqls", Input: `# Root operation types. Each domain area extends them in its own file.
@@ -2808,6 +2863,16 @@ func (ec *executionContext) childFields_ProviderApplication(ctx context.Context,
 		return ec.fieldContext_ProviderApplication_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProviderApplication", field.Name)
+}
+
+func (ec *executionContext) childFields_ProviderApplicationChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "application":
+		return ec.fieldContext_ProviderApplicationChange_application(ctx, field)
+	case "initial":
+		return ec.fieldContext_ProviderApplicationChange_initial(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationChange", field.Name)
 }
 
 func (ec *executionContext) childFields_ProviderApplicationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3319,6 +3384,20 @@ func (ec *executionContext) field_Subscription_notificationAdded_args(ctx contex
 		return nil, err
 	}
 	args["afterId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_providerApplicationChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -7405,6 +7484,61 @@ func (ec *executionContext) fieldContext_ProviderApplication_updatedAt(_ context
 	return graphql.NewScalarFieldContext("ProviderApplication", field, false, false, "DateTime")
 }
 
+func (ec *executionContext) _ProviderApplicationChange_application(ctx context.Context, field graphql.CollectedField, obj *onboarding.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationChange_application(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Application, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
+			return ec.marshalNProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationChange_application(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderApplicationChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplication(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProviderApplicationChange_initial(ctx context.Context, field graphql.CollectedField, obj *onboarding.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderApplicationChange_initial(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Initial, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderApplicationChange_initial(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderApplicationChange", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _ProviderApplicationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ProviderApplicationConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8191,6 +8325,50 @@ func (ec *executionContext) fieldContext_Subscription_notificationAdded(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_notificationAdded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_providerApplicationChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_providerApplicationChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ProviderApplicationChanged(ctx, fc.Args["id"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *onboarding.Change) graphql.Marshaler {
+			return ec.marshalNProviderApplicationChange2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋonboardingᚐChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_providerApplicationChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderApplicationChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_providerApplicationChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11868,6 +12046,44 @@ func (ec *executionContext) _ProviderApplication(ctx context.Context, sel ast.Se
 	return out
 }
 
+var providerApplicationChangeImplementors = []string{"ProviderApplicationChange"}
+
+func (ec *executionContext) _ProviderApplicationChange(ctx context.Context, sel ast.SelectionSet, obj *onboarding.Change) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerApplicationChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderApplicationChange")
+		case "application":
+			out.Values[i] = ec._ProviderApplicationChange_application(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "initial":
+			out.Values[i] = ec._ProviderApplicationChange_initial(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var providerApplicationConnectionImplementors = []string{"ProviderApplicationConnection"}
 
 func (ec *executionContext) _ProviderApplicationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ProviderApplicationConnection) graphql.Marshaler {
@@ -12183,6 +12399,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_machineStatusChanged(ctx, fields[0])
 	case "notificationAdded":
 		return ec._Subscription_notificationAdded(ctx, fields[0])
+	case "providerApplicationChanged":
+		return ec._Subscription_providerApplicationChanged(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -13276,6 +13494,14 @@ func (ec *executionContext) marshalNProviderApplication2ᚖgithubᚗcomᚋgpunex
 		return graphql.Null
 	}
 	return ec._ProviderApplication(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProviderApplicationChange2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋonboardingᚐChange(ctx context.Context, sel ast.SelectionSet, v *onboarding.Change) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderApplicationChange!")
+		return graphql.Null
+	}
+	return ec._ProviderApplicationChange(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProviderApplicationConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐProviderApplicationConnection(ctx context.Context, sel ast.SelectionSet, v *model.ProviderApplicationConnection) graphql.Marshaler {

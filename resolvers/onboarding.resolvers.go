@@ -231,6 +231,22 @@ func (r *queryResolver) MyProvider(ctx context.Context) (*models.Provider, error
 	return r.Onboarding.ProviderForUser(ctx, v.User.ID)
 }
 
+// ProviderApplicationChanged is the resolver for the providerApplicationChanged field.
+func (r *subscriptionResolver) ProviderApplicationChanged(ctx context.Context, id *string) (<-chan *onboarding.Change, error) {
+	if _, err := auth.RequireRole(ctx, models.RoleAdmin); err != nil {
+		return nil, err
+	}
+	var appID *int64
+	if id != nil {
+		n, err := parseID("id", *id)
+		if err != nil {
+			return nil, err
+		}
+		appID = &n
+	}
+	return r.Onboarding.Watch(ctx, appID)
+}
+
 // ApplicationEvent returns graph.ApplicationEventResolver implementation.
 func (r *Resolver) ApplicationEvent() graph.ApplicationEventResolver {
 	return &applicationEventResolver{r}

@@ -1,12 +1,16 @@
 // Provider onboarding end to end: a real gpunex server (demo world), two
-// Chromium contexts (applicant and admin) on the embedded SPA, and the email
-// outbox sink on disk. A new user applies with two GPU entries (a supported
-// model 24/7, another one in weekly windows in a time zone); the admin asks
-// for more information; the applicant sees it live, edits and resubmits; the
-// admin approves as Community; the applicant sees the approval live, creates
-// an agent token (shown once, with the install command) and the approval
-// email is found as an .eml file. The last screen is saved as
-// artifacts/e2e-onboarding.png.
+// Chromium contexts (applicant and admin, the admin with two tabs: the
+// review queue, and a second one that only watches every application) on
+// the embedded SPA, and the email outbox sink on disk. A new user applies
+// with two GPU entries (a supported model 24/7, another one in weekly
+// windows in a time zone) and the application appears in the admin's queue
+// live; the admin asks for more information; the applicant sees it live,
+// edits and resubmits; the admin's review page shows the resubmitted answers
+// and history live; the admin approves as Community; the watching tab
+// follows every status without a reload; the applicant sees the approval
+// live, creates an agent token (shown once, with the install command) and
+// the approval email is found as an .eml file. No admin or applicant page is
+// ever reloaded. The last screen is saved as artifacts/e2e-onboarding.png.
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,9 +41,13 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     console.log(`step: ${label}`);
   };
 
-  async function newPage(name, options) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', ...options });
-    context.setDefaultTimeout(STEP_TIMEOUT);
+  // newPage opens a page in a new browser context, or in context (which
+  // shares its cookies: the same signed-in user in another tab).
+  async function newPage(name, options, context) {
+    if (!context) {
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', ...options });
+      context.setDefaultTimeout(STEP_TIMEOUT);
+    }
     const page = await context.newPage();
     page.on('pageerror', (err) => pageErrors.push(`${name}: ${err.message}`));
     page.on('console', (msg) => {
@@ -48,6 +56,19 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     pages[name] = page;
     return page;
   }
+
+  const statusIs = (page, selector, status) =>
+    page.waitForFunction(([sel, want]) => document.querySelector(sel)?.getAttribute('data-status') === want, [selector, status], {
+      timeout: STEP_TIMEOUT,
+    });
+
+  // A marker on window survives only if the page never reloads.
+  const markNoReload = (page) =>
+    page.evaluate(() => {
+      window.__gpunexNoReload = true;
+    });
+  const notReloaded = async (page, who) =>
+    assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, `the ${who} page was not reloaded`);
 
   const unreadIs = (page, n) =>
     page.waitForFunction(
@@ -78,10 +99,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await u('signup-submit').click();
     await u('account-page').waitFor();
     await unreadIs(user, 1); // the welcome notification
-    // A marker on window survives only if the page never reloads.
-    await user.evaluate(() => {
-      window.__gpunexNoReload = true;
-    });
+    await markNoReload(user);
 
     at('Roles page: apply to provide GPUs');
     await u('nav-roles').click();
@@ -138,6 +156,23 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.equal(await text(u('field-gpus.1.availability.windows.0.end-error')), en.userErrors.EMPTY_WINDOW);
     assert.equal(await u('field-gpus.0.quantity').getAttribute('aria-invalid'), 'true');
 
+    at('admin logs in and opens the queue; a second tab watches every application');
+    await admin.goto(`${server.url}/login`);
+    await a('field-email').fill(ADMIN.email);
+    await a('field-password').fill(ADMIN.password);
+    await a('login-submit').click();
+    await a('account-page').waitFor();
+    await markNoReload(admin);
+    await a('nav-admin-applications').click();
+    await a('admin-queue-page').waitFor();
+    await admin.locator('[data-testid="queue-table"][data-live="true"]').waitFor();
+    const watcher = await newPage('admin-watcher', undefined, admin.context());
+    await watcher.goto(`${server.url}/admin/applications?status=ALL`);
+    await watcher.locator('[data-testid="queue-table"][data-live="true"]').waitFor();
+    await markNoReload(watcher);
+    const rowSelector = `[data-testid="queue-row"][data-email="${applicant.email}"]`;
+    assert.equal(await admin.locator(rowSelector).count(), 0, 'not applied yet');
+
     at('fix and submit');
     await u('field-gpus.0.quantity').fill('8');
     await u('field-gpus.1.availability.windows.0.end').selectOption('22:00');
@@ -149,19 +184,16 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.ok((await text(u('tier-reasons'))).includes(en.tierReasons.noUps), 'the reason is translated from its code');
     assert.equal(await u('answer-gpu').count(), 2);
 
-    at('admin logs in and opens the queue');
-    await admin.goto(`${server.url}/login`);
-    await a('field-email').fill(ADMIN.email);
-    await a('field-password').fill(ADMIN.password);
-    await a('login-submit').click();
-    await a('account-page').waitFor();
-    await a('nav-admin-applications').click();
-    await a('admin-queue-page').waitFor();
-    const row = admin.locator(`[data-testid="queue-row"][data-email="${applicant.email}"]`);
+    at('the application appears in the admin queue live');
+    const row = admin.locator(rowSelector);
     await row.waitFor();
     assert.equal(await row.getAttribute('data-status'), 'SUBMITTED');
+    await statusIs(watcher, rowSelector, 'SUBMITTED');
+    await notReloaded(admin, 'admin');
+
     await row.getByTestId('queue-open').click();
     await a('admin-review-page').waitFor();
+    await admin.locator('[data-testid="admin-review-page"][data-live="true"]').waitFor();
     assert.equal(await a('answer-gpu').count(), 2, 'all GPU entries are shown');
     const kinds = await a('answer-availability').evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
     assert.deepEqual(kinds, ['ALWAYS', 'WEEKLY']);
@@ -189,6 +221,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await admin.waitForFunction(
       () => document.querySelector('[data-testid="admin-review-page"]')?.getAttribute('data-status') === 'INFO_REQUESTED',
     );
+    await statusIs(watcher, rowSelector, 'INFO_REQUESTED');
 
     at('applicant sees the request live: bell and status page, no reload');
     await unreadIs(user, 2);
@@ -203,7 +236,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.ok(infoText.includes(en.notifications.kinds.APPLICATION_INFO_REQUESTED.title), `info notification: ${infoText}`);
     assert.ok(infoText.includes(question), `the question is in the notification: ${infoText}`);
     await user.keyboard.press('Escape');
-    assert.equal(await user.evaluate(() => window.__gpunexNoReload), true, 'the applicant page was not reloaded');
+    await notReloaded(user, 'applicant');
 
     at('applicant edits and resubmits');
     await u('application-edit-button').click();
@@ -223,12 +256,19 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     const actions = await u('history-item').evaluateAll((els) => els.map((el) => el.getAttribute('data-action')));
     assert.deepEqual(actions, ['SUBMITTED', 'INFO_REQUESTED', 'RESUBMITTED'], 'history: who did what, in order');
 
-    at('admin approves as Community');
-    await admin.reload();
-    await a('admin-review-page').waitFor();
-    assert.equal(await a('admin-review-page').getAttribute('data-status'), 'SUBMITTED');
+    at('the admin review page shows the resubmission live, without a reload');
+    await statusIs(admin, '[data-testid="admin-review-page"]', 'SUBMITTED');
+    await a('review-live-change').waitFor();
+    assert.equal(await a('review-live-change').getAttribute('data-action'), 'RESUBMITTED');
+    assert.ok(plain(await text(a('review-live-change'))).includes(applicant.name), 'it says who changed the application');
     assert.equal(await text(a('answer-notes')), answer, 'the admin sees the new answer');
-    await a('field-tier').selectOption('COMMUNITY');
+    const adminActions = await a('history-item').evaluateAll((els) => els.map((el) => el.getAttribute('data-action')));
+    assert.deepEqual(adminActions, ['SUBMITTED', 'INFO_REQUESTED', 'RESUBMITTED'], 'and the history');
+    assert.equal(await a('review-done').count(), 0, 'the earlier "question sent" notice is gone');
+    await statusIs(watcher, rowSelector, 'SUBMITTED');
+    await notReloaded(admin, 'admin');
+
+    at('admin approves as Community');    await a('field-tier').selectOption('COMMUNITY');
     await a('field-message').fill('Welcome aboard!');
     await a('review-approve').click();
     await a('review-done').waitFor();
@@ -236,6 +276,10 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
       () => document.querySelector('[data-testid="admin-review-page"]')?.getAttribute('data-status') === 'APPROVED',
     );
     assert.equal(await a('review-tier').getAttribute('data-tier'), 'COMMUNITY');
+    assert.equal(await a('review-live-change').count(), 0, 'the own decision is not reported as news');
+    await statusIs(watcher, rowSelector, 'APPROVED');
+    await notReloaded(admin, 'admin');
+    await notReloaded(watcher, 'watching admin');
 
     at('applicant sees the approval live and becomes a provider');
     await unreadIs(user, 3);
@@ -249,7 +293,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     const approvedText = plain(await approved.textContent());
     assert.ok(approvedText.includes(en.notifications.kinds.APPLICATION_APPROVED.title), `approval notification: ${approvedText}`);
     assert.ok(approvedText.includes(en.tiers.COMMUNITY.name), `the tier is named: ${approvedText}`);
-    assert.equal(await user.evaluate(() => window.__gpunexNoReload), true, 'the applicant page was not reloaded');
+    await notReloaded(user, 'applicant');
 
     at('applicant opens the tokens page from the notification');
     await approved.getByTestId('notification-link').click();

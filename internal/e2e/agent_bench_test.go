@@ -22,7 +22,9 @@ func BenchmarkAgentResources(b *testing.B) {
 		"--simulate", "8xH100", "--hostname", "bench-host")
 	require.Eventually(b, func() bool {
 		var mp struct {
-			MyProvider struct{ Machines []struct{ Hostname, Status string } }
+			MyProvider struct {
+				Machines []struct{ Hostname, Status string }
+			}
 		}
 		provider.MustDo(&mp, `{ myProvider { machines { hostname status } } }`, nil)
 		for _, m := range mp.MyProvider.Machines {

@@ -7,6 +7,12 @@
 // an in-app notification (live) and enqueues an email in the same
 // transaction.
 //
+// Every change of an application (a submission, a resubmission, a
+// decision) is announced on the bus once its transaction commits, and only
+// then; a decision already made, or one refused, announces nothing.
+// [Service.Watch] turns the announcements into the admins' live review
+// pages: the application(s) as they are now, then again after each change.
+//
 // Tier rules. The system suggests ENTERPRISE when all of these hold, and
 // COMMUNITY otherwise, listing what is missing:
 //   - UPS protection (mandatory for Enterprise: an admin cannot override it);

@@ -49,64 +49,68 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 		}
 	}
 	var provider *models.Provider
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		app, err := s.loadForChange(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if app.Status == models.ApplicationApproved {
-			provider = new(models.Provider)
-			return tx.NewSelect().Model(provider).Where("application_id = ?", app.ID).Scan(ctx)
-		}
-		if !app.Status.IsOpen() {
-			return invalidState(app.Status, "approved")
-		}
-		chosen := app.SuggestionTier
-		if tier != nil {
-			chosen = *tier
-		}
-		if chosen == models.TierEnterprise && !app.UpsProtected {
-			return &fault.Validation{Problems: []fault.Problem{{Field: "tier", Code: "UPS_REQUIRED", Message: "Enterprise requires UPS protection; approve as Community or ask the applicant about UPS"}}}
-		}
-		now := s.clock.Now()
-		app.Status, app.Tier, app.UpdatedAt = models.ApplicationApproved, &chosen, now
-		if _, err := tx.NewUpdate().Model(app).Column("status", "tier", "updated_at").WherePK().Exec(ctx); err != nil {
-			return fmt.Errorf("onboarding: unable to approve: %w", err)
-		}
-		name := app.FullName
-		if app.Company != nil {
-			name = *app.Company
-		}
-		provider = &models.Provider{UserID: app.UserID, ApplicationID: app.ID, Tier: chosen, Name: name, CreatedAt: now}
-		if _, err := tx.NewInsert().Model(provider).Returning("id").Exec(ctx); err != nil {
-			return fmt.Errorf("onboarding: unable to create provider: %w", err)
-		}
-		if err := s.auth.GrantRole(ctx, tx, app.UserID, models.RoleProvider); err != nil {
-			return err
-		}
-		if _, err := s.addEvent(ctx, tx, app, admin, models.ActionApproved, message, &chosen); err != nil {
-			return err
-		}
-		tierName := tierLabel(chosen)
-		if err := s.notify.Add(ctx, tx, &models.Notification{
-			UserID: app.UserID, Kind: KindApplicationApproved,
-			Title:  "Your provider application is approved",
-			Body:   fmt.Sprintf("Welcome aboard as a %s provider. Create an agent token and install the agent to bring your GPUs online.", tierName),
-			Params: map[string]string{"tier": string(chosen), "applicationId": strconv.FormatInt(app.ID, 10)},
-		}); err != nil {
-			return err
-		}
-		return s.outbox.Enqueue(ctx, tx, mail.Message{
-			To: app.Email, Kind: "application.approved", DedupeKey: fmt.Sprintf("application:%d:approved", app.ID),
-			Subject: "You're approved to provide GPUs on GPUnex",
-			Text:    s.approvalText(app, tierName, message),
-		})
+	app, err := s.decide(ctx, admin, id, decision{
+		to: models.ApplicationApproved, action: models.ActionApproved, verb: "approved", alreadyDone: models.ApplicationApproved,
+		message: message,
+		prepare: func(app *models.ProviderApplication) error {
+			chosen := app.SuggestionTier
+			if tier != nil {
+				chosen = *tier
+			}
+			if chosen == models.TierEnterprise && !app.UpsProtected {
+				return &fault.Validation{Problems: []fault.Problem{{Field: "tier", Code: "UPS_REQUIRED", Message: "Enterprise requires UPS protection; approve as Community or ask the applicant about UPS"}}}
+			}
+			app.Tier = &chosen
+			return nil
+		},
+		effect: func(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) error {
+			name := app.FullName
+			if app.Company != nil {
+				name = *app.Company
+			}
+			// Created at the instant of the approval.
+			p := &models.Provider{UserID: app.UserID, ApplicationID: app.ID, Tier: *app.Tier, Name: name, CreatedAt: app.UpdatedAt}
+			if _, err := tx.NewInsert().Model(p).Returning("id").Exec(ctx); err != nil {
+				return fmt.Errorf("onboarding: unable to create provider: %w", err)
+			}
+			provider = p
+			return s.auth.GrantRole(ctx, tx, app.UserID, models.RoleProvider)
+		},
+		notification: func(app *models.ProviderApplication) *models.Notification {
+			return &models.Notification{
+				UserID: app.UserID, Kind: KindApplicationApproved,
+				Title:  "Your provider application is approved",
+				Body:   fmt.Sprintf("Welcome aboard as a %s provider. Create an agent token and install the agent to bring your GPUs online.", tierLabel(*app.Tier)),
+				Params: map[string]string{"tier": string(*app.Tier), "applicationId": strconv.FormatInt(app.ID, 10)},
+			}
+		},
+		email: func(app *models.ProviderApplication, _ int64) mail.Message {
+			return mail.Message{
+				To: app.Email, Kind: "application.approved", DedupeKey: fmt.Sprintf("application:%d:approved", app.ID),
+				Subject: "You're approved to provide GPUs on GPUnex",
+				Text:    s.approvalText(app, tierLabel(*app.Tier), message),
+			}
+		},
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	app, err := s.Get(ctx, id)
-	return app, provider, err
+	if provider == nil {
+		// Approved before: the provider that approval created.
+		if provider, err = s.providerOf(ctx, id); err != nil {
+			return nil, nil, err
+		}
+	}
+	return app, provider, nil
+}
+
+// providerOf returns the provider that approving application id created.
+func (s *Service) providerOf(ctx context.Context, applicationID int64) (*models.Provider, error) {
+	p := new(models.Provider)
+	if err := s.db.NewSelect().Model(p).Where("application_id = ?", applicationID).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("onboarding: unable to load the provider of application %d: %w", applicationID, err)
+	}
+	return p, nil
 }
 
 func tierLabel(t models.ProviderTier) string {
@@ -135,23 +139,37 @@ func (s *Service) approvalText(app *models.ProviderApplication, tierName string,
 }
 
 // decision is a reviewer's answer that sends an open application to a new
-// status with a message the applicant reads: a rejection or a request for
-// more information.
+// status, with an optional message the applicant reads: an approval, a
+// rejection or a request for more information. Each is recorded in the
+// history, notified in the app and emailed, in one transaction, and
+// announced to watchers once it commits.
 type decision struct {
 	to     models.ApplicationStatus
 	action models.ApplicationAction
 	verb   string // for the invalid-state message: "rejected"
 	// alreadyDone is the status in which the decision changes nothing.
-	alreadyDone  models.ApplicationStatus
+	alreadyDone models.ApplicationStatus
+	// message is the reviewer's reason, question or note, if any.
+	message *string
+	// prepare, if set, may refuse the decision or complete it (the tier
+	// of an approval) on the locked application, before it is stored.
+	prepare func(app *models.ProviderApplication) error
+	// effect, if set, does the decision's further work in its
+	// transaction, once the application is stored (an approval creates
+	// the provider).
+	effect       func(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) error
 	notification func(app *models.ProviderApplication) *models.Notification
 	// email builds the message; eventID makes its dedupe key unique per
 	// decision.
 	email func(app *models.ProviderApplication, eventID int64) mail.Message
 }
 
-// decide applies d to application id in one transaction: status, history,
-// in-app notification and email.
-func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, message string, d decision) (*models.ProviderApplication, error) {
+// decide applies d to application id in one transaction: status (and the
+// tier an approval sets; an open application has none to overwrite),
+// history, d's effect, in-app notification and email; then it announces
+// the change. A decision that is already made changes and announces
+// nothing.
+func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, d decision) (*models.ProviderApplication, error) {
 	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		app, err := s.loadForChange(ctx, tx, id)
 		if err != nil {
@@ -163,18 +181,32 @@ func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, mess
 		if !app.Status.IsOpen() {
 			return invalidState(app.Status, d.verb)
 		}
+		if d.prepare != nil {
+			if err := d.prepare(app); err != nil {
+				return err
+			}
+		}
 		app.Status, app.UpdatedAt = d.to, s.clock.Now()
-		if _, err := tx.NewUpdate().Model(app).Column("status", "updated_at").WherePK().Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().Model(app).Column("status", "tier", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to record the decision: %w", err)
 		}
-		eventID, err := s.addEvent(ctx, tx, app, admin, d.action, &message, nil)
+		eventID, err := s.addEvent(ctx, tx, app, admin, d.action, d.message, app.Tier)
 		if err != nil {
 			return err
+		}
+		if d.effect != nil {
+			if err := d.effect(ctx, tx, app); err != nil {
+				return err
+			}
 		}
 		if err := s.notify.Add(ctx, tx, d.notification(app)); err != nil {
 			return err
 		}
-		return s.outbox.Enqueue(ctx, tx, d.email(app, eventID))
+		if err := s.outbox.Enqueue(ctx, tx, d.email(app, eventID)); err != nil {
+			return err
+		}
+		s.announce(ctx, app.ID)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -189,8 +221,9 @@ func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reas
 	if err != nil {
 		return nil, err
 	}
-	return s.decide(ctx, admin, id, reason, decision{
+	return s.decide(ctx, admin, id, decision{
 		to: models.ApplicationRejected, action: models.ActionRejected, verb: "rejected", alreadyDone: models.ApplicationRejected,
+		message: &reason,
 		notification: func(app *models.ProviderApplication) *models.Notification {
 			return &models.Notification{
 				UserID: app.UserID, Kind: KindApplicationRejected,
@@ -217,8 +250,9 @@ func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64,
 	if err != nil {
 		return nil, err
 	}
-	return s.decide(ctx, admin, id, message, decision{
+	return s.decide(ctx, admin, id, decision{
 		to: models.ApplicationInfoRequested, action: models.ActionInfoRequested, verb: "sent back for more information",
+		message: &message,
 		notification: func(app *models.ProviderApplication) *models.Notification {
 			return &models.Notification{
 				UserID: app.UserID, Kind: KindApplicationInfoRequested,

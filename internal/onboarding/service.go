@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/cursor"
 	"github.com/gpunex/gpunex/internal/fault"
@@ -39,6 +40,7 @@ type Service struct {
 	db     *store.DB
 	auth   *auth.Service
 	notify *notify.Service
+	bus    bus.Bus
 	outbox Outbox
 	clock  clock.Clock
 	logger *slog.Logger
@@ -47,10 +49,11 @@ type Service struct {
 	publicURL string
 }
 
-// NewService returns the onboarding service. publicURL is the address
-// providers reach the platform at (for the install command in emails).
-func NewService(db *store.DB, a *auth.Service, n *notify.Service, outbox Outbox, clk clock.Clock, logger *slog.Logger, publicURL string) *Service {
-	return &Service{db: db, auth: a, notify: n, outbox: outbox, clock: clk, logger: logger, publicURL: strings.TrimRight(publicURL, "/")}
+// NewService returns the onboarding service. Changes of applications are
+// announced on b (see Watch). publicURL is the address providers reach the
+// platform at (for the install command in emails).
+func NewService(db *store.DB, a *auth.Service, n *notify.Service, b bus.Bus, outbox Outbox, clk clock.Clock, logger *slog.Logger, publicURL string) *Service {
+	return &Service{db: db, auth: a, notify: n, bus: b, outbox: outbox, clock: clk, logger: logger, publicURL: strings.TrimRight(publicURL, "/")}
 }
 
 // SetPublicURL changes the address used in emails and install commands
@@ -123,6 +126,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
 			return err
 		}
+		s.announce(ctx, app.ID)
 		return s.notifyAdmins(ctx, tx, app)
 	})
 	if err != nil {
@@ -167,6 +171,7 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
 			return err
 		}
+		s.announce(ctx, app.ID)
 		return s.notifyAdmins(ctx, tx, app)
 	})
 	if err != nil {
@@ -237,13 +242,19 @@ func (s *Service) notifyAdmins(ctx context.Context, tx bun.IDB, app *models.Prov
 	return nil
 }
 
+// withDetails makes q, a select of applications (alias pa), load their
+// GPU entries in form order and their history oldest first: one query per
+// relation for all the applications q finds.
+func withDetails(q *bun.SelectQuery) *bun.SelectQuery {
+	return q.
+		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ag.position ASC") }).
+		Relation("Events", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ae.id ASC") })
+}
+
 // Get loads an application with its GPU entries and history.
 func (s *Service) Get(ctx context.Context, id int64) (*models.ProviderApplication, error) {
 	app := new(models.ProviderApplication)
-	err := s.db.NewSelect().Model(app).Where("pa.id = ?", id).
-		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ag.position ASC") }).
-		Relation("Events", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ae.id ASC") }).
-		Scan(ctx)
+	err := withDetails(s.db.NewSelect().Model(app)).Where("pa.id = ?", id).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.NotFound, "no such application")
 	}
@@ -268,16 +279,15 @@ func (s *Service) GetFor(ctx context.Context, viewer *auth.Viewer, id int64) (*m
 
 // Latest returns userID's most recent application, or nil.
 func (s *Service) Latest(ctx context.Context, userID int64) (*models.ProviderApplication, error) {
-	var id int64
-	err := s.db.NewSelect().Model((*models.ProviderApplication)(nil)).Column("id").
-		Where("user_id = ?", userID).OrderExpr("id DESC").Limit(1).Scan(ctx, &id)
+	app := new(models.ProviderApplication)
+	err := withDetails(s.db.NewSelect().Model(app)).Where("pa.user_id = ?", userID).OrderExpr("pa.id DESC").Limit(1).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to find application: %w", err)
 	}
-	return s.Get(ctx, id)
+	return app, nil
 }
 
 // Page is a page of applications, newest first.
@@ -293,9 +303,19 @@ func Cursor(id int64) string { return cursor.Encode("application", id) }
 func parseCursor(c string) (int64, bool) { return cursor.Decode("application", c) }
 
 // List returns applications for review, newest first, optionally by status.
+// It reads the page with its GPU entries and history in three queries, and
+// counts the matches only when the page does not show them all.
 func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, first int, after string) (*Page, error) {
 	if first < 1 || first > 100 {
 		return nil, fault.E(fault.Invalid, "first must be between 1 and 100")
+	}
+	var cursorID int64
+	if after != "" {
+		id, ok := parseCursor(after)
+		if !ok {
+			return nil, fault.E(fault.Invalid, "after is not a valid cursor")
+		}
+		cursorID = id
 	}
 	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if status != nil {
@@ -303,37 +323,28 @@ func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, fi
 		}
 		return q
 	}
+	var apps []*models.ProviderApplication
+	// One more than asked says whether another page follows.
+	q := withDetails(filter(s.db.NewSelect().Model(&apps))).OrderExpr("pa.id DESC").Limit(int64(first + 1))
+	if after != "" {
+		q = q.Where("pa.id < ?", cursorID)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("onboarding: unable to list applications: %w", err)
+	}
+	page := &Page{Items: apps}
+	if len(apps) > first {
+		page.Items, page.HasNextPage = apps[:first], true
+	}
+	if after == "" && !page.HasNextPage {
+		// The first page holds every match: nothing left to count.
+		page.TotalCount = len(page.Items)
+		return page, nil
+	}
 	total, err := filter(s.db.NewSelect().Model((*models.ProviderApplication)(nil))).Count(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to count applications: %w", err)
 	}
-	q := filter(s.db.NewSelect().Model((*models.ProviderApplication)(nil))).Column("pa.id").OrderExpr("pa.id DESC").Limit(int64(first + 1))
-	if after != "" {
-		id, ok := parseCursor(after)
-		if !ok {
-			return nil, fault.E(fault.Invalid, "after is not a valid cursor")
-		}
-		q = q.Where("pa.id < ?", id)
-	}
-	var ids []int64
-	if err := q.Scan(ctx, &ids); err != nil {
-		return nil, fmt.Errorf("onboarding: unable to list applications: %w", err)
-	}
-	page := &Page{TotalCount: int(total)}
-	if len(ids) > first {
-		ids, page.HasNextPage = ids[:first], true
-	}
-	if len(ids) == 0 {
-		return page, nil
-	}
-	var apps []*models.ProviderApplication
-	err = s.db.NewSelect().Model(&apps).Where("pa.id IN (?)", bun.In(ids)).OrderExpr("pa.id DESC").
-		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ag.position ASC") }).
-		Relation("Events", func(q *bun.SelectQuery) *bun.SelectQuery { return q.OrderExpr("ae.id ASC") }).
-		Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("onboarding: unable to load applications: %w", err)
-	}
-	page.Items = apps
+	page.TotalCount = int(total)
 	return page, nil
 }

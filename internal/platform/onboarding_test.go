@@ -2,9 +2,12 @@ package platform_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -431,4 +434,287 @@ func TestSupportedGpuModelsIsPublic(t *testing.T) {
 		require.NotEmpty(t, m.Source)
 		require.NotEmpty(t, m.NvmlNames)
 	}
+}
+
+const applicationChanged = `subscription($id: ID) { providerApplicationChanged(id: $id) {
+  initial application { id status maintenanceNotes upsProtected tier history { action actor { name isAdmin } message tier } } } }`
+
+// applicationChange is one providerApplicationChanged message.
+type applicationChange struct {
+	Initial     bool
+	Application struct {
+		ID               string
+		Status           string
+		MaintenanceNotes *string
+		UpsProtected     bool
+		Tier             *string
+		History          []struct {
+			Action string
+			Actor  struct {
+				Name    string
+				IsAdmin bool
+			}
+			Message *string
+			Tier    *string
+		}
+	}
+}
+
+// actions lists the application's history, oldest first.
+func (c applicationChange) actions() []string {
+	out := make([]string, 0, len(c.Application.History))
+	for _, h := range c.Application.History {
+		out = append(out, h.Action)
+	}
+	return out
+}
+
+// watchApplications opens providerApplicationChanged (of one application
+// when id is set) on a WebSocket of its own, signed in with token.
+func watchApplications(t *testing.T, s *platformtest.Server, token string, id *string) *platformtest.WS {
+	t.Helper()
+	ws, _, err := s.DialWS(t, nil)
+	require.NoError(t, err)
+	init := map[string]any{}
+	if token != "" {
+		init["authorization"] = "Bearer " + token
+	}
+	ws.Init(init)
+	vars := map[string]any{}
+	if id != nil {
+		vars["id"] = *id
+	}
+	ws.Subscribe("apps", applicationChanged, vars)
+	return ws
+}
+
+// nextChange reads the next message of a watch and requires it is about
+// application id.
+func nextChange(t *testing.T, ws *platformtest.WS, id string) applicationChange {
+	t.Helper()
+	m := ws.MustRead(10 * time.Second)
+	require.Equal(t, "next", m.Type, "%s", m.Payload)
+	var p struct {
+		Data struct {
+			ProviderApplicationChanged applicationChange
+		}
+		Errors []any
+	}
+	require.NoError(t, json.Unmarshal(m.Payload, &p))
+	require.Empty(t, p.Errors)
+	c := p.Data.ProviderApplicationChanged
+	require.Equal(t, id, c.Application.ID, "the next change is about application %s: %s", id, m.Payload)
+	return c
+}
+
+// refusedWatch requires the watch is refused with code and then ends.
+// gqlgen reports a resolver's refusal as a result with errors and no data.
+func refusedWatch(t *testing.T, ws *platformtest.WS, code string) {
+	t.Helper()
+	m := ws.MustRead(5 * time.Second)
+	require.Equal(t, "next", m.Type, "%s", m.Payload)
+	var p struct {
+		Data   map[string]any
+		Errors []struct{ Extensions map[string]any }
+	}
+	require.NoError(t, json.Unmarshal(m.Payload, &p))
+	require.Nil(t, p.Data["providerApplicationChanged"], "%s", m.Payload)
+	require.Len(t, p.Errors, 1, "%s", m.Payload)
+	require.Equal(t, code, p.Errors[0].Extensions["code"], "%s", m.Payload)
+	require.Equal(t, "complete", ws.MustRead(5*time.Second).Type)
+}
+
+// adminClient creates an admin named name and signs it in as an API client.
+func adminClient(t *testing.T, s *platformtest.Server, name string) *platformtest.Client {
+	t.Helper()
+	email := platformtest.UniqueEmail(strings.ToLower(name))
+	_, err := s.Platform.Auth.CreateUser(context.Background(), auth.SignUpInput{Email: email, Password: "admin password 1", Name: name}, models.RoleAdmin)
+	require.NoError(t, err)
+	c := s.NewAPIClient(t, "")
+	var li struct{ LogIn struct{ Token *string } }
+	c.MustDo(&li, `mutation($e: String!) { logIn(input: {email: $e, password: "admin password 1"}) { token } }`, map[string]any{"e": email})
+	c.Token = *li.LogIn.Token
+	return c
+}
+
+// applyAs signs up a new applicant and submits the valid application.
+func applyAs(t *testing.T, s *platformtest.Server, name string) (*platformtest.Client, string) {
+	t.Helper()
+	c := s.NewAPIClient(t, "")
+	email := platformtest.UniqueEmail(strings.ToLower(name))
+	c.SignUp(email, "correct horse battery", name)
+	var sub struct {
+		SubmitProviderApplication struct {
+			Application *application
+			UserErrors  []userError
+		}
+	}
+	c.MustDo(&sub, submitApplication, map[string]any{"input": validApplication(email)})
+	require.Empty(t, sub.SubmitProviderApplication.UserErrors)
+	return c, sub.SubmitProviderApplication.Application.ID
+}
+
+func TestAdminWatchSeesNewApplicationsResubmissionsAndDecisionsLive(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		ada := adminClient(t, s, "Ada")
+		bea := adminClient(t, s, "Bea")
+		decide := func(c *platformtest.Client, query, id string, vars map[string]any) {
+			t.Helper()
+			if vars == nil {
+				vars = map[string]any{}
+			}
+			vars["id"] = id
+			var out map[string]struct{ UserErrors []userError }
+			c.MustDo(&out, query, vars)
+			for name, payload := range out {
+				require.Empty(t, payload.UserErrors, name)
+			}
+		}
+		const (
+			requestInfo = `mutation($id: ID!, $m: String!) { requestApplicationInfo(id: $id, message: $m) { userErrors { field code } } }`
+			approve     = `mutation($id: ID!) { approveProviderApplication(id: $id, tier: COMMUNITY, message: "Welcome") { userErrors { field code } } }`
+			reject      = `mutation($id: ID!) { rejectProviderApplication(id: $id, reason: "No GPUs in the photos") { userErrors { field code } } }`
+		)
+
+		// A decided application and an open one exist before anyone watches.
+		_, decidedID := applyAs(t, s, "Carl")
+		decide(ada, reject, decidedID, nil)
+		grace, appID := applyAs(t, s, "Grace")
+
+		// The queue's watch starts with what awaits a decision, and only
+		// that: the next message is already a live one.
+		all := watchApplications(t, s, ada.Token, nil)
+		c := nextChange(t, all, appID)
+		require.True(t, c.Initial)
+		require.Equal(t, "SUBMITTED", c.Application.Status)
+		// The review page's watch starts with the application as it is.
+		one := watchApplications(t, s, ada.Token, &appID)
+		c = nextChange(t, one, appID)
+		require.True(t, c.Initial)
+		require.Equal(t, []string{"SUBMITTED"}, c.actions())
+
+		// A new application appears in the queue's watch, not in the
+		// review page's (its next message is about its own application).
+		_, otherID := applyAs(t, s, "Hedy")
+		c = nextChange(t, all, otherID)
+		require.False(t, c.Initial)
+		require.Equal(t, "SUBMITTED", c.Application.Status)
+
+		// Ada asks for more information: both watches see it.
+		decide(ada, requestInfo, appID, map[string]any{"m": "Which UPS do you run?"})
+		for _, ws := range []*platformtest.WS{all, one} {
+			c = nextChange(t, ws, appID)
+			require.False(t, c.Initial)
+			require.Equal(t, "INFO_REQUESTED", c.Application.Status)
+			require.Equal(t, []string{"SUBMITTED", "INFO_REQUESTED"}, c.actions())
+			require.Equal(t, "Which UPS do you run?", *c.Application.History[1].Message)
+		}
+
+		// The applicant edits and resubmits: the new answers and the
+		// history arrive.
+		edited := mutate("grace@example.com", func(m map[string]any) {
+			m["upsProtected"] = true
+			m["maintenanceNotes"] = "APC Smart-UPS, 20 minutes"
+		})
+		var upd struct {
+			UpdateProviderApplication struct{ UserErrors []userError }
+		}
+		grace.MustDo(&upd, `mutation($id: ID!, $input: ProviderApplicationInput!) { updateProviderApplication(id: $id, input: $input) { userErrors { field code } } }`,
+			map[string]any{"id": appID, "input": edited})
+		require.Empty(t, upd.UpdateProviderApplication.UserErrors)
+		for _, ws := range []*platformtest.WS{all, one} {
+			c = nextChange(t, ws, appID)
+			require.Equal(t, "SUBMITTED", c.Application.Status)
+			require.Equal(t, []string{"SUBMITTED", "INFO_REQUESTED", "RESUBMITTED"}, c.actions())
+			require.False(t, c.Application.History[2].Actor.IsAdmin)
+			require.Equal(t, "APC Smart-UPS, 20 minutes", *c.Application.MaintenanceNotes)
+			require.True(t, c.Application.UpsProtected)
+		}
+
+		// Another admin decides: Ada's watches see Bea's approval.
+		decide(bea, approve, appID, nil)
+		for _, ws := range []*platformtest.WS{all, one} {
+			c = nextChange(t, ws, appID)
+			require.Equal(t, "APPROVED", c.Application.Status)
+			require.Equal(t, "COMMUNITY", *c.Application.Tier)
+			last := c.Application.History[len(c.Application.History)-1]
+			require.Equal(t, "APPROVED", last.Action)
+			require.Equal(t, "Bea", last.Actor.Name)
+			require.Equal(t, "COMMUNITY", *last.Tier)
+		}
+
+		// A decision already made changes nothing and announces nothing,
+		// nor does a refused one (its transaction rolls back).
+		publishes := s.Platform.Bus.Publishes()
+		decide(bea, approve, appID, nil)
+		var refused struct {
+			RequestApplicationInfo struct{ UserErrors []userError }
+		}
+		ada.MustDo(&refused, requestInfo, map[string]any{"id": appID, "m": "Too late"})
+		require.Equal(t, "INVALID_STATE", refused.RequestApplicationInfo.UserErrors[0].Code)
+		require.Equal(t, publishes, s.Platform.Bus.Publishes(), "nothing was announced")
+
+		// Rejecting the other application reaches the queue's watch only.
+		decide(bea, reject, otherID, nil)
+		c = nextChange(t, all, otherID)
+		require.Equal(t, "REJECTED", c.Application.Status)
+	})
+}
+
+func TestOnlyAdminsWatchApplications(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		grace, appID := applyAs(t, s, "Grace")
+		admin := adminClient(t, s, "Ada")
+		cases := []struct {
+			desc  string
+			token string
+			id    *string
+			code  string
+		}{
+			{"the applicant may not watch the queue", grace.Token, nil, "FORBIDDEN"},
+			{"the applicant may not watch even their own application", grace.Token, &appID, "FORBIDDEN"},
+			{"anonymous connections are asked to sign in", "", nil, "UNAUTHENTICATED"},
+			{"an unknown application is not found", admin.Token, new("999999"), "NOT_FOUND"},
+			{"an id that is not one is bad input", admin.Token, new("grace"), "BAD_USER_INPUT"},
+		}
+		for _, tc := range cases {
+			t.Run(tc.desc, func(t *testing.T) {
+				refusedWatch(t, watchApplications(t, s, tc.token, tc.id), tc.code)
+			})
+		}
+	})
+}
+
+func TestApplicationWatchesLeaveNoGoroutineBehind(t *testing.T) {
+	// Not parallel: it counts the process's goroutines.
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{})
+	_, appID := applyAs(t, s, "Grace")
+	admin := adminClient(t, s, "Ada")
+	admin.HTTP.CloseIdleConnections()
+	time.Sleep(100 * time.Millisecond)
+	before := runtime.NumGoroutine()
+
+	for i := range 6 {
+		var id *string
+		switch i % 3 {
+		case 1:
+			id = &appID
+		case 2:
+			id = new("999999") // refused after the bus subscription is made
+		}
+		ws := watchApplications(t, s, admin.Token, id)
+		if i%3 == 2 {
+			refusedWatch(t, ws, "NOT_FOUND")
+		} else {
+			nextChange(t, ws, appID)
+		}
+		if i%2 == 0 {
+			ws.Send("complete", "apps", nil)
+		}
+		require.NoError(t, ws.Conn.Close())
+	}
+	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before+1 }, 5*time.Second, 50*time.Millisecond,
+		"goroutines: before %d, now %d", before, runtime.NumGoroutine())
 }

@@ -165,7 +165,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if publicURL == "" {
 		publicURL = "http://" + cfg.Addr
 	}
-	p.Onboarding = onboarding.NewService(db, p.Auth, p.Notify, outbox, cfg.Clock, cfg.Logger, publicURL)
+	p.Onboarding = onboarding.NewService(db, p.Auth, p.Notify, p.Bus, outbox, cfg.Clock, cfg.Logger, publicURL)
 
 	p.Fleet = fleet.NewService(db, p.Presence, p.Bus, cfg.Clock, cfg.Logger, cfg.Fleet)
 

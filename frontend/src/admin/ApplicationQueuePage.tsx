@@ -1,14 +1,14 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { useQuery } from 'urql';
 import type { ApplicationStatus } from '../gql/graphql';
-import { useNotificationListener } from '../notifications/events';
 import { StatusBadge, TierBadge } from '../onboarding/ApplicationDetails';
 import { useFormat } from '../onboarding/format';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
-import { ApplicationQueueQuery } from './operations';
+import { changesMembership, compareIds, fresher, useLiveMessages, type LoadedQueue, type QueueRow } from './live';
+import { ApplicationQueueChangedSubscription, ApplicationQueueQuery } from './operations';
 
 /** PAGE_SIZE is how many applications one "load more" fetches. */
 const PAGE_SIZE = 20;
@@ -29,10 +29,14 @@ function tabOf(value: string | null): Tab {
   return (STATUS_TABS as readonly string[]).includes(value ?? '') ? (value as Tab) : 'SUBMITTED';
 }
 
+/** NO_VARIABLES are the queue subscription's (none), kept stable. */
+const NO_VARIABLES = {};
+
 /**
  * ApplicationQueuePage is the admins' review queue: applications newest
  * first, filtered by status (tabs in the URL, so a filter can be shared),
- * paged with the connection's cursor ("load more").
+ * paged with the connection's cursor ("load more"), and live: a row changes
+ * as its application does, and new applications appear, without a reload.
  */
 export function ApplicationQueuePage() {
   const { t } = useTranslation();
@@ -66,22 +70,75 @@ export function ApplicationQueuePage() {
   );
 }
 
+/** LoadedPage is what one page of the queue read. */
+interface LoadedPage {
+  rows: readonly QueueRow[];
+  hasNextPage: boolean;
+}
+
 /**
  * QueueList renders one QueuePage per cursor it has loaded; "load more"
  * appends the last page's endCursor.
+ *
+ * It watches every application (providerApplicationChanged): each message
+ * is a row as it is now, and the pages show the fresher of it and what they
+ * read. A message that adds a row to this view or takes one out of it (a new
+ * application, a status that enters or leaves the filter) makes the loaded
+ * pages read again, so rows and the total follow. Messages that arrive
+ * before the first page are held until it has loaded.
  */
 function QueueList({ status }: { status: ApplicationStatus | null }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [refresh, setRefresh] = useState(0);
+  const [live, setLive] = useState<ReadonlyMap<string, QueueRow>>(() => new Map());
+  // What each page read, by cursor, and the messages that came before the
+  // first page; refs: the rule reads them, nothing renders them.
+  const pages = useRef(new Map<string | null, LoadedPage>());
+  const held = useRef<QueueRow[] | null>([]);
 
-  // A new application or a resubmission puts the queue out of date.
-  useNotificationListener((n) => {
-    if (n.kind === 'APPLICATION_SUBMITTED') setRefresh((r) => r + 1);
+  const loaded = useCallback((): LoadedQueue | null => {
+    if (!pages.current.has(null)) return null;
+    const rows = new Map<string, QueueRow>();
+    let oldestId: string | null = null;
+    for (const page of pages.current.values()) {
+      for (const row of page.rows) {
+        rows.set(row.id, row);
+        if (oldestId === null || compareIds(row.id, oldestId) < 0) oldestId = row.id;
+      }
+    }
+    const last = pages.current.get(cursors[cursors.length - 1] ?? null);
+    return { rows, oldestId, complete: last ? !last.hasNextPage : false };
+  }, [cursors]);
+
+  const reread = useCallback((apps: readonly QueueRow[]) => {
+    const view = loaded();
+    if (view && apps.some((app) => changesMembership(view, status, app))) setRefresh((r) => r + 1);
+  }, [loaded, status]);
+
+  const { live: isLive } = useLiveMessages(ApplicationQueueChangedSubscription, NO_VARIABLES, (data) => {
+    const app = data.providerApplicationChanged.application;
+    setLive((known) => {
+      if (fresher(app, known.get(app.id)) !== app) return known;
+      const next = new Map(known);
+      next.set(app.id, app);
+      return next;
+    });
+    if (held.current) held.current.push(app);
+    else reread([app]);
   });
+
+  const onLoaded = useCallback((after: string | null, page: LoadedPage) => {
+    pages.current.set(after, page);
+    if (after === null && held.current) {
+      const early = held.current;
+      held.current = null;
+      reread(early);
+    }
+  }, [reread]);
 
   return (
     <div className="card table-card">
-      <table className="queue" data-testid="queue-table">
+      <table className="queue" data-testid="queue-table" data-live={isLive}>
         <QueueHead />
         {cursors.map((after, i) => (
           <QueuePage
@@ -91,6 +148,8 @@ function QueueList({ status }: { status: ApplicationStatus | null }) {
             first={i === 0}
             last={i === cursors.length - 1}
             refresh={refresh}
+            live={live}
+            onLoaded={onLoaded}
             onMore={(cursor) => setCursors((list) => [...list, cursor])}
           />
         ))}
@@ -120,10 +179,13 @@ interface QueuePageProps {
   first: boolean;
   last: boolean;
   refresh: number;
+  /** live holds the latest message of each application that changed. */
+  live: ReadonlyMap<string, QueueRow>;
+  onLoaded: (after: string | null, page: LoadedPage) => void;
   onMore: (cursor: string) => void;
 }
 
-function QueuePage({ status, after, first, last, refresh, onMore }: QueuePageProps) {
+function QueuePage({ status, after, first, last, refresh, live, onLoaded, onMore }: QueuePageProps) {
   const { t } = useTranslation();
   const f = useFormat();
   const [{ data, fetching, error }, reexecute] = useQuery({
@@ -137,7 +199,12 @@ function QueuePage({ status, after, first, last, refresh, onMore }: QueuePagePro
     if (refresh > 0) reexecute({ requestPolicy: 'network-only' });
   }, [refresh, reexecute]);
 
-  if (!data) {
+  const conn = data?.providerApplications;
+  useEffect(() => {
+    if (conn) onLoaded(after, { rows: conn.edges.map((e) => e.node), hasNextPage: conn.pageInfo.hasNextPage });
+  }, [conn, after, onLoaded]);
+
+  if (!conn) {
     return (
       <tbody>
         <tr>
@@ -149,7 +216,6 @@ function QueuePage({ status, after, first, last, refresh, onMore }: QueuePagePro
     );
   }
 
-  const conn = data.providerApplications;
   const endCursor = conn.pageInfo.endCursor;
   return (
     <tbody>
@@ -167,7 +233,7 @@ function QueuePage({ status, after, first, last, refresh, onMore }: QueuePagePro
           </td>
         </tr>
       )}
-      {conn.edges.map(({ node }) => (
+      {conn.edges.map((edge) => fresher(edge.node, live.get(edge.node.id)) ?? edge.node).map((node) => (
         <tr key={node.id} data-testid="queue-row" data-id={node.id} data-status={node.status} data-email={node.email}>
           <td>
             <Link to={`/admin/applications/${node.id}`} dir="auto" data-testid="queue-open">

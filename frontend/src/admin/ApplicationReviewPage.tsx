@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { FieldErrorText, SelectField, TextAreaField } from '../account/FormField';
 import { fieldErrors, FORM_FIELD, type FieldErrors, type UserErrorLike } from '../api/errors';
-import type { ApplicationFieldsFragment, ProviderTier } from '../gql/graphql';
+import type { ApplicationFieldsFragment, ApplicationReviewChangedSubscription as ReviewChange, ProviderTier } from '../gql/graphql';
 import {
   ApplicationAnswers,
   ApplicationHistory,
@@ -15,7 +15,9 @@ import {
 import { isolate, useFormat } from '../onboarding/format';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
+import { fresher, useLiveMessages } from './live';
 import {
+  ApplicationReviewChangedSubscription,
   ApplicationReviewQuery,
   ApproveApplicationMutation,
   RejectApplicationMutation,
@@ -30,12 +32,17 @@ const DECISION_FIELDS = ['tier', 'message', 'reason'] as const;
 /**
  * ApplicationReviewPage is one application as an admin reviews it: every
  * answer, the suggested tier and why, the history, and the decision panel.
+ * It is live: when the applicant resubmits or another admin decides, the
+ * page shows the application as it now is, and says who changed it.
  */
 export function ApplicationReviewPage() {
   const { id = '' } = useParams();
   // Keyed by id: another application starts with a clean page.
   return <ApplicationReview key={id} id={id} />;
 }
+
+/** Change is one live message: the application as it now is. */
+type Change = ReviewChange['providerApplicationChanged'];
 
 function ApplicationReview({ id }: { id: string }) {
   const { t } = useTranslation();
@@ -45,11 +52,18 @@ function ApplicationReview({ id }: { id: string }) {
     variables: { id },
     requestPolicy: 'cache-and-network',
   });
+  const [change, setChange] = useState<Change | null>(null);
+  const { live } = useLiveMessages(ApplicationReviewChangedSubscription, { id }, (d) => setChange(d.providerApplicationChanged));
   const [done, setDone] = useState<Decision | null>(null);
+  // This page's own decisions: whether one is on its way, and the history
+  // lengths they produced. Their live messages are not someone else's news.
+  const [deciding, setDeciding] = useState(false);
+  const [own, setOwn] = useState<ReadonlySet<number>>(() => new Set());
 
-  if (fetching && !data) return <Loading />;
-  if (error && !data) return <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} />;
-  const app = data?.providerApplication;
+  if (fetching && !data && !change) return <Loading />;
+  // The query and the live messages read the same fields; show the newer.
+  const app = fresher(data?.providerApplication, change?.application);
+  if (error && !app) return <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} />;
   if (!app) {
     return (
       <section className="card narrow" data-testid="review-not-found">
@@ -59,8 +73,17 @@ function ApplicationReview({ id }: { id: string }) {
     );
   }
 
+  // The latest step, when it happened while the page was open (a message
+  // after the first) and was not this page's own decision.
+  const news = change && !change.initial && !deciding && !own.has(change.application.history.length) ? change.application.history.at(-1) : undefined;
+
+  function decided(decision: Decision, result: ApplicationFieldsFragment | null | undefined) {
+    setDone(decision);
+    if (result) setOwn((s) => new Set(s).add(result.history.length));
+  }
+
   return (
-    <section className="page" data-testid="admin-review-page" data-status={app.status}>
+    <section className="page" data-testid="admin-review-page" data-status={app.status} data-live={live}>
       <header className="page-head">
         <Link to="/admin/applications" className="back" data-testid="review-back">
           {t('admin.review.back')}
@@ -75,10 +98,16 @@ function ApplicationReview({ id }: { id: string }) {
           </span>
         </p>
       </header>
-      {done && (
-        <p className="notice success" role="status" data-testid="review-done" data-decision={done}>
-          {t(`admin.review.done.${done}`)}
+      {news ? (
+        <p className="notice info" role="status" data-testid="review-live-change" data-action={news.action}>
+          {t(`admin.review.live.${news.action}`, { name: isolate(news.actor.name), when: f.dateTime(news.at) })}
         </p>
+      ) : (
+        done && (
+          <p className="notice success" role="status" data-testid="review-done" data-decision={done}>
+            {t(`admin.review.done.${done}`)}
+          </p>
+        )
       )}
       <div className="two-columns">
         <section className="card">
@@ -91,8 +120,10 @@ function ApplicationReview({ id }: { id: string }) {
             <TierSuggestionView suggestion={app.suggestedTier} />
           </section>
           {app.status === 'SUBMITTED' || app.status === 'INFO_REQUESTED' ? (
-            // Keyed by status and update time: after a resubmission the panel starts fresh.
-            <DecisionPanel key={`${app.status}-${app.updatedAt}`} app={app} onDecided={setDone} />
+            // Keyed by status: a decision, or the resubmission that answers
+            // one, starts the panel fresh; an edit while in review keeps
+            // what the reviewer has typed.
+            <DecisionPanel key={app.status} app={app} onDeciding={setDeciding} onDecided={decided} />
           ) : (
             <section className="card" data-testid="review-decided">
               <h2>{t('admin.review.decision')}</h2>
@@ -111,14 +142,25 @@ function ApplicationReview({ id }: { id: string }) {
 
 type Decision = 'approve' | 'reject' | 'info';
 
+interface DecisionPanelProps {
+  app: ApplicationFieldsFragment;
+  /** onDeciding is told when a decision is sent and when its answer is back. */
+  onDeciding: (deciding: boolean) => void;
+  /** onDecided is told of a decision taken, with the application it left. */
+  onDecided: (d: Decision, app: ApplicationFieldsFragment | null | undefined) => void;
+}
+
 /**
  * DecisionPanel holds the tier (suggested, may be overridden), one message
  * box (optional when approving, the reason when rejecting, the question when
  * asking for information) and the three decisions. Rejecting asks once more.
+ * Until the reviewer picks a tier, the tier follows the suggestion, which an
+ * edit of the answers may change.
  */
-function DecisionPanel({ app, onDecided }: { app: ApplicationFieldsFragment; onDecided: (d: Decision) => void }) {
+function DecisionPanel({ app, onDeciding, onDecided }: DecisionPanelProps) {
   const { t } = useTranslation();
-  const [tier, setTier] = useState<ProviderTier>(app.suggestedTier.tier);
+  const [picked, setPicked] = useState<ProviderTier | null>(null);
+  const tier = picked ?? app.suggestedTier.tier;
   const [message, setMessage] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [confirmReject, setConfirmReject] = useState(false);
@@ -132,19 +174,24 @@ function DecisionPanel({ app, onDecided }: { app: ApplicationFieldsFragment; onD
   async function decide(decision: Decision) {
     setLast(decision);
     setConfirmReject(false);
-    let userErrors: readonly UserErrorLike[] | undefined;
-    if (decision === 'approve') {
-      const res = await approve({ id: app.id, tier, message: message.trim() || null });
-      userErrors = res.data?.approveProviderApplication.userErrors;
-    } else if (decision === 'reject') {
-      const res = await reject({ id: app.id, reason: message });
-      userErrors = res.data?.rejectProviderApplication.userErrors;
-    } else {
-      const res = await requestInfo({ id: app.id, message });
-      userErrors = res.data?.requestApplicationInfo.userErrors;
+    onDeciding(true);
+    try {
+      let payload: { userErrors: readonly UserErrorLike[]; application?: ApplicationFieldsFragment | null } | undefined;
+      if (decision === 'approve') {
+        const res = await approve({ id: app.id, tier, message: message.trim() || null });
+        payload = res.data?.approveProviderApplication;
+      } else if (decision === 'reject') {
+        const res = await reject({ id: app.id, reason: message });
+        payload = res.data?.rejectProviderApplication;
+      } else {
+        const res = await requestInfo({ id: app.id, message });
+        payload = res.data?.requestApplicationInfo;
+      }
+      setErrors(payload ? fieldErrors(payload.userErrors, DECISION_FIELDS) : {});
+      if (payload && payload.userErrors.length === 0) onDecided(decision, payload.application);
+    } finally {
+      onDeciding(false);
     }
-    setErrors(userErrors ? fieldErrors(userErrors, DECISION_FIELDS) : {});
-    if (userErrors && userErrors.length === 0) onDecided(decision);
   }
 
   const formErrors = errors[FORM_FIELD] ?? [];
@@ -163,7 +210,7 @@ function DecisionPanel({ app, onDecided }: { app: ApplicationFieldsFragment; onD
             : t('admin.review.tierOverride', { suggested: t(`tiers.${app.suggestedTier.tier}.name`) })
         }
         value={tier}
-        onChange={(e) => setTier(e.target.value as ProviderTier)}
+        onChange={(e) => setPicked(e.target.value as ProviderTier)}
         errors={errors.tier}
       >
         {TIERS.map((x) => (

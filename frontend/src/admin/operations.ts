@@ -2,7 +2,33 @@ import { graphql } from '../gql';
 
 // Typed operations of the admin review area; `npm run codegen` turns each
 // into a TypedDocumentNode in src/gql/. The detail page reads the same
-// ApplicationFields the applicant sees (src/onboarding/operations.ts).
+// ApplicationFields the applicant sees (src/onboarding/operations.ts). Each
+// page's query and its providerApplicationChanged subscription select the
+// same fields, so a live message replaces what the query read.
+
+export const QueueRowFieldsFragment = graphql(`
+  fragment QueueRowFields on ProviderApplication {
+    id
+    status
+    fullName
+    email
+    company
+    gpus {
+      model {
+        key
+        name
+      }
+      otherModel
+      quantity
+    }
+    suggestedTier {
+      tier
+    }
+    tier
+    submittedAt
+    updatedAt
+  }
+`);
 
 export const ApplicationQueueQuery = graphql(`
   query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {
@@ -10,25 +36,7 @@ export const ApplicationQueueQuery = graphql(`
       edges {
         cursor
         node {
-          id
-          status
-          fullName
-          email
-          company
-          gpus {
-            model {
-              key
-              name
-            }
-            otherModel
-            quantity
-          }
-          suggestedTier {
-            tier
-          }
-          tier
-          submittedAt
-          updatedAt
+          ...QueueRowFields
         }
       }
       pageInfo {
@@ -40,10 +48,35 @@ export const ApplicationQueueQuery = graphql(`
   }
 `);
 
+// The queue watches every application; a message is a row as it is now.
+export const ApplicationQueueChangedSubscription = graphql(`
+  subscription ApplicationQueueChanged {
+    providerApplicationChanged {
+      initial
+      application {
+        ...QueueRowFields
+      }
+    }
+  }
+`);
+
 export const ApplicationReviewQuery = graphql(`
   query ApplicationReview($id: ID!) {
     providerApplication(id: $id) {
       ...ApplicationFields
+    }
+  }
+`);
+
+// The review page watches its application: every answer and the history,
+// as the query reads them.
+export const ApplicationReviewChangedSubscription = graphql(`
+  subscription ApplicationReviewChanged($id: ID!) {
+    providerApplicationChanged(id: $id) {
+      initial
+      application {
+        ...ApplicationFields
+      }
     }
   }
 `);
