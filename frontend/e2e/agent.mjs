@@ -34,8 +34,10 @@ function startBinaryAgent({ server, token, hostname, simulate }) {
     throw new Error(`agent binary ${bin} not found: go build -o bin/gpunex-agent ./cmd/gpunex-agent, or set GPUNEX_AGENT_BIN`);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'gpunex-e2e-agent-'));
-  const args = ['--server', server, '--token', token, '--data-dir', dataDir, '--simulate', simulate, '--hostname', hostname];
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+  // The token in the environment, as the installer does: on the command
+  // line every local user could read it.
+  const args = ['--server', server, '--data-dir', dataDir, '--simulate', simulate, '--hostname', hostname];
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GPUNEX_TOKEN: token } });
   let log = '';
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');
@@ -59,7 +61,7 @@ function startBinaryAgent({ server, token, hostname, simulate }) {
     return exited;
   }
 
-  return { kind: 'binary', command: `${bin} ${args.join(' ').replace(token, '<token>')}`, stop, exited, output: () => log };
+  return { kind: 'binary', command: `GPUNEX_TOKEN=<token> ${bin} ${args.join(' ')}`, stop, exited, output: () => log };
 }
 
 const REGISTER = `mutation Register($i: RegisterMachineInput!) {

@@ -18,7 +18,7 @@ func BenchmarkAgentResources(b *testing.B) {
 	_, url := serve(b, serverBin)
 	srv := &platformtest.Server{URL: url}
 	provider, token := demoAgentToken(b, srv)
-	agent := start(b, agentBin, "--server", url, "--token", token, "--data-dir", b.TempDir(),
+	agent := startWithEnv(b, []string{"GPUNEX_TOKEN=" + token}, agentBin, "--server", url, "--data-dir", b.TempDir(),
 		"--simulate", "8xH100", "--hostname", "bench-host")
 	require.Eventually(b, func() bool {
 		var mp struct {

@@ -70,7 +70,14 @@ func (p *process) output() string {
 
 func start(t testing.TB, name string, args ...string) *process {
 	t.Helper()
+	return startWithEnv(t, nil, name, args...)
+}
+
+// startWithEnv starts name with env added to this process's environment.
+func startWithEnv(t testing.TB, env []string, name string, args ...string) *process {
+	t.Helper()
 	p := &process{cmd: exec.Command(name, args...)}
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	require.NoError(t, p.cmd.Start())
 	t.Cleanup(func() {
@@ -186,7 +193,9 @@ func TestRealAgentProcessGoesOnlineAndOfflineOnADashboard(t *testing.T) {
 
 			dataDir := t.TempDir()
 			runAgent := func() *process {
-				return start(t, agentBin, "--server", url, "--token", agentToken, "--data-dir", dataDir,
+				// The token in the environment, as the installer does: on the
+				// command line every local user could read it.
+				return startWithEnv(t, []string{"GPUNEX_TOKEN=" + agentToken}, agentBin, "--server", url, "--data-dir", dataDir,
 					"--simulate", "8xH100", "--hostname", "e2e-host")
 			}
 			agent := runAgent()

@@ -3,6 +3,7 @@ package platformtest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -44,4 +45,16 @@ func (s *Server) NewProvider(t testing.TB, name string) *Provider {
 	_, secret, err := s.Platform.Auth.CreateAgentToken(ctx, p.ID, name+"-host")
 	require.NoError(t, err)
 	return &Provider{ID: p.ID, User: c, AgentToken: secret}
+}
+
+// DrainMail waits until the mail worker has sent every email in the
+// outbox (NewProvider enqueues a few), so a test counting SQL writes sees
+// only its own.
+func (s *Server) DrainMail(t testing.TB) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		n, err := s.Platform.DB.NewSelect().Model((*models.OutboxEmail)(nil)).
+			Where("sent_at IS NULL AND failed_at IS NULL").Count(context.Background())
+		return err == nil && n == 0
+	}, 30*time.Second, 20*time.Millisecond, "the mail outbox did not drain")
 }
