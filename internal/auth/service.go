@@ -42,6 +42,10 @@ const lastUsedResolution = time.Hour
 // second recommended option (64 MiB, 3 passes), two lanes.
 var DefaultParams = &argon2id.Params{Memory: 64 * 1024, Iterations: 3, Parallelism: 2, SaltLength: 16, KeyLength: 32}
 
+// TestParams are argon2id parameters for tests only: 1 MiB and one pass
+// keep hashing fast, and would make stolen hashes cheap to crack.
+var TestParams = &argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+
 // SignUpHook runs inside the sign-up transaction, after the user row and
 // its roles exist. Other services attach here (the welcome notification)
 // without auth knowing them.
@@ -65,7 +69,7 @@ type Service struct {
 // Option configures a Service.
 type Option func(*Service)
 
-// WithParams sets the argon2id parameters (tests use cheap ones).
+// WithParams sets the argon2id parameters (tests use [TestParams]).
 func WithParams(p *argon2id.Params) Option { return func(s *Service) { s.params = p } }
 
 // WithBus lets revocations of agent tokens reach every replica at once.

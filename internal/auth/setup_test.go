@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/auth"
@@ -15,10 +14,6 @@ import (
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
-
-// cheapParams keep password hashing fast in tests; production uses
-// auth.DefaultParams.
-var cheapParams = &argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 
 // start is the instant every test clock starts at.
 var start = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
@@ -35,7 +30,7 @@ type bundle struct {
 func setup(t *testing.T, db *store.DB, opts ...auth.Option) *bundle {
 	t.Helper()
 	clk := clock.NewManual(start)
-	opts = append([]auth.Option{auth.WithParams(cheapParams)}, opts...)
+	opts = append([]auth.Option{auth.WithParams(auth.TestParams)}, opts...)
 	return &bundle{
 		ctx:   t.Context(),
 		db:    db,

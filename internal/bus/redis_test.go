@@ -1,15 +1,12 @@
 package bus_test
 
 import (
-	"github.com/gpunex/gpunex/internal/redistest"
-
 	"bytes"
 	"context"
 	"crypto/rand"
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,17 +18,14 @@ import (
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/bus/bustest"
+	"github.com/gpunex/gpunex/internal/redistest"
 )
 
-// TestRedis runs the conformance suite against the Redis server named by
-// GPUNEX_TEST_REDIS_URL. It is not parallel: bustest.Exercise counts
-// goroutines and runs its own cases in parallel.
+// TestRedis runs the conformance suite against the shared test Redis
+// server. It is not parallel: bustest.Exercise counts goroutines and runs
+// its own cases in parallel.
 func TestRedis(t *testing.T) {
-	url := os.Getenv("GPUNEX_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("GPUNEX_TEST_REDIS_URL is not set; set it (for example redis://127.0.0.1:6379/0) to run the Redis bus tests")
-	}
-	options, err := redis.ParseURL(url)
+	options, err := redis.ParseURL(redistest.SharedURL(t))
 	require.NoError(t, err)
 
 	newBus := func(t *testing.T, prefix string) bus.Bus {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/auth"
@@ -46,12 +45,11 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	b := &heldBus{Bus: bus.NewMemory()}
 	t.Cleanup(func() { _ = b.Close() })
 	return &bundle{
-		ctx:   t.Context(),
-		db:    db,
-		clock: clk,
-		bus:   b,
-		auth: auth.NewService(db, clk, logger,
-			auth.WithParams(&argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32})),
+		ctx:    t.Context(),
+		db:     db,
+		clock:  clk,
+		bus:    b,
+		auth:   auth.NewService(db, clk, logger, auth.WithParams(auth.TestParams)),
 		notify: notify.NewService(db, b, clk, logger),
 	}
 }

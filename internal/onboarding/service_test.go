@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
@@ -47,8 +46,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	logger := slog.New(slog.DiscardHandler)
 	probe := &probeBus{Bus: bus.NewMemory(), db: db}
 	t.Cleanup(func() { _ = probe.Close() })
-	a := auth.NewService(db, clk, logger,
-		auth.WithParams(&argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}))
+	a := auth.NewService(db, clk, logger, auth.WithParams(auth.TestParams))
 	n := notify.NewService(db, probe, clk, logger)
 	b := &bundle{
 		ctx: t.Context(), db: db, clock: clk, probe: probe, auth: a,

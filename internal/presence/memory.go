@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gpunex/gpunex/internal/clock"
 )
 
 // sweepInterval is how often, by the store's clock, a Touch also deletes
@@ -17,7 +19,7 @@ const sweepInterval = time.Minute
 // Memory is a [Store] held in this process, for tests and single-replica
 // deployments.
 type Memory struct {
-	clock Clock
+	clock clock.Clock
 
 	mu        sync.Mutex
 	closed    bool
@@ -36,20 +38,16 @@ func (e entry) liveAt(now time.Time) bool {
 	return now.Before(e.expires)
 }
 
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-// NewMemory returns an empty store that tells time by clock; a nil clock
-// means the system clock.
-func NewMemory(clock Clock) *Memory {
-	if clock == nil {
-		clock = systemClock{}
+// NewMemory returns an empty store that tells time by clk, so expiry is
+// testable without sleeping; a nil clk means [clock.Real].
+func NewMemory(clk clock.Clock) *Memory {
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	return &Memory{
-		clock:     clock,
+		clock:     clk,
 		entries:   make(map[string]entry),
-		lastSweep: clock.Now(),
+		lastSweep: clk.Now(),
 	}
 }
 

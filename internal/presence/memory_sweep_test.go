@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/clock"
 )
 
 func TestMemorySweepsExpiredEntriesNobodyAsksFor(t *testing.T) {
 	t.Parallel()
-	clock := &steppedClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := NewMemory(clock)
+	clk := clock.NewManual(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := NewMemory(clk)
 	for i := range 100 {
 		_, err := m.Touch(t.Context(), fmt.Sprintf("gone-%d", i), []byte("up"), time.Second)
 		require.NoError(t, err)
@@ -26,14 +28,9 @@ func TestMemorySweepsExpiredEntriesNobodyAsksFor(t *testing.T) {
 		{"a Touch after the sweep interval removes them", sweepInterval, 1},
 	}
 	for _, tc := range tests {
-		clock.now = clock.now.Add(tc.advance)
+		clk.Advance(tc.advance)
 		_, err := m.Touch(t.Context(), "alive", []byte("up"), time.Hour)
 		require.NoError(t, err)
 		require.Len(t, m.entries, tc.wantEntries, tc.name)
 	}
 }
-
-// steppedClock is a Clock moved by the test goroutine alone.
-type steppedClock struct{ now time.Time }
-
-func (c *steppedClock) Now() time.Time { return c.now }

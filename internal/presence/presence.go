@@ -26,11 +26,6 @@ type Store interface {
 	Close() error
 }
 
-// Clock is injected so expiry is testable without sleeping.
-type Clock interface {
-	Now() time.Time
-}
-
 // ErrClosed is returned by every method of a store that has been closed,
 // except Close itself, which may be called again safely.
 var ErrClosed = errors.New("presence: closed")

@@ -3,7 +3,6 @@ package presence_test
 import (
 	"context"
 	"crypto/rand"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/presence/presencetest"
+	"github.com/gpunex/gpunex/internal/redistest"
 )
 
 func TestRedis(t *testing.T) {
@@ -104,14 +104,11 @@ func (c *roundTripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) r
 	}
 }
 
-// redisOptions reads GPUNEX_TEST_REDIS_URL, skipping the test without it.
+// redisOptions connects to the shared test Redis server, skipping the
+// test without one.
 func redisOptions(t *testing.T) *redis.Options {
 	t.Helper()
-	url := os.Getenv("GPUNEX_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("GPUNEX_TEST_REDIS_URL is not set; set it (for example redis://127.0.0.1:6379/0) to run the Redis presence tests")
-	}
-	options, err := redis.ParseURL(url)
+	options, err := redis.ParseURL(redistest.SharedURL(t))
 	require.NoError(t, err)
 	return options
 }

@@ -1,10 +1,11 @@
-// Package redistest runs private redis-server processes for tests that
-// must restart Redis or inspect its clients without disturbing the shared
-// test server.
+// Package redistest gives tests their Redis: the URL of the shared test
+// server, and private redis-server processes for tests that must restart
+// Redis or inspect its clients without disturbing the shared one.
 package redistest
 
 import (
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -13,6 +14,21 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
+
+// EnvURL names the shared Redis server tests use.
+const EnvURL = "GPUNEX_TEST_REDIS_URL"
+
+// SharedURL returns the URL of the shared Redis server named by [EnvURL],
+// or skips the test saying why. Tests that share it keep apart by key
+// prefix.
+func SharedURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvURL)
+	if u == "" {
+		t.Skipf("redistest: %s is not set; Redis tests need it (make test sets it, for example redis://127.0.0.1:6379/0)", EnvURL)
+	}
+	return u
+}
 
 // Server is a private redis-server process without persistence, so a
 // restart loses every key, as a production Redis without AOF does.

@@ -15,18 +15,16 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
+	"github.com/gpunex/gpunex/internal/redistest"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 )
-
-// EnvRedisURL names the Redis server tests use.
-const EnvRedisURL = "GPUNEX_TEST_REDIS_URL"
 
 // Stack is one combination of backends.
 type Stack struct {
@@ -73,20 +71,6 @@ type Server struct {
 	RedisPrefix string
 }
 
-// CheapPasswords keeps argon2id fast in tests; production uses
-// auth.DefaultParams.
-var CheapPasswords = &argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
-
-// RedisURL returns the test Redis URL, or skips the test saying why.
-func RedisURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv(EnvRedisURL)
-	if u == "" {
-		t.Skipf("platformtest: %s is not set; Redis tests need it (make test sets it)", EnvRedisURL)
-	}
-	return u
-}
-
 // Start runs a server on stack until the test ends.
 func Start(t testing.TB, stack Stack, opts Options) *Server {
 	t.Helper()
@@ -95,7 +79,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		API:            opts.API,
 		Clock:          opts.Clock,
 		Demo:           opts.Demo,
-		PasswordParams: CheapPasswords,
+		PasswordParams: auth.TestParams,
 		Logger:         slog.New(slog.DiscardHandler),
 		SPA:            opts.SPA,
 		SMTPURL:        opts.SMTPURL,
@@ -121,7 +105,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 	if stack.Redis {
 		cfg.RedisURL = opts.RedisURL
 		if cfg.RedisURL == "" {
-			cfg.RedisURL = RedisURL(t)
+			cfg.RedisURL = redistest.SharedURL(t)
 		}
 		// Parallel tests share one Redis; each server (or replica group)
 		// gets its own namespace so their events never cross.
