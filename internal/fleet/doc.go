@@ -13,8 +13,9 @@
 // machine record and announce it once. The sweeper runs on one replica at a
 // time (store.TryLead).
 //
-// Heartbeats are rate-limited in each replica's memory, per machine and
-// per agent token (before any lookup, so unknown machine ids cost nothing).
+// Each replica rate-limits in memory: heartbeats per machine, and per
+// agent token whatever costs a query (registrations, and heartbeats naming
+// a machine id the replica has not resolved yet, unknown ones included).
 //
 // Status transitions are published on provider.<id>.machines; the
 // machineStatusChanged subscription first sends every machine's current

@@ -159,17 +159,19 @@ func TestRateLimiterAllowsABurstThenRefills(t *testing.T) {
 	require.False(t, l.allow(7))
 }
 
-// One agent token is bounded as a whole, across the machines it names,
-// and before any lookup: a token spraying unknown machine ids is slowed
-// without a query per request.
-func TestAnAgentTokenIsRateLimitedAcrossItsMachines(t *testing.T) {
+// An agent token is bounded in what it asks of the database: registrations
+// and lookups of machine ids this replica has not resolved, unknown ones
+// included. Heartbeats of resolved machines spend only their own bucket,
+// so a fleet replaying its buffers after an outage is not held back by the
+// token it shares.
+func TestAnAgentTokenIsRateLimitedInLookupsNotInItsMachinesHeartbeats(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, "sqlite")
 	clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	pres := presence.NewMemory(clk)
 	b := bus.NewMemory()
 	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
-	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second, TokenRatePerSecond: 1, TokenBurst: 4})
+	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second, TokenRatePerSecond: 1, TokenBurst: 3})
 	pid := seedProvider(t, db, clk.Now())
 	ctx := context.Background()
 	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
@@ -177,25 +179,35 @@ func TestAnAgentTokenIsRateLimitedAcrossItsMachines(t *testing.T) {
 		_, err := svc.Register(ctx, agent, RegisterInput{MachineID: uid, Hostname: "h", AgentVersion: "1", Gpus: []GPUInventory{{UUID: "GPU-" + uid, Name: "NVIDIA L4"}}})
 		require.NoError(t, err)
 	}
-	_, err := svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
-	require.NoError(t, err)
-	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0002"})
-	require.NoError(t, err, "each machine is well within its own budget")
 
+	// A replay after an outage: 40 buffered beats of each machine at once,
+	// far more than the token's burst of 3 (two of which registration
+	// spent), all within each machine's own burst of 60.
+	for i := range 40 {
+		for _, uid := range []string{"machine-0001", "machine-0002"} {
+			at := clk.Now().Add(-time.Duration(40-i) * time.Second)
+			_, err := svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: uid, At: &at})
+			require.NoError(t, err, "beat %d of %s", i, uid)
+		}
+	}
+
+	// Lookups spend the token's budget: one is left, then refusals.
+	_, err := svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9998"})
+	require.Equal(t, fault.NotFound, fault.CodeOf(err))
 	writes := db.Writes()
-	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
-	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "the token's burst of 4 is spent")
 	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9999"})
-	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "unknown machines count against the token too")
+	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "unknown machine ids are looked up at the token's pace")
 	_, err = svc.Register(ctx, agent, RegisterInput{MachineID: "machine-0003", Hostname: "h", AgentVersion: "1"})
-	require.Equal(t, fault.RateLimited, fault.CodeOf(err))
+	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "registrations too")
 	require.Equal(t, writes, db.Writes(), "refused requests change nothing")
+	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
+	require.NoError(t, err, "a resolved machine still beats")
 
 	other := &auth.Agent{TokenID: 2, ProviderID: pid}
-	_, err = svc.Heartbeat(ctx, other, HeartbeatInput{MachineID: "machine-0002"})
-	require.NoError(t, err, "another token of the provider has its own budget")
+	_, err = svc.Heartbeat(ctx, other, HeartbeatInput{MachineID: "machine-9999"})
+	require.Equal(t, fault.NotFound, fault.CodeOf(err), "another token has its own budget")
 
 	clk.Advance(time.Second)
-	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
-	require.NoError(t, err, "the budget refills at the token's rate")
+	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9999"})
+	require.Equal(t, fault.NotFound, fault.CodeOf(err), "the budget refills at the token's rate")
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
-// rateLimiter is a token bucket per machine, in this replica's memory: a
-// runaway agent is slowed without any shared state on the hot path.
+// rateLimiter is a token bucket per key (a machine, an agent token), in
+// this replica's memory: a runaway agent is slowed without any shared
+// state on the hot path.
 type rateLimiter struct {
 	clock clock.Clock
 	rate  float64

@@ -35,11 +35,14 @@ type Config struct {
 	// 5/s, burst 60: room to replay a buffer after an outage).
 	RatePerSecond float64
 	Burst         int
-	// TokenRatePerSecond and TokenBurst bound everything one agent token
-	// sends, whatever machine ids it names, unknown ones included, before
-	// any lookup (defaults 200/s, burst 2000: one token may serve a fleet
-	// of a thousand machines at the default interval, with room to
-	// replay).
+	// TokenRatePerSecond and TokenBurst bound, per replica, what one
+	// agent token asks of the database: registrations and heartbeats
+	// naming a machine id the replica has not resolved yet, unknown ids
+	// included (defaults 200/s, burst 2000: a fleet of a thousand machines
+	// on one token is resolved at once after a replica restarts).
+	// Heartbeats of resolved machines spend only their machine's bucket,
+	// so a large fleet replaying after an outage is never held back by
+	// its shared token.
 	TokenRatePerSecond float64
 	TokenBurst         int
 }
@@ -86,8 +89,8 @@ type Service struct {
 
 	refs    sync.Map     // machine_uid -> machineRef
 	pending sync.Map     // machine id -> struct{}
-	limiter *rateLimiter // per machine
-	tokens  *rateLimiter // per agent token
+	limiter *rateLimiter // heartbeats, per machine
+	tokens  *rateLimiter // lookups and registrations, per agent token
 
 	sweepMu      sync.Mutex
 	healthySince time.Time
@@ -132,7 +135,7 @@ type transitionEvent struct {
 // machineId that belongs to another provider is refused.
 func (s *Service) Register(ctx context.Context, agent *auth.Agent, in RegisterInput) (*models.Machine, error) {
 	if !s.tokens.allow(agent.TokenID) {
-		return nil, fault.E(fault.RateLimited, "too many requests for this agent token; slow down")
+		return nil, errTokenRateLimited
 	}
 	if err := in.validate(); err != nil {
 		return nil, err
@@ -272,8 +275,14 @@ func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64,
 func eqf(a, b *float64) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
 func eqs(a, b *string) bool  { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
 
+// errTokenRateLimited refuses an agent token that asks for too many
+// lookups or registrations.
+var errTokenRateLimited = fault.E(fault.RateLimited, "too many requests for this agent token; slow down")
+
 // resolve finds agent's machine by its machine id: from memory after the
-// first time, so a steady heartbeat reads no SQL.
+// first time, so a steady heartbeat reads no SQL. A lookup (a machine id
+// this replica has not resolved, unknown ones included) spends the
+// token's budget; a resolved machine is bounded by its own bucket.
 func (s *Service) resolve(ctx context.Context, agent *auth.Agent, uid string) (machineRef, error) {
 	if v, ok := s.refs.Load(uid); ok {
 		ref := v.(machineRef)
@@ -281,6 +290,9 @@ func (s *Service) resolve(ctx context.Context, agent *auth.Agent, uid string) (m
 			return ref, fault.E(fault.Forbidden, "this machine belongs to another provider")
 		}
 		return ref, nil
+	}
+	if !s.tokens.allow(agent.TokenID) {
+		return machineRef{}, errTokenRateLimited
 	}
 	var m models.Machine
 	err := s.db.NewSelect().Model(&m).Column("id", "provider_id").Where("machine_uid = ?", uid).Scan(ctx)
@@ -309,9 +321,6 @@ type HeartbeatResult struct {
 // Heartbeat records a machine's liveness and telemetry. Steady state
 // touches only the presence store.
 func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in HeartbeatInput) (*HeartbeatResult, error) {
-	if !s.tokens.allow(agent.TokenID) {
-		return nil, fault.E(fault.RateLimited, "too many heartbeats for this agent token; slow down")
-	}
 	now := s.clock.Now()
 	if err := in.validate(now); err != nil {
 		return nil, err
