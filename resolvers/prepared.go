@@ -15,7 +15,7 @@ import (
 // generic executor: the agent's heartbeat, the one operation every
 // machine sends every few seconds. See api.Prepared for the contract.
 func (r *Resolver) Prepared() []api.Prepared {
-	return []api.Prepared{{Document: wire.HeartbeatMutation, Run: r.preparedHeartbeat}}
+	return []api.Prepared{{Document: wire.HeartbeatMutation, Payload: preparedHeartbeatPayload{}, Run: r.preparedHeartbeat}}
 }
 
 // preparedHeartbeat answers wire.HeartbeatMutation: the variables are

@@ -12,6 +12,6 @@ const (
 
 // Operation names, as sent in operationName.
 const (
-	registerOperation  = "RegisterMachine"
-	heartbeatOperation = "Heartbeat"
+	registerOperation  = wire.RegisterMachineOperation
+	heartbeatOperation = wire.HeartbeatOperation
 )

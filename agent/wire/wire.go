@@ -5,6 +5,12 @@
 // the prepared-path tests say so.
 package wire
 
+// The operations' names, as sent in operationName.
+const (
+	RegisterMachineOperation = "RegisterMachine"
+	HeartbeatOperation       = "Heartbeat"
+)
+
 // RegisterMachineMutation is the registerMachine operation, sent verbatim
 // every time with the input in variables.
 const RegisterMachineMutation = `mutation RegisterMachine($input: RegisterMachineInput!) {

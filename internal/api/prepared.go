@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/99designs/gqlgen/complexity"
@@ -31,9 +32,18 @@ import (
 // (no nulls, no coercions, exact member names); for anything else it
 // reports handled=false having done nothing, and the generic executor
 // answers, so every error a client can see is still gqlgen's.
+//
+// A prepared operation bypasses gqlgen's field and operation middleware
+// (AroundFields, AroundOperations) and its directives, so prepare refuses
+// a document that reaches a schema directive; Run's context carries an
+// OperationContext with the document, the operation and no variables.
 type Prepared struct {
 	// Document is the operation text, matched byte for byte.
 	Document string
+	// Payload is a value of the type Run writes the root field's value
+	// from: its JSON member names, nested, must be the document's
+	// selection set in order, which prepare checks.
+	Payload any
 	// Run decodes the variables and resolves the root field. handled=false
 	// means it did nothing; otherwise value is the root field's JSON
 	// (shaped by Document's selection set) or err the resolver's error.
@@ -47,15 +57,20 @@ type preparedOp struct {
 	opType string // query or mutation
 	field  *ast.Field
 	object string // the root type's name
+	doc    *ast.QueryDocument
 	quoted []byte // the document as a JSON string, for a cheap first look
 	prefix []byte // {"data":{"<alias>":
 }
 
 // prepare checks each document against the schema: one named operation
-// with one root field, valid, within the complexity and depth limits.
+// with one root field, valid, within the complexity and depth limits, no
+// schema directive on its way, and a payload shaped as its selection.
 func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[string]*preparedOp, error) {
 	ops := map[string]*preparedOp{}
 	for _, p := range list {
+		if ops[p.Document] != nil {
+			return nil, errors.New("api: a document is prepared twice")
+		}
 		doc, errs := gqlparser.LoadQuery(es.Schema(), p.Document)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("api: prepared document is not valid: %w", errs)
@@ -68,14 +83,22 @@ func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[stri
 			return nil, fmt.Errorf("api: prepared operation %s must be a query or mutation with one root field", op.Name)
 		}
 		field, ok := op.SelectionSet[0].(*ast.Field)
-		if !ok || len(field.Directives) > 0 {
+		if !ok {
 			return nil, fmt.Errorf("api: prepared operation %s must select one plain root field", op.Name)
 		}
+		// The variables are not known here: complexity functions that read
+		// arguments see none (the schema has none today).
 		if c := complexity.Calculate(context.Background(), es, op, map[string]any{}); c > cfg.ComplexityLimit {
 			return nil, fmt.Errorf("api: prepared operation %s has complexity %d over the limit %d", op.Name, c, cfg.ComplexityLimit)
 		}
 		if d := selectionDepth(op.SelectionSet, nil, 0, map[string]bool{}); d > cfg.DepthLimit {
 			return nil, fmt.Errorf("api: prepared operation %s has depth %d over the limit %d", op.Name, d, cfg.DepthLimit)
+		}
+		if where := directiveOnTheWay(es.Schema(), op); where != "" {
+			return nil, fmt.Errorf("api: prepared operation %s reaches a directive (%s), which only the generic executor runs", op.Name, where)
+		}
+		if err := sameShape(reflect.TypeOf(p.Payload), field.SelectionSet, field.Alias); err != nil {
+			return nil, fmt.Errorf("api: prepared operation %s: the payload is not shaped as the selection: %w", op.Name, err)
 		}
 		object := es.Schema().Query.Name
 		if op.Operation == ast.Mutation {
@@ -84,9 +107,120 @@ func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[stri
 		quoted, _ := json.Marshal(p.Document)
 		alias, _ := json.Marshal(field.Alias)
 		prefix := append(append([]byte(`{"data":{`), alias...), ':')
-		ops[p.Document] = &preparedOp{Prepared: p, name: op.Name, opType: string(op.Operation), object: object, field: field, quoted: quoted, prefix: prefix}
+		ops[p.Document] = &preparedOp{Prepared: p, name: op.Name, opType: string(op.Operation), object: object,
+			field: field, doc: doc, quoted: quoted, prefix: prefix}
 	}
 	return ops, nil
+}
+
+// directiveOnTheWay names the first directive a prepared operation would
+// skip: in the document, or in the schema on a selected field, an
+// argument, or an input type the arguments reach (@deprecated changes
+// nothing at run time and is allowed).
+func directiveOnTheWay(schema *ast.Schema, op *ast.OperationDefinition) string {
+	has := func(list ast.DirectiveList) bool {
+		for _, d := range list {
+			if d.Name != "deprecated" {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[string]bool{}
+	var input func(name string) string
+	input = func(name string) string {
+		def := schema.Types[name]
+		if def == nil || seen[name] || def.Kind != ast.InputObject {
+			return ""
+		}
+		seen[name] = true
+		if has(def.Directives) {
+			return "input " + name
+		}
+		for _, f := range def.Fields {
+			if has(f.Directives) {
+				return "input field " + name + "." + f.Name
+			}
+			if where := input(f.Type.Name()); where != "" {
+				return where
+			}
+		}
+		return ""
+	}
+	var fields func(set ast.SelectionSet) string
+	fields = func(set ast.SelectionSet) string {
+		for _, sel := range set {
+			f, ok := sel.(*ast.Field)
+			if !ok {
+				return "a fragment"
+			}
+			if has(f.Directives) || (f.Definition != nil && has(f.Definition.Directives)) {
+				return "field " + f.Name
+			}
+			if f.Definition != nil {
+				for _, a := range f.Definition.Arguments {
+					if has(a.Directives) {
+						return "argument " + f.Name + "." + a.Name
+					}
+					if where := input(a.Type.Name()); where != "" {
+						return where
+					}
+				}
+			}
+			if where := fields(f.SelectionSet); where != "" {
+				return where
+			}
+		}
+		return ""
+	}
+	if has(op.Directives) {
+		return "the operation"
+	}
+	for _, v := range op.VariableDefinitions {
+		if has(v.Directives) {
+			return "variable $" + v.Variable
+		}
+	}
+	return fields(op.SelectionSet)
+}
+
+// sameShape checks that type t marshals to JSON with the member names of
+// selection set, in its order, at every level.
+func sameShape(t reflect.Type, set ast.SelectionSet, path string) error {
+	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
+		t = t.Elem()
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return fmt.Errorf("%s: %v is not a struct", path, t)
+	}
+	var names []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	if len(names) != len(set) {
+		return fmt.Errorf("%s: %d members for %d selected fields", path, len(names), len(set))
+	}
+	for i, sel := range set {
+		f, ok := sel.(*ast.Field)
+		if !ok || names[i] != f.Alias {
+			return fmt.Errorf("%s: member %d is %q, the selection has %q", path, i, names[i], fieldAlias(sel))
+		}
+		if err := sameShape(t.Field(i).Type, f.SelectionSet, path+"."+f.Alias); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fieldAlias(sel ast.Selection) string {
+	if f, ok := sel.(*ast.Field); ok {
+		return f.Alias
+	}
+	return "a fragment"
 }
 
 // preparedPOST is gqlgen's POST transport with the prepared documents in
@@ -111,15 +245,15 @@ type preparedBody struct {
 	Variables     jsontext.Value `json:"variables"`
 }
 
-// strict is how the prepared path reads JSON: exact member names,
+// strictJSON is how the prepared path reads JSON: exact member names,
 // unknown and duplicate members refused, invalid UTF-8 refused.
-var strict = jsonv2.RejectUnknownMembers(true)
+var strictJSON = jsonv2.RejectUnknownMembers(true)
 
 // DecodeVariables decodes a prepared operation's variables into v the way
-// the prepared path reads JSON (see strict), reporting whether it could;
+// the prepared path reads JSON (see strictJSON), reporting whether it could;
 // a Run that gets false returns handled=false.
 func DecodeVariables(data []byte, v any) bool {
-	return jsonv2.Unmarshal(data, v, strict) == nil
+	return jsonv2.Unmarshal(data, v, strictJSON) == nil
 }
 
 func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
@@ -151,7 +285,7 @@ func (t preparedPOST) match(body []byte) (*preparedOp, *preparedBody) {
 		return nil, nil
 	}
 	var b preparedBody
-	if err := jsonv2.Unmarshal(body, &b, strict); err != nil {
+	if err := jsonv2.Unmarshal(body, &b, strictJSON); err != nil {
 		return nil, nil
 	}
 	op := t.ops[b.Query]
@@ -173,6 +307,8 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 		t.metrics.prepared.WithLabelValues(op.name, "generic").Inc()
 		return false
 	}
+	ctx = graphql.WithOperationContext(ctx, &graphql.OperationContext{RawQuery: op.Document, OperationName: op.name,
+		Doc: op.doc, Operation: op.doc.Operations[0], Variables: map[string]any{}, DisableIntrospection: true})
 	fc := &graphql.FieldContext{Object: op.object, Field: graphql.CollectedField{Field: op.field}, IsMethod: true, IsResolver: true}
 	ctx = graphql.WithFieldContext(ctx, fc)
 	value, handled, err := t.run(ctx, op, b.Variables)

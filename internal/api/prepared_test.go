@@ -4,20 +4,76 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/gpunex/gpunex/agent/wire"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/resolvers"
 )
+
+// heartbeatPayload is HeartbeatPayload as wire.HeartbeatMutation selects it.
+type heartbeatPayload struct {
+	Accepted        bool    `json:"accepted"`
+	Status          *string `json:"status"`
+	IntervalSeconds int     `json:"intervalSeconds"`
+	Commands        []struct {
+		ID      string `json:"id"`
+		Kind    string `json:"kind"`
+		Payload string `json:"payload"`
+	} `json:"commands"`
+	UserErrors []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"userErrors"`
+}
+
+// reordered selects the same members in another order.
+type reordered struct {
+	Status          *string `json:"status"`
+	Accepted        bool    `json:"accepted"`
+	IntervalSeconds int     `json:"intervalSeconds"`
+	Commands        []struct {
+		ID      string `json:"id"`
+		Kind    string `json:"kind"`
+		Payload string `json:"payload"`
+	} `json:"commands"`
+	UserErrors []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"userErrors"`
+}
+
+// shortCommands lacks the commands' payload.
+type shortCommands struct {
+	Accepted        bool    `json:"accepted"`
+	Status          *string `json:"status"`
+	IntervalSeconds int     `json:"intervalSeconds"`
+	Commands        []struct {
+		ID   string `json:"id"`
+		Kind string `json:"kind"`
+	} `json:"commands"`
+	UserErrors []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"userErrors"`
+}
 
 func schema() *graph.Config {
 	cfg := resolvers.NewSchema(&resolvers.Resolver{})
@@ -27,31 +83,51 @@ func schema() *graph.Config {
 // A prepared document is checked against the schema and the limits when
 // the server is built: one that does not fit stops the server there, not
 // at the first request.
+// refusal is why api.New refuses the prepared documents ("" when it
+// takes them).
+func refusal(es graphql.ExecutableSchema, cfg api.Config, prepared ...api.Prepared) (msg string) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg = fmt.Sprint(p)
+		}
+	}()
+	api.New(cfg, api.Deps{Schema: es, Logger: slog.New(slog.DiscardHandler), Prepared: prepared})
+	return ""
+}
+
 func TestPreparedDocumentsAreCheckedAtStartup(t *testing.T) {
 	es := graph.NewExecutableSchema(*schema())
 	run := func(context.Context, []byte) ([]byte, bool, error) { return nil, false, nil }
 	for name, tc := range map[string]struct {
-		doc string
-		cfg api.Config
+		doc     string
+		cfg     api.Config
+		payload any
+		want    string
 	}{
-		"not valid":       {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { nope } }`},
-		"anonymous":       {doc: `mutation($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`},
-		"two root fields": {doc: `mutation Two($input: HeartbeatInput!) { a: heartbeat(input: $input) { accepted } b: heartbeat(input: $input) { accepted } }`},
-		"two operations":  {doc: `mutation A($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } } mutation B($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`},
-		"over complexity": {doc: wire.HeartbeatMutation, cfg: api.Config{ComplexityLimit: 2}},
-		"over depth":      {doc: wire.HeartbeatMutation, cfg: api.Config{DepthLimit: 2}},
-		"a skipped field": {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) @skip(if: true) { accepted } }`},
-		"with fragments":  {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { ...P } } fragment P on HeartbeatPayload { accepted }`},
+		"not valid":                {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { nope } }`, want: "not valid"},
+		"anonymous":                {doc: `mutation($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`, want: "one named operation"},
+		"two root fields":          {doc: `mutation Two($input: HeartbeatInput!) { a: heartbeat(input: $input) { accepted } b: heartbeat(input: $input) { accepted } }`, want: "one root field"},
+		"two operations":           {doc: `mutation A($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } } mutation B($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`, want: "one named operation"},
+		"over complexity":          {doc: wire.HeartbeatMutation, cfg: api.Config{ComplexityLimit: 2}, want: "complexity"},
+		"over depth":               {doc: wire.HeartbeatMutation, cfg: api.Config{DepthLimit: 2}, want: "depth"},
+		"a skipped field":          {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) @skip(if: true) { accepted } }`, want: "directive (field heartbeat)"},
+		"a skipped leaf":           {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { accepted @include(if: false) } }`, want: "directive (field accepted)"},
+		"with fragments":           {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { ...P } } fragment P on HeartbeatPayload { accepted }`, want: "no fragments"},
+		"payload in another order": {doc: wire.HeartbeatMutation, payload: reordered{}, want: `member 0 is "status", the selection has "accepted"`},
+		"payload missing a member": {doc: wire.HeartbeatMutation, payload: shortCommands{}, want: "heartbeat.commands: 2 members for 3 selected fields"},
+		"no payload":               {doc: wire.HeartbeatMutation, want: "is not a struct"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			require.Panics(t, func() {
-				api.New(tc.cfg, api.Deps{Schema: es, Logger: slog.New(slog.DiscardHandler), Prepared: []api.Prepared{{Document: tc.doc, Run: run}}})
-			})
+			payload := tc.payload
+			if payload == nil && name != "no payload" {
+				payload = heartbeatPayload{}
+			}
+			require.Contains(t, refusal(es, tc.cfg, api.Prepared{Document: tc.doc, Payload: payload, Run: run}), tc.want)
 		})
 	}
-	require.NotPanics(t, func() {
-		api.New(api.Config{}, api.Deps{Schema: es, Logger: slog.New(slog.DiscardHandler), Prepared: []api.Prepared{{Document: wire.HeartbeatMutation, Run: run}}})
-	})
+	ok := api.Prepared{Document: wire.HeartbeatMutation, Payload: heartbeatPayload{}, Run: run}
+	require.Empty(t, refusal(es, api.Config{}, ok), "the agent's heartbeat is prepared")
+	require.Contains(t, refusal(es, api.Config{}, ok, ok), "prepared twice")
 }
 
 // A panic in a prepared operation is what a panic in a resolver is: an
@@ -62,7 +138,7 @@ func TestAPanicInAPreparedOperationIsAnInternalError(t *testing.T) {
 	srv := api.New(api.Config{}, api.Deps{
 		Schema: graph.NewExecutableSchema(*schema()),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Prepared: []api.Prepared{{Document: wire.HeartbeatMutation, Run: func(context.Context, []byte) ([]byte, bool, error) {
+		Prepared: []api.Prepared{{Document: wire.HeartbeatMutation, Payload: heartbeatPayload{}, Run: func(context.Context, []byte) ([]byte, bool, error) {
 			if panics {
 				panic("boom")
 			}
@@ -93,4 +169,47 @@ func TestAPanicInAPreparedOperationIsAnInternalError(t *testing.T) {
 	code, out = post()
 	require.Equal(t, http.StatusOK, code)
 	require.Equal(t, map[string]any{"heartbeat": map[string]any{"accepted": true, "status": "ONLINE", "intervalSeconds": 10.0, "commands": []any{}, "userErrors": []any{}}}, out["data"])
+}
+
+// withSchema is the executable schema over another parsed schema, so a
+// test can put a directive where the real schema has none.
+type withSchema struct {
+	graphql.ExecutableSchema
+	schema *ast.Schema
+}
+
+func (w withSchema) Schema() *ast.Schema { return w.schema }
+
+// A directive in the schema would be run by the generic executor and
+// skipped by a prepared operation, so a document that reaches one is
+// refused at startup: on the root field, its argument, or an input field.
+func TestAPreparedDocumentReachingASchemaDirectiveIsRefused(t *testing.T) {
+	files, err := filepath.Glob("../../schema/*.graphqls")
+	require.NoError(t, err)
+	es := graph.NewExecutableSchema(*schema())
+	for name, edit := range map[string][2]string{
+		"on the root field":  {"heartbeat(input: HeartbeatInput!): HeartbeatPayload!", "heartbeat(input: HeartbeatInput!): HeartbeatPayload! @guard"},
+		"on the argument":    {"heartbeat(input: HeartbeatInput!)", "heartbeat(input: HeartbeatInput! @guard)"},
+		"on an input field":  {"input GpuTelemetryInput {\n  uuid: String!", "input GpuTelemetryInput {\n  uuid: String! @guard"},
+		"on a payload field": {"type HeartbeatPayload {\n  accepted: Boolean!", "type HeartbeatPayload {\n  accepted: Boolean! @guard"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sources := []*ast.Source{{Name: "guard.graphqls", Input: "directive @guard on FIELD_DEFINITION | ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION"}}
+			edited := false
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				require.NoError(t, err)
+				text := string(b)
+				if strings.Contains(text, edit[0]) {
+					text, edited = strings.Replace(text, edit[0], edit[1], 1), true
+				}
+				sources = append(sources, &ast.Source{Name: f, Input: text})
+			}
+			require.True(t, edited, "the schema has %q", edit[0])
+			s, gqlErr := gqlparser.LoadSchema(sources...)
+			require.NoError(t, gqlErr)
+			require.Contains(t, refusal(withSchema{es, s}, api.Config{},
+				api.Prepared{Document: wire.HeartbeatMutation, Payload: heartbeatPayload{}}), "reaches a directive")
+		})
+	}
 }

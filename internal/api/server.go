@@ -140,13 +140,17 @@ func New(cfg Config, deps Deps) *Server {
 	})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(transport.GET{})
+	// Prepared documents (the agent's heartbeat) are answered in front of
+	// gqlgen's POST transport; they skip the operation and field
+	// middleware, and the errors go through the same presenter.
+	presenter, recoverer := presentError(deps.Logger), recoverPanic(deps.Logger)
 	gql.AddTransport(preparedPOST{
 		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, deps.Logger), metrics: m,
-		presenter: presentError(deps.Logger), recover: recoverPanic(deps.Logger),
+		presenter: presenter, recover: recoverer,
 	})
 	gql.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	gql.SetErrorPresenter(presentError(deps.Logger))
-	gql.SetRecoverFunc(recoverPanic(deps.Logger))
+	gql.SetErrorPresenter(presenter)
+	gql.SetRecoverFunc(recoverer)
 	gql.SetParserTokenLimit(15000)
 	if cfg.Introspection {
 		gql.Use(extension.Introspection{})

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/wire"
+	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/models"
@@ -261,4 +262,130 @@ func TestPreparedHeartbeatIsRateLimitedAsTheGenericOne(t *testing.T) {
 	require.Equal(t, "RATE_LIMITED", fast.Body.(map[string]any)["errors"].([]any)[0].(map[string]any)["extensions"].(map[string]any)["code"])
 	prepared, _ := preparedCounts(t, s)
 	require.Equal(t, 3.0, prepared)
+}
+
+// rawAnswer is a response as bytes.
+type rawAnswer struct {
+	Status      int
+	ContentType string
+	Body        string
+}
+
+func rawPost(t *testing.T, s *platformtest.Server, token, ctype, accept, body string, chunked bool) rawAnswer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/graphql", io.MultiReader(strings.NewReader(body)))
+	require.NoError(t, err)
+	if !chunked {
+		req.ContentLength = int64(len(body))
+	}
+	req.Header.Set("Content-Type", ctype)
+	req.Header.Set("Accept", accept)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return rawAnswer{res.StatusCode, res.Header.Get("Content-Type"), string(raw)}
+}
+
+// TestPreparedHeartbeatAnswersOddRequestsByteForByte sends requests odd in
+// their envelope, JSON, numbers, dates, strings, headers and size, with
+// the agent's document and with the generic one, and requires the same
+// status, content type and body, byte for byte.
+func TestPreparedHeartbeatAnswersOddRequestsByteForByte(t *testing.T) {
+	t.Parallel()
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{API: api.Config{MaxBodyBytes: 8192}, Fleet: fleet.Config{RatePerSecond: 1e9, Burst: 1e9, TokenRatePerSecond: 1e9, TokenBurst: 1e9}})
+	p := s.NewProvider(t, "odd")
+	agent := s.NewAPIClient(t, p.AgentToken)
+	agent.MustDo(nil, registerMachine, map[string]any{"i": inventory("review-0001", "NVIDIA H100 80GB HBM3")})
+	agent.MustDo(nil, heartbeat, map[string]any{"i": beatInput("review-0001", 10, 1)})
+	fastQ, _ := json.Marshal(wire.HeartbeatMutation)
+	slowQ, _ := json.Marshal(wire.HeartbeatMutation + " ")
+	gpu := func(extra string) string {
+		return `{"input":{"machineId":"review-0001","gpus":[{"uuid":"GPU-review-0001-0"` + extra + `}]}}`
+	}
+	std := func(vars string) string { return `{"operationName":"Heartbeat","query":DOC,"variables":` + vars + `}` }
+	at := func(v string) string { return std(`{"input":{"machineId":"review-0001","gpus":[],"at":"` + v + `"}}`) }
+	cases := []struct {
+		name, ctype, accept, body string
+		chunked                   bool
+	}{
+		{name: "plain", body: std(gpu(""))},
+		{name: "trailing garbage", body: std(gpu("")) + "xyz"},
+		{name: "trailing object", body: std(gpu("")) + `{"query":"{ __typename }"}`},
+		{name: "BOM", body: "\ufeff" + std(gpu(""))},
+		{name: "leading ws", body: " \n\t" + std(gpu("")) + "\n"},
+		{name: "dup query", body: `{"query":"{ __typename }","operationName":"Heartbeat","query":DOC,"variables":` + gpu("") + `}`},
+		{name: "Query case", body: `{"Query":DOC,"operationName":"Heartbeat","variables":` + gpu("") + `}`},
+		{name: "extensions {}", body: `{"query":DOC,"extensions":{},"variables":` + gpu("") + `}`},
+		{name: "operationName null", body: `{"query":DOC,"operationName":null,"variables":` + gpu("") + `}`},
+		{name: "operationName lower", body: `{"query":DOC,"operationName":"heartbeat","variables":` + gpu("") + `}`},
+		{name: "escaped key", body: `{"qu\u0065ry":DOC,"variables":` + gpu("") + `}`},
+		{name: "escaped input key", body: std(`{"\u0069nput":{"machineId":"review-0001","gpus":[]}}`)},
+		{name: "dup via escape", body: std(`{"input":{"machineId":"review-0001","machine\u0049d":"review-0001","gpus":[]}}`)},
+		{name: "int -0", body: std(gpu(`,"smClockMHz":-0`))},
+		{name: "int 1E2", body: std(gpu(`,"smClockMHz":1E2`))},
+		{name: "int 1.0", body: std(gpu(`,"smClockMHz":1.0`))},
+		{name: "int -1", body: std(gpu(`,"smClockMHz":-1`))},
+		{name: "int 2^63", body: std(gpu(`,"smClockMHz":9223372036854775808`))},
+		{name: "float 1E2", body: std(gpu(`,"utilizationPct":1E2`))},
+		{name: "float -0", body: std(gpu(`,"utilizationPct":-0`))},
+		{name: "float 1e-400", body: std(gpu(`,"utilizationPct":1e-400`))},
+		{name: "float 5e-324", body: std(gpu(`,"utilizationPct":5e-324`))},
+		{name: "at +00:00", body: at("2020-01-01T00:00:00+00:00")},
+		{name: "at lower t/z", body: at("2020-01-01t00:00:00z")},
+		{name: "at 10 frac digits", body: at("2020-01-01T00:00:00.1234567891Z")},
+		{name: "at comma frac", body: at("2020-01-01T00:00:00,5Z")},
+		{name: "at 24:00", body: at("2020-01-01T24:00:00Z")},
+		{name: "at leap second", body: at("2020-01-01T23:59:60Z")},
+		{name: "at -00:00", body: at("2020-01-01T00:00:00-00:00")},
+		{name: "at future", body: at("2999-01-01T00:00:00Z")},
+		{name: "at empty", body: at("")},
+		{name: "uuid lone surrogate", body: std(`{"input":{"machineId":"review-0001","gpus":[{"uuid":"\ud800"}]}}`)},
+		{name: "uuid NUL", body: std(`{"input":{"machineId":"review-0001","gpus":[{"uuid":"\u0000"}]}}`)},
+		{name: "uuid U+2028", body: std(`{"input":{"machineId":"review-0001","gpus":[{"uuid":"a\u2028b"}]}}`)},
+		{name: "machineId html", body: std(`{"input":{"machineId":"<a&b>","gpus":[]}}`)},
+		{name: "__typename in input", body: std(`{"input":{"machineId":"review-0001","gpus":[],"__typename":"X"}}`)},
+		{name: "accept application/*", accept: "application/*", body: std(gpu(""))},
+		{name: "accept text/html", accept: "text/html", body: std(gpu(""))},
+		{name: "accept junk", accept: ";;;, application/graphql-response+json;charset=utf-8", body: std(gpu(""))},
+		{name: "accept q=0", accept: "application/json;q=0, application/graphql-response+json", body: std(gpu(""))},
+		{name: "ctype charset", ctype: "application/json; charset=utf-8", body: std(gpu(""))},
+		{name: "ctype upper", ctype: "APPLICATION/JSON", body: std(gpu(""))},
+		{name: "padded near limit", body: std(gpu("")) + strings.Repeat(" ", 7000)},
+		{name: "chunked over limit", chunked: true, body: std(gpu("")) + strings.Repeat(" ", 9000)},
+		{name: "chunked over limit, pad inside", chunked: true, body: `{"operationName":"Heartbeat","query":DOC,"variables":` + gpu("") + strings.Repeat(" ", 9000) + `}`},
+		{name: "41 gpus", body: std(`{"input":{"machineId":"review-0001","gpus":[` + strings.Repeat(`{"uuid":"x"},`, 40) + `{"uuid":"x"}]}}`)},
+	}
+	for _, c := range cases {
+		ct := c.ctype
+		if ct == "" {
+			ct = "application/json"
+		}
+		accept := c.accept
+		if accept == "" {
+			accept = "application/graphql-response+json, application/json"
+		}
+		p0, _ := preparedCounts(t, s)
+		fast := rawPost(t, s, p.AgentToken, ct, accept, strings.Replace(c.body, "DOC", string(fastQ), 1), c.chunked)
+		p1, _ := preparedCounts(t, s)
+		slow := rawPost(t, s, p.AgentToken, ct, accept, strings.Replace(c.body, "DOC", string(slowQ), 1), c.chunked)
+		require.Equal(t, slow, fast, "%s: the prepared document must answer as the generic executor", c.name)
+		if c.name == "plain" {
+			require.Equal(t, p0+1, p1, "a plain beat takes the prepared path")
+		}
+	}
+}
+
+// gqlgen words a body it cannot decode with the whole body in the message;
+// the presenter keeps only the decoder's reason, so a password in a
+// truncated log-in never comes back (nor reaches a log).
+func TestAnUndecodableBodyIsNotEchoed(t *testing.T) {
+	t.Parallel()
+	s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{})
+	c := s.NewAPIClient(t, "")
+	r := c.Raw(http.MethodPost, "application/json", []byte(`{"query":"mutation($i: LogInInput!) { logIn(input: $i) { token } }","variables":{"i":{"email":"a@b.c","password":"hunter2-secret"}`), "")
+	require.Len(t, r.Errors, 1)
+	require.Equal(t, "json request body could not be decoded: unexpected EOF", r.Errors[0].Message)
+	require.Equal(t, []string{"BAD_REQUEST"}, r.Codes())
 }
