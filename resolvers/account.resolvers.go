@@ -16,27 +16,13 @@ import (
 // SignUp is the resolver for the signUp field.
 func (r *mutationResolver) SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error) {
 	user, sess, err := r.Auth.SignUp(ctx, auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name}, sessionKind(ctx))
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.AuthPayload{UserErrors: ue}, nil
-	}
-	return authPayload(ctx, user, sess), nil
+	return authResult(ctx, user, sess, err)
 }
 
 // LogIn is the resolver for the logIn field.
 func (r *mutationResolver) LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error) {
 	user, sess, err := r.Auth.LogIn(ctx, input.Email, input.Password, sessionKind(ctx))
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.AuthPayload{UserErrors: ue}, nil
-	}
-	return authPayload(ctx, user, sess), nil
+	return authResult(ctx, user, sess, err)
 }
 
 // LogOut is the resolver for the logOut field.

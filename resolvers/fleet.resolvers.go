@@ -87,11 +87,7 @@ func (r *providerResolver) Machines(ctx context.Context, obj *models.Provider) (
 
 // MachineStatusChanged is the resolver for the machineStatusChanged field.
 func (r *subscriptionResolver) MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.Onboarding.RequireProvider(ctx, v)
+	p, err := r.requireProvider(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -65,30 +65,17 @@ func (r *queryResolver) Notifications(ctx context.Context, first *int, after *st
 	if err != nil {
 		return nil, err
 	}
-	n, cursor := 20, ""
-	if first != nil {
-		n = *first
-	}
-	if after != nil {
-		cursor = *after
-	}
+	n, cursor := pageArgs(first, after)
 	page, err := r.Notify.List(ctx, v.User.ID, n, cursor)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.NotificationConnection{
-		Edges:       make([]*model.NotificationEdge, 0, len(page.Items)),
-		PageInfo:    &model.PageInfo{HasNextPage: page.HasNextPage},
-		UnreadCount: page.UnreadCount,
-	}
-	for _, it := range page.Items {
-		conn.Edges = append(conn.Edges, &model.NotificationEdge{Cursor: notify.Cursor(it.ID), Node: it})
-	}
-	if len(conn.Edges) > 0 {
-		end := conn.Edges[len(conn.Edges)-1].Cursor
-		conn.PageInfo.EndCursor = &end
-	}
-	return conn, nil
+	edges, info := connection(page.Items, page.HasNextPage,
+		func(n *models.Notification) string { return notify.Cursor(n.ID) },
+		func(cursor string, n *models.Notification) *model.NotificationEdge {
+			return &model.NotificationEdge{Cursor: cursor, Node: n}
+		})
+	return &model.NotificationConnection{Edges: edges, PageInfo: info, UnreadCount: page.UnreadCount}, nil
 }
 
 // NotificationAdded is the resolver for the notificationAdded field.

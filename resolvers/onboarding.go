@@ -53,6 +53,16 @@ func applicationPayload(app *models.ProviderApplication, err error) (*model.Prov
 	return &model.ProviderApplicationPayload{Application: app, UserErrors: ue}, nil
 }
 
+// requireProvider returns the provider of the user asking: UNAUTHENTICATED
+// for an anonymous request, FORBIDDEN for a user who is not a provider.
+func (r *Resolver) requireProvider(ctx context.Context) (*models.Provider, error) {
+	v, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Onboarding.RequireProvider(ctx, v)
+}
+
 // requireProviderAccess allows the provider's own user and admins.
 func (r *Resolver) requireProviderAccess(ctx context.Context, p *models.Provider) error {
 	_, err := auth.RequireSelfOrAdmin(ctx, p.UserID)

@@ -38,11 +38,7 @@ func (r *mutationResolver) SubmitProviderApplication(ctx context.Context, input 
 
 // UpdateProviderApplication is the resolver for the updateProviderApplication field.
 func (r *mutationResolver) UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	appID, err := parseID("id", id)
+	v, appID, err := viewerAndID(ctx, auth.Require, id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +48,7 @@ func (r *mutationResolver) UpdateProviderApplication(ctx context.Context, id str
 
 // ApproveProviderApplication is the resolver for the approveProviderApplication field.
 func (r *mutationResolver) ApproveProviderApplication(ctx context.Context, id string, tier *models.ProviderTier, message *string) (*model.ApprovalPayload, error) {
-	v, err := auth.RequireRole(ctx, models.RoleAdmin)
-	if err != nil {
-		return nil, err
-	}
-	appID, err := parseID("id", id)
+	v, appID, err := viewerAndID(ctx, requireAdmin, id)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +65,7 @@ func (r *mutationResolver) ApproveProviderApplication(ctx context.Context, id st
 
 // RejectProviderApplication is the resolver for the rejectProviderApplication field.
 func (r *mutationResolver) RejectProviderApplication(ctx context.Context, id string, reason string) (*model.ProviderApplicationPayload, error) {
-	v, err := auth.RequireRole(ctx, models.RoleAdmin)
-	if err != nil {
-		return nil, err
-	}
-	appID, err := parseID("id", id)
+	v, appID, err := viewerAndID(ctx, requireAdmin, id)
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +75,7 @@ func (r *mutationResolver) RejectProviderApplication(ctx context.Context, id str
 
 // RequestApplicationInfo is the resolver for the requestApplicationInfo field.
 func (r *mutationResolver) RequestApplicationInfo(ctx context.Context, id string, message string) (*model.ProviderApplicationPayload, error) {
-	v, err := auth.RequireRole(ctx, models.RoleAdmin)
-	if err != nil {
-		return nil, err
-	}
-	appID, err := parseID("id", id)
+	v, appID, err := viewerAndID(ctx, requireAdmin, id)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +85,7 @@ func (r *mutationResolver) RequestApplicationInfo(ctx context.Context, id string
 
 // CreateAgentToken is the resolver for the createAgentToken field.
 func (r *mutationResolver) CreateAgentToken(ctx context.Context, name string) (*model.CreateAgentTokenPayload, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.Onboarding.RequireProvider(ctx, v)
+	p, err := r.requireProvider(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +103,7 @@ func (r *mutationResolver) CreateAgentToken(ctx context.Context, name string) (*
 
 // RevokeAgentToken is the resolver for the revokeAgentToken field.
 func (r *mutationResolver) RevokeAgentToken(ctx context.Context, id string) (*model.RevokeAgentTokenPayload, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.Onboarding.RequireProvider(ctx, v)
+	p, err := r.requireProvider(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -183,39 +159,22 @@ func (r *queryResolver) ProviderApplications(ctx context.Context, status *models
 	if _, err := auth.RequireRole(ctx, models.RoleAdmin); err != nil {
 		return nil, err
 	}
-	n, cursor := 20, ""
-	if first != nil {
-		n = *first
-	}
-	if after != nil {
-		cursor = *after
-	}
+	n, cursor := pageArgs(first, after)
 	page, err := r.Onboarding.List(ctx, status, n, cursor)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.ProviderApplicationConnection{
-		Edges:      make([]*model.ProviderApplicationEdge, 0, len(page.Items)),
-		PageInfo:   &model.PageInfo{HasNextPage: page.HasNextPage},
-		TotalCount: page.TotalCount,
-	}
-	for _, it := range page.Items {
-		conn.Edges = append(conn.Edges, &model.ProviderApplicationEdge{Cursor: onboarding.Cursor(it.ID), Node: it})
-	}
-	if len(conn.Edges) > 0 {
-		end := conn.Edges[len(conn.Edges)-1].Cursor
-		conn.PageInfo.EndCursor = &end
-	}
-	return conn, nil
+	edges, info := connection(page.Items, page.HasNextPage,
+		func(app *models.ProviderApplication) string { return onboarding.Cursor(app.ID) },
+		func(cursor string, app *models.ProviderApplication) *model.ProviderApplicationEdge {
+			return &model.ProviderApplicationEdge{Cursor: cursor, Node: app}
+		})
+	return &model.ProviderApplicationConnection{Edges: edges, PageInfo: info, TotalCount: page.TotalCount}, nil
 }
 
 // ProviderApplication is the resolver for the providerApplication field.
 func (r *queryResolver) ProviderApplication(ctx context.Context, id string) (*models.ProviderApplication, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	appID, err := parseID("id", id)
+	v, appID, err := viewerAndID(ctx, auth.Require, id)
 	if err != nil {
 		return nil, err
 	}

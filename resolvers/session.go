@@ -29,3 +29,17 @@ func authPayload(ctx context.Context, user *models.User, sess *auth.Session) *mo
 	p.Token = &tok
 	return p
 }
+
+// authResult maps the result of a sign-up or log-in to its payload:
+// validation problems become userErrors, other errors go to the error
+// presenter.
+func authResult(ctx context.Context, user *models.User, sess *auth.Session, err error) (*model.AuthPayload, error) {
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		return &model.AuthPayload{UserErrors: ue}, nil
+	}
+	return authPayload(ctx, user, sess), nil
+}

@@ -24,4 +24,10 @@
 // falls further behind has its channel closed early. A consumer must therefore treat a closed channel
 // while its context is still alive as "events were lost": it reloads the
 // state it displays and subscribes again.
+//
+// Two helpers hold that discipline for the usual consumers: [Follow] is the
+// plumbing of a GraphQL subscription (subscribe, send the current state,
+// then each change, until the client goes away; an early close ends the
+// stream and the client subscribes again), and [Listen] keeps a background
+// consumer subscribed for as long as it runs, reloading after every gap.
 package bus

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -62,12 +63,8 @@ func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 		return nil
 	}
 	for _, m := range ms {
-		raw, ok := values[presenceKey(m.ID)]
+		b, ok := beatOf(values, m.ID)
 		if !ok {
-			continue
-		}
-		var b beat
-		if err := json.Unmarshal(raw, &b); err != nil {
 			continue
 		}
 		at := b.At
@@ -95,48 +92,32 @@ type StatusEvent struct {
 // channel closes early if the subscriber falls behind; resubscribing sends
 // the current state again, so nothing that matters is lost.
 func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *StatusEvent, error) {
-	msgs, err := s.bus.Subscribe(ctx, Channel(providerID))
-	if err != nil {
-		return nil, fmt.Errorf("fleet: unable to subscribe: %w", err)
-	}
-	snapshot, err := s.Machines(ctx, providerID)
-	if err != nil {
-		return nil, err
-	}
-	out := make(chan *StatusEvent, len(snapshot)+8)
-	for _, m := range snapshot {
-		out <- &StatusEvent{Machine: m, Initial: true}
-	}
-	go func() {
-		defer close(out)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case msg, ok := <-msgs:
-				if !ok {
-					return
-				}
-				var ev transitionEvent
-				if err := json.Unmarshal(msg.Payload, &ev); err != nil {
-					continue
-				}
-				m, err := s.Machine(ctx, ev.MachineID)
-				if err != nil {
-					if ctx.Err() == nil {
-						s.logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
-					}
-					continue
-				}
-				select {
-				case out <- &StatusEvent{Machine: m}:
-				case <-ctx.Done():
-					return
-				}
-			}
+	current := func(ctx context.Context) ([]*StatusEvent, error) {
+		ms, err := s.Machines(ctx, providerID)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	return out, nil
+		evs := make([]*StatusEvent, len(ms))
+		for i, m := range ms {
+			evs[i] = &StatusEvent{Machine: m, Initial: true}
+		}
+		return evs, nil
+	}
+	transition := func(ctx context.Context, msg bus.Message) (*StatusEvent, bool) {
+		var ev transitionEvent
+		if err := json.Unmarshal(msg.Payload, &ev); err != nil {
+			return nil, false
+		}
+		m, err := s.Machine(ctx, ev.MachineID)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
+			}
+			return nil, false
+		}
+		return &StatusEvent{Machine: m}, true
+	}
+	return bus.Follow(ctx, s.bus, Channel(providerID), current, transition)
 }
 
 // Enqueue queues a command for machine id's agent, delivered with its next

@@ -124,6 +124,20 @@ type beat struct {
 	Gpus []models.GpuTelemetry `json:"g"`
 }
 
+// beatOf is machineID's beat among values read from the presence store;
+// false when it has none, or one that does not decode.
+func beatOf(values map[string][]byte, machineID int64) (beat, bool) {
+	raw, ok := values[presenceKey(machineID)]
+	if !ok {
+		return beat{}, false
+	}
+	var b beat
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return beat{}, false
+	}
+	return b, true
+}
+
 // transitionEvent is published on a provider's machines channel.
 type transitionEvent struct {
 	MachineID int64                `json:"machineId"`

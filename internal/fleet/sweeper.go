@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
@@ -75,12 +74,8 @@ func (s *Service) Compact(ctx context.Context) error {
 		return err
 	}
 	for _, m := range online {
-		raw, ok := present[presenceKey(m.ID)]
+		b, ok := beatOf(present, m.ID)
 		if !ok {
-			continue
-		}
-		var b beat
-		if json.Unmarshal(raw, &b) != nil {
 			continue
 		}
 		if _, err := s.db.NewUpdate().Model((*models.MachineStatusInterval)(nil)).Set("last_seen_at = ?", b.At).

@@ -168,64 +168,38 @@ const ReplayAll = -1
 // ctx ends, or early when the subscriber fell behind (resubscribe with the
 // last id seen to catch up).
 func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan *models.Notification, error) {
-	// Subscribe before reading the backlog, so nothing falls in between.
-	msgs, err := s.bus.Subscribe(ctx, Channel(userID))
-	if err != nil {
-		return nil, fmt.Errorf("notify: unable to subscribe: %w", err)
-	}
-	var backlog []*models.Notification
-	if afterID > 0 || afterID == ReplayAll {
-		err := s.db.NewSelect().Model(&backlog).Where("user_id = ? AND id > ?", userID, afterID).
+	// Only a replayed notification can arrive twice: each is announced
+	// once, and this subscription may have read it from the backlog too.
+	// Live ids are not compared with the newest sent: transactions commit,
+	// and announce, out of id order, so an older id may come later and is
+	// still new to the subscriber.
+	replayed := map[int64]bool{}
+	backlog := func(ctx context.Context) ([]*models.Notification, error) {
+		if afterID <= 0 && afterID != ReplayAll {
+			return nil, nil
+		}
+		var ns []*models.Notification
+		err := s.db.NewSelect().Model(&ns).Where("user_id = ? AND id > ?", userID, afterID).
 			OrderExpr("id ASC").Limit(int64(replayLimit)).Scan(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("notify: unable to replay notifications: %w", err)
 		}
-	}
-	out := make(chan *models.Notification, 16)
-	go func() {
-		defer close(out)
-		// Only a replayed notification can arrive twice: each is announced
-		// once, and this subscription may have read it from the backlog
-		// too. Live ids are not compared with the newest sent: transactions
-		// commit, and announce, out of id order, so an older id may come
-		// later and is still new to the subscriber.
-		replayed := make(map[int64]bool, len(backlog))
-		send := func(n *models.Notification) bool {
-			select {
-			case out <- n:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		for _, n := range backlog {
+		for _, n := range ns {
 			replayed[n.ID] = true
-			if !send(n) {
-				return
-			}
 		}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m, ok := <-msgs:
-				if !ok {
-					return
-				}
-				n := new(models.Notification)
-				if err := json.Unmarshal(m.Payload, n); err != nil || n.UserID != userID {
-					s.logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
-					continue
-				}
-				if replayed[n.ID] {
-					delete(replayed, n.ID)
-					continue
-				}
-				if !send(n) {
-					return
-				}
-			}
+		return ns, nil
+	}
+	live := func(ctx context.Context, m bus.Message) (*models.Notification, bool) {
+		n := new(models.Notification)
+		if err := json.Unmarshal(m.Payload, n); err != nil || n.UserID != userID {
+			s.logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
+			return nil, false
 		}
-	}()
-	return out, nil
+		if replayed[n.ID] {
+			delete(replayed, n.ID)
+			return nil, false
+		}
+		return n, true
+	}
+	return bus.Follow(ctx, s.bus, Channel(userID), backlog, live)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -63,58 +64,36 @@ func (s *Service) announce(ctx context.Context, id int64) {
 // current state again, so nothing that matters is lost. Callers authorise:
 // every application is visible here.
 func (s *Service) Watch(ctx context.Context, id *int64) (<-chan *Change, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	// Subscribe before reading the current state, so no change falls in
-	// between (one that lands in both is sent twice, which is harmless).
-	msgs, err := s.bus.Subscribe(ctx, ChangesChannel)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("onboarding: unable to watch applications: %w", err)
-	}
-	current, err := s.watchState(ctx, id)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	out := make(chan *Change, len(current)+8)
-	for _, app := range current {
-		out <- &Change{Application: app, Initial: true}
-	}
-	go func() {
-		defer cancel()
-		defer close(out)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case msg, ok := <-msgs:
-				if !ok {
-					return
-				}
-				var ev changeEvent
-				if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.ApplicationID == 0 {
-					s.logger.WarnContext(ctx, "onboarding: dropping malformed change event", "channel", msg.Channel)
-					continue
-				}
-				if id != nil && ev.ApplicationID != *id {
-					continue
-				}
-				app, err := s.Get(ctx, ev.ApplicationID)
-				if err != nil {
-					if ctx.Err() == nil {
-						s.logger.WarnContext(ctx, "onboarding: unable to load a changed application", "application_id", ev.ApplicationID, "err", err)
-					}
-					continue
-				}
-				select {
-				case out <- &Change{Application: app}:
-				case <-ctx.Done():
-					return
-				}
-			}
+	current := func(ctx context.Context) ([]*Change, error) {
+		apps, err := s.watchState(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	return out, nil
+		changes := make([]*Change, len(apps))
+		for i, app := range apps {
+			changes[i] = &Change{Application: app, Initial: true}
+		}
+		return changes, nil
+	}
+	change := func(ctx context.Context, msg bus.Message) (*Change, bool) {
+		var ev changeEvent
+		if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.ApplicationID == 0 {
+			s.logger.WarnContext(ctx, "onboarding: dropping malformed change event", "channel", msg.Channel)
+			return nil, false
+		}
+		if id != nil && ev.ApplicationID != *id {
+			return nil, false
+		}
+		app, err := s.Get(ctx, ev.ApplicationID)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logger.WarnContext(ctx, "onboarding: unable to load a changed application", "application_id", ev.ApplicationID, "err", err)
+			}
+			return nil, false
+		}
+		return &Change{Application: app}, true
+	}
+	return bus.Follow(ctx, s.bus, ChangesChannel, current, change)
 }
 
 // watchState is the current state that opens a watch: the one application,

@@ -120,14 +120,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 			}
 			return fmt.Errorf("onboarding: unable to store application: %w", err)
 		}
-		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
-			return err
-		}
-		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
-			return err
-		}
-		s.announce(ctx, app.ID)
-		return s.notifyAdmins(ctx, tx, app)
+		return s.queueForReview(ctx, tx, app, viewer, models.ActionSubmitted, in.Gpus)
 	})
 	if err != nil {
 		return nil, err
@@ -165,19 +158,26 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		if _, err := tx.NewDelete().Model((*models.ApplicationGpu)(nil)).Where("application_id = ?", app.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to replace GPU entries: %w", err)
 		}
-		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
-			return err
-		}
-		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
-			return err
-		}
-		s.announce(ctx, app.ID)
-		return s.notifyAdmins(ctx, tx, app)
+		return s.queueForReview(ctx, tx, app, viewer, models.ActionResubmitted, in.Gpus)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, id)
+}
+
+// queueForReview completes a submission or resubmission of app, whose
+// answers tx has just stored: it stores the GPU entries, records action in
+// the history, announces the change and tells the admins.
+func (s *Service) queueForReview(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, viewer *auth.Viewer, action models.ApplicationAction, gpus []GPUInput) error {
+	if err := s.insertGpus(ctx, tx, app, gpus); err != nil {
+		return err
+	}
+	if _, err := s.addEvent(ctx, tx, app, viewer, action, nil, nil); err != nil {
+		return err
+	}
+	s.announce(ctx, app.ID)
+	return s.notifyAdmins(ctx, tx, app)
 }
 
 func applyInput(app *models.ProviderApplication, in *Input) {
