@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { auditServer } from 'graphql-http';
+import { explainFailure } from './artifacts.mjs';
 import { startServer } from './server.mjs';
 
 test('audit: /graphql passes every MUST of the GraphQL over HTTP spec', { timeout: 120_000 }, async () => {
@@ -31,8 +32,7 @@ test('audit: /graphql passes every MUST of the GraphQL over HTTP spec', { timeou
     console.log(`audit: ${results.length} checks: ${count('ok')} ok, ${count('warn')} warn, ${count('error')} error`);
     assert.deepEqual(failedMusts, [], `MUST audits failed:\n${failedMusts.join('\n')}`);
   } catch (err) {
-    err.message += `\n--- server output ---\n${server.output().slice(-4000)}`;
-    throw err;
+    throw await explainFailure(err, { logs: { 'server output': server.output() } });
   } finally {
     await server.stop();
   }

@@ -3,11 +3,12 @@
 // welcome notification, the account page, Arabic (right to left), log-out
 // and log-in; the last screen is saved as artifacts/e2e-foundation.png.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { launchBrowser } from './browser.mjs';
-import { artifactsDir, frontendDir, startServer } from './server.mjs';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { frontendDir, startServer } from './server.mjs';
 
 const locale = (name) =>
   JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
@@ -30,13 +31,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
 
   try {
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
-    context.setDefaultTimeout(STEP_TIMEOUT);
-    page = await context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') console.log(`browser console error: ${msg.text()}`);
-    });
+    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1280, height: 860 } } });
     // Record every GraphQL WebSocket and the subscriptions sent on it, to
     // check that the bell subscribes and that log-in opens a new connection.
     page.on('websocket', (ws) => {
@@ -165,23 +160,15 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     assert.equal(await byId('notification-item').first().getAttribute('data-unread'), 'false');
 
     at('screenshot');
-    mkdirSync(artifactsDir(), { recursive: true });
-    const shot = join(artifactsDir(), 'e2e-foundation.png');
-    await page.screenshot({ path: shot, fullPage: true });
-    console.log(`screenshot: ${shot}`);
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-foundation.png')}`);
 
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   } catch (err) {
-    if (page) {
-      try {
-        mkdirSync(artifactsDir(), { recursive: true });
-        await page.screenshot({ path: join(artifactsDir(), 'e2e-foundation-failure.png'), fullPage: true });
-      } catch {
-        // the page may be gone; the error below says what failed
-      }
-    }
-    err.message = `step "${step}": ${err.message}\n--- server output ---\n${server.output().slice(-4000)}`;
-    throw err;
+    throw await explainFailure(err, {
+      step,
+      screenshots: { 'e2e-foundation-failure.png': page },
+      logs: { 'server output': server.output() },
+    });
   } finally {
     await browser?.close().catch(() => {});
     await server.stop();

@@ -12,12 +12,13 @@
 // the approval email is found as an .eml file. No admin or applicant page is
 // ever reloaded. The last screen is saved as artifacts/e2e-onboarding.png.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { launchBrowser } from './browser.mjs';
-import { artifactsDir, frontendDir, startServer } from './server.mjs';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { frontendDir, startServer } from './server.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
@@ -44,15 +45,8 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
   // newPage opens a page in a new browser context, or in context (which
   // shares its cookies: the same signed-in user in another tab).
   async function newPage(name, options, context) {
-    if (!context) {
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', ...options });
-      context.setDefaultTimeout(STEP_TIMEOUT);
-    }
-    const page = await context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(`${name}: ${err.message}`));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') console.log(`${name} console error: ${msg.text()}`);
-    });
+    const contextOptions = { viewport: { width: 1280, height: 900 }, ...options };
+    const page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions, context, name });
     pages[name] = page;
     return page;
   }
@@ -318,10 +312,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.ok(prefix.length >= 6 && secret.startsWith(prefix), `the listed prefix ${prefix} starts the secret`);
 
     at('screenshot');
-    mkdirSync(artifactsDir(), { recursive: true });
-    const shot = join(artifactsDir(), 'e2e-onboarding.png');
-    await user.screenshot({ path: shot, fullPage: true });
-    console.log(`screenshot: ${shot}`);
+    console.log(`screenshot: ${await saveScreenshot(user, 'e2e-onboarding.png')}`);
 
     at('the approval email is in the outbox sink');
     const email = await waitForEmail(join(server.dataDir, 'mail', 'outbox'), applicant.email, APPROVAL_SUBJECT, 30_000);
@@ -338,16 +329,11 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
 
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
   } catch (err) {
-    for (const [name, page] of Object.entries(pages)) {
-      try {
-        mkdirSync(artifactsDir(), { recursive: true });
-        await page.screenshot({ path: join(artifactsDir(), `e2e-onboarding-failure-${name}.png`), fullPage: true });
-      } catch {
-        // the page may be gone; the error below says what failed
-      }
-    }
-    err.message = `step "${step}": ${err.message}\n--- server output ---\n${server.output().slice(-4000)}`;
-    throw err;
+    throw await explainFailure(err, {
+      step,
+      screenshots: Object.fromEntries(Object.entries(pages).map(([name, page]) => [`e2e-onboarding-failure-${name}.png`, page])),
+      logs: { 'server output': server.output() },
+    });
   } finally {
     await browser?.close().catch(() => {});
     await server.stop();

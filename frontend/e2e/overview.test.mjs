@@ -10,12 +10,13 @@
 // GPUNEX_AGENT_BIN names the agent binary (default ../bin/gpunex-agent);
 // GPUNEX_E2E_AGENT=scripted swaps it for the stand-in in agent.mjs.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startAgent } from './agent.mjs';
-import { launchBrowser } from './browser.mjs';
-import { artifactsDir, frontendDir, startServer } from './server.mjs';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { frontendDir, startServer } from './server.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
@@ -60,13 +61,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
 
   try {
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1360, height: 1000 }, locale: 'en-US' });
-    context.setDefaultTimeout(STEP_TIMEOUT);
-    page = await context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') console.log(`console error: ${msg.text()}`);
-    });
+    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } } });
     const byId = (id) => page.getByTestId(id);
     const text = async (locator) => ((await locator.textContent()) ?? '').trim();
 
@@ -85,7 +80,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     assert.equal(await page.locator(CARD).count(), 0, `no ${HOSTNAME} machine yet`);
 
     at('create an agent token through the GraphQL API with the session cookie');
-    const res = await context.request.post(`${server.url}/graphql`, {
+    const res = await page.context().request.post(`${server.url}/graphql`, {
       headers: { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' },
       data: { query: 'mutation { createAgentToken(name: "e2e") { token userErrors { field code message } } }' },
     });
@@ -151,13 +146,10 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
 
     at('screenshot');
-    mkdirSync(artifactsDir(), { recursive: true });
-    const shot = join(artifactsDir(), 'e2e-overview.png');
     // From the top: a full-page shot scrolled down paints the sticky header
     // in the middle of the page.
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: shot, fullPage: true });
-    console.log(`screenshot: ${shot}`);
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-overview.png')}`);
 
     at('SIGTERM: the agent goes offline (planned) and the card follows live');
     const eventsBefore = Number(await card.getAttribute('data-live-events'));
@@ -172,15 +164,11 @@ test('overview: watches a machine turn Online in the Overview without reload, th
 
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   } catch (err) {
-    try {
-      mkdirSync(artifactsDir(), { recursive: true });
-      await page?.screenshot({ path: join(artifactsDir(), 'e2e-overview-failure.png'), fullPage: true });
-    } catch {
-      // the page may be gone; the error below says what failed
-    }
-    const agentLog = agent ? `\n--- agent output (${agent.command}) ---\n${agent.output().slice(-4000)}` : '';
-    err.message = `step "${step}": ${err.message}${agentLog}\n--- server output ---\n${server.output().slice(-4000)}`;
-    throw err;
+    throw await explainFailure(err, {
+      step,
+      screenshots: { 'e2e-overview-failure.png': page },
+      logs: { ...(agent && { [`agent output (${agent.command})`]: agent.output() }), 'server output': server.output() },
+    });
   } finally {
     await agent?.stop('SIGKILL').catch(() => {});
     await browser?.close().catch(() => {});

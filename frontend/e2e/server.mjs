@@ -15,11 +15,6 @@ export function serverBinary() {
   return resolve(frontendDir, process.env.GPUNEX_BIN ?? '../bin/gpunex');
 }
 
-/** artifactsDir is GPUNEX_ARTIFACTS, or ../artifacts from the frontend folder. */
-export function artifactsDir() {
-  return resolve(frontendDir, process.env.GPUNEX_ARTIFACTS ?? '../artifacts');
-}
-
 const READY = /http:\/\/127\.0\.0\.1:\d+/;
 
 /**

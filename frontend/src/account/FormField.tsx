@@ -2,7 +2,8 @@ import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttribu
 import { useTranslation } from 'react-i18next';
 import { userErrorText } from './userErrorText';
 
-interface FieldFrameProps {
+/** CommonProps are what every field has besides its control's own attributes. */
+interface CommonProps {
   /** name is the field's path (email, gpus.0.quantity); it names the test ids. */
   name: string;
   label: string;
@@ -10,8 +11,6 @@ interface FieldFrameProps {
   /** errors are UserError codes the server returned for this field. */
   errors?: string[];
   className?: string;
-  /** control renders the input with the ids and ARIA attributes it needs. */
-  control: (aria: ControlAria) => ReactNode;
 }
 
 /** ControlAria is what a field's control must carry to be labelled and described. */
@@ -22,16 +21,24 @@ export interface ControlAria {
   'data-testid': string;
 }
 
+// A field's hint and error texts, which its control points at, take their
+// ids from the field's own.
+const hintId = (id: string) => `${id}-hint`;
+const errorId = (id: string) => `${id}-error`;
+
+interface FieldFrameProps extends CommonProps {
+  /** control renders the input with the ids and ARIA attributes it needs. */
+  control: (aria: ControlAria) => ReactNode;
+}
+
 /**
  * FieldFrame lays out a label, a control, an optional hint and the server's
  * validation errors for the field, translated by code, right under it.
  */
 function FieldFrame({ name, label, hint, errors = [], className, control }: FieldFrameProps) {
   const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
   const invalid = errors.length > 0;
-  const describedBy = [hint ? hintId : null, invalid ? errorId : null].filter(Boolean).join(' ');
+  const describedBy = [hint ? hintId(id) : null, invalid ? errorId(id) : null].filter(Boolean).join(' ');
 
   return (
     <div className={className ? `field ${className}` : 'field'}>
@@ -42,22 +49,28 @@ function FieldFrame({ name, label, hint, errors = [], className, control }: Fiel
         'aria-describedby': describedBy || undefined,
         'data-testid': `field-${name}`,
       })}
-      {hint && (
-        <p className="field-hint" id={hintId}>
-          {hint}
-        </p>
-      )}
-      <FieldErrorText name={name} errors={errors} id={errorId} />
+      <FieldNotes id={id} name={name} hint={hint} errors={errors} />
     </div>
   );
 }
 
-interface CommonProps {
-  name: string;
-  label: string;
-  hint?: string;
-  errors?: string[];
-  className?: string;
+/** FieldNotes stand under a field's control: its hint, then its errors. */
+function FieldNotes({ id, name, hint, errors }: { id: string; name: string; hint?: string; errors: string[] }) {
+  return (
+    <>
+      {hint && (
+        <p className="field-hint" id={hintId(id)}>
+          {hint}
+        </p>
+      )}
+      <FieldErrorText name={name} errors={errors} id={errorId(id)} />
+    </>
+  );
+}
+
+/** frameOf splits a field's props into its frame's and its control's. */
+function frameOf<P extends CommonProps>({ name, label, hint, errors, className, ...control }: P) {
+  return [{ name, label, hint, errors, className }, control] as const;
 }
 
 type FormFieldProps = CommonProps & InputHTMLAttributes<HTMLInputElement>;
@@ -66,53 +79,25 @@ type FormFieldProps = CommonProps & InputHTMLAttributes<HTMLInputElement>;
  * FormField is a labelled input that shows the server's validation errors for
  * its field, translated by code, right under it.
  */
-export function FormField({ name, label, hint, errors, className, ...input }: FormFieldProps) {
-  return (
-    <FieldFrame
-      name={name}
-      label={label}
-      hint={hint}
-      errors={errors}
-      className={className}
-      control={(aria) => <input name={name} {...aria} {...input} />}
-    />
-  );
+export function FormField(props: FormFieldProps) {
+  const [frame, input] = frameOf(props);
+  return <FieldFrame {...frame} control={(aria) => <input name={frame.name} {...aria} {...input} />} />;
 }
 
 type SelectFieldProps = CommonProps & SelectHTMLAttributes<HTMLSelectElement> & { children: ReactNode };
 
 /** SelectField is FormField for a select; its options are the children. */
-export function SelectField({ name, label, hint, errors, className, children, ...select }: SelectFieldProps) {
-  return (
-    <FieldFrame
-      name={name}
-      label={label}
-      hint={hint}
-      errors={errors}
-      className={className}
-      control={(aria) => (
-        <select name={name} {...aria} {...select}>
-          {children}
-        </select>
-      )}
-    />
-  );
+export function SelectField(props: SelectFieldProps) {
+  const [frame, select] = frameOf(props);
+  return <FieldFrame {...frame} control={(aria) => <select name={frame.name} {...aria} {...select} />} />;
 }
 
 type TextAreaFieldProps = CommonProps & TextareaHTMLAttributes<HTMLTextAreaElement>;
 
 /** TextAreaField is FormField for multi-line text. */
-export function TextAreaField({ name, label, hint, errors, className, ...area }: TextAreaFieldProps) {
-  return (
-    <FieldFrame
-      name={name}
-      label={label}
-      hint={hint}
-      errors={errors}
-      className={className}
-      control={(aria) => <textarea name={name} {...aria} {...area} />}
-    />
-  );
+export function TextAreaField(props: TextAreaFieldProps) {
+  const [frame, area] = frameOf(props);
+  return <FieldFrame {...frame} control={(aria) => <textarea name={frame.name} {...aria} {...area} />} />;
 }
 
 interface ChoiceFieldProps<V extends string> extends CommonProps {
@@ -133,7 +118,7 @@ export function ChoiceField<V extends string>({ name, label, hint, errors = [], 
       role="radiogroup"
       className={className ? `field choice ${className}` : 'field choice'}
       aria-invalid={invalid || undefined}
-      aria-describedby={invalid ? `${id}-error` : hint ? `${id}-hint` : undefined}
+      aria-describedby={invalid ? errorId(id) : hint ? hintId(id) : undefined}
       data-testid={`field-${name}`}
     >
       <legend>{label}</legend>
@@ -152,12 +137,7 @@ export function ChoiceField<V extends string>({ name, label, hint, errors = [], 
           </label>
         ))}
       </div>
-      {hint && (
-        <p className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      <FieldErrorText name={name} errors={errors} id={`${id}-error`} />
+      <FieldNotes id={id} name={name} hint={hint} errors={errors} />
     </fieldset>
   );
 }

@@ -13,6 +13,18 @@ export const UserFieldsFragment = graphql(`
   }
 `);
 
+// signUp and logIn answer alike: the signed-in user, or why not.
+export const AuthPayloadFieldsFragment = graphql(`
+  fragment AuthPayloadFields on AuthPayload {
+    user {
+      ...UserFields
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+`);
+
 export const MeQuery = graphql(`
   query Me {
     me {
@@ -24,14 +36,7 @@ export const MeQuery = graphql(`
 export const SignUpMutation = graphql(`
   mutation SignUp($input: SignUpInput!) {
     signUp(input: $input) {
-      user {
-        ...UserFields
-      }
-      userErrors {
-        field
-        message
-        code
-      }
+      ...AuthPayloadFields
     }
   }
 `);
@@ -39,14 +44,7 @@ export const SignUpMutation = graphql(`
 export const LogInMutation = graphql(`
   mutation LogIn($input: LogInInput!) {
     logIn(input: $input) {
-      user {
-        ...UserFields
-      }
-      userErrors {
-        field
-        message
-        code
-      }
+      ...AuthPayloadFields
     }
   }
 `);

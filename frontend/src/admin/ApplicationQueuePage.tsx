@@ -138,7 +138,7 @@ function QueueList({ status }: { status: ApplicationStatus | null }) {
 
   return (
     <div className="card table-card">
-      <table className="queue" data-testid="queue-table" data-live={isLive}>
+      <table className="data-table queue" data-testid="queue-table" data-live={isLive}>
         <QueueHead />
         {cursors.map((after, i) => (
           <QueuePage

@@ -3,15 +3,14 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { FieldErrorText, SelectField, TextAreaField } from '../account/FormField';
-import { fieldErrors, FORM_FIELD, type FieldErrors, type UserErrorLike } from '../api/errors';
-import type { ApplicationFieldsFragment, ApplicationReviewChangedSubscription as ReviewChange, ProviderTier } from '../gql/graphql';
-import {
-  ApplicationAnswers,
-  ApplicationHistory,
-  StatusBadge,
-  TierBadge,
-  TierSuggestionView,
-} from '../onboarding/ApplicationDetails';
+import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import type {
+  ApplicationFieldsFragment,
+  ApplicationPayloadFieldsFragment,
+  ApplicationReviewChangedSubscription as ReviewChange,
+  ProviderTier,
+} from '../gql/graphql';
+import { ApplicationRecord, ApplicationStatusLine, TierBadge } from '../onboarding/ApplicationDetails';
 import { isolate, useFormat } from '../onboarding/format';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
@@ -89,14 +88,9 @@ function ApplicationReview({ id }: { id: string }) {
           {t('admin.review.back')}
         </Link>
         <h1>{t('admin.review.title', { name: isolate(app.fullName) })}</h1>
-        <p className="status-line">
-          <StatusBadge status={app.status} />
+        <ApplicationStatusLine app={app}>
           {app.tier && <TierBadge tier={app.tier} testId="review-tier" />}
-          <span className="muted">
-            {t('application.submittedAt', { when: f.dateTime(app.submittedAt) })} ·{' '}
-            {t('application.updatedAt', { when: f.dateTime(app.updatedAt) })}
-          </span>
-        </p>
+        </ApplicationStatusLine>
       </header>
       {news ? (
         <p className="notice info" role="status" data-testid="review-live-change" data-action={news.action}>
@@ -109,33 +103,19 @@ function ApplicationReview({ id }: { id: string }) {
           </p>
         )
       )}
-      <div className="two-columns">
-        <section className="card">
-          <h2>{t('application.answers')}</h2>
-          <ApplicationAnswers app={app} />
-        </section>
-        <div className="stack">
-          <section className="card">
-            <h2>{t('application.tier')}</h2>
-            <TierSuggestionView suggestion={app.suggestedTier} />
+      <ApplicationRecord app={app}>
+        {app.status === 'SUBMITTED' || app.status === 'INFO_REQUESTED' ? (
+          // Keyed by status: a decision, or the resubmission that answers
+          // one, starts the panel fresh; an edit while in review keeps what
+          // the reviewer has typed.
+          <DecisionPanel key={app.status} app={app} onDeciding={setDeciding} onDecided={decided} />
+        ) : (
+          <section className="card" data-testid="review-decided">
+            <h2>{t('admin.review.decision')}</h2>
+            <p>{t(`admin.review.decided.${app.status}`)}</p>
           </section>
-          {app.status === 'SUBMITTED' || app.status === 'INFO_REQUESTED' ? (
-            // Keyed by status: a decision, or the resubmission that answers
-            // one, starts the panel fresh; an edit while in review keeps
-            // what the reviewer has typed.
-            <DecisionPanel key={app.status} app={app} onDeciding={setDeciding} onDecided={decided} />
-          ) : (
-            <section className="card" data-testid="review-decided">
-              <h2>{t('admin.review.decision')}</h2>
-              <p>{t(`admin.review.decided.${app.status}`)}</p>
-            </section>
-          )}
-          <section className="card">
-            <h2>{t('application.history')}</h2>
-            <ApplicationHistory history={app.history} />
-          </section>
-        </div>
-      </div>
+        )}
+      </ApplicationRecord>
     </section>
   );
 }
@@ -176,7 +156,8 @@ function DecisionPanel({ app, onDeciding, onDecided }: DecisionPanelProps) {
     setConfirmReject(false);
     onDeciding(true);
     try {
-      let payload: { userErrors: readonly UserErrorLike[]; application?: ApplicationFieldsFragment | null } | undefined;
+      // Approval's payload also names the provider; the panel reads what all three share.
+      let payload: ApplicationPayloadFieldsFragment | undefined;
       if (decision === 'approve') {
         const res = await approve({ id: app.id, tier, message: message.trim() || null });
         payload = res.data?.approveProviderApplication;

@@ -2,9 +2,11 @@ import { graphql } from '../gql';
 
 // Typed operations of the admin review area; `npm run codegen` turns each
 // into a TypedDocumentNode in src/gql/. The detail page reads the same
-// ApplicationFields the applicant sees (src/onboarding/operations.ts). Each
-// page's query and its providerApplicationChanged subscription select the
-// same fields, so a live message replaces what the query read.
+// ApplicationFields the applicant sees, and rejecting or asking for more
+// information answer with ApplicationPayloadFields, as the applicant's own
+// mutations do (src/onboarding/operations.ts). Each page's query and its
+// providerApplicationChanged subscription select the same fields, so a live
+// message replaces what the query read.
 
 export const QueueRowFieldsFragment = graphql(`
   fragment QueueRowFields on ProviderApplication {
@@ -92,9 +94,7 @@ export const ApproveApplicationMutation = graphql(`
         tier
       }
       userErrors {
-        field
-        message
-        code
+        ...UserErrorFields
       }
     }
   }
@@ -103,14 +103,7 @@ export const ApproveApplicationMutation = graphql(`
 export const RejectApplicationMutation = graphql(`
   mutation RejectApplication($id: ID!, $reason: String!) {
     rejectProviderApplication(id: $id, reason: $reason) {
-      application {
-        ...ApplicationFields
-      }
-      userErrors {
-        field
-        message
-        code
-      }
+      ...ApplicationPayloadFields
     }
   }
 `);
@@ -118,14 +111,7 @@ export const RejectApplicationMutation = graphql(`
 export const RequestApplicationInfoMutation = graphql(`
   mutation RequestApplicationInfo($id: ID!, $message: String!) {
     requestApplicationInfo(id: $id, message: $message) {
-      application {
-        ...ApplicationFields
-      }
-      userErrors {
-        field
-        message
-        code
-      }
+      ...ApplicationPayloadFields
     }
   }
 `);

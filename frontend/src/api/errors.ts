@@ -1,4 +1,5 @@
 import type { CombinedError } from 'urql';
+import type { UserErrorFieldsFragment } from '../gql/graphql';
 
 /**
  * ERROR_CODES are the top-level error codes the server puts in
@@ -35,12 +36,8 @@ export function errorCode(error: CombinedError): ErrorCode {
   return 'INTERNAL';
 }
 
-/** UserErrorLike is the shape of the schema's UserError. */
-export interface UserErrorLike {
-  field: string;
-  message: string;
-  code: string;
-}
+/** UserErrorLike is a UserError as every mutation selects it (UserErrorFields in operations.ts). */
+export type UserErrorLike = UserErrorFieldsFragment;
 
 /**
  * FieldErrors maps a form field name (the last segment of UserError.field,

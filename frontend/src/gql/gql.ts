@@ -15,69 +15,75 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    createdAt\n  }\n": typeof types.UserFieldsFragmentDoc,
+    "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n": typeof types.AuthPayloadFieldsFragmentDoc,
     "\n  query Me {\n    me {\n      ...UserFields\n    }\n  }\n": typeof types.MeDocument,
-    "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.SignUpDocument,
-    "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.LogInDocument,
+    "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": typeof types.SignUpDocument,
+    "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": typeof types.LogInDocument,
     "\n  mutation LogOut {\n    logOut {\n      ok\n    }\n  }\n": typeof types.LogOutDocument,
     "\n  fragment QueueRowFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        key\n        name\n      }\n      otherModel\n      quantity\n    }\n    suggestedTier {\n      tier\n    }\n    tier\n    submittedAt\n    updatedAt\n  }\n": typeof types.QueueRowFieldsFragmentDoc,
     "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...QueueRowFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": typeof types.ApplicationQueueDocument,
     "\n  subscription ApplicationQueueChanged {\n    providerApplicationChanged {\n      initial\n      application {\n        ...QueueRowFields\n      }\n    }\n  }\n": typeof types.ApplicationQueueChangedDocument,
     "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n": typeof types.ApplicationReviewDocument,
     "\n  subscription ApplicationReviewChanged($id: ID!) {\n    providerApplicationChanged(id: $id) {\n      initial\n      application {\n        ...ApplicationFields\n      }\n    }\n  }\n": typeof types.ApplicationReviewChangedDocument,
-    "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.ApproveApplicationDocument,
-    "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RejectApplicationDocument,
-    "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RequestApplicationInfoDocument,
+    "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.ApproveApplicationDocument,
+    "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.RejectApplicationDocument,
+    "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.RequestApplicationInfoDocument,
+    "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": typeof types.UserErrorFieldsFragmentDoc,
     "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n": typeof types.NotificationFieldsFragmentDoc,
     "\n  query Notifications($first: Int!) {\n    notifications(first: $first) {\n      edges {\n        node {\n          ...NotificationFields\n        }\n      }\n      unreadCount\n    }\n  }\n": typeof types.NotificationsDocument,
-    "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.MarkNotificationsReadDocument,
+    "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.MarkNotificationsReadDocument,
     "\n  subscription NotificationAdded($afterId: ID) {\n    notificationAdded(afterId: $afterId) {\n      ...NotificationFields\n    }\n  }\n": typeof types.NotificationAddedDocument,
     "\n  fragment GpuModelFields on GpuModel {\n    key\n    family\n    name\n    variant\n    vramGb\n  }\n": typeof types.GpuModelFieldsFragmentDoc,
     "\n  fragment ApplicationFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        ...GpuModelFields\n      }\n      otherModel\n      quantity\n      ramGb\n      uploadGbps\n      downloadGbps\n      availability {\n        kind\n        timeZone\n        windows {\n          day\n          start\n          end\n        }\n      }\n      location {\n        city\n        country\n        region\n      }\n    }\n    upsProtected\n    commitmentMonths\n    maintenanceNotes\n    suggestedTier {\n      tier\n      reasons\n      reasonCodes\n    }\n    tier\n    history {\n      action\n      actor {\n        name\n        isAdmin\n      }\n      message\n      tier\n      at\n    }\n    submittedAt\n    updatedAt\n  }\n": typeof types.ApplicationFieldsFragmentDoc,
+    "\n  fragment ApplicationPayloadFields on ProviderApplicationPayload {\n    application {\n      ...ApplicationFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n": typeof types.ApplicationPayloadFieldsFragmentDoc,
     "\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n": typeof types.SupportedGpuModelsDocument,
     "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n": typeof types.MyApplicationDocument,
-    "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.SubmitProviderApplicationDocument,
-    "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.UpdateProviderApplicationDocument,
+    "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.SubmitProviderApplicationDocument,
+    "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.UpdateProviderApplicationDocument,
     "\n  fragment GpuTelemetryFields on GpuTelemetry {\n    at\n    utilizationPct\n    memoryUsedBytes\n    temperatureC\n    powerDrawW\n    smClockMHz\n    throttleReasons\n    eccCorrected\n    eccUncorrected\n    recentUtilizationPct\n  }\n": typeof types.GpuTelemetryFieldsFragmentDoc,
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": typeof types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.ProviderFleetDocument,
     "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.MachineStatusChangedDocument,
     "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.AgentTokenFieldsFragmentDoc,
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": typeof types.MyProviderTokensDocument,
-    "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.CreateAgentTokenDocument,
-    "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RevokeAgentTokenDocument,
+    "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateAgentTokenDocument,
+    "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.RevokeAgentTokenDocument,
 };
 const documents: Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    createdAt\n  }\n": types.UserFieldsFragmentDoc,
+    "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n": types.AuthPayloadFieldsFragmentDoc,
     "\n  query Me {\n    me {\n      ...UserFields\n    }\n  }\n": types.MeDocument,
-    "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.SignUpDocument,
-    "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.LogInDocument,
+    "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": types.SignUpDocument,
+    "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": types.LogInDocument,
     "\n  mutation LogOut {\n    logOut {\n      ok\n    }\n  }\n": types.LogOutDocument,
     "\n  fragment QueueRowFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        key\n        name\n      }\n      otherModel\n      quantity\n    }\n    suggestedTier {\n      tier\n    }\n    tier\n    submittedAt\n    updatedAt\n  }\n": types.QueueRowFieldsFragmentDoc,
     "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...QueueRowFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": types.ApplicationQueueDocument,
     "\n  subscription ApplicationQueueChanged {\n    providerApplicationChanged {\n      initial\n      application {\n        ...QueueRowFields\n      }\n    }\n  }\n": types.ApplicationQueueChangedDocument,
     "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n": types.ApplicationReviewDocument,
     "\n  subscription ApplicationReviewChanged($id: ID!) {\n    providerApplicationChanged(id: $id) {\n      initial\n      application {\n        ...ApplicationFields\n      }\n    }\n  }\n": types.ApplicationReviewChangedDocument,
-    "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.ApproveApplicationDocument,
-    "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RejectApplicationDocument,
-    "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RequestApplicationInfoDocument,
+    "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.ApproveApplicationDocument,
+    "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.RejectApplicationDocument,
+    "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.RequestApplicationInfoDocument,
+    "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": types.UserErrorFieldsFragmentDoc,
     "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n": types.NotificationFieldsFragmentDoc,
     "\n  query Notifications($first: Int!) {\n    notifications(first: $first) {\n      edges {\n        node {\n          ...NotificationFields\n        }\n      }\n      unreadCount\n    }\n  }\n": types.NotificationsDocument,
-    "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.MarkNotificationsReadDocument,
+    "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.MarkNotificationsReadDocument,
     "\n  subscription NotificationAdded($afterId: ID) {\n    notificationAdded(afterId: $afterId) {\n      ...NotificationFields\n    }\n  }\n": types.NotificationAddedDocument,
     "\n  fragment GpuModelFields on GpuModel {\n    key\n    family\n    name\n    variant\n    vramGb\n  }\n": types.GpuModelFieldsFragmentDoc,
     "\n  fragment ApplicationFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        ...GpuModelFields\n      }\n      otherModel\n      quantity\n      ramGb\n      uploadGbps\n      downloadGbps\n      availability {\n        kind\n        timeZone\n        windows {\n          day\n          start\n          end\n        }\n      }\n      location {\n        city\n        country\n        region\n      }\n    }\n    upsProtected\n    commitmentMonths\n    maintenanceNotes\n    suggestedTier {\n      tier\n      reasons\n      reasonCodes\n    }\n    tier\n    history {\n      action\n      actor {\n        name\n        isAdmin\n      }\n      message\n      tier\n      at\n    }\n    submittedAt\n    updatedAt\n  }\n": types.ApplicationFieldsFragmentDoc,
+    "\n  fragment ApplicationPayloadFields on ProviderApplicationPayload {\n    application {\n      ...ApplicationFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n": types.ApplicationPayloadFieldsFragmentDoc,
     "\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n": types.SupportedGpuModelsDocument,
     "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n": types.MyApplicationDocument,
-    "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.SubmitProviderApplicationDocument,
-    "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.UpdateProviderApplicationDocument,
+    "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.SubmitProviderApplicationDocument,
+    "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.UpdateProviderApplicationDocument,
     "\n  fragment GpuTelemetryFields on GpuTelemetry {\n    at\n    utilizationPct\n    memoryUsedBytes\n    temperatureC\n    powerDrawW\n    smClockMHz\n    throttleReasons\n    eccCorrected\n    eccUncorrected\n    recentUtilizationPct\n  }\n": types.GpuTelemetryFieldsFragmentDoc,
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": types.ProviderFleetDocument,
     "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n": types.MachineStatusChangedDocument,
     "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.AgentTokenFieldsFragmentDoc,
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": types.MyProviderTokensDocument,
-    "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.CreateAgentTokenDocument,
-    "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RevokeAgentTokenDocument,
+    "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateAgentTokenDocument,
+    "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.RevokeAgentTokenDocument,
 };
 
 /**
@@ -101,15 +107,19 @@ export function graphql(source: "\n  fragment UserFields on User {\n    id\n    
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n"): (typeof documents)["\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query Me {\n    me {\n      ...UserFields\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      ...UserFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      user {\n        ...UserFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -137,15 +147,19 @@ export function graphql(source: "\n  subscription ApplicationReviewChanged($id: 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      ...ApplicationPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      ...ApplicationPayloadFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      ...ApplicationPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      ...ApplicationPayloadFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n"): (typeof documents)["\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -157,7 +171,7 @@ export function graphql(source: "\n  query Notifications($first: Int!) {\n    no
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -173,6 +187,10 @@ export function graphql(source: "\n  fragment ApplicationFields on ProviderAppli
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment ApplicationPayloadFields on ProviderApplicationPayload {\n    application {\n      ...ApplicationFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n"): (typeof documents)["\n  fragment ApplicationPayloadFields on ProviderApplicationPayload {\n    application {\n      ...ApplicationFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n"): (typeof documents)["\n  query SupportedGpuModels {\n    supportedGpuModels {\n      ...GpuModelFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -181,11 +199,11 @@ export function graphql(source: "\n  query MyApplication {\n    myApplication {\
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      application {\n        ...ApplicationFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {\n    updateProviderApplication(id: $id, input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -213,11 +231,11 @@ export function graphql(source: "\n  query MyProviderTokens {\n    myProvider {\
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

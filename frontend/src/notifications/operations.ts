@@ -37,9 +37,7 @@ export const MarkNotificationsReadMutation = graphql(`
       updated
       unreadCount
       userErrors {
-        field
-        message
-        code
+        ...UserErrorFields
       }
     }
   }

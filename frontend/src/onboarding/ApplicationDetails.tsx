@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type {
   ApplicationFieldsFragment,
@@ -31,7 +32,7 @@ export function TierBadge({ tier, testId }: { tier: ProviderTier; testId?: strin
 }
 
 /** TierSuggestionView shows the tier the system suggests and why. */
-export function TierSuggestionView({ suggestion }: { suggestion: Application['suggestedTier'] }) {
+function TierSuggestionView({ suggestion }: { suggestion: Application['suggestedTier'] }) {
   const { t } = useTranslation();
   return (
     <div className="suggestion" data-testid="tier-suggestion" data-tier={suggestion.tier}>
@@ -87,7 +88,7 @@ function Availability({ gpu }: { gpu: Gpu }) {
 }
 
 /** ApplicationAnswers shows every answer of an application, read-only. */
-export function ApplicationAnswers({ app }: { app: Application }) {
+function ApplicationAnswers({ app }: { app: Application }) {
   const { t } = useTranslation();
   const f = useFormat();
   const none = t('application.notGiven');
@@ -145,7 +146,7 @@ export function ApplicationAnswers({ app }: { app: Application }) {
 }
 
 /** ApplicationHistory lists every step: who, when, what they said. */
-export function ApplicationHistory({ history }: { history: Application['history'] }) {
+function ApplicationHistory({ history }: { history: Application['history'] }) {
   const { t } = useTranslation();
   const f = useFormat();
   return (
@@ -169,6 +170,54 @@ export function ApplicationHistory({ history }: { history: Application['history'
         </li>
       ))}
     </ol>
+  );
+}
+
+/**
+ * ApplicationStatusLine stands under an application's title: its status,
+ * what children add (the review page shows the tier given), and when it was
+ * submitted and last updated.
+ */
+export function ApplicationStatusLine({ app, children }: { app: Application; children?: ReactNode }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  return (
+    <p className="status-line">
+      <StatusBadge status={app.status} />
+      {children}
+      <span className="muted">
+        {t('application.submittedAt', { when: f.dateTime(app.submittedAt) })} ·{' '}
+        {t('application.updatedAt', { when: f.dateTime(app.updatedAt) })}
+      </span>
+    </p>
+  );
+}
+
+/**
+ * ApplicationRecord is an application as the applicant and the reviewers
+ * both read it: the answers beside the suggested tier, what children add
+ * (the review page's decision), and the history.
+ */
+export function ApplicationRecord({ app, children }: { app: Application; children?: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <div className="two-columns">
+      <section className="card">
+        <h2>{t('application.answers')}</h2>
+        <ApplicationAnswers app={app} />
+      </section>
+      <div className="stack">
+        <section className="card">
+          <h2>{t('application.tier')}</h2>
+          <TierSuggestionView suggestion={app.suggestedTier} />
+        </section>
+        {children}
+        <section className="card">
+          <h2>{t('application.history')}</h2>
+          <ApplicationHistory history={app.history} />
+        </section>
+      </div>
+    </div>
   );
 }
 

@@ -5,17 +5,9 @@ import { useMutation, useQuery } from 'urql';
 import { useNotificationListener } from '../notifications/events';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { Loading } from '../shell/Loading';
-import {
-  ApplicationAnswers,
-  ApplicationHistory,
-  latestReviewerMessage,
-  StatusBadge,
-  TierBadge,
-  TierSuggestionView,
-} from './ApplicationDetails';
+import { ApplicationRecord, ApplicationStatusLine, latestReviewerMessage, TierBadge } from './ApplicationDetails';
 import { ApplicationForm } from './ApplicationForm';
 import { draftFromApplication } from './applicationForm';
-import { useFormat } from './format';
 import { MyApplicationQuery, UpdateProviderApplicationMutation } from './operations';
 
 /** APPLICATION_KINDS are the notifications that change the applicant's page. */
@@ -29,7 +21,6 @@ const APPLICATION_KINDS = new Set(['APPLICATION_APPROVED', 'APPLICATION_REJECTED
  */
 export function ApplicationStatusPage() {
   const { t } = useTranslation();
-  const f = useFormat();
   const location = useLocation();
   const [{ data, fetching, error }, reexecute] = useQuery({ query: MyApplicationQuery, requestPolicy: 'network-only' });
   const [updateResult, update] = useMutation(UpdateProviderApplicationMutation);
@@ -100,13 +91,7 @@ export function ApplicationStatusPage() {
     <section className="page" data-testid="application-page" data-status={app.status}>
       <header className="page-head">
         <h1>{t('application.title')}</h1>
-        <p className="status-line">
-          <StatusBadge status={app.status} />
-          <span className="muted">
-            {t('application.submittedAt', { when: f.dateTime(app.submittedAt) })} ·{' '}
-            {t('application.updatedAt', { when: f.dateTime(app.updatedAt) })}
-          </span>
-        </p>
+        <ApplicationStatusLine app={app} />
       </header>
 
       {(justSubmitted || resubmitted) && app.status === 'SUBMITTED' && (
@@ -117,17 +102,15 @@ export function ApplicationStatusPage() {
 
       <div className="card status-card">
         <p data-testid="application-status-explanation">{t(`application.explain.${app.status}`)}</p>
+        {(app.status === 'INFO_REQUESTED' || app.status === 'REJECTED') && reviewerMessage && (
+          <blockquote className="prewrap" dir="auto" data-testid="application-reviewer-message">
+            {reviewerMessage}
+          </blockquote>
+        )}
         {app.status === 'INFO_REQUESTED' && (
-          <>
-            {reviewerMessage && (
-              <blockquote className="prewrap" dir="auto" data-testid="application-reviewer-message">
-                {reviewerMessage}
-              </blockquote>
-            )}
-            <button type="button" className="button primary" onClick={() => setEditing(true)} data-testid="application-edit-button">
-              {t('application.editAndResubmit')}
-            </button>
-          </>
+          <button type="button" className="button primary" onClick={() => setEditing(true)} data-testid="application-edit-button">
+            {t('application.editAndResubmit')}
+          </button>
         )}
         {app.status === 'SUBMITTED' && (
           <button type="button" className="button" onClick={() => setEditing(true)} data-testid="application-edit-button">
@@ -135,16 +118,9 @@ export function ApplicationStatusPage() {
           </button>
         )}
         {app.status === 'REJECTED' && (
-          <>
-            {reviewerMessage && (
-              <blockquote className="prewrap" dir="auto" data-testid="application-reviewer-message">
-                {reviewerMessage}
-              </blockquote>
-            )}
-            <Link to="/provider/apply" className="button">
-              {t('application.applyAgain')}
-            </Link>
-          </>
+          <Link to="/provider/apply" className="button">
+            {t('application.applyAgain')}
+          </Link>
         )}
         {app.status === 'APPROVED' && (
           <>
@@ -160,22 +136,7 @@ export function ApplicationStatusPage() {
         )}
       </div>
 
-      <div className="two-columns">
-        <section className="card">
-          <h2>{t('application.answers')}</h2>
-          <ApplicationAnswers app={app} />
-        </section>
-        <div className="stack">
-          <section className="card">
-            <h2>{t('application.tier')}</h2>
-            <TierSuggestionView suggestion={app.suggestedTier} />
-          </section>
-          <section className="card">
-            <h2>{t('application.history')}</h2>
-            <ApplicationHistory history={app.history} />
-          </section>
-        </div>
-      </div>
+      <ApplicationRecord app={app} />
     </section>
   );
 }

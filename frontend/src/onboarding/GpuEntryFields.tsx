@@ -314,7 +314,27 @@ function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, e
       <FieldErrorText name={`${path}.${name}`} errors={errors} />
     </td>
   );
-  const invalid = (errors?: string[]) => (errors && errors.length > 0) || undefined;
+  // The start and the end are alike: a time of day, shown left to right.
+  const timeCell = (edge: 'start' | 'end', label: string, errors: string[] | undefined) =>
+    cell(
+      label,
+      edge,
+      errors,
+      <select
+        id={`${path}-${edge}`}
+        value={w[edge]}
+        aria-invalid={(errors && errors.length > 0) || undefined}
+        onChange={(e) => onChange({ ...w, [edge]: e.target.value })}
+        data-testid={`field-${path}.${edge}`}
+        dir="ltr"
+      >
+        {timeChoices(edge, w[edge]).map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>,
+    );
 
   return (
     <>
@@ -336,44 +356,8 @@ function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, e
             ))}
           </select>,
         )}
-        {cell(
-          t('apply.gpu.windowStart', { number }),
-          'start',
-          startErrors,
-          <select
-            id={`${path}-start`}
-            value={w.start}
-            aria-invalid={invalid(startErrors)}
-            onChange={(e) => onChange({ ...w, start: e.target.value })}
-            data-testid={`field-${path}.start`}
-            dir="ltr"
-          >
-            {timeChoices('start', w.start).map((v) => (
-              <option key={v} value={v}>
-                {v}
-              </option>
-            ))}
-          </select>,
-        )}
-        {cell(
-          t('apply.gpu.windowEnd', { number }),
-          'end',
-          endErrors,
-          <select
-            id={`${path}-end`}
-            value={w.end}
-            aria-invalid={invalid(endErrors)}
-            onChange={(e) => onChange({ ...w, end: e.target.value })}
-            data-testid={`field-${path}.end`}
-            dir="ltr"
-          >
-            {timeChoices('end', w.end).map((v) => (
-              <option key={v} value={v}>
-                {v}
-              </option>
-            ))}
-          </select>,
-        )}
+        {timeCell('start', t('apply.gpu.windowStart', { number }), startErrors)}
+        {timeCell('end', t('apply.gpu.windowEnd', { number }), endErrors)}
         <td>
           <button
             type="button"

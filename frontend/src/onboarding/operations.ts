@@ -69,6 +69,19 @@ export const ApplicationFieldsFragment = graphql(`
   }
 `);
 
+// Every mutation of an application but approval (which also names the new
+// provider) answers with this payload: the application as it now is, or why not.
+export const ApplicationPayloadFieldsFragment = graphql(`
+  fragment ApplicationPayloadFields on ProviderApplicationPayload {
+    application {
+      ...ApplicationFields
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+`);
+
 export const SupportedGpuModelsQuery = graphql(`
   query SupportedGpuModels {
     supportedGpuModels {
@@ -88,14 +101,7 @@ export const MyApplicationQuery = graphql(`
 export const SubmitProviderApplicationMutation = graphql(`
   mutation SubmitProviderApplication($input: ProviderApplicationInput!) {
     submitProviderApplication(input: $input) {
-      application {
-        ...ApplicationFields
-      }
-      userErrors {
-        field
-        message
-        code
-      }
+      ...ApplicationPayloadFields
     }
   }
 `);
@@ -103,14 +109,7 @@ export const SubmitProviderApplicationMutation = graphql(`
 export const UpdateProviderApplicationMutation = graphql(`
   mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {
     updateProviderApplication(id: $id, input: $input) {
-      application {
-        ...ApplicationFields
-      }
-      userErrors {
-        field
-        message
-        code
-      }
+      ...ApplicationPayloadFields
     }
   }
 `);

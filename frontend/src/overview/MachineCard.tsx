@@ -133,7 +133,7 @@ function GpuTable({ machine: m }: { machine: Machine }) {
   }
   return (
     <div className="gpu-table-wrap">
-      <table className="gpu-table" data-testid="gpu-table">
+      <table className="data-table gpu-table" data-testid="gpu-table">
         <caption className="visually-hidden">{t('overview.gpusOf', { hostname: m.hostname })}</caption>
         <thead>
           <tr>
@@ -194,27 +194,21 @@ function GpuRow({ gpu }: { gpu: Gpu }) {
         </div>
       </td>
       <td data-testid="gpu-memory">
-        {tm?.memoryUsedBytes != null ? (
-          gpu.vramBytes != null ? (
-            t('overview.memoryOf', { used: r.gib(tm.memoryUsedBytes), total: r.gib(gpu.vramBytes) })
-          ) : (
-            r.gib(tm.memoryUsedBytes)
-          )
-        ) : (
-          <NotReported />
-        )}
+        <ReadingOf
+          value={tm?.memoryUsedBytes}
+          max={gpu.vramBytes}
+          format={r.gib}
+          of={(used, total) => t('overview.memoryOf', { used, total })}
+        />
       </td>
       <td data-testid="gpu-temperature">{tm?.temperatureC != null ? r.celsius(tm.temperatureC) : <NotReported />}</td>
       <td data-testid="gpu-power">
-        {tm?.powerDrawW != null ? (
-          gpu.powerLimitW != null ? (
-            t('overview.powerOf', { draw: r.watts(tm.powerDrawW), limit: r.watts(gpu.powerLimitW) })
-          ) : (
-            r.watts(tm.powerDrawW)
-          )
-        ) : (
-          <NotReported />
-        )}
+        <ReadingOf
+          value={tm?.powerDrawW}
+          max={gpu.powerLimitW}
+          format={r.watts}
+          of={(draw, limit) => t('overview.powerOf', { draw, limit })}
+        />
       </td>
       <td data-testid="gpu-sm-clock">{tm?.smClockMHz != null ? r.mhz(tm.smClockMHz) : <NotReported />}</td>
       <td data-testid="gpu-throttle">{tm ? <ThrottleReasons reasons={tm.throttleReasons} /> : <NotReported />}</td>
@@ -245,6 +239,21 @@ function Reported({ value }: { value: string | null }) {
 }
 
 /** NotReported stands for a reading the GPU did not give (or not yet). */
+interface ReadingOfProps {
+  value: number | null | undefined;
+  /** max is what value is out of (the VRAM, the power limit), when known. */
+  max: number | null | undefined;
+  format: (n: number) => string;
+  /** of says value out of max, both formatted ("12.5 GiB of 80 GiB"). */
+  of: (value: string, max: string) => string;
+}
+
+/** ReadingOf shows a reading out of its maximum, the reading alone without one, or Not reported. */
+function ReadingOf({ value, max, format, of }: ReadingOfProps) {
+  if (value == null) return <NotReported />;
+  return <>{max != null ? of(format(value), format(max)) : format(value)}</>;
+}
+
 function NotReported() {
   const { t } = useTranslation();
   return (

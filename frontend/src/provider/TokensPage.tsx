@@ -159,7 +159,7 @@ function TokenList({ tokens }: { tokens: readonly AgentTokenFieldsFragment[] }) 
           {t('tokens.empty')}
         </p>
       ) : (
-        <table className="tokens" data-testid="token-table">
+        <table className="data-table tokens" data-testid="token-table">
           <thead>
             <tr>
               <th scope="col">{t('tokens.name')}</th>

@@ -36,9 +36,7 @@ export const CreateAgentTokenMutation = graphql(`
         ...AgentTokenFields
       }
       userErrors {
-        field
-        message
-        code
+        ...UserErrorFields
       }
     }
   }
@@ -51,9 +49,7 @@ export const RevokeAgentTokenMutation = graphql(`
         ...AgentTokenFields
       }
       userErrors {
-        field
-        message
-        code
+        ...UserErrorFields
       }
     }
   }

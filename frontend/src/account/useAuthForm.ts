@@ -1,0 +1,86 @@
+import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { useMutation, type CombinedError, type TypedDocumentNode } from 'urql';
+import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import type { AuthPayloadFieldsFragment } from '../gql/graphql';
+import { useSession, type SessionUser } from './session';
+
+/** AuthInput is a sign-up or log-in form's values, one string a field. */
+type AuthInput = Record<string, string>;
+
+interface AuthFormOptions<Data, Input extends AuthInput> {
+  /** mutation is signUp or logIn; it takes the form's values as its input. */
+  mutation: TypedDocumentNode<Data, { input: Input }>;
+  /** initial holds every field empty; its keys are the fields errors are shown at. */
+  initial: Input;
+  /** payload picks the AuthPayload out of the mutation's answer. */
+  payload: (data: Data) => AuthPayloadFieldsFragment;
+  /** destination is where the user goes once signed in. */
+  destination: (user: SessionUser) => string;
+}
+
+/** AuthFieldProps are what useAuthForm gives each FormField. */
+export interface AuthFieldProps {
+  name: string;
+  value: string;
+  onChange: (event: ChangeEvent<HTMLInputElement>) => void;
+  errors: string[] | undefined;
+}
+
+/** AuthForm is a sign-up or log-in form's state, as AuthCard and its fields read it. */
+export interface AuthForm<Input extends AuthInput> {
+  /** field binds one input to the form: its value, its changes and its errors. */
+  field: (name: keyof Input & string) => AuthFieldProps;
+  onSubmit: (event: FormEvent<HTMLFormElement>) => Promise<void>;
+  /** formErrors are the user errors that name no field of the form. */
+  formErrors: string[];
+  fetching: boolean;
+  /** error is a top-level error (network, rate limit): shown by ErrorNotice. */
+  error: CombinedError | undefined;
+}
+
+/**
+ * useAuthForm runs a form that signs the user in (sign-up, log-in): it sends
+ * the values, shows the server's user errors at their fields, and on success
+ * rebuilds the session (see useSession's changed) and moves on to
+ * destination, replacing the form in the history.
+ */
+export function useAuthForm<Data, Input extends AuthInput>({
+  mutation,
+  initial,
+  payload,
+  destination,
+}: AuthFormOptions<Data, Input>): AuthForm<Input> {
+  const navigate = useNavigate();
+  const session = useSession();
+  const [result, execute] = useMutation(mutation);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [values, setValues] = useState(initial);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const res = await execute({ input: values });
+    const answer = res.data && payload(res.data);
+    if (!answer) return; // top-level error: shown by ErrorNotice
+    if (answer.userErrors.length > 0 || !answer.user) {
+      setErrors(fieldErrors(answer.userErrors, Object.keys(initial)));
+      return;
+    }
+    setErrors({});
+    session.changed();
+    navigate(destination(answer.user), { replace: true });
+  }
+
+  return {
+    field: (name) => ({
+      name,
+      value: values[name] ?? '', // never undefined: name is a key of initial
+      onChange: (e) => setValues({ ...values, [name]: e.target.value }),
+      errors: errors[name],
+    }),
+    onSubmit,
+    formErrors: errors[FORM_FIELD] ?? [],
+    fetching: result.fetching,
+    error: result.error,
+  };
+}
