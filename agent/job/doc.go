@@ -7,7 +7,9 @@
 //   - docker runs each job as a container through the Docker Engine API,
 //     isolated as the provider guide promises: only the assigned GPUs, no
 //     host mounts, not privileged, every capability dropped,
-//     no-new-privileges, pids and memory limits, and a network of its own.
+//     no-new-privileges, pids and memory limits, and a network of its own
+//     on a /24 of docker.SubnetPool, which the host firewall the installer
+//     writes keeps off the provider's LAN, the host and cloud metadata.
 //     Containers carry labels (LabelManaged, LabelJobID, …), so an agent
 //     that restarts finds its jobs again with List.
 //   - process runs each job's command as a local process, for --simulate:

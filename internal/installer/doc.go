@@ -22,13 +22,34 @@
 //     nvidia-smi` works (image from GPUNEX_CUDA_TEST_IMAGE); otherwise it
 //     names the fix: install nvidia-container-toolkit, run
 //     `nvidia-ctk runtime configure --runtime=docker`, restart Docker.
-//  4. Token: from GPUNEX_TOKEN or the terminal; empty tokens and tokens
+//  4. Egress firewall: customer jobs' networks take their subnets from
+//     10.231.0.0/16 (the agent's docker.SubnetPool; a test keeps the two
+//     equal). The script writes <GPUNEX_LIB_DIR>/egress-firewall (default
+//     /usr/local/lib/gpunex) and runs it: chain GPUNEX-EGRESS, jumped to
+//     first in DOCKER-USER for traffic from the pool, rejects private
+//     (10/8, 172.16/12, 192.168/16), shared (100.64/10) and link-local
+//     (169.254/16, cloud metadata) destinations; GPUNEX-HOST, first in
+//     INPUT, rejects traffic from the pool to the host itself but replies
+//     to the host's own connections. Both let DNS through to the
+//     nameservers of /etc/resolv.conf and /run/systemd/resolve/resolv.conf,
+//     which Docker's embedded resolver forwards jobs' queries to. Re-running
+//     it empties and refills the chains and adds a jump only if missing.
+//     With systemd, gpunex-egress.service (oneshot, After= and PartOf=
+//     docker.service, WantedBy=docker.service) applies it again whenever
+//     Docker starts or restarts, so at every boot; without systemctl the
+//     rules hold until reboot and the script says how to re-apply them.
+//     No iptables, an iptables that fails (not root, no DOCKER-USER chain:
+//     Docker without its iptables rules) or a unit systemd will not enable
+//     is fatal, with the fix, unless GPUNEX_ALLOW_LAN_EGRESS=1, which skips
+//     the step with a warning that jobs can reach the LAN, the host and
+//     cloud metadata.
+//  5. Token: from GPUNEX_TOKEN or the terminal; empty tokens and tokens
 //     without the agent prefix "gpx_a_" (or with characters outside
 //     base64url) are refused. The token is never printed and never put on a
 //     command line.
-//  5. Configuration: GPUNEX_SERVER and GPUNEX_TOKEN are written to
+//  6. Configuration: GPUNEX_SERVER and GPUNEX_TOKEN are written to
 //     agent.env (mode 600) in GPUNEX_CONFIG_DIR, default /etc/gpunex.
-//  6. Container: the agent image is pulled (so re-running the installer
+//  7. Container: the agent image is pulled (so re-running the installer
 //     upgrades), a previous gpunex-agent container is removed, and
 //     `docker run -d --name gpunex-agent --restart unless-stopped --gpus all
 //     --env-file <config> -v gpunex-agent-data:/var/lib/gpunex-agent
@@ -37,11 +58,13 @@
 //     socket is GPUNEX_DOCKER_SOCKET, default /var/run/docker.sock, checked
 //     to exist with Docker in step 1; --group-add lets the non-root agent
 //     use it.
-//  7. It prints how to check the agent: `docker ps | grep gpunex-agent` and
+//  8. It prints how to check the agent: `docker ps | grep gpunex-agent` and
 //     `docker logs -f gpunex-agent`.
 //
 // The tests serve the script over real HTTP and run it with sh, with
-// stand-in docker and nvidia-smi programs on PATH that record their calls,
+// stand-in docker, nvidia-smi, iptables (keeping a filter table in files)
+// and systemctl programs on PATH that record their calls,
 // through every path above, including a token typed on a pseudo-terminal;
-// another test runs shellcheck on the rendered script.
+// another test runs shellcheck on the rendered script and on the firewall
+// script it writes.
 package installer

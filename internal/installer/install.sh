@@ -1,9 +1,11 @@
 #!/bin/sh
 # GPUnex agent installer, served by {{.ServerURL}}{{.Path}}
 #
-# It checks Docker and the NVIDIA Container Toolkit, takes your agent token,
-# writes the agent configuration and starts the gpunex-agent container as a
-# background service that restarts with the machine.
+# It checks Docker and the NVIDIA Container Toolkit, installs a host firewall
+# that keeps customer jobs off your local network, this host and cloud
+# metadata endpoints, takes your agent token, writes the agent configuration
+# and starts the gpunex-agent container as a background service that
+# restarts with the machine.
 #
 #   curl -fsSL {{.ServerURL}}{{.Path}} | sudo GPUNEX_TOKEN={{.TokenPrefix}}... sh
 #   curl -fsSL {{.ServerURL}}{{.Path}} | sudo sh     (asks for the token)
@@ -15,6 +17,10 @@
 #   GPUNEX_CUDA_TEST_IMAGE   image used to check GPU access from containers
 #   GPUNEX_CONFIG_DIR        where agent.env is written (default: /etc/gpunex)
 #   GPUNEX_DOCKER_SOCKET     the Docker daemon's socket, given to the agent (default: /var/run/docker.sock)
+#   GPUNEX_LIB_DIR           where the egress firewall script is written (default: /usr/local/lib/gpunex)
+#   GPUNEX_SYSTEMD_UNIT_DIR  where its systemd unit is written (default: /etc/systemd/system)
+#   GPUNEX_ALLOW_LAN_EGRESS  1 skips the egress firewall: jobs can then reach your local
+#                            network, this host and cloud metadata (not recommended)
 #
 # The whole script is one function called on its last line, so a download
 # cut short runs nothing. The token is never printed and never put on a
@@ -31,6 +37,13 @@ gpunex_install() {
 	docker_socket=${GPUNEX_DOCKER_SOCKET:-/var/run/docker.sock}
 	container=gpunex-agent
 	token_prefix={{shquote .TokenPrefix}}
+	# Every job network's subnet comes from this pool (the agent's
+	# docker.SubnetPool); the egress firewall matches job traffic by it.
+	job_pool=10.231.0.0/16
+	lib_dir=${GPUNEX_LIB_DIR:-/usr/local/lib/gpunex}
+	firewall_script="$lib_dir/egress-firewall"
+	unit_dir=${GPUNEX_SYSTEMD_UNIT_DIR:-/etc/systemd/system}
+	unit=gpunex-egress.service
 
 	case $server in
 	http://* | https://*) ;;
@@ -107,6 +120,16 @@ check this machine's internet access, or set GPUNEX_CUDA_TEST_IMAGE to a CUDA im
 	fi
 	ok "containers can use the GPUs"
 
+	step "Keeping jobs off your network (egress firewall for the job subnets $job_pool)"
+	if [ "${GPUNEX_ALLOW_LAN_EGRESS:-}" = 1 ]; then
+		warn "GPUNEX_ALLOW_LAN_EGRESS=1: no egress firewall installed. Customer jobs can reach your
+local network, this host and cloud metadata endpoints (169.254.169.254).
+If an earlier run installed the firewall, it stays until you run:
+  sudo systemctl disable $unit; sudo sh $firewall_script remove"
+	else
+		install_firewall
+	fi
+
 	step "Agent token"
 	token=${GPUNEX_TOKEN:-}
 	if [ -z "$token" ]; then
@@ -160,9 +183,204 @@ $(indent "$out")"
 	say "  docker logs -f $container"
 }
 
+# install_firewall writes the egress firewall script, applies it, and has
+# systemd apply it again whenever Docker starts (and so at every boot).
+# Every failure but a missing systemd is fatal: the provider guide promises
+# that jobs cannot reach the provider's network. GPUNEX_ALLOW_LAN_EGRESS=1
+# skips this step instead.
+install_firewall() {
+	optout="To install anyway, with jobs able to reach your local network, this host and cloud
+metadata endpoints, run the installer again with GPUNEX_ALLOW_LAN_EGRESS=1 (not recommended)."
+	if ! command -v iptables >/dev/null 2>&1; then
+		die "iptables is not installed (no 'iptables' command on PATH). The installer uses it to keep
+customer jobs off your local network, this host and cloud metadata endpoints.
+Install it (the nftables-backed iptables is fine), then run this installer again:
+  Debian/Ubuntu: sudo apt-get install -y iptables
+  Fedora/RHEL:   sudo dnf install -y iptables-nft
+  Alpine:        sudo apk add iptables
+$optout"
+	fi
+	if ! mkdir -p -- "$lib_dir" 2>/dev/null; then
+		die "Cannot create $lib_dir. Run the installer as root (curl ... | sudo sh), or set GPUNEX_LIB_DIR."
+	fi
+	tmp="$firewall_script.tmp.$$"
+	if ! (firewall_script_text >"$tmp") 2>/dev/null; then
+		rm -f -- "$tmp"
+		die "Cannot write $firewall_script. Run the installer as root (curl ... | sudo sh), or set GPUNEX_LIB_DIR."
+	fi
+	chmod 755 -- "$tmp"
+	mv -f -- "$tmp" "$firewall_script"
+	if ! out=$("$firewall_script" apply 2>&1 </dev/null); then
+		die "Could not install the egress firewall ('$firewall_script apply' failed).
+$(indent "$out")
+Run the installer as root (curl ... | sudo sh) and let Docker manage iptables (the default: no
+\"iptables\": false and no \"firewall-backend\": \"nftables\" in /etc/docker/daemon.json), then run
+this installer again.
+$optout"
+	fi
+	ok "jobs ($job_pool) reach the internet and their DNS servers, but not this host, nor
+        10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10 or 169.254.0.0/16 (cloud metadata)"
+
+	if ! command -v systemctl >/dev/null 2>&1; then
+		warn "systemd was not found (no 'systemctl' command), so nothing applies the egress firewall
+again at boot. It is in place now and survives Docker restarts, but a reboot removes it: run
+  sh $firewall_script apply
+at every boot after Docker has started (for example from /etc/local.d/ on OpenRC, or /etc/rc.local)."
+		return 0
+	fi
+	if ! mkdir -p -- "$unit_dir" 2>/dev/null || ! (unit_text >"$unit_dir/$unit") 2>/dev/null; then
+		die "Cannot write $unit_dir/$unit. Run the installer as root (curl ... | sudo sh), or set GPUNEX_SYSTEMD_UNIT_DIR.
+$optout"
+	fi
+	if ! out=$(systemctl daemon-reload 2>&1 </dev/null) || ! out=$(systemctl enable --now "$unit" 2>&1 </dev/null); then
+		die "Could not enable $unit, which applies the egress firewall again whenever Docker starts.
+$(indent "$out")
+The firewall is in place now, but a reboot would remove it. Check 'systemctl status $unit'
+and 'journalctl -u $unit', then run this installer again.
+$optout"
+	fi
+	ok "$unit applies it again whenever Docker starts (and so at every boot)"
+}
+
+# firewall_script_text prints the egress firewall script: the one place the
+# rules live. The installer runs it, and so does the systemd unit.
+firewall_script_text() {
+	printf '#!/bin/sh\n'
+	printf '# GPUnex egress firewall, written by the GPUnex agent installer.\n'
+	printf '# Usage: sh %s apply|remove\n' "$firewall_script"
+	printf 'pool=%s\n' "$job_pool"
+	cat <<'EOF'
+#
+# Customer jobs run in Docker networks whose subnets come from $pool. Their
+# traffic may go to the internet, but not to private (10/8, 172.16/12,
+# 192.168/16), shared (100.64/10) or link-local (169.254/16: cloud metadata)
+# addresses, nor to this host. Forwarded traffic is filtered in DOCKER-USER,
+# the chain Docker keeps for rules like these; traffic to the host in INPUT.
+#
+# Allowed on top: DNS (port 53) to the nameservers of this host's
+# resolv.conf files, to which Docker's embedded resolver forwards the jobs'
+# queries from the job's own network namespace; and, towards the host,
+# replies to connections the host opened. Containers on one job bridge
+# cannot talk to each other (the agent sets enable_icc=false) and each job
+# has one container, so nothing else is needed. IPv6 is not filtered: job
+# networks have none.
+#
+# apply is idempotent: it empties and refills the GPUNEX-* chains and adds
+# each jump only if it is missing.
+set -eu
+blocked="10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 100.64.0.0/10 169.254.0.0/16"
+resolv_confs=${GPUNEX_RESOLV_CONFS:-/etc/resolv.conf /run/systemd/resolve/resolv.conf}
+
+ipt() { iptables -w "$@"; }
+
+# nameservers prints the IPv4 nameservers of the resolv.conf files, once
+# each, but loopback ones (those are queried from the host itself).
+nameservers() {
+	seen=' '
+	for f in $resolv_confs; do
+		[ -r "$f" ] || continue
+		while read -r key addr _; do
+			[ "$key" = nameserver ] || continue
+			case $addr in
+			'' | *[!0-9.]* | 127.*) continue ;;
+			esac
+			case $seen in
+			*" $addr "*) continue ;;
+			esac
+			seen="$seen$addr "
+			printf '%s\n' "$addr"
+		done <"$f"
+	done
+}
+
+# chain NAME creates the chain, or empties it if it exists.
+chain() {
+	ipt -N "$1" 2>/dev/null || ipt -F "$1"
+}
+
+# jump FROM TO puts "-s $pool -j TO" first in FROM unless it is there.
+jump() {
+	ipt -C "$1" -s "$pool" -j "$2" 2>/dev/null || ipt -I "$1" 1 -s "$pool" -j "$2"
+}
+
+apply() {
+	if ! err=$(ipt -S DOCKER-USER 2>&1 >/dev/null); then
+		printf '%s\n' "$err" >&2
+		case $err in
+		*"No chain"*) echo "iptables has no DOCKER-USER chain: is Docker running, with its iptables rules on?" >&2 ;;
+		esac
+		exit 1
+	fi
+	dns=$(nameservers)
+	chain GPUNEX-EGRESS
+	for ns in $dns; do
+		ipt -A GPUNEX-EGRESS -d "$ns" -p udp --dport 53 -j RETURN
+		ipt -A GPUNEX-EGRESS -d "$ns" -p tcp --dport 53 -j RETURN
+	done
+	for net in $blocked; do
+		ipt -A GPUNEX-EGRESS -d "$net" -j REJECT --reject-with icmp-admin-prohibited
+	done
+	chain GPUNEX-HOST
+	ipt -A GPUNEX-HOST -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN
+	for ns in $dns; do
+		ipt -A GPUNEX-HOST -d "$ns" -p udp --dport 53 -j RETURN
+		ipt -A GPUNEX-HOST -d "$ns" -p tcp --dport 53 -j RETURN
+	done
+	ipt -A GPUNEX-HOST -j REJECT --reject-with icmp-admin-prohibited
+	jump DOCKER-USER GPUNEX-EGRESS
+	jump INPUT GPUNEX-HOST
+}
+
+remove() {
+	while ipt -C DOCKER-USER -s "$pool" -j GPUNEX-EGRESS 2>/dev/null; do
+		ipt -D DOCKER-USER -s "$pool" -j GPUNEX-EGRESS
+	done
+	while ipt -C INPUT -s "$pool" -j GPUNEX-HOST 2>/dev/null; do
+		ipt -D INPUT -s "$pool" -j GPUNEX-HOST
+	done
+	for c in GPUNEX-EGRESS GPUNEX-HOST; do
+		if ipt -F "$c" 2>/dev/null; then
+			ipt -X "$c"
+		fi
+	done
+}
+
+case ${1:-} in
+apply) apply ;;
+remove) remove ;;
+*)
+	echo "usage: sh $0 apply|remove" >&2
+	exit 2
+	;;
+esac
+EOF
+}
+
+# unit_text prints the systemd unit that applies the firewall after Docker
+# starts: WantedBy docker.service starts it whenever Docker starts, PartOf
+# restarts it with Docker. It has no ExecStop: with live-restore, jobs keep
+# running while Docker restarts, so the rules stay.
+unit_text() {
+	cat <<EOF
+[Unit]
+Description=GPUnex egress firewall: keeps customer jobs off the local network, this host and cloud metadata
+After=docker.service
+PartOf=docker.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh $firewall_script apply
+
+[Install]
+WantedBy=docker.service multi-user.target
+EOF
+}
+
 say() { printf '%s\n' "$*"; }
 step() { printf '\n==> %s\n' "$*"; }
 ok() { printf '    ok: %s\n' "$*"; }
+warn() { printf '\nwarning: %s\n' "$*" >&2; }
 indent() { printf '%s\n' "$1" | while IFS= read -r line; do printf '    | %s\n' "$line"; done; }
 
 die() {

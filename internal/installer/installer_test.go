@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/job/docker"
 	"github.com/gpunex/gpunex/internal/installer"
 )
 
@@ -96,9 +97,90 @@ fi
 echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5c2b1f7e-0000-0000-0000-000000000000)'
 `
 
+// fakeIptables stands in for iptables: it appends its argv to $FAKE_LOG
+// and keeps the filter table in $FAKE_IPTABLES, a file per chain holding
+// its rules one a line, so -C, -I 1, -N and -F behave as the real ones do.
+// FAKE_IPTABLES_FAIL makes every call fail as it does for a non-root user.
+const fakeIptables = `#!/bin/sh
+printf 'iptables %s\n' "$*" >>"$FAKE_LOG"
+if [ -n "${FAKE_IPTABLES_FAIL:-}" ]; then
+	echo 'iptables v1.8.10 (nf_tables): Could not fetch rule set generation id: Permission denied (you must be root)' >&2
+	exit 4
+fi
+[ "$1" = -w ] && shift
+op=$1 chain=$2
+shift 2
+f="$FAKE_IPTABLES/$chain"
+if [ "$op" = -N ]; then
+	if [ -e "$f" ]; then
+		echo 'iptables: Chain already exists.' >&2
+		exit 1
+	fi
+	: >"$f"
+	exit 0
+fi
+if [ ! -e "$f" ]; then
+	echo 'iptables: No chain/target/match by that name.' >&2
+	exit 1
+fi
+case $op in
+-F) : >"$f" ;;
+-X) rm -f "$f" ;;
+-S)
+	printf -- '-N %s\n' "$chain"
+	while IFS= read -r l; do printf -- '-A %s %s\n' "$chain" "$l"; done <"$f"
+	;;
+-A) printf '%s\n' "$*" >>"$f" ;;
+-I)
+	shift # the position: always 1 here
+	rules=''
+	while IFS= read -r l; do rules="$rules$l
+"; done <"$f"
+	printf '%s\n%s' "$*" "$rules" >"$f"
+	;;
+-C)
+	while IFS= read -r l; do [ "$l" = "$*" ] && exit 0; done <"$f"
+	echo 'iptables: Bad rule (does a matching rule exist in that chain?).' >&2
+	exit 1
+	;;
+-D)
+	rules='' found=''
+	while IFS= read -r l; do
+		if [ -z "$found" ] && [ "$l" = "$*" ]; then found=1; continue; fi
+		rules="$rules$l
+"
+	done <"$f"
+	[ -n "$found" ] || exit 1
+	printf '%s' "$rules" >"$f"
+	;;
+*)
+	echo "fake iptables: unexpected call" >&2
+	exit 2
+	;;
+esac
+`
+
+// fakeSystemctl stands in for systemctl; FAKE_SYSTEMCTL_FAIL makes it fail
+// as it does where systemd is installed but not running.
+const fakeSystemctl = `#!/bin/sh
+printf 'systemctl %s\n' "$*" >>"$FAKE_LOG"
+if [ -n "${FAKE_SYSTEMCTL_FAIL:-}" ]; then
+	echo 'System has not been booted with systemd as init system (PID 1). Can'"'"'t operate.' >&2
+	exit 1
+fi
+`
+
+// resolvConf and resolvedConf stand in for /etc/resolv.conf and
+// /run/systemd/resolve/resolv.conf: a LAN resolver (listed twice), a
+// loopback stub, an IPv6 one, and a public one.
+const (
+	resolvConf   = "# written by NetworkManager\nsearch lan\nnameserver 192.168.1.1\nnameserver 127.0.0.53\nnameserver fe80::1%eth0\n"
+	resolvedConf = "nameserver 192.168.1.1\nnameserver 1.1.1.1\n"
+)
+
 // hostTools are the only programs besides docker and nvidia-smi that the
 // installer may need; the tests link them into the stand-in PATH.
-var hostTools = []string{"mkdir", "chmod", "mv", "rm", "stty", "stat"}
+var hostTools = []string{"mkdir", "chmod", "mv", "rm", "stty", "stat", "cat"}
 
 // host is a stand-in provider machine: a PATH directory with fake
 // programs, a call log and a config directory.
@@ -113,6 +195,11 @@ type host struct {
 	dockerSocket string
 	// dockerGID is dockerSocket's group, which the agent container joins.
 	dockerGID string
+	// libDir and unitDir stand in for /usr/local/lib/gpunex and
+	// /etc/systemd/system; iptables holds the fake filter table.
+	libDir, unitDir, iptables string
+	// resolvConfs are the resolv.conf files the firewall reads.
+	resolvConfs string
 }
 
 type hostOption func(t *testing.T, bin string)
@@ -120,6 +207,16 @@ type hostOption func(t *testing.T, bin string)
 // withoutDocker leaves docker off PATH.
 func withoutDocker(t *testing.T, bin string) {
 	require.NoError(t, os.Remove(filepath.Join(bin, "docker")))
+}
+
+// withoutIptables leaves iptables off PATH.
+func withoutIptables(t *testing.T, bin string) {
+	require.NoError(t, os.Remove(filepath.Join(bin, "iptables")))
+}
+
+// withoutSystemctl leaves systemctl off PATH, as on a host without systemd.
+func withoutSystemctl(t *testing.T, bin string) {
+	require.NoError(t, os.Remove(filepath.Join(bin, "systemctl")))
 }
 
 // withoutNvidiaSMI leaves nvidia-smi off PATH.
@@ -138,8 +235,21 @@ func newHost(t *testing.T, script []byte, opts ...hostOption) *host {
 		script:    filepath.Join(dir, "install.sh"),
 
 		dockerSocket: filepath.Join(dir, "docker.sock"),
+		libDir:       filepath.Join(dir, "usr", "local", "lib", "gpunex"),
+		unitDir:      filepath.Join(dir, "etc", "systemd", "system"),
+		iptables:     filepath.Join(dir, "iptables"),
+		resolvConfs:  filepath.Join(dir, "resolv.conf") + " " + filepath.Join(dir, "resolved.conf"),
 	}
 	require.NoError(t, os.Mkdir(h.bin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "resolv.conf"), []byte(resolvConf), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "resolved.conf"), []byte(resolvedConf), 0o644))
+	// The filter table as Docker leaves it: DOCKER-USER with its RETURN.
+	require.NoError(t, os.Mkdir(h.iptables, 0o755))
+	for chain, rules := range map[string]string{"INPUT": "-i lo -j ACCEPT\n", "FORWARD": "-j DOCKER-USER\n", "DOCKER-USER": "-j RETURN\n"} {
+		require.NoError(t, os.WriteFile(filepath.Join(h.iptables, chain), []byte(rules), 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(h.bin, "iptables"), []byte(fakeIptables), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(h.bin, "systemctl"), []byte(fakeSystemctl), 0o755))
 	require.NoError(t, os.WriteFile(h.dockerSocket, nil, 0o660))
 	info, err := os.Stat(h.dockerSocket)
 	require.NoError(t, err)
@@ -195,6 +305,10 @@ func (h *host) command(t *testing.T, ctx context.Context, shell string, pipe boo
 		"FAKE_LOG=" + h.log,
 		"GPUNEX_CONFIG_DIR=" + h.configDir,
 		"GPUNEX_DOCKER_SOCKET=" + h.dockerSocket,
+		"GPUNEX_LIB_DIR=" + h.libDir,
+		"GPUNEX_SYSTEMD_UNIT_DIR=" + h.unitDir,
+		"GPUNEX_RESOLV_CONFS=" + h.resolvConfs,
+		"FAKE_IPTABLES=" + h.iptables,
 	}, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd
@@ -270,14 +384,101 @@ func newToken(t *testing.T) string {
 }
 
 func successCalls(h *host, image string) []string {
-	return []string{
+	calls := []string{
 		"docker info",
 		"nvidia-smi -L",
 		"docker run --rm --gpus all " + defaultCUDA + " nvidia-smi",
-		"docker pull " + image,
+	}
+	calls = append(calls, firewallCalls(true)...)
+	calls = append(calls, "systemctl daemon-reload", "systemctl enable --now gpunex-egress.service")
+	return append(calls,
+		"docker pull "+image,
 		"docker container inspect gpunex-agent",
 		agentRunCall(h, image),
+	)
+}
+
+// jobPool is the agent's job subnet pool, which the firewall must match.
+var jobPool = docker.SubnetPool
+
+// firewallCalls are the iptables calls of one `egress-firewall apply`:
+// first (no GPUnex chain or jump yet) or again.
+func firewallCalls(first bool) []string {
+	calls := []string{"iptables -w -S DOCKER-USER"}
+	newChain := func(c string) {
+		calls = append(calls, "iptables -w -N "+c)
+		if !first {
+			calls = append(calls, "iptables -w -F "+c)
+		}
 	}
+	newChain("GPUNEX-EGRESS")
+	for _, r := range wantEgressRules {
+		calls = append(calls, "iptables -w -A GPUNEX-EGRESS "+r)
+	}
+	newChain("GPUNEX-HOST")
+	for _, r := range wantHostRules {
+		calls = append(calls, "iptables -w -A GPUNEX-HOST "+r)
+	}
+	for _, j := range [][2]string{{"DOCKER-USER", "GPUNEX-EGRESS"}, {"INPUT", "GPUNEX-HOST"}} {
+		calls = append(calls, "iptables -w -C "+j[0]+" -s "+jobPool+" -j "+j[1])
+		if first {
+			calls = append(calls, "iptables -w -I "+j[0]+" 1 -s "+jobPool+" -j "+j[1])
+		}
+	}
+	return calls
+}
+
+// wantEgressRules is GPUNEX-EGRESS, for forwarded traffic from the job
+// pool: DNS to the host's resolvers, then no private, shared or
+// link-local destination.
+var wantEgressRules = []string{
+	"-d 192.168.1.1 -p udp --dport 53 -j RETURN",
+	"-d 192.168.1.1 -p tcp --dport 53 -j RETURN",
+	"-d 1.1.1.1 -p udp --dport 53 -j RETURN",
+	"-d 1.1.1.1 -p tcp --dport 53 -j RETURN",
+	"-d 10.0.0.0/8 -j REJECT --reject-with icmp-admin-prohibited",
+	"-d 172.16.0.0/12 -j REJECT --reject-with icmp-admin-prohibited",
+	"-d 192.168.0.0/16 -j REJECT --reject-with icmp-admin-prohibited",
+	"-d 100.64.0.0/10 -j REJECT --reject-with icmp-admin-prohibited",
+	"-d 169.254.0.0/16 -j REJECT --reject-with icmp-admin-prohibited",
+}
+
+// wantHostRules is GPUNEX-HOST, for traffic from the job pool to the host:
+// replies to the host's own connections and DNS, nothing else.
+var wantHostRules = []string{
+	"-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN",
+	"-d 192.168.1.1 -p udp --dport 53 -j RETURN",
+	"-d 192.168.1.1 -p tcp --dport 53 -j RETURN",
+	"-d 1.1.1.1 -p udp --dport 53 -j RETURN",
+	"-d 1.1.1.1 -p tcp --dport 53 -j RETURN",
+	"-j REJECT --reject-with icmp-admin-prohibited",
+}
+
+// filterTable reads the fake filter table: rules by chain.
+func (h *host) filterTable(t *testing.T) map[string][]string {
+	t.Helper()
+	entries, err := os.ReadDir(h.iptables)
+	require.NoError(t, err)
+	table := map[string][]string{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(h.iptables, e.Name()))
+		require.NoError(t, err)
+		table[e.Name()] = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	}
+	return table
+}
+
+// requireFirewall checks the filter table holds the GPUnex rules, each
+// jump once and first in its chain, the host's own rules kept.
+func requireFirewall(t *testing.T, h *host) {
+	t.Helper()
+	require.Equal(t, map[string][]string{
+		"INPUT":         {"-s " + jobPool + " -j GPUNEX-HOST", "-i lo -j ACCEPT"},
+		"FORWARD":       {"-j DOCKER-USER"},
+		"DOCKER-USER":   {"-s " + jobPool + " -j GPUNEX-EGRESS", "-j RETURN"},
+		"GPUNEX-EGRESS": wantEgressRules,
+		"GPUNEX-HOST":   wantHostRules,
+	}, h.filterTable(t))
 }
 
 func agentRunCall(h *host, image string) string {
@@ -440,6 +641,13 @@ func TestShellcheck(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, script, 0o644))
 	out, err := exec.Command(shellcheck, "--shell=sh", "--severity=style", path).CombinedOutput()
 	require.NoError(t, err, "shellcheck found problems in the installer:\n%s", out)
+
+	// And the egress firewall script it writes.
+	h := newHost(t, script)
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t))
+	require.Equal(t, 0, r.code, r.output())
+	out, err = exec.Command(shellcheck, "--shell=sh", "--severity=style", filepath.Join(h.libDir, "egress-firewall")).CombinedOutput()
+	require.NoError(t, err, "shellcheck found problems in the egress firewall script:\n%s", out)
 }
 
 func TestInstallSucceeds(t *testing.T) {
@@ -494,7 +702,8 @@ func TestInstallReplacesPreviousContainer(t *testing.T) {
 
 	require.Equal(t, 0, r.code, r.output())
 	want := successCalls(h, testAgentImage)
-	want = append(want[:5], "docker rm -f gpunex-agent", want[5])
+	n := len(want)
+	want = append(want[:n-1:n-1], "docker rm -f gpunex-agent", want[n-1])
 	require.Equal(t, want, r.calls)
 	require.Contains(t, r.stdout, "removing the previous gpunex-agent container")
 	requireConfig(t, h, server, token)
@@ -511,14 +720,17 @@ func TestInstallHonoursOverrides(t *testing.T) {
 		"GPUNEX_CUDA_TEST_IMAGE=nvidia/cuda:12.6.0-base-ubuntu24.04")
 
 	require.Equal(t, 0, r.code, r.output())
-	require.Equal(t, []string{
+	want := []string{
 		"docker info",
 		"nvidia-smi -L",
 		"docker run --rm --gpus all nvidia/cuda:12.6.0-base-ubuntu24.04 nvidia-smi",
+	}
+	want = append(want, firewallCalls(true)...)
+	want = append(want, "systemctl daemon-reload", "systemctl enable --now gpunex-egress.service",
 		"docker pull registry.example.com/gpunex-agent:dev",
 		"docker container inspect gpunex-agent",
-		agentRunCall(h, "registry.example.com/gpunex-agent:dev"),
-	}, r.calls)
+		agentRunCall(h, "registry.example.com/gpunex-agent:dev"))
+	require.Equal(t, want, r.calls)
 	requireConfig(t, h, "https://gpunex.example.com", token)
 }
 
@@ -733,4 +945,152 @@ func TestInstallRefusesBadDockerSocketOverride(t *testing.T) {
 			requireNoAgentStarted(t, r)
 		})
 	}
+}
+
+func TestInstallerJobPoolIsTheAgentsSubnetPool(t *testing.T) {
+	script, _ := fetchScript(t)
+	require.Contains(t, string(script), "\tjob_pool="+docker.SubnetPool+"\n",
+		"the firewall must match the subnets the agent gives job networks (agent/job/docker.SubnetPool)")
+}
+
+func TestInstallFirewallKeepsJobsOffTheLANAndTheHost(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t))
+
+	require.Equal(t, 0, r.code, r.output())
+	requireFirewall(t, h)
+	require.Contains(t, r.stdout, "jobs ("+jobPool+") reach the internet and their DNS servers, but not this host")
+	require.Contains(t, r.stdout, "gpunex-egress.service applies it again whenever Docker starts")
+
+	fw := filepath.Join(h.libDir, "egress-firewall")
+	info, err := os.Stat(fw)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o755), info.Mode().Perm())
+	unit, err := os.ReadFile(filepath.Join(h.unitDir, "gpunex-egress.service"))
+	require.NoError(t, err)
+	for _, line := range []string{
+		"After=docker.service",
+		"PartOf=docker.service", // restarted with Docker
+		"Type=oneshot",
+		"RemainAfterExit=yes",
+		"ExecStart=/bin/sh " + fw + " apply",
+		"WantedBy=docker.service multi-user.target", // started with Docker, so at boot
+	} {
+		require.Contains(t, strings.Split(string(unit), "\n"), line)
+	}
+	require.NotContains(t, string(unit), "ExecStop", "the rules stay while Docker restarts (live-restore keeps jobs running)")
+}
+
+func TestInstallFirewallIsIdempotent(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+	first := h.run(t, "GPUNEX_TOKEN="+newToken(t))
+	require.Equal(t, 0, first.code, first.output())
+	require.NoError(t, os.Remove(h.log))
+
+	again := h.run(t, "GPUNEX_TOKEN="+newToken(t), "FAKE_DOCKER_EXISTING=1")
+
+	require.Equal(t, 0, again.code, again.output())
+	requireFirewall(t, h) // each rule and jump once
+	require.Equal(t, firewallCalls(false), again.calls[3:3+len(firewallCalls(false))],
+		"the chains are emptied and refilled, the jumps only checked")
+}
+
+func TestInstallFirewallCanBeRemoved(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+	before := h.filterTable(t)
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t))
+	require.Equal(t, 0, r.code, r.output())
+
+	cmd := exec.Command(filepath.Join(h.libDir, "egress-firewall"), "remove")
+	cmd.Env = []string{"PATH=" + h.bin, "FAKE_LOG=" + h.log, "FAKE_IPTABLES=" + h.iptables}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Equal(t, before, h.filterTable(t), "the host's table as it was")
+}
+
+func TestInstallWithoutIptables(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script, withoutIptables)
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t))
+
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "iptables is not installed")
+	require.Contains(t, r.stderr, "apt-get install -y iptables")
+	require.Contains(t, r.stderr, "dnf install -y iptables-nft")
+	require.Contains(t, r.stderr, "GPUNEX_ALLOW_LAN_EGRESS=1", "the opt-out is named")
+	requireNoAgentStarted(t, r)
+	require.NoDirExists(t, h.configDir)
+	require.NoDirExists(t, h.libDir)
+}
+
+func TestInstallWithLANEgressAllowedSkipsTheFirewall(t *testing.T) {
+	script, server := fetchScript(t)
+	h := newHost(t, script, withoutIptables)
+	token := newToken(t)
+
+	r := h.run(t, "GPUNEX_TOKEN="+token, "GPUNEX_ALLOW_LAN_EGRESS=1")
+
+	require.Equal(t, 0, r.code, r.output())
+	require.Contains(t, r.stderr, "warning: GPUNEX_ALLOW_LAN_EGRESS=1: no egress firewall installed")
+	require.Contains(t, r.stderr, "can reach your\nlocal network, this host and cloud metadata endpoints")
+	for _, c := range r.calls {
+		require.False(t, strings.HasPrefix(c, "iptables") || strings.HasPrefix(c, "systemctl"), c)
+	}
+	require.NoDirExists(t, h.libDir)
+	requireConfig(t, h, server, token)
+	require.Equal(t, agentRunCall(h, testAgentImage), r.calls[len(r.calls)-1])
+}
+
+func TestInstallFirewallFailureIsFatal(t *testing.T) {
+	script, _ := fetchScript(t)
+	for _, tc := range []struct {
+		desc    string
+		arrange func(t *testing.T, h *host)
+		env     []string
+		msgs    []string
+	}{
+		{"iptables refuses (not root)", nil, []string{"FAKE_IPTABLES_FAIL=1"},
+			[]string{"Could not install the egress firewall", "Permission denied (you must be root)", "sudo sh"}},
+		{"no DOCKER-USER chain (Docker without iptables)", func(t *testing.T, h *host) {
+			require.NoError(t, os.Remove(filepath.Join(h.iptables, "DOCKER-USER")))
+		}, nil, []string{"Could not install the egress firewall", "No chain/target/match", "no DOCKER-USER chain", `"iptables": false`}},
+		{"systemd cannot enable the unit", nil, []string{"FAKE_SYSTEMCTL_FAIL=1"},
+			[]string{"Could not enable gpunex-egress.service", "has not been booted with systemd", "a reboot would remove it"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			h := newHost(t, script)
+			if tc.arrange != nil {
+				tc.arrange(t, h)
+			}
+
+			r := h.run(t, append(tc.env, "GPUNEX_TOKEN="+newToken(t))...)
+
+			require.NotEqual(t, 0, r.code)
+			for _, m := range tc.msgs {
+				require.Contains(t, r.stderr, m)
+			}
+			require.Contains(t, r.stderr, "GPUNEX_ALLOW_LAN_EGRESS=1")
+			requireNoAgentStarted(t, r)
+			require.NoDirExists(t, h.configDir)
+		})
+	}
+}
+
+func TestInstallFirewallWithoutSystemd(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script, withoutSystemctl)
+
+	r := h.run(t, "GPUNEX_TOKEN="+newToken(t))
+
+	require.Equal(t, 0, r.code, r.output())
+	requireFirewall(t, h)
+	require.Contains(t, r.stderr, "warning: systemd was not found")
+	require.Contains(t, r.stderr, "a reboot removes it")
+	require.Contains(t, r.stderr, "sh "+filepath.Join(h.libDir, "egress-firewall")+" apply")
+	require.NoDirExists(t, h.unitDir)
 }

@@ -2,7 +2,11 @@
 // through the Docker Engine API (the official moby client).
 //
 // Each job gets a container and a user-defined bridge network of its own,
-// both named ContainerName(id). The container sees only the GPUs assigned
+// both named ContainerName(id). The network's subnet is a /24 of
+// SubnetPool, the range the host firewall written by the installer keeps
+// off the provider's LAN, the host and metadata endpoints; its bridge
+// forbids container-to-container traffic (enable_icc=false) and it has no
+// IPv6, which that firewall does not cover. The container sees only the GPUs assigned
 // to the job (a device request for their UUIDs through the NVIDIA
 // Container Toolkit), has no host mounts, is not privileged, drops every
 // capability, cannot gain privileges (no-new-privileges) and runs under
@@ -36,6 +40,7 @@ import (
 type Engine interface {
 	ImageInspect(ctx context.Context, image string, opts ...client.ImageInspectOption) (client.ImageInspectResult, error)
 	ImagePull(ctx context.Context, ref string, opts client.ImagePullOptions) (client.ImagePullResponse, error)
+	NetworkList(ctx context.Context, opts client.NetworkListOptions) (client.NetworkListResult, error)
 	NetworkCreate(ctx context.Context, name string, opts client.NetworkCreateOptions) (client.NetworkCreateResult, error)
 	NetworkRemove(ctx context.Context, network string, opts client.NetworkRemoveOptions) (client.NetworkRemoveResult, error)
 	ContainerCreate(ctx context.Context, opts client.ContainerCreateOptions) (client.ContainerCreateResult, error)
@@ -79,6 +84,11 @@ type Runtime struct {
 	// Starts of one job never race, and two jobs never take one GPU
 	// between the engine's list and their containers' start.
 	starting map[string][]string
+
+	// netMu is held from listing the engine's networks to creating a
+	// job's: the list cannot show a network another Start is about to
+	// create, so two Starts never pick one subnet.
+	netMu sync.Mutex
 }
 
 var _ job.Runtime = (*Runtime)(nil)
@@ -295,11 +305,25 @@ func (r *Runtime) ensureImage(ctx context.Context, image string) error {
 	return nil
 }
 
-// createNetwork creates the job's own bridge network. A network left by a
-// crashed earlier attempt is removed and created afresh.
+// createNetwork creates the job's own bridge network on a free subnet of
+// SubnetPool, with inter-container traffic off and no IPv6. A network left
+// by a crashed earlier attempt is removed and created afresh.
 func (r *Runtime) createNetwork(ctx context.Context, name string, labels map[string]string) error {
-	opts := client.NetworkCreateOptions{Driver: "bridge", Labels: labels}
-	_, err := r.engine.NetworkCreate(ctx, name, opts)
+	r.netMu.Lock()
+	defer r.netMu.Unlock()
+	subnet, err := r.freeSubnet(ctx, name)
+	if err != nil {
+		return err
+	}
+	noIPv6 := false
+	opts := client.NetworkCreateOptions{
+		Driver:     "bridge",
+		EnableIPv6: &noIPv6,
+		IPAM:       &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}},
+		Options:    map[string]string{iccOption: "false"},
+		Labels:     labels,
+	}
+	_, err = r.engine.NetworkCreate(ctx, name, opts)
 	if cerrdefs.IsConflict(err) {
 		if _, rmErr := r.engine.NetworkRemove(ctx, name, client.NetworkRemoveOptions{}); rmErr != nil {
 			return fmt.Errorf("docker: remove stale network %s: %w", name, rmErr)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +38,19 @@ type bundle struct {
 	engine  *fakeEngine
 	runtime *docker.Runtime
 	clock   *clock.Manual
+}
+
+// subnet is the one subnet of the named network on the engine.
+func (b bundle) subnet(t *testing.T, name string) string {
+	t.Helper()
+	var got []netip.Prefix
+	b.engine.with(func(e *fakeEngine) {
+		if n, ok := e.networks[name]; ok {
+			got = n.Subnets
+		}
+	})
+	require.Len(t, got, 1, "network %s", name)
+	return got[0].String()
 }
 
 func setup(t *testing.T) bundle {
@@ -76,6 +92,7 @@ func TestDockerStartSendsExactlyTheIsolatedContainerConfig(t *testing.T) {
 		"GET /containers/json",                      // its GPUs held by no other job
 		"GET /images/" + image + "/json",            // missing here…
 		"POST /images/create",                       // …so pulled
+		"GET /networks",                             // the subnets taken
 		"POST /networks/create",
 		"POST /containers/create",
 		"POST /containers/" + j.RuntimeID + "/start",
@@ -128,11 +145,21 @@ func TestDockerStartSendsExactlyTheIsolatedContainerConfig(t *testing.T) {
 	var net struct {
 		Name, Driver string
 		Internal     bool
+		EnableIPv6   *bool
+		IPAM         struct{ Config []map[string]string }
+		Options      map[string]string
 		Labels       map[string]string
 	}
 	require.NoError(t, json.Unmarshal(b.engine.last("POST", "/networks/create").Body, &net))
 	require.Equal(t, "gpunex-job-rental-42", net.Name)
 	require.Equal(t, "bridge", net.Driver, "a user-defined bridge of its own")
+	require.False(t, net.Internal, "jobs reach the internet")
+	require.Equal(t, []map[string]string{{"Subnet": "10.231.0.0/24"}}, net.IPAM.Config,
+		"the first /24 of the pool the host firewall keeps off the LAN")
+	require.Equal(t, map[string]string{"com.docker.network.bridge.enable_icc": "false"}, net.Options,
+		"no container-to-container traffic on the bridge")
+	require.NotNil(t, net.EnableIPv6)
+	require.False(t, *net.EnableIPv6, "no IPv6: the host firewall covers IPv4")
 	require.Equal(t, body.Labels, net.Labels, "the network is labelled like the container")
 	golden(t, "create-network.json", b.engine.last("POST", "/networks/create").Body)
 
@@ -193,14 +220,21 @@ func TestDockerStartRemovesTheNetworkWhenCreateFails(t *testing.T) {
 func TestDockerStartReplacesANetworkLeftByACrash(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.engine.with(func(e *fakeEngine) { e.networks["gpunex-job-rental-1"] = map[string]string{job.LabelManaged: "true"} })
+	b.engine.with(func(e *fakeEngine) {
+		e.networks["gpunex-job-rental-1"] = &fakeNetwork{
+			Labels:  map[string]string{job.LabelManaged: "true"},
+			Subnets: []netip.Prefix{netip.MustParsePrefix("10.231.0.0/24")},
+		}
+	})
 
 	_, err := b.runtime.Start(context.Background(), trainingSpec("rental-1"))
 	require.NoError(t, err)
 	require.Subset(t, b.engine.calls(), []string{"POST /networks/create", "DELETE /networks/gpunex-job-rental-1"})
 	b.engine.with(func(e *fakeEngine) {
-		require.Equal(t, "rental-1", e.networks["gpunex-job-rental-1"][job.LabelJobID], "the new network is this job's")
+		require.Equal(t, "rental-1", e.networks["gpunex-job-rental-1"].Labels[job.LabelJobID], "the new network is this job's")
 	})
+	require.Equal(t, "10.231.1.0/24", b.subnet(t, "gpunex-job-rental-1"),
+		"the left-over network still held the first subnet when the free one was chosen")
 }
 
 func TestDockerStartRejectsABadSpecBeforeCallingTheEngine(t *testing.T) {
@@ -359,7 +393,10 @@ func TestDockerStartOnFreeGPUsNextToARunningJobSendsTheSameConfig(t *testing.T) 
 	require.NoError(t, err)
 	require.Equal(t, job.StateRunning, j.State)
 	golden(t, "create-container.json", b.engine.last("POST", "/containers/create").Body)
-	golden(t, "create-network.json", b.engine.last("POST", "/networks/create").Body)
+	// The same network but for its subnet: the first one is rental-1's.
+	body := string(b.engine.last("POST", "/networks/create").Body)
+	require.Contains(t, body, `"Subnet":"10.231.1.0/24"`)
+	golden(t, "create-network.json", []byte(strings.Replace(body, `"Subnet":"10.231.1.0/24"`, `"Subnet":"10.231.0.0/24"`, 1)))
 }
 
 func TestDockerConcurrentStartsOfJobsOnOneGPUStartOne(t *testing.T) {
@@ -489,6 +526,125 @@ func TestDockerListFindsJobsAfterAnAgentRestart(t *testing.T) {
 
 	require.NoError(t, restarted.Stop(ctx, "rental-1"), "the restarted agent can stop what it found")
 	require.NotContains(t, b.engine.containerNames(), "gpunex-job-rental-1")
+}
+
+func TestDockerJobNetworkSubnetPoolIsTheDocumentedOne(t *testing.T) {
+	t.Parallel()
+	pool := netip.MustParsePrefix(docker.SubnetPool)
+	require.Equal(t, "10.231.0.0/16", pool.String())
+	require.True(t, pool.Addr().Is4())
+	require.True(t, netip.MustParsePrefix("10.0.0.0/8").Overlaps(pool), "inside 10/8: the firewall lets nothing of it reach 10/8 but its DNS")
+	require.Equal(t, 24, docker.SubnetBits)
+}
+
+func TestDockerStartPicksTheFirstSubnetOfThePoolNoNetworkHolds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc  string
+		taken map[string][]string // network name -> its subnets
+		want  string
+	}{
+		{"an empty engine", nil, "10.231.0.0/24"},
+		{"the first two held by jobs", map[string][]string{
+			"gpunex-job-a": {"10.231.0.0/24"}, "gpunex-job-b": {"10.231.1.0/24"},
+		}, "10.231.2.0/24"},
+		{"a gap left by a stopped job", map[string][]string{
+			"gpunex-job-a": {"10.231.0.0/24"}, "gpunex-job-c": {"10.231.2.0/24"},
+		}, "10.231.1.0/24"},
+		{"the provider's own network across two slots", map[string][]string{
+			"their-lab": {"10.231.0.0/23"},
+		}, "10.231.2.0/24"},
+		{"networks outside the pool", map[string][]string{
+			"bridge": {"172.17.0.0/16"}, "their-lan": {"10.0.0.0/16"}, "none": nil,
+		}, "10.231.0.0/24"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.engine.with(func(e *fakeEngine) {
+				e.images[image] = true
+				for name, subnets := range tc.taken {
+					n := &fakeNetwork{}
+					for _, s := range subnets {
+						n.Subnets = append(n.Subnets, netip.MustParsePrefix(s))
+					}
+					e.networks[name] = n
+				}
+			})
+
+			_, err := b.runtime.Start(context.Background(), trainingSpec("rental-1"))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, b.subnet(t, "gpunex-job-rental-1"))
+		})
+	}
+}
+
+func TestDockerStartFailsClearlyAndCreatesNothingWhenThePoolIsExhausted(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.engine.with(func(e *fakeEngine) {
+		e.images[image] = true
+		for i := range 256 {
+			e.networks["gpunex-job-old-"+strconv.Itoa(i)] = &fakeNetwork{
+				Labels:  map[string]string{job.LabelManaged: "true"},
+				Subnets: []netip.Prefix{netip.MustParsePrefix("10.231." + strconv.Itoa(i) + ".0/24")},
+			}
+		}
+	})
+	before := b.engine.networkNames()
+
+	_, err := b.runtime.Start(context.Background(), trainingSpec("rental-1"))
+	require.ErrorIs(t, err, docker.ErrSubnetPoolExhausted)
+	require.EqualError(t, err, "docker: create network gpunex-job-rental-1: all 256 /24 subnets of 10.231.0.0/16 are held by networks; "+
+		"stop a job or remove networks left behind (docker network ls --filter label=io.gpunex.managed=true): docker: job subnet pool exhausted")
+	require.NotContains(t, b.engine.calls(), "POST /networks/create")
+	require.NotContains(t, b.engine.calls(), "POST /containers/create")
+	require.Equal(t, before, b.engine.networkNames(), "no network created or removed")
+	require.Empty(t, b.engine.containerNames())
+}
+
+func TestDockerStopFreesTheJobsSubnet(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	_, err := b.runtime.Start(ctx, trainingSpec("rental-1"))
+	require.NoError(t, err)
+	require.Equal(t, "10.231.0.0/24", b.subnet(t, "gpunex-job-rental-1"))
+	require.NoError(t, b.runtime.Stop(ctx, "rental-1"))
+
+	_, err = b.runtime.Start(ctx, trainingSpec("rental-2"))
+	require.NoError(t, err)
+	require.Equal(t, "10.231.0.0/24", b.subnet(t, "gpunex-job-rental-2"))
+}
+
+func TestDockerConcurrentStartsGetDistinctSubnets(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.engine.with(func(e *fakeEngine) { e.images[image] = true })
+	const jobs = 16
+	errs := make(chan error, jobs)
+	for i := range jobs {
+		go func() {
+			spec := trainingSpec("rental-" + strconv.Itoa(i))
+			spec.GPUUUIDs = []string{"GPU-00000000-0000-4000-8000-" + fmt.Sprintf("%012d", i)}
+			_, err := b.runtime.Start(context.Background(), spec)
+			errs <- err
+		}()
+	}
+	for range jobs {
+		// The fake engine, like the real one, refuses a subnet that
+		// overlaps another network's: two Starts picking one would fail.
+		require.NoError(t, <-errs)
+	}
+	seen := map[string]bool{}
+	for _, name := range b.engine.networkNames() {
+		seen[b.subnet(t, name)] = true
+	}
+	require.Len(t, seen, jobs)
+	for i := range jobs {
+		require.True(t, seen["10.231."+strconv.Itoa(i)+".0/24"], "the first %d subnets, each once", jobs)
+	}
 }
 
 // golden compares got with testdata/name as JSON; -update rewrites it.

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -38,7 +39,7 @@ func (r request) String() string { return r.Method + " " + r.Path }
 
 // fakeEngine is a recording HTTP server that speaks enough of the Docker
 // Engine API for the runtime: images, networks and containers with their
-// labels and states, kept in memory. The real moby client talks to it over
+// labels and states, networks with their subnets, kept in memory. The real moby client talks to it over
 // loopback, so everything up to the HTTP boundary is the production path.
 type fakeEngine struct {
 	t      *testing.T
@@ -47,10 +48,17 @@ type fakeEngine struct {
 	mu         sync.Mutex
 	requests   []request
 	images     map[string]bool
-	pullErrors map[string]string // image -> error message in the pull stream
-	networks   map[string]map[string]string
+	pullErrors map[string]string         // image -> error message in the pull stream
+	networks   map[string]*fakeNetwork   // by name
 	containers map[string]*fakeContainer // by name
 	failCreate string                    // message for a 500 on container create
+}
+
+// fakeNetwork is what the engine keeps of a network: its labels and the
+// subnets of its IPAM configuration.
+type fakeNetwork struct {
+	Labels  map[string]string
+	Subnets []netip.Prefix
 }
 
 type fakeContainer struct {
@@ -67,7 +75,7 @@ func newFakeEngine(t *testing.T) *fakeEngine {
 		t:          t,
 		images:     map[string]bool{},
 		pullErrors: map[string]string{},
-		networks:   map[string]map[string]string{},
+		networks:   map[string]*fakeNetwork{},
 		containers: map[string]*fakeContainer{},
 	}
 	e.server = httptest.NewServer(http.HandlerFunc(e.serve))
@@ -204,8 +212,38 @@ func (e *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 			engineError(w, http.StatusConflict, "network with name "+req.Name+" already exists")
 			return
 		}
-		e.networks[req.Name] = req.Labels
+		n := &fakeNetwork{Labels: req.Labels}
+		if req.IPAM != nil {
+			for _, c := range req.IPAM.Config {
+				n.Subnets = append(n.Subnets, c.Subnet)
+			}
+		}
+		// As the engine does: a subnet may not overlap another network's.
+		for _, other := range e.networks {
+			for _, o := range other.Subnets {
+				for _, s := range n.Subnets {
+					if s.Overlaps(o) {
+						engineError(w, http.StatusForbidden, "invalid pool request: Pool overlaps with other one on this address space")
+						return
+					}
+				}
+			}
+		}
+		e.networks[req.Name] = n
 		writeJSON(w, http.StatusCreated, map[string]any{"Id": digest(req.Name), "Warning": ""})
+
+	case r.Method == http.MethodGet && path == "/networks":
+		list := []network.Summary{}
+		for _, name := range slices.Sorted(maps.Keys(e.networks)) {
+			n := e.networks[name]
+			var ipam []network.IPAMConfig
+			for _, s := range n.Subnets {
+				ipam = append(ipam, network.IPAMConfig{Subnet: s})
+			}
+			list = append(list, network.Summary{Network: network.Network{Name: name, ID: digest(name), Driver: "bridge",
+				Labels: n.Labels, IPAM: network.IPAM{Driver: "default", Config: ipam}}})
+		}
+		writeJSON(w, http.StatusOK, list)
 
 	case r.Method == http.MethodDelete && strings.HasPrefix(path, "/networks/"):
 		name := strings.TrimPrefix(path, "/networks/")
