@@ -59,18 +59,28 @@ type HeartbeatInput struct {
 	GoingOffline bool
 }
 
-// path names an input field: prefix.name, or prefix.name.idx for a list
-// element (idx ≥ 0). It is built only when a problem is found, so a valid
+// path names an input field: prefix.name, or input.gpus.<gpu>.name for a
+// field of a GPU entry (gpu ≥ 0), with .idx after it for a list element
+// (idx ≥ 0). It is formatted only when a problem is found, so a valid
 // heartbeat (the hot path) formats no field names.
 type path struct {
 	prefix, name string
-	idx          int
+	gpu, idx     int
 }
 
-func at(prefix, name string) path { return path{prefix: prefix, name: name, idx: -1} }
+func at(prefix, name string) path { return path{prefix: prefix, name: name, gpu: -1, idx: -1} }
+
+// gpuAt names field name of GPU entry gpu, element idx if idx ≥ 0.
+func gpuAt(gpu int, name string, idx int) path {
+	return path{prefix: "input.gpus", name: name, gpu: gpu, idx: idx}
+}
 
 func (p path) String() string {
-	s := p.prefix + "." + p.name
+	s := p.prefix
+	if p.gpu >= 0 {
+		s += "." + strconv.Itoa(p.gpu)
+	}
+	s += "." + p.name
 	if p.idx >= 0 {
 		s += "." + strconv.Itoa(p.idx)
 	}
@@ -111,24 +121,23 @@ func (in *RegisterInput) validate() error {
 	}
 	seen := map[string]bool{}
 	for i, g := range in.Gpus {
-		f := fmt.Sprintf("input.gpus.%d", i)
-		checkLabel(&v, at(f, "uuid"), g.UUID, true)
+		checkLabel(&v, gpuAt(i, "uuid", -1), g.UUID, true)
 		if seen[g.UUID] {
-			v.Add(f+".uuid", "DUPLICATE", "each GPU appears once")
+			v.Add(gpuAt(i, "uuid", -1).String(), "DUPLICATE", "each GPU appears once")
 		}
 		seen[g.UUID] = true
-		checkLabel(&v, at(f, "name"), g.Name, true)
+		checkLabel(&v, gpuAt(i, "name", -1), g.Name, true)
 		if g.Index < 0 || g.Index >= MaxGPUsPerMachine {
-			v.Add(f+".index", "OUT_OF_RANGE", "index out of range")
+			v.Add(gpuAt(i, "index", -1).String(), "OUT_OF_RANGE", "index out of range")
 		}
-		checkRange(&v, at(f, "vramBytes"), g.VramBytes, 0, maxMemoryBytes)
-		checkRange(&v, at(f, "powerLimitW"), g.PowerLimitW, 0, maxPowerW)
+		checkRange(&v, gpuAt(i, "vramBytes", -1), g.VramBytes, 0, maxMemoryBytes)
+		checkRange(&v, gpuAt(i, "powerLimitW", -1), g.PowerLimitW, 0, maxPowerW)
 		for _, l := range []struct {
 			name string
 			p    *string
 		}{{"pciBusId", g.PciBusID}, {"driverVersion", g.DriverVersion}, {"cudaDriverVersion", g.CudaDriverVersion}} {
 			if l.p != nil {
-				checkLabel(&v, at(f, l.name), *l.p, false)
+				checkLabel(&v, gpuAt(i, l.name, -1), *l.p, false)
 			}
 		}
 	}
@@ -149,28 +158,27 @@ func (in *HeartbeatInput) validate(now time.Time) error {
 	}
 	for i := range in.Gpus {
 		g := &in.Gpus[i]
-		f := path{prefix: "input", name: "gpus", idx: i}.String()
-		checkLabel(&v, at(f, "uuid"), g.UUID, true)
-		checkRange(&v, at(f, "utilizationPct"), g.UtilizationPct, 0, 100)
-		checkRange(&v, at(f, "memoryUsedBytes"), g.MemoryUsedBytes, 0, maxMemoryBytes)
-		checkRange(&v, at(f, "temperatureC"), g.TemperatureC, minTemperatureC, maxTemperatureC)
-		checkRange(&v, at(f, "powerDrawW"), g.PowerDrawW, 0, maxPowerW)
-		checkRange(&v, at(f, "eccCorrected"), g.EccCorrected, 0, maxECC)
-		checkRange(&v, at(f, "eccUncorrected"), g.EccUncorrected, 0, maxECC)
+		checkLabel(&v, gpuAt(i, "uuid", -1), g.UUID, true)
+		checkRange(&v, gpuAt(i, "utilizationPct", -1), g.UtilizationPct, 0, 100)
+		checkRange(&v, gpuAt(i, "memoryUsedBytes", -1), g.MemoryUsedBytes, 0, maxMemoryBytes)
+		checkRange(&v, gpuAt(i, "temperatureC", -1), g.TemperatureC, minTemperatureC, maxTemperatureC)
+		checkRange(&v, gpuAt(i, "powerDrawW", -1), g.PowerDrawW, 0, maxPowerW)
+		checkRange(&v, gpuAt(i, "eccCorrected", -1), g.EccCorrected, 0, maxECC)
+		checkRange(&v, gpuAt(i, "eccUncorrected", -1), g.EccUncorrected, 0, maxECC)
 		if g.SmClockMHz != nil && (*g.SmClockMHz < 0 || *g.SmClockMHz > maxClockMHz) {
-			v.Add(at(f, "smClockMHz").String(), "OUT_OF_RANGE", fmt.Sprintf("must be between 0 and %d", maxClockMHz))
+			v.Add(gpuAt(i, "smClockMHz", -1).String(), "OUT_OF_RANGE", fmt.Sprintf("must be between 0 and %d", maxClockMHz))
 		}
 		if len(g.ThrottleReasons) > MaxThrottleReasons {
-			v.Add(at(f, "throttleReasons").String(), "TOO_MANY", fmt.Sprintf("at most %d reasons", MaxThrottleReasons))
+			v.Add(gpuAt(i, "throttleReasons", -1).String(), "TOO_MANY", fmt.Sprintf("at most %d reasons", MaxThrottleReasons))
 		}
 		for j, r := range g.ThrottleReasons {
-			checkLabel(&v, path{prefix: f, name: "throttleReasons", idx: j}, r, true)
+			checkLabel(&v, gpuAt(i, "throttleReasons", j), r, true)
 		}
 		if len(g.RecentUtilizationPct) > MaxRecentSamples {
-			v.Add(at(f, "recentUtilizationPct").String(), "TOO_MANY", fmt.Sprintf("at most %d samples", MaxRecentSamples))
+			v.Add(gpuAt(i, "recentUtilizationPct", -1).String(), "TOO_MANY", fmt.Sprintf("at most %d samples", MaxRecentSamples))
 		} else {
 			for j := range g.RecentUtilizationPct {
-				checkRange(&v, path{prefix: f, name: "recentUtilizationPct", idx: j}, &g.RecentUtilizationPct[j], 0, 100)
+				checkRange(&v, gpuAt(i, "recentUtilizationPct", j), &g.RecentUtilizationPct[j], 0, 100)
 			}
 		}
 	}
