@@ -56,17 +56,12 @@ e2e: build
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex GPUNEX_ARTIFACTS=$(CURDIR)/artifacts $(NPM) run e2e
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex $(NPM) run audit
 
-## bench: the full stack against bare net/http handlers in the same run, as ratios
+## bench: the full stack against bare net/http handlers in the same run, as ratios;
+## three runs of each (the machines are noisy), summed up by scripts/benchsummary.awk
 bench:
-	{ $(GO) test -run '^$$' -bench . -benchtime 3s -benchmem ./internal/platform/ && \
+	{ $(GO) test -run '^$$' -bench . -benchtime 3s -count 3 -benchmem ./internal/platform/ && \
 	  $(GO) test -run '^$$' -bench AgentResources -benchtime 1x ./internal/e2e/; } | tee /dev/stderr | \
-	  awk '{ for (i = 2; i <= NF; i++) m[$$i] = $$(i-1) } \
-	    /x_bare/ && !/throughput/ { printf "\n%s: %s x the time of the bare handler per request", $$1, m["x_bare"] } \
-	    /throughput_x_bare/ && /generic/ { printf "\n%s: throughput %s x bare, p99 %s x bare (gqlgen generic executor, for comparison)", $$1, m["throughput_x_bare"], m["p99_x_bare"]; next } \
-	    /throughput_x_bare/ { printf "\n%s: throughput %s x bare (target >= 0.8), p99 %s x bare (target <= 1.3), %s SQL writes and %s publishes per heartbeat (target <= 0.02)", \
-	      $$1, m["throughput_x_bare"], m["p99_x_bare"], m["sql_writes/hb"], m["publishes/hb"] } \
-	    /rss_MiB/ { printf "\n%s: agent RSS %s MiB (target < 30), peak %s MiB, CPU %s%% of a core", $$1, m["rss_MiB"], m["peak_rss_MiB"], m["cpu_%_of_a_core"] } \
-	    END { print "" }'
+	  awk -f scripts/benchsummary.awk
 
 clean:
 	rm -rf $(BIN) $(FRONTEND)/dist/assets $(FRONTEND)/dist/index.html artifacts

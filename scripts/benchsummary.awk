@@ -1,0 +1,55 @@
+# benchsummary.awk sums up `go test -bench` output (several runs of each
+# benchmark with -count) against the targets the README states: for each
+# ratio the median of the runs, then every run; for SQL writes and
+# publishes the largest. POSIX awk.
+
+function add(key, v) { val[key, ++count[key]] = v + 0 }
+
+function median(key,    n, i, j, t, a) {
+	n = count[key]
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function runs(key,    i, s) {
+	s = ""
+	for (i = 1; i <= count[key]; i++) s = s (i > 1 ? ", " : "") sprintf("%.3g", val[key, i])
+	return s
+}
+
+function largest(key,    i, m) {
+	m = 0
+	for (i = 1; i <= count[key]; i++) if (val[key, i] > m) m = val[key, i]
+	return m
+}
+
+/^Benchmark/ {
+	name = $1
+	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+	for (i = 3; i <= NF; i++)
+		if ($i ~ /(x_bare|_MiB|\/hb|_of_a_core)$/) add(name SUBSEP $i, $(i - 1))
+}
+
+END {
+	for (k = 1; k <= n; k++) {
+		b = order[k]
+		if ((b SUBSEP "throughput_x_bare") in count) {
+			t = b SUBSEP "throughput_x_bare"; p = b SUBSEP "p99_x_bare"
+			if (b ~ /generic/) {
+				printf "%s: throughput %.3g x bare, p99 %.3g x bare (medians of %d runs; the gqlgen generic executor, for comparison)\n", b, median(t), median(p), count[t]
+			} else {
+				printf "%s: throughput %.3g x bare (target >= 0.8; runs %s), p99 %.3g x bare (target <= 1.3; runs %s), at most %g SQL writes and %g publishes per heartbeat (target <= 0.02)\n", \
+					b, median(t), runs(t), median(p), runs(p), largest(b SUBSEP "sql_writes/hb"), largest(b SUBSEP "publishes/hb")
+			}
+		} else if ((b SUBSEP "x_bare") in count) {
+			printf "%s: %.3g x the time of the bare handler per request (median; runs %s)\n", b, median(b SUBSEP "x_bare"), runs(b SUBSEP "x_bare")
+		} else if ((b SUBSEP "rss_MiB") in count) {
+			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
+		}
+	}
+}
