@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,6 +52,32 @@ func (b bundle) subnet(t *testing.T, name string) string {
 	})
 	require.Len(t, got, 1, "network %s", name)
 	return got[0].String()
+}
+
+// startAtOnce starts every spec concurrently and returns their errors.
+func (b bundle) startAtOnce(specs ...job.Spec) []error {
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		wg.Go(func() { _, errs[i] = b.runtime.Start(context.Background(), spec) })
+	}
+	wg.Wait()
+	return errs
+}
+
+// started counts the starts that succeeded; every other must have failed
+// with refusal.
+func started(t *testing.T, errs []error, refusal error) int {
+	t.Helper()
+	n := 0
+	for _, err := range errs {
+		if err == nil {
+			n++
+		} else {
+			require.ErrorIs(t, err, refusal)
+		}
+	}
+	return n
 }
 
 func setup(t *testing.T) bundle {
@@ -281,22 +308,8 @@ func TestDockerStartRefusesAJobThatAlreadyExists(t *testing.T) {
 func TestDockerConcurrentStartsOfOneJobStartItOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	errs := make(chan error, 4)
-	for range cap(errs) {
-		go func() {
-			_, err := b.runtime.Start(context.Background(), trainingSpec("rental-1"))
-			errs <- err
-		}()
-	}
-	started := 0
-	for range cap(errs) {
-		if err := <-errs; err == nil {
-			started++
-		} else {
-			require.ErrorIs(t, err, job.ErrExists)
-		}
-	}
-	require.Equal(t, 1, started)
+	errs := b.startAtOnce(trainingSpec("rental-1"), trainingSpec("rental-1"), trainingSpec("rental-1"), trainingSpec("rental-1"))
+	require.Equal(t, 1, started(t, errs, job.ErrExists))
 	require.Equal(t, []string{"gpunex-job-rental-1"}, b.engine.containerNames())
 	require.Equal(t, []string{"gpunex-job-rental-1"}, b.engine.networkNames())
 }
@@ -402,24 +415,13 @@ func TestDockerStartOnFreeGPUsNextToARunningJobSendsTheSameConfig(t *testing.T) 
 func TestDockerConcurrentStartsOfJobsOnOneGPUStartOne(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	errs := make(chan error, 4)
-	for i := range cap(errs) {
-		go func() {
-			spec := trainingSpec("rental-" + strconv.Itoa(i))
-			spec.GPUUUIDs = []string{gpuOne}
-			_, err := b.runtime.Start(context.Background(), spec)
-			errs <- err
-		}()
+	var specs []job.Spec
+	for i := range 4 {
+		spec := trainingSpec("rental-" + strconv.Itoa(i))
+		spec.GPUUUIDs = []string{gpuOne}
+		specs = append(specs, spec)
 	}
-	started := 0
-	for range cap(errs) {
-		if err := <-errs; err == nil {
-			started++
-		} else {
-			require.ErrorIs(t, err, job.ErrGPUInUse)
-		}
-	}
-	require.Equal(t, 1, started)
+	require.Equal(t, 1, started(t, b.startAtOnce(specs...), job.ErrGPUInUse))
 	require.Len(t, b.engine.containerNames(), 1, "the refused jobs created no container")
 	require.Len(t, b.engine.networkNames(), 1, "nor a network")
 }
@@ -623,19 +625,16 @@ func TestDockerConcurrentStartsGetDistinctSubnets(t *testing.T) {
 	b := setup(t)
 	b.engine.with(func(e *fakeEngine) { e.images[image] = true })
 	const jobs = 16
-	errs := make(chan error, jobs)
+	var specs []job.Spec
 	for i := range jobs {
-		go func() {
-			spec := trainingSpec("rental-" + strconv.Itoa(i))
-			spec.GPUUUIDs = []string{"GPU-00000000-0000-4000-8000-" + fmt.Sprintf("%012d", i)}
-			_, err := b.runtime.Start(context.Background(), spec)
-			errs <- err
-		}()
+		spec := trainingSpec("rental-" + strconv.Itoa(i))
+		spec.GPUUUIDs = []string{"GPU-00000000-0000-4000-8000-" + fmt.Sprintf("%012d", i)}
+		specs = append(specs, spec)
 	}
-	for range jobs {
+	for _, err := range b.startAtOnce(specs...) {
 		// The fake engine, like the real one, refuses a subnet that
 		// overlaps another network's: two Starts picking one would fail.
-		require.NoError(t, <-errs)
+		require.NoError(t, err)
 	}
 	seen := map[string]bool{}
 	for _, name := range b.engine.networkNames() {
