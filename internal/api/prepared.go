@@ -18,6 +18,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -60,6 +61,9 @@ type preparedOp struct {
 	doc    *ast.QueryDocument
 	quoted []byte // the document as a JSON string, for a cheap first look
 	prefix []byte // {"data":{"<alias>":
+	// served and declined count the requests this path answered and
+	// those it left to the generic executor (resolved once, not per beat).
+	served, declined prometheus.Counter
 }
 
 // prepare checks each document against the schema: one named operation
@@ -304,7 +308,7 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 	if bytes.Contains(b.Variables, []byte("null")) {
 		// Nulls need GraphQL's rules (null for a non-null, null in a
 		// list); the generic executor applies them.
-		t.metrics.prepared.WithLabelValues(op.name, "generic").Inc()
+		op.declined.Inc()
 		return false
 	}
 	ctx = graphql.WithOperationContext(ctx, &graphql.OperationContext{RawQuery: op.Document, OperationName: op.name,
@@ -313,10 +317,10 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 	ctx = graphql.WithFieldContext(ctx, fc)
 	value, handled, err := t.run(ctx, op, b.Variables)
 	if !handled {
-		t.metrics.prepared.WithLabelValues(op.name, "generic").Inc()
+		op.declined.Inc()
 		return false
 	}
-	t.metrics.prepared.WithLabelValues(op.name, "prepared").Inc()
+	op.served.Inc()
 	w.Header().Set("Content-Type", responseContentType(r))
 	outcome := "ok"
 	var out []byte
@@ -381,11 +385,15 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // mustPrepare is prepare for New, which has no error to return: a
 // prepared document that does not fit the schema is a programming error
 // the first test run shows.
-func mustPrepare(es graphql.ExecutableSchema, cfg Config, list []Prepared, logger *slog.Logger) map[string]*preparedOp {
+func mustPrepare(es graphql.ExecutableSchema, cfg Config, list []Prepared, m *metrics, logger *slog.Logger) map[string]*preparedOp {
 	ops, err := prepare(es, cfg, list)
 	if err != nil {
 		logger.Error("api: prepared operations refused", "err", err)
 		panic(err)
+	}
+	for _, op := range ops {
+		op.served = m.prepared.WithLabelValues(op.name, "prepared")
+		op.declined = m.prepared.WithLabelValues(op.name, "generic")
 	}
 	return ops
 }

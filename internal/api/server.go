@@ -145,7 +145,7 @@ func New(cfg Config, deps Deps) *Server {
 	// middleware, and the errors go through the same presenter.
 	presenter, recoverer := presentError(deps.Logger), recoverPanic(deps.Logger)
 	gql.AddTransport(preparedPOST{
-		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, deps.Logger), metrics: m,
+		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, m, deps.Logger), metrics: m,
 		presenter: presenter, recover: recoverer,
 	})
 	gql.SetQueryCache(lru.New[*ast.QueryDocument](1000))
