@@ -6,10 +6,12 @@
 //
 // The rest of the agent sees only the [Detector] interface. Behind it:
 //
-//   - [NVML] reads real GPUs through an nvml.Interface that main builds once
-//     (nvml.New()) and injects; nothing in this package calls go-nvml's
-//     package-level functions, so tests drive the same code with go-nvml's
-//     own mock servers (pkg/nvml/mock/dgxh100, dgxh200, …).
+//   - nvmldetect.Detector (package agent/gpu/nvmldetect) reads real GPUs
+//     through an nvml.Interface that main builds once and injects. It lives
+//     in its own package because go-nvml needs cgo: this package does not
+//     import it, so the server can link the simulator for its in-process
+//     demo agents and still build with CGO_ENABLED=0. The fields a board
+//     does not support are left nil (see nvmldetect's documentation).
 //   - [Simulator] invents GPUs for `--simulate 2xH100,1xL4`: names as NVML
 //     reports them, stable UUIDs derived from the machine id, datasheet VRAM
 //     and power, and telemetry that follows the jobs the agent runs
@@ -18,18 +20,7 @@
 //   - [Unavailable] is the null detector for a host without the NVIDIA
 //     library: every call returns the error that explains the fix.
 //
-// [Open] picks among them from the `--simulate` flag.
-//
-// # Fields a GPU does not support
-//
-// NVML answers ERROR_NOT_SUPPORTED for fields a board lacks (ECC counters on
-// a GeForce card, power readings on some PCIe boards, …). That is a normal
-// answer, not a failure: the field is left nil. Any other error on an
-// optional field also leaves it nil and is recorded in the device's or
-// sample's Problems, so one broken sensor never hides the rest. Only the
-// identity of a GPU (index, UUID, name) is required; a GPU whose identity
-// cannot be read is left out and named in the returned error, while the
-// other GPUs are still returned.
+// nvmldetect.Open picks among them from the `--simulate` flag.
 //
 // # Supported models
 //

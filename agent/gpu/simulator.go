@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
-
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
@@ -74,8 +72,8 @@ type simGPU struct {
 // NewSimulator builds the GPUs spec describes. WithSeed (the machine id)
 // makes their UUIDs stable; WithClock drives their telemetry.
 func NewSimulator(spec SimSpec, opts ...Option) *Simulator {
-	o := newOptions(opts)
-	s := &Simulator{clock: o.clock, byUUID: make(map[string]*simGPU)}
+	o := NewOptions(opts...)
+	s := &Simulator{clock: o.Clock, byUUID: make(map[string]*simGPU)}
 	index := 0
 	for _, g := range spec {
 		for range g.Count {
@@ -83,7 +81,7 @@ func NewSimulator(spec SimSpec, opts ...Option) *Simulator {
 			if len(g.Model.NVMLNames) > 0 {
 				name = g.Model.NVMLNames[0]
 			}
-			sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%s", o.seed, index, g.Model.Key))
+			sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%s", o.Seed, index, g.Model.Key))
 			vram := uint64(g.Model.VRAMGB) << 30
 			gpu := &simGPU{
 				device: Device{
@@ -240,10 +238,10 @@ func (g *simGPU) sample(now time.Time) Sample {
 	clockMHz := g.model.boostClockMHz
 	switch {
 	case util < 10:
-		reasons |= nvml.ClocksEventReasonGpuIdle // clocks drop to save power
+		reasons |= ThrottleGPUIdle // clocks drop to save power
 		clockMHz = g.model.idleClockMHz
 	case power >= 0.95*limit:
-		reasons |= nvml.ClocksEventReasonSwPowerCap // the board hit its limit
+		reasons |= ThrottleSWPowerCap // the board hit its limit
 		clockMHz = int(float64(g.model.boostClockMHz) * 0.93)
 	}
 

@@ -13,6 +13,8 @@ import (
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
+var testNow = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
 // simBundle is a simulator on a manual clock.
 type simBundle struct {
 	sim     *gpu.Simulator

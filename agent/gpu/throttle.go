@@ -3,13 +3,27 @@ package gpu
 import (
 	"fmt"
 	"math/bits"
-
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
 // ThrottleReasons is NVML's bitmask of reasons the GPU clocks are below
 // their maximum (nvmlClocksEventReasons, formerly "throttle reasons").
 type ThrottleReasons uint64
+
+// The bits of ThrottleReasons, with the values of nvml.h's
+// nvmlClocksEventReason* constants. They are written out here so that the
+// simulator and the server-facing types need no go-nvml (and no cgo);
+// nvmldetect's tests check them against go-nvml's constants.
+const (
+	ThrottleGPUIdle                   ThrottleReasons = 0x1
+	ThrottleApplicationsClocksSetting ThrottleReasons = 0x2
+	ThrottleSWPowerCap                ThrottleReasons = 0x4
+	ThrottleHWSlowdown                ThrottleReasons = 0x8
+	ThrottleSyncBoost                 ThrottleReasons = 0x10
+	ThrottleSWThermalSlowdown         ThrottleReasons = 0x20
+	ThrottleHWThermalSlowdown         ThrottleReasons = 0x40
+	ThrottleHWPowerBrakeSlowdown      ThrottleReasons = 0x80
+	ThrottleDisplayClockSetting       ThrottleReasons = 0x100
+)
 
 // throttleNames names each bit, in bit order. The names are stable: the
 // server stores them.
@@ -17,23 +31,23 @@ var throttleNames = []struct {
 	bit  ThrottleReasons
 	name string
 }{
-	{nvml.ClocksEventReasonGpuIdle, "gpu_idle"},
-	{nvml.ClocksEventReasonApplicationsClocksSetting, "applications_clocks_setting"},
-	{nvml.ClocksEventReasonSwPowerCap, "sw_power_cap"},
-	{nvml.ClocksThrottleReasonHwSlowdown, "hw_slowdown"},
-	{nvml.ClocksEventReasonSyncBoost, "sync_boost"},
-	{nvml.ClocksEventReasonSwThermalSlowdown, "sw_thermal_slowdown"},
-	{nvml.ClocksThrottleReasonHwThermalSlowdown, "hw_thermal_slowdown"},
-	{nvml.ClocksThrottleReasonHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
-	{nvml.ClocksEventReasonDisplayClockSetting, "display_clock_setting"},
+	{ThrottleGPUIdle, "gpu_idle"},
+	{ThrottleApplicationsClocksSetting, "applications_clocks_setting"},
+	{ThrottleSWPowerCap, "sw_power_cap"},
+	{ThrottleHWSlowdown, "hw_slowdown"},
+	{ThrottleSyncBoost, "sync_boost"},
+	{ThrottleSWThermalSlowdown, "sw_thermal_slowdown"},
+	{ThrottleHWThermalSlowdown, "hw_thermal_slowdown"},
+	{ThrottleHWPowerBrakeSlowdown, "hw_power_brake_slowdown"},
+	{ThrottleDisplayClockSetting, "display_clock_setting"},
 }
 
 // benign are the reasons that do not mean the hardware is held back: an idle
 // GPU, clocks the operator chose, and boost synchronised across GPUs.
-const benign = ThrottleReasons(nvml.ClocksEventReasonGpuIdle |
-	nvml.ClocksEventReasonApplicationsClocksSetting |
-	nvml.ClocksEventReasonSyncBoost |
-	nvml.ClocksEventReasonDisplayClockSetting)
+const benign = ThrottleGPUIdle |
+	ThrottleApplicationsClocksSetting |
+	ThrottleSyncBoost |
+	ThrottleDisplayClockSetting
 
 // Names returns the names of the set bits in bit order; a bit NVML added
 // after this list was written is named by its value, e.g. "unknown_0x800".

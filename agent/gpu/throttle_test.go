@@ -3,7 +3,6 @@ package gpu_test
 import (
 	"testing"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/gpu"
@@ -18,12 +17,12 @@ func TestThrottleReasonsDecodeNames(t *testing.T) {
 		throttling bool
 	}{
 		{"none", 0, nil, false},
-		{"idle only", nvml.ClocksEventReasonGpuIdle, []string{"gpu_idle"}, false},
-		{"power cap", nvml.ClocksEventReasonSwPowerCap, []string{"sw_power_cap"}, true},
-		{"sync boost is benign", nvml.ClocksEventReasonSyncBoost, []string{"sync_boost"}, false},
+		{"idle only", gpu.ThrottleGPUIdle, []string{"gpu_idle"}, false},
+		{"power cap", gpu.ThrottleSWPowerCap, []string{"sw_power_cap"}, true},
+		{"sync boost is benign", gpu.ThrottleSyncBoost, []string{"sync_boost"}, false},
 		{
 			"thermal and power brake, in bit order",
-			nvml.ClocksThrottleReasonHwPowerBrakeSlowdown | nvml.ClocksEventReasonSwThermalSlowdown | nvml.ClocksThrottleReasonHwSlowdown,
+			gpu.ThrottleHWPowerBrakeSlowdown | gpu.ThrottleSWThermalSlowdown | gpu.ThrottleHWSlowdown,
 			[]string{"hw_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown"},
 			true,
 		},

@@ -8,7 +8,7 @@
 // (see agent/config, or gpunex-agent --help). This file only wires the
 // agent's packages together:
 //
-//	config.Load → logger → config.LoadMachineID → gpu.Open → job runtime
+//	config.Load → logger → config.LoadMachineID → nvmldetect.Open → job runtime
 //	  (process when simulating, Docker otherwise) → client.Run until
 //	  SIGINT/SIGTERM, which ends with a going-offline heartbeat.
 //
@@ -39,6 +39,7 @@ import (
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/config"
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/gpu/nvmldetect"
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker"
 	"github.com/gpunex/gpunex/agent/job/process"
@@ -95,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"data_dir", cfg.DataDir, "simulate", cfg.Simulate, "new_machine_id", created,
 		"server_from", cfg.Origins["GPUNEX_SERVER"], "token_from", cfg.Origins["GPUNEX_TOKEN"])
 
-	detector, err := gpu.Open(cfg.Simulate, nvml.New(), gpu.WithSeed(machineID))
+	detector, err := nvmldetect.Open(cfg.Simulate, nvml.New(), gpu.WithSeed(machineID))
 	if err != nil {
 		// Without --simulate this is "no NVIDIA driver" and the message
 		// names the fix; with it, a bad spec (already checked by config).

@@ -1,4 +1,4 @@
-package gpu
+package nvmldetect
 
 import (
 	"context"
@@ -8,41 +8,37 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gpunex/gpunex/agent/gpu"
 	"github.com/gpunex/gpunex/internal/clock"
 )
-
-// ErrNoNVML is wrapped by every error that means this host's GPUs cannot be
-// read at all: no NVIDIA driver, no permission, a driver mismatch. The
-// wrapping error says what to do about it.
-var ErrNoNVML = errors.New("gpu: NVIDIA GPUs cannot be read on this host")
 
 // simulateHint is the way out that every "no GPU" message offers.
 const simulateHint = "or run the agent with --simulate 2xH100,1xL4 to try GPUnex without a GPU"
 
-// NVML is the Detector for real NVIDIA GPUs, reading them through an
-// injected nvml.Interface.
-type NVML struct {
+// Detector is the gpu.Detector for real NVIDIA GPUs, reading them through
+// an injected nvml.Interface.
+type Detector struct {
 	lib       nvml.Interface
 	clock     clock.Clock
 	closeOnce sync.Once
 	closeErr  error
 }
 
-var _ Detector = (*NVML)(nil)
+var _ gpu.Detector = (*Detector)(nil)
 
-// NewNVML initialises lib and returns a detector over it; Close shuts the
+// New initialises lib and returns a detector over it; Close shuts the
 // library down again. main builds lib once with nvml.New(); tests pass one
 // of go-nvml's mock servers. When the library cannot start, the error wraps
-// ErrNoNVML and names the fix. Only WithClock applies here.
-func NewNVML(lib nvml.Interface, opts ...Option) (*NVML, error) {
+// gpu.ErrNoNVML and names the fix. Only gpu.WithClock applies here.
+func New(lib nvml.Interface, opts ...gpu.Option) (*Detector, error) {
 	if lib == nil {
-		return nil, fmt.Errorf("%w: no NVML library was given", ErrNoNVML)
+		return nil, fmt.Errorf("%w: no NVML library was given", gpu.ErrNoNVML)
 	}
-	o := newOptions(opts)
+	o := gpu.NewOptions(opts...)
 	if ret := lib.Init(); ret != nvml.SUCCESS {
 		return nil, initError(ret)
 	}
-	return &NVML{lib: lib, clock: o.clock}, nil
+	return &Detector{lib: lib, clock: o.Clock}, nil
 }
 
 // initError explains a failed nvml.Init in terms of what the provider
@@ -63,21 +59,21 @@ func initError(ret nvml.Return) error {
 		hint = "check that nvidia-smi works on the host; install the NVIDIA driver and the NVIDIA Container " +
 			"Toolkit; " + simulateHint
 	}
-	return fmt.Errorf("%w: nvml init: %v: %s", ErrNoNVML, ret, hint)
+	return fmt.Errorf("%w: nvml init: %v: %s", gpu.ErrNoNVML, ret, hint)
 }
 
 // Close shuts the NVML library down. Calling it again does nothing.
-func (n *NVML) Close() error {
+func (n *Detector) Close() error {
 	n.closeOnce.Do(func() {
 		if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {
-			n.closeErr = fmt.Errorf("gpu: nvml shutdown: %w", ret)
+			n.closeErr = fmt.Errorf("nvmldetect: nvml shutdown: %w", ret)
 		}
 	})
 	return n.closeErr
 }
 
 // Inventory reads every GPU's static facts.
-func (n *NVML) Inventory(ctx context.Context) ([]Device, error) {
+func (n *Detector) Inventory(ctx context.Context) ([]gpu.Device, error) {
 	var sys fieldReader
 	var driver, cuda string
 	if v, ret := n.lib.SystemGetDriverVersion(); sys.ok("driver version", ret) {
@@ -87,14 +83,14 @@ func (n *NVML) Inventory(ctx context.Context) ([]Device, error) {
 		cuda = formatCUDAVersion(v)
 	}
 
-	var devices []Device
+	var devices []gpu.Device
 	err := n.eachDevice(ctx, func(index int, uuid string, h nvml.Device) error {
 		name, ret := h.GetName()
 		if ret != nvml.SUCCESS {
 			return fmt.Errorf("name: %w", ret)
 		}
-		d := Device{Index: index, UUID: uuid, Name: name, DriverVersion: driver, CUDADriverVersion: cuda}
-		if m, ok := MatchModel(name); ok {
+		d := gpu.Device{Index: index, UUID: uuid, Name: name, DriverVersion: driver, CUDADriverVersion: cuda}
+		if m, ok := gpu.MatchModel(name); ok {
 			d.ModelKey = m.Key
 		}
 		r := fieldReader{problems: append([]string(nil), sys.problems...)}
@@ -117,7 +113,7 @@ func (n *NVML) Inventory(ctx context.Context) ([]Device, error) {
 // powerLimit reads the enforced power limit (the lowest of all limits in
 // force), falling back to the configured management limit on boards that
 // report only that.
-func (n *NVML) powerLimit(h nvml.Device, r *fieldReader) (uint32, bool) {
+func (n *Detector) powerLimit(h nvml.Device, r *fieldReader) (uint32, bool) {
 	mw, ret := h.GetEnforcedPowerLimit()
 	if ret == nvml.SUCCESS {
 		return mw, true
@@ -130,10 +126,10 @@ func (n *NVML) powerLimit(h nvml.Device, r *fieldReader) (uint32, bool) {
 }
 
 // Telemetry reads one sample per GPU.
-func (n *NVML) Telemetry(ctx context.Context) ([]Sample, error) {
-	var samples []Sample
+func (n *Detector) Telemetry(ctx context.Context) ([]gpu.Sample, error) {
+	var samples []gpu.Sample
 	err := n.eachDevice(ctx, func(index int, uuid string, h nvml.Device) error {
-		s := Sample{Index: index, UUID: uuid, At: n.clock.Now()}
+		s := gpu.Sample{Index: index, UUID: uuid, At: n.clock.Now()}
 		var r fieldReader
 		if u, ret := h.GetUtilizationRates(); r.ok("utilization", ret) {
 			s.UtilizationPct = ptr(int(u.Gpu))
@@ -152,7 +148,7 @@ func (n *NVML) Telemetry(ctx context.Context) ([]Sample, error) {
 			s.SMClockMHz = ptr(int(mhz))
 		}
 		if reasons, ret := clocksEventReasons(h); r.ok("throttle reasons", ret) {
-			s.Throttle = ptr(ThrottleReasons(reasons))
+			s.Throttle = ptr(gpu.ThrottleReasons(reasons))
 			s.ThrottleReasons = s.Throttle.Names()
 		}
 		if c, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.VOLATILE_ECC); r.ok("ecc corrected", ret) {
@@ -193,10 +189,10 @@ func clocksEventReasons(h nvml.Device) (uint64, nvml.Return) {
 
 // eachDevice calls fn for every GPU whose identity can be read, collecting
 // the failures of the others into one error.
-func (n *NVML) eachDevice(ctx context.Context, fn func(index int, uuid string, h nvml.Device) error) error {
+func (n *Detector) eachDevice(ctx context.Context, fn func(index int, uuid string, h nvml.Device) error) error {
 	count, ret := n.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return fmt.Errorf("gpu: count devices: %w", ret)
+		return fmt.Errorf("nvmldetect: count devices: %w", ret)
 	}
 	var errs []error
 	for i := range count {
@@ -264,3 +260,6 @@ func cString(b []int8) string {
 	}
 	return string(out)
 }
+
+// ptr returns a pointer to v; it keeps optional-field assignments short.
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package gpu_test
+package nvmldetect_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/gpu/nvmldetect"
 )
 
 func TestOpenPicksNVMLWithoutSimulate(t *testing.T) {
@@ -18,10 +19,10 @@ func TestOpenPicksNVMLWithoutSimulate(t *testing.T) {
 	for _, d := range srv.Devices {
 		withReadings(d.(*server.Device))
 	}
-	det, err := gpu.Open("", srv)
+	det, err := nvmldetect.Open("", srv)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, det.Close()) })
-	require.IsType(t, &gpu.NVML{}, det)
+	require.IsType(t, &nvmldetect.Detector{}, det)
 	require.Len(t, srv.InitCalls(), 1)
 
 	devices, err := det.Inventory(context.Background())
@@ -33,7 +34,7 @@ func TestOpenPicksNVMLWithoutSimulate(t *testing.T) {
 func TestOpenPicksSimulatorWithSimulate(t *testing.T) {
 	t.Parallel()
 	srv := dgxh100.New()
-	det, err := gpu.Open("2xH100,1xL4", srv, gpu.WithSeed("machine-1"))
+	det, err := nvmldetect.Open("2xH100,1xL4", srv, gpu.WithSeed("machine-1"))
 	require.NoError(t, err)
 	sim, ok := det.(*gpu.Simulator)
 	require.True(t, ok)
@@ -44,13 +45,13 @@ func TestOpenPicksSimulatorWithSimulate(t *testing.T) {
 	require.Len(t, devices, 3)
 	require.True(t, devices[0].Simulated)
 
-	_, err = gpu.Open("2xH100,1xL4", nil)
+	_, err = nvmldetect.Open("2xH100,1xL4", nil)
 	require.NoError(t, err, "simulation needs no NVML library at all")
 }
 
 func TestOpenRejectsABadSimulateSpec(t *testing.T) {
 	t.Parallel()
-	det, err := gpu.Open("3xH900", dgxh100.New())
+	det, err := nvmldetect.Open("3xH900", dgxh100.New())
 	require.Nil(t, det)
 	require.ErrorContains(t, err, `--simulate "3xH900"`)
 	require.False(t, gpu.IsUnavailable(err))
@@ -58,7 +59,7 @@ func TestOpenRejectsABadSimulateSpec(t *testing.T) {
 
 func TestOpenWithoutNVIDIALibraryFallsBackToUnavailable(t *testing.T) {
 	t.Parallel()
-	det, err := gpu.Open("", nvml.New(nvml.WithLibraryPath("/nonexistent/libnvidia-ml.so.1")))
+	det, err := nvmldetect.Open("", nvml.New(nvml.WithLibraryPath("/nonexistent/libnvidia-ml.so.1")))
 	require.ErrorIs(t, err, gpu.ErrNoNVML)
 	require.ErrorContains(t, err, "install the NVIDIA driver and the NVIDIA Container Toolkit")
 	require.ErrorContains(t, err, "--simulate 2xH100,1xL4")
@@ -71,6 +72,6 @@ func TestOpenWithoutNVIDIALibraryFallsBackToUnavailable(t *testing.T) {
 	require.Equal(t, err, telErr)
 	require.NoError(t, det.Close())
 
-	_, err = gpu.Open("", nil)
+	_, err = nvmldetect.Open("", nil)
 	require.ErrorIs(t, err, gpu.ErrNoNVML)
 }

@@ -1,4 +1,4 @@
-package gpu_test
+package nvmldetect_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/gpu/nvmldetect"
 )
 
 // TestNVMLOnRealHardware runs the detector against the host's real NVIDIA
@@ -22,7 +22,7 @@ func TestNVMLOnRealHardware(t *testing.T) {
 	if os.Getenv("GPUNEX_REAL_NVML") != "1" {
 		t.Skip("set GPUNEX_REAL_NVML=1 on a host with an NVIDIA GPU")
 	}
-	det, err := gpu.Open("", nvml.New())
+	det, err := nvmldetect.Open("", nvml.New())
 	require.NoError(t, err)
 	defer func() { require.NoError(t, det.Close()) }()
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package gpu_test
+package nvmldetect_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/gpu/nvmldetect"
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
@@ -21,7 +22,7 @@ var testNow = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 // nvmlBundle is a detector over one of go-nvml's mock servers.
 type nvmlBundle struct {
 	server   *server.Server
-	detector *gpu.NVML
+	detector *nvmldetect.Detector
 	clock    *clock.Manual
 }
 
@@ -34,7 +35,7 @@ func setupNVML(t *testing.T, srv *server.Server) nvmlBundle {
 		withReadings(d.(*server.Device))
 	}
 	clk := clock.NewManual(testNow)
-	det, err := gpu.NewNVML(srv, gpu.WithClock(clk))
+	det, err := nvmldetect.New(srv, gpu.WithClock(clk))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, det.Close()) })
 	return nvmlBundle{server: srv, detector: det, clock: clk}
@@ -287,7 +288,7 @@ func TestNVMLWithoutLibraryNamesTheFix(t *testing.T) {
 	// failure as a host without the NVIDIA driver.
 	lib := nvml.New(nvml.WithLibraryPath("/nonexistent/libnvidia-ml.so.1"))
 
-	det, err := gpu.NewNVML(lib)
+	det, err := nvmldetect.New(lib)
 	require.Nil(t, det)
 	require.ErrorIs(t, err, gpu.ErrNoNVML)
 	require.True(t, gpu.IsUnavailable(err))
@@ -313,7 +314,7 @@ func TestNVMLInitFailuresExplainThemselves(t *testing.T) {
 			t.Parallel()
 			srv := dgxh200.New()
 			srv.InitFunc = func() nvml.Return { return tc.ret }
-			_, err := gpu.NewNVML(srv)
+			_, err := nvmldetect.New(srv)
 			require.ErrorIs(t, err, gpu.ErrNoNVML)
 			require.ErrorContains(t, err, tc.ret.Error())
 			require.ErrorContains(t, err, tc.want)
@@ -325,7 +326,7 @@ func TestNVMLInitFailuresExplainThemselves(t *testing.T) {
 func TestNVMLCloseShutsTheLibraryDownOnce(t *testing.T) {
 	t.Parallel()
 	srv := dgxh100.New()
-	det, err := gpu.NewNVML(srv)
+	det, err := nvmldetect.New(srv)
 	require.NoError(t, err)
 	require.Len(t, srv.InitCalls(), 1)
 	require.NoError(t, det.Close())
