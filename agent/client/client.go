@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
@@ -216,17 +217,9 @@ func (c *Client) Register(ctx context.Context) (*Registration, error) {
 		}
 		c.logger.Warn("client: some GPUs could not be read; registering the others", "err", err)
 	}
-	in := RegisterInput{MachineID: c.machineID, Hostname: c.hostname, AgentVersion: c.version, GPUs: inventoryInput(devices)}
+	in := protocol.RegisterMachineInput{MachineID: c.machineID, Hostname: c.hostname, AgentVersion: c.version, Gpus: inventoryInput(devices)}
 	var out struct {
-		RegisterMachine *struct {
-			Machine *struct {
-				ID        string `json:"id"`
-				MachineID string `json:"machineId"`
-				Status    string `json:"status"`
-			} `json:"machine"`
-			HeartbeatIntervalSeconds int         `json:"heartbeatIntervalSeconds"`
-			UserErrors               []UserError `json:"userErrors"`
-		} `json:"registerMachine"`
+		RegisterMachine *protocol.RegisterMachineAnswer `json:"registerMachine"`
 	}
 	if err := c.do(ctx, "registerMachine", registerOperation, RegisterMachineMutation, in, &out); err != nil {
 		return nil, err
@@ -239,11 +232,11 @@ func (c *Client) Register(ctx context.Context) (*Registration, error) {
 		return nil, &RejectedError{Op: "registerMachine", UserErrors: c.redactUserErrors(p.UserErrors)}
 	}
 	reg := &Registration{MachineID: c.machineID, Interval: secondsInterval(p.HeartbeatIntervalSeconds)}
-	for _, g := range in.GPUs {
+	for _, g := range in.Gpus {
 		reg.GPUUUIDs = append(reg.GPUUUIDs, g.UUID)
 	}
 	if p.Machine != nil {
-		reg.ID, reg.Status = p.Machine.ID, p.Machine.Status
+		reg.ID, reg.Status = p.Machine.ID, string(p.Machine.Status)
 		if p.Machine.MachineID != "" {
 			reg.MachineID = p.Machine.MachineID
 		}
@@ -265,7 +258,7 @@ type HeartbeatResult struct {
 }
 
 // Heartbeat sends one heartbeat mutation.
-func (c *Client) Heartbeat(ctx context.Context, in HeartbeatInput) (*HeartbeatResult, error) {
+func (c *Client) Heartbeat(ctx context.Context, in protocol.HeartbeatInput) (*HeartbeatResult, error) {
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding a heartbeat: %w", err)
@@ -276,13 +269,7 @@ func (c *Client) Heartbeat(ctx context.Context, in HeartbeatInput) (*HeartbeatRe
 // heartbeat sends an encoded HeartbeatInput, as the buffer stores it.
 func (c *Client) heartbeat(ctx context.Context, input json.RawMessage) (*HeartbeatResult, error) {
 	var out struct {
-		Heartbeat *struct {
-			Accepted        bool        `json:"accepted"`
-			Status          string      `json:"status"`
-			IntervalSeconds int         `json:"intervalSeconds"`
-			Commands        []wireCmd   `json:"commands"`
-			UserErrors      []UserError `json:"userErrors"`
-		} `json:"heartbeat"`
+		Heartbeat *protocol.HeartbeatPayload `json:"heartbeat"`
 	}
 	if err := c.do(ctx, "heartbeat", heartbeatOperation, HeartbeatMutation, input, &out); err != nil {
 		return nil, err
@@ -294,7 +281,10 @@ func (c *Client) heartbeat(ctx context.Context, input json.RawMessage) (*Heartbe
 	if len(p.UserErrors) > 0 {
 		return nil, &RejectedError{Op: "heartbeat", UserErrors: c.redactUserErrors(p.UserErrors)}
 	}
-	res := &HeartbeatResult{Accepted: p.Accepted, Status: p.Status, Interval: secondsInterval(p.IntervalSeconds)}
+	res := &HeartbeatResult{Accepted: p.Accepted, Interval: secondsInterval(p.IntervalSeconds)}
+	if p.Status != nil {
+		res.Status = string(*p.Status)
+	}
 	for _, w := range p.Commands {
 		payload := json.RawMessage(w.Payload)
 		if strings.TrimSpace(w.Payload) == "" {
@@ -304,16 +294,9 @@ func (c *Client) heartbeat(ctx context.Context, input json.RawMessage) (*Heartbe
 			c.logger.Error("client: command with a payload that is not JSON ignored", "command_id", w.ID, "kind", w.Kind)
 			continue
 		}
-		res.Commands = append(res.Commands, Command{ID: w.ID, Kind: CommandKind(w.Kind), Payload: payload})
+		res.Commands = append(res.Commands, Command{ID: w.ID, Kind: w.Kind, Payload: payload})
 	}
 	return res, nil
-}
-
-// wireCmd is AgentCommand as it arrives: the payload is a JSON string.
-type wireCmd struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Payload string `json:"payload"`
 }
 
 // secondsInterval turns the server's seconds into an interval, 0 meaning

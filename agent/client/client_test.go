@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 func TestNew_RequiresItsOptions(t *testing.T) {
@@ -54,7 +56,7 @@ func TestHeartbeat_ErrorsAreTyped(t *testing.T) {
 			c, err := client.New(b.opts)
 			require.NoError(t, err)
 			defer c.Close()
-			_, err = c.Heartbeat(context.Background(), client.HeartbeatInput{MachineID: "machine-under-test", At: t0, GPUs: []client.GPUTelemetry{}})
+			_, err = c.Heartbeat(context.Background(), protocol.HeartbeatInput{MachineID: "machine-under-test", At: &t0, Gpus: []protocol.GpuTelemetry{}})
 			var e *client.Error
 			require.ErrorAs(t, err, &e)
 			require.Equal(t, "heartbeat", e.Op)
@@ -81,7 +83,7 @@ func TestHeartbeat_UserErrorsAreARejectedError(t *testing.T) {
 	c, err := client.New(b.opts)
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Heartbeat(context.Background(), client.HeartbeatInput{MachineID: "machine-under-test", At: t0, GPUs: []client.GPUTelemetry{}})
+	_, err = c.Heartbeat(context.Background(), protocol.HeartbeatInput{MachineID: "machine-under-test", At: &t0, Gpus: []protocol.GpuTelemetry{}})
 	var rej *client.RejectedError
 	require.ErrorAs(t, err, &rej)
 	require.Equal(t, []client.UserError{
@@ -100,7 +102,7 @@ func TestHeartbeat_ReturnsTheAnswer(t *testing.T) {
 	c, err := client.New(b.opts)
 	require.NoError(t, err)
 	defer c.Close()
-	res, err := c.Heartbeat(context.Background(), client.HeartbeatInput{MachineID: "machine-under-test", At: t0, GPUs: []client.GPUTelemetry{}})
+	res, err := c.Heartbeat(context.Background(), protocol.HeartbeatInput{MachineID: "machine-under-test", At: &t0, Gpus: []protocol.GpuTelemetry{}})
 	require.NoError(t, err)
 	require.True(t, res.Accepted)
 	require.Equal(t, "ONLINE", res.Status)
@@ -108,7 +110,11 @@ func TestHeartbeat_ReturnsTheAnswer(t *testing.T) {
 	require.Len(t, res.Commands, 1)
 	require.Equal(t, client.CommandRunBenchmark, res.Commands[0].Kind)
 	require.JSONEq(t, `{"gpuUuids":["GPU-1"]}`, string(res.Commands[0].Payload))
-	require.Equal(t, t0.Format(time.RFC3339), b.server.heartbeats(0)[0].heartbeat(t).At, "at is RFC 3339")
+	var sent struct {
+		At string `json:"at"`
+	}
+	require.NoError(t, json.Unmarshal(b.server.heartbeats(0)[0].Input, &sent))
+	require.Equal(t, t0.Format(time.RFC3339), sent.At, "at is RFC 3339")
 }
 
 func TestRegister_RejectedInputStopsRun(t *testing.T) {

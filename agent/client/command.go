@@ -5,18 +5,20 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
-// CommandKind is what a command asks (AgentCommandKind).
-type CommandKind string
+// CommandKind is what a command asks (protocol.CommandKind).
+type CommandKind = protocol.CommandKind
 
-// The command kinds of the schema.
+// The command kinds of the protocol.
 const (
-	CommandStartJob     CommandKind = "START_JOB"
-	CommandStopJob      CommandKind = "STOP_JOB"
-	CommandRunBenchmark CommandKind = "RUN_BENCHMARK"
+	CommandStartJob     = protocol.CommandStartJob
+	CommandStopJob      = protocol.CommandStopJob
+	CommandRunBenchmark = protocol.CommandRunBenchmark
 	// CommandSetInterval ({"seconds": N}) is handled by the client itself.
-	CommandSetInterval CommandKind = "SET_INTERVAL"
+	CommandSetInterval = protocol.CommandSetInterval
 )
 
 // Command is work the server asks of the agent, from a heartbeat answer.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // Codes a server error carries in extensions.code (or that the client
@@ -98,14 +100,7 @@ func (e *Error) Retryable() bool {
 }
 
 // UserError is one validation problem the server found in the input.
-type UserError struct {
-	// Field is the input path, e.g. "input.gpus.0.uuid".
-	Field string `json:"field"`
-	// Message says what is wrong, in English.
-	Message string `json:"message"`
-	// Code is machine-readable, e.g. INVALID.
-	Code string `json:"code"`
-}
+type UserError = protocol.UserError
 
 // RejectedError is an answer whose payload carries userErrors: the server
 // understood the request and refused its input; nothing was changed.

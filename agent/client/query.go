@@ -1,17 +1,17 @@
 package client
 
-import "github.com/gpunex/gpunex/agent/wire"
+import "github.com/gpunex/gpunex/agent/protocol"
 
 // RegisterMachineMutation and HeartbeatMutation are the agent's two
-// documents (package wire holds them, so the server can prepare them
+// documents (package protocol holds them, so the server can prepare them
 // without linking the agent).
 const (
-	RegisterMachineMutation = wire.RegisterMachineMutation
-	HeartbeatMutation       = wire.HeartbeatMutation
+	RegisterMachineMutation = protocol.RegisterMachineMutation
+	HeartbeatMutation       = protocol.HeartbeatMutation
 )
 
 // Operation names, as sent in operationName.
 const (
-	registerOperation  = wire.RegisterMachineOperation
-	heartbeatOperation = wire.HeartbeatOperation
+	registerOperation  = protocol.RegisterMachineOperation
+	heartbeatOperation = protocol.HeartbeatOperation
 )

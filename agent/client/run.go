@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // Run registers the machine (retrying until it works), then sends
@@ -156,10 +158,14 @@ func (c *Client) sample(ctx context.Context, at time.Time, goingOffline bool) js
 	} else {
 		c.lastSampleErr = ""
 	}
-	in := HeartbeatInput{MachineID: c.machineID, At: at.UTC(), GPUs: telemetryInput(samples, c.history), GoingOffline: goingOffline}
+	at = at.UTC()
+	in := protocol.HeartbeatInput{MachineID: c.machineID, At: &at, Gpus: telemetryInput(samples, c.history)}
+	if goingOffline {
+		in.GoingOffline = &goingOffline
+	}
 	if err == nil && !goingOffline {
-		uuids := make([]string, len(in.GPUs))
-		for i, g := range in.GPUs {
+		uuids := make([]string, len(in.Gpus))
+		for i, g := range in.Gpus {
 			uuids[i] = g.UUID
 		}
 		c.noticeInventory(uuids)
@@ -168,7 +174,7 @@ func (c *Client) sample(ctx context.Context, at time.Time, goingOffline bool) js
 	if err != nil {
 		// Only a NaN or Inf reading can fail here; send liveness without GPUs.
 		c.logger.Error("client: telemetry could not be encoded; sending the heartbeat without it", "err", err)
-		in.GPUs = []GPUTelemetry{}
+		in.Gpus = []protocol.GpuTelemetry{}
 		raw, _ = json.Marshal(in)
 	}
 	return raw

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 func TestRun_RegistersThenHeartbeatsAtTheServerInterval(t *testing.T) {
@@ -29,39 +30,24 @@ func TestRun_RegistersThenHeartbeatsAtTheServerInterval(t *testing.T) {
 
 	all := b.server.all()
 	require.Equal(t, "RegisterMachine", all[0].Operation, "registration comes first")
-	var reg struct {
-		MachineID    string `json:"machineId"`
-		Hostname     string `json:"hostname"`
-		AgentVersion string `json:"agentVersion"`
-		GPUs         []struct {
-			UUID              string  `json:"uuid"`
-			Index             int     `json:"index"`
-			Name              string  `json:"name"`
-			VRAMBytes         float64 `json:"vramBytes"`
-			PCIBusID          string  `json:"pciBusId"`
-			DriverVersion     string  `json:"driverVersion"`
-			CUDADriverVersion string  `json:"cudaDriverVersion"`
-			PowerLimitW       float64 `json:"powerLimitW"`
-			Simulated         bool    `json:"simulated"`
-		} `json:"gpus"`
-	}
+	var reg protocol.RegisterMachineInput
 	require.NoError(t, json.Unmarshal(all[0].Input, &reg))
 	require.Equal(t, "machine-under-test", reg.MachineID)
 	require.Equal(t, "rig-01", reg.Hostname)
 	require.Equal(t, "9.9.9-test", reg.AgentVersion)
 	inventory, err := b.detector.Inventory(context.Background())
 	require.NoError(t, err)
-	require.Len(t, reg.GPUs, len(inventory))
+	require.Len(t, reg.Gpus, len(inventory))
 	for i, d := range inventory {
-		g := reg.GPUs[i]
+		g := reg.Gpus[i]
 		require.Equal(t, d.UUID, g.UUID)
 		require.Equal(t, d.Index, g.Index)
 		require.Equal(t, d.Name, g.Name)
-		require.Equal(t, float64(*d.VRAMBytes), g.VRAMBytes)
-		require.Equal(t, d.PCIBusID, g.PCIBusID)
-		require.Equal(t, d.DriverVersion, g.DriverVersion)
-		require.Equal(t, d.CUDADriverVersion, g.CUDADriverVersion)
-		require.Equal(t, *d.PowerLimitW, g.PowerLimitW)
+		require.Equal(t, float64(*d.VRAMBytes), *g.VRAMBytes)
+		require.Equal(t, d.PCIBusID, *g.PCIBusID)
+		require.Equal(t, d.DriverVersion, *g.DriverVersion)
+		require.Equal(t, d.CUDADriverVersion, *g.CUDADriverVersion)
+		require.Equal(t, *d.PowerLimitW, *g.PowerLimitW)
 		require.True(t, g.Simulated, "simulated GPUs say so")
 	}
 
@@ -71,8 +57,8 @@ func TestRun_RegistersThenHeartbeatsAtTheServerInterval(t *testing.T) {
 	for _, h := range hbs {
 		in := h.heartbeat(t)
 		require.Equal(t, "machine-under-test", in.MachineID)
-		require.Len(t, in.GPUs, 2)
-		for i, g := range in.GPUs {
+		require.Len(t, in.Gpus, 2)
+		for i, g := range in.Gpus {
 			require.Equal(t, inventory[i].UUID, g.UUID)
 			require.NotNil(t, g.UtilizationPct)
 			require.NotNil(t, g.MemoryUsedBytes)
@@ -377,7 +363,7 @@ func TestRun_SendsGoingOfflineOnCancel(t *testing.T) {
 	last := hbs[len(hbs)-1]
 	require.True(t, last.goingOffline(t))
 	require.Equal(t, http.StatusOK, last.Status)
-	require.Len(t, last.heartbeat(t).GPUs, 2, "the last heartbeat carries telemetry too")
+	require.Len(t, last.heartbeat(t).Gpus, 2, "the last heartbeat carries telemetry too")
 	for _, h := range hbs[:len(hbs)-1] {
 		require.False(t, h.goingOffline(t))
 	}
@@ -501,13 +487,13 @@ func TestRun_RecentUtilizationIsTheLast30Samples(t *testing.T) {
 	for gi := range uuids {
 		var series []float64
 		for i, h := range hbs {
-			g := h.heartbeat(t).GPUs[gi]
+			g := h.heartbeat(t).Gpus[gi]
 			require.Equal(t, uuids[gi], g.UUID)
 			series = append(series, *g.UtilizationPct)
 			want := series[max(0, len(series)-client.RecentSamples):]
 			require.Equal(t, want, g.RecentUtilizationPct, "heartbeat %d, GPU %d", i, gi)
 		}
-		require.Len(t, hbs[len(hbs)-1].heartbeat(t).GPUs[gi].RecentUtilizationPct, client.RecentSamples)
+		require.Len(t, hbs[len(hbs)-1].heartbeat(t).Gpus[gi].RecentUtilizationPct, client.RecentSamples)
 	}
 }
 
@@ -605,7 +591,7 @@ func TestRun_InventoryChangeRegistersAgain(t *testing.T) {
 	}
 	require.Equal(t, []string{"RegisterMachine", "Heartbeat", "Heartbeat", "RegisterMachine", "Heartbeat"}, ops)
 	require.Equal(t, []int{2, 1}, registered, "the server learns that a GPU is gone")
-	require.Len(t, b.server.heartbeats(http.StatusOK)[2].heartbeat(t).GPUs, 1)
+	require.Len(t, b.server.heartbeats(http.StatusOK)[2].heartbeat(t).Gpus, 1)
 }
 
 // Not parallel: goleak compares the goroutines of the whole process.

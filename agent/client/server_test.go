@@ -23,6 +23,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
@@ -63,30 +64,10 @@ type request struct {
 	N int
 }
 
-// hbInput mirrors HeartbeatInput of the schema, decoded strictly.
-type hbInput struct {
-	MachineID    string  `json:"machineId"`
-	At           string  `json:"at"`
-	GoingOffline *bool   `json:"goingOffline"`
-	GPUs         []hbGPU `json:"gpus"`
-}
-
-type hbGPU struct {
-	UUID                 string    `json:"uuid"`
-	UtilizationPct       *float64  `json:"utilizationPct"`
-	MemoryUsedBytes      *float64  `json:"memoryUsedBytes"`
-	TemperatureC         *float64  `json:"temperatureC"`
-	PowerDrawW           *float64  `json:"powerDrawW"`
-	SMClockMHz           *int      `json:"smClockMHz"`
-	ThrottleReasons      []string  `json:"throttleReasons"`
-	ECCCorrected         *float64  `json:"eccCorrected"`
-	ECCUncorrected       *float64  `json:"eccUncorrected"`
-	RecentUtilizationPct []float64 `json:"recentUtilizationPct"`
-}
-
-func (r request) heartbeat(t *testing.T) hbInput {
+// heartbeat decodes the request's input strictly into the protocol type.
+func (r request) heartbeat(t *testing.T) protocol.HeartbeatInput {
 	t.Helper()
-	var in hbInput
+	var in protocol.HeartbeatInput
 	dec := json.NewDecoder(bytes.NewReader(r.Input))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&in))
@@ -95,9 +76,9 @@ func (r request) heartbeat(t *testing.T) hbInput {
 
 func (r request) at(t *testing.T) time.Time {
 	t.Helper()
-	at, err := time.Parse(time.RFC3339Nano, r.heartbeat(t).At)
-	require.NoError(t, err)
-	return at
+	at := r.heartbeat(t).At
+	require.NotNil(t, at, "every heartbeat says when it was sampled")
+	return *at
 }
 
 func (r request) goingOffline(t *testing.T) bool {

@@ -1,76 +1,26 @@
 package client
 
 import (
-	"time"
-
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // RecentSamples is how many utilisation samples per GPU a heartbeat
 // carries in recentUtilizationPct (the dashboard's sparkline).
 const RecentSamples = 30
 
-// GPUInventory is one GPU as registerMachine takes it (GpuInventoryInput).
-type GPUInventory struct {
-	UUID              string   `json:"uuid"`
-	Index             int      `json:"index"`
-	Name              string   `json:"name"`
-	VRAMBytes         *float64 `json:"vramBytes,omitempty"`
-	PCIBusID          string   `json:"pciBusId,omitempty"`
-	DriverVersion     string   `json:"driverVersion,omitempty"`
-	CUDADriverVersion string   `json:"cudaDriverVersion,omitempty"`
-	PowerLimitW       *float64 `json:"powerLimitW,omitempty"`
-	Simulated         bool     `json:"simulated"`
-}
-
-// RegisterInput is registerMachine's input (RegisterMachineInput).
-type RegisterInput struct {
-	MachineID    string         `json:"machineId"`
-	Hostname     string         `json:"hostname"`
-	AgentVersion string         `json:"agentVersion"`
-	GPUs         []GPUInventory `json:"gpus"`
-}
-
-// GPUTelemetry is one GPU's sample as heartbeat takes it
-// (GpuTelemetryInput). Nil fields are ones the GPU does not report.
-type GPUTelemetry struct {
-	UUID            string   `json:"uuid"`
-	UtilizationPct  *float64 `json:"utilizationPct,omitempty"`
-	MemoryUsedBytes *float64 `json:"memoryUsedBytes,omitempty"`
-	TemperatureC    *float64 `json:"temperatureC,omitempty"`
-	PowerDrawW      *float64 `json:"powerDrawW,omitempty"`
-	SMClockMHz      *int     `json:"smClockMHz,omitempty"`
-	ThrottleReasons []string `json:"throttleReasons,omitempty"`
-	ECCCorrected    *float64 `json:"eccCorrected,omitempty"`
-	ECCUncorrected  *float64 `json:"eccUncorrected,omitempty"`
-	// RecentUtilizationPct is the GPU's last RecentSamples utilisation
-	// readings, oldest first, this one last.
-	RecentUtilizationPct []float64 `json:"recentUtilizationPct,omitempty"`
-}
-
-// HeartbeatInput is heartbeat's input (HeartbeatInput). It is also what
-// the buffer stores, one per line, so a replayed heartbeat is the one that
-// was sampled, `at` included.
-type HeartbeatInput struct {
-	MachineID string `json:"machineId"`
-	// At is when the heartbeat was sampled, sent in RFC 3339 (UTC).
-	At           time.Time      `json:"at"`
-	GPUs         []GPUTelemetry `json:"gpus"`
-	GoingOffline bool           `json:"goingOffline,omitempty"`
-}
-
 // inventoryInput maps the detector's devices to registerMachine's input.
-func inventoryInput(devices []gpu.Device) []GPUInventory {
-	out := make([]GPUInventory, 0, len(devices))
+func inventoryInput(devices []gpu.Device) []protocol.GpuInventory {
+	out := make([]protocol.GpuInventory, 0, len(devices))
 	for _, d := range devices {
-		out = append(out, GPUInventory{
+		out = append(out, protocol.GpuInventory{
 			UUID:              d.UUID,
 			Index:             d.Index,
 			Name:              d.Name,
 			VRAMBytes:         floatOf(d.VRAMBytes),
-			PCIBusID:          d.PCIBusID,
-			DriverVersion:     d.DriverVersion,
-			CUDADriverVersion: d.CUDADriverVersion,
+			PCIBusID:          optional(d.PCIBusID),
+			DriverVersion:     optional(d.DriverVersion),
+			CUDADriverVersion: optional(d.CUDADriverVersion),
 			PowerLimitW:       d.PowerLimitW,
 			Simulated:         d.Simulated,
 		})
@@ -80,12 +30,12 @@ func inventoryInput(devices []gpu.Device) []GPUInventory {
 
 // telemetryInput maps samples to heartbeat's input and records each
 // utilisation reading in h.
-func telemetryInput(samples []gpu.Sample, h *utilizationHistory) []GPUTelemetry {
-	out := make([]GPUTelemetry, 0, len(samples))
+func telemetryInput(samples []gpu.Sample, h *utilizationHistory) []protocol.GpuTelemetry {
+	out := make([]protocol.GpuTelemetry, 0, len(samples))
 	seen := make(map[string]bool, len(samples))
 	for _, s := range samples {
 		seen[s.UUID] = true
-		t := GPUTelemetry{
+		t := protocol.GpuTelemetry{
 			UUID:            s.UUID,
 			UtilizationPct:  floatOf(s.UtilizationPct),
 			MemoryUsedBytes: floatOf(s.MemoryUsedBytes),
@@ -152,4 +102,12 @@ func floatOf[T number](v *T) *float64 {
 	}
 	f := float64(*v)
 	return &f
+}
+
+// optional is nil for an empty string: a fact the board does not report.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

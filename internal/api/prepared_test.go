@@ -19,13 +19,13 @@ import (
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/gpunex/gpunex/agent/wire"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/resolvers"
 )
 
-// heartbeatPayload is HeartbeatPayload as wire.HeartbeatMutation selects it.
+// heartbeatPayload is HeartbeatPayload as protocol.HeartbeatMutation selects it.
 type heartbeatPayload struct {
 	Accepted        bool    `json:"accepted"`
 	Status          *string `json:"status"`
@@ -108,14 +108,14 @@ func TestPreparedDocumentsAreCheckedAtStartup(t *testing.T) {
 		"anonymous":                {doc: `mutation($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`, want: "one named operation"},
 		"two root fields":          {doc: `mutation Two($input: HeartbeatInput!) { a: heartbeat(input: $input) { accepted } b: heartbeat(input: $input) { accepted } }`, want: "one root field"},
 		"two operations":           {doc: `mutation A($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } } mutation B($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`, want: "one named operation"},
-		"over complexity":          {doc: wire.HeartbeatMutation, cfg: api.Config{ComplexityLimit: 2}, want: "complexity"},
-		"over depth":               {doc: wire.HeartbeatMutation, cfg: api.Config{DepthLimit: 2}, want: "depth"},
+		"over complexity":          {doc: protocol.HeartbeatMutation, cfg: api.Config{ComplexityLimit: 2}, want: "complexity"},
+		"over depth":               {doc: protocol.HeartbeatMutation, cfg: api.Config{DepthLimit: 2}, want: "depth"},
 		"a skipped field":          {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) @skip(if: true) { accepted } }`, want: "directive (field heartbeat)"},
 		"a skipped leaf":           {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { accepted @include(if: false) } }`, want: "directive (field accepted)"},
 		"with fragments":           {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { ...P } } fragment P on HeartbeatPayload { accepted }`, want: "no fragments"},
-		"payload in another order": {doc: wire.HeartbeatMutation, payload: reordered{}, want: `member 0 is "status", the selection has "accepted"`},
-		"payload missing a member": {doc: wire.HeartbeatMutation, payload: shortCommands{}, want: "heartbeat.commands: 2 members for 3 selected fields"},
-		"no payload":               {doc: wire.HeartbeatMutation, want: "is not a struct"},
+		"payload in another order": {doc: protocol.HeartbeatMutation, payload: reordered{}, want: `member 0 is "status", the selection has "accepted"`},
+		"payload missing a member": {doc: protocol.HeartbeatMutation, payload: shortCommands{}, want: "heartbeat.commands: 2 members for 3 selected fields"},
+		"no payload":               {doc: protocol.HeartbeatMutation, want: "is not a struct"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			payload := tc.payload
@@ -125,7 +125,7 @@ func TestPreparedDocumentsAreCheckedAtStartup(t *testing.T) {
 			require.Contains(t, refusal(es, tc.cfg, api.Prepared{Document: tc.doc, Payload: payload, Run: run}), tc.want)
 		})
 	}
-	ok := api.Prepared{Document: wire.HeartbeatMutation, Payload: heartbeatPayload{}, Run: run}
+	ok := api.Prepared{Document: protocol.HeartbeatMutation, Payload: heartbeatPayload{}, Run: run}
 	require.Empty(t, refusal(es, api.Config{}, ok), "the agent's heartbeat is prepared")
 	require.Contains(t, refusal(es, api.Config{}, ok, ok), "prepared twice")
 }
@@ -138,7 +138,7 @@ func TestAPanicInAPreparedOperationIsAnInternalError(t *testing.T) {
 	srv := api.New(api.Config{}, api.Deps{
 		Schema: graph.NewExecutableSchema(*schema()),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Prepared: []api.Prepared{{Document: wire.HeartbeatMutation, Payload: heartbeatPayload{}, Run: func(context.Context, []byte) ([]byte, bool, error) {
+		Prepared: []api.Prepared{{Document: protocol.HeartbeatMutation, Payload: heartbeatPayload{}, Run: func(context.Context, []byte) ([]byte, bool, error) {
 			if panics {
 				panic("boom")
 			}
@@ -146,7 +146,7 @@ func TestAPanicInAPreparedOperationIsAnInternalError(t *testing.T) {
 		}}},
 	})
 	post := func() (int, map[string]any) {
-		quoted, _ := json.Marshal(wire.HeartbeatMutation)
+		quoted, _ := json.Marshal(protocol.HeartbeatMutation)
 		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(`{"query":`+string(quoted)+`,"variables":{"input":{"machineId":"m-00000001","gpus":[]}}}`))
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
@@ -209,7 +209,7 @@ func TestAPreparedDocumentReachingASchemaDirectiveIsRefused(t *testing.T) {
 			s, gqlErr := gqlparser.LoadSchema(sources...)
 			require.NoError(t, gqlErr)
 			require.Contains(t, refusal(withSchema{es, s}, api.Config{},
-				api.Prepared{Document: wire.HeartbeatMutation, Payload: heartbeatPayload{}}), "reaches a directive")
+				api.Prepared{Document: protocol.HeartbeatMutation, Payload: heartbeatPayload{}}), "reaches a directive")
 		})
 	}
 }

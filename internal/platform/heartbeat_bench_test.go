@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpunex/gpunex/agent/wire"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/presence"
@@ -180,9 +180,9 @@ func BenchmarkHeartbeat(b *testing.B) {
 					"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3")})
 				agent.MustDo(nil, heartbeat, map[string]any{"i": beatInput(uid, 50, 8)}) // the online transition
 				vars := map[string]any{"input": agentBeat(uid, 8)}
-				body, _ := json.Marshal(map[string]any{"operationName": "Heartbeat", "query": wire.HeartbeatMutation, "variables": vars})
+				body, _ := json.Marshal(map[string]any{"operationName": "Heartbeat", "query": protocol.HeartbeatMutation, "variables": vars})
 				bodies = append(bodies, body)
-				body, _ = json.Marshal(map[string]any{"operationName": "Heartbeat", "query": wire.HeartbeatMutation + " ", "variables": vars})
+				body, _ = json.Marshal(map[string]any{"operationName": "Heartbeat", "query": protocol.HeartbeatMutation + " ", "variables": vars})
 				generic = append(generic, body)
 			}
 

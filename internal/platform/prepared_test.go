@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpunex/gpunex/agent/wire"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
@@ -179,9 +179,9 @@ func TestPreparedHeartbeatAnswersExactlyAsTheGenericExecutor(t *testing.T) {
 				name = c.operationName
 			}
 			p0, _ := preparedCounts(t, s)
-			fast := postHeartbeat(t, s, token, accept, wire.HeartbeatMutation, name, c.variables)
+			fast := postHeartbeat(t, s, token, accept, protocol.HeartbeatMutation, name, c.variables)
 			p1, g1 := preparedCounts(t, s)
-			slow := postHeartbeat(t, s, token, accept, wire.HeartbeatMutation+" ", name, c.variables)
+			slow := postHeartbeat(t, s, token, accept, protocol.HeartbeatMutation+" ", name, c.variables)
 			p2, g2 := preparedCounts(t, s)
 			require.Equal(t, slow, fast, "%s: the prepared document must answer as the generic executor", c.name)
 			require.Equal(t, p1, p2, "%s: a document that is not the agent's is never prepared", c.name)
@@ -202,8 +202,8 @@ func TestPreparedHeartbeatAnswersExactlyAsTheGenericExecutor(t *testing.T) {
 			require.NoError(t, err)
 			return postHeartbeat(t, s, p.AgentToken, agentAccept, doc, "Heartbeat", beat("")), strconv.FormatInt(cmd.ID, 10)
 		}
-		fast, fastID := commandIn(wire.HeartbeatMutation)
-		slow, slowID := commandIn(wire.HeartbeatMutation + " ")
+		fast, fastID := commandIn(protocol.HeartbeatMutation)
+		slow, slowID := commandIn(protocol.HeartbeatMutation + " ")
 		cmds := func(a answer) []any {
 			return a.Body.(map[string]any)["data"].(map[string]any)["heartbeat"].(map[string]any)["commands"].([]any)
 		}
@@ -214,7 +214,7 @@ func TestPreparedHeartbeatAnswersExactlyAsTheGenericExecutor(t *testing.T) {
 		require.Equal(t, slow, fast)
 
 		// What a prepared beat carries is what the dashboard reads.
-		postHeartbeat(t, s, p.AgentToken, agentAccept, wire.HeartbeatMutation, "Heartbeat",
+		postHeartbeat(t, s, p.AgentToken, agentAccept, protocol.HeartbeatMutation, "Heartbeat",
 			`{"input":{"machineId":"prepared-0001","gpus":[{"uuid":"GPU-prepared-0001-0","utilizationPct":77.5,"recentUtilizationPct":[70,77.5]}]}}`)
 		var mp struct {
 			MyProvider struct {
@@ -253,11 +253,11 @@ func TestPreparedHeartbeatIsRateLimitedAsTheGenericOne(t *testing.T) {
 	vars := `{"input":{"machineId":"` + uid + `","gpus":[{"uuid":"GPU-` + uid + `-0","utilizationPct":5}]}}`
 	const accept = "application/graphql-response+json, application/json"
 	for range 2 {
-		ok := postHeartbeat(t, s, p.AgentToken, accept, wire.HeartbeatMutation, "Heartbeat", vars)
+		ok := postHeartbeat(t, s, p.AgentToken, accept, protocol.HeartbeatMutation, "Heartbeat", vars)
 		require.NotContains(t, ok.Body, "errors")
 	}
-	fast := postHeartbeat(t, s, p.AgentToken, accept, wire.HeartbeatMutation, "Heartbeat", vars)
-	slow := postHeartbeat(t, s, p.AgentToken, accept, wire.HeartbeatMutation+" ", "Heartbeat", vars)
+	fast := postHeartbeat(t, s, p.AgentToken, accept, protocol.HeartbeatMutation, "Heartbeat", vars)
+	slow := postHeartbeat(t, s, p.AgentToken, accept, protocol.HeartbeatMutation+" ", "Heartbeat", vars)
 	require.Equal(t, slow, fast)
 	require.Equal(t, "RATE_LIMITED", fast.Body.(map[string]any)["errors"].([]any)[0].(map[string]any)["extensions"].(map[string]any)["code"])
 	prepared, _ := preparedCounts(t, s)
@@ -299,8 +299,8 @@ func TestPreparedHeartbeatAnswersOddRequestsByteForByte(t *testing.T) {
 	agent := s.NewAPIClient(t, p.AgentToken)
 	agent.MustDo(nil, registerMachine, map[string]any{"i": inventory("review-0001", "NVIDIA H100 80GB HBM3")})
 	agent.MustDo(nil, heartbeat, map[string]any{"i": beatInput("review-0001", 10, 1)})
-	fastQ, _ := json.Marshal(wire.HeartbeatMutation)
-	slowQ, _ := json.Marshal(wire.HeartbeatMutation + " ")
+	fastQ, _ := json.Marshal(protocol.HeartbeatMutation)
+	slowQ, _ := json.Marshal(protocol.HeartbeatMutation + " ")
 	gpu := func(extra string) string {
 		return `{"input":{"machineId":"review-0001","gpus":[{"uuid":"GPU-review-0001-0"` + extra + `}]}}`
 	}

@@ -1,9 +1,4 @@
-// Package wire holds the GraphQL documents gpunex-agent sends, verbatim:
-// everything that changes travels in variables, so the text never does.
-// The server prepares the heartbeat document at startup (see
-// internal/api.Prepared), so a change here is a change to both sides and
-// the prepared-path tests say so.
-package wire
+package protocol
 
 // The operations' names, as sent in operationName.
 const (
@@ -12,7 +7,7 @@ const (
 )
 
 // RegisterMachineMutation is the registerMachine operation, sent verbatim
-// every time with the input in variables.
+// every time with RegisterMachineVariables.
 const RegisterMachineMutation = `mutation RegisterMachine($input: RegisterMachineInput!) {
   registerMachine(input: $input) {
     machine { id machineId status }
@@ -22,7 +17,9 @@ const RegisterMachineMutation = `mutation RegisterMachine($input: RegisterMachin
 }`
 
 // HeartbeatMutation is the heartbeat operation, sent verbatim for every
-// heartbeat (live, replayed or the last one) with the input in variables.
+// heartbeat (live, replayed or the last one) with HeartbeatVariables. The
+// server answers it on its prepared path (internal/api), which checks at
+// startup that HeartbeatPayload is shaped as its selection.
 const HeartbeatMutation = `mutation Heartbeat($input: HeartbeatInput!) {
   heartbeat(input: $input) {
     accepted

@@ -1,0 +1,138 @@
+package protocol
+
+import "time"
+
+// MachineStatus is whether the platform hears from a machine
+// (MachineStatus in the schema).
+type MachineStatus string
+
+// The machine states.
+const (
+	MachineOnline  MachineStatus = "ONLINE"
+	MachineOffline MachineStatus = "OFFLINE"
+)
+
+// CommandKind is what a command asks the agent to do (AgentCommandKind).
+type CommandKind string
+
+// The command kinds.
+const (
+	CommandStartJob     CommandKind = "START_JOB"
+	CommandStopJob      CommandKind = "STOP_JOB"
+	CommandRunBenchmark CommandKind = "RUN_BENCHMARK"
+	// CommandSetInterval ({"seconds": N}) is handled by the agent's client
+	// itself.
+	CommandSetInterval CommandKind = "SET_INTERVAL"
+)
+
+// GpuInventory is one GPU's static facts as registerMachine takes them
+// (GpuInventoryInput). Optional facts are nil where the board does not
+// report them.
+type GpuInventory struct {
+	UUID              string   `json:"uuid"`
+	Index             int      `json:"index"`
+	Name              string   `json:"name"`
+	VRAMBytes         *float64 `json:"vramBytes,omitempty"`
+	PCIBusID          *string  `json:"pciBusId,omitempty"`
+	DriverVersion     *string  `json:"driverVersion,omitempty"`
+	CUDADriverVersion *string  `json:"cudaDriverVersion,omitempty"`
+	PowerLimitW       *float64 `json:"powerLimitW,omitempty"`
+	Simulated         bool     `json:"simulated"`
+}
+
+// RegisterMachineInput registers (or re-registers) a machine and its GPUs
+// (RegisterMachineInput).
+type RegisterMachineInput struct {
+	MachineID    string         `json:"machineId"`
+	Hostname     string         `json:"hostname"`
+	AgentVersion string         `json:"agentVersion"`
+	Gpus         []GpuInventory `json:"gpus"`
+}
+
+// RegisterMachineVariables are RegisterMachineMutation's variables.
+type RegisterMachineVariables struct {
+	Input RegisterMachineInput `json:"input"`
+}
+
+// GpuTelemetry is one GPU's live sample (GpuTelemetryInput). Nil fields
+// are ones the GPU does not report. The platform keeps the latest one per
+// GPU in its presence store in this same encoding.
+type GpuTelemetry struct {
+	UUID            string   `json:"uuid"`
+	UtilizationPct  *float64 `json:"utilizationPct,omitempty"`
+	MemoryUsedBytes *float64 `json:"memoryUsedBytes,omitempty"`
+	TemperatureC    *float64 `json:"temperatureC,omitempty"`
+	PowerDrawW      *float64 `json:"powerDrawW,omitempty"`
+	SMClockMHz      *int     `json:"smClockMHz,omitempty"`
+	ThrottleReasons []string `json:"throttleReasons,omitempty"`
+	ECCCorrected    *float64 `json:"eccCorrected,omitempty"`
+	ECCUncorrected  *float64 `json:"eccUncorrected,omitempty"`
+	// RecentUtilizationPct are the GPU's latest utilisation readings,
+	// oldest first, this one last (the dashboard's sparkline and chart).
+	RecentUtilizationPct []float64 `json:"recentUtilizationPct,omitempty"`
+}
+
+// HeartbeatInput is one heartbeat (HeartbeatInput). It is also what the
+// agent's buffer stores, one per line, so a replayed heartbeat is the one
+// that was sampled, At included.
+type HeartbeatInput struct {
+	MachineID string `json:"machineId"`
+	// At is when the sample was taken (RFC 3339, UTC); nil means now.
+	At   *time.Time     `json:"at,omitempty"`
+	Gpus []GpuTelemetry `json:"gpus"`
+	// GoingOffline says the agent is stopping on purpose: the machine is
+	// offline (planned) at once.
+	GoingOffline *bool `json:"goingOffline,omitempty"`
+}
+
+// HeartbeatVariables are HeartbeatMutation's variables.
+type HeartbeatVariables struct {
+	Input HeartbeatInput `json:"input"`
+}
+
+// AgentCommand is work the platform asks of the agent, delivered in a
+// heartbeat answer (AgentCommand).
+type AgentCommand struct {
+	ID   string      `json:"id"`
+	Kind CommandKind `json:"kind"`
+	// Payload is the command's JSON arguments, as a string.
+	Payload string `json:"payload"`
+}
+
+// UserError is one problem with an input (UserError): nothing was changed.
+type UserError struct {
+	// Field is the input field's dot-separated path, e.g. input.gpus.0.uuid.
+	Field string `json:"field"`
+	// Message is an English explanation.
+	Message string `json:"message"`
+	// Code is the stable reason, e.g. REQUIRED or OUT_OF_RANGE.
+	Code string `json:"code"`
+}
+
+// HeartbeatPayload answers a heartbeat (HeartbeatPayload), its members in
+// HeartbeatMutation's selection order.
+type HeartbeatPayload struct {
+	Accepted bool `json:"accepted"`
+	// Status is the machine's status after the heartbeat; nil when it was
+	// refused.
+	Status          *MachineStatus `json:"status"`
+	IntervalSeconds int            `json:"intervalSeconds"`
+	Commands        []AgentCommand `json:"commands"`
+	UserErrors      []UserError    `json:"userErrors"`
+}
+
+// RegisteredMachine is the machine as RegisterMachineMutation selects it.
+type RegisteredMachine struct {
+	ID        string        `json:"id"`
+	MachineID string        `json:"machineId"`
+	Status    MachineStatus `json:"status"`
+}
+
+// RegisterMachineAnswer is registerMachine's answer as
+// RegisterMachineMutation selects it (the schema's RegisterMachinePayload
+// holds the whole Machine, so the server does not bind it to this type).
+type RegisterMachineAnswer struct {
+	Machine                  *RegisteredMachine `json:"machine"`
+	HeartbeatIntervalSeconds int                `json:"heartbeatIntervalSeconds"`
+	UserErrors               []UserError        `json:"userErrors"`
+}
