@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
@@ -2414,8 +2415,86 @@ type UserError {
   field: String!
   "Human-readable message in English; clients translate by code."
   message: String!
-  "Stable machine-readable code, for example INVALID, REQUIRED, TAKEN."
-  code: String!
+  "Stable machine-readable reason; clients translate it (with the field)."
+  code: UserErrorCode!
+}
+
+"""
+UserErrorCode is the reason of a UserError. Clients translate by code, and
+by field where one code needs different words for different fields.
+"""
+enum UserErrorCode {
+  "The field is missing or empty."
+  REQUIRED
+  "The value is not of the accepted form: an address that is not an email, a control character, an identifier out of its pattern, a choice not offered."
+  INVALID
+  "The value has fewer characters than allowed."
+  TOO_SHORT
+  "The value has more characters than allowed."
+  TOO_LONG
+  "A number outside its bounds, or not a finite number."
+  OUT_OF_RANGE
+  "A list longer than allowed, or a limit on held things (such as active agent tokens) reached."
+  TOO_MANY
+  "A list holds the same entry twice."
+  DUPLICATE
+  "A time later than the server's clock allows; the sender's clock is ahead."
+  IN_FUTURE
+  "The email belongs to another account."
+  TAKEN
+  "The email and password do not match an account."
+  INVALID_CREDENTIALS
+  "Not an IANA time zone name such as Europe/Lisbon."
+  UNKNOWN_TIME_ZONE
+  "A GPU model the catalogue does not list; choose OTHER and name it."
+  UNKNOWN_MODEL
+  "An availability window that does not end after it starts."
+  EMPTY_WINDOW
+  "An availability window that overlaps another on the same day."
+  OVERLAP
+  "The user already has a provider application under review."
+  ALREADY_OPEN
+  "The user is already an approved provider."
+  ALREADY_PROVIDER
+  "The provider application's status does not allow this action."
+  INVALID_STATE
+  "The Enterprise tier requires UPS protection."
+  UPS_REQUIRED
+}
+
+"""
+ErrorCode is the extensions.code of a top-level GraphQL error (in
+"errors", beside or instead of "data"). The server sends no other value.
+No field returns it: it is here so that clients' generated types carry the
+whole list.
+"""
+enum ErrorCode {
+  "No valid session or agent token; sign in (or give the agent a valid token) and retry."
+  UNAUTHENTICATED
+  "Signed in, but not allowed to do this."
+  FORBIDDEN
+  "The object does not exist, or the caller may not see it."
+  NOT_FOUND
+  "The input was refused as a whole (a mutation without userErrors, a body over the size limit)."
+  BAD_USER_INPUT
+  "The change conflicts with the current state; reload and retry."
+  CONFLICT
+  "Too many requests; retry later."
+  RATE_LIMITED
+  "The server failed; nothing about the cause is shown."
+  INTERNAL
+  "The request is not a GraphQL request the server can take (an undecodable body, no query), or a refusal without a code of its own."
+  BAD_REQUEST
+  "The document does not parse."
+  GRAPHQL_PARSE_FAILED
+  "The document does not validate against the schema, or names an operation it does not hold."
+  GRAPHQL_VALIDATION_FAILED
+  "The operation's complexity exceeds the server's limit."
+  COMPLEXITY_LIMIT_EXCEEDED
+  "The operation's selections nest deeper than the server's limit."
+  DEPTH_LIMIT_EXCEEDED
+  "An automatic persisted query whose hash the server does not hold; send it again with the query."
+  PERSISTED_QUERY_NOT_FOUND
 }
 
 "PageInfo describes a page of a Relay-style connection."
@@ -8617,15 +8696,15 @@ func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.C
 			return obj.Code, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v fault.ProblemCode) graphql.Marshaler {
+			return ec.marshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return graphql.NewScalarFieldContext("UserError", field, false, false, "UserErrorCode")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -13698,6 +13777,21 @@ func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return ec._UserError(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx context.Context, v any) (fault.ProblemCode, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := fault.ProblemCode(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx context.Context, sel ast.SelectionSet, v fault.ProblemCode) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "UserErrorCode!")
+	}
+	return res
 }
 
 func (ec *executionContext) unmarshalNWeekday2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐWeekday(ctx context.Context, v any) (models.Weekday, error) {

@@ -5,6 +5,7 @@ package model
 import (
 	"time"
 
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -236,6 +237,6 @@ type UserError struct {
 	Field string `json:"field"`
 	// Human-readable message in English; clients translate by code.
 	Message string `json:"message"`
-	// Stable machine-readable code, for example INVALID, REQUIRED, TAKEN.
-	Code string `json:"code"`
+	// Stable machine-readable reason; clients translate it (with the field).
+	Code fault.ProblemCode `json:"code"`
 }

@@ -6,13 +6,16 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Code classifies an error for clients. The values are the public
-// extensions.code strings of the GraphQL contract.
+// extensions.code strings of the GraphQL contract, the ErrorCode enum of
+// schema/root.graphqls: Codes lists them all, and the API's error presenter
+// sends no other.
 type Code string
 
-// The error codes.
+// The codes domain services use.
 const (
 	Unauthenticated Code = "UNAUTHENTICATED"
 	Forbidden       Code = "FORBIDDEN"
@@ -22,6 +25,33 @@ const (
 	RateLimited     Code = "RATE_LIMITED"
 	Internal        Code = "INTERNAL"
 )
+
+// The codes of requests refused before any service runs. The API and gqlgen
+// make them; services never return them. Their values are gqlgen's where
+// gqlgen makes them (errcode.ParseFailed, errcode.ValidationFailed, the
+// complexity and persisted-query extensions).
+const (
+	// BadRequest is a request the server could not take as GraphQL (an
+	// undecodable body, a missing query) or any refusal that has no code of
+	// its own.
+	BadRequest              Code = "BAD_REQUEST"
+	ParseFailed             Code = "GRAPHQL_PARSE_FAILED"
+	ValidationFailed        Code = "GRAPHQL_VALIDATION_FAILED"
+	ComplexityLimitExceeded Code = "COMPLEXITY_LIMIT_EXCEEDED"
+	DepthLimitExceeded      Code = "DEPTH_LIMIT_EXCEEDED"
+	PersistedQueryNotFound  Code = "PERSISTED_QUERY_NOT_FOUND"
+)
+
+// Codes returns every Code, in the order of the ErrorCode enum.
+func Codes() []Code {
+	return []Code{
+		Unauthenticated, Forbidden, NotFound, Invalid, Conflict, RateLimited, Internal,
+		BadRequest, ParseFailed, ValidationFailed, ComplexityLimitExceeded, DepthLimitExceeded, PersistedQueryNotFound,
+	}
+}
+
+// Known reports whether c is one of Codes.
+func (c Code) Known() bool { return slices.Contains(Codes(), c) }
 
 // Error is a domain error with a code and a message safe to show to the
 // caller. Err, when set, is the underlying cause for logs only.
@@ -65,8 +95,8 @@ func CodeOf(err error) Code {
 type Problem struct {
 	// Field is the dot-separated path of the input field, e.g. input.email.
 	Field string
-	// Code is a stable reason such as REQUIRED, INVALID, TOO_LONG, TAKEN.
-	Code string
+	// Code is the stable reason clients translate.
+	Code ProblemCode
 	// Message is an English explanation.
 	Message string
 }
@@ -87,7 +117,7 @@ func (v *Validation) Error() string {
 }
 
 // Add records a problem with field.
-func (v *Validation) Add(field, code, message string) {
+func (v *Validation) Add(field string, code ProblemCode, message string) {
 	v.Problems = append(v.Problems, Problem{Field: field, Code: code, Message: message})
 }
 
