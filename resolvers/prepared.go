@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/gpunex/gpunex/agent/wire"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/fault"
@@ -16,10 +16,10 @@ import (
 // generic executor: the agent's heartbeat, the one operation every
 // machine sends every few seconds. See api.Prepared for the contract.
 func (r *Resolver) Prepared() []api.Prepared {
-	return []api.Prepared{{Document: wire.HeartbeatMutation, Payload: preparedHeartbeatPayload{}, Run: r.preparedHeartbeat}}
+	return []api.Prepared{{Document: protocol.HeartbeatMutation, Payload: preparedHeartbeatPayload{}, Run: r.preparedHeartbeat}}
 }
 
-// preparedHeartbeat answers wire.HeartbeatMutation: the variables are
+// preparedHeartbeat answers protocol.HeartbeatMutation: the variables are
 // decoded straight into the generated input type, the same resolver runs,
 // and the payload is written in the document's selection order.
 func (r *Resolver) preparedHeartbeat(ctx context.Context, variables []byte) ([]byte, bool, error) {
@@ -60,7 +60,7 @@ func plainHeartbeat(in *model.HeartbeatInput) bool {
 	return true
 }
 
-// preparedHeartbeatPayload is HeartbeatPayload as wire.HeartbeatMutation
+// preparedHeartbeatPayload is HeartbeatPayload as protocol.HeartbeatMutation
 // selects it, in its order.
 type preparedHeartbeatPayload struct {
 	Accepted        bool                  `json:"accepted"`
