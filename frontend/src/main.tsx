@@ -1,7 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import './i18n';
-import './shell/shell.css';
+// The shared layer's global styles first, so every area's stylesheet
+// (imported by its components) comes after them and may refine them.
+import './ui/base.css';
 import { App } from './shell/App';
 
 const root = document.getElementById('root');

@@ -1,8 +1,9 @@
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { useMutation } from 'urql';
-import { useFormat } from '../onboarding/format';
-import { ErrorNotice } from '../shell/ErrorNotice';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { useFormat } from '../ui/format';
+import './account.css';
 import { LogOutMutation } from './operations';
 import { useSession } from './session';
 

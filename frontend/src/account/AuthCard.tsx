@@ -2,8 +2,9 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { FORM_FIELD } from '../api/errors';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { FieldErrorText } from './FormField';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { FieldErrorText } from '../ui/FormField';
+import './account.css';
 import type { AuthForm } from './useAuthForm';
 
 interface AuthCardProps {

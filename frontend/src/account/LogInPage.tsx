@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router-dom';
 import type { Role } from '../gql/graphql';
+import { FormField } from '../ui/FormField';
 import { AuthCard } from './AuthCard';
-import { FormField } from './FormField';
 import { landingPath } from './landing';
 import { LogInMutation } from './operations';
 import { useAuthForm } from './useAuthForm';

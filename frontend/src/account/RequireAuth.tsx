@@ -2,8 +2,8 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router-dom';
 import type { Role } from '../gql/graphql';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Loading } from '../ui/Loading';
 import { landingPath } from './landing';
 import { useSession } from './session';
 

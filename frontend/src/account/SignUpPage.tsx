@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
+import { FormField } from '../ui/FormField';
 import { AuthCard } from './AuthCard';
-import { FormField } from './FormField';
 import { ACCOUNT_PATH } from './landing';
 import { SignUpMutation } from './operations';
 import { useAuthForm } from './useAuthForm';

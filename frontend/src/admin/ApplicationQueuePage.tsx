@@ -3,10 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { useQuery } from 'urql';
 import type { ApplicationStatus } from '../gql/graphql';
-import { StatusBadge, TierBadge } from '../onboarding/ApplicationDetails';
-import { useFormat } from '../onboarding/format';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
+import { StatusBadge, TierBadge } from '../ui/Badge';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { useFormat } from '../ui/format';
+import { Loading } from '../ui/Loading';
+import './admin.css';
 import { changesMembership, compareIds, fresher, useLiveMessages, type LoadedQueue, type QueueRow } from './live';
 import { ApplicationQueueChangedSubscription, ApplicationQueueQuery } from './operations';
 

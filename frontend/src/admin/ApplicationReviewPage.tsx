@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
-import { FieldErrorText, SelectField, TextAreaField } from '../account/FormField';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import type {
   ApplicationFieldsFragment,
@@ -10,10 +9,12 @@ import type {
   ApplicationReviewChangedSubscription as ReviewChange,
   ProviderTier,
 } from '../gql/graphql';
-import { ApplicationRecord, ApplicationStatusLine, TierBadge } from '../onboarding/ApplicationDetails';
-import { isolate, useFormat } from '../onboarding/format';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
+import { ApplicationRecord, ApplicationStatusLine } from '../onboarding/ApplicationDetails';
+import { TierBadge } from '../ui/Badge';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { isolate, useFormat } from '../ui/format';
+import { FieldErrorText, SelectField, TextAreaField } from '../ui/FormField';
+import { Loading } from '../ui/Loading';
 import { fresher, useLiveMessages } from './live';
 import {
   ApplicationReviewChangedSubscription,

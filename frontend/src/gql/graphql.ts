@@ -102,6 +102,48 @@ export type SignUpInput = {
   password: string;
 };
 
+/**
+ * UserErrorCode is the reason of a UserError. Clients translate by code, and
+ * by field where one code needs different words for different fields.
+ */
+export type UserErrorCode =
+  /** The user already has a provider application under review. */
+  | 'ALREADY_OPEN'
+  /** The user is already an approved provider. */
+  | 'ALREADY_PROVIDER'
+  /** A list holds the same entry twice. */
+  | 'DUPLICATE'
+  /** An availability window that does not end after it starts. */
+  | 'EMPTY_WINDOW'
+  /** The value is not of the accepted form: an address that is not an email, a control character, an identifier out of its pattern, a choice not offered. */
+  | 'INVALID'
+  /** The email and password do not match an account. */
+  | 'INVALID_CREDENTIALS'
+  /** The provider application's status does not allow this action. */
+  | 'INVALID_STATE'
+  /** A time later than the server's clock allows; the sender's clock is ahead. */
+  | 'IN_FUTURE'
+  /** A number outside its bounds, or not a finite number. */
+  | 'OUT_OF_RANGE'
+  /** An availability window that overlaps another on the same day. */
+  | 'OVERLAP'
+  /** The field is missing or empty. */
+  | 'REQUIRED'
+  /** The email belongs to another account. */
+  | 'TAKEN'
+  /** The value has more characters than allowed. */
+  | 'TOO_LONG'
+  /** A list longer than allowed, or a limit on held things (such as active agent tokens) reached. */
+  | 'TOO_MANY'
+  /** The value has fewer characters than allowed. */
+  | 'TOO_SHORT'
+  /** A GPU model the catalogue does not list; choose OTHER and name it. */
+  | 'UNKNOWN_MODEL'
+  /** Not an IANA time zone name such as Europe/Lisbon. */
+  | 'UNKNOWN_TIME_ZONE'
+  /** The Enterprise tier requires UPS protection. */
+  | 'UPS_REQUIRED';
+
 export type Weekday =
   | 'FRIDAY'
   | 'MONDAY'
@@ -113,7 +155,7 @@ export type Weekday =
 
 export type UserFieldsFragment = { id: string, email: string, name: string, roles: Array<Role>, createdAt: string };
 
-export type AuthPayloadFieldsFragment = { user: { id: string, email: string, name: string, roles: Array<Role>, createdAt: string } | null, userErrors: Array<{ field: string, message: string, code: string }> };
+export type AuthPayloadFieldsFragment = { user: { id: string, email: string, name: string, roles: Array<Role>, createdAt: string } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> };
 
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -125,14 +167,14 @@ export type SignUpMutationVariables = Exact<{
 }>;
 
 
-export type SignUpMutation = { signUp: { user: { id: string, email: string, name: string, roles: Array<Role>, createdAt: string } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type SignUpMutation = { signUp: { user: { id: string, email: string, name: string, roles: Array<Role>, createdAt: string } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type LogInMutationVariables = Exact<{
   input: LogInInput;
 }>;
 
 
-export type LogInMutation = { logIn: { user: { id: string, email: string, name: string, roles: Array<Role>, createdAt: string } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type LogInMutation = { logIn: { user: { id: string, email: string, name: string, roles: Array<Role>, createdAt: string } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type LogOutMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -176,7 +218,7 @@ export type ApproveApplicationMutationVariables = Exact<{
 }>;
 
 
-export type ApproveApplicationMutation = { approveProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, provider: { id: string, tier: ProviderTier } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type ApproveApplicationMutation = { approveProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, provider: { id: string, tier: ProviderTier } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type RejectApplicationMutationVariables = Exact<{
   id: string | number;
@@ -184,7 +226,7 @@ export type RejectApplicationMutationVariables = Exact<{
 }>;
 
 
-export type RejectApplicationMutation = { rejectProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type RejectApplicationMutation = { rejectProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type RequestApplicationInfoMutationVariables = Exact<{
   id: string | number;
@@ -192,9 +234,9 @@ export type RequestApplicationInfoMutationVariables = Exact<{
 }>;
 
 
-export type RequestApplicationInfoMutation = { requestApplicationInfo: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type RequestApplicationInfoMutation = { requestApplicationInfo: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
-export type UserErrorFieldsFragment = { field: string, message: string, code: string };
+export type UserErrorFieldsFragment = { field: string, message: string, code: UserErrorCode };
 
 export type NotificationFieldsFragment = { id: string, kind: string, title: string, body: string, createdAt: string, readAt: string | null, params: Array<{ key: string, value: string }> };
 
@@ -210,7 +252,7 @@ export type MarkNotificationsReadMutationVariables = Exact<{
 }>;
 
 
-export type MarkNotificationsReadMutation = { markNotificationsRead: { updated: number, unreadCount: number, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type MarkNotificationsReadMutation = { markNotificationsRead: { updated: number, unreadCount: number, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type NotificationAddedSubscriptionVariables = Exact<{
   afterId?: string | number | null | undefined;
@@ -223,7 +265,7 @@ export type GpuModelFieldsFragment = { key: string, family: string, name: string
 
 export type ApplicationFieldsFragment = { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> };
 
-export type ApplicationPayloadFieldsFragment = { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: string }> };
+export type ApplicationPayloadFieldsFragment = { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> };
 
 export type SupportedGpuModelsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -240,7 +282,7 @@ export type SubmitProviderApplicationMutationVariables = Exact<{
 }>;
 
 
-export type SubmitProviderApplicationMutation = { submitProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type SubmitProviderApplicationMutation = { submitProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type UpdateProviderApplicationMutationVariables = Exact<{
   id: string | number;
@@ -248,7 +290,7 @@ export type UpdateProviderApplicationMutationVariables = Exact<{
 }>;
 
 
-export type UpdateProviderApplicationMutation = { updateProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type UpdateProviderApplicationMutation = { updateProviderApplication: { application: { id: string, status: ApplicationStatus, fullName: string, email: string, company: string | null, upsProtected: boolean, commitmentMonths: number, maintenanceNotes: string | null, tier: ProviderTier | null, submittedAt: string, updatedAt: string, gpus: Array<{ otherModel: string | null, quantity: number, ramGb: number, uploadGbps: number, downloadGbps: number, model: { key: string, family: string, name: string, variant: string | null, vramGb: number } | null, availability: { kind: AvailabilityKind, timeZone: string | null, windows: Array<{ day: Weekday, start: string, end: string }> }, location: { city: string | null, country: string | null, region: string | null } }>, suggestedTier: { tier: ProviderTier, reasons: Array<string>, reasonCodes: Array<string> }, history: Array<{ action: ApplicationAction, message: string | null, tier: ProviderTier | null, at: string, actor: { name: string, isAdmin: boolean } }> } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type GpuTelemetryFieldsFragment = { at: string, utilizationPct: number | null, memoryUsedBytes: number | null, temperatureC: number | null, powerDrawW: number | null, smClockMHz: number | null, throttleReasons: Array<string>, eccCorrected: number | null, eccUncorrected: number | null, recentUtilizationPct: Array<number> };
 
@@ -276,14 +318,14 @@ export type CreateAgentTokenMutationVariables = Exact<{
 }>;
 
 
-export type CreateAgentTokenMutation = { createAgentToken: { token: string | null, installCommand: string | null, agentToken: { id: string, name: string, prefix: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type CreateAgentTokenMutation = { createAgentToken: { token: string | null, installCommand: string | null, agentToken: { id: string, name: string, prefix: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export type RevokeAgentTokenMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type RevokeAgentTokenMutation = { revokeAgentToken: { agentToken: { id: string, name: string, prefix: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } | null, userErrors: Array<{ field: string, message: string, code: string }> } };
+export type RevokeAgentTokenMutation = { revokeAgentToken: { agentToken: { id: string, name: string, prefix: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } | null, userErrors: Array<{ field: string, message: string, code: UserErrorCode }> } };
 
 export const UserFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"UserFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"roles"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<UserFieldsFragment, unknown>;
 export const UserErrorFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"UserErrorFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"UserError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"field"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"code"}}]}}]} as unknown as DocumentNode<UserErrorFieldsFragment, unknown>;

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { useFormat } from '../onboarding/format';
-import { ErrorNotice } from '../shell/ErrorNotice';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { useFormat } from '../ui/format';
 import { linkOf, paramsOf, type Notification } from './feed';
+import './notifications.css';
 import { useNotificationFeed } from './useNotificationFeed';
 
 /**
@@ -46,7 +47,7 @@ export function NotificationBell() {
       >
         <BellIcon />
         {feed.unread > 0 && (
-          <span className="badge" data-testid="notification-unread-count">
+          <span className="bell-count" data-testid="notification-unread-count">
             {feed.unread}
           </span>
         )}

@@ -1,5 +1,5 @@
 import type { NotificationFieldsFragment } from '../gql/graphql';
-import { isolate } from '../onboarding/format';
+import { isolate } from '../ui/format';
 
 /** Notification is one in-app notification as the bell shows it. */
 export type Notification = NotificationFieldsFragment;

@@ -1,35 +1,14 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type {
-  ApplicationFieldsFragment,
-  ApplicationStatus,
-  ProviderTier,
-} from '../gql/graphql';
-import { isolate, useFormat } from './format';
+import type { ApplicationFieldsFragment } from '../gql/graphql';
+import { StatusBadge, TierBadge } from '../ui/Badge';
+import { isolate, useFormat } from '../ui/format';
+import { useCommitmentText } from './commitment';
+import './onboarding.css';
 import { tierReasonText } from './tierReasons';
 
 type Application = ApplicationFieldsFragment;
 type Gpu = Application['gpus'][number];
-
-/** StatusBadge names an application's status in a coloured pill. */
-export function StatusBadge({ status }: { status: ApplicationStatus }) {
-  const { t } = useTranslation();
-  return (
-    <span className={`status status-${status.toLowerCase()}`} data-testid="application-status" data-status={status}>
-      {t(`application.status.${status}`)}
-    </span>
-  );
-}
-
-/** TierBadge names a provider tier. */
-export function TierBadge({ tier, testId }: { tier: ProviderTier; testId?: string }) {
-  const { t } = useTranslation();
-  return (
-    <span className={`tier tier-${tier.toLowerCase()}`} data-testid={testId} data-tier={tier}>
-      {t(`tiers.${tier}.name`)}
-    </span>
-  );
-}
 
 /** TierSuggestionView shows the tier the system suggests and why. */
 function TierSuggestionView({ suggestion }: { suggestion: Application['suggestedTier'] }) {
@@ -91,6 +70,7 @@ function Availability({ gpu }: { gpu: Gpu }) {
 function ApplicationAnswers({ app }: { app: Application }) {
   const { t } = useTranslation();
   const f = useFormat();
+  const commitmentText = useCommitmentText();
   const none = t('application.notGiven');
   return (
     <div className="answers" data-testid="application-answers">
@@ -106,7 +86,7 @@ function ApplicationAnswers({ app }: { app: Application }) {
         <dt>{t('apply.ups')}</dt>
         <dd data-testid="answer-ups">{app.upsProtected ? t('common.yes') : t('common.no')}</dd>
         <dt>{t('apply.commitment')}</dt>
-        <dd data-testid="answer-commitment">{f.commitment(app.commitmentMonths)}</dd>
+        <dd data-testid="answer-commitment">{commitmentText(app.commitmentMonths)}</dd>
         <dt>{t('apply.maintenanceNotes')}</dt>
         <dd data-testid="answer-notes" className="prewrap" dir="auto">
           {app.maintenanceNotes ?? none}

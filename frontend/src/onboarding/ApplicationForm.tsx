@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery, type CombinedError } from 'urql';
-import { ChoiceField, FieldErrorText, FormField, SelectField, TextAreaField } from '../account/FormField';
 import { errorsByPath, FORM_FIELD, splitByKnown, type PathErrors, type UserErrorLike } from '../api/errors';
 import type { ProviderApplicationInput } from '../gql/graphql';
-import { ErrorNotice } from '../shell/ErrorNotice';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { ChoiceField, FieldErrorText, FormField, SelectField, TextAreaField } from '../ui/FormField';
 import {
   COMMITMENT_MONTHS,
   fieldPaths,
@@ -14,8 +14,9 @@ import {
   type ApplicationDraft,
   type GpuDraft,
 } from './applicationForm';
-import { useFormat } from './format';
+import { useCommitmentText } from './commitment';
 import { GpuEntryFields } from './GpuEntryFields';
+import './onboarding.css';
 import { SupportedGpuModelsQuery } from './operations';
 
 interface ApplicationFormProps {
@@ -39,7 +40,7 @@ interface ApplicationFormProps {
  */
 export function ApplicationForm({ initial, submitLabel, submit, fetching, error, onCancel }: ApplicationFormProps) {
   const { t } = useTranslation();
-  const f = useFormat();
+  const commitmentText = useCommitmentText();
   const [draft, setDraft] = useState<ApplicationDraft>(initial);
   const [errors, setErrors] = useState<PathErrors>({});
   const [shown, setShown] = useState(0);
@@ -189,7 +190,7 @@ export function ApplicationForm({ initial, submitLabel, submit, fetching, error,
         >
           {commitmentChoices.map((m) => (
             <option key={m} value={String(m)}>
-              {f.commitment(m)}
+              {commitmentText(m)}
             </option>
           ))}
         </SelectField>

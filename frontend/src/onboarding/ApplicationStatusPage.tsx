@@ -3,11 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { useNotificationListener } from '../notifications/events';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
-import { ApplicationRecord, ApplicationStatusLine, latestReviewerMessage, TierBadge } from './ApplicationDetails';
+import { TierBadge } from '../ui/Badge';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Loading } from '../ui/Loading';
+import { ApplicationRecord, ApplicationStatusLine, latestReviewerMessage } from './ApplicationDetails';
 import { ApplicationForm } from './ApplicationForm';
 import { draftFromApplication } from './applicationForm';
+import './onboarding.css';
 import { MyApplicationQuery, UpdateProviderApplicationMutation } from './operations';
 
 /** APPLICATION_KINDS are the notifications that change the applicant's page. */

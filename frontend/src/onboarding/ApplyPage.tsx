@@ -2,10 +2,10 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { useSession } from '../account/session';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
+import { StatusBadge } from '../ui/Badge';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Loading } from '../ui/Loading';
 import { ApplicationForm } from './ApplicationForm';
-import { StatusBadge } from './ApplicationDetails';
 import { emptyDraft } from './applicationForm';
 import { MyApplicationQuery, SubmitProviderApplicationMutation } from './operations';
 

@@ -1,8 +1,8 @@
 import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ChoiceField, FieldErrorText, FormField, SelectField } from '../account/FormField';
 import type { PathErrors } from '../api/errors';
 import type { AvailabilityKind, GpuModelFieldsFragment } from '../gql/graphql';
+import { ChoiceField, FieldErrorText, FormField, SelectField } from '../ui/FormField';
 import { newWindow, OTHER_MODEL, timeChoices, timeZones, WEEKDAYS, type GpuDraft, type WindowDraft } from './applicationForm';
 
 interface GpuEntryFieldsProps {

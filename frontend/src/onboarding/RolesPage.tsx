@@ -2,7 +2,8 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useQuery } from 'urql';
 import { useSession } from '../account/session';
-import { StatusBadge } from './ApplicationDetails';
+import { StatusBadge } from '../ui/Badge';
+import './onboarding.css';
 import { MyApplicationQuery } from './operations';
 
 /**

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isolate, useFormat } from '../onboarding/format';
+import { isolate, useFormat } from '../ui/format';
 import type { FleetEntry, Gpu, Machine } from './fleet';
 import { secondsSince, throttleKey, useReadings } from './format';
 import { Sparkline } from './Sparkline';

@@ -1,9 +1,9 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useSession } from '../account/session';
-import { TierBadge } from '../onboarding/ApplicationDetails';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
+import { TierBadge } from '../ui/Badge';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { Loading } from '../ui/Loading';
 import { machinesOf, summarize } from './fleet';
 import { MachineCard } from './MachineCard';
 import './overview.css';

@@ -2,15 +2,16 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
-import { FieldErrorText, FormField } from '../account/FormField';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import type { AgentTokenFieldsFragment } from '../gql/graphql';
-import { TierBadge } from '../onboarding/ApplicationDetails';
-import { isolate, useFormat } from '../onboarding/format';
-import { ErrorNotice } from '../shell/ErrorNotice';
-import { Loading } from '../shell/Loading';
-import { CopyButton } from './CopyButton';
+import { TierBadge } from '../ui/Badge';
+import { CopyButton } from '../ui/CopyButton';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { isolate, useFormat } from '../ui/format';
+import { FieldErrorText, FormField } from '../ui/FormField';
+import { Loading } from '../ui/Loading';
 import { CreateAgentTokenMutation, MyProviderTokensQuery, RevokeAgentTokenMutation } from './operations';
+import './provider.css';
 
 /**
  * TOKENS_CONTEXT: an empty token list names no typename in urql's document

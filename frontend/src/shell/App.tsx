@@ -6,9 +6,9 @@ import { RedirectIfSignedIn, RequireAuth, RequireRole } from '../account/Require
 import { SessionProvider } from '../account/session';
 import { SignUpPage } from '../account/SignUpPage';
 import { ApiProvider } from '../api/ApiProvider';
+import { Loading } from '../ui/Loading';
 import { HomePage } from './HomePage';
 import { Layout } from './Layout';
-import { Loading } from './Loading';
 import { NotFoundPage } from './NotFoundPage';
 
 // The dashboard areas load on first visit, so the home, sign-up and log-in

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { landingPath, OVERVIEW_PATH } from '../account/landing';
 import { useSession } from '../account/session';
+import './home.css';
 
 /** HomePage says what GPUnex is and where to start. */
 export function HomePage() {

@@ -4,6 +4,7 @@ import { useSession } from '../account/session';
 import { useNotificationListener } from '../notifications/events';
 import { NotificationBell } from '../notifications/NotificationBell';
 import { LanguageSwitcher } from './LanguageSwitcher';
+import './shell.css';
 
 /** Layout is the frame of every page: header, main content, footer. */
 export function Layout() {

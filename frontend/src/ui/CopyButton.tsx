@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import './copy.css';
 
 /**
  * CopyButton copies text to the clipboard and says so for a moment. Where

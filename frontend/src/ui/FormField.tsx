@@ -1,5 +1,6 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
+import './form.css';
 import { userErrorText } from './userErrorText';
 
 /** CommonProps are what every field has besides its control's own attributes. */

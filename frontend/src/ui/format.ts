@@ -1,6 +1,5 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { COMMITMENT_MONTHS } from './applicationForm';
 
 /**
  * isolate wraps a value in Unicode first-strong isolates (U+2068..U+2069), so
@@ -21,16 +20,15 @@ export interface Format {
   dateTime: (iso: string) => string;
   /** date is a long date ("March 4, 2026"), isolated as dateTime is. */
   date: (iso: string) => string;
-  /** commitment names a commitment period ("12 months") in the language. */
-  commitment: (months: number) => string;
 }
 
 /**
- * useFormat formats numbers, dates and commitment periods for the current
- * language with Intl, so digits and date order follow the reader.
+ * useFormat formats numbers and dates for the current language with Intl, so
+ * digits and date order follow the reader. Every area formats through it
+ * (areas add their own units on top, as the Overview's useReadings does).
  */
 export function useFormat(): Format {
-  const { t, i18n } = useTranslation();
+  const { i18n } = useTranslation();
   const lng = i18n.language;
   return useMemo(() => {
     const number = new Intl.NumberFormat(lng, { maximumFractionDigits: 2 });
@@ -40,10 +38,6 @@ export function useFormat(): Format {
       number: (value) => number.format(value),
       dateTime: (iso) => isolate(dateTime.format(new Date(iso))),
       date: (iso) => isolate(date.format(new Date(iso))),
-      commitment: (months) =>
-        (COMMITMENT_MONTHS as readonly number[]).includes(months)
-          ? t(`apply.commitmentOptions.m${months as (typeof COMMITMENT_MONTHS)[number]}`)
-          : t('apply.commitmentOther', { months: number.format(months) }),
     };
-  }, [t, lng]);
+  }, [lng]);
 }
