@@ -13,9 +13,9 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
-	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
@@ -153,12 +153,12 @@ type ComplexityRoot struct {
 
 	GpuTelemetry struct {
 		At                   func(childComplexity int) int
-		EccCorrected         func(childComplexity int) int
-		EccUncorrected       func(childComplexity int) int
+		ECCCorrected         func(childComplexity int) int
+		ECCUncorrected       func(childComplexity int) int
 		MemoryUsedBytes      func(childComplexity int) int
 		PowerDrawW           func(childComplexity int) int
 		RecentUtilizationPct func(childComplexity int) int
-		SmClockMHz           func(childComplexity int) int
+		SMClockMHz           func(childComplexity int) int
 		TemperatureC         func(childComplexity int) int
 		ThrottleReasons      func(childComplexity int) int
 		UtilizationPct       func(childComplexity int) int
@@ -212,11 +212,11 @@ type ComplexityRoot struct {
 	Mutation struct {
 		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
 		CreateAgentToken           func(childComplexity int, name string) int
-		Heartbeat                  func(childComplexity int, input model.HeartbeatInput) int
+		Heartbeat                  func(childComplexity int, input protocol.HeartbeatInput) int
 		LogIn                      func(childComplexity int, input model.LogInInput) int
 		LogOut                     func(childComplexity int) int
 		MarkNotificationsRead      func(childComplexity int, ids []string) int
-		RegisterMachine            func(childComplexity int, input model.RegisterMachineInput) int
+		RegisterMachine            func(childComplexity int, input protocol.RegisterMachineInput) int
 		RejectProviderApplication  func(childComplexity int, id string, reason string) int
 		RequestApplicationInfo     func(childComplexity int, id string, message string) int
 		RevokeAgentToken           func(childComplexity int, id string) int
@@ -374,8 +374,8 @@ type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
 	LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error)
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
-	RegisterMachine(ctx context.Context, input model.RegisterMachineInput) (*model.RegisterMachinePayload, error)
-	Heartbeat(ctx context.Context, input model.HeartbeatInput) (*model.HeartbeatPayload, error)
+	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
+	Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error)
 	MarkNotificationsRead(ctx context.Context, ids []string) (*model.MarkNotificationsReadPayload, error)
 	SubmitProviderApplication(ctx context.Context, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
 	UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
@@ -846,17 +846,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GpuTelemetry.At(childComplexity), true
 	case "GpuTelemetry.eccCorrected":
-		if e.ComplexityRoot.GpuTelemetry.EccCorrected == nil {
+		if e.ComplexityRoot.GpuTelemetry.ECCCorrected == nil {
 			break
 		}
 
-		return e.ComplexityRoot.GpuTelemetry.EccCorrected(childComplexity), true
+		return e.ComplexityRoot.GpuTelemetry.ECCCorrected(childComplexity), true
 	case "GpuTelemetry.eccUncorrected":
-		if e.ComplexityRoot.GpuTelemetry.EccUncorrected == nil {
+		if e.ComplexityRoot.GpuTelemetry.ECCUncorrected == nil {
 			break
 		}
 
-		return e.ComplexityRoot.GpuTelemetry.EccUncorrected(childComplexity), true
+		return e.ComplexityRoot.GpuTelemetry.ECCUncorrected(childComplexity), true
 	case "GpuTelemetry.memoryUsedBytes":
 		if e.ComplexityRoot.GpuTelemetry.MemoryUsedBytes == nil {
 			break
@@ -876,11 +876,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GpuTelemetry.RecentUtilizationPct(childComplexity), true
 	case "GpuTelemetry.smClockMHz":
-		if e.ComplexityRoot.GpuTelemetry.SmClockMHz == nil {
+		if e.ComplexityRoot.GpuTelemetry.SMClockMHz == nil {
 			break
 		}
 
-		return e.ComplexityRoot.GpuTelemetry.SmClockMHz(childComplexity), true
+		return e.ComplexityRoot.GpuTelemetry.SMClockMHz(childComplexity), true
 	case "GpuTelemetry.temperatureC":
 		if e.ComplexityRoot.GpuTelemetry.TemperatureC == nil {
 			break
@@ -1100,7 +1100,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.Heartbeat(childComplexity, args["input"].(model.HeartbeatInput)), true
+		return e.ComplexityRoot.Mutation.Heartbeat(childComplexity, args["input"].(protocol.HeartbeatInput)), true
 	case "Mutation.logIn":
 		if e.ComplexityRoot.Mutation.LogIn == nil {
 			break
@@ -1139,7 +1139,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RegisterMachine(childComplexity, args["input"].(model.RegisterMachineInput)), true
+		return e.ComplexityRoot.Mutation.RegisterMachine(childComplexity, args["input"].(protocol.RegisterMachineInput)), true
 	case "Mutation.rejectProviderApplication":
 		if e.ComplexityRoot.Mutation.RejectProviderApplication == nil {
 			break
@@ -3212,8 +3212,8 @@ func (ec *executionContext) field_Mutation_heartbeat_args(ctx context.Context, r
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.HeartbeatInput, error) {
-			return ec.unmarshalNHeartbeatInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatInput(ctx, v)
+		func(ctx context.Context, v any) (protocol.HeartbeatInput, error) {
+			return ec.unmarshalNHeartbeatInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐHeartbeatInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3254,8 +3254,8 @@ func (ec *executionContext) field_Mutation_registerMachine_args(ctx context.Cont
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.RegisterMachineInput, error) {
-			return ec.unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRegisterMachineInput(ctx, v)
+		func(ctx context.Context, v any) (protocol.RegisterMachineInput, error) {
+			return ec.unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐRegisterMachineInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3554,7 +3554,7 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _AgentCommand_id(ctx context.Context, field graphql.CollectedField, obj *models.AgentCommand) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentCommand_id(ctx context.Context, field graphql.CollectedField, obj *protocol.AgentCommand) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3566,8 +3566,8 @@ func (ec *executionContext) _AgentCommand_id(ctx context.Context, field graphql.
 			return obj.ID, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNID2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3577,7 +3577,7 @@ func (ec *executionContext) fieldContext_AgentCommand_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("AgentCommand", field, false, false, "ID")
 }
 
-func (ec *executionContext) _AgentCommand_kind(ctx context.Context, field graphql.CollectedField, obj *models.AgentCommand) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentCommand_kind(ctx context.Context, field graphql.CollectedField, obj *protocol.AgentCommand) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3589,8 +3589,8 @@ func (ec *executionContext) _AgentCommand_kind(ctx context.Context, field graphq
 			return obj.Kind, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v models.AgentCommandKind) graphql.Marshaler {
-			return ec.marshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandKind(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.CommandKind) graphql.Marshaler {
+			return ec.marshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐCommandKind(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3600,7 +3600,7 @@ func (ec *executionContext) fieldContext_AgentCommand_kind(_ context.Context, fi
 	return graphql.NewScalarFieldContext("AgentCommand", field, false, false, "AgentCommandKind")
 }
 
-func (ec *executionContext) _AgentCommand_payload(ctx context.Context, field graphql.CollectedField, obj *models.AgentCommand) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentCommand_payload(ctx context.Context, field graphql.CollectedField, obj *protocol.AgentCommand) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4218,8 +4218,8 @@ func (ec *executionContext) _ApprovalPayload_userErrors(ctx context.Context, fie
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4305,8 +4305,8 @@ func (ec *executionContext) _AuthPayload_userErrors(ctx context.Context, field g
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4562,8 +4562,8 @@ func (ec *executionContext) _CreateAgentTokenPayload_userErrors(ctx context.Cont
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5322,7 +5322,7 @@ func (ec *executionContext) _GpuTelemetry_smClockMHz(ctx context.Context, field 
 			return ec.fieldContext_GpuTelemetry_smClockMHz(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.SmClockMHz, nil
+			return obj.SMClockMHz, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -5368,7 +5368,7 @@ func (ec *executionContext) _GpuTelemetry_eccCorrected(ctx context.Context, fiel
 			return ec.fieldContext_GpuTelemetry_eccCorrected(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.EccCorrected, nil
+			return obj.ECCCorrected, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
@@ -5391,7 +5391,7 @@ func (ec *executionContext) _GpuTelemetry_eccUncorrected(ctx context.Context, fi
 			return ec.fieldContext_GpuTelemetry_eccUncorrected(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.EccUncorrected, nil
+			return obj.ECCUncorrected, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
@@ -5428,7 +5428,7 @@ func (ec *executionContext) fieldContext_GpuTelemetry_recentUtilizationPct(_ con
 	return graphql.NewScalarFieldContext("GpuTelemetry", field, true, true, "Float")
 }
 
-func (ec *executionContext) _HeartbeatPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+func (ec *executionContext) _HeartbeatPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *protocol.HeartbeatPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5451,7 +5451,7 @@ func (ec *executionContext) fieldContext_HeartbeatPayload_accepted(_ context.Con
 	return graphql.NewScalarFieldContext("HeartbeatPayload", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _HeartbeatPayload_status(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+func (ec *executionContext) _HeartbeatPayload_status(ctx context.Context, field graphql.CollectedField, obj *protocol.HeartbeatPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5463,8 +5463,8 @@ func (ec *executionContext) _HeartbeatPayload_status(ctx context.Context, field 
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *models.MachineStatus) graphql.Marshaler {
-			return ec.marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *protocol.MachineStatus) graphql.Marshaler {
+			return ec.marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐMachineStatus(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5474,7 +5474,7 @@ func (ec *executionContext) fieldContext_HeartbeatPayload_status(_ context.Conte
 	return graphql.NewScalarFieldContext("HeartbeatPayload", field, false, false, "MachineStatus")
 }
 
-func (ec *executionContext) _HeartbeatPayload_intervalSeconds(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+func (ec *executionContext) _HeartbeatPayload_intervalSeconds(ctx context.Context, field graphql.CollectedField, obj *protocol.HeartbeatPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5497,7 +5497,7 @@ func (ec *executionContext) fieldContext_HeartbeatPayload_intervalSeconds(_ cont
 	return graphql.NewScalarFieldContext("HeartbeatPayload", field, false, false, "Int")
 }
 
-func (ec *executionContext) _HeartbeatPayload_commands(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+func (ec *executionContext) _HeartbeatPayload_commands(ctx context.Context, field graphql.CollectedField, obj *protocol.HeartbeatPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5509,8 +5509,8 @@ func (ec *executionContext) _HeartbeatPayload_commands(ctx context.Context, fiel
 			return obj.Commands, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*models.AgentCommand) graphql.Marshaler {
-			return ec.marshalNAgentCommand2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []protocol.AgentCommand) graphql.Marshaler {
+			return ec.marshalNAgentCommand2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐAgentCommandᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5529,7 +5529,7 @@ func (ec *executionContext) fieldContext_HeartbeatPayload_commands(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _HeartbeatPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.HeartbeatPayload) (ret graphql.Marshaler) {
+func (ec *executionContext) _HeartbeatPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *protocol.HeartbeatPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5541,8 +5541,8 @@ func (ec *executionContext) _HeartbeatPayload_userErrors(ctx context.Context, fi
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6074,8 +6074,8 @@ func (ec *executionContext) _MarkNotificationsReadPayload_userErrors(ctx context
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6224,7 +6224,7 @@ func (ec *executionContext) _Mutation_registerMachine(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RegisterMachine(ctx, fc.Args["input"].(model.RegisterMachineInput))
+			return ec.Resolvers.Mutation().RegisterMachine(ctx, fc.Args["input"].(protocol.RegisterMachineInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RegisterMachinePayload) graphql.Marshaler {
@@ -6268,11 +6268,11 @@ func (ec *executionContext) _Mutation_heartbeat(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().Heartbeat(ctx, fc.Args["input"].(model.HeartbeatInput))
+			return ec.Resolvers.Mutation().Heartbeat(ctx, fc.Args["input"].(protocol.HeartbeatInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.HeartbeatPayload) graphql.Marshaler {
-			return ec.marshalNHeartbeatPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *protocol.HeartbeatPayload) graphql.Marshaler {
+			return ec.marshalNHeartbeatPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐHeartbeatPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7804,8 +7804,8 @@ func (ec *executionContext) _ProviderApplicationPayload_userErrors(ctx context.C
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8250,8 +8250,8 @@ func (ec *executionContext) _RegisterMachinePayload_userErrors(ctx context.Conte
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8314,8 +8314,8 @@ func (ec *executionContext) _RevokeAgentTokenPayload_userErrors(ctx context.Cont
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8638,7 +8638,7 @@ func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("User", field, false, false, "DateTime")
 }
 
-func (ec *executionContext) _UserError_field(ctx context.Context, field graphql.CollectedField, obj *model.UserError) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserError_field(ctx context.Context, field graphql.CollectedField, obj *protocol.UserError) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8661,7 +8661,7 @@ func (ec *executionContext) fieldContext_UserError_field(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
-func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *model.UserError) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *protocol.UserError) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8684,7 +8684,7 @@ func (ec *executionContext) fieldContext_UserError_message(_ context.Context, fi
 	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
-func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *model.UserError) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *protocol.UserError) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8696,8 +8696,8 @@ func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.C
 			return obj.Code, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v fault.ProblemCode) graphql.Marshaler {
-			return ec.marshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUserErrorCode2string(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9983,8 +9983,8 @@ func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (model.Avail
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context, obj any) (model.GpuInventoryInput, error) {
-	var it model.GpuInventoryInput
+func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context, obj any) (protocol.GpuInventory, error) {
+	var it protocol.GpuInventory
 	if obj == nil {
 		return it, nil
 	}
@@ -10028,14 +10028,14 @@ func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context,
 			if err != nil {
 				return it, err
 			}
-			it.VramBytes = data
+			it.VRAMBytes = data
 		case "pciBusId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pciBusId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.PciBusID = data
+			it.PCIBusID = data
 		case "driverVersion":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("driverVersion"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -10049,7 +10049,7 @@ func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context,
 			if err != nil {
 				return it, err
 			}
-			it.CudaDriverVersion = data
+			it.CUDADriverVersion = data
 		case "powerLimitW":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("powerLimitW"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
@@ -10075,14 +10075,14 @@ func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context,
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalGpuInventoryInput(ctx context.Context, raw any) (model.GpuInventoryInput, error) {
-	var out model.GpuInventoryInput
+func UnmarshalGpuInventoryInput(ctx context.Context, raw any) (protocol.GpuInventory, error) {
+	var out protocol.GpuInventory
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "GpuInventoryInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputGpuTelemetryInput(ctx context.Context, obj any) (model.GpuTelemetryInput, error) {
-	var it model.GpuTelemetryInput
+func (ec *executionContext) unmarshalInputGpuTelemetryInput(ctx context.Context, obj any) (protocol.GpuTelemetry, error) {
+	var it protocol.GpuTelemetry
 	if obj == nil {
 		return it, nil
 	}
@@ -10140,7 +10140,7 @@ func (ec *executionContext) unmarshalInputGpuTelemetryInput(ctx context.Context,
 			if err != nil {
 				return it, err
 			}
-			it.SmClockMHz = data
+			it.SMClockMHz = data
 		case "throttleReasons":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throttleReasons"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -10154,14 +10154,14 @@ func (ec *executionContext) unmarshalInputGpuTelemetryInput(ctx context.Context,
 			if err != nil {
 				return it, err
 			}
-			it.EccCorrected = data
+			it.ECCCorrected = data
 		case "eccUncorrected":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eccUncorrected"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.EccUncorrected = data
+			it.ECCUncorrected = data
 		case "recentUtilizationPct":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recentUtilizationPct"))
 			data, err := ec.unmarshalOFloat2ᚕfloat64ᚄ(ctx, v)
@@ -10180,14 +10180,14 @@ func (ec *executionContext) unmarshalInputGpuTelemetryInput(ctx context.Context,
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalGpuTelemetryInput(ctx context.Context, raw any) (model.GpuTelemetryInput, error) {
-	var out model.GpuTelemetryInput
+func UnmarshalGpuTelemetryInput(ctx context.Context, raw any) (protocol.GpuTelemetry, error) {
+	var out protocol.GpuTelemetry
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "GpuTelemetryInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputHeartbeatInput(ctx context.Context, obj any) (model.HeartbeatInput, error) {
-	var it model.HeartbeatInput
+func (ec *executionContext) unmarshalInputHeartbeatInput(ctx context.Context, obj any) (protocol.HeartbeatInput, error) {
+	var it protocol.HeartbeatInput
 	if obj == nil {
 		return it, nil
 	}
@@ -10220,7 +10220,7 @@ func (ec *executionContext) unmarshalInputHeartbeatInput(ctx context.Context, ob
 			it.At = data
 		case "gpus":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpus"))
-			data, err := ec.unmarshalNGpuTelemetryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInputᚄ(ctx, v)
+			data, err := ec.unmarshalNGpuTelemetryInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuTelemetryᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -10243,8 +10243,8 @@ func (ec *executionContext) unmarshalInputHeartbeatInput(ctx context.Context, ob
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalHeartbeatInput(ctx context.Context, raw any) (model.HeartbeatInput, error) {
-	var out model.HeartbeatInput
+func UnmarshalHeartbeatInput(ctx context.Context, raw any) (protocol.HeartbeatInput, error) {
+	var out protocol.HeartbeatInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "HeartbeatInput", raw, &out)
 	return out, err
 }
@@ -10438,8 +10438,8 @@ func UnmarshalProviderApplicationInput(ctx context.Context, raw any) (model.Prov
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Context, obj any) (model.RegisterMachineInput, error) {
-	var it model.RegisterMachineInput
+func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Context, obj any) (protocol.RegisterMachineInput, error) {
+	var it protocol.RegisterMachineInput
 	if obj == nil {
 		return it, nil
 	}
@@ -10479,7 +10479,7 @@ func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Conte
 			it.AgentVersion = data
 		case "gpus":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpus"))
-			data, err := ec.unmarshalNGpuInventoryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInputᚄ(ctx, v)
+			data, err := ec.unmarshalNGpuInventoryInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuInventoryᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -10495,8 +10495,8 @@ func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Conte
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalRegisterMachineInput(ctx context.Context, raw any) (model.RegisterMachineInput, error) {
-	var out model.RegisterMachineInput
+func UnmarshalRegisterMachineInput(ctx context.Context, raw any) (protocol.RegisterMachineInput, error) {
+	var out protocol.RegisterMachineInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RegisterMachineInput", raw, &out)
 	return out, err
 }
@@ -10567,7 +10567,7 @@ func UnmarshalSignUpInput(ctx context.Context, raw any) (model.SignUpInput, erro
 
 var agentCommandImplementors = []string{"AgentCommand"}
 
-func (ec *executionContext) _AgentCommand(ctx context.Context, sel ast.SelectionSet, obj *models.AgentCommand) graphql.Marshaler {
+func (ec *executionContext) _AgentCommand(ctx context.Context, sel ast.SelectionSet, obj *protocol.AgentCommand) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, agentCommandImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11316,7 +11316,7 @@ func (ec *executionContext) _GpuTelemetry(ctx context.Context, sel ast.Selection
 
 var heartbeatPayloadImplementors = []string{"HeartbeatPayload"}
 
-func (ec *executionContext) _HeartbeatPayload(ctx context.Context, sel ast.SelectionSet, obj *model.HeartbeatPayload) graphql.Marshaler {
+func (ec *executionContext) _HeartbeatPayload(ctx context.Context, sel ast.SelectionSet, obj *protocol.HeartbeatPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, heartbeatPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -12583,7 +12583,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 
 var userErrorImplementors = []string{"UserError"}
 
-func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *model.UserError) graphql.Marshaler {
+func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *protocol.UserError) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -12986,11 +12986,15 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAgentCommand2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AgentCommand) graphql.Marshaler {
+func (ec *executionContext) marshalNAgentCommand2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐAgentCommand(ctx context.Context, sel ast.SelectionSet, v protocol.AgentCommand) graphql.Marshaler {
+	return ec._AgentCommand(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgentCommand2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐAgentCommandᚄ(ctx context.Context, sel ast.SelectionSet, v []protocol.AgentCommand) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAgentCommand2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommand(ctx, sel, v[i])
+		return ec.marshalNAgentCommand2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐAgentCommand(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -13002,22 +13006,19 @@ func (ec *executionContext) marshalNAgentCommand2ᚕᚖgithubᚗcomᚋgpunexᚋg
 	return ret
 }
 
-func (ec *executionContext) marshalNAgentCommand2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommand(ctx context.Context, sel ast.SelectionSet, v *models.AgentCommand) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "AgentCommand!")
-		return graphql.Null
-	}
-	return ec._AgentCommand(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandKind(ctx context.Context, v any) (models.AgentCommandKind, error) {
-	var res models.AgentCommandKind
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐCommandKind(ctx context.Context, v any) (protocol.CommandKind, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.CommandKind(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentCommandKind(ctx context.Context, sel ast.SelectionSet, v models.AgentCommandKind) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNAgentCommandKind2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐCommandKind(ctx context.Context, sel ast.SelectionSet, v protocol.CommandKind) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "AgentCommandKind!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNAgentToken2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAgentTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AgentToken) graphql.Marshaler {
@@ -13306,23 +13307,23 @@ func (ec *executionContext) marshalNGpu2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmode
 	return ec._Gpu(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNGpuInventoryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInputᚄ(ctx context.Context, v any) ([]*model.GpuInventoryInput, error) {
+func (ec *executionContext) unmarshalNGpuInventoryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuInventory(ctx context.Context, v any) (protocol.GpuInventory, error) {
+	res, err := ec.unmarshalInputGpuInventoryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNGpuInventoryInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuInventoryᚄ(ctx context.Context, v any) ([]protocol.GpuInventory, error) {
 	vSlice := graphql.CoerceList(v)
 	var err error
-	res := make([]*model.GpuInventoryInput, len(vSlice))
+	res := make([]protocol.GpuInventory, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNGpuInventoryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInput(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNGpuInventoryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuInventory(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
-}
-
-func (ec *executionContext) unmarshalNGpuInventoryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuInventoryInput(ctx context.Context, v any) (*model.GpuInventoryInput, error) {
-	res, err := ec.unmarshalInputGpuInventoryInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNGpuModel2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModelᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.GpuModel) graphql.Marshaler {
@@ -13349,13 +13350,18 @@ func (ec *executionContext) marshalNGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._GpuModel(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNGpuTelemetryInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInputᚄ(ctx context.Context, v any) ([]*model.GpuTelemetryInput, error) {
+func (ec *executionContext) unmarshalNGpuTelemetryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuTelemetry(ctx context.Context, v any) (protocol.GpuTelemetry, error) {
+	res, err := ec.unmarshalInputGpuTelemetryInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNGpuTelemetryInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuTelemetryᚄ(ctx context.Context, v any) ([]protocol.GpuTelemetry, error) {
 	vSlice := graphql.CoerceList(v)
 	var err error
-	res := make([]*model.GpuTelemetryInput, len(vSlice))
+	res := make([]protocol.GpuTelemetry, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNGpuTelemetryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInput(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNGpuTelemetryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuTelemetry(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -13363,17 +13369,12 @@ func (ec *executionContext) unmarshalNGpuTelemetryInput2ᚕᚖgithubᚗcomᚋgpu
 	return res, nil
 }
 
-func (ec *executionContext) unmarshalNGpuTelemetryInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐGpuTelemetryInput(ctx context.Context, v any) (*model.GpuTelemetryInput, error) {
-	res, err := ec.unmarshalInputGpuTelemetryInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNHeartbeatInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatInput(ctx context.Context, v any) (model.HeartbeatInput, error) {
+func (ec *executionContext) unmarshalNHeartbeatInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐHeartbeatInput(ctx context.Context, v any) (protocol.HeartbeatInput, error) {
 	res, err := ec.unmarshalInputHeartbeatInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNHeartbeatPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐHeartbeatPayload(ctx context.Context, sel ast.SelectionSet, v *model.HeartbeatPayload) graphql.Marshaler {
+func (ec *executionContext) marshalNHeartbeatPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐHeartbeatPayload(ctx context.Context, sel ast.SelectionSet, v *protocol.HeartbeatPayload) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "HeartbeatPayload!")
 		return graphql.Null
@@ -13638,7 +13639,7 @@ func (ec *executionContext) marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunex�
 	return v
 }
 
-func (ec *executionContext) unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRegisterMachineInput(ctx context.Context, v any) (model.RegisterMachineInput, error) {
+func (ec *executionContext) unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐRegisterMachineInput(ctx context.Context, v any) (protocol.RegisterMachineInput, error) {
 	res, err := ec.unmarshalInputRegisterMachineInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -13755,11 +13756,15 @@ func (ec *executionContext) marshalNTierSuggestion2ᚖgithubᚗcomᚋgpunexᚋgp
 	return ec._TierSuggestion(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UserError) graphql.Marshaler {
+func (ec *executionContext) marshalNUserError2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx context.Context, sel ast.SelectionSet, v protocol.UserError) graphql.Marshaler {
+	return ec._UserError(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []protocol.UserError) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserError(ctx, sel, v[i])
+		return ec.marshalNUserError2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -13771,7 +13776,23 @@ func (ec *executionContext) marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpun
 	return ret
 }
 
-func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐUserError(ctx context.Context, sel ast.SelectionSet, v *model.UserError) graphql.Marshaler {
+func (ec *executionContext) marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx context.Context, sel ast.SelectionSet, v *protocol.UserError) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "UserError!")
 		return graphql.Null
@@ -13779,15 +13800,14 @@ func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._UserError(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx context.Context, v any) (fault.ProblemCode, error) {
-	tmp, err := graphql.UnmarshalString(v)
-	res := fault.ProblemCode(tmp)
+func (ec *executionContext) unmarshalNUserErrorCode2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx context.Context, sel ast.SelectionSet, v fault.ProblemCode) graphql.Marshaler {
+func (ec *executionContext) marshalNUserErrorCode2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := graphql.MarshalString(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "UserErrorCode!")
 	}
@@ -14178,20 +14198,23 @@ func (ec *executionContext) marshalOMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋ
 	return ec._Machine(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, v any) (*models.MachineStatus, error) {
+func (ec *executionContext) unmarshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐMachineStatus(ctx context.Context, v any) (*protocol.MachineStatus, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(models.MachineStatus)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.MachineStatus(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, sel ast.SelectionSet, v *models.MachineStatus) graphql.Marshaler {
+func (ec *executionContext) marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐMachineStatus(ctx context.Context, sel ast.SelectionSet, v *protocol.MachineStatus) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
 }
 
 func (ec *executionContext) unmarshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐOfflineReason(ctx context.Context, v any) (*models.OfflineReason, error) {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // MachineStatus is whether a machine is heard from.
@@ -49,27 +51,17 @@ func (r *OfflineReason) UnmarshalGQL(v any) (err error) {
 // MarshalGQL writes the enum.
 func (r OfflineReason) MarshalGQL(w io.Writer) { marshalEnum(w, r) }
 
-// AgentCommandKind is what a command asks the agent to do.
-type AgentCommandKind string
+// AgentCommandKind is what a command asks the agent to do; the protocol
+// defines the kinds.
+type AgentCommandKind = protocol.CommandKind
 
 // The command kinds.
 const (
-	CommandStartJob     AgentCommandKind = "START_JOB"
-	CommandStopJob      AgentCommandKind = "STOP_JOB"
-	CommandRunBenchmark AgentCommandKind = "RUN_BENCHMARK"
-	CommandSetInterval  AgentCommandKind = "SET_INTERVAL"
+	CommandStartJob     = protocol.CommandStartJob
+	CommandStopJob      = protocol.CommandStopJob
+	CommandRunBenchmark = protocol.CommandRunBenchmark
+	CommandSetInterval  = protocol.CommandSetInterval
 )
-
-var commandKinds = []AgentCommandKind{CommandStartJob, CommandStopJob, CommandRunBenchmark, CommandSetInterval}
-
-// UnmarshalGQL reads the enum.
-func (k *AgentCommandKind) UnmarshalGQL(v any) (err error) {
-	*k, err = unmarshalEnum(v, commandKinds, "AgentCommandKind")
-	return err
-}
-
-// MarshalGQL writes the enum.
-func (k AgentCommandKind) MarshalGQL(w io.Writer) { marshalEnum(w, k) }
 
 // Machine is a provider's host running gpunex-agent. Status columns change
 // only on transitions; the latest heartbeat lives in the presence store.
@@ -117,20 +109,13 @@ type MachineGpu struct {
 	Telemetry *GpuTelemetry `bun:"-"`
 }
 
-// GpuTelemetry is one GPU's sample, as the agent reports it.
+// GpuTelemetry is one GPU's latest sample as the dashboard reads it: the
+// agent's report (protocol.GpuTelemetry, the one definition of its fields)
+// and the time of the beat that carried it.
 type GpuTelemetry struct {
-	UUID string `json:"uuid"`
+	protocol.GpuTelemetry
 	// At is the beat's time (stored once per beat, not per GPU).
-	At                   time.Time `json:"-"`
-	UtilizationPct       *float64  `json:"u,omitempty"`
-	MemoryUsedBytes      *float64  `json:"m,omitempty"`
-	TemperatureC         *float64  `json:"t,omitempty"`
-	PowerDrawW           *float64  `json:"p,omitempty"`
-	SmClockMHz           *int      `json:"c,omitempty"`
-	ThrottleReasons      []string  `json:"r,omitempty"`
-	EccCorrected         *float64  `json:"ec,omitempty"`
-	EccUncorrected       *float64  `json:"eu,omitempty"`
-	RecentUtilizationPct []float64 `json:"h,omitempty"`
+	At time.Time `json:"-"`
 }
 
 // MachineInventoryChange records a GPU appearing or disappearing.

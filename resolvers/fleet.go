@@ -1,38 +1,33 @@
 package resolvers
 
 import (
+	"context"
+	"strconv"
 	"time"
 
-	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fleet"
-	"github.com/gpunex/gpunex/models"
 )
 
-func registerInput(in model.RegisterMachineInput) fleet.RegisterInput {
-	out := fleet.RegisterInput{MachineID: in.MachineID, Hostname: in.Hostname, AgentVersion: in.AgentVersion}
-	for _, g := range in.Gpus {
-		if g == nil {
-			continue
-		}
-		out.Gpus = append(out.Gpus, fleet.GPUInventory{
-			UUID: g.UUID, Index: g.Index, Name: g.Name, VramBytes: g.VramBytes, PciBusID: g.PciBusID,
-			DriverVersion: g.DriverVersion, CudaDriverVersion: g.CudaDriverVersion, PowerLimitW: g.PowerLimitW, Simulated: g.Simulated,
-		})
+// heartbeatPayload maps the fleet's answer to the protocol's payload; a
+// refused heartbeat (res nil) carries its userErrors and the configured
+// interval.
+func heartbeatPayload(res *fleet.HeartbeatResult, userErrors []*protocol.UserError, interval time.Duration) *protocol.HeartbeatPayload {
+	out := &protocol.HeartbeatPayload{IntervalSeconds: intervalSeconds(interval), Commands: []protocol.AgentCommand{},
+		UserErrors: make([]protocol.UserError, len(userErrors))}
+	for i, e := range userErrors {
+		out.UserErrors[i] = *e
 	}
-	return out
-}
-
-func heartbeatInput(in model.HeartbeatInput) fleet.HeartbeatInput {
-	out := fleet.HeartbeatInput{MachineID: in.MachineID, At: in.At, GoingOffline: in.GoingOffline != nil && *in.GoingOffline}
-	for _, g := range in.Gpus {
-		if g == nil {
-			continue
-		}
-		out.Gpus = append(out.Gpus, models.GpuTelemetry{
-			UUID: g.UUID, UtilizationPct: g.UtilizationPct, MemoryUsedBytes: g.MemoryUsedBytes, TemperatureC: g.TemperatureC,
-			PowerDrawW: g.PowerDrawW, SmClockMHz: g.SmClockMHz, ThrottleReasons: g.ThrottleReasons,
-			EccCorrected: g.EccCorrected, EccUncorrected: g.EccUncorrected, RecentUtilizationPct: g.RecentUtilizationPct,
-		})
+	if res == nil {
+		return out
+	}
+	out.Accepted, out.IntervalSeconds = res.Accepted, intervalSeconds(res.Interval)
+	if res.Status != nil {
+		st := protocol.MachineStatus(*res.Status)
+		out.Status = &st
+	}
+	for _, c := range res.Commands {
+		out.Commands = append(out.Commands, protocol.AgentCommand{ID: strconv.FormatInt(c.ID, 10), Kind: c.Kind, Payload: c.Payload})
 	}
 	return out
 }
@@ -40,3 +35,11 @@ func heartbeatInput(in model.HeartbeatInput) fleet.HeartbeatInput {
 // intervalSeconds reports an interval to agents in whole seconds, at least
 // one (tests run the server with sub-second intervals).
 func intervalSeconds(d time.Duration) int { return max(1, int(d/time.Second)) }
+
+// PreparedHeartbeat resolves protocol.HeartbeatMutation for the HTTP
+// layer's prepared path (api.Prepare, registered where the server is
+// assembled): the same resolver as the generic executor's, so both answer
+// alike.
+func (r *Resolver) PreparedHeartbeat(ctx context.Context, vars protocol.HeartbeatVariables) (*protocol.HeartbeatPayload, error) {
+	return r.Mutation().Heartbeat(ctx, vars.Input)
+}

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
@@ -38,43 +39,27 @@ func (r *gpuTelemetryResolver) RecentUtilizationPct(ctx context.Context, obj *mo
 }
 
 // RegisterMachine is the resolver for the registerMachine field.
-func (r *mutationResolver) RegisterMachine(ctx context.Context, input model.RegisterMachineInput) (*model.RegisterMachinePayload, error) {
+func (r *mutationResolver) RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error) {
 	agent, err := auth.RequireAgent(ctx)
 	if err != nil {
 		return nil, err
 	}
-	interval := intervalSeconds(r.Fleet.Config().Interval)
-	m, err := r.Fleet.Register(ctx, agent, registerInput(input))
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.RegisterMachinePayload{HeartbeatIntervalSeconds: interval, UserErrors: ue}, nil
-	}
-	return &model.RegisterMachinePayload{Machine: m, HeartbeatIntervalSeconds: interval, UserErrors: ue}, nil
+	m, err := r.Fleet.Register(ctx, agent, input)
+	return payload(err, func(ue []*protocol.UserError) *model.RegisterMachinePayload {
+		return &model.RegisterMachinePayload{Machine: m, HeartbeatIntervalSeconds: intervalSeconds(r.Fleet.Config().Interval), UserErrors: ue}
+	})
 }
 
 // Heartbeat is the resolver for the heartbeat field.
-func (r *mutationResolver) Heartbeat(ctx context.Context, input model.HeartbeatInput) (*model.HeartbeatPayload, error) {
+func (r *mutationResolver) Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error) {
 	agent, err := auth.RequireAgent(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.Fleet.Heartbeat(ctx, agent, heartbeatInput(input))
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	interval := intervalSeconds(r.Fleet.Config().Interval)
-	if len(ue) > 0 {
-		return &model.HeartbeatPayload{IntervalSeconds: interval, Commands: []*models.AgentCommand{}, UserErrors: ue}, nil
-	}
-	cmds := res.Commands
-	if cmds == nil {
-		cmds = []*models.AgentCommand{}
-	}
-	return &model.HeartbeatPayload{Accepted: res.Accepted, Status: res.Status, IntervalSeconds: intervalSeconds(res.Interval), Commands: cmds, UserErrors: ue}, nil
+	res, err := r.Fleet.Heartbeat(ctx, agent, input)
+	return payload(err, func(ue []*protocol.UserError) *protocol.HeartbeatPayload {
+		return heartbeatPayload(res, ue, r.Fleet.Config().Interval)
+	})
 }
 
 // Machines is the resolver for the machines field.

@@ -9,9 +9,11 @@ import (
 	"context"
 	"sort"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/notify"
 	"github.com/gpunex/gpunex/models"
 )
@@ -28,21 +30,28 @@ func (r *mutationResolver) MarkNotificationsRead(ctx context.Context, ids []stri
 		for _, s := range ids {
 			id, err := models.UnmarshalInt64ID(s)
 			if err != nil {
-				return &model.MarkNotificationsReadPayload{UserErrors: []*model.UserError{{Field: "ids", Code: "INVALID", Message: "ids must be notification IDs"}}}, nil
+				var v fault.Validation
+				v.Add("ids", fault.InvalidValue, "ids must be notification IDs")
+				return payload(v.Err(), func(ue []*protocol.UserError) *model.MarkNotificationsReadPayload {
+					return &model.MarkNotificationsReadPayload{UserErrors: ue}
+				})
 			}
 			idList = append(idList, id)
 		}
 	}
 	n, err := r.Notify.MarkRead(ctx, v.User.ID, idList)
-	ue, err := userErrors(err)
 	if err != nil {
-		return nil, err
+		return payload(err, func(ue []*protocol.UserError) *model.MarkNotificationsReadPayload {
+			return &model.MarkNotificationsReadPayload{UserErrors: ue}
+		})
 	}
 	unread, err := r.Notify.UnreadCount(ctx, v.User.ID)
 	if err != nil {
 		return nil, err
 	}
-	return &model.MarkNotificationsReadPayload{Updated: n, UnreadCount: unread, UserErrors: ue}, nil
+	return payload(nil, func(ue []*protocol.UserError) *model.MarkNotificationsReadPayload {
+		return &model.MarkNotificationsReadPayload{Updated: n, UnreadCount: unread, UserErrors: ue}
+	})
 }
 
 // Params is the resolver for the params field.

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -43,14 +44,9 @@ func applicationInput(in model.ProviderApplicationInput) onboarding.Input {
 
 // applicationPayload maps a service result to the mutation payload.
 func applicationPayload(app *models.ProviderApplication, err error) (*model.ProviderApplicationPayload, error) {
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.ProviderApplicationPayload{UserErrors: ue}, nil
-	}
-	return &model.ProviderApplicationPayload{Application: app, UserErrors: ue}, nil
+	return payload(err, func(ue []*protocol.UserError) *model.ProviderApplicationPayload {
+		return &model.ProviderApplicationPayload{Application: app, UserErrors: ue}
+	})
 }
 
 // requireProvider returns the provider of the user asking: UNAUTHENTICATED

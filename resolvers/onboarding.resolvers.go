@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
@@ -53,14 +54,9 @@ func (r *mutationResolver) ApproveProviderApplication(ctx context.Context, id st
 		return nil, err
 	}
 	app, provider, err := r.Onboarding.Approve(ctx, v, appID, tier, message)
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.ApprovalPayload{UserErrors: ue}, nil
-	}
-	return &model.ApprovalPayload{Application: app, Provider: provider, UserErrors: ue}, nil
+	return payload(err, func(ue []*protocol.UserError) *model.ApprovalPayload {
+		return &model.ApprovalPayload{Application: app, Provider: provider, UserErrors: ue}
+	})
 }
 
 // RejectProviderApplication is the resolver for the rejectProviderApplication field.
@@ -90,15 +86,13 @@ func (r *mutationResolver) CreateAgentToken(ctx context.Context, name string) (*
 		return nil, err
 	}
 	tok, secret, err := r.Auth.CreateAgentToken(ctx, p.ID, name)
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.CreateAgentTokenPayload{UserErrors: ue}, nil
-	}
-	cmd := r.Onboarding.InstallCommand(secret)
-	return &model.CreateAgentTokenPayload{Token: &secret, AgentToken: tok, InstallCommand: &cmd, UserErrors: ue}, nil
+	return payload(err, func(ue []*protocol.UserError) *model.CreateAgentTokenPayload {
+		if tok == nil {
+			return &model.CreateAgentTokenPayload{UserErrors: ue}
+		}
+		cmd := r.Onboarding.InstallCommand(secret)
+		return &model.CreateAgentTokenPayload{Token: &secret, AgentToken: tok, InstallCommand: &cmd, UserErrors: ue}
+	})
 }
 
 // RevokeAgentToken is the resolver for the revokeAgentToken field.
@@ -112,10 +106,9 @@ func (r *mutationResolver) RevokeAgentToken(ctx context.Context, id string) (*mo
 		return nil, err
 	}
 	tok, err := r.Auth.RevokeAgentToken(ctx, p.ID, tokID)
-	if err != nil {
-		return nil, err
-	}
-	return &model.RevokeAgentTokenPayload{AgentToken: tok, UserErrors: []*model.UserError{}}, nil
+	return payload(err, func(ue []*protocol.UserError) *model.RevokeAgentTokenPayload {
+		return &model.RevokeAgentTokenPayload{AgentToken: tok, UserErrors: ue}
+	})
 }
 
 // AgentTokens is the resolver for the agentTokens field.

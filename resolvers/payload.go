@@ -3,28 +3,35 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
-// userErrors splits a service error: validation problems become the
-// payload's userErrors (and a nil error); anything else is returned for the
-// error presenter.
-func userErrors(err error) ([]*model.UserError, error) {
+// payload builds a mutation's payload from a service's result, the one
+// way every mutation does it: a validation problem becomes the payload's
+// userErrors (and a nil error; the service changed nothing and returned
+// no data), any other error goes to the error presenter, and success gets
+// an empty userErrors list. build receives the userErrors to set.
+func payload[P any](err error, build func(userErrors []*protocol.UserError) *P) (*P, error) {
 	if err == nil {
-		return []*model.UserError{}, nil
+		return build([]*protocol.UserError{}), nil
 	}
 	v, ok := fault.AsValidation(err)
 	if !ok {
 		return nil, err
 	}
-	out := make([]*model.UserError, 0, len(v.Problems))
-	for _, p := range v.Problems {
-		out = append(out, &model.UserError{Field: p.Field, Message: p.Message, Code: p.Code})
+	return build(userErrorsOf(v.Problems)), nil
+}
+
+// userErrorsOf maps validation problems to the payload's userErrors.
+func userErrorsOf(problems []fault.Problem) []*protocol.UserError {
+	out := make([]*protocol.UserError, 0, len(problems))
+	for _, p := range problems {
+		out = append(out, &protocol.UserError{Field: p.Field, Message: p.Message, Code: string(p.Code)})
 	}
-	return out, nil
+	return out
 }
 
 // parseID reads a numeric ID argument; a malformed one is BAD_USER_INPUT

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/models"
@@ -19,8 +20,8 @@ func sessionKind(ctx context.Context) models.SessionKind {
 
 // authPayload sets the cookie for the SPA, or returns the token to an API
 // client; a token is never handed to browser JavaScript.
-func authPayload(ctx context.Context, user *models.User, sess *auth.Session) *model.AuthPayload {
-	p := &model.AuthPayload{User: user, UserErrors: []*model.UserError{}}
+func authPayload(ctx context.Context, user *models.User, sess *auth.Session, userErrors []*protocol.UserError) *model.AuthPayload {
+	p := &model.AuthPayload{User: user, UserErrors: userErrors}
 	if c := auth.SessionCookieFrom(ctx); c != nil {
 		c.Set(sess.Token, sess.ExpiresAt)
 		return p
@@ -34,12 +35,10 @@ func authPayload(ctx context.Context, user *models.User, sess *auth.Session) *mo
 // validation problems become userErrors, other errors go to the error
 // presenter.
 func authResult(ctx context.Context, user *models.User, sess *auth.Session, err error) (*model.AuthPayload, error) {
-	ue, err := userErrors(err)
-	if err != nil {
-		return nil, err
-	}
-	if len(ue) > 0 {
-		return &model.AuthPayload{UserErrors: ue}, nil
-	}
-	return authPayload(ctx, user, sess), nil
+	return payload(err, func(ue []*protocol.UserError) *model.AuthPayload {
+		if sess == nil {
+			return &model.AuthPayload{UserErrors: ue}
+		}
+		return authPayload(ctx, user, sess, ue)
+	})
 }

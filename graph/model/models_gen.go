@@ -3,9 +3,7 @@
 package model
 
 import (
-	"time"
-
-	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -31,7 +29,7 @@ type ApplicationGpuInput struct {
 type ApprovalPayload struct {
 	Application *models.ProviderApplication `json:"application,omitempty"`
 	Provider    *models.Provider            `json:"provider,omitempty"`
-	UserErrors  []*UserError                `json:"userErrors"`
+	UserErrors  []*protocol.UserError       `json:"userErrors"`
 }
 
 // AuthPayload answers signUp and logIn. On success token is a bearer token for
@@ -39,9 +37,9 @@ type ApprovalPayload struct {
 // response) and user is the account; on failure both are null and userErrors
 // says why.
 type AuthPayload struct {
-	Token      *string      `json:"token,omitempty"`
-	User       *models.User `json:"user,omitempty"`
-	UserErrors []*UserError `json:"userErrors"`
+	Token      *string               `json:"token,omitempty"`
+	User       *models.User          `json:"user,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
 type AvailabilityInput struct {
@@ -63,50 +61,8 @@ type CreateAgentTokenPayload struct {
 	Token      *string            `json:"token,omitempty"`
 	AgentToken *models.AgentToken `json:"agentToken,omitempty"`
 	// The command that installs the agent with this token.
-	InstallCommand *string      `json:"installCommand,omitempty"`
-	UserErrors     []*UserError `json:"userErrors"`
-}
-
-type GpuInventoryInput struct {
-	UUID              string   `json:"uuid"`
-	Index             int      `json:"index"`
-	Name              string   `json:"name"`
-	VramBytes         *float64 `json:"vramBytes,omitempty"`
-	PciBusID          *string  `json:"pciBusId,omitempty"`
-	DriverVersion     *string  `json:"driverVersion,omitempty"`
-	CudaDriverVersion *string  `json:"cudaDriverVersion,omitempty"`
-	PowerLimitW       *float64 `json:"powerLimitW,omitempty"`
-	Simulated         bool     `json:"simulated"`
-}
-
-type GpuTelemetryInput struct {
-	UUID                 string    `json:"uuid"`
-	UtilizationPct       *float64  `json:"utilizationPct,omitempty"`
-	MemoryUsedBytes      *float64  `json:"memoryUsedBytes,omitempty"`
-	TemperatureC         *float64  `json:"temperatureC,omitempty"`
-	PowerDrawW           *float64  `json:"powerDrawW,omitempty"`
-	SmClockMHz           *int      `json:"smClockMHz,omitempty"`
-	ThrottleReasons      []string  `json:"throttleReasons,omitempty"`
-	EccCorrected         *float64  `json:"eccCorrected,omitempty"`
-	EccUncorrected       *float64  `json:"eccUncorrected,omitempty"`
-	RecentUtilizationPct []float64 `json:"recentUtilizationPct,omitempty"`
-}
-
-type HeartbeatInput struct {
-	MachineID string `json:"machineId"`
-	// When the sample was taken; omitted means now.
-	At   *time.Time           `json:"at,omitempty"`
-	Gpus []*GpuTelemetryInput `json:"gpus"`
-	// The agent is stopping on purpose: mark the machine offline (planned) now.
-	GoingOffline *bool `json:"goingOffline,omitempty"`
-}
-
-type HeartbeatPayload struct {
-	Accepted        bool                   `json:"accepted"`
-	Status          *models.MachineStatus  `json:"status,omitempty"`
-	IntervalSeconds int                    `json:"intervalSeconds"`
-	Commands        []*models.AgentCommand `json:"commands"`
-	UserErrors      []*UserError           `json:"userErrors"`
+	InstallCommand *string               `json:"installCommand,omitempty"`
+	UserErrors     []*protocol.UserError `json:"userErrors"`
 }
 
 type LocationInput struct {
@@ -127,9 +83,9 @@ type LogOutPayload struct {
 
 type MarkNotificationsReadPayload struct {
 	// How many notifications changed from unread to read.
-	Updated     int          `json:"updated"`
-	UnreadCount int          `json:"unreadCount"`
-	UserErrors  []*UserError `json:"userErrors"`
+	Updated     int                   `json:"updated"`
+	UnreadCount int                   `json:"unreadCount"`
+	UserErrors  []*protocol.UserError `json:"userErrors"`
 }
 
 type Mutation struct {
@@ -183,30 +139,22 @@ type ProviderApplicationInput struct {
 
 type ProviderApplicationPayload struct {
 	Application *models.ProviderApplication `json:"application,omitempty"`
-	UserErrors  []*UserError                `json:"userErrors"`
+	UserErrors  []*protocol.UserError       `json:"userErrors"`
 }
 
 type Query struct {
 }
 
-type RegisterMachineInput struct {
-	// A stable identity the agent keeps in its data directory (8–64 characters of [A-Za-z0-9-_]).
-	MachineID    string               `json:"machineId"`
-	Hostname     string               `json:"hostname"`
-	AgentVersion string               `json:"agentVersion"`
-	Gpus         []*GpuInventoryInput `json:"gpus"`
-}
-
 type RegisterMachinePayload struct {
 	Machine *models.Machine `json:"machine,omitempty"`
 	// How often the agent must send heartbeat.
-	HeartbeatIntervalSeconds int          `json:"heartbeatIntervalSeconds"`
-	UserErrors               []*UserError `json:"userErrors"`
+	HeartbeatIntervalSeconds int                   `json:"heartbeatIntervalSeconds"`
+	UserErrors               []*protocol.UserError `json:"userErrors"`
 }
 
 type RevokeAgentTokenPayload struct {
-	AgentToken *models.AgentToken `json:"agentToken,omitempty"`
-	UserErrors []*UserError       `json:"userErrors"`
+	AgentToken *models.AgentToken    `json:"agentToken,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
 type SignUpInput struct {
@@ -228,15 +176,4 @@ type TierSuggestion struct {
 	// translate: NO_UPS, NOT_ALWAYS_AVAILABLE, SHORT_COMMITMENT, NO_COMPANY,
 	// SLOW_NETWORK, or DATACENTER for an Enterprise suggestion.
 	ReasonCodes []string `json:"reasonCodes"`
-}
-
-// UserError is a validation problem with the input of a mutation. Nothing was
-// changed when a payload carries user errors.
-type UserError struct {
-	// Path of the offending input field, dot-separated, for example input.email.
-	Field string `json:"field"`
-	// Human-readable message in English; clients translate by code.
-	Message string `json:"message"`
-	// Stable machine-readable reason; clients translate it (with the field).
-	Code fault.ProblemCode `json:"code"`
 }

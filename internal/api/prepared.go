@@ -24,42 +24,68 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// Prepared is a trusted document answered without the generic executor:
-// the agent's heartbeat, sent every few seconds by every machine, is the
-// one hot operation of the platform. The document is parsed and validated
-// against the schema, and its complexity and depth checked against the
-// limits, once at startup; its variables are decoded straight into the
-// resolver's input type. Run takes only the plain form of the variables
-// (no nulls, no coercions, exact member names); for anything else it
-// reports handled=false having done nothing, and the generic executor
-// answers, so every error a client can see is still gqlgen's.
+// PreparedOperation is a trusted document answered without gqlgen's
+// generic executor: the agent's operations, sent every few seconds by
+// every machine, are the platform's hot path. Build one with Prepare and
+// register it in Deps.Prepared where the server is assembled.
+//
+// The document is parsed and validated against the schema, and its
+// complexity and depth checked against the limits, once at startup. A
+// request carrying exactly its text has its variables checked against the
+// schema in one pass (present where required, null only where nullable,
+// no unknown or duplicate members, lists as lists, enums among their
+// values, Ints in 32 bits) and then decoded strictly straight into the
+// resolver's argument type (exact member names, no coercions). For
+// anything else the generic executor answers, untouched, so every error a
+// client can see is still gqlgen's.
 //
 // A prepared operation bypasses gqlgen's field and operation middleware
-// (AroundFields, AroundOperations) and its directives, so prepare refuses
-// a document that reaches a schema directive; Run's context carries an
-// OperationContext with the document, the operation and no variables.
-type Prepared struct {
-	// Document is the operation text, matched byte for byte.
-	Document string
-	// Payload is a value of the type Run writes the root field's value
-	// from: its JSON member names, nested, must be the document's
-	// selection set in order, which prepare checks.
-	Payload any
-	// Run decodes the variables and resolves the root field. handled=false
-	// means it did nothing; otherwise value is the root field's JSON
-	// (shaped by Document's selection set) or err the resolver's error.
-	Run func(ctx context.Context, variables []byte) (value []byte, handled bool, err error)
+// (AroundFields, AroundOperations) and its directives, so a document that
+// reaches a schema directive is refused at startup; the resolver's context
+// carries an OperationContext with the document, the operation and no
+// variables.
+type PreparedOperation struct {
+	document string
+	// payload is the type the resolver returns: its JSON member names,
+	// nested, must be the document's selection set in order, which
+	// prepare checks.
+	payload reflect.Type
+	// run decodes the variables and resolves the root field. handled=false
+	// means the variables were not in their plain form and nothing ran;
+	// otherwise value is the root field's JSON or err the resolver's error.
+	run func(ctx context.Context, variables []byte) (value []byte, handled bool, err error)
 }
 
-// preparedOp is a Prepared checked against the schema.
+// Prepare makes document a prepared operation: its variables are decoded
+// into V (a struct with one member per variable, as the client encodes
+// them) and resolve answers its one root field with a value of Out,
+// written with encoding/json in the document's selection order.
+func Prepare[V, Out any](document string, resolve func(ctx context.Context, variables V) (Out, error)) PreparedOperation {
+	return PreparedOperation{document: document, payload: reflect.TypeFor[Out](),
+		run: func(ctx context.Context, data []byte) ([]byte, bool, error) {
+			var vars V
+			if jsonv2.Unmarshal(data, &vars, strictJSON) != nil {
+				return nil, false, nil
+			}
+			out, err := resolve(ctx, vars)
+			if err != nil {
+				return nil, true, err
+			}
+			value, err := json.Marshal(out)
+			return value, true, err
+		}}
+}
+
+// preparedOp is a PreparedOperation checked against the schema.
 type preparedOp struct {
-	Prepared
+	PreparedOperation
 	name   string // the operation's name
 	opType string // query or mutation
 	field  *ast.Field
 	object string // the root type's name
 	doc    *ast.QueryDocument
-	quoted []byte // the document as a JSON string, for a cheap first look
+	vars   variablesShape // what plain variables look like
+	quoted []byte         // the document as a JSON string, for a cheap first look
 	prefix []byte // {"data":{"<alias>":
 	// served and declined count the requests this path answered and
 	// those it left to the generic executor (resolved once, not per beat).
@@ -69,13 +95,16 @@ type preparedOp struct {
 // prepare checks each document against the schema: one named operation
 // with one root field, valid, within the complexity and depth limits, no
 // schema directive on its way, and a payload shaped as its selection.
-func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[string]*preparedOp, error) {
+func prepare(es graphql.ExecutableSchema, cfg Config, list []PreparedOperation) (map[string]*preparedOp, error) {
 	ops := map[string]*preparedOp{}
 	for _, p := range list {
-		if ops[p.Document] != nil {
+		if ops[p.document] != nil {
 			return nil, errors.New("api: a document is prepared twice")
 		}
-		doc, errs := gqlparser.LoadQuery(es.Schema(), p.Document)
+		if p.run == nil {
+			return nil, errors.New("api: a prepared operation is made with Prepare")
+		}
+		doc, errs := gqlparser.LoadQuery(es.Schema(), p.document)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("api: prepared document is not valid: %w", errs)
 		}
@@ -98,30 +127,31 @@ func prepare(es graphql.ExecutableSchema, cfg Config, list []Prepared) (map[stri
 		if d := selectionDepth(op.SelectionSet, nil, 0, map[string]bool{}); d > cfg.DepthLimit {
 			return nil, fmt.Errorf("api: prepared operation %s has depth %d over the limit %d", op.Name, d, cfg.DepthLimit)
 		}
-		if where := directiveOnTheWay(es.Schema(), op); where != "" {
+		if where := skippedDirective(es.Schema(), op); where != "" {
 			return nil, fmt.Errorf("api: prepared operation %s reaches a directive (%s), which only the generic executor runs", op.Name, where)
 		}
-		if err := sameShape(reflect.TypeOf(p.Payload), field.SelectionSet, field.Alias); err != nil {
+		if err := sameShape(p.payload, field.SelectionSet, field.Alias); err != nil {
 			return nil, fmt.Errorf("api: prepared operation %s: the payload is not shaped as the selection: %w", op.Name, err)
 		}
 		object := es.Schema().Query.Name
 		if op.Operation == ast.Mutation {
 			object = es.Schema().Mutation.Name
 		}
-		quoted, _ := json.Marshal(p.Document)
+		quoted, _ := json.Marshal(p.document)
 		alias, _ := json.Marshal(field.Alias)
 		prefix := append(append([]byte(`{"data":{`), alias...), ':')
-		ops[p.Document] = &preparedOp{Prepared: p, name: op.Name, opType: string(op.Operation), object: object,
-			field: field, doc: doc, quoted: quoted, prefix: prefix}
+		ops[p.document] = &preparedOp{PreparedOperation: p, name: op.Name, opType: string(op.Operation), object: object,
+			field: field, doc: doc, vars: variablesShape{schema: es.Schema(), defs: op.VariableDefinitions},
+			quoted: quoted, prefix: prefix}
 	}
 	return ops, nil
 }
 
-// directiveOnTheWay names the first directive a prepared operation would
-// skip: in the document, or in the schema on a selected field, an
+// skippedDirective names the first directive a prepared operation would
+// skip, or returns "" when there is none: in the document, or in the schema on a selected field, an
 // argument, or an input type the arguments reach (@deprecated changes
 // nothing at run time and is allowed).
-func directiveOnTheWay(schema *ast.Schema, op *ast.OperationDefinition) string {
+func skippedDirective(schema *ast.Schema, op *ast.OperationDefinition) string {
 	has := func(list ast.DirectiveList) bool {
 		for _, d := range list {
 			if d.Name != "deprecated" {
@@ -229,7 +259,7 @@ func fieldAlias(sel ast.Selection) string {
 
 // preparedPOST is gqlgen's POST transport with the prepared documents in
 // front: a request for one of them, in its plain form, is answered by its
-// Run; every other request goes to transport.POST untouched.
+// resolver; every other request goes to transport.POST untouched.
 type preparedPOST struct {
 	transport.POST
 	ops       map[string]*preparedOp
@@ -252,13 +282,6 @@ type preparedBody struct {
 // strictJSON is how the prepared path reads JSON: exact member names,
 // unknown and duplicate members refused, invalid UTF-8 refused.
 var strictJSON = jsonv2.RejectUnknownMembers(true)
-
-// DecodeVariables decodes a prepared operation's variables into v the way
-// the prepared path reads JSON (see strictJSON), reporting whether it could;
-// a Run that gets false returns handled=false.
-func DecodeVariables(data []byte, v any) bool {
-	return jsonv2.Unmarshal(data, v, strictJSON) == nil
-}
 
 func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	body, err := io.ReadAll(r.Body)
@@ -301,17 +324,17 @@ func (t preparedPOST) match(body []byte) (*preparedOp, *preparedBody) {
 
 // serve answers a prepared request as gqlgen would: same content type,
 // same status, the resolver's errors through the same presenter at the
-// root field's path. It reports false, having written nothing, when Run
-// did not take the variables.
+// root field's path. It reports false, having written nothing, when the
+// variables are not in their plain form or do not decode.
 func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *preparedOp, b *preparedBody) (served bool) {
 	ctx := r.Context()
-	if bytes.Contains(b.Variables, []byte("null")) {
-		// Nulls need GraphQL's rules (null for a non-null, null in a
-		// list); the generic executor applies them.
+	if !op.vars.plain(b.Variables) {
+		// Coercions, nulls where none may be, missing members: GraphQL's
+		// rules and words for them are the generic executor's.
 		op.declined.Inc()
 		return false
 	}
-	ctx = graphql.WithOperationContext(ctx, &graphql.OperationContext{RawQuery: op.Document, OperationName: op.name,
+	ctx = graphql.WithOperationContext(ctx, &graphql.OperationContext{RawQuery: op.document, OperationName: op.name,
 		Doc: op.doc, Operation: op.doc.Operations[0], Variables: map[string]any{}, DisableIntrospection: true})
 	fc := &graphql.FieldContext{Object: op.object, Field: graphql.CollectedField{Field: op.field}, IsMethod: true, IsResolver: true}
 	ctx = graphql.WithFieldContext(ctx, fc)
@@ -343,15 +366,15 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 	return true
 }
 
-// run calls op.Run, turning a panic into the error gqlgen's recover
-// function makes of it.
+// run calls the operation, turning a panic into the error gqlgen's
+// recover function makes of it.
 func (t preparedPOST) run(ctx context.Context, op *preparedOp, vars []byte) (value []byte, handled bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			value, handled, err = nil, true, t.recover(ctx, p)
 		}
 	}()
-	return op.Run(ctx, vars)
+	return op.PreparedOperation.run(ctx, vars)
 }
 
 // responseContentType is gqlgen's negotiation (transport.POST with its
@@ -385,7 +408,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // mustPrepare is prepare for New, which has no error to return: a
 // prepared document that does not fit the schema is a programming error
 // the first test run shows.
-func mustPrepare(es graphql.ExecutableSchema, cfg Config, list []Prepared, m *metrics, logger *slog.Logger) map[string]*preparedOp {
+func mustPrepare(es graphql.ExecutableSchema, cfg Config, list []PreparedOperation, m *metrics, logger *slog.Logger) map[string]*preparedOp {
 	ops, err := prepare(es, cfg, list)
 	if err != nil {
 		logger.Error("api: prepared operations refused", "err", err)

@@ -25,23 +25,6 @@ import (
 	"github.com/gpunex/gpunex/resolvers"
 )
 
-// heartbeatPayload is HeartbeatPayload as protocol.HeartbeatMutation selects it.
-type heartbeatPayload struct {
-	Accepted        bool    `json:"accepted"`
-	Status          *string `json:"status"`
-	IntervalSeconds int     `json:"intervalSeconds"`
-	Commands        []struct {
-		ID      string `json:"id"`
-		Kind    string `json:"kind"`
-		Payload string `json:"payload"`
-	} `json:"commands"`
-	UserErrors []struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-		Code    string `json:"code"`
-	} `json:"userErrors"`
-}
-
 // reordered selects the same members in another order.
 type reordered struct {
 	Status          *string `json:"status"`
@@ -85,7 +68,7 @@ func schema() *graph.Config {
 // at the first request.
 // refusal is why api.New refuses the prepared documents ("" when it
 // takes them).
-func refusal(es graphql.ExecutableSchema, cfg api.Config, prepared ...api.Prepared) (msg string) {
+func refusal(es graphql.ExecutableSchema, cfg api.Config, prepared ...api.PreparedOperation) (msg string) {
 	defer func() {
 		if p := recover(); p != nil {
 			msg = fmt.Sprint(p)
@@ -95,13 +78,20 @@ func refusal(es graphql.ExecutableSchema, cfg api.Config, prepared ...api.Prepar
 	return ""
 }
 
+// preparedAs prepares doc with a resolver whose payload type is Out.
+func preparedAs[Out any](doc string) api.PreparedOperation {
+	return api.Prepare(doc, func(context.Context, protocol.HeartbeatVariables) (Out, error) {
+		var out Out
+		return out, nil
+	})
+}
+
 func TestPreparedDocumentsAreCheckedAtStartup(t *testing.T) {
 	es := graph.NewExecutableSchema(*schema())
-	run := func(context.Context, []byte) ([]byte, bool, error) { return nil, false, nil }
 	for name, tc := range map[string]struct {
 		doc     string
 		cfg     api.Config
-		payload any
+		prepare func(doc string) api.PreparedOperation
 		want    string
 	}{
 		"not valid":                {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { nope } }`, want: "not valid"},
@@ -113,19 +103,19 @@ func TestPreparedDocumentsAreCheckedAtStartup(t *testing.T) {
 		"a skipped field":          {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) @skip(if: true) { accepted } }`, want: "directive (field heartbeat)"},
 		"a skipped leaf":           {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { accepted @include(if: false) } }`, want: "directive (field accepted)"},
 		"with fragments":           {doc: `mutation Heartbeat($input: HeartbeatInput!) { heartbeat(input: $input) { ...P } } fragment P on HeartbeatPayload { accepted }`, want: "no fragments"},
-		"payload in another order": {doc: protocol.HeartbeatMutation, payload: reordered{}, want: `member 0 is "status", the selection has "accepted"`},
-		"payload missing a member": {doc: protocol.HeartbeatMutation, payload: shortCommands{}, want: "heartbeat.commands: 2 members for 3 selected fields"},
-		"no payload":               {doc: protocol.HeartbeatMutation, want: "is not a struct"},
+		"payload in another order": {doc: protocol.HeartbeatMutation, prepare: preparedAs[reordered], want: `member 0 is "status", the selection has "accepted"`},
+		"payload missing a member": {doc: protocol.HeartbeatMutation, prepare: preparedAs[shortCommands], want: "heartbeat.commands: 2 members for 3 selected fields"},
+		"no payload":               {doc: protocol.HeartbeatMutation, prepare: preparedAs[string], want: "is not a struct"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			payload := tc.payload
-			if payload == nil && name != "no payload" {
-				payload = heartbeatPayload{}
+			prepare := tc.prepare
+			if prepare == nil {
+				prepare = preparedAs[*protocol.HeartbeatPayload]
 			}
-			require.Contains(t, refusal(es, tc.cfg, api.Prepared{Document: tc.doc, Payload: payload, Run: run}), tc.want)
+			require.Contains(t, refusal(es, tc.cfg, prepare(tc.doc)), tc.want)
 		})
 	}
-	ok := api.Prepared{Document: protocol.HeartbeatMutation, Payload: heartbeatPayload{}, Run: run}
+	ok := preparedAs[*protocol.HeartbeatPayload](protocol.HeartbeatMutation)
 	require.Empty(t, refusal(es, api.Config{}, ok), "the agent's heartbeat is prepared")
 	require.Contains(t, refusal(es, api.Config{}, ok, ok), "prepared twice")
 }
@@ -138,12 +128,15 @@ func TestAPanicInAPreparedOperationIsAnInternalError(t *testing.T) {
 	srv := api.New(api.Config{}, api.Deps{
 		Schema: graph.NewExecutableSchema(*schema()),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Prepared: []api.Prepared{{Document: protocol.HeartbeatMutation, Payload: heartbeatPayload{}, Run: func(context.Context, []byte) ([]byte, bool, error) {
-			if panics {
-				panic("boom")
-			}
-			return []byte(`{"accepted":true,"status":"ONLINE","intervalSeconds":10,"commands":[],"userErrors":[]}`), true, nil
-		}}},
+		Prepared: []api.PreparedOperation{api.Prepare(protocol.HeartbeatMutation,
+			func(context.Context, protocol.HeartbeatVariables) (*protocol.HeartbeatPayload, error) {
+				if panics {
+					panic("boom")
+				}
+				online := protocol.MachineOnline
+				return &protocol.HeartbeatPayload{Accepted: true, Status: &online, IntervalSeconds: 10,
+					Commands: []protocol.AgentCommand{}, UserErrors: []protocol.UserError{}}, nil
+			})},
 	})
 	post := func() (int, map[string]any) {
 		quoted, _ := json.Marshal(protocol.HeartbeatMutation)
@@ -209,7 +202,7 @@ func TestAPreparedDocumentReachingASchemaDirectiveIsRefused(t *testing.T) {
 			s, gqlErr := gqlparser.LoadSchema(sources...)
 			require.NoError(t, gqlErr)
 			require.Contains(t, refusal(withSchema{es, s}, api.Config{},
-				api.Prepared{Document: protocol.HeartbeatMutation, Payload: heartbeatPayload{}}), "reaches a directive")
+				preparedAs[*protocol.HeartbeatPayload](protocol.HeartbeatMutation)), "reaches a directive")
 		})
 	}
 }

@@ -82,8 +82,8 @@ type Deps struct {
 	// Routes adds more handlers (the agent installer, for one).
 	Routes map[string]http.Handler
 	// Prepared are the trusted documents answered without the generic
-	// executor (the agent's heartbeat).
-	Prepared []Prepared
+	// executor (the agent's heartbeat; see Prepare).
+	Prepared []PreparedOperation
 }
 
 // Server is the assembled HTTP handler.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -52,8 +53,8 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second})
 	pid := seedProvider(t, db, clk.Now())
 	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
-	_, err := svc.Register(context.Background(), agent, RegisterInput{MachineID: "machine-0001", Hostname: "h", AgentVersion: "1",
-		Gpus: []GPUInventory{{UUID: "GPU-1", Name: "NVIDIA L4", Simulated: true}}})
+	_, err := svc.Register(context.Background(), agent, protocol.RegisterMachineInput{MachineID: "machine-0001", Hostname: "h", AgentVersion: "1",
+		Gpus: []protocol.GpuInventory{{UUID: "GPU-1", Name: "NVIDIA L4", Simulated: true}}})
 	require.NoError(t, err)
 	return &bundle{db: db, clock: clk, presence: pres, svc: svc, agent: agent}
 }
@@ -70,7 +71,7 @@ func TestSweeperMarksSilentMachinesOfflineOnlyAfterTheGracePeriod(t *testing.T) 
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
 		ctx := context.Background()
-		_, err := b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		_, err := b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 		require.NoError(t, err)
 		require.Equal(t, models.MachineOnline, b.status(t))
 
@@ -78,7 +79,7 @@ func TestSweeperMarksSilentMachinesOfflineOnlyAfterTheGracePeriod(t *testing.T) 
 		require.NoError(t, err)
 		require.Zero(t, n)
 		b.clock.Advance(29 * time.Second)
-		_, err = b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		_, err = b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 		require.NoError(t, err)
 		b.clock.Advance(29 * time.Second) // 29s of silence: within 3 intervals
 		n, err = b.svc.Sweep(ctx)
@@ -99,11 +100,11 @@ func TestAWipedPresenceStoreIsNotTakenForAnOutage(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
 		ctx := context.Background()
-		_, err := b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		_, err := b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 		require.NoError(t, err)
 		_, _ = b.svc.Sweep(ctx)
 		b.clock.Advance(31 * time.Second)
-		_, err = b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		_, err = b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 		require.NoError(t, err)
 
 		// Redis restarts: every key, the epoch marker included, is gone.
@@ -115,7 +116,7 @@ func TestAWipedPresenceStoreIsNotTakenForAnOutage(t *testing.T) {
 		require.Equal(t, models.MachineOnline, b.status(t))
 
 		b.clock.Advance(10 * time.Second) // the agent heartbeats again
-		_, err = b.svc.Heartbeat(ctx, b.agent, HeartbeatInput{MachineID: "machine-0001"})
+		_, err = b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 		require.NoError(t, err)
 		b.clock.Advance(25 * time.Second)
 		n, err = b.svc.Sweep(ctx)
@@ -176,7 +177,7 @@ func TestAnAgentTokenIsRateLimitedInLookupsNotInItsMachinesHeartbeats(t *testing
 	ctx := context.Background()
 	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
 	for _, uid := range []string{"machine-0001", "machine-0002"} {
-		_, err := svc.Register(ctx, agent, RegisterInput{MachineID: uid, Hostname: "h", AgentVersion: "1", Gpus: []GPUInventory{{UUID: "GPU-" + uid, Name: "NVIDIA L4"}}})
+		_, err := svc.Register(ctx, agent, protocol.RegisterMachineInput{MachineID: uid, Hostname: "h", AgentVersion: "1", Gpus: []protocol.GpuInventory{{UUID: "GPU-" + uid, Name: "NVIDIA L4"}}})
 		require.NoError(t, err)
 	}
 
@@ -186,28 +187,28 @@ func TestAnAgentTokenIsRateLimitedInLookupsNotInItsMachinesHeartbeats(t *testing
 	for i := range 40 {
 		for _, uid := range []string{"machine-0001", "machine-0002"} {
 			at := clk.Now().Add(-time.Duration(40-i) * time.Second)
-			_, err := svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: uid, At: &at})
+			_, err := svc.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: uid, At: &at})
 			require.NoError(t, err, "beat %d of %s", i, uid)
 		}
 	}
 
 	// Lookups spend the token's budget: one is left, then refusals.
-	_, err := svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9998"})
+	_, err := svc.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: "machine-9998"})
 	require.Equal(t, fault.NotFound, fault.CodeOf(err))
 	writes := db.Writes()
-	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9999"})
+	_, err = svc.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: "machine-9999"})
 	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "unknown machine ids are looked up at the token's pace")
-	_, err = svc.Register(ctx, agent, RegisterInput{MachineID: "machine-0003", Hostname: "h", AgentVersion: "1"})
+	_, err = svc.Register(ctx, agent, protocol.RegisterMachineInput{MachineID: "machine-0003", Hostname: "h", AgentVersion: "1"})
 	require.Equal(t, fault.RateLimited, fault.CodeOf(err), "registrations too")
 	require.Equal(t, writes, db.Writes(), "refused requests change nothing")
-	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-0001"})
+	_, err = svc.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 	require.NoError(t, err, "a resolved machine still beats")
 
 	other := &auth.Agent{TokenID: 2, ProviderID: pid}
-	_, err = svc.Heartbeat(ctx, other, HeartbeatInput{MachineID: "machine-9999"})
+	_, err = svc.Heartbeat(ctx, other, protocol.HeartbeatInput{MachineID: "machine-9999"})
 	require.Equal(t, fault.NotFound, fault.CodeOf(err), "another token has its own budget")
 
 	clk.Advance(time.Second)
-	_, err = svc.Heartbeat(ctx, agent, HeartbeatInput{MachineID: "machine-9999"})
+	_, err = svc.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: "machine-9999"})
 	require.Equal(t, fault.NotFound, fault.CodeOf(err), "the budget refills at the token's rate")
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/models"
 )
 
 // Limits on what an agent may report.
@@ -29,35 +29,6 @@ const (
 )
 
 var machineIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
-
-// GPUInventory is one GPU as the agent detects it.
-type GPUInventory struct {
-	UUID              string
-	Index             int
-	Name              string
-	VramBytes         *float64
-	PciBusID          *string
-	DriverVersion     *string
-	CudaDriverVersion *string
-	PowerLimitW       *float64
-	Simulated         bool
-}
-
-// RegisterInput is what an agent registers.
-type RegisterInput struct {
-	MachineID    string
-	Hostname     string
-	AgentVersion string
-	Gpus         []GPUInventory
-}
-
-// HeartbeatInput is one heartbeat.
-type HeartbeatInput struct {
-	MachineID    string
-	At           *time.Time
-	Gpus         []models.GpuTelemetry
-	GoingOffline bool
-}
 
 // path names an input field: prefix.name, or input.gpus.<gpu>.name for a
 // field of a GPU entry (gpu ≥ 0), with .idx after it for a list element
@@ -107,7 +78,8 @@ func checkRange(v *fault.Validation, field path, p *float64, lo, hi float64) {
 	}
 }
 
-func (in *RegisterInput) validate() error {
+// validateRegistration checks a registration, trimming the hostname.
+func validateRegistration(in *protocol.RegisterMachineInput) error {
 	var v fault.Validation
 	if !machineIDPattern.MatchString(in.MachineID) {
 		v.Add("input.machineId", "INVALID", "machineId must be 8–64 characters of A-Z, a-z, 0-9, - and _")
@@ -130,12 +102,12 @@ func (in *RegisterInput) validate() error {
 		if g.Index < 0 || g.Index >= MaxGPUsPerMachine {
 			v.Add(gpuAt(i, "index", -1).String(), "OUT_OF_RANGE", "index out of range")
 		}
-		checkRange(&v, gpuAt(i, "vramBytes", -1), g.VramBytes, 0, maxMemoryBytes)
+		checkRange(&v, gpuAt(i, "vramBytes", -1), g.VRAMBytes, 0, maxMemoryBytes)
 		checkRange(&v, gpuAt(i, "powerLimitW", -1), g.PowerLimitW, 0, maxPowerW)
 		for _, l := range []struct {
 			name string
 			p    *string
-		}{{"pciBusId", g.PciBusID}, {"driverVersion", g.DriverVersion}, {"cudaDriverVersion", g.CudaDriverVersion}} {
+		}{{"pciBusId", g.PCIBusID}, {"driverVersion", g.DriverVersion}, {"cudaDriverVersion", g.CUDADriverVersion}} {
 			if l.p != nil {
 				checkLabel(&v, gpuAt(i, l.name, -1), *l.p, false)
 			}
@@ -144,7 +116,8 @@ func (in *RegisterInput) validate() error {
 	return v.Err()
 }
 
-func (in *HeartbeatInput) validate(now time.Time) error {
+// validateHeartbeat checks a heartbeat; now bounds the sample time.
+func validateHeartbeat(in *protocol.HeartbeatInput, now time.Time) error {
 	var v fault.Validation
 	if !machineIDPattern.MatchString(in.MachineID) {
 		v.Add("input.machineId", "INVALID", "machineId must be 8–64 characters of A-Z, a-z, 0-9, - and _")
@@ -163,9 +136,9 @@ func (in *HeartbeatInput) validate(now time.Time) error {
 		checkRange(&v, gpuAt(i, "memoryUsedBytes", -1), g.MemoryUsedBytes, 0, maxMemoryBytes)
 		checkRange(&v, gpuAt(i, "temperatureC", -1), g.TemperatureC, minTemperatureC, maxTemperatureC)
 		checkRange(&v, gpuAt(i, "powerDrawW", -1), g.PowerDrawW, 0, maxPowerW)
-		checkRange(&v, gpuAt(i, "eccCorrected", -1), g.EccCorrected, 0, maxECC)
-		checkRange(&v, gpuAt(i, "eccUncorrected", -1), g.EccUncorrected, 0, maxECC)
-		if g.SmClockMHz != nil && (*g.SmClockMHz < 0 || *g.SmClockMHz > maxClockMHz) {
+		checkRange(&v, gpuAt(i, "eccCorrected", -1), g.ECCCorrected, 0, maxECC)
+		checkRange(&v, gpuAt(i, "eccUncorrected", -1), g.ECCUncorrected, 0, maxECC)
+		if g.SMClockMHz != nil && (*g.SMClockMHz < 0 || *g.SMClockMHz > maxClockMHz) {
 			v.Add(gpuAt(i, "smClockMHz", -1).String(), "OUT_OF_RANGE", fmt.Sprintf("must be between 0 and %d", maxClockMHz))
 		}
 		if len(g.ThrottleReasons) > MaxThrottleReasons {

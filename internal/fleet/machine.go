@@ -69,10 +69,9 @@ func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 		}
 		at := b.At
 		m.LastHeartbeatAt = &at
-		byUUID := map[string]*models.GpuTelemetry{}
+		byUUID := make(map[string]*models.GpuTelemetry, len(b.Gpus))
 		for i := range b.Gpus {
-			b.Gpus[i].At = at
-			byUUID[b.Gpus[i].UUID] = &b.Gpus[i]
+			byUUID[b.Gpus[i].UUID] = &models.GpuTelemetry{GpuTelemetry: b.Gpus[i], At: at}
 		}
 		for _, g := range m.Gpus {
 			g.Telemetry = byUUID[g.UUID]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -120,8 +121,8 @@ func presenceKey(machineID int64) string { return "machine:" + strconv.FormatInt
 
 // beat is what the presence store holds for an online machine.
 type beat struct {
-	At   time.Time             `json:"at"`
-	Gpus []models.GpuTelemetry `json:"g"`
+	At   time.Time               `json:"at"`
+	Gpus []protocol.GpuTelemetry `json:"g"`
 }
 
 // beatOf is machineID's beat among values read from the presence store;
@@ -147,11 +148,11 @@ type transitionEvent struct {
 // Register records (or refreshes) agent's machine and its GPU inventory.
 // It is idempotent for a machineId; inventory changes are recorded. A
 // machineId that belongs to another provider is refused.
-func (s *Service) Register(ctx context.Context, agent *auth.Agent, in RegisterInput) (*models.Machine, error) {
+func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.RegisterMachineInput) (*models.Machine, error) {
 	if !s.tokens.allow(agent.TokenID) {
 		return nil, errTokenRateLimited
 	}
-	if err := in.validate(); err != nil {
+	if err := validateRegistration(&in); err != nil {
 		return nil, err
 	}
 	now := s.clock.Now()
@@ -200,7 +201,7 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in RegisterIn
 	return s.Machine(ctx, machineID)
 }
 
-func applyRegistration(m *models.Machine, in *RegisterInput, now time.Time) {
+func applyRegistration(m *models.Machine, in *protocol.RegisterMachineInput, now time.Time) {
 	m.Hostname, m.AgentVersion, m.UpdatedAt = in.Hostname, in.AgentVersion, now
 	m.DriverVersion, m.CudaVersion = nil, nil
 	m.Simulated = len(in.Gpus) > 0
@@ -208,8 +209,8 @@ func applyRegistration(m *models.Machine, in *RegisterInput, now time.Time) {
 		if m.DriverVersion == nil && g.DriverVersion != nil {
 			m.DriverVersion = g.DriverVersion
 		}
-		if m.CudaVersion == nil && g.CudaDriverVersion != nil {
-			m.CudaVersion = g.CudaDriverVersion
+		if m.CudaVersion == nil && g.CUDADriverVersion != nil {
+			m.CudaVersion = g.CUDADriverVersion
 		}
 		m.Simulated = m.Simulated && g.Simulated
 	}
@@ -217,7 +218,7 @@ func applyRegistration(m *models.Machine, in *RegisterInput, now time.Time) {
 
 // syncInventory brings machine_gpus in line with gpus, recording each GPU
 // added, removed or changed.
-func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64, gpus []GPUInventory, now time.Time) error {
+func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64, gpus []protocol.GpuInventory, now time.Time) error {
 	var existing []*models.MachineGpu
 	if err := tx.NewSelect().Model(&existing).Where("machine_id = ?", machineID).Scan(ctx); err != nil {
 		return fmt.Errorf("fleet: unable to load inventory: %w", err)
@@ -244,7 +245,7 @@ func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64,
 		row, ok := byUUID[in.UUID]
 		if !ok {
 			row = &models.MachineGpu{MachineID: machineID, UUID: in.UUID, Index: in.Index, Name: in.Name, ModelKey: modelKey,
-				VramBytes: in.VramBytes, PciBusID: in.PciBusID, PowerLimitW: in.PowerLimitW, Simulated: in.Simulated, AddedAt: now}
+				VramBytes: in.VRAMBytes, PciBusID: in.PCIBusID, PowerLimitW: in.PowerLimitW, Simulated: in.Simulated, AddedAt: now}
 			if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 				return fmt.Errorf("fleet: unable to add GPU: %w", err)
 			}
@@ -253,8 +254,8 @@ func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64,
 			}
 			continue
 		}
-		changed := row.RemovedAt != nil || row.Name != in.Name || row.Index != in.Index || !eqf(row.VramBytes, in.VramBytes) || row.Simulated != in.Simulated
-		if !changed && eqs(row.PciBusID, in.PciBusID) && eqf(row.PowerLimitW, in.PowerLimitW) {
+		changed := row.RemovedAt != nil || row.Name != in.Name || row.Index != in.Index || !eqf(row.VramBytes, in.VRAMBytes) || row.Simulated != in.Simulated
+		if !changed && eqs(row.PciBusID, in.PCIBusID) && eqf(row.PowerLimitW, in.PowerLimitW) {
 			continue
 		}
 		what := "CHANGED"
@@ -262,7 +263,7 @@ func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64,
 			what = "ADDED"
 		}
 		row.Index, row.Name, row.ModelKey, row.VramBytes, row.PciBusID, row.PowerLimitW, row.Simulated, row.RemovedAt =
-			in.Index, in.Name, modelKey, in.VramBytes, in.PciBusID, in.PowerLimitW, in.Simulated, nil
+			in.Index, in.Name, modelKey, in.VRAMBytes, in.PCIBusID, in.PowerLimitW, in.Simulated, nil
 		if _, err := tx.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("fleet: unable to update GPU: %w", err)
 		}
@@ -334,9 +335,9 @@ type HeartbeatResult struct {
 
 // Heartbeat records a machine's liveness and telemetry. Steady state
 // touches only the presence store.
-func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in HeartbeatInput) (*HeartbeatResult, error) {
+func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.HeartbeatInput) (*HeartbeatResult, error) {
 	now := s.clock.Now()
-	if err := in.validate(now); err != nil {
+	if err := validateHeartbeat(&in, now); err != nil {
 		return nil, err
 	}
 	ref, err := s.resolve(ctx, agent, in.MachineID)
@@ -347,7 +348,7 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in Heartbeat
 		return nil, fault.E(fault.RateLimited, "too many heartbeats for this machine; slow down")
 	}
 	res := &HeartbeatResult{Accepted: true, Interval: s.cfg.Interval}
-	if in.GoingOffline {
+	if in.GoingOffline != nil && *in.GoingOffline {
 		if _, err := s.presence.Remove(ctx, presenceKey(ref.id)); err != nil {
 			return nil, fmt.Errorf("fleet: unable to clear presence: %w", err)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/presence"
-	"github.com/gpunex/gpunex/models"
 )
 
 // latencies collects per-request durations across parallel workers.
@@ -112,42 +111,20 @@ func agentBeat(machineID string, n int) map[string]any {
 }
 
 // bareHeartbeatHandler is the baseline: net/http decoding the same JSON
-// heartbeat into typed telemetry, writing the same presence value (the
-// compact telemetry the fleet stores), and answering a small JSON; no
+// heartbeat into the protocol's types, writing the same presence value
+// (the telemetry the fleet stores), and answering a small JSON; no
 // GraphQL, no authentication.
 func bareHeartbeatHandler(store presence.Store) http.Handler {
-	type gpuIn struct {
-		UUID                 string    `json:"uuid"`
-		UtilizationPct       *float64  `json:"utilizationPct"`
-		MemoryUsedBytes      *float64  `json:"memoryUsedBytes"`
-		TemperatureC         *float64  `json:"temperatureC"`
-		PowerDrawW           *float64  `json:"powerDrawW"`
-		SmClockMHz           *int      `json:"smClockMHz"`
-		ThrottleReasons      []string  `json:"throttleReasons"`
-		EccCorrected         *float64  `json:"eccCorrected"`
-		EccUncorrected       *float64  `json:"eccUncorrected"`
-		RecentUtilizationPct []float64 `json:"recentUtilizationPct"`
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Variables struct {
-				Input struct {
-					MachineID string  `json:"machineId"`
-					Gpus      []gpuIn `json:"gpus"`
-				} `json:"input"`
-			} `json:"variables"`
+			Variables protocol.HeartbeatVariables `json:"variables"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, "bad", http.StatusBadRequest)
 			return
 		}
 		now := time.Now().UTC()
-		gpus := make([]models.GpuTelemetry, len(req.Variables.Input.Gpus))
-		for i, g := range req.Variables.Input.Gpus {
-			gpus[i] = models.GpuTelemetry{UUID: g.UUID, At: now, UtilizationPct: g.UtilizationPct, MemoryUsedBytes: g.MemoryUsedBytes,
-				TemperatureC: g.TemperatureC, PowerDrawW: g.PowerDrawW, SmClockMHz: g.SmClockMHz, ThrottleReasons: g.ThrottleReasons,
-				EccCorrected: g.EccCorrected, EccUncorrected: g.EccUncorrected, RecentUtilizationPct: g.RecentUtilizationPct}
-		}
+		gpus := req.Variables.Input.Gpus
 		value, _ := json.Marshal(map[string]any{"at": now, "g": gpus})
 		if _, err := store.Touch(r.Context(), "bare:"+req.Variables.Input.MachineID, value, 30*time.Second); err != nil {
 			http.Error(w, "presence", http.StatusInternalServerError)
