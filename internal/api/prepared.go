@@ -86,7 +86,7 @@ type preparedOp struct {
 	doc    *ast.QueryDocument
 	vars   variablesShape // what plain variables look like
 	quoted []byte         // the document as a JSON string, for a cheap first look
-	prefix []byte // {"data":{"<alias>":
+	prefix []byte         // {"data":{"<alias>":
 	// served and declined count the requests this path answered and
 	// those it left to the generic executor (resolved once, not per beat).
 	served, declined prometheus.Counter
