@@ -75,7 +75,7 @@ func TestSignUpReportsEveryBadFieldAtOnce(t *testing.T) {
 		require.True(t, ok, "%v", err)
 		var got []string
 		for _, p := range v.Problems {
-			got = append(got, p.Field+" "+p.Code)
+			got = append(got, p.Field+" "+string(p.Code))
 		}
 		require.Equal(t, []string{"input.email INVALID", "input.password TOO_SHORT", "input.name REQUIRED"}, got)
 		require.Zero(t, b.count(t, (*models.User)(nil)))

@@ -73,7 +73,7 @@ func requireProblem(t *testing.T, err error, field, code string) {
 	require.True(t, ok, "want a *fault.Validation, got %T: %v", err, err)
 	require.Len(t, v.Problems, 1, "%v", err)
 	require.Equal(t, field, v.Problems[0].Field)
-	require.Equal(t, code, v.Problems[0].Code)
+	require.Equal(t, code, string(v.Problems[0].Code))
 	require.NotEmpty(t, v.Problems[0].Message)
 }
 
