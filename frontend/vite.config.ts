@@ -1,3 +1,4 @@
+/// <reference types="vitest/config" />
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,12 @@ export default defineConfig({
     outDir,
     emptyOutDir: false,
     sourcemap: false,
+  },
+  // `npm run test:unit`: the pure logic (reducers, error codes) in Node;
+  // what needs a browser is tested in real Chromium by e2e/.
+  test: {
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
   },
   server: {
     proxy: {

@@ -2,7 +2,7 @@ import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useMutation, type CombinedError, type TypedDocumentNode } from 'urql';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
-import type { AuthPayloadFieldsFragment } from '../gql/graphql';
+import type { AuthPayloadFieldsFragment, UserErrorCode } from '../gql/graphql';
 import { useSession, type SessionUser } from './session';
 
 /** AuthInput is a sign-up or log-in form's values, one string a field. */
@@ -24,7 +24,7 @@ export interface AuthFieldProps {
   name: string;
   value: string;
   onChange: (event: ChangeEvent<HTMLInputElement>) => void;
-  errors: string[] | undefined;
+  errors: UserErrorCode[] | undefined;
 }
 
 /** AuthForm is a sign-up or log-in form's state, as AuthCard and its fields read it. */
@@ -33,7 +33,7 @@ export interface AuthForm<Input extends AuthInput> {
   field: (name: keyof Input & string) => AuthFieldProps;
   onSubmit: (event: FormEvent<HTMLFormElement>) => Promise<void>;
   /** formErrors are the user errors that name no field of the form. */
-  formErrors: string[];
+  formErrors: UserErrorCode[];
   fetching: boolean;
   /** error is a top-level error (network, rate limit): shown by ErrorNotice. */
   error: CombinedError | undefined;

@@ -1,31 +1,50 @@
 import type { CombinedError } from 'urql';
-import type { UserErrorFieldsFragment } from '../gql/graphql';
+import type { ErrorCode as ServerErrorCode } from '../gql/enums';
+import type { UserErrorCode, UserErrorFieldsFragment } from '../gql/graphql';
 
 /**
- * ERROR_CODES are the top-level error codes the server puts in
- * extensions.code; the SPA translates each under errors.codes.<CODE>.
+ * ErrorCode is what the user is told a request failed with: one of the
+ * server's codes (the schema's ErrorCode enum, the extensions.code of a
+ * top-level error), or NETWORK when the server was not reached. The SPA
+ * translates each under errors.codes.<CODE>.
  */
-export const ERROR_CODES = [
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'RATE_LIMITED',
-  'BAD_REQUEST',
-  'INTERNAL',
-  'NETWORK',
-] as const;
+export type ErrorCode = ServerErrorCode | 'NETWORK';
 
-/** ErrorCode is one of ERROR_CODES. */
-export type ErrorCode = (typeof ERROR_CODES)[number];
+/**
+ * HANDLED holds every ErrorCode. It is a Record so the compiler keeps it
+ * equal to the schema: a code the server adds to its enum is a missing key
+ * here and fails `npm run typecheck` (after `npm run codegen`) until the SPA
+ * handles it, and ErrorNotice's typed t() call then asks for its
+ * translation; a code the server drops is an excess key.
+ */
+const HANDLED: Record<ErrorCode, true> = {
+  UNAUTHENTICATED: true,
+  FORBIDDEN: true,
+  NOT_FOUND: true,
+  BAD_USER_INPUT: true,
+  CONFLICT: true,
+  RATE_LIMITED: true,
+  BAD_REQUEST: true,
+  GRAPHQL_PARSE_FAILED: true,
+  GRAPHQL_VALIDATION_FAILED: true,
+  COMPLEXITY_LIMIT_EXCEEDED: true,
+  DEPTH_LIMIT_EXCEEDED: true,
+  PERSISTED_QUERY_NOT_FOUND: true,
+  INTERNAL: true,
+  NETWORK: true,
+};
+
+/** ERROR_CODES lists every ErrorCode the SPA tells the user about. */
+export const ERROR_CODES = Object.keys(HANDLED) as readonly ErrorCode[];
 
 function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code);
+  return typeof code === 'string' && Object.hasOwn(HANDLED, code);
 }
 
 /**
  * errorCode reduces an urql error to the one code the user is told about:
  * the first known extensions.code, NETWORK when the server was not reached,
- * INTERNAL for anything else.
+ * INTERNAL for anything else (a server newer than this SPA).
  */
 export function errorCode(error: CombinedError): ErrorCode {
   for (const gqlError of error.graphQLErrors) {
@@ -44,7 +63,7 @@ export type UserErrorLike = UserErrorFieldsFragment;
  * so input.email becomes email) to its error codes; errors whose field names
  * no form field are kept under FORM_FIELD.
  */
-export type FieldErrors = Record<string, string[]>;
+export type FieldErrors = Record<string, UserErrorCode[]>;
 
 /** FORM_FIELD collects user errors that belong to the form as a whole. */
 export const FORM_FIELD = '_form';
@@ -68,7 +87,7 @@ export function fieldErrors(
  * "input.", to its codes: gpus.1.availability.windows.0.end for a field of a
  * nested, repeatable form, where the last segment alone would be ambiguous.
  */
-export type PathErrors = Record<string, string[]>;
+export type PathErrors = Record<string, UserErrorCode[]>;
 
 /** errorsByPath groups userErrors by their field path without "input.". */
 export function errorsByPath(userErrors: readonly UserErrorLike[]): PathErrors {

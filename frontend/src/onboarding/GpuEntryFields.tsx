@@ -1,7 +1,7 @@
 import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PathErrors } from '../api/errors';
-import type { AvailabilityKind, GpuModelFieldsFragment } from '../gql/graphql';
+import type { AvailabilityKind, GpuModelFieldsFragment, UserErrorCode } from '../gql/graphql';
 import { ChoiceField, FieldErrorText, FormField, SelectField } from '../ui/FormField';
 import { newWindow, OTHER_MODEL, timeChoices, timeZones, WEEKDAYS, type GpuDraft, type WindowDraft } from './applicationForm';
 
@@ -297,15 +297,15 @@ interface WindowRowProps {
   window: WindowDraft;
   onChange: (w: WindowDraft) => void;
   onRemove: () => void;
-  startErrors?: string[];
-  endErrors?: string[];
-  rowErrors: { path: string; code: string }[];
+  startErrors?: UserErrorCode[];
+  endErrors?: UserErrorCode[];
+  rowErrors: { path: string; code: UserErrorCode }[];
 }
 
 /** WindowRow is one weekly window: day, start and end, and its errors. */
 function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, endErrors, rowErrors }: WindowRowProps) {
   const { t } = useTranslation();
-  const cell = (label: string, name: string, errors: string[] | undefined, control: ReactNode) => (
+  const cell = (label: string, name: string, errors: UserErrorCode[] | undefined, control: ReactNode) => (
     <td>
       <label className="visually-hidden" htmlFor={`${path}-${name}`}>
         {label}
@@ -315,7 +315,7 @@ function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, e
     </td>
   );
   // The start and the end are alike: a time of day, shown left to right.
-  const timeCell = (edge: 'start' | 'end', label: string, errors: string[] | undefined) =>
+  const timeCell = (edge: 'start' | 'end', label: string, errors: UserErrorCode[] | undefined) =>
     cell(
       label,
       edge,

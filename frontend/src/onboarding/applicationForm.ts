@@ -4,6 +4,7 @@ import type {
   ProviderApplicationInput,
   Weekday,
 } from '../gql/graphql';
+import type { PathErrors } from '../api/errors';
 
 /**
  * The application form edits drafts: what the inputs hold, as strings, so a
@@ -223,7 +224,7 @@ export function toInput(draft: ApplicationDraft): ProviderApplicationInput {
  * form can (a yes/no with neither chosen), as REQUIRED errors, so the form
  * asks before sending instead of guessing an answer.
  */
-export function missingAnswers(draft: ApplicationDraft): Record<string, string[]> {
+export function missingAnswers(draft: ApplicationDraft): PathErrors {
   return draft.upsProtected === null ? { upsProtected: ['REQUIRED'] } : {};
 }
 

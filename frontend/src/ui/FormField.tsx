@@ -1,5 +1,6 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { UserErrorCode } from '../gql/graphql';
 import './form.css';
 import { userErrorText } from './userErrorText';
 
@@ -10,7 +11,7 @@ interface CommonProps {
   label: string;
   hint?: string;
   /** errors are UserError codes the server returned for this field. */
-  errors?: string[];
+  errors?: UserErrorCode[];
   className?: string;
 }
 
@@ -56,7 +57,7 @@ function FieldFrame({ name, label, hint, errors = [], className, control }: Fiel
 }
 
 /** FieldNotes stand under a field's control: its hint, then its errors. */
-function FieldNotes({ id, name, hint, errors }: { id: string; name: string; hint?: string; errors: string[] }) {
+function FieldNotes({ id, name, hint, errors }: { id: string; name: string; hint?: string; errors: UserErrorCode[] }) {
   return (
     <>
       {hint && (
@@ -147,7 +148,7 @@ interface FieldErrorTextProps {
   /** name is the field's path; it picks the error texts and names the test id. */
   name: string;
   /** errors are UserError codes the server returned for name. */
-  errors?: string[];
+  errors?: UserErrorCode[];
   /** id lets a control point at the text with aria-describedby. */
   id?: string;
   /** className is field-error unless given (form-error for a form's own errors). */

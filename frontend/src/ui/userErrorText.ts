@@ -1,4 +1,5 @@
 import type { TFunction } from 'i18next';
+import type { UserErrorCode } from '../gql/graphql';
 
 /**
  * userErrorText translates a UserError code, preferring a message specific to
@@ -8,7 +9,7 @@ import type { TFunction } from 'i18next';
  * (gpus.0.quantity) is looked up by its last name (quantity); a list index
  * (windows.0) has no specific messages and gets the generic one.
  */
-export function userErrorText(t: TFunction, field: string, code: string): string {
+export function userErrorText(t: TFunction, field: string, code: UserErrorCode): string {
   const name = field.split('.').pop() ?? field;
   const specific = /^[A-Za-z]\w*$/.test(name) ? [`userErrors.${name}.${code}`] : [];
   // Keys are built from server data, so they are checked at run time by the
