@@ -15,10 +15,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// DefaultPrefix is a GPUnex deployment's namespace on a Redis server that
+// other software may share: the bus puts its channels directly under it,
+// and presence its keys under DefaultPrefix + "presence:". It is the one
+// definition of the default; --redis-prefix replaces it.
+const DefaultPrefix = "gpunex:"
+
 const (
-	// defaultPrefix namespaces GPUnex channels on a Redis server that other
-	// software may share.
-	defaultPrefix = "gpunex:"
 	// confirmTimeout bounds how long Subscribe waits for Redis to
 	// acknowledge a subscription.
 	confirmTimeout = 10 * time.Second
@@ -74,7 +77,7 @@ var _ Bus = (*Redis)(nil)
 // RedisOption adjusts a [Redis] bus built by [NewRedis].
 type RedisOption func(*Redis)
 
-// WithPrefix replaces the "gpunex:" prefix put in front of every channel
+// WithPrefix replaces the [DefaultPrefix] put in front of every channel
 // name on the Redis server. Only buses with the same prefix see each
 // other's events; tests use a random one so that runs sharing a server stay
 // apart.
@@ -95,7 +98,7 @@ func NewRedis(client *redis.Client, logger *slog.Logger, opts ...RedisOption) *R
 	b := &Redis{
 		client: client,
 		logger: logger,
-		prefix: defaultPrefix,
+		prefix: DefaultPrefix,
 		// Without channels go-redis does not connect yet; the first
 		// Subscribe does.
 		pubsub: client.Subscribe(life),

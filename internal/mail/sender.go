@@ -30,6 +30,9 @@ var (
 	_ Sender = (*FileSender)(nil)
 )
 
+// DefaultFrom is the sender of platform email when --mail-from names none.
+const DefaultFrom = "GPUnex <noreply@gpunex.local>"
+
 // NewSender returns the sender that --smtp-url selects: an SMTPSender for
 // an smtp:// or smtps:// URL, or, when smtpURL is empty, a FileSender
 // writing .eml files into <dataDir>/mail/outbox. from is the sender

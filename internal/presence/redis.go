@@ -8,11 +8,18 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/gpunex/gpunex/internal/bus"
 )
 
-// defaultPrefix namespaces presence keys on a Redis server that other
-// software, and other parts of GPUnex, may share.
-const defaultPrefix = "gpunex:presence:"
+// keySpace is where presence keys live within a deployment's Redis
+// namespace, apart from the bus's channels.
+const keySpace = "presence:"
+
+// DefaultPrefix is put in front of every key: keySpace within the
+// deployment's default namespace, which the bus defines (the namespace is
+// one, shared by events and presence).
+const DefaultPrefix = bus.DefaultPrefix + keySpace
 
 // Redis is a [Store] of Redis keys with a time to live, shared by every
 // replica. Redis expires the keys itself.
@@ -27,18 +34,24 @@ var _ Store = (*Redis)(nil)
 // RedisOption adjusts a [Redis] store built by [NewRedis].
 type RedisOption func(*Redis)
 
-// WithPrefix replaces the "gpunex:presence:" prefix put in front of every
-// key. Tests use a random one so that runs sharing a server stay apart.
+// WithPrefix replaces the [DefaultPrefix] put in front of every key. Tests
+// use a random one so that runs sharing a server stay apart.
 func WithPrefix(prefix string) RedisOption {
 	return func(r *Redis) {
 		r.prefix = prefix
 	}
 }
 
+// WithNamespace puts the keys in a deployment's Redis namespace (the
+// --redis-prefix the bus uses too), under namespace + "presence:".
+func WithNamespace(namespace string) RedisOption {
+	return WithPrefix(namespace + keySpace)
+}
+
 // NewRedis returns a store that keeps its keys through client. The client
 // stays the caller's: Close does not close it.
 func NewRedis(client *redis.Client, opts ...RedisOption) *Redis {
-	r := &Redis{client: client, prefix: defaultPrefix}
+	r := &Redis{client: client, prefix: DefaultPrefix}
 	for _, opt := range opts {
 		opt(r)
 	}
