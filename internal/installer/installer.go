@@ -4,13 +4,14 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"github.com/gpunex/gpunex/internal/auth"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"text/template"
 	"unicode"
+
+	"github.com/gpunex/gpunex/internal/auth"
 )
 
 // Path is where the server mounts [Handler].
@@ -19,6 +20,23 @@ const Path = "/agent/install.sh"
 // DefaultAgentImage is the agent container image the installer starts when
 // the server names none.
 const DefaultAgentImage = "ghcr.io/gpunex/gpunex-agent:latest"
+
+// TokenPlaceholder stands for the agent token in a [Command] built without
+// one (the approval email, which cannot know the token the provider will
+// create).
+const TokenPlaceholder = "<your agent token>"
+
+// Command is the one line a provider runs on a GPU host to install the
+// agent: it fetches the script from the platform at serverURL (its public
+// base URL; a trailing slash is dropped) and runs it as root, since it
+// writes /etc/gpunex and starts containers, with token in GPUNEX_TOKEN. An
+// empty token gives [TokenPlaceholder].
+func Command(serverURL, token string) string {
+	if token == "" {
+		token = TokenPlaceholder
+	}
+	return fmt.Sprintf("curl -fsSL %s%s | sudo GPUNEX_TOKEN=%s sh", strings.TrimRight(serverURL, "/"), Path, token)
+}
 
 // ContentType is the media type the installer is served with.
 const ContentType = "text/x-shellscript; charset=utf-8"
