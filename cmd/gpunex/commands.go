@@ -17,9 +17,13 @@ import (
 
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/demo"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/installer"
+	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -142,7 +146,7 @@ func newServeCommand() *cobra.Command {
 		agentImage     string
 		hbInterval     time.Duration
 		demoAgents     bool
-		demo           bool
+		withDemo       bool
 		noIntrospect   bool
 		allowedOrigins string
 		secureCookies  bool
@@ -164,7 +168,7 @@ func newServeCommand() *cobra.Command {
 				origins = strings.Split(allowedOrigins, ",")
 			}
 			p, err := platform.New(cmd.Context(), platform.Config{
-				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix, Demo: demo, DemoAgents: demoAgents,
+				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
 				Fleet:  fleet.Config{Interval: hbInterval},
 				Logger: logger, Clock: clock.Real{},
@@ -174,6 +178,17 @@ func newServeCommand() *cobra.Command {
 				return err
 			}
 			defer p.Close()
+			if withDemo {
+				// The demo world is not part of the platform: its machines
+				// are agents, which the server proper never links.
+				world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, DataDir: st.dataDir, Logger: logger}
+				if err := world.Seed(cmd.Context()); err != nil {
+					return err
+				}
+				if demoAgents {
+					p.AddBackground(world.RunAgents)
+				}
+			}
 			return p.Serve(cmd.Context(), func(url string) {
 				backend := "SQLite in " + st.dataDir
 				if st.databaseURL != "" {
@@ -183,10 +198,10 @@ func newServeCommand() *cobra.Command {
 				if redisURL != "" {
 					events = "Redis events and presence"
 				}
-				logger.Info("gpunex: serving", "url", url, "database", backend, "events", events, "demo", demo)
+				logger.Info("gpunex: serving", "url", url, "database", backend, "events", events, "demo", withDemo)
 				fmt.Fprintf(cmd.OutOrStdout(), "GPUnex is running at %s (GraphiQL: %s/graphiql)\n", url, url)
-				if demo {
-					fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo; applicants: applicant@gpunex.demo, info@gpunex.demo, rejected@gpunex.demo\n", platform.DemoPassword)
+				if withDemo {
+					fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo; applicants: applicant@gpunex.demo, info@gpunex.demo, rejected@gpunex.demo\n", demo.Password)
 				}
 			})
 		},
@@ -195,14 +210,14 @@ func newServeCommand() *cobra.Command {
 	st.register(fs)
 	lf.register(fs)
 	fs.StringVar(&addr, "addr", envOr("GPUNEX_ADDR", "127.0.0.1:8080"), "address to listen on (env GPUNEX_ADDR)")
-	fs.StringVar(&redisPrefix, "redis-prefix", envOr("GPUNEX_REDIS_PREFIX", "gpunex:"), "namespace of every Redis key and channel (env GPUNEX_REDIS_PREFIX)")
+	fs.StringVar(&redisPrefix, "redis-prefix", envOr("GPUNEX_REDIS_PREFIX", bus.DefaultPrefix), "namespace of every Redis key and channel (env GPUNEX_REDIS_PREFIX)")
 	fs.StringVar(&redisURL, "redis-url", os.Getenv("GPUNEX_REDIS_URL"), "Redis URL for events and presence across replicas; empty keeps them in-process (env GPUNEX_REDIS_URL)")
 	fs.StringVar(&publicURL, "public-url", os.Getenv("GPUNEX_PUBLIC_URL"), "URL providers and browsers reach this platform at, for links in emails and the install command; empty: http://<addr> (env GPUNEX_PUBLIC_URL)")
 	fs.StringVar(&smtpURL, "smtp-url", os.Getenv("GPUNEX_SMTP_URL"), "SMTP server for email, e.g. smtp://user:pass@host:587 (smtps:// for implicit TLS); empty writes .eml files under <data-dir>/mail/outbox (env GPUNEX_SMTP_URL)")
-	fs.StringVar(&mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", "GPUnex <noreply@gpunex.local>"), "sender of platform email (env GPUNEX_MAIL_FROM)")
-	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", "ghcr.io/gpunex/gpunex-agent:latest"), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
+	fs.StringVar(&mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", mail.DefaultFrom), "sender of platform email (env GPUNEX_MAIL_FROM)")
+	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", installer.DefaultAgentImage), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
 	fs.DurationVar(&hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
-	fs.BoolVar(&demo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
+	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
 	fs.StringVar(&allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")

@@ -1,6 +1,7 @@
 // Command gpunex runs the GPUnex platform: `gpunex serve`, `gpunex migrate`
 // and `gpunex user create`. This file holds flags, configuration and wiring
-// only; the assembly lives in internal/platform.
+// only; the assembly lives in internal/platform, the demo world (its
+// accounts and in-process agents) in internal/demo.
 package main
 
 import (

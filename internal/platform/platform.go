@@ -41,12 +41,9 @@ type Config struct {
 	DatabaseURL string
 	RedisURL    string
 	// RedisPrefix namespaces every Redis key and channel (default
-	// "gpunex:"), so several deployments or test runs can share a server.
+	// bus.DefaultPrefix), so several deployments or test runs can share a
+	// server.
 	RedisPrefix string
-	Demo        bool
-	// DemoAgents runs the demo provider's simulated agents in-process
-	// (with Demo), so the demo shows a live fleet.
-	DemoAgents bool
 	// PublicURL is where providers and browsers reach the platform (links
 	// in emails, the install command). Empty: http://<Addr>, or the
 	// request's own host for the installer.
@@ -55,9 +52,10 @@ type Config struct {
 	// (smtp://user:pass@host:587?from=noreply@example.com); empty writes
 	// each message as an .eml file under DataDir/mail/outbox.
 	SMTPURL string
-	// MailFrom is the sender address (default noreply@gpunex.local).
+	// MailFrom is the sender address (default mail.DefaultFrom).
 	MailFrom string
-	// AgentImage is the container image the installer starts.
+	// AgentImage is the container image the installer starts (default
+	// installer.DefaultAgentImage).
 	AgentImage string
 	// Fleet tunes heartbeats and the offline sweeper.
 	Fleet  fleet.Config
@@ -84,7 +82,15 @@ type Platform struct {
 	Mail       *mail.Worker
 	Handler    *api.Server
 	redis      *redis.Client
+	background []Background
 }
+
+// Background is work that runs while the platform serves: it starts once
+// the listener is bound, with the URL it is reachable at, and ctx ends
+// after the HTTP server has stopped serving (ServeListener waits for it to
+// return). The command adds work the assembly does not know about, such as
+// the demo world's in-process agents.
+type Background func(ctx context.Context, url string)
 
 // New opens and migrates the database, connects the backends and builds
 // the handler. Close releases everything.
@@ -128,12 +134,14 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		if err != nil {
 			return nil, fmt.Errorf("platform: unable to reach redis: %w", err)
 		}
-		prefix := cfg.RedisPrefix
-		if prefix == "" {
-			prefix = "gpunex:"
+		var busOpts []bus.RedisOption
+		var presenceOpts []presence.RedisOption
+		if cfg.RedisPrefix != "" {
+			busOpts = append(busOpts, bus.WithPrefix(cfg.RedisPrefix))
+			presenceOpts = append(presenceOpts, presence.WithNamespace(cfg.RedisPrefix))
 		}
-		p.Bus = bus.NewCounted(bus.NewRedis(p.redis, cfg.Logger, bus.WithPrefix(prefix)))
-		p.Presence = presence.NewRedis(p.redis, presence.WithPrefix(prefix+"presence:"))
+		p.Bus = bus.NewCounted(bus.NewRedis(p.redis, cfg.Logger, busOpts...))
+		p.Presence = presence.NewRedis(p.redis, presenceOpts...)
 	} else {
 		p.Bus = bus.NewCounted(bus.NewMemory())
 		p.Presence = presence.NewMemory(cfg.Clock)
@@ -149,7 +157,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 
 	from := cfg.MailFrom
 	if from == "" {
-		from = "GPUnex <noreply@gpunex.local>"
+		from = mail.DefaultFrom
 	}
 	dataDir := cfg.DataDir
 	if dataDir == "" {
@@ -193,13 +201,14 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		},
 	})
 
-	if cfg.Demo {
-		if err := SeedDemo(ctx, p); err != nil {
-			return nil, err
-		}
-	}
 	ok = true
 	return p, nil
+}
+
+// AddBackground adds work that runs while the platform serves (see
+// Background). Call it before Serve or ServeListener.
+func (p *Platform) AddBackground(fn Background) {
+	p.background = append(p.background, fn)
 }
 
 // Serve listens on cfg.Addr and serves until ctx ends, then shuts down
@@ -248,12 +257,8 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		defer background.Done()
 		p.Auth.ListenForRevocations(baseCtx)
 	}()
-	if p.cfg.Demo && p.cfg.DemoAgents {
-		background.Add(1)
-		go func() {
-			defer background.Done()
-			p.runDemoAgents(baseCtx, "http://"+ln.Addr().String())
-		}()
+	for _, fn := range p.background {
+		background.Go(func() { fn(baseCtx, "http://"+ln.Addr().String()) })
 	}
 	stopBackground := func() {
 		cancelBase()

@@ -44,7 +44,6 @@ var Stacks = []Stack{
 type Options struct {
 	API   api.Config
 	Clock clock.Clock
-	Demo  bool
 	// DatabaseURL and RedisURL, when set, are used instead of fresh ones
 	// (so two replicas share one database).
 	DatabaseURL string
@@ -78,7 +77,6 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		Addr:           "127.0.0.1:0",
 		API:            opts.API,
 		Clock:          opts.Clock,
-		Demo:           opts.Demo,
 		PasswordParams: auth.TestParams,
 		Logger:         slog.New(slog.DiscardHandler),
 		SPA:            opts.SPA,

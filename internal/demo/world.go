@@ -1,27 +1,40 @@
-package platform
+// Package demo is the demo world of `gpunex serve --demo`: the accounts
+// and provider applications the README lists (Seed), and the demo
+// provider's machines, run in-process as real agents (RunAgents).
+//
+// It is apart from the platform assembly because those machines are
+// agents: they link the agent's client and GPU simulator, which the server
+// proper never imports (internal/layering checks it). Only cmd/gpunex
+// imports this package; it seeds the world after platform.New and hands
+// RunAgents to the platform as background work that gets the bound URL.
+package demo
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/models"
 )
 
-// DemoPassword is the password of every demo account (README lists them).
-const DemoPassword = "gpunex-demo"
+// Password is the password of every demo account (README lists them).
+const Password = "gpunex-demo"
 
-// demoAccount is one account of the demo world and what happens to its
+// Account is one account of the demo world and what happens to its
 // provider application.
-type demoAccount struct {
+type Account struct {
+	// Email and Name are the account's; Admin grants the admin role.
 	Email string
 	Name  string
 	Admin bool
-	// Application, when set, is submitted and then taken to Outcome.
+	// Application, when set, is submitted and then taken to Outcome (an
+	// approval, a request for information or a rejection with Note).
 	Application *onboarding.Input
 	Outcome     models.ApplicationStatus
 	Note        string
@@ -61,10 +74,10 @@ func otherGPU(g onboarding.GPUInput, name string) onboarding.GPUInput {
 	return g
 }
 
-// DemoAccounts are the accounts `gpunex serve --demo` makes sure exist: an
+// Accounts are the accounts `gpunex serve --demo` makes sure exist: an
 // admin, an approved provider, a customer, and applicants whose
 // applications wait in each state of review.
-var DemoAccounts = []demoAccount{
+var Accounts = []Account{
 	{Email: "admin@gpunex.demo", Name: "Ada Admin", Admin: true},
 	{Email: "provider@gpunex.demo", Name: "Priya Provider", Outcome: models.ApplicationApproved,
 		Application: demoApplication("Priya Provider", "provider@gpunex.demo", str("Lisbon GPU Works"), true, 12,
@@ -83,27 +96,46 @@ var DemoAccounts = []demoAccount{
 			otherGPU(eveningsGPU(catalog.Other, 1, "Asia/Kolkata", "Pune", "India"), "GeForce GTX 1080 Ti"))},
 }
 
-// SeedDemo creates the demo world. It is idempotent: accounts that exist
-// are left as they are, so restarting with --demo keeps your changes.
-func SeedDemo(ctx context.Context, p *Platform) error {
+// World is the demo world over a platform's services.
+type World struct {
+	Auth       *auth.Service
+	Providers  *provider.Service
+	Onboarding *onboarding.Service
+	// DataDir holds the in-process agents' state, under demo-agents/
+	// (default "data", as the platform's).
+	DataDir string
+	// Logger defaults to discarding.
+	Logger *slog.Logger
+}
+
+func (w World) logger() *slog.Logger {
+	if w.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Logger
+}
+
+// Seed creates the demo world. It is idempotent: accounts that exist are
+// left as they are, so restarting with --demo keeps your changes.
+func (w World) Seed(ctx context.Context) error {
 	var admin *auth.Viewer
-	for _, a := range DemoAccounts {
-		u, err := p.Auth.UserByEmail(ctx, a.Email)
+	for _, a := range Accounts {
+		u, err := w.Auth.UserByEmail(ctx, a.Email)
 		if err == nil {
 			if a.Admin {
 				admin = &auth.Viewer{User: u, Roles: []models.Role{models.RoleCustomer, models.RoleAdmin}}
 			}
 			continue
 		} else if fault.CodeOf(err) != fault.NotFound {
-			return fmt.Errorf("platform: demo: %w", err)
+			return fmt.Errorf("demo: %w", err)
 		}
 		var roles []models.Role
 		if a.Admin {
 			roles = append(roles, models.RoleAdmin)
 		}
-		u, err = p.Auth.CreateUser(ctx, auth.SignUpInput{Email: a.Email, Name: a.Name, Password: DemoPassword}, roles...)
+		u, err = w.Auth.CreateUser(ctx, auth.SignUpInput{Email: a.Email, Name: a.Name, Password: Password}, roles...)
 		if err != nil {
-			return fmt.Errorf("platform: demo: unable to create %s: %w", a.Email, err)
+			return fmt.Errorf("demo: unable to create %s: %w", a.Email, err)
 		}
 		if a.Admin {
 			admin = &auth.Viewer{User: u, Roles: u.Roles}
@@ -115,22 +147,22 @@ func SeedDemo(ctx context.Context, p *Platform) error {
 		// package-level fixtures stay as written.
 		in := *a.Application
 		in.Gpus = slices.Clone(in.Gpus)
-		app, err := p.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: u.Roles}, in)
+		app, err := w.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: u.Roles}, in)
 		if err != nil {
-			return fmt.Errorf("platform: demo: application of %s: %w", a.Email, err)
+			return fmt.Errorf("demo: application of %s: %w", a.Email, err)
 		}
 		switch a.Outcome {
 		case models.ApplicationApproved:
-			_, _, err = p.Onboarding.Approve(ctx, admin, app.ID, nil, str("Welcome to GPUnex!"))
+			_, _, err = w.Onboarding.Approve(ctx, admin, app.ID, nil, str("Welcome to GPUnex!"))
 		case models.ApplicationInfoRequested:
-			_, err = p.Onboarding.RequestInfo(ctx, admin, app.ID, a.Note)
+			_, err = w.Onboarding.RequestInfo(ctx, admin, app.ID, a.Note)
 		case models.ApplicationRejected:
-			_, err = p.Onboarding.Reject(ctx, admin, app.ID, a.Note)
+			_, err = w.Onboarding.Reject(ctx, admin, app.ID, a.Note)
 		}
 		if err != nil {
-			return fmt.Errorf("platform: demo: review of %s: %w", a.Email, err)
+			return fmt.Errorf("demo: review of %s: %w", a.Email, err)
 		}
 	}
-	p.cfg.Logger.Info("platform: demo world ready", "accounts", len(DemoAccounts))
+	w.logger().Info("demo: world ready", "accounts", len(Accounts))
 	return nil
 }
