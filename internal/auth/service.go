@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/mail"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/alexedwards/argon2id"
 	"github.com/uptrace/bun"
@@ -19,6 +16,7 @@ import (
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -28,7 +26,8 @@ const (
 	// MaxPasswordLength bounds the work one login attempt can cause.
 	MaxPasswordLength = 256
 	MaxNameLength     = 100
-	MaxEmailLength    = 254
+	// MaxEmailLength is validate.MaxEmailBytes, the limit of every email.
+	MaxEmailLength = validate.MaxEmailBytes
 )
 
 // DefaultSessionTTL is how long a session lasts without use.
@@ -114,44 +113,20 @@ type Session struct {
 // NormalizeEmail trims and lower-cases an email for storage and lookup.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// ValidateEmail records on v what is wrong with a normalised email (see
-// NormalizeEmail), naming field: the one rule for every email GPUnex
-// stores, so anything accepted can later be mailed.
-func ValidateEmail(v *fault.Validation, field, email string) {
-	switch {
-	case email == "":
-		v.Add(field, "REQUIRED", "email is required")
-	case len(email) > MaxEmailLength:
-		v.Add(field, "TOO_LONG", fmt.Sprintf("email must be at most %d characters", MaxEmailLength))
-	default:
-		a, err := mail.ParseAddress(email)
-		if err != nil || a.Address != email || a.Name != "" || !strings.Contains(email[strings.LastIndex(email, "@")+1:], ".") {
-			v.Add(field, "INVALID", "email is not a valid address")
-		}
-	}
-}
+// The rules of account fields.
+var (
+	nameRule = validate.Text{Required: true, MaxRunes: MaxNameLength}
+	// passwordRule counts the minimum in characters, what a person types,
+	// and the maximum in bytes, what hashing costs; any character goes.
+	passwordRule = validate.Text{Required: true, MinRunes: MinPasswordLength, MaxBytes: MaxPasswordLength, Chars: validate.Secret}
+)
 
-func validateName(v *fault.Validation, field, name string) {
-	switch {
-	case name == "":
-		v.Add(field, "REQUIRED", "name is required")
-	case utf8.RuneCountInString(name) > MaxNameLength:
-		v.Add(field, "TOO_LONG", fmt.Sprintf("name must be at most %d characters", MaxNameLength))
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		v.Add(field, "INVALID", "name must not contain control characters")
-	}
-}
-
-func validatePassword(v *fault.Validation, field, password string) {
-	n := utf8.RuneCountInString(password)
-	switch {
-	case password == "":
-		v.Add(field, "REQUIRED", "password is required")
-	case n < MinPasswordLength:
-		v.Add(field, "TOO_SHORT", fmt.Sprintf("password must be at least %d characters", MinPasswordLength))
-	case len(password) > MaxPasswordLength:
-		v.Add(field, "TOO_LONG", fmt.Sprintf("password must be at most %d bytes", MaxPasswordLength))
-	}
+// validateAccount records on v what is wrong with a normalised email, a
+// password and a trimmed name, each named under prefix.
+func validateAccount(v *fault.Validation, prefix validate.Path, email, password, name string) {
+	validate.Email(v, prefix.Field("email"), email)
+	passwordRule.Check(v, prefix.Field("password"), password)
+	nameRule.Check(v, prefix.Field("name"), name)
 }
 
 // SignUp creates a customer account and a session of the given kind. It
@@ -160,9 +135,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	email := NormalizeEmail(in.Email)
 	name := strings.TrimSpace(in.Name)
 	var v fault.Validation
-	ValidateEmail(&v, "input.email", email)
-	validatePassword(&v, "input.password", in.Password)
-	validateName(&v, "input.name", name)
+	validateAccount(&v, validate.At("input"), email, in.Password, name)
 	if err := v.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -199,7 +172,7 @@ func (s *Service) insertUser(ctx context.Context, tx bun.IDB, email, name, hash 
 	if _, err := tx.NewInsert().Model(user).Returning("id").Exec(ctx); err != nil {
 		if s.db.IsUniqueViolation(err) {
 			var v fault.Validation
-			v.Add("input.email", "TAKEN", "an account with this email already exists")
+			v.Add("input.email", fault.Taken, "an account with this email already exists")
 			return nil, &v
 		}
 		return nil, fmt.Errorf("auth: unable to create user: %w", err)
@@ -236,9 +209,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	email := NormalizeEmail(in.Email)
 	name := strings.TrimSpace(in.Name)
 	var v fault.Validation
-	ValidateEmail(&v, "email", email)
-	validatePassword(&v, "password", in.Password)
-	validateName(&v, "name", name)
+	validateAccount(&v, validate.At(""), email, in.Password, name)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -261,14 +232,10 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 func (s *Service) LogIn(ctx context.Context, email, password string, kind models.SessionKind) (*models.User, *Session, error) {
 	email = NormalizeEmail(email)
 	var v fault.Validation
-	if email == "" {
-		v.Add("input.email", "REQUIRED", "email is required")
-	}
-	if password == "" {
-		v.Add("input.password", "REQUIRED", "password is required")
-	} else if len(password) > MaxPasswordLength {
-		v.Add("input.password", "TOO_LONG", fmt.Sprintf("password must be at most %d bytes", MaxPasswordLength))
-	}
+	// Only what bounds the work: a wrong email or a short password is
+	// just a failed log-in.
+	validate.Text{Required: true, Chars: validate.Secret}.Check(&v, validate.At("input.email"), email)
+	validate.Text{Required: true, MaxBytes: MaxPasswordLength, Chars: validate.Secret}.Check(&v, validate.At("input.password"), password)
 	if err := v.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -286,7 +253,7 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 		return nil, nil, fmt.Errorf("auth: unable to verify password: %w", cmpErr)
 	}
 	if err != nil || !ok {
-		v.Add("input.password", "INVALID_CREDENTIALS", "email or password is wrong")
+		v.Add("input.password", fault.InvalidCredentials, "email or password is wrong")
 		return nil, nil, &v
 	}
 	if user.Roles, err = s.Roles(ctx, user.ID); err != nil {

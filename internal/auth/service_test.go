@@ -49,6 +49,8 @@ func TestSignUpRejectsInvalidInputAndStoresNothing(t *testing.T) {
 		{desc: "name with a NUL byte", in: auth.SignUpInput{Email: okEmail, Password: okPassword, Name: "Ada\x00Lovelace"}, field: "input.name", code: "INVALID"},
 		{desc: "name with a tab inside", in: auth.SignUpInput{Email: okEmail, Password: okPassword, Name: "Ada\tLovelace"}, field: "input.name", code: "INVALID"},
 		{desc: "name with an escape sequence", in: auth.SignUpInput{Email: okEmail, Password: okPassword, Name: "Ada\x1b[31m"}, field: "input.name", code: "INVALID"},
+		{desc: "name with a line break", in: auth.SignUpInput{Email: okEmail, Password: okPassword, Name: "Ada\nLovelace"}, field: "input.name", code: "INVALID"},
+		{desc: "name with a Unicode line separator (refused since the shared single-line rule)", in: auth.SignUpInput{Email: okEmail, Password: okPassword, Name: "Ada\u2028Lovelace"}, field: "input.name", code: "INVALID"},
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
