@@ -2,17 +2,15 @@ package onboarding
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // IANA zones even on hosts without /usr/share/zoneinfo
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -72,15 +70,24 @@ func trimmed(p *string) *string {
 	return &s
 }
 
+// The rules of the form's text fields: names and places are one line;
+// notes and messages may have several.
+var (
+	nameRule     = validate.Text{Required: true, MaxRunes: MaxNameLength}
+	companyRule  = validate.Text{MaxRunes: MaxNameLength}
+	modelRule    = validate.Text{Required: true, MaxRunes: MaxOtherModel}
+	locationRule = validate.Text{MaxRunes: MaxLocationLength}
+	notesRule    = validate.Text{MaxRunes: MaxNotesLength, Chars: validate.MultiLine}
+	gpusRule     = validate.Items{Required: true, Max: MaxGPUEntries}
+	quantityRule = validate.Range[int]{Min: 1, Max: MaxQuantity}
+	ramRule      = validate.Range[int]{Min: 1, Max: MaxRAMGb}
+	speedRule    = validate.Range[float64]{Min: 0, Max: MaxGbps, AboveMin: true}
+)
+
+// checkText checks multi-line free text (a message between applicant and
+// reviewer) of at most max characters.
 func checkText(v *fault.Validation, field, s string, max int, required bool) {
-	switch {
-	case s == "" && required:
-		v.Add(field, "REQUIRED", field[strings.LastIndex(field, ".")+1:]+" is required")
-	case utf8.RuneCountInString(s) > max:
-		v.Add(field, "TOO_LONG", fmt.Sprintf("at most %d characters", max))
-	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }) >= 0:
-		v.Add(field, "INVALID", "control characters are not allowed")
-	}
+	validate.Text{Required: required, MaxRunes: max, Chars: validate.MultiLine}.Check(v, validate.At(field), s)
 }
 
 // parseClock reads "HH:MM" into minutes since midnight; "24:00" is allowed
@@ -113,131 +120,119 @@ func (in *Input) normalize() error {
 	in.Company = trimmed(in.Company)
 	in.MaintenanceNotes = trimmed(in.MaintenanceNotes)
 
-	checkText(&v, "input.fullName", in.FullName, MaxNameLength, true)
-	auth.ValidateEmail(&v, "input.email", in.Email)
+	input := validate.At("input")
+	nameRule.Check(&v, input.Field("fullName"), in.FullName)
+	validate.Email(&v, input.Field("email"), in.Email)
 	if in.Company != nil {
-		checkText(&v, "input.company", *in.Company, MaxNameLength, false)
+		companyRule.Check(&v, input.Field("company"), *in.Company)
 	}
 	if in.MaintenanceNotes != nil {
-		checkText(&v, "input.maintenanceNotes", *in.MaintenanceNotes, MaxNotesLength, false)
+		notesRule.Check(&v, input.Field("maintenanceNotes"), *in.MaintenanceNotes)
 	}
 	switch c := in.CommitmentMonths; {
 	case c == 3 || c == 6 || (c >= 12 && c <= MaxCommitment):
 	default:
-		v.Add("input.commitmentMonths", "INVALID", fmt.Sprintf("commitment must be 3, 6, or 12 to %d months", MaxCommitment))
+		v.Add("input.commitmentMonths", fault.InvalidValue, fmt.Sprintf("commitment must be 3, 6, or 12 to %d months", MaxCommitment))
 	}
-	switch n := len(in.Gpus); {
-	case n == 0:
-		v.Add("input.gpus", "REQUIRED", "add at least one GPU entry")
-	case n > MaxGPUEntries:
-		v.Add("input.gpus", "TOO_MANY", fmt.Sprintf("at most %d GPU entries", MaxGPUEntries))
-	}
+	gpusRule.Check(&v, input.Field("gpus"), len(in.Gpus))
 	for i := range in.Gpus {
-		in.Gpus[i].normalize(&v, fmt.Sprintf("input.gpus.%d", i))
+		in.Gpus[i].normalize(&v, validate.At("input.gpus").Index(i))
 	}
 	return v.Err()
 }
 
-func (g *GPUInput) normalize(v *fault.Validation, field string) {
+func (g *GPUInput) normalize(v *fault.Validation, field validate.Path) {
 	g.ModelKey = strings.TrimSpace(g.ModelKey)
 	g.OtherModel = trimmed(g.OtherModel)
 	switch {
 	case g.ModelKey == catalog.Other:
 		if g.OtherModel == nil {
-			v.Add(field+".otherModel", "REQUIRED", "name the GPU model")
+			v.Add(field.Field("otherModel").String(), fault.Required, "name the GPU model")
 		} else {
-			checkText(v, field+".otherModel", *g.OtherModel, MaxOtherModel, true)
+			modelRule.Check(v, field.Field("otherModel"), *g.OtherModel)
 		}
 	case catalog.ByKey(g.ModelKey) == nil:
-		v.Add(field+".modelKey", "UNKNOWN_MODEL", "choose a supported model, or OTHER and name it")
+		v.Add(field.Field("modelKey").String(), fault.UnknownModel, "choose a supported model, or OTHER and name it")
 	default:
 		g.OtherModel = nil
 	}
-	if g.Quantity < 1 || g.Quantity > MaxQuantity {
-		v.Add(field+".quantity", "OUT_OF_RANGE", fmt.Sprintf("quantity must be between 1 and %d", MaxQuantity))
-	}
-	if g.RAMGb <= 0 || g.RAMGb > MaxRAMGb {
-		v.Add(field+".ramGb", "OUT_OF_RANGE", fmt.Sprintf("system RAM must be between 1 and %d GB", MaxRAMGb))
-	}
-	for _, sp := range []struct {
-		name string
-		val  float64
-	}{{"uploadGbps", g.UploadGbps}, {"downloadGbps", g.DownloadGbps}} {
-		if math.IsNaN(sp.val) || sp.val <= 0 || sp.val > MaxGbps {
-			v.Add(field+"."+sp.name, "OUT_OF_RANGE", fmt.Sprintf("speed must be above 0 and at most %d Gbps", MaxGbps))
-		}
-	}
-	g.Availability.normalize(v, field+".availability")
+	quantityRule.Check(v, field.Field("quantity"), g.Quantity)
+	ramRule.Check(v, field.Field("ramGb"), g.RAMGb)
+	speedRule.Check(v, field.Field("uploadGbps"), g.UploadGbps)
+	speedRule.Check(v, field.Field("downloadGbps"), g.DownloadGbps)
+	g.Availability.normalize(v, field.Field("availability"))
 	g.Location.City = trimmed(g.Location.City)
 	g.Location.Country = trimmed(g.Location.Country)
 	g.Location.Region = trimmed(g.Location.Region)
+	location := field.Field("location")
 	if g.Location.City == nil && g.Location.Country == nil && g.Location.Region == nil {
-		v.Add(field+".location", "REQUIRED", "give a city and country, or a datacenter region")
+		v.Add(location.String(), fault.Required, "give a city and country, or a datacenter region")
 	}
 	for _, l := range []struct {
 		name string
 		p    *string
 	}{{"city", g.Location.City}, {"country", g.Location.Country}, {"region", g.Location.Region}} {
 		if l.p != nil {
-			checkText(v, field+".location."+l.name, *l.p, MaxLocationLength, false)
+			locationRule.Check(v, location.Field(l.name), *l.p)
 		}
 	}
 }
 
-func (a *AvailabilityInput) normalize(v *fault.Validation, field string) {
+func (a *AvailabilityInput) normalize(v *fault.Validation, field validate.Path) {
+	timeZone, windows := field.Field("timeZone"), field.Field("windows")
 	a.TimeZone = trimmed(a.TimeZone)
 	if a.TimeZone != nil {
 		if *a.TimeZone == "Local" || len(*a.TimeZone) > 64 {
-			v.Add(field+".timeZone", "UNKNOWN_TIME_ZONE", "use an IANA time zone such as Europe/Lisbon")
+			v.Add(timeZone.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
 		} else if _, err := time.LoadLocation(*a.TimeZone); err != nil {
-			v.Add(field+".timeZone", "UNKNOWN_TIME_ZONE", "use an IANA time zone such as Europe/Lisbon")
+			v.Add(timeZone.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
 		}
 	}
 	switch a.Kind {
 	case models.AvailabilityAlways:
 		if len(a.Windows) > 0 {
-			v.Add(field+".windows", "INVALID", "24/7 availability takes no windows")
+			v.Add(windows.String(), fault.InvalidValue, "24/7 availability takes no windows")
 		}
 		a.Windows = nil
 	case models.AvailabilityWeekly:
 		if a.TimeZone == nil {
-			v.Add(field+".timeZone", "REQUIRED", "weekly windows need a time zone")
+			v.Add(timeZone.String(), fault.Required, "weekly windows need a time zone")
 		}
 		if len(a.Windows) == 0 {
-			v.Add(field+".windows", "REQUIRED", "add at least one weekly window")
+			v.Add(windows.String(), fault.Required, "add at least one weekly window")
 		}
 		if len(a.Windows) > MaxWindows {
-			v.Add(field+".windows", "TOO_MANY", fmt.Sprintf("at most %d windows", MaxWindows))
+			v.Add(windows.String(), fault.TooMany, fmt.Sprintf("at most %d windows", MaxWindows))
 			return
 		}
 		type span struct{ start, end, idx int }
 		byDay := map[models.Weekday][]span{}
 		for i, w := range a.Windows {
-			wf := fmt.Sprintf("%s.windows.%d", field, i)
+			wf := windows.Index(i)
 			s, ok1 := parseClock(w.Start, false)
 			e, ok2 := parseClock(w.End, true)
 			if !ok1 {
-				v.Add(wf+".start", "INVALID", "use HH:MM between 00:00 and 23:59")
+				v.Add(wf.Field("start").String(), fault.InvalidValue, "use HH:MM between 00:00 and 23:59")
 			}
 			if !ok2 {
-				v.Add(wf+".end", "INVALID", "use HH:MM between 00:01 and 24:00")
+				v.Add(wf.Field("end").String(), fault.InvalidValue, "use HH:MM between 00:01 and 24:00")
 			}
 			if !ok1 || !ok2 {
 				continue
 			}
 			if e <= s {
-				v.Add(wf+".end", "EMPTY_WINDOW", "the window must end after it starts")
+				v.Add(wf.Field("end").String(), fault.EmptyWindow, "the window must end after it starts")
 				continue
 			}
 			for _, o := range byDay[w.Day] {
 				if s < o.end && o.start < e {
-					v.Add(wf, "OVERLAP", fmt.Sprintf("overlaps window %d on the same day", o.idx))
+					v.Add(wf.String(), fault.Overlap, fmt.Sprintf("overlaps window %d on the same day", o.idx))
 					break
 				}
 			}
 			byDay[w.Day] = append(byDay[w.Day], span{s, e, i})
 		}
 	default:
-		v.Add(field+".kind", "INVALID", "availability must be ALWAYS or WEEKLY")
+		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
 	}
 }
