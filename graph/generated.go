@@ -2299,6 +2299,55 @@ type ApprovalPayload {
   userErrors: [UserError!]!
 }
 
+"""
+ProviderApplicationChange is one message of providerApplicationChanged: an
+application as it is now.
+"""
+type ProviderApplicationChange {
+  application: ProviderApplication!
+  "True for the current-state messages that open a subscription."
+  initial: Boolean!
+}
+
+extend type Query {
+  "Every supported GPU model with its reference figures."
+  supportedGpuModels: [GpuModel!]!
+  "The signed-in user's latest provider application, or null."
+  myApplication: ProviderApplication
+  "Admins: applications, newest first, optionally by status."
+  providerApplications(status: ApplicationStatus, first: Int = 20, after: String): ProviderApplicationConnection!
+  "Admins, or the applicant: one application."
+  providerApplication(id: ID!): ProviderApplication
+}
+
+extend type Mutation {
+  submitProviderApplication(input: ProviderApplicationInput!): ProviderApplicationPayload!
+  "Edit an application that awaits review or more information; it returns to SUBMITTED."
+  updateProviderApplication(id: ID!, input: ProviderApplicationInput!): ProviderApplicationPayload!
+  "Admins: approve with the suggested tier, or override it."
+  approveProviderApplication(id: ID!, tier: ProviderTier, message: String): ApprovalPayload!
+  rejectProviderApplication(id: ID!, reason: String!): ProviderApplicationPayload!
+  requestApplicationInfo(id: ID!, message: String!): ProviderApplicationPayload!
+}
+
+extend type Subscription {
+  """
+  Admins: provider applications as they change. With id, that application
+  as it is now, then again after each change. Without id, every application
+  awaiting a decision (SUBMITTED or INFO_REQUESTED, the newest 100) as it is
+  now, then any application after each change. A change is a submission, a
+  resubmission or a decision (approve, reject, request information); the
+  message carries the whole application as it is when sent, answers and
+  history included.
+  """
+  providerApplicationChanged(id: ID): ProviderApplicationChange!
+}
+`, BuiltIn: false},
+	{Name: "../schema/provider.graphqls", Input: `# The provider: the account an approved applicant becomes, and the root
+# every provider feature hangs from (myProvider): machines (fleet.graphqls)
+# today; benchmarks, prices, schedules, earnings, payouts and reliability
+# extend Provider in their own files. Also the provider's agent tokens.
+
 "Provider is an approved applicant: the owner of machines on GPUnex."
 type Provider {
   id: ID!
@@ -2322,16 +2371,6 @@ type AgentToken {
   revokedAt: DateTime
 }
 
-"""
-ProviderApplicationChange is one message of providerApplicationChanged: an
-application as it is now.
-"""
-type ProviderApplicationChange {
-  application: ProviderApplication!
-  "True for the current-state messages that open a subscription."
-  initial: Boolean!
-}
-
 type CreateAgentTokenPayload {
   "The secret, shown only in this response."
   token: String
@@ -2347,41 +2386,15 @@ type RevokeAgentTokenPayload {
 }
 
 extend type Query {
-  "Every supported GPU model with its reference figures."
-  supportedGpuModels: [GpuModel!]!
-  "The signed-in user's latest provider application, or null."
-  myApplication: ProviderApplication
-  "Admins: applications, newest first, optionally by status."
-  providerApplications(status: ApplicationStatus, first: Int = 20, after: String): ProviderApplicationConnection!
-  "Admins, or the applicant: one application."
-  providerApplication(id: ID!): ProviderApplication
   "The signed-in user's provider account, or null if not a provider."
   myProvider: Provider
 }
 
 extend type Mutation {
-  submitProviderApplication(input: ProviderApplicationInput!): ProviderApplicationPayload!
-  "Edit an application that awaits review or more information; it returns to SUBMITTED."
-  updateProviderApplication(id: ID!, input: ProviderApplicationInput!): ProviderApplicationPayload!
-  "Admins: approve with the suggested tier, or override it."
-  approveProviderApplication(id: ID!, tier: ProviderTier, message: String): ApprovalPayload!
-  rejectProviderApplication(id: ID!, reason: String!): ProviderApplicationPayload!
-  requestApplicationInfo(id: ID!, message: String!): ProviderApplicationPayload!
+  "Providers: make an agent token; its secret is in this answer only."
   createAgentToken(name: String!): CreateAgentTokenPayload!
+  "Providers: revoke one of their agent tokens at once (every replica drops it)."
   revokeAgentToken(id: ID!): RevokeAgentTokenPayload!
-}
-
-extend type Subscription {
-  """
-  Admins: provider applications as they change. With id, that application
-  as it is now, then again after each change. Without id, every application
-  awaiting a decision (SUBMITTED or INFO_REQUESTED, the newest 100) as it is
-  now, then any application after each change. A change is a submission, a
-  resubmission or a decision (approve, reject, request information); the
-  message carries the whole application as it is when sent, answers and
-  history included.
-  """
-  providerApplicationChanged(id: ID): ProviderApplicationChange!
 }
 `, BuiltIn: false},
 	{Name: "../schema/root.graphqls", Input: `# Root operation types. Each domain area extends them in its own file.

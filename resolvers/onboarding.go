@@ -1,11 +1,8 @@
 package resolvers
 
 import (
-	"context"
-
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
-	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
@@ -47,22 +44,6 @@ func applicationPayload(app *models.ProviderApplication, err error) (*model.Prov
 	return payload(err, func(ue []*protocol.UserError) *model.ProviderApplicationPayload {
 		return &model.ProviderApplicationPayload{Application: app, UserErrors: ue}
 	})
-}
-
-// requireProvider returns the provider of the user asking: UNAUTHENTICATED
-// for an anonymous request, FORBIDDEN for a user who is not a provider.
-func (r *Resolver) requireProvider(ctx context.Context) (*models.Provider, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return r.Onboarding.RequireProvider(ctx, v)
-}
-
-// requireProviderAccess allows the provider's own user and admins.
-func (r *Resolver) requireProviderAccess(ctx context.Context, p *models.Provider) error {
-	_, err := auth.RequireSelfOrAdmin(ctx, p.UserID)
-	return err
 }
 
 // gpuModel is the catalog entry of a model key, or nil for none.

@@ -79,46 +79,6 @@ func (r *mutationResolver) RequestApplicationInfo(ctx context.Context, id string
 	return applicationPayload(app, err)
 }
 
-// CreateAgentToken is the resolver for the createAgentToken field.
-func (r *mutationResolver) CreateAgentToken(ctx context.Context, name string) (*model.CreateAgentTokenPayload, error) {
-	p, err := r.requireProvider(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tok, secret, err := r.Auth.CreateAgentToken(ctx, p.ID, name)
-	return payload(err, func(ue []*protocol.UserError) *model.CreateAgentTokenPayload {
-		if tok == nil {
-			return &model.CreateAgentTokenPayload{UserErrors: ue}
-		}
-		cmd := r.Onboarding.InstallCommand(secret)
-		return &model.CreateAgentTokenPayload{Token: &secret, AgentToken: tok, InstallCommand: &cmd, UserErrors: ue}
-	})
-}
-
-// RevokeAgentToken is the resolver for the revokeAgentToken field.
-func (r *mutationResolver) RevokeAgentToken(ctx context.Context, id string) (*model.RevokeAgentTokenPayload, error) {
-	p, err := r.requireProvider(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tokID, err := parseID("id", id)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := r.Auth.RevokeAgentToken(ctx, p.ID, tokID)
-	return payload(err, func(ue []*protocol.UserError) *model.RevokeAgentTokenPayload {
-		return &model.RevokeAgentTokenPayload{AgentToken: tok, UserErrors: ue}
-	})
-}
-
-// AgentTokens is the resolver for the agentTokens field.
-func (r *providerResolver) AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error) {
-	if err := r.requireProviderAccess(ctx, obj); err != nil {
-		return nil, err
-	}
-	return r.Auth.AgentTokens(ctx, obj.ID)
-}
-
 // SuggestedTier is the resolver for the suggestedTier field.
 func (r *providerApplicationResolver) SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error) {
 	texts := make([]string, len(obj.SuggestionReasons))
@@ -174,15 +134,6 @@ func (r *queryResolver) ProviderApplication(ctx context.Context, id string) (*mo
 	return r.Onboarding.GetFor(ctx, v, appID)
 }
 
-// MyProvider is the resolver for the myProvider field.
-func (r *queryResolver) MyProvider(ctx context.Context) (*models.Provider, error) {
-	v, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return r.Onboarding.ProviderForUser(ctx, v.User.ID)
-}
-
 // ProviderApplicationChanged is the resolver for the providerApplicationChanged field.
 func (r *subscriptionResolver) ProviderApplicationChanged(ctx context.Context, id *string) (<-chan *onboarding.Change, error) {
 	if _, err := auth.RequireRole(ctx, models.RoleAdmin); err != nil {
@@ -207,9 +158,6 @@ func (r *Resolver) ApplicationEvent() graph.ApplicationEventResolver {
 // ApplicationGpu returns graph.ApplicationGpuResolver implementation.
 func (r *Resolver) ApplicationGpu() graph.ApplicationGpuResolver { return &applicationGpuResolver{r} }
 
-// Provider returns graph.ProviderResolver implementation.
-func (r *Resolver) Provider() graph.ProviderResolver { return &providerResolver{r} }
-
 // ProviderApplication returns graph.ProviderApplicationResolver implementation.
 func (r *Resolver) ProviderApplication() graph.ProviderApplicationResolver {
 	return &providerApplicationResolver{r}
@@ -218,6 +166,5 @@ func (r *Resolver) ProviderApplication() graph.ProviderApplicationResolver {
 type (
 	applicationEventResolver    struct{ *Resolver }
 	applicationGpuResolver      struct{ *Resolver }
-	providerResolver            struct{ *Resolver }
 	providerApplicationResolver struct{ *Resolver }
 )

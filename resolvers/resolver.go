@@ -12,6 +12,7 @@ import (
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/notify"
 	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/provider"
 )
 
 // Resolver is the dependency-injection root; gqlgen never regenerates it.
@@ -19,6 +20,7 @@ type Resolver struct {
 	Auth       *auth.Service
 	Notify     *notify.Service
 	Onboarding *onboarding.Service
+	Providers  *provider.Service
 	Fleet      *fleet.Service
 	Logger     *slog.Logger
 }

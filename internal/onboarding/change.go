@@ -46,8 +46,8 @@ func (s *Service) announce(ctx context.Context, id int64) {
 	store.AfterCommit(ctx, func() {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := s.bus.Publish(pctx, ChangesChannel, payload); err != nil {
-			s.logger.WarnContext(ctx, "onboarding: unable to announce a change", "application_id", id, "err", err)
+		if err := s.deps.Bus.Publish(pctx, ChangesChannel, payload); err != nil {
+			s.deps.Logger.WarnContext(ctx, "onboarding: unable to announce a change", "application_id", id, "err", err)
 		}
 	})
 }
@@ -78,7 +78,7 @@ func (s *Service) Watch(ctx context.Context, id *int64) (<-chan *Change, error) 
 	change := func(ctx context.Context, msg bus.Message) (*Change, bool) {
 		var ev changeEvent
 		if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.ApplicationID == 0 {
-			s.logger.WarnContext(ctx, "onboarding: dropping malformed change event", "channel", msg.Channel)
+			s.deps.Logger.WarnContext(ctx, "onboarding: dropping malformed change event", "channel", msg.Channel)
 			return nil, false
 		}
 		if id != nil && ev.ApplicationID != *id {
@@ -87,13 +87,13 @@ func (s *Service) Watch(ctx context.Context, id *int64) (<-chan *Change, error) 
 		app, err := s.Get(ctx, ev.ApplicationID)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.logger.WarnContext(ctx, "onboarding: unable to load a changed application", "application_id", ev.ApplicationID, "err", err)
+				s.deps.Logger.WarnContext(ctx, "onboarding: unable to load a changed application", "application_id", ev.ApplicationID, "err", err)
 			}
 			return nil, false
 		}
 		return &Change{Application: app}, true
 	}
-	return bus.Follow(ctx, s.bus, ChangesChannel, current, change)
+	return bus.Follow(ctx, s.deps.Bus, ChangesChannel, current, change)
 }
 
 // watchState is the current state that opens a watch: the one application,
@@ -107,7 +107,7 @@ func (s *Service) watchState(ctx context.Context, id *int64) ([]*models.Provider
 		return []*models.ProviderApplication{app}, nil
 	}
 	var apps []*models.ProviderApplication
-	err := withDetails(s.db.NewSelect().Model(&apps)).
+	err := withDetails(s.deps.DB.NewSelect().Model(&apps)).
 		Where("pa.status IN (?)", bun.In([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested})).
 		OrderExpr("pa.id DESC").Limit(watchOpenLimit).Scan(ctx)
 	if err != nil {

@@ -27,7 +27,7 @@ func requiredMessage(field, msg string) (string, error) {
 // decisions and the applicant's edits on one application take turns.
 func (s *Service) loadForChange(ctx context.Context, tx bun.Tx, id int64) (*models.ProviderApplication, error) {
 	app := new(models.ProviderApplication)
-	if err := s.db.ForUpdate(tx.NewSelect().Model(app).Where("id = ?", id)).Scan(ctx); err != nil {
+	if err := s.deps.DB.ForUpdate(tx.NewSelect().Model(app).Where("id = ?", id)).Scan(ctx); err != nil {
 		if store.IsNoRows(err) {
 			return nil, fault.E(fault.NotFound, "no such application")
 		}
@@ -63,18 +63,9 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 			app.Tier = &chosen
 			return nil
 		},
-		effect: func(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) error {
-			name := app.FullName
-			if app.Company != nil {
-				name = *app.Company
-			}
-			// Created at the instant of the approval.
-			p := &models.Provider{UserID: app.UserID, ApplicationID: app.ID, Tier: *app.Tier, Name: name, CreatedAt: app.UpdatedAt}
-			if _, err := tx.NewInsert().Model(p).Returning("id").Exec(ctx); err != nil {
-				return fmt.Errorf("onboarding: unable to create provider: %w", err)
-			}
-			provider = p
-			return s.auth.GrantRole(ctx, tx, app.UserID, models.RoleProvider)
+		effect: func(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) (err error) {
+			provider, err = s.deps.Providers.Create(ctx, tx, app)
+			return err
 		},
 		notification: func(app *models.ProviderApplication) *models.Notification {
 			return &models.Notification{
@@ -97,20 +88,11 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 	}
 	if provider == nil {
 		// Approved before: the provider that approval created.
-		if provider, err = s.providerOf(ctx, id); err != nil {
+		if provider, err = s.deps.Providers.OfApplication(ctx, id); err != nil {
 			return nil, nil, err
 		}
 	}
 	return app, provider, nil
-}
-
-// providerOf returns the provider that approving application id created.
-func (s *Service) providerOf(ctx context.Context, applicationID int64) (*models.Provider, error) {
-	p := new(models.Provider)
-	if err := s.db.NewSelect().Model(p).Where("application_id = ?", applicationID).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("onboarding: unable to load the provider of application %d: %w", applicationID, err)
-	}
-	return p, nil
 }
 
 func tierLabel(t models.ProviderTier) string {
@@ -121,7 +103,7 @@ func tierLabel(t models.ProviderTier) string {
 }
 
 func (s *Service) approvalText(app *models.ProviderApplication, tierName string, message *string) string {
-	base := s.PublicURL()
+	base := s.publicURL()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Hello %s,\n\nYour application to provide GPUs on GPUnex is approved. Your tier: %s.\n\n", app.FullName, tierName)
 	if message != nil {
@@ -130,7 +112,7 @@ func (s *Service) approvalText(app *models.ProviderApplication, tierName string,
 	fmt.Fprintf(&b, "Next steps\n\n")
 	fmt.Fprintf(&b, "1. Sign in at %s and open Agent tokens (%s/provider/tokens).\n", base, base)
 	fmt.Fprintf(&b, "   Create a token; it starts with %s and is shown once, so copy it.\n\n", auth.AgentTokenPrefix)
-	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.InstallCommand(""))
+	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.deps.Providers.InstallCommand(""))
 	fmt.Fprintf(&b, "   replacing <your agent token> with the token. The installer checks Docker and the toolkit,\n")
 	fmt.Fprintf(&b, "   starts the gpunex-agent container, and tells you how to check it: docker ps | grep gpunex-agent\n\n")
 	fmt.Fprintf(&b, "3. Within a minute your machine and each GPU show Online on your dashboard, and the first benchmark starts.\n\n")
@@ -170,7 +152,7 @@ type decision struct {
 // the change. A decision that is already made changes and announces
 // nothing.
 func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, d decision) (*models.ProviderApplication, error) {
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		app, err := s.loadForChange(ctx, tx, id)
 		if err != nil {
 			return err
@@ -186,7 +168,7 @@ func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, d de
 				return err
 			}
 		}
-		app.Status, app.UpdatedAt = d.to, s.clock.Now()
+		app.Status, app.UpdatedAt = d.to, s.deps.Clock.Now()
 		if _, err := tx.NewUpdate().Model(app).Column("status", "tier", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to record the decision: %w", err)
 		}
@@ -199,10 +181,10 @@ func (s *Service) decide(ctx context.Context, admin *auth.Viewer, id int64, d de
 				return err
 			}
 		}
-		if err := s.notify.Add(ctx, tx, d.notification(app)); err != nil {
+		if err := s.deps.Notify.Add(ctx, tx, d.notification(app)); err != nil {
 			return err
 		}
-		if err := s.outbox.Enqueue(ctx, tx, d.email(app, eventID)); err != nil {
+		if err := s.deps.Outbox.Enqueue(ctx, tx, d.email(app, eventID)); err != nil {
 			return err
 		}
 		s.announce(ctx, app.ID)
@@ -237,7 +219,7 @@ func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reas
 				To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
 				Subject: "Your GPUnex provider application",
 				Text: fmt.Sprintf("Hello %s,\n\nThank you for applying to provide GPUs on GPUnex. We cannot approve your application at this time.\n\nReason:\n%s\n\nYou are welcome to apply again once this is addressed: %s/provider/apply\n\nThe GPUnex team\n",
-					app.FullName, reason, s.PublicURL()),
+					app.FullName, reason, s.publicURL()),
 			}
 		},
 	})
@@ -266,33 +248,8 @@ func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64,
 				To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, eventID),
 				Subject: "GPUnex needs more information about your provider application",
 				Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
-					app.FullName, message, s.PublicURL()),
+					app.FullName, message, s.publicURL()),
 			}
 		},
 	})
-}
-
-// ProviderForUser returns userID's provider account, or nil.
-func (s *Service) ProviderForUser(ctx context.Context, userID int64) (*models.Provider, error) {
-	p := new(models.Provider)
-	err := s.db.NewSelect().Model(p).Where("user_id = ?", userID).Scan(ctx)
-	if store.IsNoRows(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("onboarding: unable to load provider: %w", err)
-	}
-	return p, nil
-}
-
-// RequireProvider returns viewer's provider account, or FORBIDDEN.
-func (s *Service) RequireProvider(ctx context.Context, viewer *auth.Viewer) (*models.Provider, error) {
-	p, err := s.ProviderForUser(ctx, viewer.User.ID)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return nil, fault.E(fault.Forbidden, "only approved providers may do this")
-	}
-	return p, nil
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/uptrace/bun"
 
@@ -15,9 +14,9 @@ import (
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/cursor"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -35,50 +34,44 @@ type Outbox interface {
 	Enqueue(ctx context.Context, idb bun.IDB, msg mail.Message) error
 }
 
-// Service runs applications, reviews and providers.
+// Deps are what the onboarding service uses.
+type Deps struct {
+	DB *store.DB
+	// Auth grants roles; Providers makes the provider an approval creates.
+	Auth      *auth.Service
+	Providers *provider.Service
+	Notify    *notify.Service
+	// Bus announces changes of applications (see Watch).
+	Bus    bus.Bus
+	Outbox Outbox
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// Config tunes the onboarding service.
+type Config struct {
+	// PublicURL is the address providers reach the platform at, for the
+	// links in emails (read when a message is written: the platform may
+	// learn it only once it listens).
+	PublicURL func() string
+}
+
+// Service runs applications and their review.
 type Service struct {
-	db     *store.DB
-	auth   *auth.Service
-	notify *notify.Service
-	bus    bus.Bus
-	outbox Outbox
-	clock  clock.Clock
-	logger *slog.Logger
-
-	mu        sync.RWMutex
-	publicURL string
+	deps Deps
+	cfg  Config
 }
 
-// NewService returns the onboarding service. Changes of applications are
-// announced on b (see Watch). publicURL is the address providers reach the
-// platform at (for the install command in emails).
-func NewService(db *store.DB, a *auth.Service, n *notify.Service, b bus.Bus, outbox Outbox, clk clock.Clock, logger *slog.Logger, publicURL string) *Service {
-	return &Service{db: db, auth: a, notify: n, bus: b, outbox: outbox, clock: clk, logger: logger, publicURL: strings.TrimRight(publicURL, "/")}
-}
-
-// SetPublicURL changes the address used in emails and install commands
-// (the platform sets it to the bound address when none was configured).
-func (s *Service) SetPublicURL(u string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.publicURL = strings.TrimRight(u, "/")
-}
-
-// PublicURL is the address used in emails and install commands.
-func (s *Service) PublicURL() string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.publicURL
-}
-
-// InstallCommand is the one line that installs the agent with token.
-func (s *Service) InstallCommand(token string) string {
-	if token == "" {
-		token = "<your agent token>"
+// New returns the onboarding service.
+func New(deps Deps, cfg Config) *Service {
+	if cfg.PublicURL == nil {
+		cfg.PublicURL = func() string { return "" }
 	}
-	// The installer writes /etc/gpunex and starts containers: root's work.
-	return fmt.Sprintf("curl -fsSL %s%s | sudo GPUNEX_TOKEN=%s sh", s.PublicURL(), installer.Path, token)
+	return &Service{deps: deps, cfg: cfg}
 }
+
+// publicURL is the platform's address without a trailing slash.
+func (s *Service) publicURL() string { return strings.TrimRight(s.cfg.PublicURL(), "/") }
 
 func invalidState(status models.ApplicationStatus, what string) error {
 	return &fault.Validation{Problems: []fault.Problem{{
@@ -94,7 +87,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		return nil, err
 	}
 	var app *models.ProviderApplication
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var existing []models.ProviderApplication
 		if err := tx.NewSelect().Model(&existing).Where("user_id = ? AND status IN (?)", viewer.User.ID,
 			bun.In([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested, models.ApplicationApproved})).
@@ -107,7 +100,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 			}
 			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_OPEN", Message: "you already have an application under review; edit it instead"}}}
 		}
-		now := s.clock.Now()
+		now := s.deps.Clock.Now()
 		tier, reasons := SuggestTier(&in)
 		app = &models.ProviderApplication{
 			UserID: viewer.User.ID, Status: models.ApplicationSubmitted,
@@ -115,7 +108,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		}
 		applyInput(app, &in)
 		if _, err := tx.NewInsert().Model(app).Returning("id").Exec(ctx); err != nil {
-			if s.db.IsUniqueViolation(err) {
+			if s.deps.DB.IsUniqueViolation(err) {
 				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_OPEN", Message: "you already have an application under review; edit it instead"}}}
 			}
 			return fmt.Errorf("onboarding: unable to store application: %w", err)
@@ -125,7 +118,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 	if err != nil {
 		return nil, err
 	}
-	s.logger.InfoContext(ctx, "onboarding: application submitted", "application_id", app.ID, "suggested_tier", app.SuggestionTier)
+	s.deps.Logger.InfoContext(ctx, "onboarding: application submitted", "application_id", app.ID, "suggested_tier", app.SuggestionTier)
 	return s.Get(ctx, app.ID)
 }
 
@@ -135,7 +128,7 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 	if err := in.normalize(); err != nil {
 		return nil, err
 	}
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		app, err := s.loadForChange(ctx, tx, id)
 		if err != nil {
 			return err
@@ -150,7 +143,7 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		applyInput(app, &in)
 		app.Status = models.ApplicationSubmitted
 		app.SuggestionTier, app.SuggestionReasons = tier, reasons
-		app.UpdatedAt = s.clock.Now()
+		app.UpdatedAt = s.deps.Clock.Now()
 		if _, err := tx.NewUpdate().Model(app).Column("full_name", "email", "company", "ups_protected", "commitment_months",
 			"maintenance_notes", "status", "suggested_tier", "suggested_reasons", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to update application: %w", err)
@@ -213,7 +206,7 @@ func (s *Service) insertGpus(ctx context.Context, tx bun.Tx, app *models.Provide
 func (s *Service) addEvent(ctx context.Context, tx bun.IDB, app *models.ProviderApplication, actor *auth.Viewer, action models.ApplicationAction, message *string, tier *models.ProviderTier) (int64, error) {
 	ev := &models.ApplicationEvent{
 		ApplicationID: app.ID, ActorUserID: actor.User.ID, ActorName: actor.User.Name, ActorIsAdmin: actor.IsAdmin(),
-		Action: action, Message: message, Tier: tier, At: s.clock.Now(),
+		Action: action, Message: message, Tier: tier, At: s.deps.Clock.Now(),
 	}
 	if _, err := tx.NewInsert().Model(ev).Returning("id").Exec(ctx); err != nil {
 		return 0, fmt.Errorf("onboarding: unable to record history: %w", err)
@@ -229,7 +222,7 @@ func (s *Service) notifyAdmins(ctx context.Context, tx bun.IDB, app *models.Prov
 		return fmt.Errorf("onboarding: unable to list admins: %w", err)
 	}
 	for _, id := range admins {
-		err := s.notify.Add(ctx, tx, &models.Notification{
+		err := s.deps.Notify.Add(ctx, tx, &models.Notification{
 			UserID: id, Kind: KindApplicationSubmitted,
 			Title:  "Provider application to review",
 			Body:   fmt.Sprintf("%s's application is waiting for review.", app.FullName),
@@ -254,7 +247,7 @@ func withDetails(q *bun.SelectQuery) *bun.SelectQuery {
 // Get loads an application with its GPU entries and history.
 func (s *Service) Get(ctx context.Context, id int64) (*models.ProviderApplication, error) {
 	app := new(models.ProviderApplication)
-	err := withDetails(s.db.NewSelect().Model(app)).Where("pa.id = ?", id).Scan(ctx)
+	err := withDetails(s.deps.DB.NewSelect().Model(app)).Where("pa.id = ?", id).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.NotFound, "no such application")
 	}
@@ -280,7 +273,7 @@ func (s *Service) GetFor(ctx context.Context, viewer *auth.Viewer, id int64) (*m
 // Latest returns userID's most recent application, or nil.
 func (s *Service) Latest(ctx context.Context, userID int64) (*models.ProviderApplication, error) {
 	app := new(models.ProviderApplication)
-	err := withDetails(s.db.NewSelect().Model(app)).Where("pa.user_id = ?", userID).OrderExpr("pa.id DESC").Limit(1).Scan(ctx)
+	err := withDetails(s.deps.DB.NewSelect().Model(app)).Where("pa.user_id = ?", userID).OrderExpr("pa.id DESC").Limit(1).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, nil
 	}
@@ -325,7 +318,7 @@ func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, fi
 	}
 	var apps []*models.ProviderApplication
 	// One more than asked says whether another page follows.
-	q := withDetails(filter(s.db.NewSelect().Model(&apps))).OrderExpr("pa.id DESC").Limit(int64(first + 1))
+	q := withDetails(filter(s.deps.DB.NewSelect().Model(&apps))).OrderExpr("pa.id DESC").Limit(int64(first + 1))
 	if after != "" {
 		q = q.Where("pa.id < ?", cursorID)
 	}
@@ -341,7 +334,7 @@ func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, fi
 		page.TotalCount = len(page.Items)
 		return page, nil
 	}
-	total, err := filter(s.db.NewSelect().Model((*models.ProviderApplication)(nil))).Count(ctx)
+	total, err := filter(s.deps.DB.NewSelect().Model((*models.ProviderApplication)(nil))).Count(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to count applications: %w", err)
 	}

@@ -19,7 +19,9 @@ import (
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -48,9 +50,13 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	t.Cleanup(func() { _ = probe.Close() })
 	a := auth.NewService(db, clk, logger, auth.WithParams(auth.TestParams))
 	n := notify.NewService(db, probe, clk, logger)
+	providers := provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
+		provider.Config{InstallCommand: func(token string) string { return installer.Command("https://gpunex.example", token) }})
 	b := &bundle{
 		ctx: t.Context(), db: db, clock: clk, probe: probe, auth: a,
-		service: onboarding.NewService(db, a, n, probe, mail.NewOutbox(clk, func() {}), clk, logger, "https://gpunex.example"),
+		service: onboarding.New(onboarding.Deps{DB: db, Auth: a, Providers: providers, Notify: n, Bus: probe,
+			Outbox: mail.NewOutbox(clk, func() {}), Clock: clk, Logger: logger},
+			onboarding.Config{PublicURL: func() string { return "https://gpunex.example" }}),
 		queries: &queryCounter{},
 	}
 	db.AddQueryHook(b.queries)

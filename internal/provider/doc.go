@@ -1,0 +1,13 @@
+// Package provider is the provider: the account an approved applicant
+// becomes, and the root every provider feature hangs from (machines
+// today; benchmarks, prices, schedules, earnings, payouts and reliability
+// next), as myProvider is in the schema.
+//
+// Onboarding creates a provider when an admin approves an application
+// (Create, inside the approval's transaction). The provider's agent
+// tokens are credentials, kept and checked by internal/auth; this package
+// is where a provider manages them, and where the one line that installs
+// the agent with a token is made (the installer's path is the installer's,
+// given as Config.InstallCommand by the platform, so this domain package
+// does not import the installer).
+package provider

@@ -1,0 +1,136 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Deps are what the service uses.
+type Deps struct {
+	DB     *store.DB
+	Auth   *auth.Service
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// Config tunes the service.
+type Config struct {
+	// InstallCommand makes the one line that installs the agent with a
+	// token (the platform gives the installer's, which knows its path
+	// and the public URL).
+	InstallCommand func(token string) string
+}
+
+// Service is the provider service.
+type Service struct {
+	deps Deps
+	cfg  Config
+}
+
+// New returns the provider service.
+func New(deps Deps, cfg Config) *Service {
+	if cfg.InstallCommand == nil {
+		cfg.InstallCommand = func(string) string { return "" }
+	}
+	return &Service{deps: deps, cfg: cfg}
+}
+
+// Create makes the provider of an approved application, in the approval's
+// transaction: named after the company (or the applicant), with the tier
+// the admin set, created at the instant of the approval. The user gets
+// the provider role.
+func (s *Service) Create(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) (*models.Provider, error) {
+	if app.Tier == nil {
+		return nil, fmt.Errorf("provider: application %d is approved without a tier", app.ID)
+	}
+	name := app.FullName
+	if app.Company != nil {
+		name = *app.Company
+	}
+	p := &models.Provider{UserID: app.UserID, ApplicationID: app.ID, Tier: *app.Tier, Name: name, CreatedAt: app.UpdatedAt}
+	if _, err := tx.NewInsert().Model(p).Returning("id").Exec(ctx); err != nil {
+		return nil, fmt.Errorf("provider: unable to create provider: %w", err)
+	}
+	if err := s.deps.Auth.GrantRole(ctx, tx, app.UserID, models.RoleProvider); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// OfApplication returns the provider that approving application
+// applicationID created.
+func (s *Service) OfApplication(ctx context.Context, applicationID int64) (*models.Provider, error) {
+	p := new(models.Provider)
+	if err := s.deps.DB.NewSelect().Model(p).Where("application_id = ?", applicationID).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("provider: unable to load the provider of application %d: %w", applicationID, err)
+	}
+	return p, nil
+}
+
+// ForUser returns userID's provider account, or nil when the user is not
+// a provider.
+func (s *Service) ForUser(ctx context.Context, userID int64) (*models.Provider, error) {
+	p := new(models.Provider)
+	err := s.deps.DB.NewSelect().Model(p).Where("user_id = ?", userID).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("provider: unable to load provider: %w", err)
+	}
+	return p, nil
+}
+
+// Require returns viewer's provider account, or FORBIDDEN.
+func (s *Service) Require(ctx context.Context, viewer *auth.Viewer) (*models.Provider, error) {
+	p, err := s.ForUser(ctx, viewer.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fault.E(fault.Forbidden, "only approved providers may do this")
+	}
+	return p, nil
+}
+
+// InstallCommand is the one line that installs the agent with token (the
+// installer puts a placeholder in place of an empty one, for emails).
+func (s *Service) InstallCommand(token string) string {
+	return s.cfg.InstallCommand(token)
+}
+
+// NewAgentToken is a token just made: the secret is shown once.
+type NewAgentToken struct {
+	Token          *models.AgentToken
+	Secret         string
+	InstallCommand string
+}
+
+// CreateAgentToken makes an agent token for p named name.
+func (s *Service) CreateAgentToken(ctx context.Context, p *models.Provider, name string) (*NewAgentToken, error) {
+	tok, secret, err := s.deps.Auth.CreateAgentToken(ctx, p.ID, name)
+	if err != nil {
+		return nil, err
+	}
+	return &NewAgentToken{Token: tok, Secret: secret, InstallCommand: s.InstallCommand(secret)}, nil
+}
+
+// AgentTokens lists p's agent tokens, newest first.
+func (s *Service) AgentTokens(ctx context.Context, p *models.Provider) ([]*models.AgentToken, error) {
+	return s.deps.Auth.AgentTokens(ctx, p.ID)
+}
+
+// RevokeAgentToken revokes p's token tokenID at once; another provider's
+// token is NOT_FOUND.
+func (s *Service) RevokeAgentToken(ctx context.Context, p *models.Provider, tokenID int64) (*models.AgentToken, error) {
+	return s.deps.Auth.RevokeAgentToken(ctx, p.ID, tokenID)
+}
