@@ -14,7 +14,7 @@ import (
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -80,7 +80,7 @@ func (r *queryResolver) Notifications(ctx context.Context, first *int, after *st
 		return nil, err
 	}
 	edges, info := connection(page.Items, page.HasNextPage,
-		func(n *models.Notification) string { return notify.Cursor(n.ID) },
+		func(n *models.Notification) string { return notification.Cursor(n.ID) },
 		func(cursor string, n *models.Notification) *model.NotificationEdge {
 			return &model.NotificationEdge{Cursor: cursor, Node: n}
 		})
@@ -99,7 +99,7 @@ func (r *subscriptionResolver) NotificationAdded(ctx context.Context, afterID *s
 			return nil, err
 		}
 	} else if afterID != nil {
-		after = notify.ReplayAll
+		after = notification.ReplayAll
 	}
 	return r.Notify.Subscribe(ctx, v.User.ID, after)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fleet"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/provider"
 )
@@ -18,7 +18,7 @@ import (
 // Resolver is the dependency-injection root; gqlgen never regenerates it.
 type Resolver struct {
 	Auth       *auth.Service
-	Notify     *notify.Service
+	Notify     *notification.Service
 	Onboarding *onboarding.Service
 	Providers  *provider.Service
 	Fleet      *fleet.Service

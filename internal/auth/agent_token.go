@@ -80,7 +80,7 @@ func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name s
 	if err := v.Err(); err != nil {
 		return nil, "", err
 	}
-	active, err := s.db.NewSelect().Model((*models.AgentToken)(nil)).
+	active, err := s.deps.DB.NewSelect().Model((*models.AgentToken)(nil)).
 		Where("provider_id = ? AND revoked_at IS NULL", providerID).Count(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("auth: unable to count agent tokens: %w", err)
@@ -92,19 +92,19 @@ func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name s
 	secret := newToken(AgentTokenPrefix)
 	tok := &models.AgentToken{
 		ProviderID: providerID, Name: name, Prefix: secret[:agentTokenDisplayLength],
-		TokenHash: HashToken(secret), CreatedAt: s.clock.Now(),
+		TokenHash: HashToken(secret), CreatedAt: s.deps.Clock.Now(),
 	}
-	if _, err := s.db.NewInsert().Model(tok).Returning("id").Exec(ctx); err != nil {
+	if _, err := s.deps.DB.NewInsert().Model(tok).Returning("id").Exec(ctx); err != nil {
 		return nil, "", fmt.Errorf("auth: unable to create agent token: %w", err)
 	}
-	s.logger.InfoContext(ctx, "auth: agent token created", "provider_id", providerID, "token_id", tok.ID, "prefix", tok.Prefix)
+	s.deps.Logger.InfoContext(ctx, "auth: agent token created", "provider_id", providerID, "token_id", tok.ID, "prefix", tok.Prefix)
 	return tok, secret, nil
 }
 
 // AgentTokens lists providerID's tokens, newest first.
 func (s *Service) AgentTokens(ctx context.Context, providerID int64) ([]*models.AgentToken, error) {
 	var out []*models.AgentToken
-	if err := s.db.NewSelect().Model(&out).Where("provider_id = ?", providerID).OrderExpr("id DESC").Scan(ctx); err != nil {
+	if err := s.deps.DB.NewSelect().Model(&out).Where("provider_id = ?", providerID).OrderExpr("id DESC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("auth: unable to list agent tokens: %w", err)
 	}
 	return out, nil
@@ -114,7 +114,7 @@ func (s *Service) AgentTokens(ctx context.Context, providerID int64) ([]*models.
 // revoked token is not an error; another provider's token is NOT_FOUND.
 func (s *Service) RevokeAgentToken(ctx context.Context, providerID, tokenID int64) (*models.AgentToken, error) {
 	tok := new(models.AgentToken)
-	err := s.db.NewSelect().Model(tok).Where("id = ? AND provider_id = ?", tokenID, providerID).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(tok).Where("id = ? AND provider_id = ?", tokenID, providerID).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.NotFound, "no such agent token")
 	}
@@ -124,19 +124,19 @@ func (s *Service) RevokeAgentToken(ctx context.Context, providerID, tokenID int6
 	if tok.RevokedAt != nil {
 		return tok, nil
 	}
-	now := s.clock.Now()
-	if _, err := s.db.NewUpdate().Model((*models.AgentToken)(nil)).Set("revoked_at = ?", now).
+	now := s.deps.Clock.Now()
+	if _, err := s.deps.DB.NewUpdate().Model((*models.AgentToken)(nil)).Set("revoked_at = ?", now).
 		Where("id = ? AND revoked_at IS NULL", tok.ID).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("auth: unable to revoke agent token: %w", err)
 	}
 	tok.RevokedAt = &now
 	s.agentCache.Delete(tok.TokenHash)
-	if s.bus != nil {
-		if err := s.bus.Publish(ctx, revokedChannel, []byte(tok.TokenHash)); err != nil {
-			s.logger.WarnContext(ctx, "auth: unable to announce revocation; other replicas drop the token within 30s", "err", err)
+	if s.deps.Bus != nil {
+		if err := s.deps.Bus.Publish(ctx, revokedChannel, []byte(tok.TokenHash)); err != nil {
+			s.deps.Logger.WarnContext(ctx, "auth: unable to announce revocation; other replicas drop the token within 30s", "err", err)
 		}
 	}
-	s.logger.InfoContext(ctx, "auth: agent token revoked", "provider_id", providerID, "token_id", tok.ID)
+	s.deps.Logger.InfoContext(ctx, "auth: agent token revoked", "provider_id", providerID, "token_id", tok.ID)
 	return tok, nil
 }
 
@@ -149,7 +149,7 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 		return nil, fault.E(fault.Unauthenticated, "the agent token is not valid")
 	}
 	hash := HashToken(token)
-	now := s.clock.Now()
+	now := s.deps.Clock.Now()
 	if v, ok := s.agentCache.Load(hash); ok {
 		c := v.(cachedAgent)
 		if now.Before(c.until) {
@@ -158,7 +158,7 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 		s.agentCache.Delete(hash)
 	}
 	tok := new(models.AgentToken)
-	err := s.db.NewSelect().Model(tok).Where("token_hash = ?", hash).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(tok).Where("token_hash = ?", hash).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.Unauthenticated, "the agent token is not valid")
 	}
@@ -169,9 +169,9 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 		return nil, fault.E(fault.Unauthenticated, "the agent token was revoked; create a new one on the Tokens page")
 	}
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= agentLastUsedResolution {
-		if _, err := s.db.NewUpdate().Model((*models.AgentToken)(nil)).Set("last_used_at = ?", now).
+		if _, err := s.deps.DB.NewUpdate().Model((*models.AgentToken)(nil)).Set("last_used_at = ?", now).
 			Where("id = ?", tok.ID).Exec(ctx); err != nil {
-			s.logger.WarnContext(ctx, "auth: unable to record agent token use", "token_id", tok.ID, "err", err)
+			s.deps.Logger.WarnContext(ctx, "auth: unable to record agent token use", "token_id", tok.ID, "err", err)
 		}
 	}
 	agent := &Agent{TokenID: tok.ID, ProviderID: tok.ProviderID}
@@ -192,10 +192,10 @@ const revokedChannel = "auth.agent-token-revoked"
 // ends. After any gap in the subscription the whole cache is dropped, since
 // a revocation may have been missed.
 func (s *Service) ListenForRevocations(ctx context.Context) {
-	if s.bus == nil {
+	if s.deps.Bus == nil {
 		return
 	}
-	bus.Listen(ctx, s.bus, revokedChannel, s.logger, s.agentCache.Clear, func(m bus.Message) {
+	bus.Listen(ctx, s.deps.Bus, revokedChannel, s.deps.Logger, s.agentCache.Clear, func(m bus.Message) {
 		s.agentCache.Delete(string(m.Payload))
 	})
 }

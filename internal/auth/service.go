@@ -41,48 +41,52 @@ const lastUsedResolution = time.Hour
 // second recommended option (64 MiB, 3 passes), two lanes.
 var DefaultParams = &argon2id.Params{Memory: 64 * 1024, Iterations: 3, Parallelism: 2, SaltLength: 16, KeyLength: 32}
 
-// TestParams are argon2id parameters for tests only: 1 MiB and one pass
-// keep hashing fast, and would make stolen hashes cheap to crack.
-var TestParams = &argon2id.Params{Memory: 1024, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}
-
 // SignUpHook runs inside the sign-up transaction, after the user row and
 // its roles exist. Other services attach here (the welcome notification)
 // without auth knowing them.
 type SignUpHook func(ctx context.Context, tx bun.Tx, u *models.User) error
 
+// Deps are what the account service uses.
+type Deps struct {
+	DB *store.DB
+	// Bus lets revocations of agent tokens reach every replica at once
+	// (nil: this replica only).
+	Bus    bus.Bus
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// Config tunes the account service. Zero values take the defaults.
+type Config struct {
+	// PasswordParams are the argon2id parameters (default DefaultParams;
+	// tests use authtest.Params).
+	PasswordParams *argon2id.Params
+	// SessionTTL is how long a session lasts without use (default
+	// DefaultSessionTTL).
+	SessionTTL time.Duration
+}
+
 // Service manages accounts and sessions.
 type Service struct {
-	db         *store.DB
-	clock      clock.Clock
-	logger     *slog.Logger
+	deps       Deps
 	params     *argon2id.Params
 	sessionTTL time.Duration
 	onSignUp   []SignUpHook
-	bus        bus.Bus
 	agentCache sync.Map // token hash -> cachedAgent
 	// dummyHash is verified against when an email is unknown, so a login
 	// takes the same time whether or not the account exists.
 	dummyHash string
 }
 
-// Option configures a Service.
-type Option func(*Service)
-
-// WithParams sets the argon2id parameters (tests use [TestParams]).
-func WithParams(p *argon2id.Params) Option { return func(s *Service) { s.params = p } }
-
-// WithBus lets revocations of agent tokens reach every replica at once.
-func WithBus(b bus.Bus) Option { return func(s *Service) { s.bus = b } }
-
-// WithSessionTTL sets how long sessions last.
-func WithSessionTTL(d time.Duration) Option { return func(s *Service) { s.sessionTTL = d } }
-
-// NewService returns an account service.
-func NewService(db *store.DB, clk clock.Clock, logger *slog.Logger, opts ...Option) *Service {
-	s := &Service{db: db, clock: clk, logger: logger, params: DefaultParams, sessionTTL: DefaultSessionTTL}
-	for _, o := range opts {
-		o(s)
+// New returns an account service.
+func New(deps Deps, cfg Config) *Service {
+	if cfg.PasswordParams == nil {
+		cfg.PasswordParams = DefaultParams
 	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	s := &Service{deps: deps, params: cfg.PasswordParams, sessionTTL: cfg.SessionTTL}
 	h, err := argon2id.CreateHash("gpunex-timing-equaliser", s.params)
 	if err != nil {
 		panic("auth: unable to create the timing hash: " + err.Error())
@@ -145,7 +149,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	}
 	var user *models.User
 	var sess *Session
-	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		user, err = s.insertUser(ctx, tx, email, name, hash, []models.Role{models.RoleCustomer})
 		if err != nil {
@@ -162,15 +166,15 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	if err != nil {
 		return nil, nil, err
 	}
-	s.logger.InfoContext(ctx, "auth: user signed up", "user_id", user.ID)
+	s.deps.Logger.InfoContext(ctx, "auth: user signed up", "user_id", user.ID)
 	return user, sess, nil
 }
 
 func (s *Service) insertUser(ctx context.Context, tx bun.IDB, email, name, hash string, roles []models.Role) (*models.User, error) {
-	now := s.clock.Now()
+	now := s.deps.Clock.Now()
 	user := &models.User{Email: email, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	if _, err := tx.NewInsert().Model(user).Returning("id").Exec(ctx); err != nil {
-		if s.db.IsUniqueViolation(err) {
+		if s.deps.DB.IsUniqueViolation(err) {
 			var v fault.Validation
 			v.Add("input.email", fault.Taken, "an account with this email already exists")
 			return nil, &v
@@ -187,7 +191,7 @@ func (s *Service) insertUser(ctx context.Context, tx bun.IDB, email, name, hash 
 }
 
 func (s *Service) grant(ctx context.Context, idb bun.IDB, userID int64, role models.Role) error {
-	ur := &models.UserRole{UserID: userID, Role: role, CreatedAt: s.clock.Now()}
+	ur := &models.UserRole{UserID: userID, Role: role, CreatedAt: s.deps.Clock.Now()}
 	if _, err := idb.NewInsert().Model(ur).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
 		return fmt.Errorf("auth: unable to grant role: %w", err)
 	}
@@ -219,7 +223,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	}
 	all := append([]models.Role{models.RoleCustomer}, roles...)
 	var user *models.User
-	err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		user, err = s.insertUser(ctx, tx, email, name, hash, all)
 		return err
@@ -240,7 +244,7 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 		return nil, nil, err
 	}
 	user := new(models.User)
-	err := s.db.NewSelect().Model(user).Where("email = ?", email).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(user).Where("email = ?", email).Scan(ctx)
 	if err != nil && !store.IsNoRows(err) {
 		return nil, nil, fmt.Errorf("auth: unable to look up user: %w", err)
 	}
@@ -259,7 +263,7 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 	if user.Roles, err = s.Roles(ctx, user.ID); err != nil {
 		return nil, nil, err
 	}
-	sess, err := s.newSession(ctx, s.db.DB, user.ID, kind)
+	sess, err := s.newSession(ctx, s.deps.DB.DB, user.ID, kind)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +271,7 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 }
 
 func (s *Service) newSession(ctx context.Context, idb bun.IDB, userID int64, kind models.SessionKind) (*Session, error) {
-	now := s.clock.Now()
+	now := s.deps.Clock.Now()
 	token := newToken(SessionTokenPrefix)
 	row := &models.Session{
 		UserID: userID, TokenHash: HashToken(token), Kind: kind,
@@ -286,19 +290,19 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 		return nil, fault.E(fault.Unauthenticated, "the session token is not valid")
 	}
 	sess := new(models.Session)
-	err := s.db.NewSelect().Model(sess).Where("token_hash = ?", HashToken(token)).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(sess).Where("token_hash = ?", HashToken(token)).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.Unauthenticated, "the session is not valid or has ended")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("auth: unable to look up session: %w", err)
 	}
-	now := s.clock.Now()
+	now := s.deps.Clock.Now()
 	if !now.Before(sess.ExpiresAt) {
 		return nil, fault.E(fault.Unauthenticated, "the session has expired; sign in again")
 	}
 	user := new(models.User)
-	if err := s.db.NewSelect().Model(user).Where("id = ?", sess.UserID).Scan(ctx); err != nil {
+	if err := s.deps.DB.NewSelect().Model(user).Where("id = ?", sess.UserID).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("auth: unable to load session user: %w", err)
 	}
 	roles, err := s.Roles(ctx, user.ID)
@@ -307,11 +311,11 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 	}
 	user.Roles = roles
 	if now.Sub(sess.LastUsedAt) >= lastUsedResolution {
-		_, err := s.db.NewUpdate().Model((*models.Session)(nil)).
+		_, err := s.deps.DB.NewUpdate().Model((*models.Session)(nil)).
 			Set("last_used_at = ?", now).Set("expires_at = ?", now.Add(s.sessionTTL)).
 			Where("id = ?", sess.ID).Exec(ctx)
 		if err != nil {
-			s.logger.WarnContext(ctx, "auth: unable to refresh session", "session_id", sess.ID, "err", err)
+			s.deps.Logger.WarnContext(ctx, "auth: unable to refresh session", "session_id", sess.ID, "err", err)
 		}
 	}
 	return &Viewer{User: user, Roles: roles, SessionID: sess.ID, SessionKind: sess.Kind}, nil
@@ -322,7 +326,7 @@ func (s *Service) LogOut(ctx context.Context, token string) (bool, error) {
 	if !looksLikeToken(SessionTokenPrefix, token) {
 		return false, nil
 	}
-	res, err := s.db.NewDelete().Model((*models.Session)(nil)).Where("token_hash = ?", HashToken(token)).Exec(ctx)
+	res, err := s.deps.DB.NewDelete().Model((*models.Session)(nil)).Where("token_hash = ?", HashToken(token)).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("auth: unable to end session: %w", err)
 	}
@@ -332,7 +336,7 @@ func (s *Service) LogOut(ctx context.Context, token string) (bool, error) {
 
 // EndSession ends the session with id (a viewer's current session).
 func (s *Service) EndSession(ctx context.Context, id int64) (bool, error) {
-	res, err := s.db.NewDelete().Model((*models.Session)(nil)).Where("id = ?", id).Exec(ctx)
+	res, err := s.deps.DB.NewDelete().Model((*models.Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("auth: unable to end session: %w", err)
 	}
@@ -343,7 +347,7 @@ func (s *Service) EndSession(ctx context.Context, id int64) (bool, error) {
 // Roles returns the roles of userID in a stable order.
 func (s *Service) Roles(ctx context.Context, userID int64) ([]models.Role, error) {
 	var rows []models.UserRole
-	if err := s.db.NewSelect().Model(&rows).Where("user_id = ?", userID).Scan(ctx); err != nil {
+	if err := s.deps.DB.NewSelect().Model(&rows).Where("user_id = ?", userID).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("auth: unable to load roles: %w", err)
 	}
 	roles := make([]models.Role, 0, len(rows))
@@ -367,7 +371,7 @@ func sortRoles(roles []models.Role) []models.Role {
 // UserByEmail finds a user by email; NOT_FOUND when there is none.
 func (s *Service) UserByEmail(ctx context.Context, email string) (*models.User, error) {
 	user := new(models.User)
-	err := s.db.NewSelect().Model(user).Where("email = ?", NormalizeEmail(email)).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(user).Where("email = ?", NormalizeEmail(email)).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.NotFound, "no account with this email")
 	}

@@ -144,7 +144,7 @@ func TestAuthenticateRefusesInvalidTokensAsUnauthenticated(t *testing.T) {
 func TestShorterSessionTTLIsHonoured(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		b := setup(t, db, auth.WithSessionTTL(2*time.Hour))
+		b := setup(t, db, auth.Config{SessionTTL: 2 * time.Hour})
 		require.Equal(t, 2*time.Hour, b.auth.SessionTTL())
 		_, s := b.signUp(t, "ada@example.com")
 		requireSameInstant(t, start.Add(2*time.Hour), s.ExpiresAt, "expiry of the new session")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
@@ -27,15 +28,19 @@ type bundle struct {
 }
 
 // setup returns an account service over db with a manual clock at start.
-func setup(t *testing.T, db *store.DB, opts ...auth.Option) *bundle {
+func setup(t *testing.T, db *store.DB, cfg ...auth.Config) *bundle {
 	t.Helper()
 	clk := clock.NewManual(start)
-	opts = append([]auth.Option{auth.WithParams(auth.TestParams)}, opts...)
+	c := auth.Config{PasswordParams: authtest.Params}
+	if len(cfg) > 0 {
+		c = cfg[0]
+		c.PasswordParams = authtest.Params
+	}
 	return &bundle{
 		ctx:   t.Context(),
 		db:    db,
 		clock: clk,
-		auth:  auth.NewService(db, clk, slog.New(slog.DiscardHandler), opts...),
+		auth:  auth.New(auth.Deps{DB: db, Clock: clk, Logger: slog.New(slog.DiscardHandler)}, c),
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/gpunex/gpunex/internal/cursor"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/mail"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -40,7 +40,7 @@ type Deps struct {
 	// Auth grants roles; Providers makes the provider an approval creates.
 	Auth      *auth.Service
 	Providers *provider.Service
-	Notify    *notify.Service
+	Notify    *notification.Service
 	// Bus announces changes of applications (see Watch).
 	Bus    bus.Bus
 	Outbox Outbox

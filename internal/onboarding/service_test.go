@@ -14,11 +14,12 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/mail"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/provider"
@@ -48,8 +49,8 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	logger := slog.New(slog.DiscardHandler)
 	probe := &probeBus{Bus: bus.NewMemory(), db: db}
 	t.Cleanup(func() { _ = probe.Close() })
-	a := auth.NewService(db, clk, logger, auth.WithParams(auth.TestParams))
-	n := notify.NewService(db, probe, clk, logger)
+	a := auth.New(auth.Deps{DB: db, Clock: clk, Logger: logger}, auth.Config{PasswordParams: authtest.Params})
+	n := notification.New(notification.Deps{DB: db, Bus: probe, Clock: clk, Logger: logger}, notification.Config{})
 	providers := provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
 		provider.Config{InstallCommand: func(token string) string { return installer.Command("https://gpunex.example", token) }})
 	b := &bundle{

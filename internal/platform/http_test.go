@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
-	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
@@ -232,7 +232,7 @@ func TestAutomaticPersistedQueries(t *testing.T) {
 func TestGracefulShutdownClosesWebSockets(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := platform.New(ctx, platform.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), PasswordParams: auth.TestParams})
+	p, err := platform.New(ctx, platform.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), PasswordParams: authtest.Params})
 	require.NoError(t, err)
 	defer p.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

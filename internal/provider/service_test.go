@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/provider"
@@ -31,7 +32,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	t.Helper()
 	clk := clock.NewManual(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	logger := slog.New(slog.DiscardHandler)
-	a := auth.NewService(db, clk, logger, auth.WithParams(auth.TestParams))
+	a := auth.New(auth.Deps{DB: db, Clock: clk, Logger: logger}, auth.Config{PasswordParams: authtest.Params})
 	return &bundle{ctx: t.Context(), db: db, auth: a, providers: provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
 		provider.Config{InstallCommand: func(token string) string { return "install " + token }})}
 }

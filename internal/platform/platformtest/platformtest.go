@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
-	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
@@ -77,7 +77,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		Addr:           "127.0.0.1:0",
 		API:            opts.API,
 		Clock:          opts.Clock,
-		PasswordParams: auth.TestParams,
+		PasswordParams: authtest.Params,
 		Logger:         slog.New(slog.DiscardHandler),
 		SPA:            opts.SPA,
 		SMTPURL:        opts.SMTPURL,

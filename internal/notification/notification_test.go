@@ -1,4 +1,4 @@
-package notify_test
+package notification_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -29,7 +29,7 @@ func TestWelcomeHookNotifiesTheNewUserOnlyAfterCommit(t *testing.T) {
 		var sub <-chan bus.Message
 		b.auth.OnSignUp(func(_ context.Context, _ bun.Tx, u *models.User) error {
 			var err error
-			sub, err = b.bus.Subscribe(t.Context(), notify.Channel(u.ID))
+			sub, err = b.bus.Subscribe(t.Context(), notification.Channel(u.ID))
 			return err
 		})
 		b.auth.OnSignUp(b.notify.Welcome)
@@ -46,7 +46,7 @@ func TestWelcomeHookNotifiesTheNewUserOnlyAfterCommit(t *testing.T) {
 
 		announced := nextMessage(t, sub)
 		require.Equal(t, u.ID, announced.UserID)
-		require.Equal(t, notify.KindWelcome, announced.Kind)
+		require.Equal(t, notification.KindWelcome, announced.Kind)
 		require.Equal(t, map[string]string{"name": "Ada Lovelace"}, announced.Params)
 		require.Contains(t, announced.Body, "Ada Lovelace")
 		require.NotEmpty(t, announced.Title)
@@ -94,14 +94,14 @@ func TestRolledBackTransactionAnnouncesNothing(t *testing.T) {
 				t.Parallel()
 				b := setup(t, db)
 				u := b.user(t, fmt.Sprintf("user%d@example.com", i))
-				subUser, err := b.bus.Subscribe(t.Context(), notify.Channel(u.ID))
+				subUser, err := b.bus.Subscribe(t.Context(), notification.Channel(u.ID))
 				require.NoError(t, err)
 				// A signing-up user's id exists only in its transaction:
 				// listen on it from a hook that runs before the others.
 				var subNew <-chan bus.Message
 				b.auth.OnSignUp(func(_ context.Context, _ bun.Tx, nu *models.User) error {
 					var err error
-					subNew, err = b.bus.Subscribe(t.Context(), notify.Channel(nu.ID))
+					subNew, err = b.bus.Subscribe(t.Context(), notification.Channel(nu.ID))
 					return err
 				})
 
@@ -147,7 +147,7 @@ func TestListPagesNewestFirstWithCursors(t *testing.T) {
 			{desc: "last, short page", first: 2, after: two, want: []*models.Notification{one}, hasNext: false},
 			{desc: "page exactly as long as what is left", first: 4, after: five, want: []*models.Notification{four, three, two, one}, hasNext: false},
 			{desc: "page one shorter than what is left", first: 3, after: five, want: []*models.Notification{four, three, two}, hasNext: true},
-			{desc: "everything in one page", first: notify.MaxPageSize, want: []*models.Notification{five, four, three, two, one}, hasNext: false},
+			{desc: "everything in one page", first: notification.MaxPageSize, want: []*models.Notification{five, four, three, two, one}, hasNext: false},
 			{desc: "after the oldest is empty", first: 10, after: one, want: []*models.Notification{}, hasNext: false},
 			{desc: "one at a time", first: 1, after: three, want: []*models.Notification{two}, hasNext: true},
 		}
@@ -156,7 +156,7 @@ func TestListPagesNewestFirstWithCursors(t *testing.T) {
 				t.Parallel()
 				after := ""
 				if tc.after != nil {
-					after = notify.Cursor(tc.after.ID)
+					after = notification.Cursor(tc.after.ID)
 				}
 				page, err := b.notify.List(b.ctx, u.ID, tc.first, after)
 				require.NoError(t, err)
@@ -180,7 +180,7 @@ func TestListPagesNewestFirstWithCursors(t *testing.T) {
 				if !page.HasNextPage {
 					break
 				}
-				after = notify.Cursor(page.Items[len(page.Items)-1].ID)
+				after = notification.Cursor(page.Items[len(page.Items)-1].ID)
 			}
 			require.Equal(t, ids(five, four, three, two, one), seen)
 		})
@@ -207,9 +207,9 @@ func TestListRefusesBadPageArgumentsAsBadUserInput(t *testing.T) {
 	}{
 		{desc: "first of zero", first: 0},
 		{desc: "negative first", first: -1},
-		{desc: "first above the maximum", first: notify.MaxPageSize + 1},
+		{desc: "first above the maximum", first: notification.MaxPageSize + 1},
 		{desc: "first of one is fine", first: 1, ok: true},
-		{desc: "first of the maximum is fine", first: notify.MaxPageSize, ok: true},
+		{desc: "first of the maximum is fine", first: notification.MaxPageSize, ok: true},
 		{desc: "cursor that is not base64", first: 10, after: "not a cursor!"},
 		{desc: "cursor in standard base64 with padding", first: 10, after: base64.StdEncoding.EncodeToString([]byte("notification:1"))},
 		{desc: "cursor of another kind of object", first: 10, after: cursor("machine:1")},
@@ -218,7 +218,7 @@ func TestListRefusesBadPageArgumentsAsBadUserInput(t *testing.T) {
 		{desc: "cursor with a negative id", first: 10, after: cursor("notification:-5")},
 		{desc: "cursor with an id beyond int64", first: 10, after: cursor("notification:99999999999999999999")},
 		{desc: "cursor of a plain number", first: 10, after: "42"},
-		{desc: "cursor built by Cursor is fine", first: 10, after: notify.Cursor(42), ok: true},
+		{desc: "cursor built by Cursor is fine", first: 10, after: notification.Cursor(42), ok: true},
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
@@ -295,7 +295,7 @@ func TestMarkReadTouchesOnlyTheUsersUnreadNotifications(t *testing.T) {
 		}
 
 		t.Run("more than a page of ids is refused", func(t *testing.T) {
-			many := make([]int64, notify.MaxPageSize+1)
+			many := make([]int64, notification.MaxPageSize+1)
 			for i := range many {
 				many[i] = int64(i + 1)
 			}

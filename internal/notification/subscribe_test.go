@@ -1,4 +1,4 @@
-package notify_test
+package notification_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/uptrace/bun"
 	"go.uber.org/goleak"
 
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -138,7 +138,7 @@ func TestSubscribeWithReplayAllReplaysEveryStoredNotification(t *testing.T) {
 		b.add(t, other.ID, "not yours")
 		two := b.add(t, u.ID, "two")
 
-		ch := b.subscribe(t, u.ID, notify.ReplayAll)
+		ch := b.subscribe(t, u.ID, notification.ReplayAll)
 		three := b.add(t, u.ID, "three")
 		require.Equal(t, ids(one, two, three), idsUntil(t, ch, three.ID))
 	})

@@ -1,4 +1,4 @@
-package notify
+package notification
 
 import (
 	"context"
@@ -30,17 +30,26 @@ const MaxPageSize = 100
 // replayLimit bounds how many missed notifications a subscription replays.
 const replayLimit = 500
 
-// Service creates, lists and streams notifications.
-type Service struct {
-	db     *store.DB
-	bus    bus.Bus
-	clock  clock.Clock
-	logger *slog.Logger
+// Deps are what the notification service uses.
+type Deps struct {
+	DB *store.DB
+	// Bus carries each notification to its user's subscriptions.
+	Bus    bus.Bus
+	Clock  clock.Clock
+	Logger *slog.Logger
 }
 
-// NewService returns a notification service.
-func NewService(db *store.DB, b bus.Bus, clk clock.Clock, logger *slog.Logger) *Service {
-	return &Service{db: db, bus: b, clock: clk, logger: logger}
+// Config tunes the notification service; it has nothing to tune yet.
+type Config struct{}
+
+// Service creates, lists and streams notifications.
+type Service struct {
+	deps Deps
+}
+
+// New returns a notification service.
+func New(deps Deps, _ Config) *Service {
+	return &Service{deps: deps}
 }
 
 // Channel is the bus channel of userID's notifications.
@@ -52,7 +61,7 @@ func (s *Service) Add(ctx context.Context, idb bun.IDB, n *models.Notification) 
 	if n.Params == nil {
 		n.Params = map[string]string{}
 	}
-	n.CreatedAt = s.clock.Now()
+	n.CreatedAt = s.deps.Clock.Now()
 	if _, err := idb.NewInsert().Model(n).Returning("id").Exec(ctx); err != nil {
 		return fmt.Errorf("notify: unable to store notification: %w", err)
 	}
@@ -66,8 +75,8 @@ func (s *Service) Add(ctx context.Context, idb bun.IDB, n *models.Notification) 
 		// the client's next replay, so it is logged, not returned.
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := s.bus.Publish(pctx, Channel(userID), payload); err != nil {
-			s.logger.WarnContext(ctx, "notify: unable to publish notification", "user_id", userID, "err", err)
+		if err := s.deps.Bus.Publish(pctx, Channel(userID), payload); err != nil {
+			s.deps.Logger.WarnContext(ctx, "notify: unable to publish notification", "user_id", userID, "err", err)
 		}
 	})
 	return nil
@@ -101,7 +110,7 @@ func (s *Service) List(ctx context.Context, userID int64, first int, after strin
 	if first < 1 || first > MaxPageSize {
 		return nil, fault.E(fault.Invalid, "first must be between 1 and %d", MaxPageSize)
 	}
-	q := s.db.NewSelect().Model((*models.Notification)(nil)).Where("user_id = ?", userID).OrderExpr("id DESC").Limit(int64(first + 1))
+	q := s.deps.DB.NewSelect().Model((*models.Notification)(nil)).Where("user_id = ?", userID).OrderExpr("id DESC").Limit(int64(first + 1))
 	if after != "" {
 		id, ok := parseCursor(after)
 		if !ok {
@@ -127,7 +136,7 @@ func (s *Service) List(ctx context.Context, userID int64, first int, after strin
 
 // UnreadCount counts userID's unread notifications.
 func (s *Service) UnreadCount(ctx context.Context, userID int64) (int, error) {
-	n, err := s.db.NewSelect().Model((*models.Notification)(nil)).Where("user_id = ? AND read_at IS NULL", userID).Count(ctx)
+	n, err := s.deps.DB.NewSelect().Model((*models.Notification)(nil)).Where("user_id = ? AND read_at IS NULL", userID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("notify: unable to count notifications: %w", err)
 	}
@@ -137,8 +146,8 @@ func (s *Service) UnreadCount(ctx context.Context, userID int64) (int, error) {
 // MarkRead marks userID's notifications with ids read (all of them when ids
 // is nil) and returns how many changed. Ids of other users are ignored.
 func (s *Service) MarkRead(ctx context.Context, userID int64, ids []int64) (int, error) {
-	q := s.db.NewUpdate().Model((*models.Notification)(nil)).
-		Set("read_at = ?", s.clock.Now()).
+	q := s.deps.DB.NewUpdate().Model((*models.Notification)(nil)).
+		Set("read_at = ?", s.deps.Clock.Now()).
 		Where("user_id = ? AND read_at IS NULL", userID)
 	if ids != nil {
 		if len(ids) == 0 {
@@ -179,7 +188,7 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 			return nil, nil
 		}
 		var ns []*models.Notification
-		err := s.db.NewSelect().Model(&ns).Where("user_id = ? AND id > ?", userID, afterID).
+		err := s.deps.DB.NewSelect().Model(&ns).Where("user_id = ? AND id > ?", userID, afterID).
 			OrderExpr("id ASC").Limit(int64(replayLimit)).Scan(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("notify: unable to replay notifications: %w", err)
@@ -192,7 +201,7 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 	live := func(ctx context.Context, m bus.Message) (*models.Notification, bool) {
 		n := new(models.Notification)
 		if err := json.Unmarshal(m.Payload, n); err != nil || n.UserID != userID {
-			s.logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
+			s.deps.Logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
 			return nil, false
 		}
 		if replayed[n.ID] {
@@ -201,5 +210,5 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 		}
 		return n, true
 	}
-	return bus.Follow(ctx, s.bus, Channel(userID), backlog, live)
+	return bus.Follow(ctx, s.deps.Bus, Channel(userID), backlog, live)
 }

@@ -1,7 +1,7 @@
-// Package notify delivers in-app notifications: stored in SQL, announced on
+// Package notification delivers in-app notifications: stored in SQL, announced on
 // the event bus on channel user.<id>.notifications once the transaction
 // that created them commits, and streamed to the SPA by the
 // notificationAdded subscription. A subscriber that gives the id of the
 // newest notification it knows first receives every newer one from the
 // database, so a reconnect loses nothing.
-package notify
+package notification

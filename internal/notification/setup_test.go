@@ -1,4 +1,4 @@
-package notify_test
+package notification_test
 
 import (
 	"bytes"
@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -33,7 +34,7 @@ type bundle struct {
 	clock  *clock.Manual
 	bus    *heldBus
 	auth   *auth.Service
-	notify *notify.Service
+	notify *notification.Service
 }
 
 // setup returns the notification and account services over db, sharing a
@@ -49,8 +50,8 @@ func setup(t *testing.T, db *store.DB) *bundle {
 		db:     db,
 		clock:  clk,
 		bus:    b,
-		auth:   auth.NewService(db, clk, logger, auth.WithParams(auth.TestParams)),
-		notify: notify.NewService(db, b, clk, logger),
+		auth:   auth.New(auth.Deps{DB: db, Clock: clk, Logger: logger}, auth.Config{PasswordParams: authtest.Params}),
+		notify: notification.New(notification.Deps{DB: db, Bus: b, Clock: clk, Logger: logger}, notification.Config{}),
 	}
 }
 
