@@ -3,9 +3,11 @@
 // with two simulated H100s. The demo provider logs in and lands on the
 // Overview; an agent token is created through the GraphQL API with the
 // browser's session; the agent starts and its machine appears and turns
-// Online without a reload, with both GPUs and live telemetry; SIGTERM makes
-// the agent say goodbye and the card turns Offline (planned), pushed over
-// the subscription. The Online screen is saved as artifacts/e2e-overview.png.
+// Online without a reload, with both GPUs and live telemetry, and the
+// utilisation chart draws each GPU's samples (in English, then in Arabic
+// with its value axis on the right); SIGTERM makes the agent say goodbye and
+// the card turns Offline (planned), pushed over the subscription. The Online
+// screen is saved as artifacts/e2e-overview.png (and -ar.png).
 //
 // GPUNEX_AGENT_BIN names the agent binary (default ../bin/gpunex-agent);
 // GPUNEX_E2E_AGENT=scripted swaps it for the stand-in in agent.mjs.
@@ -18,7 +20,9 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 
-const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
+const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
+const en = locale('en');
+const ar = locale('ar');
 
 const STEP_TIMEOUT = 30_000;
 // Interpolated values carry Unicode isolates (U+2068..U+2069).
@@ -145,11 +149,61 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     assert.notEqual(await text(card.getByTestId('machine-driver')), '', 'a driver version');
     assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
 
+    at('the utilisation chart draws both GPUs\' samples');
+    const chart = card.getByTestId('utilization-chart');
+    await chart.waitFor();
+    const drawn = await readChart(page, CARD);
+    assert.equal(drawn.series, 2, 'a line per GPU');
+    assert.equal(drawn.points, Math.max(...drawn.sparklinePoints), 'as many points as the longest GPU history');
+    assert.equal(drawn.title, en.overview.chart.title);
+    assert.deepEqual(
+      drawn.legend.map((item) => item.label),
+      drawn.rows.map((row) => `GPU ${row.index} · ${row.name}`),
+      'the legend names each GPU',
+    );
+    assert.deepEqual(
+      drawn.legend.map((item) => item.value),
+      drawn.rows.map((row) => row.reading),
+      'each GPU\'s latest sample is its utilisation reading',
+    );
+    for (const row of drawn.rows) {
+      assert.ok(drawn.description.includes(`GPU ${row.index} · ${row.name}`), `the description names GPU ${row.index}: ${drawn.description}`);
+    }
+    assert.ok(drawn.description.startsWith(`${en.overview.chart.title}. `), `description: ${drawn.description}`);
+    for (const [i, pixels] of drawn.linePixels.entries()) {
+      assert.ok(pixels > 50, `GPU ${i}'s line is painted in its colour (${pixels} pixels)`);
+    }
+    assert.ok(drawn.valueAxisGap.start >= 40 && drawn.valueAxisGap.end < 40, `value axis on the left: ${JSON.stringify(drawn.valueAxisGap)}`);
+    await card.getByTestId('chart-plot').locator('.u-over').hover();
+    await page.waitForFunction(
+      ([selector, prefix]) => document.querySelector(`${selector} [data-testid="chart-at"]`)?.textContent?.startsWith(prefix),
+      [CARD, `${en.overview.chart.xLabel}: `],
+    );
+
     at('screenshot');
     // From the top: a full-page shot scrolled down paints the sticky header
     // in the middle of the page.
+    await page.mouse.move(0, 0);
     await page.evaluate(() => window.scrollTo(0, 0));
     console.log(`screenshot: ${await saveScreenshot(page, 'e2e-overview.png')}`);
+
+    at('in Arabic the chart reads right to left: its texts in Arabic, the value axis on the right');
+    await byId('language-switcher').selectOption('ar');
+    await page.waitForFunction(
+      ([selector, title]) => document.querySelector(`${selector} [data-testid="utilization-chart"] figcaption`)?.textContent === title,
+      [CARD, ar.overview.chart.title],
+    );
+    const arabic = await readChart(page, CARD);
+    assert.equal(arabic.series, 2);
+    assert.ok(arabic.description.startsWith(`${ar.overview.chart.title}. `), `description: ${arabic.description}`);
+    assert.ok(arabic.valueAxisGap.end >= 40 && arabic.valueAxisGap.start < 40, `value axis on the right: ${JSON.stringify(arabic.valueAxisGap)}`);
+    for (const [i, pixels] of arabic.linePixels.entries()) {
+      assert.ok(pixels > 50, `GPU ${i}'s line is painted in Arabic too (${pixels} pixels)`);
+    }
+    await page.evaluate(() => window.scrollTo(0, 0));
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-overview-ar.png')}`);
+    await byId('language-switcher').selectOption('en');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
 
     at('SIGTERM: the agent goes offline (planned) and the card follows live');
     const eventsBefore = Number(await card.getAttribute('data-live-events'));
@@ -175,3 +229,59 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     await server.stop();
   }
 });
+
+/**
+ * readChart reads, in one go (a telemetry poll may land between two reads),
+ * what the machine card's utilisation chart shows and what its GPU rows say:
+ * the chart's series and point counts, caption, accessible description and
+ * legend; each row's index, name, utilisation reading and sparkline length;
+ * how many canvas pixels are painted in each series' colour; and the gaps
+ * between the plot box and the plotting area, where the value axis sits.
+ */
+function readChart(page, cardSelector) {
+  return page.evaluate((selector) => {
+    const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
+    const card = document.querySelector(selector);
+    const chart = card.querySelector('[data-testid="utilization-chart"]');
+    const plot = chart.querySelector('[data-testid="chart-plot"]');
+    const rows = [...card.querySelectorAll('[data-testid="gpu-row"]')];
+    const legend = [...chart.querySelectorAll('[data-testid="chart-legend-item"]')];
+
+    // The series' colours as the canvas paints them (rgb of --chart-N).
+    const probe = document.createElement('span');
+    plot.append(probe);
+    const rgbOf = (i) => {
+      probe.style.color = `var(--chart-${i + 1})`;
+      return getComputedStyle(probe).color.match(/\d+/g).slice(0, 3).map(Number);
+    };
+    const colours = legend.map((_, i) => rgbOf(i));
+    probe.remove();
+    const canvas = plot.querySelector('canvas');
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const linePixels = colours.map(([r, g, b]) => {
+      let n = 0;
+      for (let p = 0; p < data.length; p += 4) {
+        if (data[p + 3] > 200 && Math.abs(data[p] - r) + Math.abs(data[p + 1] - g) + Math.abs(data[p + 2] - b) < 30) n++;
+      }
+      return n;
+    });
+
+    const box = plot.getBoundingClientRect();
+    const over = plot.querySelector('.u-over').getBoundingClientRect();
+    return {
+      series: Number(chart.getAttribute('data-series')),
+      points: Number(chart.getAttribute('data-points')),
+      title: plain(chart.querySelector('figcaption').textContent),
+      description: plain(plot.getAttribute('aria-label')),
+      legend: legend.map((item) => ({ label: plain(item.getAttribute('data-label')), value: plain(item.querySelector('.chart-value').textContent) })),
+      rows: rows.map((row) => ({
+        index: row.getAttribute('data-index'),
+        name: plain(row.querySelector('[data-testid="gpu-name"]').textContent),
+        reading: plain(row.querySelector('[data-testid="gpu-utilization"] .reading').textContent),
+      })),
+      sparklinePoints: rows.map((row) => Number(row.querySelector('[data-testid="gpu-sparkline"]').getAttribute('data-points'))),
+      linePixels,
+      valueAxisGap: { start: Math.round(over.left - box.left), end: Math.round(box.right - over.right) },
+    };
+  }, cardSelector);
+}

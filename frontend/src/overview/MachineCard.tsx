@@ -4,6 +4,7 @@ import { isolate, useFormat } from '../ui/format';
 import type { FleetEntry, Gpu, Machine } from './fleet';
 import { secondsSince, throttleKey, useReadings } from './format';
 import { Sparkline } from './Sparkline';
+import { UtilizationChart } from './UtilizationChart';
 
 /**
  * MachineCard shows one machine: hostname, live status (with why it is
@@ -69,6 +70,7 @@ export function MachineCard({ entry }: { entry: FleetEntry }) {
         </dd>
       </dl>
       <GpuTable machine={m} />
+      <UtilizationChart machine={m} />
     </article>
   );
 }

@@ -1,0 +1,35 @@
+import { useTranslation } from 'react-i18next';
+import { isolate, useFormat } from '../ui/format';
+import { TimeSeriesChart } from '../ui/TimeSeriesChart';
+import type { Machine } from './fleet';
+import { useReadings } from './format';
+import { utilizationHistory } from './utilizationHistory';
+
+/** HEARTBEAT_STEPS keep the heartbeat axis on whole heartbeats. */
+const HEARTBEAT_STEPS = [1, 2, 5, 10, 20, 50];
+
+/**
+ * UtilizationChart draws a machine's GPU utilisation over its recent
+ * heartbeats, a line per GPU, 0–100 %. It shows nothing until a GPU has
+ * two samples; the GPU rows' sparklines say "No samples yet" meanwhile.
+ */
+export function UtilizationChart({ machine }: { machine: Machine }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const r = useReadings();
+  const history = utilizationHistory(machine.gpus);
+  if (history.gpus.length === 0) return null;
+  return (
+    <TimeSeriesChart
+      testId="utilization-chart"
+      title={t('overview.chart.title')}
+      xs={history.xs}
+      series={history.gpus.map(({ gpu, values }) => ({
+        label: t('overview.chart.gpu', { index: gpu.index, name: isolate(gpu.model?.name ?? gpu.name) }),
+        values,
+      }))}
+      x={{ time: false, label: t('overview.chart.xLabel'), format: (x) => f.number(Math.abs(x)), steps: HEARTBEAT_STEPS }}
+      y={{ label: t('overview.chart.yLabel'), format: r.percent, range: [0, 100] }}
+    />
+  );
+}

@@ -1,0 +1,167 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import './chart.css';
+import {
+  chartData,
+  chartOptions,
+  summarizeSeries,
+  valueAt,
+  xFormat,
+  type ChartAxis,
+  type ChartLook,
+  type ChartSeries,
+  type XAxis,
+  type YAxis,
+} from './chartOptions';
+import { isolate, useFormat } from './format';
+
+// The chart library is uPlot: about 20 kB gzipped with no dependencies
+// (Recharts brings Redux, Immer and D3 along, several times that; Chart.js
+// is about three times the size), built for time series, which is what the
+// Benchmarks, Pricing, Earnings and Performance tabs draw, and fast on long
+// histories since it draws on a canvas. It knows nothing of React, so
+// nothing ties it to a React version: this component is the whole binding.
+// What a canvas cannot do is done in the page: the caption, the legend
+// (in the reader's language and direction) and the description a screen
+// reader gets instead of the drawing.
+
+/** CHART_COLORS is how many --chart-N colours ui/chart.css defines. */
+const CHART_COLORS = 6;
+
+/** TimeSeriesChartProps are a chart's data and how to write it. */
+export interface TimeSeriesChartProps {
+  /** title is the chart's caption and accessible name, already translated. */
+  title: string;
+  /** xs are the x values, ascending: seconds since the epoch when x.time. */
+  xs: readonly number[];
+  /** series are the lines, each with one value (or null) per x. */
+  series: readonly ChartSeries[];
+  x: XAxis;
+  y: YAxis;
+  /** height of the plot in CSS pixels; the width follows the container. */
+  height?: number;
+  testId?: string;
+}
+
+/**
+ * TimeSeriesChart draws one line per series over x, with axis labels and
+ * ticks in the reader's language, the value axis on the reader's starting
+ * side, and a legend that gives each series' latest value, or its value
+ * under the pointer. Screen readers get each series' range and latest value.
+ */
+export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId }: TimeSeriesChartProps) {
+  const { t, i18n } = useTranslation();
+  const f = useFormat();
+  const lng = i18n.language;
+  const rtl = i18n.dir(lng) === 'rtl';
+  const formatX = xFormat(x, xs, lng);
+  const [hovered, setHovered] = useState<number | null>(null);
+  const plot = useUplot({ xs, series, x: { ...x, format: formatX }, y, rtl, height, onHover: setHovered });
+
+  const description = summarizeSeries(series)
+    .map((s) =>
+      t('chart.series', {
+        label: isolate(s.label),
+        samples: f.number(s.count),
+        min: isolate(y.format(s.min)),
+        max: isolate(y.format(s.max)),
+        last: isolate(y.format(s.last)),
+      }),
+    )
+    .join(' ');
+  const hoveredX = hovered === null ? undefined : xs[hovered];
+
+  return (
+    <figure className="chart" data-testid={testId} data-series={series.length} data-points={xs.length}>
+      <figcaption className="chart-title">{title}</figcaption>
+      <div ref={plot} className="chart-plot" role="img" aria-label={`${title}. ${description}`} data-testid="chart-plot" />
+      <p className="chart-at muted small" data-testid="chart-at">
+        {hoveredX === undefined ? t('chart.latest') : t('chart.at', { label: x.label, value: isolate(formatX(hoveredX)) })}
+      </p>
+      <ul className="chart-legend">
+        {series.map((s, i) => (
+          <LegendItem key={`${i}-${s.label}`} series={s} color={i % CHART_COLORS} value={valueAt(s, hovered)} format={y.format} />
+        ))}
+      </ul>
+    </figure>
+  );
+}
+
+/** LegendItem is one series' colour, label and value. */
+function LegendItem({ series, color, value, format }: { series: ChartSeries; color: number; value: number | null; format: (v: number) => string }) {
+  const { t } = useTranslation();
+  return (
+    <li className="chart-legend-item" data-testid="chart-legend-item" data-label={series.label} data-value={value ?? ''}>
+      <span className="chart-swatch" style={{ background: `var(--chart-${color + 1})` }} aria-hidden="true" />
+      <span dir="auto">{series.label}</span>
+      <span className="chart-value">{value === null ? t('chart.noValue') : format(value)}</span>
+    </li>
+  );
+}
+
+interface PlotInput {
+  xs: readonly number[];
+  series: readonly ChartSeries[];
+  x: XAxis & ChartAxis;
+  y: YAxis;
+  rtl: boolean;
+  height: number;
+  /** onHover gets the index under the pointer, null when there is none. */
+  onHover: (index: number | null) => void;
+}
+
+/**
+ * useUplot keeps a uPlot instance in the returned element. The instance is
+ * made again only when what its options are built from changes in kind (the
+ * language, the direction, the labels, the number of series, the height);
+ * new data is handed to the one there is, and a change of the element's
+ * width resizes it.
+ */
+function useUplot(input: PlotInput) {
+  const box = useRef<HTMLDivElement>(null);
+  const chart = useRef<uPlot | null>(null);
+  const latest = useRef(input);
+  useEffect(() => {
+    latest.current = input;
+  });
+
+  const { xs, series, x, y, rtl, height } = input;
+  const shape = JSON.stringify([x.label, x.time, x.steps, x.format(xs[0] ?? 0), y.label, y.range, y.format(1), rtl, height, series.map((s) => s.label)]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const now = latest.current;
+    const options = chartOptions(now.series, { x: now.x, y: now.y }, lookOf(el), { width: el.clientWidth, height: now.height, rtl: now.rtl });
+    options.hooks = { setCursor: [(u) => latest.current.onHover(u.cursor.idx ?? null)] };
+    const u = new uPlot(options, chartData(now.xs, now.series), el);
+    chart.current = u;
+    const resize = new ResizeObserver(() => u.setSize({ width: el.clientWidth, height: now.height }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      u.destroy();
+      chart.current = null;
+    };
+  }, [shape]);
+
+  useEffect(() => {
+    chart.current?.setData(chartData(xs, series));
+  }, [xs, series]);
+
+  return box;
+}
+
+/** lookOf reads the chart's colours and font from the page's stylesheet. */
+function lookOf(el: HTMLElement): ChartLook {
+  const style = getComputedStyle(el);
+  const prop = (name: string) => style.getPropertyValue(name).trim();
+  return {
+    colors: Array.from({ length: CHART_COLORS }, (_, i) => prop(`--chart-${i + 1}`)).filter(Boolean),
+    text: prop('--muted') || 'gray',
+    grid: prop('--border') || 'lightgray',
+    font: style.fontFamily,
+  };
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { chartData, chartOptions, colorOf, summarizeSeries, valueAt, xFormat, type ChartLook, type ChartSeries } from './chartOptions';
+
+const look: ChartLook = { colors: ['#111', '#222'], text: '#555', grid: '#ddd', font: 'sans-serif' };
+const series: ChartSeries[] = [
+  { label: 'GPU 0', values: [10, 20, null, 40] },
+  { label: 'GPU 1', values: [null, 5, 6, 7] },
+  { label: 'GPU 2', values: [1, 1, 1, 1] },
+];
+const percent = (v: number) => `${v}%`;
+const axes = { x: { label: 'Heartbeats ago', time: false, format: (v: number) => String(Math.abs(v)) }, y: { label: 'Utilization', format: percent, range: [0, 100] as const } };
+
+describe('chartOptions', () => {
+  const ltr = chartOptions(series, axes, look, { width: 600, height: 200, rtl: false });
+
+  it('draws a line per series in the look\'s colours, repeating them, with uPlot\'s own legend off', () => {
+    expect(ltr.series.slice(1).map((s) => [s.label, s.stroke])).toEqual([
+      ['GPU 0', '#111'],
+      ['GPU 1', '#222'],
+      ['GPU 2', '#111'],
+    ]);
+    expect(ltr.legend?.show).toBe(false);
+  });
+
+  it('labels both axes and writes their ticks with the given formatters', () => {
+    const [x, y] = ltr.axes ?? [];
+    expect(x?.label).toBe('Heartbeats ago');
+    expect(y?.label).toBe('Utilization');
+    const ticks = (axis: typeof x, splits: number[]) =>
+      typeof axis?.values === 'function' ? axis.values({} as never, splits, 0, 0, 0) : undefined;
+    expect(ticks(x, [-10, -5, 0])).toEqual(['10', '5', '0']);
+    expect(ticks(y, [0, 50, 100])).toEqual(['0%', '50%', '100%']);
+  });
+
+  it('fixes the value range when asked and keeps x as plain numbers unless they are times', () => {
+    expect(ltr.scales?.y?.range).toEqual([0, 100]);
+    expect(ltr.scales?.x?.time).toBe(false);
+  });
+
+  it('puts the value axis on the left left to right, on the right right to left; time stays at the bottom', () => {
+    const rtl = chartOptions(series, axes, look, { width: 600, height: 200, rtl: true });
+    expect(ltr.axes?.map((a) => a.side)).toEqual([2, 3]);
+    expect(rtl.axes?.map((a) => a.side)).toEqual([2, 1]);
+  });
+
+  it('keeps ticks on the steps it is given', () => {
+    const stepped = chartOptions(series, { ...axes, x: { ...axes.x, steps: [1, 5] } }, look, { width: 600, height: 200, rtl: false });
+    expect(stepped.axes?.[0]?.incrs).toEqual([1, 5]);
+  });
+});
+
+describe('chartData', () => {
+  it('is the x column then one column per series', () => {
+    expect(chartData([-3, -2, -1, 0], series.slice(0, 2))).toEqual([
+      [-3, -2, -1, 0],
+      [10, 20, null, 40],
+      [null, 5, 6, 7],
+    ]);
+  });
+});
+
+describe('colorOf', () => {
+  it('falls back to the text colour without a palette', () => {
+    expect(colorOf({ ...look, colors: [] }, 3)).toBe('currentColor');
+  });
+});
+
+describe('summarizeSeries and valueAt', () => {
+  it('give each series\' count, range and latest value, skipping gaps and series without values', () => {
+    expect(summarizeSeries([...series, { label: 'empty', values: [null, null] }])).toEqual([
+      { label: 'GPU 0', count: 3, min: 10, max: 40, last: 40 },
+      { label: 'GPU 1', count: 3, min: 5, max: 7, last: 7 },
+      { label: 'GPU 2', count: 4, min: 1, max: 1, last: 1 },
+    ]);
+  });
+
+  it('read the value under the pointer, or the latest one without a pointer', () => {
+    expect(valueAt({ label: 'a', values: [1, 2, null] }, null)).toBe(2);
+    expect(valueAt({ label: 'a', values: [1, 2, null] }, 2)).toBeNull();
+    expect(valueAt({ label: 'a', values: [1, 2, null] }, 0)).toBe(1);
+  });
+});
+
+describe('xFormat', () => {
+  const noon = Date.UTC(2026, 10, 3, 12, 30) / 1000;
+
+  it('writes times of day over a short span, in the reader\'s language and digits', () => {
+    const format = xFormat({ label: 'Time', time: true }, [noon - 3600, noon], 'en');
+    expect(format(noon)).toBe(new Intl.DateTimeFormat('en', { hour: 'numeric', minute: '2-digit' }).format(new Date(noon * 1000)));
+    const arabic = xFormat({ label: 'Time', time: true }, [noon - 3600, noon], 'ar');
+    expect(arabic(noon)).toBe(new Intl.DateTimeFormat('ar', { hour: 'numeric', minute: '2-digit' }).format(new Date(noon * 1000)));
+    expect(arabic(noon)).not.toBe(format(noon));
+  });
+
+  it('writes dates over a span of more than two days', () => {
+    const format = xFormat({ label: 'Day', time: true }, [noon - 30 * 86_400, noon], 'es');
+    expect(format(noon)).toBe(new Intl.DateTimeFormat('es', { month: 'short', day: 'numeric' }).format(new Date(noon * 1000)));
+  });
+
+  it('writes plain numbers with Intl, or with the axis\'s own formatter', () => {
+    expect(xFormat({ label: 'n', time: false }, [], 'en')(12345.678)).toBe('12,345.68');
+    expect(xFormat({ label: 'n', time: false, format: () => 'own' }, [], 'en')(1)).toBe('own');
+  });
+});

@@ -1,0 +1,183 @@
+import type uPlot from 'uplot';
+
+// The pure half of TimeSeriesChart: what uPlot is given, built from the
+// chart's props without touching the DOM, so it is unit-tested in Node.
+
+/** ChartSeries is one line: a GPU, a model, a price. */
+export interface ChartSeries {
+  /** label names the line in the legend and the chart's description. */
+  label: string;
+  /** values has one entry per x, null where nothing was measured. */
+  values: readonly (number | null)[];
+}
+
+/** ChartAxis is how an axis is labelled and its ticks are written. */
+export interface ChartAxis {
+  /** label names the axis, already translated ("Utilization"). */
+  label: string;
+  /** format writes a tick or a value in the reader's language. */
+  format: (value: number) => string;
+}
+
+/** XAxis is the horizontal axis. */
+export interface XAxis extends Omit<ChartAxis, 'format'> {
+  /**
+   * time says the x values are seconds since the epoch (ticks fall on whole
+   * minutes, hours, days); otherwise they are plain numbers.
+   */
+  time: boolean;
+  /** format writes a tick; by default a time or a number in the reader's language (see xFormat). */
+  format?: (value: number) => string;
+  /** steps are the tick spacings allowed (whole numbers for counts); uPlot picks otherwise. */
+  steps?: readonly number[];
+}
+
+/** YAxis is the value axis. */
+export interface YAxis extends ChartAxis {
+  /** range fixes the axis ([0, 100] for a percentage); otherwise it fits the data. */
+  range?: readonly [number, number];
+}
+
+/** ChartLook is what the page's stylesheet decides: colours and font. */
+export interface ChartLook {
+  /** colors are the series' strokes, in order, repeating past the end. */
+  colors: readonly string[];
+  /** text is the colour of tick values and axis labels; grid of grid lines and ticks. */
+  text: string;
+  grid: string;
+  /** font is a CSS font family for the canvas text. */
+  font: string;
+}
+
+/** ChartLayout is what the chart's place on the page decides. */
+export interface ChartLayout {
+  width: number;
+  height: number;
+  /**
+   * rtl puts the value axis on the right, where a right-to-left reader
+   * starts. Time still runs left to right, as on the sparkline: the
+   * convention of charts in Arabic as in the other languages.
+   */
+  rtl: boolean;
+}
+
+/** colorOf is series i's colour. */
+export function colorOf(look: ChartLook, i: number): string {
+  return look.colors.length > 0 ? (look.colors[i % look.colors.length] ?? 'currentColor') : 'currentColor';
+}
+
+/** chartData is uPlot's column layout: the x values, then one column per series. */
+export function chartData(xs: readonly number[], series: readonly ChartSeries[]): uPlot.AlignedData {
+  return [Array.from(xs), ...series.map((s) => Array.from(s.values))];
+}
+
+// uPlot's axis sides: 1 right, 2 bottom, 3 left.
+const RIGHT = 1;
+const BOTTOM = 2;
+const LEFT = 3;
+
+/**
+ * chartOptions is the uPlot configuration for a line per series over x and
+ * y. uPlot's own legend is off: TimeSeriesChart draws one in the page, so
+ * it follows the page's language, direction and styles.
+ */
+export function chartOptions(
+  series: readonly ChartSeries[],
+  axes: { x: XAxis & ChartAxis; y: YAxis },
+  look: ChartLook,
+  layout: ChartLayout,
+): uPlot.Options {
+  const font = `12px ${look.font}`;
+  const labelFont = `600 12px ${look.font}`;
+  const axisStyle = { stroke: look.text, font, labelFont, grid: { stroke: look.grid, width: 1 }, ticks: { stroke: look.grid, width: 1 } };
+  const { x, y } = axes;
+  return {
+    width: layout.width,
+    height: layout.height,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: {
+      x: { time: x.time },
+      y: y.range ? { range: [y.range[0], y.range[1]] } : {},
+    },
+    axes: [
+      {
+        ...axisStyle,
+        side: BOTTOM,
+        label: x.label,
+        values: (_u, splits) => splits.map((v) => x.format(v)),
+        ...(x.steps && { incrs: Array.from(x.steps) }),
+      },
+      {
+        ...axisStyle,
+        side: layout.rtl ? RIGHT : LEFT,
+        label: y.label,
+        size: 56,
+        values: (_u, splits) => splits.map((v) => y.format(v)),
+      },
+    ],
+    series: [
+      {},
+      ...series.map((s, i) => ({
+        label: s.label,
+        stroke: colorOf(look, i),
+        width: 2,
+        points: { show: false },
+      })),
+    ],
+  };
+}
+
+/** SeriesSummary is what a chart's description says of one series. */
+export interface SeriesSummary {
+  label: string;
+  count: number;
+  min: number;
+  max: number;
+  last: number;
+}
+
+/**
+ * summarizeSeries gives, for each series with a value, its number of values,
+ * lowest, highest and latest: what a screen reader is told instead of the
+ * drawing.
+ */
+export function summarizeSeries(series: readonly ChartSeries[]): SeriesSummary[] {
+  const out: SeriesSummary[] = [];
+  for (const s of series) {
+    const values = s.values.filter((v): v is number => v !== null && Number.isFinite(v));
+    const last = values[values.length - 1];
+    if (last === undefined) continue;
+    out.push({ label: s.label, count: values.length, min: Math.min(...values), max: Math.max(...values), last });
+  }
+  return out;
+}
+
+/** valueAt is a series' value at index, or its latest value when index is null. */
+export function valueAt(s: ChartSeries, index: number | null): number | null {
+  if (index !== null) return s.values[index] ?? null;
+  for (let i = s.values.length - 1; i >= 0; i--) {
+    const v = s.values[i];
+    if (v !== null && v !== undefined) return v;
+  }
+  return null;
+}
+
+/**
+ * xFormat is the x axis's tick writer in language lng: the axis's own, or
+ * for times hours and minutes over a span of up to two days and the date
+ * beyond (an earnings history of months), or for plain numbers Intl's.
+ */
+export function xFormat(x: XAxis, xs: readonly number[], lng: string): (value: number) => string {
+  if (x.format) return x.format;
+  if (!x.time) {
+    const number = new Intl.NumberFormat(lng, { maximumFractionDigits: 2 });
+    return (value) => number.format(value);
+  }
+  const span = xs.length > 1 ? (xs[xs.length - 1] ?? 0) - (xs[0] ?? 0) : 0;
+  const time =
+    span <= 2 * 86_400
+      ? new Intl.DateTimeFormat(lng, { hour: 'numeric', minute: '2-digit' })
+      : new Intl.DateTimeFormat(lng, { month: 'short', day: 'numeric' });
+  return (seconds) => time.format(new Date(seconds * 1000));
+}
