@@ -311,7 +311,7 @@ func newUserCommand() *cobra.Command {
 			if _, err := db.MigrateUp(cmd.Context()); err != nil {
 				return err
 			}
-			svc := auth.NewService(db, clock.Real{}, slog.New(slog.DiscardHandler))
+			svc := auth.New(auth.Deps{DB: db, Clock: clock.Real{}, Logger: slog.New(slog.DiscardHandler)}, auth.Config{})
 			var roles []models.Role
 			if admin {
 				roles = append(roles, models.RoleAdmin)

@@ -13,11 +13,13 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/argon2id"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/frontend"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/api"
@@ -27,9 +29,10 @@ import (
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
-	"github.com/gpunex/gpunex/internal/notify"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/presence"
+	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/resolvers"
 )
@@ -76,14 +79,22 @@ type Platform struct {
 	Bus        *bus.Counted
 	Presence   presence.Store
 	Auth       *auth.Service
-	Notify     *notify.Service
+	Notify     *notification.Service
+	Providers  *provider.Service
 	Onboarding *onboarding.Service
 	Fleet      *fleet.Service
 	Mail       *mail.Worker
 	Handler    *api.Server
 	redis      *redis.Client
 	background []Background
+	// publicURL is where providers reach the platform: links in emails
+	// and the install command (set to the bound address when no
+	// --public-url is configured).
+	publicURL atomic.Pointer[string]
 }
+
+// PublicURL is where providers reach the platform.
+func (p *Platform) PublicURL() string { return *p.publicURL.Load() }
 
 // Background is work that runs while the platform serves: it starts once
 // the listener is bound, with the URL it is reachable at, and ctx ends
@@ -147,12 +158,8 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		p.Presence = presence.NewMemory(cfg.Clock)
 	}
 
-	authOpts := []auth.Option{auth.WithBus(p.Bus)}
-	if cfg.PasswordParams != nil {
-		authOpts = append(authOpts, auth.WithParams(cfg.PasswordParams))
-	}
-	p.Auth = auth.NewService(db, cfg.Clock, cfg.Logger, authOpts...)
-	p.Notify = notify.NewService(db, p.Bus, cfg.Clock, cfg.Logger)
+	p.Auth = auth.New(auth.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, auth.Config{PasswordParams: cfg.PasswordParams})
+	p.Notify = notification.New(notification.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, notification.Config{})
 	p.Auth.OnSignUp(p.Notify.Welcome)
 
 	from := cfg.MailFrom
@@ -173,11 +180,15 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if publicURL == "" {
 		publicURL = "http://" + cfg.Addr
 	}
-	p.Onboarding = onboarding.NewService(db, p.Auth, p.Notify, p.Bus, outbox, cfg.Clock, cfg.Logger, publicURL)
+	p.publicURL.Store(&publicURL)
+	p.Providers = provider.New(provider.Deps{DB: db, Auth: p.Auth, Clock: cfg.Clock, Logger: cfg.Logger},
+		provider.Config{InstallCommand: func(token string) string { return installer.Command(p.PublicURL(), token) }})
+	p.Onboarding = onboarding.New(onboarding.Deps{DB: db, Auth: p.Auth, Providers: p.Providers, Notify: p.Notify, Bus: p.Bus,
+		Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger}, onboarding.Config{PublicURL: p.PublicURL})
 
-	p.Fleet = fleet.NewService(db, p.Presence, p.Bus, cfg.Clock, cfg.Logger, cfg.Fleet)
+	p.Fleet = fleet.New(fleet.Deps{DB: db, Presence: p.Presence, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Fleet)
 
-	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Onboarding: p.Onboarding, Fleet: p.Fleet, Logger: cfg.Logger}
+	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -187,8 +198,10 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		Auth:   p.Auth,
 		Logger: cfg.Logger,
 		SPA:    spa,
-		// The agent's heartbeat skips the generic executor (see api.Prepared).
-		Prepared: res.Prepared(),
+		// The agent's heartbeat skips the generic executor (see
+		// api.Prepare); registerMachine, once per agent start, does not
+		// need to.
+		Prepared: []api.PreparedOperation{api.Prepare(protocol.HeartbeatMutation, res.PreparedHeartbeat)},
 		Checks: []api.Check{
 			{Name: "database", Ping: db.Ping},
 			{Name: "events", Ping: p.Bus.Ping},
@@ -238,7 +251,8 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	if p.cfg.PublicURL == "" {
 		// Links in emails must name the address actually bound (--addr
 		// may say port 0).
-		p.Onboarding.SetPublicURL("http://" + ln.Addr().String())
+		bound := "http://" + ln.Addr().String()
+		p.publicURL.Store(&bound)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
