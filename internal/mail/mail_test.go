@@ -135,7 +135,7 @@ func setup(t *testing.T, db *store.DB, cfg mail.WorkerConfig, opts ...smtpOption
 	sender, err := mail.NewSender(url, t.TempDir(), testFrom)
 	require.NoError(t, err)
 	logger := slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b.worker = mail.NewWorker(db, sender, b.clock, logger, cfg)
+	b.worker = mail.NewWorker(mail.WorkerDeps{DB: db, Sender: sender, Clock: b.clock, Logger: logger}, cfg)
 	b.outbox = mail.NewOutbox(b.clock, b.worker.Kick)
 	return b
 }

@@ -75,18 +75,26 @@ func ExponentialBackoff(n int) time.Duration {
 // Worker sends the outbox's due emails. Run one per replica; claims make
 // each email go out once even when several replicas poll one database.
 type Worker struct {
-	db     bun.IDB
-	sender Sender
-	clock  clock.Clock
-	logger *slog.Logger
-	cfg    WorkerConfig
-	kick   chan struct{}
+	deps WorkerDeps
+	cfg  WorkerConfig
+	kick chan struct{}
 }
 
-// NewWorker returns a worker reading the outbox through db (a *store.DB),
-// delivering with sender, stamping times with clk and logging to logger
-// (nil discards).
-func NewWorker(db bun.IDB, sender Sender, clk clock.Clock, logger *slog.Logger, cfg WorkerConfig) *Worker {
+// WorkerDeps are what the worker uses.
+type WorkerDeps struct {
+	// DB reads the outbox (a *store.DB).
+	DB bun.IDB
+	// Sender delivers each message.
+	Sender Sender
+	// Clock stamps times and decides what is due.
+	Clock clock.Clock
+	// Logger may be nil (discard).
+	Logger *slog.Logger
+}
+
+// NewWorker returns the outbox's delivery worker (the services' shape:
+// dependencies, then configuration).
+func NewWorker(deps WorkerDeps, cfg WorkerConfig) *Worker {
 	if cfg.Interval <= 0 {
 		cfg.Interval = DefaultInterval
 	}
@@ -109,10 +117,10 @@ func NewWorker(db bun.IDB, sender Sender, clk clock.Clock, logger *slog.Logger, 
 	if cfg.Backoff == nil {
 		cfg.Backoff = ExponentialBackoff
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{db: db, sender: sender, clock: clk, logger: logger, cfg: cfg, kick: make(chan struct{}, 1)}
+	return &Worker{deps: deps, cfg: cfg, kick: make(chan struct{}, 1)}
 }
 
 // Kick wakes Run at once instead of at the next poll. It never blocks;
@@ -133,7 +141,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer ticker.Stop()
 	for {
 		if _, err := w.SendDue(ctx); err != nil && ctx.Err() == nil {
-			w.logger.ErrorContext(ctx, "mail: outbox pass failed", "err", err)
+			w.deps.Logger.ErrorContext(ctx, "mail: outbox pass failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -150,9 +158,9 @@ func (w *Worker) Run(ctx context.Context) error {
 func (w *Worker) SendDue(ctx context.Context) (int, error) {
 	sent := 0
 	for ctx.Err() == nil {
-		now := w.clock.Now().UTC()
+		now := w.deps.Clock.Now().UTC()
 		var ids []int64
-		err := w.db.NewSelect().Model((*models.OutboxEmail)(nil)).Column("id").
+		err := w.deps.DB.NewSelect().Model((*models.OutboxEmail)(nil)).Column("id").
 			Where("sent_at IS NULL").
 			Where("failed_at IS NULL").
 			Where("next_attempt_at <= ?", now).
@@ -192,9 +200,9 @@ func (w *Worker) SendDue(ctx context.Context) (int, error) {
 // several workers racing for a row, exactly one sees it change. It returns
 // nil when the row was taken, sent or not yet due.
 func (w *Worker) claim(ctx context.Context, id int64) (*models.OutboxEmail, error) {
-	now := w.clock.Now().UTC()
+	now := w.deps.Clock.Now().UTC()
 	row := new(models.OutboxEmail)
-	err := w.db.NewUpdate().Model(row).
+	err := w.deps.DB.NewUpdate().Model(row).
 		Set("locked_until = ?", now.Add(w.cfg.Lease)).
 		Where("id = ?", id).
 		Where("sent_at IS NULL").
@@ -225,16 +233,16 @@ func (w *Worker) deliver(ctx context.Context, row *models.OutboxEmail) (bool, er
 		Created: row.CreatedAt,
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, w.cfg.SendTimeout)
-	sendErr := w.sender.Send(sendCtx, msg)
+	sendErr := w.deps.Sender.Send(sendCtx, msg)
 	cancel()
 	// The outcome is recorded even if ctx has just ended: the email left.
 	dbCtx := context.WithoutCancel(ctx)
-	now := w.clock.Now().UTC()
+	now := w.deps.Clock.Now().UTC()
 	attempt := row.Attempts + 1
-	log := w.logger.With("email_id", row.ID, "kind", row.Kind, "attempt", attempt)
+	log := w.deps.Logger.With("email_id", row.ID, "kind", row.Kind, "attempt", attempt)
 
 	if sendErr == nil {
-		_, err := w.db.NewUpdate().Model((*models.OutboxEmail)(nil)).
+		_, err := w.deps.DB.NewUpdate().Model((*models.OutboxEmail)(nil)).
 			Set("sent_at = ?", now).
 			Set("attempts = ?", attempt).
 			Set("locked_until = NULL").
@@ -252,7 +260,7 @@ func (w *Worker) deliver(ctx context.Context, row *models.OutboxEmail) (bool, er
 	if ctx.Err() != nil && !permanent {
 		// Shutting down: release the claim so another replica (or this
 		// one, restarted) sends it, without spending an attempt.
-		_, err := w.db.NewUpdate().Model((*models.OutboxEmail)(nil)).
+		_, err := w.deps.DB.NewUpdate().Model((*models.OutboxEmail)(nil)).
 			Set("locked_until = NULL").
 			Where("id = ?", row.ID).
 			Where("sent_at IS NULL").
@@ -260,7 +268,7 @@ func (w *Worker) deliver(ctx context.Context, row *models.OutboxEmail) (bool, er
 		return false, err
 	}
 
-	q := w.db.NewUpdate().Model((*models.OutboxEmail)(nil)).
+	q := w.deps.DB.NewUpdate().Model((*models.OutboxEmail)(nil)).
 		Set("attempts = ?", attempt).
 		Set("last_error = ?", truncate(sendErr.Error(), maxErrorLen)).
 		Set("locked_until = NULL").

@@ -205,7 +205,7 @@ func TestTwoWorkersRacingSendEachEmailOnce(t *testing.T) {
 		// clock and SMTP server.
 		sender, err := mail.NewSender("smtp://"+a.smtp.addr, t.TempDir(), testFrom)
 		require.NoError(t, err)
-		b := mail.NewWorker(db, sender, a.clock, nil, mail.WorkerConfig{BatchSize: 7})
+		b := mail.NewWorker(mail.WorkerDeps{DB: db, Sender: sender, Clock: a.clock}, mail.WorkerConfig{BatchSize: 7})
 
 		const total = 30
 		for i := range total {
@@ -338,7 +338,7 @@ func TestWrongSMTPPasswordIsRecordedWithoutIt(t *testing.T) {
 		const wrong = "wrong-Pa55word"
 		sender, err := mail.NewSender("smtp://gpunex:"+wrong+"@"+b.smtp.addr+"?auth=plain", t.TempDir(), testFrom)
 		require.NoError(t, err)
-		w := mail.NewWorker(db, sender, b.clock, nil, mail.WorkerConfig{})
+		w := mail.NewWorker(mail.WorkerDeps{DB: db, Sender: sender, Clock: b.clock}, mail.WorkerConfig{})
 		msg := approval("ada@example.com")
 		b.enqueue(t, msg)
 		n, err := w.SendDue(context.Background())
@@ -358,7 +358,7 @@ func TestFileSinkWorkerWritesOneEMLPerEmail(t *testing.T) {
 		sender, err := mail.NewSender("", dataDir, testFrom)
 		require.NoError(t, err)
 		b := setup(t, db, mail.WorkerConfig{})
-		w := mail.NewWorker(db, sender, b.clock, nil, mail.WorkerConfig{})
+		w := mail.NewWorker(mail.WorkerDeps{DB: db, Sender: sender, Clock: b.clock}, mail.WorkerConfig{})
 		b.enqueue(t, approval("ada@example.com"))
 		n, err := w.SendDue(context.Background())
 		require.NoError(t, err)

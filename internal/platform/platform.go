@@ -174,7 +174,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, fmt.Errorf("platform: %w", err)
 	}
-	p.Mail = mail.NewWorker(db, sender, cfg.Clock, cfg.Logger, mail.WorkerConfig{})
+	p.Mail = mail.NewWorker(mail.WorkerDeps{DB: db, Sender: sender, Clock: cfg.Clock, Logger: cfg.Logger}, mail.WorkerConfig{})
 	outbox := mail.NewOutbox(cfg.Clock, p.Mail.Kick)
 	publicURL := cfg.PublicURL
 	if publicURL == "" {
