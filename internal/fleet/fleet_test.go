@@ -50,7 +50,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	pres := presence.NewMemory(clk)
 	b := bus.NewMemory()
 	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
-	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second})
+	svc := New(Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: slog.New(slog.DiscardHandler)}, Config{Interval: 10 * time.Second})
 	pid := seedProvider(t, db, clk.Now())
 	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
 	_, err := svc.Register(context.Background(), agent, protocol.RegisterMachineInput{MachineID: "machine-0001", Hostname: "h", AgentVersion: "1",
@@ -131,7 +131,7 @@ func TestConcurrentTransitionsAreRecordedOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
 		ctx := context.Background()
-		ref, err := b.svc.resolve(ctx, b.agent, "machine-0001")
+		ref, err := b.svc.admission.resolve(ctx, b.agent, "machine-0001")
 		require.NoError(t, err)
 		errs := make(chan error, 4)
 		for range 4 {
@@ -172,7 +172,8 @@ func TestAnAgentTokenIsRateLimitedInLookupsNotInItsMachinesHeartbeats(t *testing
 	pres := presence.NewMemory(clk)
 	b := bus.NewMemory()
 	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
-	svc := NewService(db, pres, b, clk, slog.New(slog.DiscardHandler), Config{Interval: 10 * time.Second, TokenRatePerSecond: 1, TokenBurst: 3})
+	svc := New(Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: slog.New(slog.DiscardHandler)},
+		Config{Interval: 10 * time.Second, TokenRatePerSecond: 1, TokenBurst: 3})
 	pid := seedProvider(t, db, clk.Now())
 	ctx := context.Background()
 	agent := &auth.Agent{TokenID: 1, ProviderID: pid}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/uptrace/bun"
 
@@ -18,7 +17,7 @@ import (
 // telemetry, oldest first.
 func (s *Service) Machines(ctx context.Context, providerID int64) ([]*models.Machine, error) {
 	var ms []*models.Machine
-	err := s.db.NewSelect().Model(&ms).Where("m.provider_id = ?", providerID).OrderExpr("m.id ASC").
+	err := s.deps.DB.NewSelect().Model(&ms).Where("m.provider_id = ?", providerID).OrderExpr("m.id ASC").
 		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
 		}).Scan(ctx)
@@ -31,7 +30,7 @@ func (s *Service) Machines(ctx context.Context, providerID int64) ([]*models.Mac
 // Machine returns one machine with its GPUs and live telemetry.
 func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error) {
 	m := new(models.Machine)
-	err := s.db.NewSelect().Model(m).Where("m.id = ?", id).
+	err := s.deps.DB.NewSelect().Model(m).Where("m.id = ?", id).
 		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
 		}).Scan(ctx)
@@ -56,10 +55,10 @@ func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	values, err := s.presence.GetMany(ctx, keys)
+	values, err := s.deps.Presence.GetMany(ctx, keys)
 	if err != nil {
 		// The dashboard still shows status from SQL; telemetry waits.
-		s.logger.WarnContext(ctx, "fleet: unable to read presence", "err", err)
+		s.deps.Logger.WarnContext(ctx, "fleet: unable to read presence", "err", err)
 		return nil
 	}
 	for _, m := range ms {
@@ -110,56 +109,11 @@ func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *Stat
 		m, err := s.Machine(ctx, ev.MachineID)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
+				s.deps.Logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
 			}
 			return nil, false
 		}
 		return &StatusEvent{Machine: m}, true
 	}
-	return bus.Follow(ctx, s.bus, Channel(providerID), current, transition)
-}
-
-// Enqueue queues a command for machine id's agent, delivered with its next
-// heartbeat on whichever replica receives it.
-func (s *Service) Enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
-	b, err := json.Marshal(payload)
-	if err != nil {
-		return nil, fmt.Errorf("fleet: unable to encode command: %w", err)
-	}
-	cmd := &models.AgentCommand{MachineID: machineID, Kind: kind, Payload: string(b), CreatedAt: s.clock.Now()}
-	if _, err := s.db.NewInsert().Model(cmd).Returning("id").Exec(ctx); err != nil {
-		return nil, fmt.Errorf("fleet: unable to queue command: %w", err)
-	}
-	s.pending.Store(machineID, struct{}{})
-	if err := s.bus.Publish(ctx, commandsChannel, []byte(strconv.FormatInt(machineID, 10))); err != nil {
-		s.logger.WarnContext(ctx, "fleet: unable to announce command", "machine_id", machineID, "err", err)
-	}
-	return cmd, nil
-}
-
-// takeCommands returns machine id's undelivered commands and marks them
-// delivered.
-func (s *Service) takeCommands(ctx context.Context, machineID int64) ([]*models.AgentCommand, error) {
-	s.pending.Delete(machineID)
-	var cmds []*models.AgentCommand
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewSelect().Model(&cmds).Where("machine_id = ? AND delivered_at IS NULL", machineID).OrderExpr("id ASC").Scan(ctx); err != nil {
-			return err
-		}
-		if len(cmds) == 0 {
-			return nil
-		}
-		ids := make([]int64, len(cmds))
-		for i, c := range cmds {
-			ids[i] = c.ID
-		}
-		_, err := tx.NewUpdate().Model((*models.AgentCommand)(nil)).Set("delivered_at = ?", s.clock.Now()).
-			Where("id IN (?) AND delivered_at IS NULL", bun.In(ids)).Exec(ctx)
-		return err
-	})
-	if err != nil {
-		s.pending.Store(machineID, struct{}{})
-		return nil, fmt.Errorf("fleet: unable to deliver commands: %w", err)
-	}
-	return cmds, nil
+	return bus.Follow(ctx, s.deps.Bus, Channel(providerID), current, transition)
 }

@@ -2,11 +2,12 @@ package fleet
 
 import (
 	"context"
-	"strconv"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -15,38 +16,67 @@ import (
 // store was wiped (a Redis restart) and absent keys say nothing yet.
 const epochKey = "fleet:epoch"
 
-// presenceTrusted reports whether absent presence keys can be believed:
-// the store must have been continuously up (its epoch key present) for a
-// whole grace period, so a wiped store lets agents heartbeat again before
-// anyone is marked offline.
-func (s *Service) presenceTrusted(ctx context.Context, now time.Time) bool {
-	s.sweepMu.Lock()
-	defer s.sweepMu.Unlock()
-	_, ok, err := s.presence.Get(ctx, epochKey)
-	if err != nil {
-		s.healthySince = time.Time{}
-		return false
-	}
-	if !ok || s.healthySince.IsZero() {
-		if _, err := s.presence.Touch(ctx, epochKey, []byte(now.Format(time.RFC3339)), 365*24*time.Hour); err != nil {
-			s.healthySince = time.Time{}
-			return false
-		}
-		s.healthySince = now
-		return false
-	}
-	return now.Sub(s.healthySince) >= s.cfg.Grace()
+// transitionFunc moves a machine to a status (see Service.transition).
+type transitionFunc func(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at time.Time) error
+
+// sweeper finds machines whose presence expired and marks them offline,
+// and compacts the open uptime intervals; on one replica at a time, the
+// one holding the leader lease.
+type sweeper struct {
+	db         *store.DB
+	presence   presence.Store
+	clock      clock.Clock
+	logger     *slog.Logger
+	cfg        Config
+	transition transitionFunc
+
+	mu           sync.Mutex
+	healthySince time.Time
+}
+
+func newSweeper(deps Deps, cfg Config, transition transitionFunc) *sweeper {
+	return &sweeper{db: deps.DB, presence: deps.Presence, clock: deps.Clock, logger: deps.Logger, cfg: cfg, transition: transition}
 }
 
 // Sweep marks online machines whose presence expired offline (unplanned)
 // and returns how many. It is safe on several replicas at once, but one
 // runs it (RunBackground).
-func (s *Service) Sweep(ctx context.Context) (int, error) {
-	now := s.clock.Now()
-	if !s.presenceTrusted(ctx, now) {
+func (s *Service) Sweep(ctx context.Context) (int, error) { return s.sweeper.sweep(ctx) }
+
+// Compact advances the open uptime interval of every online machine to its
+// latest heartbeat: one write per machine per CompactEvery, so a crash
+// loses at most that much of the uptime record.
+func (s *Service) Compact(ctx context.Context) error { return s.sweeper.compact(ctx) }
+
+// presenceTrusted reports whether absent presence keys can be believed:
+// the store must have been continuously up (its epoch key present) for a
+// whole grace period, so a wiped store lets agents heartbeat again before
+// anyone is marked offline.
+func (w *sweeper) presenceTrusted(ctx context.Context, now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok, err := w.presence.Get(ctx, epochKey)
+	if err != nil {
+		w.healthySince = time.Time{}
+		return false
+	}
+	if !ok || w.healthySince.IsZero() {
+		if _, err := w.presence.Touch(ctx, epochKey, []byte(now.Format(time.RFC3339)), 365*24*time.Hour); err != nil {
+			w.healthySince = time.Time{}
+			return false
+		}
+		w.healthySince = now
+		return false
+	}
+	return now.Sub(w.healthySince) >= w.cfg.Grace()
+}
+
+func (w *sweeper) sweep(ctx context.Context) (int, error) {
+	now := w.clock.Now()
+	if !w.presenceTrusted(ctx, now) {
 		return 0, nil
 	}
-	online, present, err := s.onlinePresence(ctx)
+	online, present, err := w.onlinePresence(ctx)
 	if err != nil || len(online) == 0 {
 		return 0, err
 	}
@@ -57,7 +87,7 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 			continue
 		}
 		// The key expired one grace period after the last heartbeat.
-		if err := s.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, models.MachineOffline, &reason, now.Add(-s.cfg.Grace())); err != nil {
+		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, models.MachineOffline, &reason, now.Add(-w.cfg.Grace())); err != nil {
 			return n, err
 		}
 		n++
@@ -65,11 +95,8 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Compact advances the open uptime interval of every online machine to its
-// latest heartbeat: one write per machine per CompactEvery, so a crash
-// loses at most that much of the uptime record.
-func (s *Service) Compact(ctx context.Context) error {
-	online, present, err := s.onlinePresence(ctx)
+func (w *sweeper) compact(ctx context.Context) error {
+	online, present, err := w.onlinePresence(ctx)
 	if err != nil {
 		return err
 	}
@@ -78,7 +105,7 @@ func (s *Service) Compact(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		if _, err := s.db.NewUpdate().Model((*models.MachineStatusInterval)(nil)).Set("last_seen_at = ?", b.At).
+		if _, err := w.db.NewUpdate().Model((*models.MachineStatusInterval)(nil)).Set("last_seen_at = ?", b.At).
 			Where("machine_id = ? AND ended_at IS NULL", m.ID).Exec(ctx); err != nil {
 			return err
 		}
@@ -88,9 +115,9 @@ func (s *Service) Compact(ctx context.Context) error {
 
 // onlinePresence lists the machines SQL says are online, with the presence
 // values of those still present.
-func (s *Service) onlinePresence(ctx context.Context) ([]*models.Machine, map[string][]byte, error) {
+func (w *sweeper) onlinePresence(ctx context.Context) ([]*models.Machine, map[string][]byte, error) {
 	var online []*models.Machine
-	if err := s.db.NewSelect().Model(&online).Column("id", "provider_id").Where("status = ?", models.MachineOnline).Scan(ctx); err != nil {
+	if err := w.db.NewSelect().Model(&online).Column("id", "provider_id").Where("status = ?", models.MachineOnline).Scan(ctx); err != nil {
 		return nil, nil, err
 	}
 	if len(online) == 0 {
@@ -100,29 +127,19 @@ func (s *Service) onlinePresence(ctx context.Context) ([]*models.Machine, map[st
 	for i, m := range online {
 		keys[i] = presenceKey(m.ID)
 	}
-	present, err := s.presence.GetMany(ctx, keys)
+	present, err := w.presence.GetMany(ctx, keys)
 	return online, present, err
 }
 
-// RunBackground runs until ctx ends: on every replica it listens for
-// queued commands; on the one replica that leads, it sweeps every interval
-// and compacts every CompactEvery.
-func (s *Service) RunBackground(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() {
-		// After any gap, the pending set is reloaded from SQL.
-		bus.Listen(ctx, s.bus, commandsChannel, s.logger, func() { s.loadPending(ctx) }, func(m bus.Message) {
-			if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
-				s.pending.Store(id, struct{}{})
-			}
-		})
-	})
-	ticker := time.NewTicker(s.cfg.Interval)
+// run sweeps every interval and compacts every CompactEvery while this
+// replica holds the leader lease, trying to take it each interval, until
+// ctx ends.
+func (w *sweeper) run(ctx context.Context) {
+	ticker := time.NewTicker(w.cfg.Interval)
 	defer ticker.Stop()
 	var lease *store.Lease
 	defer func() { lease.Release() }()
-	lastCompact := s.clock.Now()
+	lastCompact := w.clock.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -134,35 +151,22 @@ func (s *Service) RunBackground(ctx context.Context) {
 			}
 			if lease == nil {
 				var err error
-				if lease, err = s.db.TryLead(ctx, "fleet-sweeper"); err != nil || lease == nil {
+				if lease, err = w.db.TryLead(ctx, "fleet-sweeper"); err != nil || lease == nil {
 					continue
 				}
-				s.logger.InfoContext(ctx, "fleet: this replica sweeps for offline machines")
+				w.logger.InfoContext(ctx, "fleet: this replica sweeps for offline machines")
 			}
-			if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-				s.logger.WarnContext(ctx, "fleet: sweep failed", "err", err)
+			if n, err := w.sweep(ctx); err != nil && ctx.Err() == nil {
+				w.logger.WarnContext(ctx, "fleet: sweep failed", "err", err)
 			} else if n > 0 {
-				s.logger.InfoContext(ctx, "fleet: machines went offline", "count", n)
+				w.logger.InfoContext(ctx, "fleet: machines went offline", "count", n)
 			}
-			if now := s.clock.Now(); now.Sub(lastCompact) >= s.cfg.CompactEvery {
+			if now := w.clock.Now(); now.Sub(lastCompact) >= w.cfg.CompactEvery {
 				lastCompact = now
-				if err := s.Compact(ctx); err != nil && ctx.Err() == nil {
-					s.logger.WarnContext(ctx, "fleet: compaction failed", "err", err)
+				if err := w.compact(ctx); err != nil && ctx.Err() == nil {
+					w.logger.WarnContext(ctx, "fleet: compaction failed", "err", err)
 				}
 			}
 		}
-	}
-}
-
-// loadPending remembers machines with undelivered commands at start.
-func (s *Service) loadPending(ctx context.Context) {
-	var ids []int64
-	if err := s.db.NewSelect().Model((*models.AgentCommand)(nil)).Column("machine_id").Distinct().
-		Where("delivered_at IS NULL").Scan(ctx, &ids); err != nil {
-		s.logger.WarnContext(ctx, "fleet: unable to load pending commands", "err", err)
-		return
-	}
-	for _, id := range ids {
-		s.pending.Store(id, struct{}{})
 	}
 }

@@ -1,0 +1,95 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// admission decides whether an agent's request may go on, and which
+// machine it is about: it resolves machine ids (from memory after the
+// first time, so a steady heartbeat reads no SQL) and holds this
+// replica's rate limits — heartbeats per machine, and per agent token
+// whatever costs a query.
+type admission struct {
+	db *store.DB
+
+	refs     sync.Map     // machine_uid -> machineRef
+	machines *rateLimiter // heartbeats, per machine
+	tokens   *rateLimiter // lookups and registrations, per agent token
+}
+
+// machineRef is what a heartbeat needs to know of its machine.
+type machineRef struct {
+	id, providerID int64
+}
+
+func newAdmission(deps Deps, cfg Config) *admission {
+	return &admission{db: deps.DB,
+		machines: newRateLimiter(deps.Clock, cfg.RatePerSecond, cfg.Burst),
+		tokens:   newRateLimiter(deps.Clock, cfg.TokenRatePerSecond, cfg.TokenBurst)}
+}
+
+// errTokenRateLimited refuses an agent token that asks for too many
+// lookups or registrations.
+var errTokenRateLimited = fault.E(fault.RateLimited, "too many requests for this agent token; slow down")
+
+// errHeartbeatRateLimited refuses a machine that beats too fast.
+var errHeartbeatRateLimited = fault.E(fault.RateLimited, "too many heartbeats for this machine; slow down")
+
+// allowLookup spends one of agent's token budget for a request that will
+// query the database (a registration, a lookup).
+func (a *admission) allowLookup(agent *auth.Agent) error {
+	if !a.tokens.allow(agent.TokenID) {
+		return errTokenRateLimited
+	}
+	return nil
+}
+
+// allowHeartbeat spends one of ref's own heartbeat budget.
+func (a *admission) allowHeartbeat(ref machineRef) error {
+	if !a.machines.allow(ref.id) {
+		return errHeartbeatRateLimited
+	}
+	return nil
+}
+
+// remember caches a machine just registered, so its heartbeats resolve
+// without a query.
+func (a *admission) remember(uid string, ref machineRef) { a.refs.Store(uid, ref) }
+
+// resolve finds agent's machine by its machine id: from memory after the
+// first time, so a steady heartbeat reads no SQL. A lookup (a machine id
+// this replica has not resolved, unknown ones included) spends the
+// token's budget; a resolved machine is bounded by its own bucket.
+func (a *admission) resolve(ctx context.Context, agent *auth.Agent, uid string) (machineRef, error) {
+	if v, ok := a.refs.Load(uid); ok {
+		ref := v.(machineRef)
+		if ref.providerID != agent.ProviderID {
+			return ref, fault.E(fault.Forbidden, "this machine belongs to another provider")
+		}
+		return ref, nil
+	}
+	if err := a.allowLookup(agent); err != nil {
+		return machineRef{}, err
+	}
+	var m models.Machine
+	err := a.db.NewSelect().Model(&m).Column("id", "provider_id").Where("machine_uid = ?", uid).Scan(ctx)
+	if store.IsNoRows(err) {
+		return machineRef{}, fault.E(fault.NotFound, "unknown machine: register it first")
+	}
+	if err != nil {
+		return machineRef{}, fmt.Errorf("fleet: unable to look up machine: %w", err)
+	}
+	ref := machineRef{id: m.ID, providerID: m.ProviderID}
+	a.remember(uid, ref)
+	if ref.providerID != agent.ProviderID {
+		return ref, fault.E(fault.Forbidden, "this machine belongs to another provider")
+	}
+	return ref, nil
+}

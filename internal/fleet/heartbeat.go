@@ -1,0 +1,163 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Channel is the bus channel of providerID's machine transitions.
+func Channel(providerID int64) string {
+	return "provider." + strconv.FormatInt(providerID, 10) + ".machines"
+}
+
+func presenceKey(machineID int64) string { return "machine:" + strconv.FormatInt(machineID, 10) }
+
+// beat is what the presence store holds for an online machine.
+type beat struct {
+	At   time.Time               `json:"at"`
+	Gpus []protocol.GpuTelemetry `json:"g"`
+}
+
+// beatOf is machineID's beat among values read from the presence store;
+// false when it has none, or one that does not decode.
+func beatOf(values map[string][]byte, machineID int64) (beat, bool) {
+	raw, ok := values[presenceKey(machineID)]
+	if !ok {
+		return beat{}, false
+	}
+	var b beat
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return beat{}, false
+	}
+	return b, true
+}
+
+// transitionEvent is published on a provider's machines channel.
+type transitionEvent struct {
+	MachineID int64                `json:"machineId"`
+	Status    models.MachineStatus `json:"status"`
+}
+
+// HeartbeatResult answers a heartbeat.
+type HeartbeatResult struct {
+	Accepted bool
+	Status   *models.MachineStatus
+	Interval time.Duration
+	Commands []*models.AgentCommand
+}
+
+// Heartbeat records a machine's liveness and telemetry. Steady state
+// touches only the presence store.
+func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.HeartbeatInput) (*HeartbeatResult, error) {
+	now := s.deps.Clock.Now()
+	if err := validateHeartbeat(&in, now); err != nil {
+		return nil, err
+	}
+	ref, err := s.admission.resolve(ctx, agent, in.MachineID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.admission.allowHeartbeat(ref); err != nil {
+		return nil, err
+	}
+	res := &HeartbeatResult{Accepted: true, Interval: s.cfg.Interval}
+	if in.GoingOffline != nil && *in.GoingOffline {
+		if _, err := s.deps.Presence.Remove(ctx, presenceKey(ref.id)); err != nil {
+			return nil, fmt.Errorf("fleet: unable to clear presence: %w", err)
+		}
+		reason := models.OfflinePlanned
+		if err := s.transition(ctx, ref, models.MachineOffline, &reason, now); err != nil {
+			return nil, err
+		}
+		st := models.MachineOffline
+		res.Status = &st
+		return res, nil
+	}
+	at := now
+	if in.At != nil {
+		at = in.At.UTC()
+	}
+	if now.Sub(at) > s.cfg.Grace() {
+		// A replayed sample from an outage: acknowledged, not live state.
+		return res, nil
+	}
+	value, err := json.Marshal(beat{At: at, Gpus: in.Gpus})
+	if err != nil {
+		return nil, fmt.Errorf("fleet: unable to encode telemetry: %w", err)
+	}
+	appeared, err := s.deps.Presence.Touch(ctx, presenceKey(ref.id), value, s.cfg.Grace())
+	if err != nil {
+		return nil, fmt.Errorf("fleet: unable to record presence: %w", err)
+	}
+	if appeared {
+		if err := s.transition(ctx, ref, models.MachineOnline, nil, at); err != nil {
+			return nil, err
+		}
+	}
+	st := models.MachineOnline
+	res.Status = &st
+	if s.commands.waiting(ref.id) {
+		if res.Commands, err = s.commands.take(ctx, ref.id); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// transition moves a machine to status, recording the interval and
+// announcing it, unless it is there already (so racing replicas record it
+// once).
+func (s *Service) transition(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at time.Time) error {
+	from := models.MachineOffline
+	if to == models.MachineOffline {
+		from = models.MachineOnline
+	}
+	changed := false
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		now := s.deps.Clock.Now()
+		res, err := tx.NewUpdate().Model((*models.Machine)(nil)).
+			Set("status = ?", to).Set("offline_reason = ?", reason).Set("status_changed_at = ?", at).Set("updated_at = ?", now).
+			Where("id = ? AND status = ?", ref.id, from).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("fleet: unable to change status: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		changed = true
+		if _, err := tx.NewUpdate().Model((*models.MachineStatusInterval)(nil)).Set("ended_at = ?", at).
+			Where("machine_id = ? AND ended_at IS NULL", ref.id).Exec(ctx); err != nil {
+			return fmt.Errorf("fleet: unable to close status interval: %w", err)
+		}
+		if _, err := tx.NewInsert().Model(&models.MachineStatusInterval{MachineID: ref.id, Status: to, Reason: reason, StartedAt: at}).Exec(ctx); err != nil {
+			return fmt.Errorf("fleet: unable to open status interval: %w", err)
+		}
+		payload, _ := json.Marshal(transitionEvent{MachineID: ref.id, Status: to})
+		store.AfterCommit(ctx, func() {
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := s.deps.Bus.Publish(pctx, Channel(ref.providerID), payload); err != nil {
+				s.deps.Logger.WarnContext(ctx, "fleet: unable to publish transition", "machine_id", ref.id, "err", err)
+			}
+		})
+		return nil
+	})
+	if err == nil && changed {
+		attrs := []any{"machine_id", ref.id, "status", to}
+		if reason != nil {
+			attrs = append(attrs, "reason", *reason)
+		}
+		s.deps.Logger.InfoContext(ctx, "fleet: machine status changed", attrs...)
+	}
+	return err
+}
