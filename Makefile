@@ -9,14 +9,22 @@ FRONTEND  := frontend
 GO_FILES  := $(shell find . -name '*.go' -not -path './frontend/node_modules/*' 2>/dev/null)
 SPA_FILES := $(shell find $(FRONTEND)/src $(FRONTEND)/index.html $(FRONTEND)/vite.config.ts $(FRONTEND)/package.json schema -type f 2>/dev/null)
 
-# The tests run every backend: the local PostgreSQL and Redis by default
-# (override to point elsewhere; .ci/run sets a fresh database).
-export GPUNEX_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
-export GPUNEX_TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
+# The tests run every backend. scripts/test-env.sh (run first by make test
+# and make bench) installs the Debian packages the tests need when absent,
+# finds or starts the local PostgreSQL and Redis and makes a fresh database,
+# and writes GPUNEX_TEST_DATABASE_URL and GPUNEX_TEST_REDIS_URL to this file;
+# set them yourself to use other servers (the script then keeps them).
+TEST_ENV  := $(BIN)/test.env
+BENCH_ENV := $(BIN)/bench.env
+
+# golangci-lint (.golangci.yml), pinned, built from the Go module proxy into
+# bin/tools when missing or another version.
+GOLANGCI_LINT_VERSION := 2.15.0
+GOLANGCI_LINT         := $(BIN)/tools/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build run test test-go test-spa e2e generate bench deps clean lint
+.PHONY: build run test test-all test-setup test-go test-unit test-spa e2e static lint lint-tool generate bench deps clean
 
 ## deps: install the SPA's npm packages from the lock file
 deps: $(FRONTEND)/node_modules/.package-lock.json
@@ -42,12 +50,36 @@ generate: deps
 	$(GO) tool gqlgen generate
 	cd $(FRONTEND) && $(NPM) run codegen
 
-## test: the whole suite (Go on both backends, SPA checks, Chromium end-to-end, GraphQL-over-HTTP audit)
-test: test-go test-spa e2e
+## test: the set-up (scripts/test-env.sh), then the whole suite: the set-up's own test,
+## the linter, the static build, Go on both backends, Vitest, SPA checks, Chromium
+## end-to-end, GraphQL-over-HTTP audit. Every check runs even after one fails;
+## make test fails if any did.
+test:
+	@mkdir -p $(BIN)
+	bash scripts/test-env.sh $(TEST_ENV)
+	. ./$(TEST_ENV) && $(MAKE) --no-print-directory --keep-going test-all
 
+test-all: test-setup lint static test-go test-unit test-spa e2e
+
+## test-setup: scripts/test-env.sh against stub commands (packages absent or present,
+## services down or up); shellcheck on the CI and set-up scripts
+test-setup:
+	bash scripts/test-env.test.sh
+	shellcheck .ci/run scripts/*.sh
+
+## static: gpunex builds without cgo, as a static binary
+static:
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gpunex
+
+## test-go: every Go package, in parallel by package (go vet's checks run in lint).
+## Without GPUNEX_TEST_DATABASE_URL / GPUNEX_TEST_REDIS_URL (make test sets them;
+## or `. bin/test.env` after one make test) the PostgreSQL and Redis cases skip.
 test-go:
-	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+## test-unit: the SPA's unit tests (Vitest)
+test-unit: deps
+	cd $(FRONTEND) && $(NPM) run test:unit
 
 test-spa: deps
 	cd $(FRONTEND) && $(NPM) run check:i18n && $(NPM) run check:codegen && $(NPM) run typecheck
@@ -59,9 +91,24 @@ e2e: build
 ## bench: the full stack against bare net/http handlers in the same run, as ratios;
 ## three runs of each (the machines are noisy), summed up by scripts/benchsummary.awk
 bench:
-	{ $(GO) test -run '^$$' -bench . -benchtime 3s -count 3 -benchmem ./internal/platform/ && \
+	@mkdir -p $(BIN)
+	bash scripts/test-env.sh --services-only $(BENCH_ENV)
+	. ./$(BENCH_ENV) && { $(GO) test -run '^$$' -bench . -benchtime 3s -count 3 -benchmem ./internal/platform/ && \
 	  $(GO) test -run '^$$' -bench AgentResources -benchtime 1x ./internal/e2e/; } | tee /dev/stderr | \
 	  awk -f scripts/benchsummary.awk
+
+## lint: golangci-lint with .golangci.yml (goimports, depguard's layering rules,
+## errcheck, staticcheck, govet, unused, ineffassign)
+lint: lint-tool
+	$(GOLANGCI_LINT) run ./...
+
+lint-tool:
+	@if [ "$$($(GOLANGCI_LINT) version --short 2>/dev/null)" = "$(GOLANGCI_LINT_VERSION)" ]; then \
+	  echo "==> golangci-lint $(GOLANGCI_LINT_VERSION): found in $(BIN)/tools"; \
+	else \
+	  echo "==> golangci-lint $(GOLANGCI_LINT_VERSION): go install from the Go module proxy into $(BIN)/tools (minutes, once)"; \
+	  GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_LINT_VERSION); \
+	fi
 
 clean:
 	rm -rf $(BIN) $(FRONTEND)/dist/assets $(FRONTEND)/dist/index.html artifacts

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The set-up `make test` (and `make bench`) does first, on a machine of ours
+# (Debian 12), printing each thing it does:
+#   - installs the Debian packages the tests need when they are absent
+#     (apt-get update first): chromium (driven by playwright-core in the
+#     browser tests), fonts-noto-core (Hindi and Arabic glyphs), shellcheck
+#     (the agent installer's lint test), and postgresql / redis-server when
+#     their servers are needed and not installed;
+#   - finds PostgreSQL on 127.0.0.1:5432, or starts its cluster, and creates
+#     a fresh test database;
+#   - finds Redis on 127.0.0.1:6379, or starts it;
+#   - writes GPUNEX_TEST_DATABASE_URL and GPUNEX_TEST_REDIS_URL to ENV_FILE
+#     (shell `export` lines) for the tests.
+# A GPUNEX_TEST_DATABASE_URL or GPUNEX_TEST_REDIS_URL set by the caller is
+# kept as it is, and that server is not started or touched.
+#
+#   scripts/test-env.sh [--services-only] ENV_FILE
+#
+# --services-only skips the browser, fonts and shellcheck (make bench).
+# Not root: apt-get and pg_ctlcluster run through sudo.
+# scripts/test-env.test.sh checks this script against stub commands.
+set -euo pipefail
+
+services_only=false
+if [ "${1:-}" = --services-only ]; then
+  services_only=true
+  shift
+fi
+[ $# -eq 1 ] || { echo "usage: scripts/test-env.sh [--services-only] ENV_FILE" >&2; exit 2; }
+env_file=$1
+mkdir -p "$(dirname "$env_file")"
+
+log() { printf '==> %s\n' "$*"; }
+die() { printf 'test-env: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    log "sudo $*"
+    sudo "$@"
+  else
+    die "needs root (or sudo) to run: $*"
+  fi
+}
+
+# wait_for NAME COMMAND...: up to 30 s for COMMAND to succeed.
+wait_for() {
+  local name=$1
+  shift
+  for _ in $(seq 1 30); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  die "$name did not come up within 30 s"
+}
+
+db_from_caller=${GPUNEX_TEST_DATABASE_URL:-}
+redis_from_caller=${GPUNEX_TEST_REDIS_URL:-}
+
+# --- Debian packages --------------------------------------------------------
+need=()
+if ! $services_only; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  dpkg -s fonts-noto-core >/dev/null 2>&1 || need+=(fonts-noto-core)
+  command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
+fi
+if [ -z "$db_from_caller" ] && ! command -v pg_ctlcluster >/dev/null 2>&1; then
+  need+=(postgresql)
+fi
+if [ -z "$redis_from_caller" ] && ! command -v redis-server >/dev/null 2>&1; then
+  need+=(redis-server)
+fi
+if [ ${#need[@]} -eq 0 ]; then
+  if $services_only; then
+    log "Debian packages: postgresql and redis-server present"
+  else
+    log "Debian packages: chromium, fonts-noto-core, shellcheck present"
+  fi
+else
+  command -v apt-get >/dev/null 2>&1 ||
+    die "missing ${need[*]} and no apt-get: install them, then run again"
+  apt_log=${TMPDIR:-/tmp}/gpunex-test-env-apt.log
+  log "Debian packages: installing ${need[*]} (apt-get update, then apt-get install; log in $apt_log)"
+  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$apt_log" 2>&1 ||
+     ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >>"$apt_log" 2>&1; then
+    tail -n 30 "$apt_log" >&2
+    die "apt-get failed (the last lines of $apt_log are above)"
+  fi
+fi
+if ! $services_only; then
+  log "Chromium: $(chromium --version 2>/dev/null || echo 'chromium --version failed')"
+fi
+
+# --- PostgreSQL -------------------------------------------------------------
+if [ -n "$db_from_caller" ]; then
+  log "PostgreSQL: GPUNEX_TEST_DATABASE_URL is set by the caller; using it as it is"
+  database_url=$db_from_caller
+else
+  if pg_isready -h 127.0.0.1 -p 5432 -q; then
+    log "PostgreSQL: running on 127.0.0.1:5432"
+  else
+    cluster=$(pg_lsclusters -h | awk '$3 == 5432 { print $1, $2; exit }')
+    [ -n "$cluster" ] ||
+      die "PostgreSQL: no cluster on port 5432 (pg_lsclusters); create one, or set GPUNEX_TEST_DATABASE_URL"
+    log "PostgreSQL: starting cluster $cluster (pg_ctlcluster)"
+    # shellcheck disable=SC2086 # "$cluster" is "VERSION NAME"
+    as_root pg_ctlcluster --skip-systemctl-redirect $cluster start
+    wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432 -q
+    log "PostgreSQL: running on 127.0.0.1:5432"
+  fi
+  # One database per checkout and purpose, so that two checkouts on one
+  # machine (or make test and make bench) never drop each other's.
+  abs_env=$(cd "$(dirname "$env_file")" && pwd)/$(basename "$env_file")
+  db=gpunex_test_$(printf '%s' "$abs_env" | cksum | awk '{ print $1 }')
+  log "PostgreSQL: fresh database $db (dropped and created)"
+  PGOPTIONS='--client-min-messages=warning' psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
+    -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" ||
+    die "PostgreSQL: cannot create $db as user postgres over TCP (the tests need trust or a password in ~/.pgpass); or set GPUNEX_TEST_DATABASE_URL"
+  database_url="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
+fi
+
+# --- Redis ------------------------------------------------------------------
+if [ -n "$redis_from_caller" ]; then
+  log "Redis: GPUNEX_TEST_REDIS_URL is set by the caller; using it as it is"
+  redis_url=$redis_from_caller
+else
+  if redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+    log "Redis: running on 127.0.0.1:6379"
+  else
+    if [ "$(id -u)" = 0 ]; then
+      redis_dir=${GPUNEX_REDIS_DIR:-/var/lib/redis}
+    else
+      redis_dir=${GPUNEX_REDIS_DIR:-${TMPDIR:-/tmp}/gpunex-redis}
+    fi
+    mkdir -p "$redis_dir"
+    log "Redis: starting redis-server on 127.0.0.1:6379 (no persistence; log in $redis_dir/test.log)"
+    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+      --dir "$redis_dir" --logfile "$redis_dir/test.log"
+    wait_for Redis redis-cli -h 127.0.0.1 -p 6379 ping
+    log "Redis: running on 127.0.0.1:6379"
+  fi
+  redis_url=redis://127.0.0.1:6379/0
+fi
+
+{
+  printf 'export GPUNEX_TEST_DATABASE_URL=%q\n' "$database_url"
+  printf 'export GPUNEX_TEST_REDIS_URL=%q\n' "$redis_url"
+} >"$env_file"
+log "Test environment written to $env_file"

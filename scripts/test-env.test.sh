@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Checks scripts/test-env.sh (the set-up `make test` does first) against a
+# PATH of stub commands that record their calls (apt-get, dpkg, chromium,
+# the linter, pg_isready, pg_lsclusters, pg_ctlcluster, psql, redis-cli,
+# redis-server, id). Nothing real is installed or started. Run by `make test`
+# (target test-setup); also checks that .ci/run leaves all set-up to it.
+# shellcheck disable=SC2016 # the stubs' bodies expand when the stubs run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+script=$PWD/scripts/test-env.sh
+bash_bin=$(command -v bash)
+chmod_bin=$(command -v chmod)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+checks=0
+
+fail() {
+  printf 'FAIL [%s]: %s\n' "$case_name" "$*" >&2
+  failures=$((failures + 1))
+}
+
+# expect_calls WANT: the recorded calls (one "command args" a line) are WANT.
+expect_calls() {
+  checks=$((checks + 1))
+  local got
+  got=$(cat "$state/calls" 2>/dev/null || true)
+  if [ "$got" != "$1" ]; then
+    fail "calls differ$(printf '\n--- want\n%s\n--- got\n%s' "$1" "$got")"
+  fi
+}
+
+# expect_env WANT: the environment file the script wrote is WANT.
+expect_env() {
+  checks=$((checks + 1))
+  local got
+  got=$(cat "$world/test.env" 2>/dev/null || echo '(no env file)')
+  if [ "$got" != "$1" ]; then
+    fail "env file differs$(printf '\n--- want\n%s\n--- got\n%s' "$1" "$got")"
+  fi
+}
+
+# expect_output TEXT: the script printed TEXT.
+expect_output() {
+  checks=$((checks + 1))
+  grep -qF -- "$1" "$world/out" || fail "output lacks '$1'$(printf '\n--- output\n%s' "$(cat "$world/out")")"
+}
+
+stub() { # stub NAME BODY: an executable $world/bin/NAME recording its call, then running BODY.
+  cat >"$world/bin/$1" <<EOF
+#!$bash_bin
+echo "$1 \$*" >>"\$STUB_STATE/calls"
+$2
+EOF
+  chmod +x "$world/bin/$1"
+}
+quiet_stub() { # quiet_stub NAME BODY: a stub that does not record (probes asked many times)
+  printf '#!%s\n%s\n' "$bash_bin" "$2" >"$world/bin/$1"
+  chmod +x "$world/bin/$1"
+}
+
+# new_world NAME: a fresh bin directory holding the basic tools the script
+# uses and the stubs: the three packages absent, PostgreSQL and Redis
+# installed (as on the machines CI runs on) but down.
+new_world() {
+  case_name=$1
+  world=$work/$1
+  state=$world/state
+  mkdir -p "$world/bin" "$state/pkg" "$world/tmp"
+  for c in env cat mkdir seq sleep awk cksum dirname basename tail; do
+    ln -s "$(command -v "$c")" "$world/bin/$c"
+  done
+  quiet_stub id 'echo 0'   # as root, so as_root runs the command itself
+  stub apt-get '
+if [ "$1" = install ]; then
+  shift
+  for p in "$@"; do
+    case $p in -*) continue ;; esac
+    : >"$STUB_STATE/pkg/$p"
+    case $p in chromium|shellcheck) printf "#!/bin/sh\necho %s 1.0\n" "$p" >"'"$world"'/bin/$p"; "'"$chmod_bin"'" +x "'"$world"'/bin/$p" ;; esac
+  done
+fi'
+  quiet_stub dpkg '[ "$1" = -s ] && [ -e "$STUB_STATE/pkg/$2" ]'
+  quiet_stub pg_isready '[ -e "$STUB_STATE/pg-up" ]'
+  quiet_stub pg_lsclusters 'echo "15  main    5432 down   postgres /var/lib/postgresql/15/main /var/log/postgresql/postgresql-15-main.log"'
+  stub pg_ctlcluster ': >"$STUB_STATE/pg-up"'
+  stub psql ''
+  quiet_stub redis-cli '[ -e "$STUB_STATE/redis-up" ] && echo PONG'
+  stub redis-server ': >"$STUB_STATE/redis-up"'
+}
+
+present() { # present: chromium, fonts-noto-core and shellcheck installed
+  : >"$state/pkg/fonts-noto-core"
+  printf '#!/bin/sh\necho Chromium 1.0\n' >"$world/bin/chromium"
+  printf '#!/bin/sh\necho shellcheck\n' >"$world/bin/shellcheck"
+  chmod +x "$world/bin/chromium" "$world/bin/shellcheck"
+}
+running() { : >"$state/pg-up"; : >"$state/redis-up"; }
+
+run_script() { # run_script [ENV=VALUE...] [--] [SCRIPT ARGS...]: the set-up in the stub world, with no environment of ours
+  local envs=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  [ "${1:-}" = -- ] && shift
+  if ! env -i PATH="$world/bin" HOME="$world" TMPDIR="$world/tmp" STUB_STATE="$state" \
+      GPUNEX_REDIS_DIR="$world/redis" "${envs[@]}" \
+      "$bash_bin" "$script" "$@" "$world/test.env" >"$world/out" 2>&1; then
+    fail "the script failed$(printf '\n%s' "$(cat "$world/out")")"
+  fi
+}
+
+db_name() { # the database the script names for $world/test.env
+  printf 'gpunex_test_%s' "$(printf '%s' "$world/test.env" | cksum | awk '{ print $1 }')"
+}
+default_env() {
+  printf 'export GPUNEX_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/%s\\?sslmode=disable\n' "$(db_name)"
+  printf 'export GPUNEX_TEST_REDIS_URL=redis://127.0.0.1:6379/0'
+}
+psql_call() {
+  printf 'psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -q -v ON_ERROR_STOP=1 -c DROP DATABASE IF EXISTS %s WITH (FORCE) -c CREATE DATABASE %s' "$(db_name)" "$(db_name)"
+}
+
+# 1. A fresh machine: the three packages absent, PostgreSQL and Redis down.
+new_world fresh-machine
+run_script
+expect_calls "apt-get update -qq
+apt-get install -y -qq chromium fonts-noto-core shellcheck
+pg_ctlcluster --skip-systemctl-redirect 15 main start
+$(psql_call)
+redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log"
+expect_env "$(default_env)"
+expect_output "Debian packages: installing chromium fonts-noto-core shellcheck"
+expect_output "PostgreSQL: starting cluster 15 main"
+expect_output "Redis: starting redis-server"
+
+# 2. Only the fonts missing: exactly that package is installed.
+new_world fonts-missing
+present
+rm "$state/pkg/fonts-noto-core"
+running
+run_script
+expect_calls "apt-get update -qq
+apt-get install -y -qq fonts-noto-core
+$(psql_call)"
+
+# 3. Everything present and running: nothing installed or started; only the
+# fresh database is made.
+new_world all-present
+present
+running
+run_script
+expect_calls "$(psql_call)"
+expect_env "$(default_env)"
+expect_output "Debian packages: chromium, fonts-noto-core, shellcheck present"
+expect_output "PostgreSQL: running on 127.0.0.1:5432"
+expect_output "Redis: running on 127.0.0.1:6379"
+
+# 4. The caller names its own servers: they are used as given and nothing
+# local is probed, started or created, even with the local ones down.
+new_world caller-urls
+present
+run_script GPUNEX_TEST_DATABASE_URL='postgres://u@db.example:5432/x?sslmode=disable' \
+  GPUNEX_TEST_REDIS_URL='redis://cache.example:6379/3'
+expect_calls ""
+expect_env "export GPUNEX_TEST_DATABASE_URL=postgres://u@db.example:5432/x\\?sslmode=disable
+export GPUNEX_TEST_REDIS_URL=redis://cache.example:6379/3"
+
+# 5. make bench's --services-only: no browser, fonts or shellcheck.
+new_world services-only
+run_script -- --services-only
+expect_calls "pg_ctlcluster --skip-systemctl-redirect 15 main start
+$(psql_call)
+redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log"
+expect_env "$(default_env)"
+
+# 6. A machine without the servers installed gets their packages.
+new_world no-servers
+present
+rm "$world/bin/pg_ctlcluster" "$world/bin/redis-server"
+running
+run_script
+expect_calls "apt-get update -qq
+apt-get install -y -qq postgresql redis-server
+$(psql_call)"
+
+# 7. .ci/run leaves all set-up to make test.
+case_name=ci-run
+checks=$((checks + 1))
+if grep -nE '^[^#]*\b(apt-get|dpkg|pg_ctlcluster|redis-server|psql|npm (ci|install))\b' .ci/run; then
+  fail ".ci/run does set-up itself (above); that belongs in scripts/test-env.sh, run by make test"
+fi
+checks=$((checks + 1))
+grep -qE '^[^#]*\bmake test\b' .ci/run || fail ".ci/run does not run make test"
+
+if [ "$failures" -gt 0 ]; then
+  printf 'scripts/test-env.test.sh: %d of %d checks failed\n' "$failures" "$checks" >&2
+  exit 1
+fi
+printf 'scripts/test-env.test.sh: %d checks passed\n' "$checks"
