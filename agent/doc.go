@@ -1,6 +1,8 @@
-// Package agent is the library behind gpunex-agent: GPU detection with
-// NVML, telemetry, the heartbeat client, benchmarks and the job container
-// runtime. It is filled in by the agent issue (#4).
+// Package agent is the library behind gpunex-agent: GPU detection
+// (agent/gpu, with NVML in agent/gpu/nvmldetect), the heartbeat client
+// (agent/client), the job runtimes (agent/job) and the messages it
+// exchanges with the platform (agent/protocol, the only part the server
+// links).
 package agent
 
 // Version is the agent's version, reported at registration.

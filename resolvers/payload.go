@@ -1,10 +1,7 @@
 package resolvers
 
 import (
-	"context"
-
 	"github.com/gpunex/gpunex/agent/protocol"
-	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
@@ -42,24 +39,4 @@ func parseID(field, s string) (int64, error) {
 		return 0, fault.E(fault.Invalid, "%s is not a valid ID", field)
 	}
 	return id, nil
-}
-
-// viewerAndID checks who is asking with require (auth.Require, or
-// requireAdmin), then reads the id argument: an anonymous request is
-// refused before its arguments are looked at.
-func viewerAndID(ctx context.Context, require func(context.Context) (*auth.Viewer, error), id string) (*auth.Viewer, int64, error) {
-	v, err := require(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	n, err := parseID("id", id)
-	if err != nil {
-		return nil, 0, err
-	}
-	return v, n, nil
-}
-
-// requireAdmin returns the viewer when it is an admin.
-func requireAdmin(ctx context.Context) (*auth.Viewer, error) {
-	return auth.RequireRole(ctx, models.RoleAdmin)
 }

@@ -25,9 +25,9 @@ type Resolver struct {
 	Logger     *slog.Logger
 }
 
-// NewSchema returns the executable schema over r, with its complexity
-// functions.
+// NewSchema returns the executable schema's configuration over r. It
+// sets no complexity functions: every field costs gqlgen's default (one,
+// plus its children), which the API's complexity limit bounds.
 func NewSchema(r *Resolver) graph.Config {
-	cfg := graph.Config{Resolvers: r}
-	return cfg
+	return graph.Config{Resolvers: r}
 }

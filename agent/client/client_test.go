@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,25 @@ func TestHeartbeat_ErrorsAreTyped(t *testing.T) {
 			require.Contains(t, err.Error(), tc.message)
 		})
 	}
+}
+
+// The server says what happened to a revoked token, the agent says how to
+// fix it: the log names the dashboard's page once, by the name the SPA
+// gives it.
+func TestHeartbeat_ARevokedTokenIsExplainedOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.server.setHook(func(request) *reply {
+		return gqlError(http.StatusUnauthorized, "UNAUTHENTICATED", "the agent token was revoked")
+	})
+	c, err := client.New(b.opts)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Heartbeat(context.Background(), protocol.HeartbeatInput{MachineID: "machine-under-test", At: &t0, Gpus: []protocol.GpuTelemetry{}})
+	require.ErrorIs(t, err, client.ErrUnauthenticated)
+	require.Equal(t, 1, strings.Count(err.Error(), "Agent tokens page"), err.Error())
+	require.Equal(t, 1, strings.Count(err.Error(), "create"), err.Error())
+	require.Contains(t, err.Error(), "the agent token was revoked")
 }
 
 func TestHeartbeat_UserErrorsAreARejectedError(t *testing.T) {

@@ -25,7 +25,7 @@ const (
 var ErrUnauthenticated = errors.New("client: the server refused the agent token")
 
 // unauthenticatedFix is the way out every UNAUTHENTICATED error names.
-const unauthenticatedFix = "create a new agent token on the Tokens page of the dashboard and restart the agent with it " +
+const unauthenticatedFix = "create a new agent token on the Agent tokens page of the dashboard and restart the agent with it " +
 	"(GPUNEX_TOKEN, e.g. in /etc/gpunex/agent.env, or --token)"
 
 // Error is a request the server did not answer with data: a top-level

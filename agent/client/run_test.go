@@ -324,7 +324,7 @@ func TestRun_RevokedTokenStopsWithTheFix(t *testing.T) {
 			b := setup(t)
 			b.server.setHook(func(r request) *reply {
 				if tc.when(r) {
-					return gqlError(http.StatusUnauthorized, "UNAUTHENTICATED", "the agent token was revoked; create a new one on the Tokens page")
+					return gqlError(http.StatusUnauthorized, "UNAUTHENTICATED", "the agent token was revoked")
 				}
 				return nil
 			})

@@ -76,7 +76,7 @@ type setting struct {
 
 var (
 	settingServer    = setting{"server", "GPUNEX_SERVER", "GPUnex server URL, e.g. https://gpunex.example.com", ""}
-	settingToken     = setting{"token", "GPUNEX_TOKEN", "agent token (gpx_a_…) from the Tokens page; prefer the environment or the config file, which other users cannot read", ""}
+	settingToken     = setting{"token", "GPUNEX_TOKEN", "agent token (gpx_a_…) from the Agent tokens page; prefer the environment or the config file, which other users cannot read", ""}
 	settingDataDir   = setting{"data-dir", "GPUNEX_DATA_DIR", "directory for the machine identity and buffered heartbeats", DefaultDataDir}
 	settingSimulate  = setting{"simulate", "GPUNEX_SIMULATE", "simulate GPUs instead of reading them with NVML, e.g. 2xH100,1xL4", ""}
 	settingHostname  = setting{"hostname", "GPUNEX_HOSTNAME", "machine name shown on the dashboard (default: the host name)", ""}
@@ -323,7 +323,7 @@ func redactURL(u *url.URL) string {
 // checkToken checks the form of an agent token; its messages never quote
 // the token.
 func checkToken(tok string) error {
-	const fix = "create an agent token on the Tokens page of the dashboard"
+	const fix = "create an agent token on the Agent tokens page of the dashboard"
 	switch {
 	case tok == "":
 		return errors.New("required: the agent token (gpx_a_…); " + fix)

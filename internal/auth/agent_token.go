@@ -166,7 +166,7 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 		return nil, fmt.Errorf("auth: unable to look up agent token: %w", err)
 	}
 	if tok.RevokedAt != nil {
-		return nil, fault.E(fault.Unauthenticated, "the agent token was revoked; create a new one on the Tokens page")
+		return nil, fault.E(fault.Unauthenticated, "the agent token was revoked")
 	}
 	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= agentLastUsedResolution {
 		if _, err := s.deps.DB.NewUpdate().Model((*models.AgentToken)(nil)).Set("last_used_at = ?", now).

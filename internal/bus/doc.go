@@ -2,7 +2,7 @@
 // and the dashboards that watch it.
 //
 // A service publishes a small payload on a named channel (for example
-// "machine:42" after a heartbeat changed a machine's status) and every
+// "provider.42.machines" after a machine of provider 42 went online) and every
 // subscriber of that channel receives it: GraphQL subscription resolvers
 // subscribe with the request's context and stop when the client goes away.
 //

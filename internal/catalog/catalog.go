@@ -3,8 +3,7 @@
 // product names against, and the vendor reference figures the benchmark
 // scores against. Figures are peak boost-clock datasheet values, dense
 // (without 2:4 sparsity); each entry names its datasheet, and figures the
-// datasheet does not confirm are listed in Unconfirmed. The table and its
-// sources are collected in ../shared/GPU-REFERENCE.md.
+// datasheet does not confirm are listed in Unconfirmed.
 package catalog
 
 import (

@@ -146,13 +146,13 @@ func TestMachinesGoOnlineAndOfflineLiveWithoutSQLInSteadyState(t *testing.T) {
 
 		// Steady state: heartbeats write no SQL row and publish nothing.
 		s.DrainMail(t) // the mail worker's writes are not the heartbeats'
-		writes, pubs := s.Platform.DB.Writes(), s.Platform.Bus.Publishes()
+		writes, pubs := s.Platform.DB.Writes(), s.Bus.Publishes()
 		for i := range 20 {
 			agent.MustDo(&hb, heartbeat, map[string]any{"i": beatInput(uid, float64(50+i), 1)})
 			require.Equal(t, "ONLINE", *hb.Heartbeat.Status)
 		}
 		require.Zero(t, s.Platform.DB.Writes()-writes, "SQL writes in steady state")
-		require.Zero(t, s.Platform.Bus.Publishes()-pubs, "bus publishes in steady state")
+		require.Zero(t, s.Bus.Publishes()-pubs, "bus publishes in steady state")
 
 		// The dashboard query reads the same state, with live telemetry.
 		var mp struct {

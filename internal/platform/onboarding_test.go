@@ -646,14 +646,14 @@ func TestAdminWatchSeesNewApplicationsResubmissionsAndDecisionsLive(t *testing.T
 
 		// A decision already made changes nothing and announces nothing,
 		// nor does a refused one (its transaction rolls back).
-		publishes := s.Platform.Bus.Publishes()
+		publishes := s.Bus.Publishes()
 		decide(bea, approve, appID, nil)
 		var refused struct {
 			RequestApplicationInfo struct{ UserErrors []userError }
 		}
 		ada.MustDo(&refused, requestInfo, map[string]any{"id": appID, "m": "Too late"})
 		require.Equal(t, "INVALID_STATE", refused.RequestApplicationInfo.UserErrors[0].Code)
-		require.Equal(t, publishes, s.Platform.Bus.Publishes(), "nothing was announced")
+		require.Equal(t, publishes, s.Bus.Publishes(), "nothing was announced")
 
 		// Rejecting the other application reaches the queue's watch only.
 		decide(bea, reject, otherID, nil)

@@ -70,13 +70,16 @@ type Config struct {
 	PasswordParams *argon2id.Params
 	// SPA overrides the embedded frontend (tests).
 	SPA fs.FS
+	// WrapBus, when set, decorates the event bus before any service uses
+	// it (tests count publishes with it).
+	WrapBus func(bus.Bus) bus.Bus
 }
 
 // Platform is an assembled server.
 type Platform struct {
 	cfg        Config
 	DB         *store.DB
-	Bus        *bus.Counted
+	Bus        bus.Bus
 	Presence   presence.Store
 	Auth       *auth.Service
 	Notify     *notification.Service
@@ -151,11 +154,14 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 			busOpts = append(busOpts, bus.WithPrefix(cfg.RedisPrefix))
 			presenceOpts = append(presenceOpts, presence.WithNamespace(cfg.RedisPrefix))
 		}
-		p.Bus = bus.NewCounted(bus.NewRedis(p.redis, cfg.Logger, busOpts...))
+		p.Bus = bus.NewRedis(p.redis, cfg.Logger, busOpts...)
 		p.Presence = presence.NewRedis(p.redis, presenceOpts...)
 	} else {
-		p.Bus = bus.NewCounted(bus.NewMemory())
+		p.Bus = bus.NewMemory()
 		p.Presence = presence.NewMemory(cfg.Clock)
+	}
+	if cfg.WrapBus != nil {
+		p.Bus = cfg.WrapBus(p.Bus)
 	}
 
 	p.Auth = auth.New(auth.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, auth.Config{PasswordParams: cfg.PasswordParams})

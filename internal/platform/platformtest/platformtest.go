@@ -19,6 +19,8 @@ import (
 
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/bus/bustest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
@@ -64,6 +66,8 @@ type Options struct {
 type Server struct {
 	URL      string
 	Platform *platform.Platform
+	// Bus counts what the platform publishes.
+	Bus *bustest.Counted
 	// DatabaseURL is the database it uses (empty for SQLite).
 	DatabaseURL string
 	RedisURL    string
@@ -84,6 +88,11 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		PublicURL:      opts.PublicURL,
 		DataDir:        opts.DataDir,
 		Fleet:          opts.Fleet,
+	}
+	var counted *bustest.Counted
+	cfg.WrapBus = func(b bus.Bus) bus.Bus {
+		counted = bustest.NewCounted(b)
+		return counted
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
@@ -120,7 +129,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 	done := make(chan error, 1)
 	urlc := make(chan string, 1)
 	go func() { done <- p.ServeListener(ctx, ln, func(u string) { urlc <- u }) }()
-	s := &Server{URL: <-urlc, Platform: p, DatabaseURL: cfg.DatabaseURL, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPrefix}
+	s := &Server{URL: <-urlc, Platform: p, Bus: counted, DatabaseURL: cfg.DatabaseURL, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPrefix}
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)

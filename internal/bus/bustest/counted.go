@@ -1,21 +1,24 @@
-package bus
+package bustest
 
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/gpunex/gpunex/internal/bus"
 )
 
-// Counted decorates a Bus, counting publishes: how "no publish per
-// heartbeat in steady state" is measured.
+// Counted decorates a Bus, counting publishes: how tests and benchmarks
+// measure "no publish per heartbeat in steady state". Production never
+// wraps its bus (platform.Config.WrapBus is for tests).
 type Counted struct {
-	Bus
+	bus.Bus
 	publishes atomic.Int64
 }
 
-var _ Bus = (*Counted)(nil)
+var _ bus.Bus = (*Counted)(nil)
 
 // NewCounted wraps b.
-func NewCounted(b Bus) *Counted { return &Counted{Bus: b} }
+func NewCounted(b bus.Bus) *Counted { return &Counted{Bus: b} }
 
 // Publish counts, then publishes.
 func (c *Counted) Publish(ctx context.Context, channel string, payload []byte) error {
