@@ -2400,7 +2400,10 @@ extend type Mutation {
 	{Name: "../schema/root.graphqls", Input: `# Root operation types. Each domain area extends them in its own file.
 
 """
-DateTime is an RFC 3339 timestamp in UTC, for example "2026-11-29T22:34:37Z".
+DateTime is an RFC 3339 timestamp in UTC, for example "2026-11-29T22:34:37Z"
+or "2026-11-29T22:34:58.760052Z": at most microseconds, the precision the
+server stores, so a time reads the same from a mutation and from a later
+query.
 """
 scalar DateTime
 
@@ -13240,13 +13243,13 @@ func (ec *executionContext) marshalNCreateAgentTokenPayload2ᚖgithubᚗcomᚋgp
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := models.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := models.MarshalDateTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "DateTime!")
 	}
@@ -14053,7 +14056,7 @@ func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Contex
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalTime(v)
+	res, err := models.UnmarshalDateTime(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -14063,7 +14066,7 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalTime(*v)
+	res := models.MarshalDateTime(*v)
 	return res
 }
 
