@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isolate, useFormat } from '../ui/format';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
@@ -17,17 +18,24 @@ export function UtilizationChart({ machine }: { machine: Machine }) {
   const { t } = useTranslation();
   const f = useFormat();
   const r = useReadings();
-  const history = utilizationHistory(machine.gpus);
+  // The GPUs change with each telemetry poll, not with each render (a
+  // pointer over the chart re-renders it), so neither does the data.
+  const history = useMemo(() => utilizationHistory(machine.gpus), [machine.gpus]);
+  const series = useMemo(
+    () =>
+      history.gpus.map(({ gpu, values }) => ({
+        label: t('overview.chart.gpu', { index: gpu.index, name: isolate(gpu.model?.name ?? gpu.name) }),
+        values,
+      })),
+    [history, t],
+  );
   if (history.gpus.length === 0) return null;
   return (
     <TimeSeriesChart
       testId="utilization-chart"
       title={t('overview.chart.title')}
       xs={history.xs}
-      series={history.gpus.map(({ gpu, values }) => ({
-        label: t('overview.chart.gpu', { index: gpu.index, name: isolate(gpu.model?.name ?? gpu.name) }),
-        values,
-      }))}
+      series={series}
       x={{ time: false, label: t('overview.chart.xLabel'), format: (x) => f.number(Math.abs(x)), steps: HEARTBEAT_STEPS }}
       y={{ label: t('overview.chart.yLabel'), format: r.percent, range: [0, 100] }}
     />

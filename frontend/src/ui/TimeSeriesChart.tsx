@@ -34,7 +34,11 @@ const CHART_COLORS = 6;
 export interface TimeSeriesChartProps {
   /** title is the chart's caption and accessible name, already translated. */
   title: string;
-  /** xs are the x values, ascending: seconds since the epoch when x.time. */
+  /**
+   * xs are the x values, ascending: seconds since the epoch when x.time.
+   * Keep xs and series the same arrays while the data is (useMemo): new
+   * arrays hand the chart new data, and it redraws.
+   */
   xs: readonly number[];
   /** series are the lines, each with one value (or null) per x. */
   series: readonly ChartSeries[];
@@ -58,7 +62,7 @@ export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId 
   const rtl = i18n.dir(lng) === 'rtl';
   const formatX = xFormat(x, xs, lng);
   const [hovered, setHovered] = useState<number | null>(null);
-  const plot = useUplot({ xs, series, x: { ...x, format: formatX }, y, rtl, height, onHover: setHovered });
+  const plot = useUplot({ xs, series, x: { ...x, format: formatX }, y, lng, rtl, height, onHover: setHovered });
 
   const description = summarizeSeries(series)
     .map((s) =>
@@ -106,6 +110,7 @@ interface PlotInput {
   series: readonly ChartSeries[];
   x: XAxis & ChartAxis;
   y: YAxis;
+  lng: string;
   rtl: boolean;
   height: number;
   /** onHover gets the index under the pointer, null when there is none. */
@@ -127,8 +132,8 @@ function useUplot(input: PlotInput) {
     latest.current = input;
   });
 
-  const { xs, series, x, y, rtl, height } = input;
-  const shape = JSON.stringify([x.label, x.time, x.steps, x.format(xs[0] ?? 0), y.label, y.range, y.format(1), rtl, height, series.map((s) => s.label)]);
+  const { xs, series, x, y, lng, rtl, height } = input;
+  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, y.label, y.range, series.map((s) => s.label)]);
 
   useEffect(() => {
     const el = box.current;
