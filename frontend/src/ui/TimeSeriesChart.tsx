@@ -64,7 +64,7 @@ export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId 
   const [hovered, setHovered] = useState<number | null>(null);
   const plot = useUplot({ xs, series, x: { ...x, format: formatX }, y, lng, rtl, height, onHover: setHovered });
 
-  const description = summarizeSeries(series)
+  const seriesText = summarizeSeries(series)
     .map((s) =>
       t('chart.series', {
         label: isolate(s.label),
@@ -80,7 +80,7 @@ export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId 
   return (
     <figure className="chart" data-testid={testId} data-series={series.length} data-points={xs.length}>
       <figcaption className="chart-title">{title}</figcaption>
-      <div ref={plot} className="chart-plot" role="img" aria-label={`${title}. ${description}`} data-testid="chart-plot" />
+      <div ref={plot} className="chart-plot" role="img" aria-label={t('chart.description', { title, series: seriesText })} data-testid="chart-plot" />
       <p className="chart-at muted small" data-testid="chart-at">
         {hoveredX === undefined ? t('chart.latest') : t('chart.at', { label: x.label, value: isolate(formatX(hoveredX)) })}
       </p>
