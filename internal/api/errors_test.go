@@ -6,11 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	goast "go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -194,4 +200,66 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 	require.Equal(t, "internal error", got.Message)
 	require.Nil(t, got.Err)
 	require.Contains(t, logs.String(), "secret detail")
+}
+
+// Point 2 of issue 8: every code a service or resolver writes as a literal
+// (fault.Problem{Code: "…"}, a UserError's Code, v.Add(field, "…", msg))
+// is a UserErrorCode. Codes written as fault's constants are by
+// construction; this catches the literals, which compile as ProblemCode
+// all the same.
+func TestEveryProblemCodeLiteralIsAUserErrorCode(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{}
+	for _, c := range fault.ProblemCodes() {
+		known[string(c)] = true
+	}
+	code := regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
+	found := 0
+	check := func(fset *token.FileSet, lit goast.Expr) {
+		b, ok := lit.(*goast.BasicLit)
+		if !ok || b.Kind != token.STRING {
+			return
+		}
+		s, err := strconv.Unquote(b.Value)
+		require.NoError(t, err)
+		if !code.MatchString(s) {
+			return
+		}
+		found++
+		require.True(t, known[s], "%s: %q is not a UserErrorCode (add it to fault.ProblemCodes and the enum, or use one that is)", fset.Position(b.Pos()), s)
+	}
+	for _, root := range []string{"../../internal", "../../resolvers"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			goast.Inspect(f, func(n goast.Node) bool {
+				switch n := n.(type) {
+				case *goast.CompositeLit:
+					if sel, ok := n.Type.(*goast.SelectorExpr); ok && (sel.Sel.Name == "Problem" || sel.Sel.Name == "UserError") {
+						for _, e := range n.Elts {
+							if kv, ok := e.(*goast.KeyValueExpr); ok {
+								if k, ok := kv.Key.(*goast.Ident); ok && k.Name == "Code" {
+									check(fset, kv.Value)
+								}
+							}
+						}
+					}
+				case *goast.CallExpr:
+					if sel, ok := n.Fun.(*goast.SelectorExpr); ok && sel.Sel.Name == "Add" && len(n.Args) == 3 {
+						check(fset, n.Args[1])
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	require.NotZero(t, found, "the scan found no literal code at all: is it still looking in the right places?")
 }
