@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/fault"
 )
 
 func TestCodeOf(t *testing.T) {
@@ -33,10 +34,38 @@ func TestValidationErrIsNilWithoutProblems(t *testing.T) {
 	t.Parallel()
 	var v fault.Validation
 	require.NoError(t, v.Err())
-	v.Add("input.email", "REQUIRED", "email is required")
+	v.Add("input.email", fault.Required, "email is required")
 	err := v.Err()
 	require.Error(t, err)
 	got, ok := fault.AsValidation(fmt.Errorf("wrapped: %w", err))
 	require.True(t, ok)
 	require.Equal(t, "input.email", got.Problems[0].Field)
+}
+
+// The lists behind the ErrorCode and UserErrorCode enums hold each code
+// once, and Known answers from them.
+func TestCodeListsAreSetsAndKnownAnswersFromThem(t *testing.T) {
+	t.Parallel()
+	codes := fault.Codes()
+	require.Len(t, codes, len(unique(codes)))
+	for _, c := range codes {
+		require.True(t, c.Known(), c)
+	}
+	require.False(t, fault.Code("TEAPOT").Known())
+	require.False(t, fault.Code("").Known())
+
+	problems := fault.ProblemCodes()
+	require.Len(t, problems, len(unique(problems)))
+	for _, c := range problems {
+		require.True(t, c.Known(), c)
+	}
+	require.False(t, fault.ProblemCode("TEAPOT").Known())
+}
+
+func unique[T comparable](in []T) map[T]bool {
+	out := map[T]bool{}
+	for _, v := range in {
+		out[v] = true
+	}
+	return out
 }
