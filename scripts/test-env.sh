@@ -82,8 +82,10 @@ else
     die "missing ${need[*]} and no apt-get: install them, then run again"
   apt_log=${TMPDIR:-/tmp}/gpunex-test-env-apt.log
   log "Debian packages: installing ${need[*]} (apt-get update, then apt-get install; log in $apt_log)"
-  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$apt_log" 2>&1 ||
-     ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >>"$apt_log" 2>&1; then
+  # Waits up to 5 minutes for another apt-get or dpkg to finish.
+  apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300)
+  if ! as_root "${apt[@]}" update -qq >"$apt_log" 2>&1 ||
+     ! as_root "${apt[@]}" install -y -qq "${need[@]}" >>"$apt_log" 2>&1; then
     tail -n 30 "$apt_log" >&2
     die "apt-get failed (the last lines of $apt_log are above)"
   fi

@@ -73,8 +73,8 @@ new_world() {
   done
   quiet_stub id 'echo 0'   # as root, so as_root runs the command itself
   stub apt-get '
-if [ "$1" = install ]; then
-  shift
+if [ "$3" = install ]; then
+  shift 3
   for p in "$@"; do
     case $p in -*) continue ;; esac
     : >"$STUB_STATE/pkg/$p"
@@ -123,8 +123,8 @@ psql_call() {
 # 1. A fresh machine: the three packages absent, PostgreSQL and Redis down.
 new_world fresh-machine
 run_script
-expect_calls "apt-get update -qq
-apt-get install -y -qq chromium fonts-noto-core shellcheck
+expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium fonts-noto-core shellcheck
 pg_ctlcluster --skip-systemctl-redirect 15 main start
 $(psql_call)
 redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log"
@@ -139,8 +139,8 @@ present
 rm "$state/pkg/fonts-noto-core"
 running
 run_script
-expect_calls "apt-get update -qq
-apt-get install -y -qq fonts-noto-core
+expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq fonts-noto-core
 $(psql_call)"
 
 # 3. Everything present and running: nothing installed or started; only the
@@ -179,8 +179,8 @@ present
 rm "$world/bin/pg_ctlcluster" "$world/bin/redis-server"
 running
 run_script
-expect_calls "apt-get update -qq
-apt-get install -y -qq postgresql redis-server
+expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq postgresql redis-server
 $(psql_call)"
 
 # 7. .ci/run leaves all set-up to make test.
