@@ -19,53 +19,6 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
-// seedProvider inserts the rows a provider stands on and returns its id.
-func seedProvider(t *testing.T, db *store.DB, now time.Time) int64 {
-	t.Helper()
-	ctx := context.Background()
-	u := &models.User{Email: "p@example.com", Name: "P", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
-	_, err := db.NewInsert().Model(u).Returning("id").Exec(ctx)
-	require.NoError(t, err)
-	app := &models.ProviderApplication{UserID: u.ID, Status: models.ApplicationApproved, FullName: "P", Email: "p@example.com",
-		CommitmentMonths: 12, SuggestionTier: models.TierCommunity, SuggestionReasons: []string{}, SubmittedAt: now, UpdatedAt: now}
-	_, err = db.NewInsert().Model(app).Returning("id").Exec(ctx)
-	require.NoError(t, err)
-	p := &models.Provider{UserID: u.ID, ApplicationID: app.ID, Tier: models.TierCommunity, Name: "P", CreatedAt: now}
-	_, err = db.NewInsert().Model(p).Returning("id").Exec(ctx)
-	require.NoError(t, err)
-	return p.ID
-}
-
-type bundle struct {
-	db       *store.DB
-	clock    *clock.Manual
-	presence *presence.Memory
-	svc      *Service
-	agent    *auth.Agent
-}
-
-func setup(t *testing.T, db *store.DB) *bundle {
-	t.Helper()
-	clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	pres := presence.NewMemory(clk)
-	b := bus.NewMemory()
-	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
-	svc := New(Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: slog.New(slog.DiscardHandler)}, Config{Interval: 10 * time.Second})
-	pid := seedProvider(t, db, clk.Now())
-	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
-	_, err := svc.Register(context.Background(), agent, protocol.RegisterMachineInput{MachineID: "machine-0001", Hostname: "h", AgentVersion: "1",
-		Gpus: []protocol.GpuInventory{{UUID: "GPU-1", Name: "NVIDIA L4", Simulated: true}}})
-	require.NoError(t, err)
-	return &bundle{db: db, clock: clk, presence: pres, svc: svc, agent: agent}
-}
-
-func (b *bundle) status(t *testing.T) models.MachineStatus {
-	t.Helper()
-	var m models.Machine
-	require.NoError(t, b.db.NewSelect().Model(&m).Where("machine_uid = ?", "machine-0001").Scan(context.Background()))
-	return m.Status
-}
-
 func TestSweeperMarksSilentMachinesOfflineOnlyAfterTheGracePeriod(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -174,7 +127,7 @@ func TestAnAgentTokenIsRateLimitedInLookupsNotInItsMachinesHeartbeats(t *testing
 	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
 	svc := New(Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: slog.New(slog.DiscardHandler)},
 		Config{Interval: 10 * time.Second, TokenRatePerSecond: 1, TokenBurst: 3})
-	pid := seedProvider(t, db, clk.Now())
+	pid := seedProvider(t, db, clk.Now(), "p")
 	ctx := context.Background()
 	agent := &auth.Agent{TokenID: 1, ProviderID: pid}
 	for _, uid := range []string{"machine-0001", "machine-0002"} {

@@ -1,0 +1,109 @@
+package fleet
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// enqueueThree queues three commands for machine-0001 on svc and returns
+// them in the order queued.
+func (b *bundle) enqueueThree(t *testing.T, svc *Service) []*models.AgentCommand {
+	t.Helper()
+	var queued []*models.AgentCommand
+	for _, c := range []struct {
+		kind    models.AgentCommandKind
+		payload any
+	}{
+		{models.CommandStartJob, map[string]string{"job": "j-1"}},
+		{models.CommandSetInterval, map[string]int{"seconds": 5}},
+		{models.CommandStopJob, map[string]string{"job": "j-1"}},
+	} {
+		cmd, err := svc.Enqueue(b.ctx, b.machineID, c.kind, c.payload)
+		require.NoError(t, err)
+		queued = append(queued, cmd)
+		b.clock.Advance(time.Second)
+	}
+	return queued
+}
+
+// requireDelivered checks that got are the queued commands, in order, and
+// that SQL records them delivered.
+func (b *bundle) requireDelivered(t *testing.T, queued, got []*models.AgentCommand) {
+	t.Helper()
+	require.Len(t, got, len(queued))
+	for i, c := range got {
+		require.Equal(t, queued[i].ID, c.ID)
+		require.Equal(t, queued[i].Kind, c.Kind)
+		require.JSONEq(t, queued[i].Payload, c.Payload)
+	}
+	n, err := b.db.NewSelect().Model((*models.AgentCommand)(nil)).Where("machine_id = ? AND delivered_at IS NULL", b.machineID).Count(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "all marked delivered")
+}
+
+func TestEnqueuedCommandsAreDeliveredInOrderExactlyOnceByTheNextHeartbeat(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		_, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		queued := b.enqueueThree(t, b.svc)
+
+		res, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		b.requireDelivered(t, queued, res.Commands)
+
+		b.clock.Advance(10 * time.Second)
+		n := b.queries.count(func() {
+			res, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		})
+		require.NoError(t, err)
+		require.Empty(t, res.Commands, "delivered once")
+		require.Zero(t, n, "with nothing queued, the heartbeat is steady again")
+	})
+}
+
+func TestACommandQueuedOnOneReplicaIsDeliveredByAnotherSharingTheDatabaseAndBus(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		queuing := b.svc
+		delivering := b.replica(Config{Interval: 10 * time.Second})
+		_, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+
+		ctx, cancel := context.WithCancel(b.ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); delivering.RunBackground(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		select {
+		case <-b.bus.subscribed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the replica never listened for commands")
+		}
+
+		queued := b.enqueueThree(t, queuing)
+		require.Eventually(t, func() bool { return delivering.commands.waiting(b.machineID) }, 5*time.Second, time.Millisecond,
+			"the replica hears that commands wait")
+
+		res, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		b.requireDelivered(t, queued, res.Commands)
+
+		// The agent moves to the replica that queued them: nothing twice.
+		res, err = queuing.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		require.Empty(t, res.Commands)
+		res, err = delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		require.Empty(t, res.Commands)
+	})
+}

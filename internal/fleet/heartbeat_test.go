@@ -1,0 +1,154 @@
+package fleet
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// transitions subscribes to the provider's machines channel and returns a
+// function that drains what has been announced so far (the memory bus
+// delivers on Publish, and transitions publish before they return).
+func (b *bundle) transitions(t *testing.T) func() []transitionEvent {
+	t.Helper()
+	msgs, err := b.bus.Subscribe(b.ctx, Channel(b.agent.ProviderID))
+	require.NoError(t, err)
+	return func() []transitionEvent {
+		var evs []transitionEvent
+		for {
+			select {
+			case m := <-msgs:
+				var ev transitionEvent
+				require.NoError(t, json.Unmarshal(m.Payload, &ev))
+				evs = append(evs, ev)
+			default:
+				return evs
+			}
+		}
+	}
+}
+
+func TestAHeartbeatSampledLongerAgoThanTheGracePeriodIsAcknowledgedButChangesNoLiveState(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		announced := b.transitions(t)
+		replay := func() *HeartbeatResult {
+			t.Helper()
+			at := b.clock.Now().Add(-b.svc.Config().Grace() - time.Second)
+			writes := db.Writes()
+			res, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID, At: &at})
+			require.NoError(t, err)
+			require.True(t, res.Accepted, "acknowledged, so the agent drops it from its buffer")
+			require.Nil(t, res.Status)
+			require.Equal(t, writes, db.Writes(), "no SQL row")
+			return res
+		}
+
+		// An offline machine's replayed sample brings it no closer to online.
+		replay()
+		_, live := b.live(t)
+		require.False(t, live, "no presence written")
+		require.Equal(t, models.MachineOffline, b.status(t))
+		require.Len(t, b.intervals(t), 1)
+		require.Empty(t, announced())
+
+		// An online machine's replayed sample does not replace its latest.
+		_, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		require.Len(t, announced(), 1)
+		latest, live := b.live(t)
+		require.True(t, live)
+		b.clock.Advance(time.Second)
+		replay()
+		after, live := b.live(t)
+		require.True(t, live)
+		require.True(t, latest.At.Equal(after.At), "the live sample is still the latest one")
+		require.Equal(t, models.MachineOnline, b.status(t))
+		require.Len(t, b.intervals(t), 2)
+		require.Empty(t, announced())
+	})
+}
+
+func TestTheFirstHeartbeatOfAnOfflineMachineRecordsTheTransitionOnceAndASteadyOneWritesNoSQL(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		announced := b.transitions(t)
+		registered := b.clock.Now()
+		b.clock.Advance(time.Minute)
+		first := b.clock.Now()
+
+		res, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		require.Equal(t, models.MachineOnline, *res.Status)
+		require.Equal(t, []transitionEvent{{MachineID: b.machineID, Status: models.MachineOnline}}, announced())
+
+		for range 5 {
+			b.clock.Advance(10 * time.Second)
+			var res *HeartbeatResult
+			n := b.queries.count(func() {
+				res, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+			})
+			require.NoError(t, err)
+			require.Equal(t, models.MachineOnline, *res.Status)
+			require.Zero(t, n, "a steady heartbeat runs no SQL statement")
+		}
+		latest, live := b.live(t)
+		require.True(t, live)
+		require.True(t, latest.At.Equal(b.clock.Now()))
+
+		m := b.machine(t)
+		require.Equal(t, models.MachineOnline, m.Status)
+		require.Nil(t, m.OfflineReason)
+		require.True(t, m.StatusChangedAt.Equal(first))
+		is := b.intervals(t)
+		require.Len(t, is, 2, "one transition, recorded once")
+		require.Equal(t, models.MachineOffline, is[0].Status)
+		require.Equal(t, models.OfflineNeverSeen, *is[0].Reason)
+		require.True(t, is[0].StartedAt.Equal(registered))
+		require.True(t, is[0].EndedAt.Equal(first))
+		require.Equal(t, models.MachineOnline, is[1].Status)
+		require.True(t, is[1].StartedAt.Equal(first))
+		require.Nil(t, is[1].EndedAt)
+		require.Empty(t, announced(), "steady heartbeats announce nothing")
+	})
+}
+
+func TestGoingOfflineMarksTheMachineOfflinePlannedAndClearsPresence(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		_, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		announced := b.transitions(t)
+		b.clock.Advance(15 * time.Second)
+		stopped := b.clock.Now()
+
+		yes := true
+		res, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID, GoingOffline: &yes})
+		require.NoError(t, err)
+		require.Equal(t, models.MachineOffline, *res.Status)
+
+		_, live := b.live(t)
+		require.False(t, live, "presence cleared")
+		m := b.machine(t)
+		require.Equal(t, models.MachineOffline, m.Status)
+		require.Equal(t, models.OfflinePlanned, *m.OfflineReason)
+		require.True(t, m.StatusChangedAt.Equal(stopped))
+		is := b.intervals(t)
+		require.Len(t, is, 3)
+		require.True(t, is[1].EndedAt.Equal(stopped), "the uptime ends when the agent said it stopped")
+		require.Equal(t, models.MachineOffline, is[2].Status)
+		require.Equal(t, models.OfflinePlanned, *is[2].Reason)
+		require.True(t, is[2].StartedAt.Equal(stopped))
+		require.Equal(t, []transitionEvent{{MachineID: b.machineID, Status: models.MachineOffline}}, announced())
+	})
+}
