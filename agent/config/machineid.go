@@ -8,15 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // MachineIDFile is the name of the identity file in the data directory.
 const MachineIDFile = "machine-id"
-
-// machineIDPattern is what the server accepts as a machine id.
-var machineIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
 // EnsureDataDir creates dir (mode 700) if it does not exist yet. An
 // existing directory keeps its mode: it may be a volume the operator set
@@ -79,7 +77,7 @@ func readMachineID(path string) (string, error) {
 		return "", fmt.Errorf("config: unable to read the machine id: %w", err)
 	}
 	id := strings.TrimSpace(string(data))
-	if !machineIDPattern.MatchString(id) {
+	if !protocol.ValidMachineID(id) {
 		return "", fmt.Errorf("config: %s does not hold a machine id (8-64 of A-Z a-z 0-9 - _): restore it from a backup to keep this machine's history, or delete it to register the host as a new machine", path)
 	}
 	return id, nil

@@ -136,3 +136,25 @@ type RegisterMachineAnswer struct {
 	HeartbeatIntervalSeconds int                `json:"heartbeatIntervalSeconds"`
 	UserErrors               []UserError        `json:"userErrors"`
 }
+
+// A machine id is the identity the agent keeps in its data directory:
+// MachineIDMinLength to MachineIDMaxLength characters of A-Z, a-z, 0-9,
+// '-' and '_'. The agent makes one; the platform refuses any other.
+const (
+	MachineIDMinLength = 8
+	MachineIDMaxLength = 64
+)
+
+// ValidMachineID reports whether id is a well-formed machine id.
+func ValidMachineID(id string) bool {
+	if len(id) < MachineIDMinLength || len(id) > MachineIDMaxLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

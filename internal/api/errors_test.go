@@ -15,7 +15,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,31 +201,33 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 	require.Contains(t, logs.String(), "secret detail")
 }
 
-// Point 2 of issue 8: every code a service or resolver writes as a literal
-// (fault.Problem{Code: "…"}, a UserError's Code, v.Add(field, "…", msg))
-// is a UserErrorCode. Codes written as fault's constants are by
-// construction; this catches the literals, which compile as ProblemCode
-// all the same.
-func TestEveryProblemCodeLiteralIsAUserErrorCode(t *testing.T) {
+// Point 2 of issue 8: the problem codes are defined once, as fault's
+// constants (the UserErrorCode enum's Go side). A code a service or
+// resolver writes as a literal (fault.Problem{Code: "…"}, a UserError's
+// Code, v.Add(field, "…", msg)) compiles as a ProblemCode all the same, so
+// this test refuses every literal, naming its place, and says whether it
+// is at least a known code.
+func TestProblemCodesAreWrittenOnlyAsFaultsConstants(t *testing.T) {
 	t.Parallel()
 	known := map[string]bool{}
 	for _, c := range fault.ProblemCodes() {
 		known[string(c)] = true
 	}
-	code := regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
-	found := 0
-	check := func(fset *token.FileSet, lit goast.Expr) {
-		b, ok := lit.(*goast.BasicLit)
+	constants := 0
+	check := func(fset *token.FileSet, e goast.Expr) {
+		if sel, ok := e.(*goast.SelectorExpr); ok {
+			if pkg, ok := sel.X.(*goast.Ident); ok && pkg.Name == "fault" {
+				constants++
+			}
+			return
+		}
+		b, ok := e.(*goast.BasicLit)
 		if !ok || b.Kind != token.STRING {
 			return
 		}
 		s, err := strconv.Unquote(b.Value)
 		require.NoError(t, err)
-		if !code.MatchString(s) {
-			return
-		}
-		found++
-		require.True(t, known[s], "%s: %q is not a UserErrorCode (add it to fault.ProblemCodes and the enum, or use one that is)", fset.Position(b.Pos()), s)
+		t.Errorf("%s: the problem code %q is a literal; use fault's constant (known code: %v)", fset.Position(b.Pos()), s, known[s])
 	}
 	for _, root := range []string{"../../internal", "../../resolvers"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -241,12 +242,30 @@ func TestEveryProblemCodeLiteralIsAUserErrorCode(t *testing.T) {
 			goast.Inspect(f, func(n goast.Node) bool {
 				switch n := n.(type) {
 				case *goast.CompositeLit:
-					if sel, ok := n.Type.(*goast.SelectorExpr); ok && (sel.Sel.Name == "Problem" || sel.Sel.Name == "UserError") {
-						for _, e := range n.Elts {
+					codeOf := func(lit *goast.CompositeLit) {
+						for _, e := range lit.Elts {
 							if kv, ok := e.(*goast.KeyValueExpr); ok {
 								if k, ok := kv.Key.(*goast.Ident); ok && k.Name == "Code" {
 									check(fset, kv.Value)
 								}
+							}
+						}
+					}
+					isProblem := func(t goast.Expr) bool {
+						if star, ok := t.(*goast.StarExpr); ok {
+							t = star.X
+						}
+						sel, ok := t.(*goast.SelectorExpr)
+						return ok && (sel.Sel.Name == "Problem" || sel.Sel.Name == "UserError")
+					}
+					if isProblem(n.Type) {
+						codeOf(n)
+					}
+					// []fault.Problem{{Code: …}}: the elements' type is elided.
+					if list, ok := n.Type.(*goast.ArrayType); ok && isProblem(list.Elt) {
+						for _, e := range n.Elts {
+							if lit, ok := e.(*goast.CompositeLit); ok && lit.Type == nil {
+								codeOf(lit)
 							}
 						}
 					}
@@ -261,5 +280,5 @@ func TestEveryProblemCodeLiteralIsAUserErrorCode(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
-	require.NotZero(t, found, "the scan found no literal code at all: is it still looking in the right places?")
+	require.NotZero(t, constants, "the scan found no code at all: is it still looking in the right places?")
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/gpunex/gpunex/internal/fault"
 )
 
 // depthLimit refuses operations nested deeper than Max selection levels,
@@ -30,7 +32,7 @@ func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.Operat
 	}
 	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0, map[string]bool{}); depth > d.Max {
 		err := gqlerror.Errorf("operation has depth %d, which exceeds the limit of %d", depth, d.Max)
-		errcode.Set(err, "DEPTH_LIMIT_EXCEEDED")
+		errcode.Set(err, string(fault.DepthLimitExceeded))
 		return err
 	}
 	return nil

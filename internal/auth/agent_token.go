@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -69,14 +68,7 @@ func IsAgentToken(token string) bool { return strings.HasPrefix(token, AgentToke
 func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name string) (*models.AgentToken, string, error) {
 	name = strings.TrimSpace(name)
 	var v fault.Validation
-	switch {
-	case name == "":
-		v.Add("name", "REQUIRED", "give the token a name, e.g. the host it runs on")
-	case utf8.RuneCountInString(name) > MaxAgentTokenName:
-		v.Add("name", "TOO_LONG", fmt.Sprintf("name must be at most %d characters", MaxAgentTokenName))
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		v.Add("name", "INVALID", "name must not contain control characters")
-	}
+	validate.Text{Required: true, MaxRunes: MaxAgentTokenName}.Check(&v, validate.At("name"), name)
 	if err := v.Err(); err != nil {
 		return nil, "", err
 	}
@@ -86,7 +78,7 @@ func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name s
 		return nil, "", fmt.Errorf("auth: unable to count agent tokens: %w", err)
 	}
 	if active >= MaxActiveAgentTokens {
-		v.Add("name", "TOO_MANY", fmt.Sprintf("a provider may hold at most %d active tokens; revoke one first", MaxActiveAgentTokens))
+		v.Add("name", fault.TooMany, fmt.Sprintf("a provider may hold at most %d active tokens; revoke one first", MaxActiveAgentTokens))
 		return nil, "", &v
 	}
 	secret := newToken(AgentTokenPrefix)

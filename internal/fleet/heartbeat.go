@@ -85,7 +85,9 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 	}
 	at := now
 	if in.At != nil {
-		at = in.At.UTC()
+		// At the precision times are stored and shown with, however the
+		// transport decoded it (the prepared path keeps nanoseconds).
+		at = in.At.UTC().Truncate(time.Microsecond)
 	}
 	if now.Sub(at) > s.cfg.Grace() {
 		// A replayed sample from an outage: acknowledged, not live state.

@@ -28,7 +28,7 @@ const (
 // names, throttle reasons) are single-line text of at most MaxTextLength
 // characters.
 var (
-	machineIDRule     = validate.Identifier{Min: 8, Max: 64}
+	machineIDRule     = validate.Identifier{Min: protocol.MachineIDMinLength, Max: protocol.MachineIDMaxLength}
 	labelRule         = validate.Text{Required: true, MaxRunes: MaxTextLength}
 	optionalLabelRule = validate.Text{MaxRunes: MaxTextLength}
 	gpusRule          = validate.Items{Max: MaxGPUsPerMachine}

@@ -154,7 +154,7 @@ func (s *Service) MarkRead(ctx context.Context, userID int64, ids []int64) (int,
 			return 0, nil
 		}
 		if len(ids) > MaxPageSize {
-			return 0, &fault.Validation{Problems: []fault.Problem{{Field: "ids", Code: "TOO_MANY", Message: fmt.Sprintf("at most %d ids at once", MaxPageSize)}}}
+			return 0, &fault.Validation{Problems: []fault.Problem{{Field: "ids", Code: fault.TooMany, Message: fmt.Sprintf("at most %d ids at once", MaxPageSize)}}}
 		}
 		q = q.Where("id IN (?)", bun.In(ids))
 	}

@@ -58,7 +58,7 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 				chosen = *tier
 			}
 			if chosen == models.TierEnterprise && !app.UpsProtected {
-				return &fault.Validation{Problems: []fault.Problem{{Field: "tier", Code: "UPS_REQUIRED", Message: "Enterprise requires UPS protection; approve as Community or ask the applicant about UPS"}}}
+				return &fault.Validation{Problems: []fault.Problem{{Field: "tier", Code: fault.UPSRequired, Message: "Enterprise requires UPS protection; approve as Community or ask the applicant about UPS"}}}
 			}
 			app.Tier = &chosen
 			return nil

@@ -75,7 +75,7 @@ func (s *Service) publicURL() string { return strings.TrimRight(s.cfg.PublicURL(
 
 func invalidState(status models.ApplicationStatus, what string) error {
 	return &fault.Validation{Problems: []fault.Problem{{
-		Field: "id", Code: "INVALID_STATE",
+		Field: "id", Code: fault.InvalidState,
 		Message: fmt.Sprintf("an application that is %s cannot be %s", strings.ToLower(strings.ReplaceAll(string(status), "_", " ")), what),
 	}}}
 }
@@ -96,9 +96,9 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		}
 		for _, e := range existing {
 			if e.Status == models.ApplicationApproved {
-				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_PROVIDER", Message: "you are already a provider"}}}
+				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyProvider, Message: "you are already a provider"}}}
 			}
-			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_OPEN", Message: "you already have an application under review; edit it instead"}}}
+			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyOpen, Message: "you already have an application under review; edit it instead"}}}
 		}
 		now := s.deps.Clock.Now()
 		tier, reasons := SuggestTier(&in)
@@ -109,7 +109,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		applyInput(app, &in)
 		if _, err := tx.NewInsert().Model(app).Returning("id").Exec(ctx); err != nil {
 			if s.deps.DB.IsUniqueViolation(err) {
-				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: "ALREADY_OPEN", Message: "you already have an application under review; edit it instead"}}}
+				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyOpen, Message: "you already have an application under review; edit it instead"}}}
 			}
 			return fmt.Errorf("onboarding: unable to store application: %w", err)
 		}
