@@ -3,8 +3,9 @@ package models_test
 import (
 	"testing"
 
-	"github.com/gpunex/gpunex/models"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/models"
 )
 
 func TestParseUSDC(t *testing.T) {

@@ -104,7 +104,7 @@ func prepare(es graphql.ExecutableSchema, cfg Config, list []PreparedOperation) 
 		if p.run == nil {
 			return nil, errors.New("api: a prepared operation is made with Prepare")
 		}
-		doc, errs := gqlparser.LoadQuery(es.Schema(), p.document)
+		doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), p.document, nil)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("api: prepared document is not valid: %w", errs)
 		}
@@ -374,7 +374,7 @@ func (t preparedPOST) run(ctx context.Context, op *preparedOp, vars []byte) (val
 			value, handled, err = nil, true, t.recover(ctx, p)
 		}
 	}()
-	return op.PreparedOperation.run(ctx, vars)
+	return op.run(ctx, vars)
 }
 
 // responseContentType is gqlgen's negotiation (transport.POST with its

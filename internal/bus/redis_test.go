@@ -66,7 +66,7 @@ func TestRedisReconnectsAfterServerRestart(t *testing.T) {
 		require.NoError(t, ctx.Err(), "Subscribe gave up on its own, not at the deadline")
 	})
 
-	server = startRedisServer(t, server.port)
+	startRedisServer(t, server.port) // the same port: the bus reconnects to it
 
 	// Messages published before the bus has subscribed again are lost, so
 	// publish until one arrives.

@@ -83,7 +83,7 @@ func (q *commandQueue) take(ctx context.Context, machineID int64) ([]*models.Age
 			ids[i] = c.ID
 		}
 		_, err := tx.NewUpdate().Model((*models.AgentCommand)(nil)).Set("delivered_at = ?", q.clock.Now()).
-			Where("id IN (?) AND delivered_at IS NULL", bun.In(ids)).Exec(ctx)
+			Where("id IN (?) AND delivered_at IS NULL", bun.List(ids)).Exec(ctx)
 		return err
 	})
 	if err != nil {

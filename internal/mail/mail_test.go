@@ -40,9 +40,6 @@ var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 const testFrom = "GPUnex <noreply@gpunex.io>"
 
-// received is one message as the SMTP server got it.
-type received = mailtest.Received
-
 // smtpServer is mailtest's server with the short names these tests use.
 type smtpServer struct {
 	*mailtest.Server

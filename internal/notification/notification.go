@@ -156,7 +156,7 @@ func (s *Service) MarkRead(ctx context.Context, userID int64, ids []int64) (int,
 		if len(ids) > MaxPageSize {
 			return 0, &fault.Validation{Problems: []fault.Problem{{Field: "ids", Code: fault.TooMany, Message: fmt.Sprintf("at most %d ids at once", MaxPageSize)}}}
 		}
-		q = q.Where("id IN (?)", bun.In(ids))
+		q = q.Where("id IN (?)", bun.List(ids))
 	}
 	res, err := q.Exec(ctx)
 	if err != nil {

@@ -108,7 +108,7 @@ func (s *Service) watchState(ctx context.Context, id *int64) ([]*models.Provider
 	}
 	var apps []*models.ProviderApplication
 	err := withDetails(s.deps.DB.NewSelect().Model(&apps)).
-		Where("pa.status IN (?)", bun.In([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested})).
+		Where("pa.status IN (?)", bun.List([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested})).
 		OrderExpr("pa.id DESC").Limit(watchOpenLimit).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to load applications awaiting a decision: %w", err)

@@ -90,13 +90,15 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var existing []models.ProviderApplication
 		if err := tx.NewSelect().Model(&existing).Where("user_id = ? AND status IN (?)", viewer.User.ID,
-			bun.In([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested, models.ApplicationApproved})).
+			bun.List([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested, models.ApplicationApproved})).
 			Scan(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to check open applications: %w", err)
 		}
-		for _, e := range existing {
-			if e.Status == models.ApplicationApproved {
-				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyProvider, Message: "you are already a provider"}}}
+		if len(existing) > 0 {
+			for _, e := range existing {
+				if e.Status == models.ApplicationApproved {
+					return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyProvider, Message: "you are already a provider"}}}
+				}
 			}
 			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyOpen, Message: "you already have an application under review; edit it instead"}}}
 		}

@@ -32,7 +32,9 @@ func TestADateTimeReadsTheSameFromTheMutationAndWhenReadAgain(t *testing.T) {
 		r.Decode(t, &signUp)
 		require.Empty(t, signUp.SignUp.UserErrors)
 
-		var me struct{ Me struct{ CreatedAt json.RawMessage } }
+		var me struct {
+			Me struct{ CreatedAt json.RawMessage }
+		}
 		spa.MustDo(&me, `query { me { createdAt } }`, nil)
 
 		require.Equal(t, `"2026-11-29T22:34:58.760052Z"`, string(me.Me.CreatedAt), "read again: what the database keeps")

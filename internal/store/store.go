@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,8 +29,9 @@ type Config struct {
 // DB is the opened database: a *bun.DB plus what the backend knows.
 type DB struct {
 	*bun.DB
-	backend backend
-	writes  *writeCounter
+	backend   backend
+	writes    *writeCounter
+	observers *observers
 }
 
 // backend is the seam between the two databases.
@@ -73,11 +75,48 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("store: unable to reach %s: %w", b.name(), err)
 	}
 	if cfg.Logger != nil {
-		bdb.AddQueryHook(&queryLogHook{logger: cfg.Logger, slow: 500 * time.Millisecond})
+		bdb = bdb.WithQueryHook(&queryLogHook{logger: cfg.Logger, slow: 500 * time.Millisecond})
 	}
-	wc := &writeCounter{}
-	bdb.AddQueryHook(wc)
-	return &DB{DB: bdb, backend: b, writes: wc}, nil
+	wc, obs := &writeCounter{}, &observers{}
+	bdb = bdb.WithQueryHook(wc).WithQueryHook(obs)
+	return &DB{DB: bdb, backend: b, writes: wc, observers: obs}, nil
+}
+
+// AddQueryHook adds a hook that sees every later query of db, its
+// transactions included (tests count statements with it). It replaces
+// bun's AddQueryHook, deprecated because it changes a shared *bun.DB
+// unguarded; WithQueryHook's copy would not reach the services holding db.
+func (db *DB) AddQueryHook(h bun.QueryHook) { db.observers.add(h) }
+
+// observers runs the hooks added after Open, safely for concurrent use.
+type observers struct {
+	mu    sync.RWMutex
+	hooks []bun.QueryHook
+}
+
+func (o *observers) add(h bun.QueryHook) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.hooks = append(o.hooks, h)
+}
+
+func (o *observers) list() []bun.QueryHook {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.hooks
+}
+
+func (o *observers) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	for _, h := range o.list() {
+		ctx = h.BeforeQuery(ctx, e)
+	}
+	return ctx
+}
+
+func (o *observers) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	for _, h := range o.list() {
+		h.AfterQuery(ctx, e)
+	}
 }
 
 // Backend is "sqlite" or "postgres".
@@ -106,7 +145,7 @@ type afterCommit struct{ fns []func() }
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
 	hooks := &afterCommit{}
 	ctx = context.WithValue(ctx, afterCommitKey{}, hooks)
-	if err := db.DB.RunInTx(ctx, nil, fn); err != nil {
+	if err := db.RunInTx(ctx, nil, fn); err != nil {
 		return err
 	}
 	for _, f := range hooks.fns {

@@ -3,11 +3,12 @@ package platformtest
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gpunex/gpunex/internal/api"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"testing"
+
+	"github.com/gpunex/gpunex/internal/api"
 
 	"github.com/stretchr/testify/require"
 )
