@@ -62,7 +62,7 @@ func TestEnqueuedCommandsAreDeliveredInOrderExactlyOnceByTheNextHeartbeat(t *tes
 		b.requireDelivered(t, queued, res.Commands)
 
 		b.clock.Advance(10 * time.Second)
-		n := b.queries.count(func() {
+		n := b.queries.Count(func() {
 			res, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
 		})
 		require.NoError(t, err)

@@ -94,7 +94,7 @@ func TestTheFirstHeartbeatOfAnOfflineMachineRecordsTheTransitionOnceAndASteadyOn
 		for range 5 {
 			b.clock.Advance(10 * time.Second)
 			var res *HeartbeatResult
-			n := b.queries.count(func() {
+			n := b.queries.Count(func() {
 				res, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
 			})
 			require.NoError(t, err)

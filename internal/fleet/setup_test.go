@@ -5,13 +5,11 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
@@ -20,6 +18,7 @@ import (
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/redistest"
 	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -56,7 +55,7 @@ type bundle struct {
 	svc       *Service
 	agent     *auth.Agent
 	machineID int64
-	queries   *queryCounter
+	queries   *storetest.Queries
 }
 
 // setup keeps presence in memory on the manual clock, for tests that let
@@ -91,10 +90,9 @@ func setupStack(t *testing.T, db *store.DB) *bundle {
 
 func newBundle(t *testing.T, db *store.DB, clk *clock.Manual, pres presence.Store) *bundle {
 	t.Helper()
-	b := &bundle{ctx: t.Context(), db: db, clock: clk, presence: pres, bus: newSubscribeSignal(bus.NewMemory()), queries: &queryCounter{}}
+	b := &bundle{ctx: t.Context(), db: db, clock: clk, presence: pres, bus: newSubscribeSignal(bus.NewMemory()), queries: storetest.CountQueries(db)}
 	t.Cleanup(func() { _ = b.bus.Close() })
 	b.svc = b.replica(Config{Interval: 10 * time.Second})
-	db.AddQueryHook(b.queries)
 	pid := seedProvider(t, db, clk.Now(), "p")
 	b.agent = &auth.Agent{TokenID: 1, ProviderID: pid}
 	m, err := b.svc.Register(context.Background(), b.agent, protocol.RegisterMachineInput{MachineID: machineUID, Hostname: "h", AgentVersion: "1",
@@ -142,29 +140,6 @@ func (b *bundle) live(t *testing.T) (beat, bool) {
 	v, ok := beatOf(map[string][]byte{presenceKey(b.machineID): raw}, b.machineID)
 	require.True(t, ok, "the presence value decodes")
 	return v, true
-}
-
-// queryCounter counts the SQL statements run while it is on.
-type queryCounter struct {
-	on atomic.Bool
-	n  atomic.Int64
-}
-
-func (*queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) {
-	if q.on.Load() {
-		q.n.Add(1)
-	}
-}
-
-// count returns how many statements fn ran.
-func (q *queryCounter) count(fn func()) int {
-	q.n.Store(0)
-	q.on.Store(true)
-	fn()
-	q.on.Store(false)
-	return int(q.n.Load())
 }
 
 // subscribeSignal is a bus that tells when someone has subscribed to the

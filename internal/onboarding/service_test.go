@@ -6,12 +6,10 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
@@ -37,7 +35,7 @@ type bundle struct {
 	auth    *auth.Service
 	service *onboarding.Service
 	admin   *auth.Viewer
-	queries *queryCounter
+	queries *storetest.Queries
 }
 
 // setup returns the onboarding service over db with its real
@@ -58,9 +56,8 @@ func setup(t *testing.T, db *store.DB) *bundle {
 		service: onboarding.New(onboarding.Deps{DB: db, Auth: a, Providers: providers, Notify: n, Bus: probe,
 			Outbox: mail.NewOutbox(clk, func() {}), Clock: clk, Logger: logger},
 			onboarding.Config{PublicURL: func() string { return "https://gpunex.example" }}),
-		queries: &queryCounter{},
+		queries: storetest.CountQueries(db),
 	}
-	db.AddQueryHook(b.queries)
 	b.admin = b.viewer(t, "ada@example.com", models.RoleAdmin)
 	return b
 }
@@ -133,29 +130,6 @@ func (p *probeBus) take() []string {
 	out := p.seen
 	p.seen = nil
 	return out
-}
-
-// queryCounter counts the SQL statements run while it is on.
-type queryCounter struct {
-	on atomic.Bool
-	n  atomic.Int64
-}
-
-func (*queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) {
-	if q.on.Load() {
-		q.n.Add(1)
-	}
-}
-
-// count returns how many statements fn ran.
-func (q *queryCounter) count(fn func()) int {
-	q.n.Store(0)
-	q.on.Store(true)
-	fn()
-	q.on.Store(false)
-	return int(q.n.Load())
 }
 
 func idOf(app *models.ProviderApplication, status models.ApplicationStatus) string {
@@ -312,7 +286,7 @@ func TestListAndLatestReadEachRelationOnce(t *testing.T) {
 
 		var page *onboarding.Page
 		var err error
-		n := b.queries.count(func() { page, err = b.service.List(b.ctx, nil, 10, "") })
+		n := b.queries.Count(func() { page, err = b.service.List(b.ctx, nil, 10, "") })
 		require.NoError(t, err)
 		require.Equal(t, 3, n, "applications, GPU entries, history: the count is the page's length")
 		require.Equal(t, 3, page.TotalCount)
@@ -321,14 +295,14 @@ func TestListAndLatestReadEachRelationOnce(t *testing.T) {
 		require.Len(t, page.Items[0].Gpus, 2)
 		require.Len(t, page.Items[0].Events, 1)
 
-		n = b.queries.count(func() { page, err = b.service.List(b.ctx, nil, 2, "") })
+		n = b.queries.Count(func() { page, err = b.service.List(b.ctx, nil, 2, "") })
 		require.NoError(t, err)
 		require.Equal(t, 4, n, "and a count when more pages follow")
 		require.Equal(t, 3, page.TotalCount)
 		require.True(t, page.HasNextPage)
 		require.Len(t, page.Items, 2)
 
-		n = b.queries.count(func() { page, err = b.service.List(b.ctx, nil, 2, onboarding.Cursor(page.Items[1].ID)) })
+		n = b.queries.Count(func() { page, err = b.service.List(b.ctx, nil, 2, onboarding.Cursor(page.Items[1].ID)) })
 		require.NoError(t, err)
 		require.Equal(t, 4, n, "a later page counts too")
 		require.Equal(t, 3, page.TotalCount)
@@ -342,7 +316,7 @@ func TestListAndLatestReadEachRelationOnce(t *testing.T) {
 		require.Empty(t, page.Items)
 
 		var latest *models.ProviderApplication
-		n = b.queries.count(func() { latest, err = b.service.Latest(b.ctx, apps[1].UserID) })
+		n = b.queries.Count(func() { latest, err = b.service.Latest(b.ctx, apps[1].UserID) })
 		require.NoError(t, err)
 		require.Equal(t, 3, n)
 		require.Equal(t, apps[1].ID, latest.ID)
