@@ -17,10 +17,12 @@ SPA_FILES := $(shell find $(FRONTEND)/src $(FRONTEND)/index.html $(FRONTEND)/vit
 TEST_ENV  := $(BIN)/test.env
 BENCH_ENV := $(BIN)/bench.env
 
-# golangci-lint (.golangci.yml), pinned, built from the Go module proxy into
-# bin/tools when missing or another version.
+# golangci-lint (.golangci.yml), pinned, built from the Go module proxy when
+# missing, into a folder per version under the user's cache: every clone of
+# the machine (CI's fresh one included) reuses it instead of building it again.
 GOLANGCI_LINT_VERSION := 2.15.0
-GOLANGCI_LINT         := $(BIN)/tools/golangci-lint
+GOLANGCI_LINT_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpunex/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
@@ -104,10 +106,10 @@ lint: lint-tool
 
 lint-tool:
 	@if [ "$$($(GOLANGCI_LINT) version --short 2>/dev/null)" = "$(GOLANGCI_LINT_VERSION)" ]; then \
-	  echo "==> golangci-lint $(GOLANGCI_LINT_VERSION): found in $(BIN)/tools"; \
+	  echo "==> golangci-lint $(GOLANGCI_LINT_VERSION): found in $(GOLANGCI_LINT_DIR)"; \
 	else \
-	  echo "==> golangci-lint $(GOLANGCI_LINT_VERSION): go install from the Go module proxy into $(BIN)/tools (minutes, once)"; \
-	  GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_LINT_VERSION); \
+	  echo "==> golangci-lint $(GOLANGCI_LINT_VERSION): go install from the Go module proxy into $(GOLANGCI_LINT_DIR) (minutes, once per machine)"; \
+	  GOBIN=$(GOLANGCI_LINT_DIR) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_LINT_VERSION); \
 	fi
 
 clean:
