@@ -6,24 +6,31 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/gpunex/gpunex/internal/fault"
 )
 
 // presentError is the one place where errors become what a client sees.
-// Domain errors keep their public message and code; errors gqlgen made
-// itself (parse, validation, limits) keep theirs; anything else is logged
-// and shown as "internal error" with code INTERNAL, leaking nothing. The
-// code sent is always one of fault.Codes, the ErrorCode enum: a domain
-// error with a code outside it is internal, a gqlgen error with a code
-// outside it (or none) is BAD_REQUEST.
+// An argument that could not be read as its type is BAD_USER_INPUT naming
+// the argument (see presentCoercion); domain errors keep their public
+// message and code; errors gqlgen made itself (parse, validation, limits)
+// keep theirs; anything else is logged and shown as "internal error" with
+// code INTERNAL, leaking nothing. The code sent is always one of
+// fault.Codes, the ErrorCode enum: a domain error with a code outside it
+// is internal, a gqlgen error with a code outside it (or none) is
+// BAD_REQUEST.
 func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		if arg, ok := coercedArgument(ctx, gqlErr); ok {
+			return presentCoercion(ctx, logger, gqlErr, arg, err)
+		}
 		var fe *fault.Error
 		if errors.As(err, &fe) {
 			if !fe.Code.Known() {
@@ -56,6 +63,81 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		return presentInternal(ctx, logger, gqlErr, err)
 	}
+}
+
+// coercedArgument reports whether gqlErr is an argument's value that could
+// not be read as its type, and returns the argument's path below the field
+// (input.at, input.gpus.3.uuid).
+//
+// gqlgen reads a field's arguments before its resolver runs, each scalar
+// through its unmarshal function (a DateTime, a USDC, an enum's
+// UnmarshalGQL, graphql.UnmarshalInt for an Int out of range), and wraps a
+// failure with graphql.ErrorOnPath under path contexts named after the
+// argument and its members, so the error's path runs past the path of the
+// field being resolved (heartbeat.input.at under heartbeat). A resolver's
+// error, a marshaller's and a recovered panic carry the field's own path.
+// Inline literals and variables are read the same way, on every transport.
+func coercedArgument(ctx context.Context, gqlErr *gqlerror.Error) (string, bool) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || gqlErr.Err == nil {
+		return "", false
+	}
+	field := fc.Path()
+	if len(gqlErr.Path) <= len(field) {
+		return "", false
+	}
+	for i, e := range field {
+		if gqlErr.Path[i] != e {
+			return "", false
+		}
+	}
+	arg := gqlErr.Path[len(field):]
+	if _, ok := arg[0].(ast.PathName); !ok {
+		return "", false
+	}
+	var b strings.Builder
+	for i, e := range arg {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		switch e := e.(type) {
+		case ast.PathName:
+			b.WriteString(string(e))
+		case ast.PathIndex:
+			b.WriteString(strconv.Itoa(int(e)))
+		}
+	}
+	return b.String(), true
+}
+
+// presentCoercion shows an argument gqlgen could not read as the client's
+// mistake: BAD_USER_INPUT, extensions.field naming the argument as
+// userErrors do, a message that starts with that name, and the error's
+// path set back to the field's (a response path; the argument is not in
+// the response). The reason is the unmarshaller's own message when it is
+// public (a fault.Error coded BAD_USER_INPUT, as this project's scalars
+// and enums return, or gqlgen's integer range errors); other causes (Go
+// type names, strconv's wording) are not shown. It is logged at DEBUG
+// only: it says nothing about the server.
+func presentCoercion(ctx context.Context, logger *slog.Logger, gqlErr *gqlerror.Error, arg string, err error) *gqlerror.Error {
+	logger.DebugContext(ctx, "api: argument not coerced", "path", gqlErr.Path.String(), "err", err)
+	reason := "is not a valid value for its type"
+	var fe *fault.Error
+	var ie *graphql.IntegerError
+	var ne *strconv.NumError
+	switch {
+	case errors.As(err, &fe) && fe.Code == fault.Invalid:
+		reason = fe.Message
+	case errors.As(err, &ie):
+		reason = ie.Message
+	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange):
+		reason = "is out of range"
+	}
+	gqlErr.Message = arg + ": " + reason
+	gqlErr.Path = graphql.GetFieldContext(ctx).Path()
+	gqlErr.Err = nil
+	gqlErr.Extensions = map[string]any{"code": string(fault.Invalid), "field": arg}
+	return gqlErr
 }
 
 // presentInternal logs err and shows it as "internal error", leaking

@@ -282,3 +282,130 @@ func TestProblemCodesAreWrittenOnlyAsFaultsConstants(t *testing.T) {
 	}
 	require.NotZero(t, constants, "the scan found no code at all: is it still looking in the right places?")
 }
+
+// Point 7 of issue 9: an argument gqlgen cannot read as its type (a
+// scalar's or an enum's unmarshal function failing, an Int out of range),
+// inline or in a variable, is BAD_USER_INPUT naming the argument as
+// userErrors do, with the field's response path, and is not logged at
+// ERROR. The resolvers are never reached: gqlgen reads arguments first, so
+// a schema without resolvers shows it. (An Int out of range and an enum
+// outside its values, inline or in a variable, are refused before this by
+// gqlparser's validation, GRAPHQL_VALIDATION_FAILED; DateTime is the
+// schema's one input scalar it cannot check.)
+func TestIssue9Point7ArgumentsThatDoNotCoerceAreBadUserInputNamingTheField(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	srv := api.New(api.Config{}, api.Deps{
+		Schema: graph.NewExecutableSchema(graph.Config{}),
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	const heartbeat = `mutation($input: HeartbeatInput!) { heartbeat(input: $input) { accepted } }`
+	cases := []struct {
+		desc   string
+		query  string
+		vars   map[string]any
+		path   []any
+		field  string
+		reason string
+	}{
+		{desc: "an inline DateTime that does not parse",
+			query: `mutation { heartbeat(input: {machineId: "rig-0001", at: "garbage", gpus: []}) { accepted } }`,
+			path:  []any{"heartbeat"}, field: "input.at", reason: `"garbage" is not an RFC 3339 time`},
+		{desc: "a DateTime variable that does not parse",
+			query: heartbeat, vars: map[string]any{"input": map[string]any{"machineId": "rig-0001", "at": "garbage", "gpus": []any{}}},
+			path: []any{"heartbeat"}, field: "input.at", reason: `"garbage" is not an RFC 3339 time`},
+		{desc: "a DateTime variable that is a number",
+			query: heartbeat, vars: map[string]any{"input": map[string]any{"machineId": "rig-0001", "at": 12, "gpus": []any{}}},
+			path: []any{"heartbeat"}, field: "input.at", reason: "DateTime must be an RFC 3339 string"},
+		{desc: "an aliased field",
+			query: `mutation { hb: heartbeat(input: {machineId: "rig-0001", at: "2026-13-01T00:00:00Z", gpus: []}) { accepted } }`,
+			path:  []any{"hb"}, field: "input.at", reason: "is not an RFC 3339 time"},
+	}
+	for _, tc := range cases {
+		body, err := json.Marshal(map[string]any{"query": tc.query, "variables": tc.vars})
+		require.NoError(t, err)
+		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		var resp struct {
+			Errors []struct {
+				Message    string         `json:"message"`
+				Path       []any          `json:"path"`
+				Extensions map[string]any `json:"extensions"`
+			} `json:"errors"`
+		}
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &resp), rec.Body.String())
+		require.Len(t, resp.Errors, 1, "%s: %s", tc.desc, rec.Body.String())
+		got := resp.Errors[0]
+		require.Equal(t, map[string]any{"code": string(fault.Invalid), "field": tc.field}, got.Extensions, tc.desc)
+		require.Equal(t, tc.path, got.Path, tc.desc)
+		require.True(t, strings.HasPrefix(got.Message, tc.field+": "), "%s: %q names the field first", tc.desc, got.Message)
+		require.Contains(t, got.Message, tc.reason, tc.desc)
+		require.NotContains(t, got.Message, "strconv", tc.desc)
+		require.NotContains(t, got.Message, "interface", tc.desc)
+	}
+	require.NotContains(t, logs.String(), "level=ERROR", logs.String())
+	require.Contains(t, logs.String(), "level=DEBUG", "refusals are logged at DEBUG")
+}
+
+// Point 7 of issue 9: what an unmarshal function says is shown only when
+// it is meant for clients; the argument is named to its list index. The
+// errors are made as gqlgen's generated code makes them (variables of a
+// wrong type or an Int out of 32 bits are refused earlier, by gqlparser's
+// validation, so a request cannot reach these).
+func TestArgumentErrorsShowOnlyPublicReasons(t *testing.T) {
+	t.Parallel()
+	present := api.PresentError(slog.New(slog.DiscardHandler))
+	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "hb", Name: "heartbeat"}}})
+	arg := ctx
+	for _, p := range []*graphql.PathContext{graphql.NewPathWithField("input"), graphql.NewPathWithField("gpus"), graphql.NewPathWithIndex(3), graphql.NewPathWithField("smClockMHz")} {
+		arg = graphql.WithPathContext(arg, p)
+	}
+	for _, tc := range []struct {
+		desc string
+		err  error
+		want string
+	}{
+		{desc: "gqlgen's integer overflow", err: &graphql.NumberOverflowError{Value: int64(1 << 40), IntegerError: &graphql.IntegerError{Message: "1099511627776 overflows signed 32-bit integer"}},
+			want: "input.gpus.3.smClockMHz: 1099511627776 overflows signed 32-bit integer"},
+		{desc: "a project scalar's coded reason", err: fault.E(fault.Invalid, `"x" is not a valid USDC amount`),
+			want: `input.gpus.3.smClockMHz: "x" is not a valid USDC amount`},
+		{desc: "a coded error that is not the client's is not shown", err: fault.E(fault.Internal, "pool exhausted"),
+			want: "input.gpus.3.smClockMHz: is not a valid value for its type"},
+		{desc: "a Go type name is not shown", err: fmt.Errorf("%T is not an int", map[string]any{}),
+			want: "input.gpus.3.smClockMHz: is not a valid value for its type"},
+		{desc: "strconv's wording is not shown", err: &strconv.NumError{Func: "ParseInt", Num: "1e99", Err: strconv.ErrRange},
+			want: "input.gpus.3.smClockMHz: is out of range"},
+	} {
+		got := present(ctx, graphql.ErrorOnPath(arg, tc.err))
+		require.Equal(t, tc.want, got.Message, tc.desc)
+		require.Equal(t, map[string]any{"code": string(fault.Invalid), "field": "input.gpus.3.smClockMHz"}, got.Extensions, tc.desc)
+		require.Equal(t, ast.Path{ast.PathName("hb")}, got.Path, tc.desc)
+		require.NoError(t, got.Unwrap(), "%s: the cause does not travel on", tc.desc)
+	}
+}
+
+// A resolver's own error keeps the field's path and stays what it was:
+// the argument check above does not take every error that has a cause.
+func TestResolverErrorsAreNotTakenForArguments(t *testing.T) {
+	t.Parallel()
+	present := api.PresentError(slog.New(slog.DiscardHandler))
+	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "me", Name: "me"}}})
+	for _, tc := range []struct {
+		desc string
+		err  error
+		want fault.Code
+	}{
+		{desc: "a plain error", err: errors.New("disk on fire"), want: fault.Internal},
+		{desc: "a coded error", err: fault.E(fault.NotFound, "no such user"), want: fault.NotFound},
+		{desc: "an invalid-input error from a resolver, without a field", err: fault.E(fault.Invalid, "bad"), want: fault.Invalid},
+	} {
+		got := present(ctx, graphql.ErrorOnPath(ctx, tc.err))
+		require.Equal(t, string(tc.want), got.Extensions["code"], tc.desc)
+		require.NotContains(t, got.Extensions, "field", tc.desc)
+		require.Equal(t, ast.Path{ast.PathName("me")}, got.Path, tc.desc)
+	}
+}

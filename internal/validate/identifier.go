@@ -8,7 +8,9 @@ import (
 )
 
 // Identifier is the rule for an identifier a client chooses (a machine
-// id): Min to Max characters of A-Z, a-z, 0-9, '-' and '_'.
+// id): Min to Max characters of A-Z, a-z, 0-9, '-' and '_'. Being ASCII
+// letters, digits and two marks only, it holds no control character, NUL
+// or bidirectional override by construction.
 type Identifier struct {
 	Min, Max int
 }

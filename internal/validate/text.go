@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -9,18 +10,33 @@ import (
 )
 
 // Chars says which characters a Text allows besides printable ones.
+//
+// Every rule refuses NUL and bytes that are not UTF-8: PostgreSQL cannot
+// store either in a text column, so such a value would fail in the SQL as
+// an internal error instead of being the client's mistake. Text that is
+// shown (SingleLine, MultiLine) also refuses the other control characters
+// and the bidirectional embeddings, overrides and isolates (U+202A to
+// U+202E, U+2066 to U+2069), which reorder the text around them when it is
+// displayed: a name such as "Eve\u202Egnp.exe" reads as "Eveexe.png"
+// ("Trojan Source", CVE-2021-42574). The right-to-left and left-to-right
+// marks (U+200E, U+200F, U+061C) and the zero-width joiners stay allowed:
+// they change no order beyond one character, and Arabic, Hebrew, Persian
+// and Indic names and emoji sequences need them.
 type Chars int
 
 const (
 	// SingleLine refuses every control character ('\n', '\r' and '\t'
-	// included) and the Unicode line and paragraph separators: names,
-	// labels, locations.
+	// included), the Unicode line and paragraph separators and the
+	// bidirectional overrides: names, labels, locations.
 	SingleLine Chars = iota
 	// MultiLine allows '\n' and '\t' and refuses every other control
-	// character ('\r' included) and the Unicode separators: notes and
-	// messages.
+	// character ('\r' included), the Unicode separators and the
+	// bidirectional overrides: notes and messages.
 	MultiLine
-	// Secret allows any character: a password is compared, never shown.
+	// Secret allows any character but NUL (and bytes that are not UTF-8):
+	// a password is compared, never shown, so a tab or an override in it
+	// misleads no one, but a login's email is checked by this rule too
+	// and goes to the database, which cannot hold a NUL.
 	Secret
 )
 
@@ -66,10 +82,12 @@ func (t Text) Check(v *fault.Validation, p Path, s string) bool {
 	return false
 }
 
-// allows reports whether every character of s is allowed.
+// allows reports whether every character of s is allowed. ASCII is
+// checked a byte at a time; the rest (rare in the fleet's hot path) rune
+// by rune.
 func (c Chars) allows(s string) bool {
 	if c == Secret {
-		return true
+		return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
 	}
 	for i := 0; i < len(s); i++ {
 		b := s[i]
@@ -87,22 +105,38 @@ func (c Chars) allows(s string) bool {
 
 // allowsRunes is allows past the first byte that is not ASCII.
 func (c Chars) allowsRunes(s string) bool {
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r == '\n' || r == '\t':
 			if c == SingleLine {
 				return false
 			}
-		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
+		case unicode.IsControl(r), r == '\u2028', r == '\u2029', bidiControl(r):
 			return false
+		case r == utf8.RuneError:
+			// U+FFFD itself is a character; a byte that is not UTF-8
+			// decodes to it with a size of 1.
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false
+			}
 		}
 	}
 	return true
 }
 
+// bidiControl reports whether r is a bidirectional embedding, override or
+// isolate: U+202A to U+202E (LRE, RLE, PDF, LRO, RLO) and U+2066 to
+// U+2069 (LRI, RLI, FSI, PDI).
+func bidiControl(r rune) bool {
+	return '\u202A' <= r && r <= '\u202E' || '\u2066' <= r && r <= '\u2069'
+}
+
 func (c Chars) refusal() string {
-	if c == MultiLine {
-		return " must not contain control characters other than line breaks (\\n) and tabs"
+	switch c {
+	case MultiLine:
+		return " must not contain control characters other than line breaks (\\n) and tabs, nor bidirectional overrides"
+	case Secret:
+		return " must not contain a NUL character"
 	}
-	return " must be one line without control characters"
+	return " must be one line without control characters or bidirectional overrides"
 }
