@@ -4,68 +4,61 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
-// depthLimit refuses operations nested deeper than Max selection levels,
-// counting through fragments. gqlgen has a complexity limit but no depth
-// limit; cyclic schemas need both.
-type depthLimit struct {
-	Max int
+// parserTokenLimit bounds the tokens of a document gqlgen parses.
+const parserTokenLimit = 15000
+
+// operationLimit refuses an operation that passes one of its limits
+// (complexity, depth, fragments, spreads, aliases). It replaces gqlgen's
+// FixedComplexityLimit, whose walk expands every fragment spread again: a
+// document of fragments each spreading the next twice cost time
+// exponential in their number.
+//
+// It checks twice, each pass linear in the document. Before gqlgen
+// parses and validates (as an OperationParameterMutator), a document not
+// in the query cache is parsed and its shape as written measured
+// (measureDocument), because validation itself is superlinear in the
+// number of fields and fragments. After validation (as an
+// OperationContextMutator, before anything executes), the operation's
+// cost and depth with fragments expanded are measured with each fragment
+// measured once (measureOperation).
+type operationLimit struct {
+	limits operationLimits
+	// queries is gqlgen's cache of validated documents: a document in it
+	// has passed measureDocument before.
+	queries graphql.Cache[*ast.QueryDocument]
 }
 
 var (
-	_ graphql.HandlerExtension        = depthLimit{}
-	_ graphql.OperationContextMutator = depthLimit{}
+	_ graphql.HandlerExtension          = operationLimit{}
+	_ graphql.OperationParameterMutator = operationLimit{}
+	_ graphql.OperationContextMutator   = operationLimit{}
 )
 
-func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
-func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+func (operationLimit) ExtensionName() string                   { return "OperationLimit" }
+func (operationLimit) Validate(graphql.ExecutableSchema) error { return nil }
 
-func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if oc.Operation == nil {
-		return nil
+func (l operationLimit) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
+	if l.queries != nil {
+		if _, ok := l.queries.Get(ctx, params.Query); ok {
+			return nil
+		}
 	}
-	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0, map[string]bool{}); depth > d.Max {
-		err := gqlerror.Errorf("operation has depth %d, which exceeds the limit of %d", depth, d.Max)
-		errcode.Set(err, string(fault.DepthLimitExceeded))
-		return err
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: params.Query}, parserTokenLimit)
+	if err != nil {
+		return nil // gqlgen parses it again and reports the error
 	}
-	return nil
+	return measureDocument(doc, l.limits)
 }
 
-func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, depth int, visiting map[string]bool) int {
-	deepest := depth
-	for _, sel := range set {
-		var d int
-		switch s := sel.(type) {
-		case *ast.Field:
-			if len(s.SelectionSet) == 0 {
-				d = depth + 1
-			} else {
-				d = selectionDepth(s.SelectionSet, frags, depth+1, visiting)
-			}
-		case *ast.InlineFragment:
-			d = selectionDepth(s.SelectionSet, frags, depth, visiting)
-		case *ast.FragmentSpread:
-			if visiting[s.Name] {
-				continue // cycles are refused by validation; never loop here
-			}
-			f := frags.ForName(s.Name)
-			if f == nil {
-				continue
-			}
-			visiting[s.Name] = true
-			d = selectionDepth(f.SelectionSet, frags, depth, visiting)
-			delete(visiting, s.Name)
-		}
-		if d > deepest {
-			deepest = d
-		}
+func (l operationLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil || oc.Doc == nil {
+		return nil
 	}
-	return deepest
+	_, err := measureOperation(oc.Operation, oc.Doc.Fragments, l.limits)
+	return err
 }

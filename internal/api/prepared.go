@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	jsonv2 "github.com/go-json-experiment/json"
@@ -119,13 +118,8 @@ func prepare(es graphql.ExecutableSchema, cfg Config, list []PreparedOperation) 
 		if !ok {
 			return nil, fmt.Errorf("api: prepared operation %s must select one plain root field", op.Name)
 		}
-		// The variables are not known here: complexity functions that read
-		// arguments see none (the schema has none today).
-		if c := complexity.Calculate(context.Background(), es, op, map[string]any{}); c > cfg.ComplexityLimit {
-			return nil, fmt.Errorf("api: prepared operation %s has complexity %d over the limit %d", op.Name, c, cfg.ComplexityLimit)
-		}
-		if d := selectionDepth(op.SelectionSet, nil, 0, map[string]bool{}); d > cfg.DepthLimit {
-			return nil, fmt.Errorf("api: prepared operation %s has depth %d over the limit %d", op.Name, d, cfg.DepthLimit)
+		if _, err := measureOperation(op, doc.Fragments, cfg.operationLimits()); err != nil {
+			return nil, fmt.Errorf("api: prepared operation %s: %s", op.Name, err.Message)
 		}
 		if where := skippedDirective(es.Schema(), op); where != "" {
 			return nil, fmt.Errorf("api: prepared operation %s reaches a directive (%s), which only the generic executor runs", op.Name, where)

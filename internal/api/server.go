@@ -37,9 +37,20 @@ type Config struct {
 	SecureCookies bool
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
-	// ComplexityLimit and DepthLimit bound an operation (defaults 1000, 12).
+	// ComplexityLimit bounds an operation's cost (default 1000): each
+	// field costs one plus its children, fragments expanded where they are
+	// spread, introspection fields (__schema, __type) included.
+	// DepthLimit bounds how deeply its fields nest (default 12).
 	ComplexityLimit int
 	DepthLimit      int
+	// FragmentLimit, SpreadLimit and AliasLimit cap an operation's shape:
+	// the distinct fragments it reaches (default 100), the fragment spreads
+	// written in it and in those fragments (default 500), and its fields
+	// whose alias differs from their name (default 100). Over any of them
+	// the operation is refused with COMPLEXITY_LIMIT_EXCEEDED.
+	FragmentLimit int
+	SpreadLimit   int
+	AliasLimit    int
 	// WSInitTimeout is how long a WebSocket may wait before connection_init
 	// (default 10s); WSKeepAlive the interval of protocol pings (default 25s).
 	WSInitTimeout time.Duration
@@ -56,12 +67,27 @@ func (c *Config) defaults() {
 	if c.DepthLimit == 0 {
 		c.DepthLimit = 12
 	}
+	if c.FragmentLimit == 0 {
+		c.FragmentLimit = 100
+	}
+	if c.SpreadLimit == 0 {
+		c.SpreadLimit = 500
+	}
+	if c.AliasLimit == 0 {
+		c.AliasLimit = 100
+	}
 	if c.WSInitTimeout == 0 {
 		c.WSInitTimeout = 10 * time.Second
 	}
 	if c.WSKeepAlive == 0 {
 		c.WSKeepAlive = 25 * time.Second
 	}
+}
+
+// operationLimits are the limits of one operation, defaults filled.
+func (c Config) operationLimits() operationLimits {
+	return operationLimits{Complexity: c.ComplexityLimit, Depth: c.DepthLimit,
+		Fragments: c.FragmentLimit, Spreads: c.SpreadLimit, Aliases: c.AliasLimit}
 }
 
 // Check is one dependency /readyz asks (database, bus, presence).
@@ -148,18 +174,21 @@ func New(cfg Config, deps Deps) *Server {
 		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, m, deps.Logger), metrics: m,
 		presenter: presenter, recover: recoverer,
 	})
-	gql.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	queries := lru.New[*ast.QueryDocument](1000)
+	gql.SetQueryCache(queries)
 	gql.SetErrorPresenter(presenter)
 	gql.SetRecoverFunc(recoverer)
-	gql.SetParserTokenLimit(15000)
+	gql.SetParserTokenLimit(parserTokenLimit)
 	if cfg.Introspection {
 		gql.Use(extension.Introspection{})
 	} else {
 		gql.SetDisableSuggestion(true)
 	}
 	gql.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	gql.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
-	gql.Use(depthLimit{Max: cfg.DepthLimit})
+	// After the persisted queries (which fill in the document) and before
+	// gqlgen validates it; among the operation context mutators only
+	// Introspection's (which sets a flag) runs before it.
+	gql.Use(operationLimit{limits: cfg.operationLimits(), queries: queries})
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()
