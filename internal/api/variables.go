@@ -2,9 +2,7 @@ package api
 
 import (
 	"bytes"
-	"strconv"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -20,24 +18,26 @@ type variablesShape struct {
 // the schema's input types: every variable defined and no other, required
 // members present, null only where the type is nullable, lists given as
 // lists (GraphQL would coerce a single value), enum values among the
-// enum's, Ints as integer literals within 64 bits (as gqlgen takes them), no duplicate names,
-// valid UTF-8. Strings are not looked into: a value that contains the
-// characters "null" is as plain as any other.
+// enum's, Ints as integer literals within 64 bits (as gqlgen takes them),
+// no duplicate or escaped names. Strings are not looked into: a value that
+// contains the characters "null" is as plain as any other. The walk
+// allocates nothing; it only says whether the strict decoder that follows
+// (which also checks JSON syntax and UTF-8) may take the variables.
 func (s variablesShape) plain(data []byte) bool {
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	if dec.PeekKind() != '{' {
-		return false
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	var seen uint64
 	if len(s.defs) > 64 {
 		return false
 	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadValue()
-		if err != nil {
+	sc := scanner{data: data}
+	if !sc.open('{') {
+		return false
+	}
+	var seen uint64
+	for first := true; !sc.close('}'); first = false {
+		if !first && !sc.next(',') {
+			return false
+		}
+		name, ok := sc.name()
+		if !ok {
 			return false
 		}
 		i := s.defIndex(name)
@@ -45,27 +45,21 @@ func (s variablesShape) plain(data []byte) bool {
 			return false
 		}
 		seen |= 1 << i
-		if !s.value(s.defs[i].Type, dec) {
+		if !s.value(s.defs[i].Type, &sc) {
 			return false
 		}
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
 	}
 	for i, d := range s.defs {
 		if d.Type.NonNull && d.DefaultValue == nil && seen&(1<<i) == 0 {
 			return false
 		}
 	}
-	return true
+	sc.space()
+	return sc.i == len(sc.data)
 }
 
-// defIndex is the index of the variable a quoted member name names, or -1.
-func (s variablesShape) defIndex(quoted jsontext.Value) int {
-	name, ok := plainName(quoted)
-	if !ok {
-		return -1
-	}
+// defIndex is the index of the variable name names, or -1.
+func (s variablesShape) defIndex(name []byte) int {
 	for i, d := range s.defs {
 		if string(name) == d.Variable {
 			return i
@@ -74,37 +68,36 @@ func (s variablesShape) defIndex(quoted jsontext.Value) int {
 	return -1
 }
 
-// plainName is a member name without its quotes; a name with escapes is
-// not plain (the generic executor reads it). It is compared, not kept, so
-// it stays bytes (string(b) == s allocates nothing).
-func plainName(quoted jsontext.Value) ([]byte, bool) {
-	if len(quoted) < 2 || bytes.IndexByte(quoted, '\\') >= 0 {
-		return nil, false
-	}
-	return quoted[1 : len(quoted)-1], true
-}
-
-// value checks the next value of dec against t.
-func (s variablesShape) value(t *ast.Type, dec *jsontext.Decoder) bool {
-	kind := dec.PeekKind()
-	if kind == 'n' {
-		_, err := dec.ReadToken()
-		return err == nil && !t.NonNull
+// value checks the next value of sc against t.
+func (s variablesShape) value(t *ast.Type, sc *scanner) bool {
+	sc.space()
+	if sc.literal("null") {
+		return !t.NonNull
 	}
 	if t.Elem != nil {
-		if kind != '[' {
+		if !sc.open('[') {
 			return false
 		}
-		if _, err := dec.ReadToken(); err != nil {
-			return false
-		}
-		for dec.PeekKind() != ']' {
-			if !s.value(t.Elem, dec) {
+		for first := true; !sc.close(']'); first = false {
+			if !first && !sc.next(',') {
+				return false
+			}
+			if !s.value(t.Elem, sc) {
 				return false
 			}
 		}
-		_, err := dec.ReadToken()
-		return err == nil
+		return true
+	}
+	switch t.NamedType { // the built-in scalars, without a map lookup
+	case "Int":
+		return sc.integer()
+	case "Float":
+		return sc.number()
+	case "Boolean":
+		return sc.literal("true") || sc.literal("false")
+	case "String", "ID":
+		_, ok := sc.str()
+		return ok
 	}
 	def := s.schema.Types[t.NamedType]
 	if def == nil {
@@ -112,13 +105,9 @@ func (s variablesShape) value(t *ast.Type, dec *jsontext.Decoder) bool {
 	}
 	switch def.Kind {
 	case ast.InputObject:
-		return kind == '{' && s.object(def, dec)
+		return s.object(def, sc)
 	case ast.Enum:
-		raw, err := dec.ReadValue()
-		if err != nil || kind != '"' {
-			return false
-		}
-		name, ok := plainName(raw)
+		name, ok := sc.name()
 		if !ok {
 			return false
 		}
@@ -128,41 +117,24 @@ func (s variablesShape) value(t *ast.Type, dec *jsontext.Decoder) bool {
 			}
 		}
 		return false
-	case ast.Scalar:
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		switch t.NamedType {
-		case "Int":
-			_, err := strconv.ParseInt(string(raw), 10, 64)
-			return kind == '0' && err == nil
-		case "Float":
-			return kind == '0'
-		case "Boolean":
-			return kind == 't' || kind == 'f'
-		default: // String, ID and custom scalars are strings here
-			return kind == '"'
-		}
+	case ast.Scalar: // custom scalars (DateTime, USDC) are strings here
+		_, ok := sc.str()
+		return ok
 	}
 	return false
 }
 
 // object checks an input object's members against def.
-func (s variablesShape) object(def *ast.Definition, dec *jsontext.Decoder) bool {
-	if len(def.Fields) > 64 {
-		return false
-	}
-	if _, err := dec.ReadToken(); err != nil {
+func (s variablesShape) object(def *ast.Definition, sc *scanner) bool {
+	if len(def.Fields) > 64 || !sc.open('{') {
 		return false
 	}
 	var seen uint64
-	for dec.PeekKind() != '}' {
-		quoted, err := dec.ReadValue()
-		if err != nil {
+	for first := true; !sc.close('}'); first = false {
+		if !first && !sc.next(',') {
 			return false
 		}
-		name, ok := plainName(quoted)
+		name, ok := sc.name()
 		if !ok {
 			return false
 		}
@@ -171,12 +143,9 @@ func (s variablesShape) object(def *ast.Definition, dec *jsontext.Decoder) bool 
 			return false
 		}
 		seen |= 1 << i
-		if !s.value(def.Fields[i].Type, dec) {
+		if !s.value(def.Fields[i].Type, sc) {
 			return false
 		}
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return false
 	}
 	for i, f := range def.Fields {
 		if f.Type.NonNull && f.DefaultValue == nil && seen&(1<<i) == 0 {
@@ -193,4 +162,123 @@ func fieldIndex(fields ast.FieldList, name []byte) int {
 		}
 	}
 	return -1
+}
+
+// scanner reads JSON tokens from data without allocating. It is lenient
+// where the strict decoder that runs after it is strict (UTF-8, control
+// characters in strings), and answers false at anything it does not
+// expect, which sends the request to the generic executor.
+type scanner struct {
+	data []byte
+	i    int
+}
+
+func (sc *scanner) space() {
+	for sc.i < len(sc.data) {
+		switch sc.data[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// next consumes c after optional space.
+func (sc *scanner) next(c byte) bool {
+	sc.space()
+	if sc.i < len(sc.data) && sc.data[sc.i] == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+// open consumes an opening bracket or brace.
+func (sc *scanner) open(c byte) bool { return sc.next(c) }
+
+// close consumes a closing bracket or brace if it is next.
+func (sc *scanner) close(c byte) bool { return sc.next(c) }
+
+// literal consumes word (null, true, false) if it is next.
+func (sc *scanner) literal(word string) bool {
+	sc.space()
+	if len(sc.data)-sc.i >= len(word) && string(sc.data[sc.i:sc.i+len(word)]) == word {
+		sc.i += len(word)
+		return true
+	}
+	return false
+}
+
+// str consumes a string and returns its raw content, escapes included.
+func (sc *scanner) str() ([]byte, bool) {
+	sc.space()
+	if sc.i >= len(sc.data) || sc.data[sc.i] != '"' {
+		return nil, false
+	}
+	start := sc.i + 1
+	for j := start; j < len(sc.data); j++ {
+		switch sc.data[j] {
+		case '\\':
+			j++ // the escaped character; \uXXXX's digits are plain bytes
+		case '"':
+			sc.i = j + 1
+			return sc.data[start:j], true
+		}
+	}
+	return nil, false
+}
+
+// name consumes a string without escapes (a member name or an enum
+// value) and, for a member name, the colon after it.
+func (sc *scanner) name() ([]byte, bool) {
+	s, ok := sc.str()
+	if !ok || bytes.IndexByte(s, '\\') >= 0 {
+		return nil, false
+	}
+	sc.space()
+	if sc.i < len(sc.data) && sc.data[sc.i] == ':' {
+		sc.i++
+	}
+	return s, true
+}
+
+// number consumes a JSON number.
+func (sc *scanner) number() bool {
+	sc.space()
+	start := sc.i
+	for sc.i < len(sc.data) && numberByte(sc.data[sc.i]) {
+		sc.i++
+	}
+	return sc.i > start
+}
+
+// numberByte says whether c may be part of a JSON number (the strict
+// decoder checks the number's form).
+func numberByte(c byte) bool {
+	switch {
+	case '0' <= c && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+		return true
+	}
+	return false
+}
+
+// integer consumes an integer literal that fits in 64 bits: an optional
+// minus and at most 18 digits (longer ones go to the generic executor).
+func (sc *scanner) integer() bool {
+	sc.space()
+	start := sc.i
+	if sc.i < len(sc.data) && sc.data[sc.i] == '-' {
+		sc.i++
+	}
+	digits := sc.i
+	for sc.i < len(sc.data) && '0' <= sc.data[sc.i] && sc.data[sc.i] <= '9' {
+		sc.i++
+	}
+	n := sc.i - digits
+	if n == 0 || n > 18 || sc.i < len(sc.data) && (sc.data[sc.i] == '.' || sc.data[sc.i] == 'e' || sc.data[sc.i] == 'E') {
+		sc.i = start
+		return false
+	}
+	return true
 }
