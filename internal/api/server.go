@@ -189,6 +189,8 @@ func New(cfg Config, deps Deps) *Server {
 	// gqlgen validates it; among the operation context mutators only
 	// Introspection's (which sets a flag) runs before it.
 	gql.Use(operationLimit{limits: cfg.operationLimits(), queries: queries})
+	// At most one logIn or signUp per operation, before any resolver.
+	gql.Use(signInLimit{})
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()

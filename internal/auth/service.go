@@ -69,7 +69,7 @@ type Config struct {
 // Service manages accounts and sessions.
 type Service struct {
 	deps       Deps
-	params     *argon2id.Params
+	hasher     *hasher
 	sessionTTL time.Duration
 	onSignUp   []SignUpHook
 	agentCache sync.Map // token hash -> cachedAgent
@@ -86,8 +86,8 @@ func New(deps Deps, cfg Config) *Service {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
-	s := &Service{deps: deps, params: cfg.PasswordParams, sessionTTL: cfg.SessionTTL}
-	h, err := argon2id.CreateHash("gpunex-timing-equaliser", s.params)
+	s := &Service{deps: deps, hasher: &hasher{params: cfg.PasswordParams}, sessionTTL: cfg.SessionTTL}
+	h, err := argon2id.CreateHash("gpunex-timing-equaliser", cfg.PasswordParams)
 	if err != nil {
 		panic("auth: unable to create the timing hash: " + err.Error())
 	}
@@ -143,7 +143,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	if err := v.Err(); err != nil {
 		return nil, nil, err
 	}
-	hash, err := argon2id.CreateHash(in.Password, s.params)
+	hash, err := s.hasher.hash(in.Password)
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: unable to hash password: %w", err)
 	}
@@ -217,7 +217,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	hash, err := argon2id.CreateHash(in.Password, s.params)
+	hash, err := s.hasher.hash(in.Password)
 	if err != nil {
 		return nil, fmt.Errorf("auth: unable to hash password: %w", err)
 	}
@@ -252,7 +252,7 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 	if err == nil {
 		hash = user.PasswordHash
 	}
-	ok, cmpErr := argon2id.ComparePasswordAndHash(password, hash)
+	ok, cmpErr := s.hasher.verify(password, hash)
 	if cmpErr != nil {
 		return nil, nil, fmt.Errorf("auth: unable to verify password: %w", cmpErr)
 	}
