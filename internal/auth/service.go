@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -64,6 +65,13 @@ type Config struct {
 	// SessionTTL is how long a session lasts without use (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
+	// ConcurrentHashes bounds the password hashes and verifications that
+	// run at once (default runtime.NumCPU()): each holds
+	// PasswordParams.Memory, so this bounds the memory of sign-ins.
+	// HashWait is how long a sign-in waits for its turn before it is
+	// answered RATE_LIMITED (default DefaultHashWait).
+	ConcurrentHashes int
+	HashWait         time.Duration
 }
 
 // Service manages accounts and sessions.
@@ -86,7 +94,13 @@ func New(deps Deps, cfg Config) *Service {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
-	s := &Service{deps: deps, hasher: &hasher{params: cfg.PasswordParams}, sessionTTL: cfg.SessionTTL}
+	if cfg.ConcurrentHashes <= 0 {
+		cfg.ConcurrentHashes = runtime.NumCPU()
+	}
+	if cfg.HashWait <= 0 {
+		cfg.HashWait = DefaultHashWait
+	}
+	s := &Service{deps: deps, hasher: newHasher(cfg.PasswordParams, cfg.ConcurrentHashes, cfg.HashWait), sessionTTL: cfg.SessionTTL}
 	h, err := argon2id.CreateHash("gpunex-timing-equaliser", cfg.PasswordParams)
 	if err != nil {
 		panic("auth: unable to create the timing hash: " + err.Error())
@@ -143,7 +157,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	if err := v.Err(); err != nil {
 		return nil, nil, err
 	}
-	hash, err := s.hasher.hash(in.Password)
+	hash, err := s.hasher.hash(ctx, in.Password)
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: unable to hash password: %w", err)
 	}
@@ -217,7 +231,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	hash, err := s.hasher.hash(in.Password)
+	hash, err := s.hasher.hash(ctx, in.Password)
 	if err != nil {
 		return nil, fmt.Errorf("auth: unable to hash password: %w", err)
 	}
@@ -252,7 +266,7 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 	if err == nil {
 		hash = user.PasswordHash
 	}
-	ok, cmpErr := s.hasher.verify(password, hash)
+	ok, cmpErr := s.hasher.verify(ctx, password, hash)
 	if cmpErr != nil {
 		return nil, nil, fmt.Errorf("auth: unable to verify password: %w", cmpErr)
 	}
