@@ -8,22 +8,42 @@ import (
 	"github.com/gpunex/gpunex/internal/installer"
 )
 
-func TestCommandFetchesTheScriptAndRunsItAsRootWithTheToken(t *testing.T) {
+func TestCommandFetchesTheScriptAndRunsItAsRootWithoutTheToken(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		desc, serverURL, token, want string
+		desc, serverURL, want string
 	}{
-		{"a token", "https://gpunex.example", "gpx_a_secret",
-			"curl -fsSL https://gpunex.example/agent/install.sh | sudo GPUNEX_TOKEN=gpx_a_secret sh"},
-		{"a trailing slash is dropped", "https://gpunex.example/", "gpx_a_secret",
-			"curl -fsSL https://gpunex.example/agent/install.sh | sudo GPUNEX_TOKEN=gpx_a_secret sh"},
-		{"no token yet: a placeholder", "http://127.0.0.1:8080", "",
-			"curl -fsSL http://127.0.0.1:8080/agent/install.sh | sudo GPUNEX_TOKEN=<your agent token> sh"},
+		{"the script, run as root", "https://gpunex.example",
+			"curl -fsSL https://gpunex.example/agent/install.sh | sudo sh"},
+		{"a trailing slash is dropped", "http://127.0.0.1:8080/",
+			"curl -fsSL http://127.0.0.1:8080/agent/install.sh | sudo sh"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tc.want, installer.Command(tc.serverURL, tc.token))
+			got := installer.Command(tc.serverURL)
+			require.Equal(t, tc.want, got)
+			require.NotContains(t, got, "GPUNEX_TOKEN", "the token is never on the command line")
+		})
+	}
+}
+
+func TestTokenFileCommandNamesTheFileNotTheToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc, path, want string
+	}{
+		{"the default file", installer.DefaultTokenFile,
+			"curl -fsSL https://gpunex.example/agent/install.sh | sudo sh -s -- --token-file /root/gpunex-token"},
+		{"a path with a space is quoted", "/root/my token",
+			"curl -fsSL https://gpunex.example/agent/install.sh | sudo sh -s -- --token-file '/root/my token'"},
+		{"a path with a quote is quoted", "/root/it's",
+			`curl -fsSL https://gpunex.example/agent/install.sh | sudo sh -s -- --token-file '/root/it'\''s'`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, installer.TokenFileCommand("https://gpunex.example/", tc.path))
 		})
 	}
 }

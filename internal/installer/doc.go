@@ -2,13 +2,35 @@
 // provider pipes into sh in step 3 of the provider journey ("Install the
 // agent").
 //
-// The approval email tells a provider to run
+// The approval email and the Agent tokens page tell a provider to run
 //
-//	curl -fsSL https://gpunex.example.com/agent/install.sh | sudo GPUNEX_TOKEN=gpx_a_... sh
+//	curl -fsSL https://gpunex.example.com/agent/install.sh | sudo sh
 //
-// or the same without GPUNEX_TOKEN, in which case the script asks for the
-// token on the terminal (read from /dev/tty with echo off, because stdin is
-// the script itself). The script is POSIX sh, kept shellcheck-clean, and
+// ([Command]). The script asks for the agent token on the terminal, read
+// from /dev/tty (its stdin is the pipe) with echo turned off by stty and
+// turned back on once it is read, and by traps on Ctrl-C, hang-up, TERM
+// and exit. Where no terminal exists (cloud-init, configuration
+// management) the provider writes the token to a file only root can read
+// and names it ([TokenFileCommand]):
+//
+//	curl -fsSL https://gpunex.example.com/agent/install.sh | sudo sh -s -- --token-file /root/gpunex-token
+//
+// or GPUNEX_TOKEN_FILE=PATH. The token is never an argument of any
+// command the product suggests or the script runs: a command line is
+// readable by every user of the host (ps, /proc/<pid>/cmdline) for as
+// long as the program runs, and interactive shells keep it in their
+// history; `sudo GPUNEX_TOKEN=… sh`, which the installer once suggested,
+// put it on sudo's command line for the whole install. The script
+// refuses a token given as an argument, without echoing it.
+//
+// GPUNEX_TOKEN in the environment is still accepted, for automation
+// that already runs as root with the token in its environment (a
+// root-owned process's environment, /proc/<pid>/environ, is readable by
+// root only, unlike its command line); the script's comments say never to
+// set it on the sudo command line and to prefer the file. Dropping it
+// would break such automation without protecting anyone from root.
+//
+// The script is POSIX sh, kept shellcheck-clean, and
 // embedded in the server binary as a text/template: [Handler] fills in the
 // server's public URL and the agent image on every request, shell-quoted,
 // so one binary serves a correct installer behind any host name or proxy.
@@ -43,10 +65,14 @@
 //     is fatal, with the fix, unless GPUNEX_ALLOW_LAN_EGRESS=1, which skips
 //     the step with a warning that jobs can reach the LAN, the host and
 //     cloud metadata.
-//  5. Token: from GPUNEX_TOKEN or the terminal; empty tokens and tokens
+//  5. Token: from --token-file or GPUNEX_TOKEN_FILE (read by the shell,
+//     one line; blank lines and a CR are forgiven), else GPUNEX_TOKEN,
+//     else typed on the terminal. A token from a file or the environment
+//     is checked before step 1, and with neither and no terminal the
+//     script stops there, saying how to give one. Empty tokens and tokens
 //     without the agent prefix "gpx_a_" (or with characters outside
-//     base64url) are refused. The token is never printed and never put on a
-//     command line.
+//     base64url) are refused. The token is never printed and never put on
+//     a command line.
 //  6. Configuration: GPUNEX_SERVER and GPUNEX_TOKEN are written to
 //     agent.env (mode 600) in GPUNEX_CONFIG_DIR, default /etc/gpunex.
 //  7. Container: the agent image is pulled (so re-running the installer
@@ -63,8 +89,10 @@
 //
 // The tests serve the script over real HTTP and run it with sh, with
 // stand-in docker, nvidia-smi, iptables (keeping a filter table in files)
-// and systemctl programs on PATH that record their calls,
-// through every path above, including a token typed on a pseudo-terminal;
+// and systemctl programs on PATH that record their calls, and wrappers
+// that record the command line of every other program the script starts,
+// through every path above, including a token typed on a pseudo-terminal
+// (echo off while it is typed, on again after, even after Ctrl-C);
 // another test runs shellcheck on the rendered script and on the firewall
 // script it writes.
 package installer

@@ -7,11 +7,24 @@
 # and starts the gpunex-agent container as a background service that
 # restarts with the machine.
 #
-#   curl -fsSL {{.ServerURL}}{{.Path}} | sudo GPUNEX_TOKEN={{.TokenPrefix}}... sh
-#   curl -fsSL {{.ServerURL}}{{.Path}} | sudo sh     (asks for the token)
+#   curl -fsSL {{.ServerURL}}{{.Path}} | sudo sh
+#
+# asks for the token on the terminal, with typing hidden. Without a terminal
+# (cloud-init, Ansible, ssh without -t), put the token in a file only root
+# can read and give its path:
+#
+#   curl -fsSL {{.ServerURL}}{{.Path}} | sudo sh -s -- --token-file /root/gpunex-token
+#
+# The token is never an argument: a command line (sudo's, sh's, any
+# program's) can be read by every user of the host (ps, /proc/<pid>/cmdline)
+# and is kept in shell history.
 #
 # Settings (environment variables, all optional):
-#   GPUNEX_TOKEN             agent token ({{.TokenPrefix}}...); asked for on the terminal if unset
+#   GPUNEX_TOKEN_FILE        a file holding the agent token, like --token-file
+#   GPUNEX_TOKEN             the agent token itself, for automation that already runs as root
+#                            with it in its environment: only root can read a root process's
+#                            environment. Never write "sudo GPUNEX_TOKEN=... sh": that puts it
+#                            on sudo's command line, which every user can read. Prefer the file.
 #   GPUNEX_SERVER            platform URL (default: the server this script came from)
 #   GPUNEX_AGENT_IMAGE       agent container image (default: the one the server names)
 #   GPUNEX_CUDA_TEST_IMAGE   image used to check GPU access from containers
@@ -53,11 +66,50 @@ gpunex_install() {
 	*[[:space:]]* | *[[:cntrl:]]*) die "GPUNEX_SERVER must not contain spaces or control characters." ;;
 	esac
 
+	token_file=${GPUNEX_TOKEN_FILE:-}
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--token-file)
+			[ $# -ge 2 ] || die "--token-file needs the path of a file holding the agent token."
+			token_file=$2
+			shift 2
+			;;
+		--token-file=*)
+			token_file=${1#--token-file=}
+			shift
+			;;
+		--token | --token=* | gpx_*)
+			# Not echoed: it may be the token itself.
+			die "The installer does not take the token as an argument: every user of this host can read
+a command line (ps, /proc/<pid>/cmdline) and your shell keeps it in its history.
+Run it from a terminal and paste the token when asked:
+  curl -fsSL $server{{.Path}} | sudo sh
+or put the token in a file only root can read and give its path:
+  curl -fsSL $server{{.Path}} | sudo sh -s -- --token-file /root/gpunex-token"
+			;;
+		*) die "Unknown argument. The installer takes only --token-file PATH." ;;
+		esac
+	done
+
 	say "GPUnex agent installer for $server"
 
-	# A token given in the environment is checked before the slow steps.
-	if [ -n "${GPUNEX_TOKEN:-}" ]; then
-		check_token "$GPUNEX_TOKEN"
+	# A token from a file or the environment is read and checked before the
+	# slow steps; one typed on the terminal is asked for once the host has
+	# passed them.
+	token=''
+	if [ -n "$token_file" ]; then
+		token=$(read_token_file "$token_file")
+		check_token "$token"
+	elif [ -n "${GPUNEX_TOKEN:-}" ]; then
+		token=$GPUNEX_TOKEN
+		check_token "$token"
+	elif ! (: </dev/tty) 2>/dev/null; then
+		die "No agent token, and no terminal to ask for it on.
+Run the installer from a terminal and paste the token when it asks:
+  curl -fsSL $server{{.Path}} | sudo sh
+or put the token in a file only root can read and give its path:
+  curl -fsSL $server{{.Path}} | sudo sh -s -- --token-file /root/gpunex-token
+Create a token in the GPUnex dashboard (Agent tokens)."
 	fi
 
 	step "Checking Docker"
@@ -131,19 +183,15 @@ If an earlier run installed the firewall, it stays until you run:
 	fi
 
 	step "Agent token"
-	token=${GPUNEX_TOKEN:-}
-	if [ -z "$token" ]; then
-		if (: </dev/tty) 2>/dev/null; then
-			token=$(read_secret "Paste your agent token ($token_prefix...; input is hidden): ")
-		else
-			die "No agent token. Set GPUNEX_TOKEN, for example:
-  curl -fsSL $server{{.Path}} | sudo GPUNEX_TOKEN=${token_prefix}... sh
-or run the installer from a terminal so it can ask for the token.
-Create a token in the GPUnex dashboard (Agent tokens)."
-		fi
+	if [ -n "$token_file" ]; then
+		ok "token read from $token_file (not shown)"
+	elif [ -n "$token" ]; then
+		ok "token taken from GPUNEX_TOKEN (not shown)"
+	else
+		read_secret "Paste your agent token ($token_prefix...; input is hidden): "
+		check_token "$token"
+		ok "token accepted (not shown)"
 	fi
-	check_token "$token"
-	ok "token accepted (not shown)"
 
 	step "Writing the agent configuration to $config_file"
 	write_config "$config_dir" "$config_file" "$server" "$token"
@@ -181,6 +229,9 @@ $(indent "$out")"
 	say "Check the agent with:"
 	say "  docker ps | grep $container"
 	say "  docker logs -f $container"
+	if [ -n "$token_file" ]; then
+		say "The token is now in $config_file: you can delete $token_file."
+	fi
 }
 
 # install_firewall writes the egress firewall script, applies it, and has
@@ -389,24 +440,56 @@ die() {
 }
 
 # read_secret PROMPT: reads one line from the terminal with echo turned off
-# and prints it on stdout (captured by the caller, never shown).
+# into $token (never shown). It runs in this shell, not in a $(...)
+# subshell, so the traps that turn echo back on are this shell's: Ctrl-C,
+# a hang-up or any exit while it waits leaves the terminal as it was.
 read_secret() {
-	saved=''
+	tty_saved=''
 	if command -v stty >/dev/null 2>&1; then
-		saved=$(stty -g </dev/tty 2>/dev/null) || saved=''
+		tty_saved=$(stty -g </dev/tty 2>/dev/null) || tty_saved=''
 	fi
-	if [ -n "$saved" ]; then
-		trap 'stty "$saved" </dev/tty 2>/dev/null; exit 130' INT TERM HUP
+	if [ -n "$tty_saved" ]; then
+		trap 'restore_tty; exit 130' INT
+		trap 'restore_tty; exit 143' TERM
+		trap 'restore_tty; exit 129' HUP
+		trap restore_tty EXIT
 		stty -echo </dev/tty 2>/dev/null || :
 	fi
 	printf '%s' "$1" >/dev/tty
-	secret=''
-	IFS= read -r secret </dev/tty || :
-	if [ -n "$saved" ]; then
-		stty "$saved" </dev/tty 2>/dev/null || :
-		trap - INT TERM HUP
-	fi
+	token=''
+	IFS= read -r token </dev/tty || :
+	restore_tty
+	trap - INT TERM HUP EXIT
 	printf '\n' >/dev/tty
+}
+
+# restore_tty turns the terminal's echo back on (its settings as
+# read_secret found them), once.
+restore_tty() {
+	if [ -n "${tty_saved:-}" ]; then
+		stty "$tty_saved" </dev/tty 2>/dev/null || :
+		tty_saved=''
+	fi
+}
+
+# read_token_file PATH: prints the token held in the file PATH (its only
+# line). The shell reads it: no program gets the token as an argument.
+read_token_file() {
+	if [ ! -f "$1" ] || [ ! -r "$1" ]; then
+		die "Cannot read the token file $1. Write the agent token into it (one line, for example with
+your editor, not with echo, which would keep it in your shell's history), make it readable by
+root only (chmod 600), then run this installer again."
+	fi
+	cr=$(printf '\r')
+	secret=''
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%"$cr"}
+		[ -n "$line" ] || continue
+		if [ -n "$secret" ]; then
+			die "The token file $1 must hold only the agent token, on one line."
+		fi
+		secret=$line
+	done <"$1"
 	printf '%s' "$secret"
 }
 

@@ -21,21 +21,33 @@ const Path = "/agent/install.sh"
 // the server names none.
 const DefaultAgentImage = "ghcr.io/gpunex/gpunex-agent:latest"
 
-// TokenPlaceholder stands for the agent token in a [Command] built without
-// one (the approval email, which cannot know the token the provider will
-// create).
-const TokenPlaceholder = "<your agent token>"
-
 // Command is the one line a provider runs on a GPU host to install the
 // agent: it fetches the script from the platform at serverURL (its public
 // base URL; a trailing slash is dropped) and runs it as root, since it
-// writes /etc/gpunex and starts containers, with token in GPUNEX_TOKEN. An
-// empty token gives [TokenPlaceholder].
-func Command(serverURL, token string) string {
-	if token == "" {
-		token = TokenPlaceholder
+// writes /etc/gpunex and starts containers. The script asks for the agent
+// token on the terminal with echo off. The token is never part of the
+// command: every user of the host can read a command line (ps,
+// /proc/<pid>/cmdline) for as long as it runs, and the shell keeps it in
+// its history.
+func Command(serverURL string) string {
+	return fmt.Sprintf("curl -fsSL %s%s | sudo sh", strings.TrimRight(serverURL, "/"), Path)
+}
+
+// DefaultTokenFile is the token file [TokenFileCommand] suggests: in
+// root's home, which other users cannot read.
+const DefaultTokenFile = "/root/gpunex-token"
+
+// TokenFileCommand is [Command] for hosts without a terminal to type the
+// token on (cloud-init, configuration management): the script reads the
+// token from the file at path, which the provider writes beforehand,
+// readable by root only. path is shell-quoted when it needs to be.
+func TokenFileCommand(serverURL, path string) string {
+	if path == "" || strings.ContainsFunc(path, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		path = shellQuote(path)
 	}
-	return fmt.Sprintf("curl -fsSL %s%s | sudo GPUNEX_TOKEN=%s sh", strings.TrimRight(serverURL, "/"), Path, token)
+	return fmt.Sprintf("curl -fsSL %s%s | sudo sh -s -- --token-file %s", strings.TrimRight(serverURL, "/"), Path, path)
 }
 
 // ContentType is the media type the installer is served with.

@@ -64,13 +64,40 @@ func (tt *terminal) waitFor(t *testing.T, s string) {
 	}
 }
 
-// runOnTerminal runs the installer as `curl ... | sh` from a provider's
-// terminal: the script on stdin, the pseudo-terminal as the controlling
-// terminal. When the prompt shows, typed is written to the terminal.
-func runOnTerminal(t *testing.T, h *host, typed string, env ...string) (result, string) {
+// echoOn reports whether the terminal shows what is typed: ECHO in the
+// terminal's settings, read through the master side.
+func echoOn(t *testing.T, master *os.File) bool {
+	t.Helper()
+	var tio syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&tio)))
+	require.Zero(t, errno, "TCGETS")
+	return tio.Lflag&syscall.ECHO != 0
+}
+
+// session is what a provider saw on the terminal.
+type session struct {
+	tty string
+	// echoAtPrompt is whether the terminal echoed while the prompt waited
+	// for the token; echoAfter, once the installer had exited.
+	echoAtPrompt, echoAfter bool
+}
+
+// runOnTerminal runs the installer as `curl ... | sudo sh` from a
+// provider's terminal: the script on stdin, the pseudo-terminal as the
+// controlling terminal. When the prompt shows, typed and a line break are
+// written to the terminal.
+func runOnTerminal(t *testing.T, h *host, typed string, env ...string) (result, session) {
+	t.Helper()
+	return runOnTerminalWith(t, h, []byte(typed+"\n"), env...)
+}
+
+// runOnTerminalWith writes keys to the terminal when the prompt shows; nil
+// keys means the installer must not prompt at all.
+func runOnTerminalWith(t *testing.T, h *host, keys []byte, env ...string) (result, session) {
 	t.Helper()
 	master, slave := openPTY(t)
 	defer master.Close()
+	require.True(t, echoOn(t, master), "a new terminal echoes")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := h.command(t, ctx, "sh", true, env...)
@@ -96,10 +123,14 @@ func runOnTerminal(t *testing.T, h *host, typed string, env ...string) (result, 
 		}
 	}()
 
-	tty.waitFor(t, "input is hidden): ")
-	_, err := master.Write([]byte(typed + "\n"))
-	require.NoError(t, err)
-	err = cmd.Wait()
+	var s session
+	if keys != nil {
+		tty.waitFor(t, "input is hidden): ")
+		s.echoAtPrompt = echoOn(t, master)
+		_, err := master.Write(keys)
+		require.NoError(t, err)
+	}
+	err := cmd.Wait()
 	require.NoError(t, ctx.Err(), "the installer did not finish")
 	select {
 	case <-tty.done:
@@ -111,8 +142,10 @@ func runOnTerminal(t *testing.T, h *host, typed string, env ...string) (result, 
 		require.NoError(t, err)
 	}
 	r := h.finish(t, cmd, &stdout, &stderr, err)
-	t.Logf("terminal:\n%s", tty.String())
-	return r, tty.String()
+	s.tty = tty.String()
+	s.echoAfter = echoOn(t, master)
+	t.Logf("terminal:\n%s", s.tty)
+	return r, s
 }
 
 func TestInstallPromptsForTokenOnTerminal(t *testing.T) {
@@ -120,13 +153,46 @@ func TestInstallPromptsForTokenOnTerminal(t *testing.T) {
 	h := newHost(t, script)
 	token := newToken(t)
 
-	r, tty := runOnTerminal(t, h, token)
+	r, s := runOnTerminal(t, h, token)
 
 	require.Equal(t, 0, r.code, r.output())
-	require.Contains(t, tty, "Paste your agent token (gpx_a_...; input is hidden): ")
-	require.NotContains(t, tty, token, "the typed token is not echoed")
-	require.NotContains(t, r.output(), token)
+	require.Contains(t, s.tty, "Paste your agent token (gpx_a_...; input is hidden): ", "the prompt is on the terminal")
+	require.NotContains(t, r.output(), "Paste your agent token", "not on stdout or stderr, which may be a log")
+	require.False(t, s.echoAtPrompt, "echo is off while the token is typed")
+	require.True(t, s.echoAfter, "echo is back on once the installer is done")
+	require.NotContains(t, s.tty, token, "the typed token is not echoed")
+	requireTokenHidden(t, r, token)
+	require.Contains(t, r.stdout, "token accepted (not shown)")
 	require.Equal(t, successCalls(h, testAgentImage), r.calls)
+	requireConfig(t, h, server, token)
+}
+
+func TestInstallRestoresEchoWhenInterruptedAtPrompt(t *testing.T) {
+	script, _ := fetchScript(t)
+	h := newHost(t, script)
+
+	r, s := runOnTerminalWith(t, h, []byte("gpx_a_half\x03")) // Ctrl-C halfway through pasting
+
+	require.Equal(t, 130, r.code, "the installer stops, as for any Ctrl-C")
+	require.False(t, s.echoAtPrompt)
+	require.True(t, s.echoAfter, "Ctrl-C at the prompt leaves the terminal echoing")
+	require.NotContains(t, s.tty, "gpx_a_half")
+	requireNoAgentStarted(t, r)
+	require.NoDirExists(t, h.configDir)
+}
+
+func TestInstallWithTokenFileDoesNotPrompt(t *testing.T) {
+	script, server := fetchScript(t)
+	h := newHost(t, script)
+	token := newToken(t)
+	h.args = []string{"--token-file", writeTokenFile(t, h, token+"\n")}
+
+	r, s := runOnTerminalWith(t, h, nil)
+
+	require.Equal(t, 0, r.code, r.output())
+	require.NotContains(t, s.tty, "Paste your agent token")
+	require.True(t, s.echoAfter)
+	requireTokenHidden(t, r, token)
 	requireConfig(t, h, server, token)
 }
 
@@ -134,22 +200,33 @@ func TestInstallRefusesEmptyTokenFromTerminal(t *testing.T) {
 	script, _ := fetchScript(t)
 	h := newHost(t, script)
 
-	r, _ := runOnTerminal(t, h, "")
+	r, s := runOnTerminal(t, h, "")
 
 	require.NotEqual(t, 0, r.code)
 	require.Contains(t, r.stderr, "The agent token is empty")
+	require.True(t, s.echoAfter)
 	requireNoAgentStarted(t, r)
 	require.NoDirExists(t, h.configDir)
 }
 
 func TestInstallRefusesMalformedTokenFromTerminal(t *testing.T) {
 	script, _ := fetchScript(t)
-	h := newHost(t, script)
+	for _, tc := range []struct{ desc, typed, msg string }{
+		{"a session token", "gpx_s_notAnAgentToken", "That is not an agent token"},
+		{"a space inside", "gpx_a_notAn AgentToken", "The agent token is malformed"},
+		{"a quote", "gpx_a_notAnAgentToken'", "The agent token is malformed"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			h := newHost(t, script)
 
-	r, tty := runOnTerminal(t, h, "gpx_s_notAnAgentToken")
+			r, s := runOnTerminal(t, h, tc.typed)
 
-	require.NotEqual(t, 0, r.code)
-	require.Contains(t, r.stderr, "That is not an agent token")
-	require.NotContains(t, tty+r.output(), "notAnAgentToken")
-	requireNoAgentStarted(t, r)
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, tc.msg)
+			require.NotContains(t, s.tty+r.output(), "notAn")
+			require.True(t, s.echoAfter)
+			requireNoAgentStarted(t, r)
+			require.NoDirExists(t, h.configDir)
+		})
+	}
 }

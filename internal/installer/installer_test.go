@@ -179,15 +179,29 @@ const (
 )
 
 // hostTools are the only programs besides docker and nvidia-smi that the
-// installer may need; the tests link them into the stand-in PATH.
+// installer may need; the tests put them on the stand-in PATH behind a
+// wrapper that records their argv (see toolWrapper).
 var hostTools = []string{"mkdir", "chmod", "mv", "rm", "stty", "stat", "cat"}
+
+// toolWrapper stands in for a host tool: it appends its name and
+// arguments to $FAKE_ARGV and runs the real program. With the stand-ins,
+// which log to $FAKE_LOG, every program the installer starts leaves its
+// command line behind, so a test can show the token is on none of them.
+const toolWrapper = `#!/bin/sh
+printf '%s %s\n' TOOL "$*" >>"$FAKE_ARGV"
+exec REAL "$@"
+`
 
 // host is a stand-in provider machine: a PATH directory with fake
 // programs, a call log and a config directory.
 type host struct {
-	dir       string
-	bin       string
-	log       string
+	dir string
+	bin string
+	log string
+	// argv logs the command lines of the host tools (toolWrapper).
+	argv string
+	// args are the script's arguments: `sh -s -- args...` from a pipe.
+	args      []string
 	configDir string
 	script    string
 	// dockerSocket stands in for /var/run/docker.sock (a plain file: the
@@ -231,6 +245,7 @@ func newHost(t *testing.T, script []byte, opts ...hostOption) *host {
 		dir:       dir,
 		bin:       filepath.Join(dir, "bin"),
 		log:       filepath.Join(dir, "calls.log"),
+		argv:      filepath.Join(dir, "argv.log"),
 		configDir: filepath.Join(dir, "etc", "gpunex"),
 		script:    filepath.Join(dir, "install.sh"),
 
@@ -261,7 +276,8 @@ func newHost(t *testing.T, script []byte, opts ...hostOption) *host {
 	for _, tool := range hostTools {
 		p, err := exec.LookPath(tool)
 		require.NoError(t, err, "the installer tests need %s on PATH", tool)
-		require.NoError(t, os.Symlink(p, filepath.Join(h.bin, tool)))
+		wrapper := strings.NewReplacer("TOOL", tool, "REAL", p).Replace(toolWrapper)
+		require.NoError(t, os.WriteFile(filepath.Join(h.bin, tool), []byte(wrapper), 0o755))
 	}
 	for _, opt := range opts {
 		opt(t, h.bin)
@@ -275,6 +291,9 @@ type result struct {
 	stdout string
 	stderr string
 	calls  []string
+	// argv holds every command line the installer started: its own, the
+	// stand-ins' (calls) and the host tools'.
+	argv []string
 }
 
 // output is everything the script printed.
@@ -293,16 +312,21 @@ func (h *host) command(t *testing.T, ctx context.Context, shell string, pipe boo
 	if pipe {
 		script, err := os.ReadFile(h.script)
 		require.NoError(t, err)
-		cmd = exec.CommandContext(ctx, shellPath)
+		args := h.args
+		if len(args) > 0 {
+			args = append([]string{"-s", "--"}, args...)
+		}
+		cmd = exec.CommandContext(ctx, shellPath, args...)
 		cmd.Stdin = bytes.NewReader(script)
 	} else {
-		cmd = exec.CommandContext(ctx, shellPath, h.script)
+		cmd = exec.CommandContext(ctx, shellPath, append([]string{h.script}, h.args...)...)
 	}
 	cmd.Dir = h.dir
 	cmd.Env = append([]string{
 		"PATH=" + h.bin,
 		"HOME=" + h.dir,
 		"FAKE_LOG=" + h.log,
+		"FAKE_ARGV=" + h.argv,
 		"GPUNEX_CONFIG_DIR=" + h.configDir,
 		"GPUNEX_DOCKER_SOCKET=" + h.dockerSocket,
 		"GPUNEX_LIB_DIR=" + h.libDir,
@@ -327,6 +351,12 @@ func (h *host) finish(t *testing.T, cmd *exec.Cmd, stdout, stderr *bytes.Buffer,
 	if !os.IsNotExist(err) {
 		require.NoError(t, err)
 		r.calls = strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	}
+	r.argv = append([]string{strings.Join(cmd.Args, " ")}, r.calls...)
+	tools, err := os.ReadFile(h.argv)
+	if !os.IsNotExist(err) {
+		require.NoError(t, err)
+		r.argv = append(r.argv, strings.Split(strings.TrimSuffix(string(tools), "\n"), "\n")...)
 	}
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s\ncalls:\n%s", r.code, r.stdout, r.stderr, strings.Join(r.calls, "\n"))
 	return r
@@ -505,6 +535,17 @@ func requireConfig(t *testing.T, h *host, server, token string) {
 	require.Len(t, entries, 1, "no temporary files left behind")
 }
 
+// requireTokenHidden checks the token was neither printed nor on the
+// command line of any program the installer started (issue 9, point 8).
+func requireTokenHidden(t *testing.T, r result, token string) {
+	t.Helper()
+	require.NotContains(t, r.output(), token, "the token is never printed")
+	require.NotEmpty(t, r.argv)
+	for _, argv := range r.argv {
+		require.NotContains(t, argv, token, "the token is never on a command line")
+	}
+}
+
 func requireNoAgentStarted(t *testing.T, r result) {
 	t.Helper()
 	for _, c := range r.calls {
@@ -529,7 +570,9 @@ func TestHandlerServesScript(t *testing.T) {
 	require.True(t, strings.HasPrefix(script, "#!/bin/sh\n"), script[:40])
 	require.Contains(t, script, "server=${GPUNEX_SERVER:-'"+srv.URL+"'}")
 	require.Contains(t, script, "agent_image=${GPUNEX_AGENT_IMAGE:-'"+testAgentImage+"'}")
-	require.Contains(t, script, "curl -fsSL "+srv.URL+"/agent/install.sh | sudo GPUNEX_TOKEN=gpx_a_... sh")
+	require.Contains(t, script, "curl -fsSL "+srv.URL+"/agent/install.sh | sudo sh\n")
+	require.Contains(t, script, "curl -fsSL "+srv.URL+"/agent/install.sh | sudo sh -s -- --token-file /root/gpunex-token\n")
+	require.NotContains(t, script, "sudo GPUNEX_TOKEN=gpx", "issue 9 point 8: no suggested command carries the token")
 	require.NotContains(t, script, "{{", "every template action is filled in")
 
 	t.Run("X-Forwarded-Proto", func(t *testing.T) {
@@ -665,8 +708,8 @@ func TestInstallSucceeds(t *testing.T) {
 			require.Equal(t, 0, r.code, r.output())
 			require.Equal(t, successCalls(h, testAgentImage), r.calls)
 			requireConfig(t, h, server, token)
-			require.NotContains(t, r.output(), token, "the token is never printed")
-			require.NotContains(t, strings.Join(r.calls, "\n"), token, "the token is never on a command line")
+			requireTokenHidden(t, r, token)
+			require.Contains(t, r.stdout, "token taken from GPUNEX_TOKEN (not shown)")
 			require.NotContains(t, r.output(), token[len("gpx_a_"):len("gpx_a_")+8])
 			require.Contains(t, r.stdout, "docker ps | grep gpunex-agent")
 			require.Contains(t, r.stdout, "docker logs -f gpunex-agent")
@@ -853,12 +896,15 @@ func TestInstallWithoutToken(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := newHost(t, script)
 
-			// No GPUNEX_TOKEN, stdin not a terminal, no controlling terminal.
+			// No token file, no GPUNEX_TOKEN, stdin not a terminal, no
+			// controlling terminal.
 			r := h.run(t, env...)
 
 			require.NotEqual(t, 0, r.code)
-			require.Contains(t, r.stderr, "No agent token. Set GPUNEX_TOKEN")
-			requireNoAgentStarted(t, r)
+			require.Contains(t, r.stderr, "No agent token, and no terminal to ask for it on.")
+			require.Contains(t, r.stderr, "/agent/install.sh | sudo sh -s -- --token-file /root/gpunex-token")
+			require.NotContains(t, r.stderr, "GPUNEX_TOKEN=", "the fix it suggests does not put the token on a command line")
+			require.Empty(t, r.calls, "refused before anything runs")
 			require.NoDirExists(t, h.configDir)
 		})
 	}
@@ -1093,4 +1139,138 @@ func TestInstallFirewallWithoutSystemd(t *testing.T) {
 	require.Contains(t, r.stderr, "a reboot removes it")
 	require.Contains(t, r.stderr, "sh "+filepath.Join(h.libDir, "egress-firewall")+" apply")
 	require.NoDirExists(t, h.unitDir)
+}
+
+// writeTokenFile writes content to a file only its owner can read, as a
+// provider would for --token-file, and returns its path.
+func writeTokenFile(t *testing.T, h *host, content string) string {
+	t.Helper()
+	path := filepath.Join(h.dir, "gpunex-token")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+func TestInstallReadsTokenFromFile(t *testing.T) {
+	script, server := fetchScript(t)
+	for _, tc := range []struct {
+		desc string
+		// run runs the installer with the token file at path.
+		run func(t *testing.T, h *host, path string) result
+	}{
+		{"curl | sudo sh -s -- --token-file PATH", func(t *testing.T, h *host, path string) result {
+			h.args = []string{"--token-file", path}
+			return h.runWith(t, "sh", true)
+		}},
+		{"--token-file=PATH", func(t *testing.T, h *host, path string) result {
+			h.args = []string{"--token-file=" + path}
+			return h.runWith(t, "sh", true)
+		}},
+		{"GPUNEX_TOKEN_FILE=PATH", func(t *testing.T, h *host, path string) result {
+			return h.runWith(t, "sh", true, "GPUNEX_TOKEN_FILE="+path)
+		}},
+		{"the argument over GPUNEX_TOKEN and GPUNEX_TOKEN_FILE", func(t *testing.T, h *host, path string) result {
+			h.args = []string{"--token-file", path}
+			return h.runWith(t, "sh", true, "GPUNEX_TOKEN_FILE=/nonexistent", "GPUNEX_TOKEN=gpx_a_fromTheEnvironment")
+		}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			h := newHost(t, script)
+			token := newToken(t)
+			path := writeTokenFile(t, h, token+"\n")
+
+			r := tc.run(t, h, path)
+
+			require.Equal(t, 0, r.code, r.output())
+			require.Equal(t, successCalls(h, testAgentImage), r.calls)
+			requireConfig(t, h, server, token)
+			requireTokenHidden(t, r, token)
+			require.Contains(t, r.stdout, "token read from "+path+" (not shown)")
+			require.Contains(t, r.stdout, "you can delete "+path)
+			require.Empty(t, r.stderr)
+		})
+	}
+}
+
+func TestInstallTokenFileForgivesLineEndings(t *testing.T) {
+	script, server := fetchScript(t)
+	for _, tc := range []struct{ desc, content string }{
+		{"no final line break", "%s"},
+		{"CRLF from an editor on Windows", "%s\r\n"},
+		{"blank lines around it", "\n%s\n\n"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			h := newHost(t, script)
+			token := newToken(t)
+			h.args = []string{"--token-file", writeTokenFile(t, h, strings.Replace(tc.content, "%s", token, 1))}
+
+			r := h.runWith(t, "sh", true)
+
+			require.Equal(t, 0, r.code, r.output())
+			requireConfig(t, h, server, token)
+			requireTokenHidden(t, r, token)
+		})
+	}
+}
+
+func TestInstallRefusesBadTokenFile(t *testing.T) {
+	script, _ := fetchScript(t)
+	valid := "gpx_a_" + strings.Repeat("A", 43)
+	for _, tc := range []struct {
+		desc, content, msg string
+		missing            bool
+	}{
+		{desc: "missing", missing: true, msg: "Cannot read the token file"},
+		{desc: "empty", content: "", msg: "The agent token is empty"},
+		{desc: "only a line break", content: "\n", msg: "The agent token is empty"},
+		{desc: "a session token", content: "gpx_s_" + strings.Repeat("A", 43) + "\n", msg: "That is not an agent token: agent tokens start with gpx_a_"},
+		{desc: "a space inside", content: valid[:20] + " " + valid[20:] + "\n", msg: "The agent token is malformed"},
+		{desc: "two tokens", content: valid + "\n" + valid + "\n", msg: "must hold only the agent token, on one line"},
+		{desc: "an env file", content: "GPUNEX_TOKEN=" + valid + "\n", msg: "That is not an agent token"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			h := newHost(t, script)
+			path := filepath.Join(h.dir, "gpunex-token")
+			if !tc.missing {
+				path = writeTokenFile(t, h, tc.content)
+			}
+			h.args = []string{"--token-file", path}
+
+			r := h.runWith(t, "sh", true)
+
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, tc.msg)
+			require.Empty(t, r.calls, "a bad token file is refused before anything runs")
+			require.NoDirExists(t, h.configDir)
+			require.NotContains(t, r.output(), strings.Repeat("A", 20), "the file's content is never shown")
+		})
+	}
+}
+
+func TestInstallRefusesTokenAsArgument(t *testing.T) {
+	script, _ := fetchScript(t)
+	token := newToken(t)
+	for _, tc := range []struct {
+		desc string
+		args []string
+		msg  string
+	}{
+		{"--token TOKEN", []string{"--token", token}, "does not take the token as an argument"},
+		{"--token=TOKEN", []string{"--token=" + token}, "does not take the token as an argument"},
+		{"the token alone", []string{token}, "does not take the token as an argument"},
+		{"anything else", []string{"--yes"}, "Unknown argument. The installer takes only --token-file PATH."},
+		{"--token-file without a path", []string{"--token-file"}, "--token-file needs the path of a file"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			h := newHost(t, script)
+			h.args = tc.args
+
+			r := h.runWith(t, "sh", true)
+
+			require.NotEqual(t, 0, r.code)
+			require.Contains(t, r.stderr, tc.msg)
+			require.NotContains(t, r.output(), token)
+			require.Empty(t, r.calls)
+			require.NoDirExists(t, h.configDir)
+		})
+	}
 }

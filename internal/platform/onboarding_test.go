@@ -314,7 +314,10 @@ func TestOnboardingFromApplicationToAgentToken(t *testing.T) {
 				require.Equal(t, 1, countRows(t, s, "providers"), "approving twice creates one provider")
 
 				mail := smtp.WaitFor(t, email, "approved")
-				require.Contains(t, mail.Body, "curl -fsSL https://gpunex.example/agent/install.sh")
+				require.Contains(t, mail.Body, "curl -fsSL https://gpunex.example/agent/install.sh | sudo sh")
+				require.Contains(t, mail.Body, "The installer asks for your agent token")
+				require.Contains(t, mail.Body, "sudo sh -s -- --token-file /root/gpunex-token")
+				require.NotContains(t, mail.Body, "GPUNEX_TOKEN=", "issue 9 point 8: no command with the token in it")
 				require.Contains(t, mail.Body, "/provider/tokens")
 				require.Contains(t, mail.Body, "Community")
 				n := 0
@@ -375,7 +378,8 @@ func TestOnboardingFromApplicationToAgentToken(t *testing.T) {
 				require.True(t, strings.HasPrefix(secret, "gpx_a_"))
 				require.Len(t, secret, len("gpx_a_")+43, "256 bits of entropy")
 				require.True(t, strings.HasPrefix(secret, ct.CreateAgentToken.AgentToken.Prefix))
-				require.Contains(t, *ct.CreateAgentToken.InstallCommand, "GPUNEX_TOKEN="+secret)
+				require.True(t, strings.HasSuffix(*ct.CreateAgentToken.InstallCommand, "/agent/install.sh | sudo sh"), *ct.CreateAgentToken.InstallCommand)
+				require.NotContains(t, *ct.CreateAgentToken.InstallCommand, secret, "issue 9 point 8: the token is never in the install command")
 
 				var stored string
 				require.NoError(t, s.Platform.DB.NewSelect().Table("agent_tokens").Column("token_hash").Limit(1).Scan(context.Background(), &stored))
