@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -64,7 +65,7 @@ func bearerToken(h string) (string, bool) {
 // cookie is cleared and the request continues anonymously.
 func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+		ctx := auth.WithClientAddr(r.Context(), clientAddr(r))
 		isWS := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 		spa := r.Header.Get(CSRFHeader) != "" || (isWS && r.Header.Get("Origin") != "" && a.origins.allowed(r))
 		if spa {
@@ -168,4 +169,16 @@ func publicMessage(err error) string {
 		return fe.Message
 	}
 	return "internal error"
+}
+
+// clientAddr is the address sign-in limits count a request by: the peer
+// of the connection. X-Forwarded-For is not read: any client can set it,
+// and trusting it needs a configured list of proxies, which GPUnex does
+// not have yet (behind a proxy every client shares the proxy's address).
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/alexedwards/argon2id"
+	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/bus"
@@ -55,6 +56,9 @@ type Deps struct {
 	Bus    bus.Bus
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// Redis, when set, keeps the sign-in attempt counters so replicas
+	// share them (nil: in memory, this replica only).
+	Redis *redis.Client
 }
 
 // Config tunes the account service. Zero values take the defaults.
@@ -72,12 +76,19 @@ type Config struct {
 	// answered RATE_LIMITED (default DefaultHashWait).
 	ConcurrentHashes int
 	HashWait         time.Duration
+	// Limits bound sign-in attempts per account and client address
+	// (default DefaultLimits, field by field).
+	Limits Limits
+	// RedisPrefix namespaces the attempt counters in Redis (default
+	// bus.DefaultPrefix, the deployment's).
+	RedisPrefix string
 }
 
 // Service manages accounts and sessions.
 type Service struct {
 	deps       Deps
 	hasher     *hasher
+	limiter    *limiter
 	sessionTTL time.Duration
 	onSignUp   []SignUpHook
 	agentCache sync.Map // token hash -> cachedAgent
@@ -106,6 +117,15 @@ func New(deps Deps, cfg Config) *Service {
 		panic("auth: unable to create the timing hash: " + err.Error())
 	}
 	s.dummyHash = h
+	cfg.Limits.defaults()
+	var store AttemptStore = NewMemoryAttempts(deps.Clock)
+	if deps.Redis != nil {
+		if cfg.RedisPrefix == "" {
+			cfg.RedisPrefix = bus.DefaultPrefix
+		}
+		store = NewRedisAttempts(deps.Redis, cfg.RedisPrefix)
+	}
+	s.limiter = &limiter{store: store, limits: cfg.Limits, svc: s}
 	return s
 }
 
@@ -155,6 +175,9 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, kind models.Sessio
 	var v fault.Validation
 	validateAccount(&v, validate.At("input"), email, in.Password, name)
 	if err := v.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := s.limiter.signUp(ctx, ClientAddr(ctx)); err != nil {
 		return nil, nil, err
 	}
 	hash, err := s.hasher.hash(ctx, in.Password)
@@ -257,6 +280,10 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 	if err := v.Err(); err != nil {
 		return nil, nil, err
 	}
+	addr := ClientAddr(ctx)
+	if err := s.limiter.checkLogIn(ctx, email, addr); err != nil {
+		return nil, nil, err
+	}
 	user := new(models.User)
 	err := s.deps.DB.NewSelect().Model(user).Where("email = ?", email).Scan(ctx)
 	if err != nil && !store.IsNoRows(err) {
@@ -271,9 +298,11 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 		return nil, nil, fmt.Errorf("auth: unable to verify password: %w", cmpErr)
 	}
 	if err != nil || !ok {
+		s.limiter.failedLogIn(ctx, email, addr)
 		v.Add("input.password", fault.InvalidCredentials, "email or password is wrong")
 		return nil, nil, &v
 	}
+	s.limiter.succeededLogIn(ctx, email)
 	if user.Roles, err = s.Roles(ctx, user.ID); err != nil {
 		return nil, nil, err
 	}
