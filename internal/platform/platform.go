@@ -164,7 +164,8 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		p.Bus = cfg.WrapBus(p.Bus)
 	}
 
-	p.Auth = auth.New(auth.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, auth.Config{PasswordParams: cfg.PasswordParams})
+	p.Auth = auth.New(auth.Deps{DB: db, Bus: p.Bus, Redis: p.redis, Clock: cfg.Clock, Logger: cfg.Logger},
+		auth.Config{PasswordParams: cfg.PasswordParams, RedisPrefix: cfg.RedisPrefix})
 	p.Notify = notification.New(notification.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, notification.Config{})
 	p.Auth.OnSignUp(p.Notify.Welcome)
 
