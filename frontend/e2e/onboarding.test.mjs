@@ -304,7 +304,9 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     const secret = await text(u('token-secret'));
     assert.match(secret, /^gpx_a_\S{20,}$/, `token secret: ${secret}`);
     const install = await text(u('token-install-command'));
-    assert.ok(install.includes('/agent/install.sh'), `install command: ${install}`);
+    assert.ok(install.endsWith('/agent/install.sh | sudo sh'), `install command: ${install}`);
+    assert.ok(!install.includes(secret), 'issue 9 point 8: the install command never holds the token');
+    await u('token-install-prompt').waitFor(); // the installer asks for the token
     const tokenRow = user.locator('[data-testid="token-row"][data-name="rig-1"]');
     await tokenRow.waitFor();
     assert.equal(await tokenRow.getAttribute('data-revoked'), 'false');
@@ -316,7 +318,8 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
 
     at('the approval email is in the outbox sink');
     const email = await waitForEmail(join(server.dataDir, 'mail', 'outbox'), applicant.email, APPROVAL_SUBJECT, 30_000);
-    assert.ok(email.body.includes('/agent/install.sh'), `the approval email holds the install command:\n${email.body}`);
+    assert.ok(email.body.includes('/agent/install.sh | sudo sh'), `the approval email holds the install command:\n${email.body}`);
+    assert.ok(!email.body.includes('GPUNEX_TOKEN='), `no command with the token in the approval email:\n${email.body}`);
     console.log(`approval email: ${email.file}`);
 
     at('revoke the token after confirming');

@@ -115,8 +115,17 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: NewToken) => void }
 }
 
 /**
+ * TOKEN_FILE_TAIL ends the install command on a host without a terminal:
+ * the installer reads the token from the file (installer.TokenFileCommand
+ * on the server builds the same command). Shell syntax, not translated.
+ */
+const TOKEN_FILE_TAIL = 'sudo sh -s -- --token-file /root/gpunex-token';
+
+/**
  * NewTokenPanel shows a token's secret the one time the server returns it,
- * with the command that installs the agent with it.
+ * with the command that installs the agent. The command never holds the
+ * token (a command line is visible to every user of the host and kept in
+ * shell history): the installer asks for it, or reads it from a file.
  */
 function NewTokenPanel({ token, onDone }: { token: NewToken; onDone: () => void }) {
   const { t } = useTranslation();
@@ -140,6 +149,11 @@ function NewTokenPanel({ token, onDone }: { token: NewToken; onDone: () => void 
             </pre>
             <CopyButton text={token.installCommand} testId="token-install-copy" />
           </div>
+          <p data-testid="token-install-prompt">{t('tokens.installPrompt')}</p>
+          <p className="muted" data-testid="token-install-file">
+            {t('tokens.installNoTerminal')}{' '}
+            <code dir="ltr">{TOKEN_FILE_TAIL}</code>
+          </p>
           <p className="muted">{t('tokens.installCheck')}</p>
         </>
       )}
