@@ -54,3 +54,33 @@ func TestAliasedLogInBatchIsRefusedWithoutCheckingAPassword(t *testing.T) {
 		require.Equal(t, checks+1, s.Platform.Auth.PasswordChecks(), "a single logIn checks one password")
 	})
 }
+
+// Point 2 of issue 9 across replicas: the attempt limits live in Redis
+// when the platform runs on it, so guessing a password through replica B
+// counts the failures made through replica A, and the account is locked
+// on both (even for the right password).
+func TestWrongPasswordsCountAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	stack := platformtest.Stacks[1]
+	a := platformtest.Start(t, stack, platformtest.Options{})
+	b := platformtest.Start(t, stack, platformtest.Options{DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, RedisPrefix: a.RedisPrefix})
+	email := platformtest.UniqueEmail("replicas")
+	a.NewAPIClient(t, "").SignUp(email, "correct horse battery", "Ada")
+	logIn := func(s *platformtest.Server, password string) *platformtest.Response {
+		return s.NewAPIClient(t, "").Do(`mutation($i: LogInInput!) { logIn(input: $i) { user { id } userErrors { code } } }`,
+			map[string]any{"i": map[string]any{"email": email, "password": password}})
+	}
+	for i := range 10 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		r := logIn(s, "wrong horse battery")
+		require.Empty(t, r.Errors, "failure %d is a user error, not yet a limit", i+1)
+		require.Contains(t, string(r.Data), "INVALID_CREDENTIALS")
+	}
+	for name, s := range map[string]*platformtest.Server{"A": a, "B": b} {
+		r := logIn(s, "correct horse battery")
+		require.Equal(t, []string{"RATE_LIMITED"}, r.Codes(), "replica %s refuses the 11th attempt, the right password included", name)
+	}
+}
