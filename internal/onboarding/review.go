@@ -112,7 +112,7 @@ func (s *Service) approvalText(app *models.ProviderApplication, tierName string,
 	fmt.Fprintf(&b, "Next steps\n\n")
 	fmt.Fprintf(&b, "1. Sign in at %s and open Agent tokens (%s/provider/tokens).\n", base, base)
 	fmt.Fprintf(&b, "   Create a token; it starts with %s and is shown once, so copy it.\n\n", auth.AgentTokenPrefix)
-	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.deps.Providers.InstallCommand(""))
+	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.deps.Providers.InstallCommand())
 	fmt.Fprintf(&b, "   The installer asks for your agent token: paste it when asked (what you type is hidden).\n")
 	fmt.Fprintf(&b, "   Never put the token on the command line, where other users of the host can read it.\n")
 	fmt.Fprintf(&b, "   On a host without a terminal (cloud-init, Ansible), write the token to a file only root\n")

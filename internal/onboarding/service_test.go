@@ -50,7 +50,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	a := auth.New(auth.Deps{DB: db, Clock: clk, Logger: logger}, auth.Config{PasswordParams: authtest.Params})
 	n := notification.New(notification.Deps{DB: db, Bus: probe, Clock: clk, Logger: logger}, notification.Config{})
 	providers := provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
-		provider.Config{InstallCommand: func(string) string { return installer.Command("https://gpunex.example") }})
+		provider.Config{InstallCommand: func() string { return installer.Command("https://gpunex.example") }})
 	b := &bundle{
 		ctx: t.Context(), db: db, clock: clk, probe: probe, auth: a,
 		service: onboarding.New(onboarding.Deps{DB: db, Auth: a, Providers: providers, Notify: n, Bus: probe,

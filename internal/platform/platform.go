@@ -189,7 +189,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	p.publicURL.Store(&publicURL)
 	p.Providers = provider.New(provider.Deps{DB: db, Auth: p.Auth, Clock: cfg.Clock, Logger: cfg.Logger},
-		provider.Config{InstallCommand: func(string) string { return installer.Command(p.PublicURL()) }})
+		provider.Config{InstallCommand: func() string { return installer.Command(p.PublicURL()) }})
 	p.Onboarding = onboarding.New(onboarding.Deps{DB: db, Auth: p.Auth, Providers: p.Providers, Notify: p.Notify, Bus: p.Bus,
 		Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger}, onboarding.Config{PublicURL: p.PublicURL})
 

@@ -7,7 +7,8 @@
 // (Create, inside the approval's transaction). The provider's agent
 // tokens are credentials, kept and checked by internal/auth; this package
 // is where a provider manages them, and where the one line that installs
-// the agent with a token is made (the installer's path is the installer's,
+// the agent is made (the installer's path is the installer's,
 // given as Config.InstallCommand by the platform, so this domain package
-// does not import the installer).
+// does not import the installer). The command holds no token: the
+// installer asks for it, or reads it from a file.
 package provider

@@ -24,10 +24,10 @@ type Deps struct {
 
 // Config tunes the service.
 type Config struct {
-	// InstallCommand makes the one line that installs the agent with a
-	// token (the platform gives the installer's, which knows its path
-	// and the public URL).
-	InstallCommand func(token string) string
+	// InstallCommand makes the one line that installs the agent (the
+	// platform gives the installer's, which knows its path and the public
+	// URL). It never holds a token: the installer asks for it.
+	InstallCommand func() string
 }
 
 // Service is the provider service.
@@ -39,7 +39,7 @@ type Service struct {
 // New returns the provider service.
 func New(deps Deps, cfg Config) *Service {
 	if cfg.InstallCommand == nil {
-		cfg.InstallCommand = func(string) string { return "" }
+		cfg.InstallCommand = func() string { return "" }
 	}
 	return &Service{deps: deps, cfg: cfg}
 }
@@ -102,10 +102,10 @@ func (s *Service) Require(ctx context.Context, viewer *auth.Viewer) (*models.Pro
 	return p, nil
 }
 
-// InstallCommand is the one line that installs the agent with token (the
-// installer puts a placeholder in place of an empty one, for emails).
-func (s *Service) InstallCommand(token string) string {
-	return s.cfg.InstallCommand(token)
+// InstallCommand is the one line that installs the agent; the installer
+// asks for the token (or reads it from a file), so no command line holds it.
+func (s *Service) InstallCommand() string {
+	return s.cfg.InstallCommand()
 }
 
 // NewAgentToken is a token just made: the secret is shown once.
@@ -121,7 +121,7 @@ func (s *Service) CreateAgentToken(ctx context.Context, p *models.Provider, name
 	if err != nil {
 		return nil, err
 	}
-	return &NewAgentToken{Token: tok, Secret: secret, InstallCommand: s.InstallCommand(secret)}, nil
+	return &NewAgentToken{Token: tok, Secret: secret, InstallCommand: s.InstallCommand()}, nil
 }
 
 // AgentTokens lists p's agent tokens, newest first.

@@ -34,7 +34,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	logger := slog.New(slog.DiscardHandler)
 	a := auth.New(auth.Deps{DB: db, Clock: clk, Logger: logger}, auth.Config{PasswordParams: authtest.Params})
 	return &bundle{ctx: t.Context(), db: db, auth: a, providers: provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
-		provider.Config{InstallCommand: func(token string) string { return "install " + token }})}
+		provider.Config{InstallCommand: func() string { return "curl -fsSL https://gpunex.example/agent/install.sh | sudo sh" }})}
 }
 
 // approved signs up email and creates the provider its approved
@@ -107,7 +107,8 @@ func TestAProviderManagesOnlyItsOwnAgentTokens(t *testing.T) {
 		made, err := b.providers.CreateAgentToken(b.ctx, mine, "rack-01")
 		require.NoError(t, err)
 		require.True(t, strings.HasPrefix(made.Secret, auth.AgentTokenPrefix))
-		require.Equal(t, "install "+made.Secret, made.InstallCommand, "the install command carries the new token")
+		require.Equal(t, "curl -fsSL https://gpunex.example/agent/install.sh | sudo sh", made.InstallCommand)
+		require.NotContains(t, made.InstallCommand, made.Secret, "the token is never on a command line")
 
 		_, err = b.providers.RevokeAgentToken(b.ctx, theirs, made.Token.ID)
 		require.Equal(t, fault.NotFound, fault.CodeOf(err), "another provider's token is not found")
