@@ -37,14 +37,21 @@ func Command(serverURL string) string {
 // root's home, which other users cannot read.
 const DefaultTokenFile = "/root/gpunex-token"
 
+// needsQuoting says whether r makes a path need shell quotes.
+func needsQuoting(r rune) bool {
+	switch {
+	case r == '/', r == '.', r == '-', r == '_', 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return false
+	}
+	return true
+}
+
 // TokenFileCommand is [Command] for hosts without a terminal to type the
 // token on (cloud-init, configuration management): the script reads the
 // token from the file at path, which the provider writes beforehand,
 // readable by root only. path is shell-quoted when it needs to be.
 func TokenFileCommand(serverURL, path string) string {
-	if path == "" || strings.ContainsFunc(path, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) {
+	if path == "" || strings.ContainsFunc(path, needsQuoting) {
 		path = shellQuote(path)
 	}
 	return fmt.Sprintf("curl -fsSL %s%s | sudo sh -s -- --token-file %s", strings.TrimRight(serverURL, "/"), Path, path)
