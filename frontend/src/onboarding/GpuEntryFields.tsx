@@ -322,6 +322,7 @@ function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, e
       errors,
       <select
         id={`${path}-${edge}`}
+        className="control"
         value={w[edge]}
         aria-invalid={(errors && errors.length > 0) || undefined}
         onChange={(e) => onChange({ ...w, [edge]: e.target.value })}
@@ -345,6 +346,7 @@ function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, e
           undefined,
           <select
             id={`${path}-day`}
+            className="control"
             value={w.day}
             onChange={(e) => onChange({ ...w, day: e.target.value as WindowDraft['day'] })}
             data-testid={`field-${path}.day`}
