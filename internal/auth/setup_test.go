@@ -12,6 +12,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/fault/faulttest"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -72,14 +73,7 @@ func (b *bundle) session(t *testing.T, token string) *models.Session {
 // on field with code.
 func requireProblem(t *testing.T, err error, field, code string) {
 	t.Helper()
-	require.Error(t, err)
-	require.Equal(t, fault.Invalid, fault.CodeOf(err))
-	v, ok := fault.AsValidation(err)
-	require.True(t, ok, "want a *fault.Validation, got %T: %v", err, err)
-	require.Len(t, v.Problems, 1, "%v", err)
-	require.Equal(t, field, v.Problems[0].Field)
-	require.Equal(t, code, string(v.Problems[0].Code))
-	require.NotEmpty(t, v.Problems[0].Message)
+	faulttest.RequireProblem(t, err, field, fault.ProblemCode(code))
 }
 
 // requireSameInstant compares times by instant, whatever zone the

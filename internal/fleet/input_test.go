@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/fault/faulttest"
 )
 
 var inputTestNow = time.Date(2026, 11, 29, 22, 34, 37, 0, time.UTC)
@@ -102,11 +103,7 @@ func TestAgentInputRules(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			v, ok := fault.AsValidation(err)
-			require.True(t, ok, "want a validation, got %v", err)
-			require.Len(t, v.Problems, 1, "%v", err)
-			require.Equal(t, tc.field, v.Problems[0].Field)
-			require.Equal(t, tc.code, v.Problems[0].Code)
+			faulttest.RequireProblem(t, err, tc.field, tc.code)
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/fault/faulttest"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -100,11 +101,7 @@ func TestInputRules(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			v, ok := fault.AsValidation(err)
-			require.True(t, ok, "want a validation, got %v", err)
-			require.Len(t, v.Problems, 1, "%v", err)
-			require.Equal(t, tc.field, v.Problems[0].Field)
-			require.Equal(t, tc.code, v.Problems[0].Code)
+			faulttest.RequireProblem(t, err, tc.field, tc.code)
 		})
 	}
 }
