@@ -325,25 +325,34 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 }
 
 // LogOut ends the session of token and reports whether one was ended.
+// Its sockets close on every replica (see ListenForSessionEnds).
 func (s *Service) LogOut(ctx context.Context, token string) (bool, error) {
 	if !looksLikeToken(SessionTokenPrefix, token) {
 		return false, nil
 	}
-	res, err := s.deps.DB.NewDelete().Model((*models.Session)(nil)).Where("token_hash = ?", HashToken(token)).Exec(ctx)
+	var ids []int64
+	err := s.deps.DB.NewSelect().Model((*models.Session)(nil)).Column("id").
+		Where("token_hash = ?", HashToken(token)).Scan(ctx, &ids)
 	if err != nil {
-		return false, fmt.Errorf("auth: unable to end session: %w", err)
+		return false, fmt.Errorf("auth: unable to find session: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	if len(ids) == 0 {
+		return false, nil
+	}
+	return s.EndSession(ctx, ids[0])
 }
 
-// EndSession ends the session with id (a viewer's current session).
+// EndSession ends the session with id (a viewer's current session) and
+// announces it, so every replica closes the sockets it authenticated.
 func (s *Service) EndSession(ctx context.Context, id int64) (bool, error) {
 	res, err := s.deps.DB.NewDelete().Model((*models.Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("auth: unable to end session: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	if n > 0 {
+		s.announceSessionEnd(ctx, id)
+	}
 	return n > 0, nil
 }
 
