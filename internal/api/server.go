@@ -191,6 +191,9 @@ func New(cfg Config, deps Deps) *Server {
 	gql.Use(operationLimit{limits: cfg.operationLimits(), queries: queries})
 	// At most one logIn or signUp per operation, before any resolver.
 	gql.Use(signInLimit{})
+	// Every other mutation field counts against its caller's write limit;
+	// an operation over it is refused whole.
+	gql.Use(writeLimit{auth: deps.Auth})
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()

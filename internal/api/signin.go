@@ -34,33 +34,41 @@ func (signInLimit) MutateOperationContext(_ context.Context, oc *graphql.Operati
 	if oc.Operation == nil || oc.Operation.Operation != ast.Mutation {
 		return nil
 	}
-	var fragments ast.FragmentDefinitionList
-	if oc.Doc != nil {
-		fragments = oc.Doc.Fragments
-	}
-	c := signInCounter{fragments: fragments, memo: map[string]int{}}
-	if c.count(oc.Operation.SelectionSet) > 1 {
+	if countRootFields(oc, 2, func(name string) bool { return signInFields[name] }) > 1 {
 		return coded(fault.BadRequest, gqlerror.Errorf("an operation may sign in or sign up at most once"))
 	}
 	return nil
 }
 
-// signInCounter counts the sign-in fields of a selection set, each
-// fragment counted once however often it is spread. Counts stop growing
-// at two, enough to refuse, so no spread multiplies them without end.
-type signInCounter struct {
-	fragments ast.FragmentDefinitionList
-	memo      map[string]int
+// countRootFields counts the fields of oc's operation that match, under
+// any alias, in the operation, its inline fragments and the fragments it
+// spreads, each fragment counted once however often it is spread (its
+// count multiplied). Counts stop growing at limit, so no spread
+// multiplies them without end.
+func countRootFields(oc *graphql.OperationContext, limit int, match func(name string) bool) int {
+	var fragments ast.FragmentDefinitionList
+	if oc.Doc != nil {
+		fragments = oc.Doc.Fragments
+	}
+	c := rootFieldCounter{fragments: fragments, memo: map[string]int{}, limit: limit, match: match}
+	return c.count(oc.Operation.SelectionSet)
 }
 
-func (c *signInCounter) count(set ast.SelectionSet) int {
+type rootFieldCounter struct {
+	fragments ast.FragmentDefinitionList
+	memo      map[string]int
+	limit     int
+	match     func(name string) bool
+}
+
+func (c *rootFieldCounter) count(set ast.SelectionSet) int {
 	n := 0
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
-			// Sign-in fields are fields of Mutation, the root: nothing
-			// below a field can be one.
-			if signInFields[s.Name] {
+			// Only root fields are counted: nothing below a field is a
+			// field of the root type.
+			if c.match(s.Name) {
 				n++
 			}
 		case *ast.InlineFragment:
@@ -68,14 +76,14 @@ func (c *signInCounter) count(set ast.SelectionSet) int {
 		case *ast.FragmentSpread:
 			n += c.fragment(s.Name)
 		}
-		if n > 1 {
-			return 2
+		if n >= c.limit {
+			return c.limit
 		}
 	}
 	return n
 }
 
-func (c *signInCounter) fragment(name string) int {
+func (c *rootFieldCounter) fragment(name string) int {
 	if n, ok := c.memo[name]; ok {
 		return n
 	}

@@ -17,9 +17,10 @@ import (
 // implementation serves one replica; the Redis one lets replicas share
 // them, so spreading guesses over replicas gains nothing.
 type AttemptStore interface {
-	// Incr adds one to key's count and returns the new count. A count
-	// that did not exist expires ttl after this first increment.
-	Incr(ctx context.Context, key string, ttl time.Duration) (int64, error)
+	// Incr adds n (at least one) to key's count and returns the new
+	// count. A count that did not exist expires ttl after this first
+	// increment.
+	Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error)
 	// Block marks key blocked for d.
 	Block(ctx context.Context, key string, d time.Duration) error
 	// Blocked returns how much longer key is blocked (zero: it is not).
@@ -46,6 +47,13 @@ type Limits struct {
 	// refused until the window ends.
 	SignUps      int
 	SignUpWindow time.Duration
+	// Writes bounds the mutations one user (or, signed out, one client
+	// address; or one agent token) may make within WriteWindow, each
+	// mutation field counted, across replicas when Redis is configured.
+	// Sign-in fields have the limits above instead; the agent's heartbeat
+	// is not counted (its interval is the server's).
+	Writes      int
+	WriteWindow time.Duration
 }
 
 // DefaultLimits are the production limits.
@@ -53,6 +61,7 @@ var DefaultLimits = Limits{
 	AccountFailures: 10, AddressFailures: 30, FailureWindow: time.Minute,
 	Lockout: time.Minute, MaxLockout: 15 * time.Minute, LockoutMemory: 24 * time.Hour,
 	SignUps: 10, SignUpWindow: time.Hour,
+	Writes: 60, WriteWindow: time.Minute,
 }
 
 func (l *Limits) defaults() {
@@ -60,7 +69,7 @@ func (l *Limits) defaults() {
 	for _, f := range []struct {
 		v   *int
 		def int
-	}{{&l.AccountFailures, d.AccountFailures}, {&l.AddressFailures, d.AddressFailures}, {&l.SignUps, d.SignUps}} {
+	}{{&l.AccountFailures, d.AccountFailures}, {&l.AddressFailures, d.AddressFailures}, {&l.SignUps, d.SignUps}, {&l.Writes, d.Writes}} {
 		if *f.v <= 0 {
 			*f.v = f.def
 		}
@@ -69,7 +78,7 @@ func (l *Limits) defaults() {
 		v   *time.Duration
 		def time.Duration
 	}{{&l.FailureWindow, d.FailureWindow}, {&l.Lockout, d.Lockout}, {&l.MaxLockout, d.MaxLockout},
-		{&l.LockoutMemory, d.LockoutMemory}, {&l.SignUpWindow, d.SignUpWindow}} {
+		{&l.LockoutMemory, d.LockoutMemory}, {&l.SignUpWindow, d.SignUpWindow}, {&l.WriteWindow, d.WriteWindow}} {
 		if *f.v <= 0 {
 			*f.v = f.def
 		}
@@ -147,7 +156,7 @@ func (l *limiter) failedLogIn(ctx context.Context, email, addr string) {
 		if i > 0 {
 			limit = l.limits.AddressFailures
 		}
-		n, err := l.store.Incr(ctx, sub.failures(), l.limits.FailureWindow)
+		n, err := l.store.Incr(ctx, sub.failures(), 1, l.limits.FailureWindow)
 		if err != nil {
 			l.storeFailed(ctx, err)
 			continue
@@ -155,7 +164,7 @@ func (l *limiter) failedLogIn(ctx context.Context, email, addr string) {
 		if n < int64(limit) {
 			continue
 		}
-		level, err := l.store.Incr(ctx, sub.level(), l.limits.LockoutMemory)
+		level, err := l.store.Incr(ctx, sub.level(), 1, l.limits.LockoutMemory)
 		if err != nil {
 			l.storeFailed(ctx, err)
 			continue
@@ -187,7 +196,7 @@ func (l *limiter) signUp(ctx context.Context, addr string) error {
 	if addr == "" {
 		return nil
 	}
-	n, err := l.store.Incr(ctx, addressSubject("signup", addr).failures(), l.limits.SignUpWindow)
+	n, err := l.store.Incr(ctx, addressSubject("signup", addr).failures(), 1, l.limits.SignUpWindow)
 	if err != nil {
 		l.storeFailed(ctx, err)
 		return nil
@@ -246,7 +255,7 @@ func (m *MemoryAttempts) put(key string, c memoryCount, now time.Time) {
 }
 
 // Incr implements AttemptStore.
-func (m *MemoryAttempts) Incr(_ context.Context, key string, ttl time.Duration) (int64, error) {
+func (m *MemoryAttempts) Incr(_ context.Context, key string, n int64, ttl time.Duration) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.clock.Now()
@@ -254,7 +263,7 @@ func (m *MemoryAttempts) Incr(_ context.Context, key string, ttl time.Duration) 
 	if !ok {
 		c = memoryCount{expires: now.Add(ttl)}
 	}
-	c.n++
+	c.n += max(n, 1)
 	m.put(key, c, now)
 	return c.n, nil
 }

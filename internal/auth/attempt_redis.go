@@ -16,11 +16,12 @@ type RedisAttempts struct {
 
 var _ AttemptStore = (*RedisAttempts)(nil)
 
-// incr adds one and, on the first increment, sets the expiry in the same
-// step, so a crash between the two cannot leave a count that never ends.
+// incr adds ARGV[2] and, on the first increment, sets the expiry in the
+// same step, so a crash between the two cannot leave a count that never
+// ends.
 var incr = redis.NewScript(`
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if n == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n`)
 
 // NewRedisAttempts returns a store keeping its counts under prefix
@@ -30,8 +31,8 @@ func NewRedisAttempts(rdb *redis.Client, prefix string) *RedisAttempts {
 }
 
 // Incr implements AttemptStore.
-func (r *RedisAttempts) Incr(ctx context.Context, key string, ttl time.Duration) (int64, error) {
-	n, err := incr.Run(ctx, r.rdb, []string{r.prefix + key}, ttl.Milliseconds()).Int64()
+func (r *RedisAttempts) Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error) {
+	n, err := incr.Run(ctx, r.rdb, []string{r.prefix + key}, ttl.Milliseconds(), max(n, 1)).Int64()
 	if err != nil {
 		return 0, errorf("unable to count an attempt", err)
 	}
