@@ -82,6 +82,36 @@ func (s *Service) Add(ctx context.Context, idb bun.IDB, n *models.Notification) 
 	return nil
 }
 
+// Renew rewrites notification id of n.UserID, if it is still unread, with
+// n's kind, title, body and params, dated now: news that supersedes what
+// the user has not read yet takes its place rather than adding to the
+// unread pile. It fills n with the renewed notification and reports
+// whether there was one; when there was not (it was read, or it is gone)
+// it changes nothing and the caller adds n instead.
+//
+// A renewed notification is not announced again: it keeps its id, which
+// the user's subscriptions have delivered already, and an unread count
+// that does not change; the next List shows the new text.
+func (s *Service) Renew(ctx context.Context, idb bun.IDB, id int64, n *models.Notification) (bool, error) {
+	if n.Params == nil {
+		n.Params = map[string]string{}
+	}
+	n.ID, n.CreatedAt, n.ReadAt = id, s.deps.Clock.Now(), nil
+	res, err := idb.NewUpdate().Model(n).Column("kind", "title", "body", "params", "created_at").
+		Where("id = ? AND user_id = ? AND read_at IS NULL", id, n.UserID).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("notify: unable to renew notification: %w", err)
+	}
+	renewed, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("notify: unable to renew notification: %w", err)
+	}
+	if renewed == 0 {
+		n.ID = 0
+	}
+	return renewed > 0, nil
+}
+
 // Welcome greets a new user; it is an auth.SignUpHook.
 func (s *Service) Welcome(ctx context.Context, tx bun.Tx, u *models.User) error {
 	return s.Add(ctx, tx, &models.Notification{
