@@ -63,7 +63,8 @@ func RequireRole(ctx context.Context, roles ...models.Role) (*Viewer, error) {
 }
 
 // RequireSelfOrAdmin returns the viewer when it is the user userID or an
-// admin: the rule for reading and changing a user's own data.
+// admin: the rule for reading and changing a user's own data. Another
+// user's data is NOT_FOUND, as if it did not exist, so ids tell nothing.
 func RequireSelfOrAdmin(ctx context.Context, userID int64) (*Viewer, error) {
 	v, err := Require(ctx)
 	if err != nil {
@@ -72,7 +73,7 @@ func RequireSelfOrAdmin(ctx context.Context, userID int64) (*Viewer, error) {
 	if v.User.ID == userID || v.IsAdmin() {
 		return v, nil
 	}
-	return nil, fault.E(fault.Forbidden, "this belongs to another account")
+	return nil, fault.E(fault.NotFound, "not found")
 }
 
 // SessionCookie lets a resolver set or clear the session cookie of the HTTP

@@ -41,8 +41,8 @@ func TestPolicyHelpersTurnMissingRightsIntoCodes(t *testing.T) {
 		{desc: "RequireRole: admin does not imply provider", viewer: admin, check: requireRole(models.RoleProvider), want: fault.Forbidden},
 		{desc: "RequireSelfOrAdmin: anonymous is unauthenticated", check: requireSelfOrAdmin(self), want: fault.Unauthenticated},
 		{desc: "RequireSelfOrAdmin: self passes", viewer: customer, check: requireSelfOrAdmin(self)},
-		{desc: "RequireSelfOrAdmin: another user is forbidden", viewer: other, check: requireSelfOrAdmin(self), want: fault.Forbidden},
-		{desc: "RequireSelfOrAdmin: another user's provider role does not help", viewer: viewer(8, models.RoleCustomer, models.RoleProvider), check: requireSelfOrAdmin(self), want: fault.Forbidden},
+		{desc: "RequireSelfOrAdmin: another user's data is not found, as if it did not exist", viewer: other, check: requireSelfOrAdmin(self), want: fault.NotFound},
+		{desc: "RequireSelfOrAdmin: another user's provider role does not help", viewer: viewer(8, models.RoleCustomer, models.RoleProvider), check: requireSelfOrAdmin(self), want: fault.NotFound},
 		{desc: "RequireSelfOrAdmin: admin passes for anyone", viewer: admin, check: requireSelfOrAdmin(self)},
 	}
 	for _, tc := range cases {

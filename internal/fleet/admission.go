@@ -71,7 +71,7 @@ func (a *admission) resolve(ctx context.Context, agent *auth.Agent, uid string) 
 	if v, ok := a.refs.Load(uid); ok {
 		ref := v.(machineRef)
 		if ref.providerID != agent.ProviderID {
-			return ref, fault.E(fault.Forbidden, "this machine belongs to another provider")
+			return ref, errUnknownMachine()
 		}
 		return ref, nil
 	}
@@ -81,7 +81,7 @@ func (a *admission) resolve(ctx context.Context, agent *auth.Agent, uid string) 
 	var m models.Machine
 	err := a.db.NewSelect().Model(&m).Column("id", "provider_id").Where("machine_uid = ?", uid).Scan(ctx)
 	if store.IsNoRows(err) {
-		return machineRef{}, fault.E(fault.NotFound, "unknown machine: register it first")
+		return machineRef{}, errUnknownMachine()
 	}
 	if err != nil {
 		return machineRef{}, fmt.Errorf("fleet: unable to look up machine: %w", err)
@@ -89,7 +89,14 @@ func (a *admission) resolve(ctx context.Context, agent *auth.Agent, uid string) 
 	ref := machineRef{id: m.ID, providerID: m.ProviderID}
 	a.remember(uid, ref)
 	if ref.providerID != agent.ProviderID {
-		return ref, fault.E(fault.Forbidden, "this machine belongs to another provider")
+		return ref, errUnknownMachine()
 	}
 	return ref, nil
+}
+
+// errUnknownMachine answers a machine id that is not the agent's
+// provider's: unknown and another provider's get the same answer, so an
+// agent token cannot tell which machine ids exist (issue 9 point 9).
+func errUnknownMachine() error {
+	return fault.E(fault.NotFound, "unknown machine: register it first")
 }

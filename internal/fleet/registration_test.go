@@ -181,7 +181,7 @@ func TestAMachineIDRegisteredByAnotherProviderIsForbidden(t *testing.T) {
 		// and on one that must look it up.
 		for _, svc := range []*Service{b.svc, b.replica(Config{Interval: 10 * time.Second})} {
 			_, err = svc.Heartbeat(b.ctx, other, protocol.HeartbeatInput{MachineID: machineUID})
-			require.Equal(t, fault.Forbidden, fault.CodeOf(err))
+			require.Equal(t, fault.NotFound, fault.CodeOf(err), "another provider's machine is answered as an unknown one")
 		}
 
 		require.Equal(t, writes, db.Writes(), "a refused registration changes nothing")

@@ -218,10 +218,14 @@ func TestAgentTokensOnlyReachTheirOwnProvidersMachines(t *testing.T) {
 
 		r := bobAgent.Do(registerMachine, map[string]any{"i": inventory(uid, "NVIDIA L4")})
 		require.Equal(t, []string{"FORBIDDEN"}, r.Codes(), "a machine id owned by another provider is refused")
+		// Issue 9 point 9: another provider's machine and one that does
+		// not exist get the same answer.
 		r = bobAgent.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
-		require.Equal(t, []string{"FORBIDDEN"}, r.Codes())
+		theirs := r.Errors
+		require.Equal(t, []string{"NOT_FOUND"}, r.Codes())
 		r = bobAgent.Do(heartbeat, map[string]any{"i": beatInput("never-registered-1", 1, 1)})
 		require.Equal(t, []string{"NOT_FOUND"}, r.Codes())
+		require.Equal(t, theirs[0].Message, r.Errors[0].Message)
 
 		// A user session is not an agent.
 		r = alice.User.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
