@@ -165,6 +165,9 @@ type ProviderApplication struct {
 	Tier              *ProviderTier     `bun:"tier"`
 	SubmittedAt       time.Time         `bun:"submitted_at,notnull"`
 	UpdatedAt         time.Time         `bun:"updated_at,notnull"`
+	// Resubmissions counts the times the applicant answered a request for
+	// more information by resubmitting (capped: see package onboarding).
+	Resubmissions int `bun:"resubmissions,notnull"`
 
 	Gpus   []*ApplicationGpu   `bun:"rel:has-many,join:id=application_id"`
 	Events []*ApplicationEvent `bun:"rel:has-many,join:id=application_id"`
@@ -200,6 +203,18 @@ type ApplicationEvent struct {
 	Message       *string           `bun:"message"`
 	Tier          *ProviderTier     `bun:"tier"`
 	At            time.Time         `bun:"at,notnull"`
+}
+
+// ApplicationNotice remembers which notification told an admin that an
+// application awaits review, so that while it is unread the next one about
+// the same application renews it instead of piling up (see package
+// onboarding).
+type ApplicationNotice struct {
+	bun.BaseModel `bun:"table:application_notices,alias:an"`
+
+	ApplicationID  int64 `bun:"application_id,pk"`
+	UserID         int64 `bun:"user_id,pk"`
+	NotificationID int64 `bun:"notification_id,notnull"`
 }
 
 // Provider is an approved applicant.

@@ -7,11 +7,40 @@
 // an in-app notification (live) and enqueues an email in the same
 // transaction.
 //
-// Every change of an application (a submission, a resubmission, a
-// decision) is announced on the bus once its transaction commits, and only
+// Every change of an application (a submission, an edit, a resubmission,
+// a decision) is announced on the bus once its transaction commits, and only
 // then; a decision already made, or one refused, announces nothing.
 // [Service.Watch] turns the announcements into the admins' live review
 // pages: the application(s) as they are now, then again after each change.
+//
+// Limits on what one applicant can make others read (issue 9 point 5).
+// The platform limits how fast anyone writes; these rules bound what the
+// writes add up to, however many get through:
+//   - Admins are told when an application enters review: its submission,
+//     and its resubmission after a request for more information. An edit
+//     of an application already awaiting review tells no admin: the
+//     review page, which watches the application, shows the new answers.
+//   - An admin's unread notifications show each application once. When
+//     an application enters review again while an admin has not read the
+//     previous notice about it, that notice is renewed (new text, dated
+//     now, same id) rather than joined by another; once read, the next
+//     status change adds a new one.
+//   - An edit that changes no answer changes nothing: no history step, no
+//     announcement, no new updated time.
+//   - Edits while an application awaits review are one history step:
+//     the first edit after the submission or after a reviewer's step adds
+//     a RESUBMITTED step, and each later edit by the same applicant moves
+//     that step's time forward. The history grows by at most one step per
+//     turn of the applicant, and the review screen still reads who changed
+//     the answers last and when.
+//   - An application may be resubmitted after requests for more
+//     information at most Config.MaxResubmissions times (default
+//     DefaultMaxResubmissions, 5); the next resubmission is refused with
+//     TOO_MANY on id and changes nothing, and the reviewers decide on the
+//     answers they have. Likewise a user whose applications were rejected
+//     may apply again at most MaxResubmissions times (TOO_MANY on input).
+//     Edits while awaiting review are not resubmissions and are not
+//     counted.
 //
 // Tier rules. The system suggests ENTERPRISE when all of these hold, and
 // COMMUNITY otherwise, listing what is missing:

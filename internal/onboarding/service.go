@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -48,12 +47,22 @@ type Deps struct {
 	Logger *slog.Logger
 }
 
+// DefaultMaxResubmissions is Config.MaxResubmissions when it is not set.
+const DefaultMaxResubmissions = 5
+
 // Config tunes the onboarding service.
 type Config struct {
 	// PublicURL is the address providers reach the platform at, for the
 	// links in emails (read when a message is written: the platform may
 	// learn it only once it listens).
 	PublicURL func() string
+	// MaxResubmissions bounds how often an applicant may come back after
+	// a reviewer's answer other than an approval: an application may be
+	// resubmitted after requests for more information at most this many
+	// times, and a user may apply again after rejections at most this
+	// many times (see the package doc). Zero or less takes
+	// DefaultMaxResubmissions.
+	MaxResubmissions int
 }
 
 // Service runs applications and their review.
@@ -66,6 +75,9 @@ type Service struct {
 func New(deps Deps, cfg Config) *Service {
 	if cfg.PublicURL == nil {
 		cfg.PublicURL = func() string { return "" }
+	}
+	if cfg.MaxResubmissions <= 0 {
+		cfg.MaxResubmissions = DefaultMaxResubmissions
 	}
 	return &Service{deps: deps, cfg: cfg}
 }
@@ -81,26 +93,17 @@ func invalidState(status models.ApplicationStatus, what string) error {
 }
 
 // Submit stores a new application of viewer. A user may hold one open
-// application at a time, and an approved provider none.
+// application at a time, and an approved provider none; a user whose
+// applications were rejected may apply again at most MaxResubmissions
+// times.
 func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*models.ProviderApplication, error) {
 	if err := in.normalize(); err != nil {
 		return nil, err
 	}
 	var app *models.ProviderApplication
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var existing []models.ProviderApplication
-		if err := tx.NewSelect().Model(&existing).Where("user_id = ? AND status IN (?)", viewer.User.ID,
-			bun.List([]models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested, models.ApplicationApproved})).
-			Scan(ctx); err != nil {
-			return fmt.Errorf("onboarding: unable to check open applications: %w", err)
-		}
-		if len(existing) > 0 {
-			for _, e := range existing {
-				if e.Status == models.ApplicationApproved {
-					return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyProvider, Message: "you are already a provider"}}}
-				}
-			}
-			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyOpen, Message: "you already have an application under review; edit it instead"}}}
+		if err := s.checkMayApply(ctx, tx, viewer); err != nil {
+			return err
 		}
 		now := s.deps.Clock.Now()
 		tier, reasons := SuggestTier(&in)
@@ -111,11 +114,18 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		applyInput(app, &in)
 		if _, err := tx.NewInsert().Model(app).Returning("id").Exec(ctx); err != nil {
 			if s.deps.DB.IsUniqueViolation(err) {
-				return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyOpen, Message: "you already have an application under review; edit it instead"}}}
+				return alreadyOpen()
 			}
 			return fmt.Errorf("onboarding: unable to store application: %w", err)
 		}
-		return s.queueForReview(ctx, tx, app, viewer, models.ActionSubmitted, in.Gpus)
+		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
+			return err
+		}
+		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
+			return err
+		}
+		s.announce(ctx, app.ID)
+		return s.notifyAdmins(ctx, tx, app, false)
 	})
 	if err != nil {
 		return nil, err
@@ -124,8 +134,46 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 	return s.Get(ctx, app.ID)
 }
 
-// Update replaces the answers of viewer's open application; it returns to
-// SUBMITTED for review (RESUBMITTED when more information was asked for).
+func alreadyOpen() error {
+	return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyOpen, Message: "you already have an application under review; edit it instead"}}}
+}
+
+// checkMayApply refuses a new application of viewer while one is open, once
+// one is approved, and after more rejections than MaxResubmissions allows.
+func (s *Service) checkMayApply(ctx context.Context, tx bun.Tx, viewer *auth.Viewer) error {
+	var statuses []models.ApplicationStatus
+	if err := tx.NewSelect().Model((*models.ProviderApplication)(nil)).Column("status").
+		Where("user_id = ?", viewer.User.ID).Scan(ctx, &statuses); err != nil {
+		return fmt.Errorf("onboarding: unable to check earlier applications: %w", err)
+	}
+	open, rejected := false, 0
+	for _, st := range statuses {
+		switch {
+		case st == models.ApplicationApproved:
+			return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.AlreadyProvider, Message: "you are already a provider"}}}
+		case st.IsOpen():
+			open = true
+		case st == models.ApplicationRejected:
+			rejected++
+		}
+	}
+	if open {
+		return alreadyOpen()
+	}
+	if rejected > s.cfg.MaxResubmissions {
+		return &fault.Validation{Problems: []fault.Problem{{Field: "input", Code: fault.TooMany,
+			Message: fmt.Sprintf("you have applied again %d times after a rejection, the most allowed; contact GPUnex to apply again", s.cfg.MaxResubmissions)}}}
+	}
+	return nil
+}
+
+// Update replaces the answers of viewer's open application. Awaiting a
+// decision (SUBMITTED), it is an edit: answers that change nothing change,
+// record and announce nothing; other edits are recorded, folded into one
+// history step, and tell no admin. Awaiting the applicant's answer
+// (INFO_REQUESTED), it is a resubmission: the application returns to
+// SUBMITTED, the admins are told, and past MaxResubmissions it is refused
+// (TOO_MANY on id) and changes nothing.
 func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in Input) (*models.ProviderApplication, error) {
 	if err := in.normalize(); err != nil {
 		return nil, err
@@ -141,38 +189,51 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		if !app.Status.IsOpen() {
 			return invalidState(app.Status, "edited")
 		}
+		resubmitting := app.Status == models.ApplicationInfoRequested
+		if resubmitting && app.Resubmissions >= s.cfg.MaxResubmissions {
+			return &fault.Validation{Problems: []fault.Problem{{Field: "id", Code: fault.TooMany,
+				Message: fmt.Sprintf("this application was resubmitted %d times, the most allowed; a reviewer will decide on the answers given", s.cfg.MaxResubmissions)}}}
+		}
+		if !resubmitting {
+			gpus, err := storedGpus(ctx, tx, app.ID)
+			if err != nil {
+				return err
+			}
+			if unchanged(app, gpus, &in) {
+				return nil
+			}
+		}
 		tier, reasons := SuggestTier(&in)
 		applyInput(app, &in)
 		app.Status = models.ApplicationSubmitted
 		app.SuggestionTier, app.SuggestionReasons = tier, reasons
 		app.UpdatedAt = s.deps.Clock.Now()
+		if resubmitting {
+			app.Resubmissions++
+		}
 		if _, err := tx.NewUpdate().Model(app).Column("full_name", "email", "company", "ups_protected", "commitment_months",
-			"maintenance_notes", "status", "suggested_tier", "suggested_reasons", "updated_at").WherePK().Exec(ctx); err != nil {
+			"maintenance_notes", "status", "suggested_tier", "suggested_reasons", "updated_at", "resubmissions").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to update application: %w", err)
 		}
 		if _, err := tx.NewDelete().Model((*models.ApplicationGpu)(nil)).Where("application_id = ?", app.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to replace GPU entries: %w", err)
 		}
-		return s.queueForReview(ctx, tx, app, viewer, models.ActionResubmitted, in.Gpus)
+		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
+			return err
+		}
+		s.announce(ctx, app.ID)
+		if !resubmitting {
+			return s.recordEdit(ctx, tx, app, viewer)
+		}
+		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
+			return err
+		}
+		return s.notifyAdmins(ctx, tx, app, true)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, id)
-}
-
-// queueForReview completes a submission or resubmission of app, whose
-// answers tx has just stored: it stores the GPU entries, records action in
-// the history, announces the change and tells the admins.
-func (s *Service) queueForReview(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, viewer *auth.Viewer, action models.ApplicationAction, gpus []GPUInput) error {
-	if err := s.insertGpus(ctx, tx, app, gpus); err != nil {
-		return err
-	}
-	if _, err := s.addEvent(ctx, tx, app, viewer, action, nil, nil); err != nil {
-		return err
-	}
-	s.announce(ctx, app.ID)
-	return s.notifyAdmins(ctx, tx, app)
 }
 
 func applyInput(app *models.ProviderApplication, in *Input) {
@@ -181,23 +242,7 @@ func applyInput(app *models.ProviderApplication, in *Input) {
 }
 
 func (s *Service) insertGpus(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, gpus []GPUInput) error {
-	rows := make([]*models.ApplicationGpu, 0, len(gpus))
-	for i, g := range gpus {
-		row := &models.ApplicationGpu{
-			ApplicationID: app.ID, Position: i, OtherModel: g.OtherModel,
-			Quantity: g.Quantity, RAMGb: g.RAMGb, UploadGbps: g.UploadGbps, DownloadGbps: g.DownloadGbps,
-			Availability: models.Availability{Kind: g.Availability.Kind, TimeZone: g.Availability.TimeZone, Windows: []*models.AvailabilityWindow{}},
-			Location:     g.Location,
-		}
-		if g.OtherModel == nil {
-			key := g.ModelKey
-			row.ModelKey = &key
-		}
-		for _, w := range g.Availability.Windows {
-			row.Availability.Windows = append(row.Availability.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
-		}
-		rows = append(rows, row)
-	}
+	rows := gpuRows(app.ID, gpus)
 	if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return fmt.Errorf("onboarding: unable to store GPU entries: %w", err)
 	}
@@ -214,27 +259,6 @@ func (s *Service) addEvent(ctx context.Context, tx bun.IDB, app *models.Provider
 		return 0, fmt.Errorf("onboarding: unable to record history: %w", err)
 	}
 	return ev.ID, nil
-}
-
-// notifyAdmins tells every admin, in the app, that an application awaits
-// review.
-func (s *Service) notifyAdmins(ctx context.Context, tx bun.IDB, app *models.ProviderApplication) error {
-	var admins []int64
-	if err := tx.NewSelect().Model((*models.UserRole)(nil)).Column("user_id").Where("role = ?", models.RoleAdmin).Scan(ctx, &admins); err != nil {
-		return fmt.Errorf("onboarding: unable to list admins: %w", err)
-	}
-	for _, id := range admins {
-		err := s.deps.Notify.Add(ctx, tx, &models.Notification{
-			UserID: id, Kind: KindApplicationSubmitted,
-			Title:  "Provider application to review",
-			Body:   fmt.Sprintf("%s's application is waiting for review.", app.FullName),
-			Params: map[string]string{"applicant": app.FullName, "applicationId": strconv.FormatInt(app.ID, 10)},
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // withDetails makes q, a select of applications (alias pa), load their

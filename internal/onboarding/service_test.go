@@ -33,6 +33,7 @@ type bundle struct {
 	clock   *clock.Manual
 	probe   *probeBus
 	auth    *auth.Service
+	notify  *notification.Service
 	service *onboarding.Service
 	admin   *auth.Viewer
 	queries *storetest.Queries
@@ -43,6 +44,13 @@ type bundle struct {
 // when each change is announced, and an admin.
 func setup(t *testing.T, db *store.DB) *bundle {
 	t.Helper()
+	return setupWith(t, db, onboarding.Config{})
+}
+
+// setupWith is setup with cfg (its PublicURL set for the test).
+func setupWith(t *testing.T, db *store.DB, cfg onboarding.Config) *bundle {
+	t.Helper()
+	cfg.PublicURL = func() string { return "https://gpunex.example" }
 	clk := clock.NewManual(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	logger := slog.New(slog.DiscardHandler)
 	probe := &probeBus{Bus: bus.NewMemory(), db: db}
@@ -52,10 +60,10 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	providers := provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
 		provider.Config{InstallCommand: func() string { return installer.Command("https://gpunex.example") }})
 	b := &bundle{
-		ctx: t.Context(), db: db, clock: clk, probe: probe, auth: a,
+		ctx: t.Context(), db: db, clock: clk, probe: probe, auth: a, notify: n,
 		service: onboarding.New(onboarding.Deps{DB: db, Auth: a, Providers: providers, Notify: n, Bus: probe,
 			Outbox: mail.NewOutbox(clk, func() {}), Clock: clk, Logger: logger},
-			onboarding.Config{PublicURL: func() string { return "https://gpunex.example" }}),
+			cfg),
 		queries: storetest.CountQueries(db),
 	}
 	b.admin = b.viewer(t, "ada@example.com", models.RoleAdmin)

@@ -1,0 +1,3 @@
+DROP TABLE application_notices;
+--bun:split
+ALTER TABLE provider_applications DROP COLUMN resubmissions;
