@@ -191,3 +191,17 @@ func (s *Service) ListenForRevocations(ctx context.Context) {
 		s.agentCache.Delete(string(m.Payload))
 	})
 }
+
+// ListenForAgentTokenRevocations calls revoked with the hash (HashToken)
+// of every agent token revoked on any replica, until ctx ends, so the
+// caller can end what the token opened (its WebSockets). After a gap in
+// the subscription resync runs, since a revocation may have been missed.
+// Without a bus it returns at once.
+func (s *Service) ListenForAgentTokenRevocations(ctx context.Context, revoked func(tokenHash string), resync func()) {
+	if s.deps.Bus == nil {
+		return
+	}
+	bus.Listen(ctx, s.deps.Bus, revokedChannel, s.deps.Logger, resync, func(m bus.Message) {
+		revoked(string(m.Payload))
+	})
+}
