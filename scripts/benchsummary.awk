@@ -32,7 +32,7 @@ function largest(key,    i, m) {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 	for (i = 3; i <= NF; i++)
-		if ($i ~ /(x_bare|_MiB|\/hb|_of_a_core)$/) add(name SUBSEP $i, $(i - 1))
+		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core)$/) add(name SUBSEP $i, $(i - 1))
 }
 
 END {
@@ -48,6 +48,8 @@ END {
 			}
 		} else if ((b SUBSEP "x_bare") in count) {
 			printf "%s: %.3g x the time of the bare handler per request (median; runs %s)\n", b, median(b SUBSEP "x_bare"), runs(b SUBSEP "x_bare")
+		} else if ((b SUBSEP "x_benign") in count) {
+			printf "%s: a normal request under attack takes %.3g x its time under an ordinary flood of the same concurrency (target <= 1.5; median; runs %s)\n", b, median(b SUBSEP "x_benign"), runs(b SUBSEP "x_benign")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}
