@@ -50,6 +50,8 @@ END {
 			printf "%s: %.3g x the time of the bare handler per request (median; runs %s)\n", b, median(b SUBSEP "x_bare"), runs(b SUBSEP "x_bare")
 		} else if ((b SUBSEP "x_benign") in count) {
 			printf "%s: a normal request under attack takes %.3g x its time under an ordinary flood of the same concurrency (target <= 1.5; median; runs %s)\n", b, median(b SUBSEP "x_benign"), runs(b SUBSEP "x_benign")
+		} else if ((b SUBSEP "peak_growth_MiB") in count) {
+			printf "%s: 200 sign-ins at once grew the peak memory by %.3g MiB (target <= the bound of one 64 MiB hash per core, %g MiB, +10%%; unbounded: 12800 MiB)\n", b, largest(b SUBSEP "peak_growth_MiB"), largest(b SUBSEP "bound_MiB")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}
