@@ -70,6 +70,11 @@ type Redis struct {
 	lost chan struct{}
 	// down is the error that broke the connection, nil while it is healthy.
 	down error
+	// confirmed are the channels whose SUBSCRIBE Redis has acknowledged on
+	// the current connection: a later local subscriber of one needs no
+	// round trip. conn numbers the connections; a loss clears confirmed.
+	confirmed map[string]bool
+	conn      uint64
 }
 
 var _ Bus = (*Redis)(nil)
@@ -109,6 +114,8 @@ func NewRedis(client *redis.Client, logger *slog.Logger, opts ...RedisOption) *R
 		topics: make(topics),
 		pongs:  make(map[string]chan struct{}),
 		lost:   make(chan struct{}),
+
+		confirmed: make(map[string]bool),
 	}
 	for _, opt := range opts {
 		opt(b)
@@ -132,15 +139,21 @@ func (b *Redis) Publish(ctx context.Context, channel string, payload []byte) err
 // Subscribe implements [Bus.Subscribe]. It returns once Redis has
 // acknowledged the subscription, so a message published by any process
 // after Subscribe returns is delivered. It fails when Redis is unreachable.
+// A channel this bus already follows, acknowledged on the current
+// connection, costs no round trip: a thousand dashboards on one channel
+// send one SUBSCRIBE and one PING between them.
 func (b *Redis) Subscribe(ctx context.Context, channel string) (<-chan Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bus: subscribe %q: %w", channel, err)
 	}
 	s := newSubscriber()
-	err := b.register(ctx, channel, s)
-	if err == nil {
-		if err = b.confirm(ctx); err != nil {
+	confirmed, err := b.register(ctx, channel, s)
+	if err == nil && !confirmed {
+		var conn uint64
+		if conn, err = b.confirm(ctx); err != nil {
 			b.drop(channel, s)
+		} else {
+			b.markConfirmed(channel, conn)
 		}
 	}
 	switch {
@@ -194,19 +207,20 @@ func (b *Redis) Close() error {
 }
 
 // register adds s to channel and, for the channel's first local
-// subscriber, sends SUBSCRIBE. Sending under b.mu keeps SUBSCRIBE and
-// UNSUBSCRIBE of one channel in the same order as the reference count
-// changes that cause them.
-func (b *Redis) register(ctx context.Context, channel string, s *subscriber) error {
+// subscriber, sends SUBSCRIBE; it reports whether Redis has acknowledged
+// the channel on the current connection already. Sending under b.mu keeps
+// SUBSCRIBE and UNSUBSCRIBE of one channel in the same order as the
+// reference count changes that cause them.
+func (b *Redis) register(ctx context.Context, channel string, s *subscriber) (confirmed bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	if b.topics.add(channel, s) {
 		if err := b.pubsub.Subscribe(ctx, b.prefix+channel); err != nil {
 			b.removeLocked(channel, s)
-			return fmt.Errorf("redis subscribe: %w", err)
+			return false, fmt.Errorf("redis subscribe: %w", err)
 		}
 		select {
 		case b.wake <- struct{}{}:
@@ -214,15 +228,27 @@ func (b *Redis) register(ctx context.Context, channel string, s *subscriber) err
 		}
 	}
 	s.stop = context.AfterFunc(ctx, func() { b.drop(channel, s) })
-	return nil
+	return b.confirmed[channel], nil
+}
+
+// markConfirmed records that channel's SUBSCRIBE took effect on
+// connection conn, unless that connection has been lost since or the
+// channel has no local subscriber left.
+func (b *Redis) markConfirmed(channel string, conn uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.topics[channel]; ok && b.conn == conn && !b.closed {
+		b.confirmed[channel] = true
+	}
 }
 
 // confirm returns once every SUBSCRIBE sent so far has taken effect. Redis
 // answers commands on a connection in order, so the answer to a PING sent
 // after SUBSCRIBE proves the subscription; after a reconnection go-redis
 // subscribes every channel again before sending anything else, so a PING
-// answered on the new connection proves it too.
-func (b *Redis) confirm(ctx context.Context) error {
+// answered on the new connection proves it too. It returns the number of
+// the connection that answered.
+func (b *Redis) confirm(ctx context.Context) (uint64, error) {
 	timer := time.NewTimer(confirmTimeout)
 	defer timer.Stop()
 	for {
@@ -231,10 +257,10 @@ func (b *Redis) confirm(ctx context.Context) error {
 		b.mu.Lock()
 		if b.closed {
 			b.mu.Unlock()
-			return ErrClosed
+			return 0, ErrClosed
 		}
 		b.pongs[token] = pong
-		lost := b.lost
+		lost, conn := b.lost, b.conn
 		b.mu.Unlock()
 
 		err := b.pubsub.Ping(ctx, token)
@@ -243,7 +269,7 @@ func (b *Redis) confirm(ctx context.Context) error {
 		} else {
 			select {
 			case <-pong:
-				return nil
+				return conn, nil
 			case <-lost:
 				// The connection broke before the answer came; ask
 				// again on its replacement.
@@ -260,10 +286,10 @@ func (b *Redis) confirm(ctx context.Context) error {
 		delete(b.pongs, token)
 		b.mu.Unlock()
 		if err != nil && b.life.Err() != nil {
-			return ErrClosed
+			return 0, ErrClosed
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
 }
@@ -283,6 +309,7 @@ func (b *Redis) removeLocked(channel string, s *subscriber) {
 }
 
 func (b *Redis) unsubscribeLocked(channel string) {
+	delete(b.confirmed, channel)
 	// go-redis forgets the channel even when the command cannot be sent,
 	// and a broken connection takes the subscription with it, so a failure
 	// here needs no repair.
@@ -352,6 +379,9 @@ func (b *Redis) connectionLost(err error) {
 	b.down = err
 	close(b.lost)
 	b.lost = make(chan struct{})
+	// The next connection must prove each channel again.
+	b.conn++
+	clear(b.confirmed)
 }
 
 func (b *Redis) connectionWorks() {
