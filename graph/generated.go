@@ -95,9 +95,10 @@ type ComplexityRoot struct {
 	}
 
 	AuthPayload struct {
-		Token      func(childComplexity int) int
-		User       func(childComplexity int) int
-		UserErrors func(childComplexity int) int
+		ConfirmationSent func(childComplexity int) int
+		Token            func(childComplexity int) int
+		User             func(childComplexity int) int
+		UserErrors       func(childComplexity int) int
 	}
 
 	Availability struct {
@@ -211,6 +212,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
+		ConfirmEmail               func(childComplexity int, token string) int
 		CreateAgentToken           func(childComplexity int, name string) int
 		Heartbeat                  func(childComplexity int, input protocol.HeartbeatInput) int
 		LogIn                      func(childComplexity int, input model.LogInInput) int
@@ -372,6 +374,7 @@ type GpuTelemetryResolver interface {
 }
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
+	ConfirmEmail(ctx context.Context, token string) (*model.AuthPayload, error)
 	LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error)
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
 	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
@@ -599,6 +602,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ApprovalPayload.UserErrors(childComplexity), true
 
+	case "AuthPayload.confirmationSent":
+		if e.ComplexityRoot.AuthPayload.ConfirmationSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuthPayload.ConfirmationSent(childComplexity), true
 	case "AuthPayload.token":
 		if e.ComplexityRoot.AuthPayload.Token == nil {
 			break
@@ -1079,6 +1088,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ApproveProviderApplication(childComplexity, args["id"].(string), args["tier"].(*models.ProviderTier), args["message"].(*string)), true
+	case "Mutation.confirmEmail":
+		if e.ComplexityRoot.Mutation.ConfirmEmail == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_confirmEmail_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConfirmEmail(childComplexity, args["token"].(string)), true
 	case "Mutation.createAgentToken":
 		if e.ComplexityRoot.Mutation.CreateAgentToken == nil {
 			break
@@ -1827,15 +1847,23 @@ input LogInInput {
 }
 
 """
-AuthPayload answers signUp and logIn. On success token is a bearer token for
-API clients (the SPA uses the HttpOnly session cookie set on the same
-response) and user is the account; on failure both are null and userErrors
-says why.
+AuthPayload answers signUp, confirmEmail and logIn. When a session opens
+(logIn, confirmEmail) token is a bearer token for API clients (the SPA uses
+the HttpOnly session cookie set on the same response) and user is the
+account; otherwise both are null and userErrors says why. signUp never opens
+a session: valid input answers confirmationSent true and nothing else,
+whether or not the email has an account (the email's owner learns which).
 """
 type AuthPayload {
   token: String
   user: User
   userErrors: [UserError!]!
+  """
+  True when signUp accepted the input and mailed the address: a link to
+  confirmEmail for a new account, or a notice to an existing account's
+  owner. Always false for logIn and confirmEmail.
+  """
+  confirmationSent: Boolean!
 }
 
 type LogOutPayload {
@@ -1849,7 +1877,19 @@ extend type Query {
 }
 
 extend type Mutation {
+  """
+  Starts a sign-up: bad input answers userErrors naming the field; valid
+  input answers confirmationSent and no session, the same whether or not the
+  email has an account. The address is mailed a link to confirmEmail (or, if
+  it has an account, a notice to its owner).
+  """
   signUp(input: SignUpInput!): AuthPayload!
+  """
+  Creates the account of a sign-up from the token its email carried (valid
+  once, for 24 hours) and signs the new user in, as logIn does. A used,
+  expired or unknown token answers INVALID on the field token.
+  """
+  confirmEmail(token: String!): AuthPayload!
   logIn(input: LogInInput!): AuthPayload!
   "Ends the current session (cookie or bearer token) and clears the cookie."
   logOut: LogOutPayload!
@@ -2624,6 +2664,8 @@ func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field g
 		return ec.fieldContext_AuthPayload_user(ctx, field)
 	case "userErrors":
 		return ec.fieldContext_AuthPayload_userErrors(ctx, field)
+	case "confirmationSent":
+		return ec.fieldContext_AuthPayload_confirmationSent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuthPayload", field.Name)
 }
@@ -3207,6 +3249,20 @@ func (ec *executionContext) field_Mutation_approveProviderApplication_args(ctx c
 		return nil, err
 	}
 	args["message"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_confirmEmail_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
 	return args, nil
 }
 
@@ -4339,6 +4395,29 @@ func (ec *executionContext) fieldContext_AuthPayload_userErrors(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AuthPayload_confirmationSent(ctx context.Context, field graphql.CollectedField, obj *model.AuthPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuthPayload_confirmationSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConfirmationSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuthPayload_confirmationSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuthPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Availability_kind(ctx context.Context, field graphql.CollectedField, obj *models.Availability) (ret graphql.Marshaler) {
@@ -6148,6 +6227,50 @@ func (ec *executionContext) fieldContext_Mutation_signUp(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_signUp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_confirmEmail(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_confirmEmail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ConfirmEmail(ctx, fc.Args["token"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AuthPayload) graphql.Marshaler {
+			return ec.marshalNAuthPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAuthPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_confirmEmail(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuthPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_confirmEmail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10912,6 +11035,11 @@ func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "confirmationSent":
+			out.Values[i] = ec._AuthPayload_confirmationSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11655,6 +11783,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "signUp":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_signUp(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "confirmEmail":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_confirmEmail(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/models"
@@ -15,7 +16,15 @@ import (
 
 // SignUp is the resolver for the signUp field.
 func (r *mutationResolver) SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error) {
-	user, sess, err := r.Auth.SignUp(ctx, auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name}, sessionKind(ctx))
+	err := r.Auth.RequestSignUp(ctx, auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name})
+	return payload(err, func(ue []*protocol.UserError) *model.AuthPayload {
+		return &model.AuthPayload{UserErrors: ue, ConfirmationSent: len(ue) == 0}
+	})
+}
+
+// ConfirmEmail is the resolver for the confirmEmail field.
+func (r *mutationResolver) ConfirmEmail(ctx context.Context, token string) (*model.AuthPayload, error) {
+	user, sess, err := r.Auth.ConfirmEmail(ctx, token, sessionKind(ctx))
 	return authResult(ctx, user, sess, err)
 }
 

@@ -32,14 +32,20 @@ type ApprovalPayload struct {
 	UserErrors  []*protocol.UserError       `json:"userErrors"`
 }
 
-// AuthPayload answers signUp and logIn. On success token is a bearer token for
-// API clients (the SPA uses the HttpOnly session cookie set on the same
-// response) and user is the account; on failure both are null and userErrors
-// says why.
+// AuthPayload answers signUp, confirmEmail and logIn. When a session opens
+// (logIn, confirmEmail) token is a bearer token for API clients (the SPA uses
+// the HttpOnly session cookie set on the same response) and user is the
+// account; otherwise both are null and userErrors says why. signUp never opens
+// a session: valid input answers confirmationSent true and nothing else,
+// whether or not the email has an account (the email's owner learns which).
 type AuthPayload struct {
 	Token      *string               `json:"token,omitempty"`
 	User       *models.User          `json:"user,omitempty"`
 	UserErrors []*protocol.UserError `json:"userErrors"`
+	// True when signUp accepted the input and mailed the address: a link to
+	// confirmEmail for a new account, or a notice to an existing account's
+	// owner. Always false for logIn and confirmEmail.
+	ConfirmationSent bool `json:"confirmationSent"`
 }
 
 type AvailabilityInput struct {

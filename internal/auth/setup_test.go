@@ -13,6 +13,7 @@ import (
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fault/faulttest"
+	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -37,13 +38,18 @@ func setup(t *testing.T, db *store.DB, cfg ...auth.Config) *bundle {
 		c = cfg[0]
 		c.PasswordParams = authtest.Params
 	}
+	svc := auth.New(auth.Deps{DB: db, Clock: clk, Logger: slog.New(slog.DiscardHandler)}, c)
+	svc.UseSignUpMail(auth.SignUpMail{Outbox: mail.NewOutbox(clk, nil), PublicURL: func() string { return publicURL }})
 	return &bundle{
 		ctx:   t.Context(),
 		db:    db,
 		clock: clk,
-		auth:  auth.New(auth.Deps{DB: db, Clock: clk, Logger: slog.New(slog.DiscardHandler)}, c),
+		auth:  svc,
 	}
 }
+
+// publicURL is the platform's address in the tests' emails.
+const publicURL = "https://gpunex.example"
 
 // signUp creates a customer with a cookie session, failing the test on error.
 func (b *bundle) signUp(t *testing.T, email string) (*models.User, *auth.Session) {

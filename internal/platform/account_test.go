@@ -30,19 +30,26 @@ func TestSPASignsUpWithAnHttpOnlyCookieAndNeverSeesTheToken(t *testing.T) {
 		email := platformtest.UniqueEmail("spa")
 		r := spa.Do(platformtest.SignUpMutation, map[string]any{"input": map[string]any{"email": strings.ToUpper(email), "password": "correct horse battery", "name": "Sam"}})
 		require.Empty(t, r.Errors)
+		require.JSONEq(t, `{"signUp":{"token":null,"user":null,"userErrors":[],"confirmationSent":true}}`, string(r.Data))
+		require.Empty(t, r.Header.Get("Set-Cookie"), "signUp opens no session")
+
+		r = spa.Do(platformtest.ConfirmEmailMutation, map[string]any{"token": s.ConfirmationToken(t, email)})
+		require.Empty(t, r.Errors)
 		var out struct {
-			SignUp struct {
+			ConfirmEmail struct {
 				Token *string
 				User  struct {
 					Email string
 					Roles []string
 				}
+				ConfirmationSent bool
 			}
 		}
 		r.Decode(t, &out)
-		require.Nil(t, out.SignUp.Token, "the SPA must not receive a token in JavaScript")
-		require.Equal(t, email, out.SignUp.User.Email, "email is normalised to lower case")
-		require.Equal(t, []string{"CUSTOMER"}, out.SignUp.User.Roles)
+		require.Nil(t, out.ConfirmEmail.Token, "the SPA must not receive a token in JavaScript")
+		require.Equal(t, email, out.ConfirmEmail.User.Email, "email is normalised to lower case")
+		require.Equal(t, []string{"CUSTOMER"}, out.ConfirmEmail.User.Roles)
+		require.False(t, out.ConfirmEmail.ConfirmationSent)
 		cookie := r.Header.Get("Set-Cookie")
 		require.Contains(t, cookie, "gpunex_session=gpx_s_")
 		require.Contains(t, cookie, "HttpOnly")
@@ -137,7 +144,6 @@ func TestSignUpValidationNamesTheFieldAndStoresNothing(t *testing.T) {
 			{"missing email", map[string]any{"email": " ", "password": "correct horse battery", "name": "X"}, "input.email", "REQUIRED"},
 			{"short password", map[string]any{"email": platformtest.UniqueEmail("v"), "password": "short", "name": "X"}, "input.password", "TOO_SHORT"},
 			{"empty name", map[string]any{"email": platformtest.UniqueEmail("v"), "password": "correct horse battery", "name": ""}, "input.name", "REQUIRED"},
-			{"taken email", map[string]any{"email": strings.ToUpper(taken), "password": "correct horse battery", "name": "Second"}, "input.email", "TAKEN"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.desc, func(t *testing.T) {
@@ -227,4 +233,102 @@ func TestExpiredAndForgedSessionsAreRefused(t *testing.T) {
 		require.Equal(t, []string{"UNAUTHENTICATED"}, r.Codes())
 		require.Contains(t, r.Errors[0].Message, "expired")
 	})
+}
+
+// Issue 9, point 9: signUp answers a taken email exactly as a new one (no
+// TAKEN, no session), and the address's owner is mailed instead.
+func TestSignUpAnswersATakenEmailAsANewOneAndMailsTheOwner(t *testing.T) {
+	t.Parallel()
+	for _, stack := range platformtest.Stacks {
+		t.Run(stack.Name, func(t *testing.T) {
+			t.Parallel()
+			smtp := platformtest.StartSMTP(t)
+			s := platformtest.Start(t, stack, platformtest.Options{SMTPURL: smtp.URL(), PublicURL: "https://gpunex.example"})
+			owner := s.NewAPIClient(t, "")
+			taken := platformtest.UniqueEmail("owner")
+			owner.SignUp(taken, "correct horse battery", "Olga")
+			var before meData
+			owner.MustDo(&before, meQuery, nil)
+
+			for _, newClient := range []func() *platformtest.Client{
+				func() *platformtest.Client { return s.NewAPIClient(t, "") },
+				func() *platformtest.Client { return s.NewSPAClient(t) },
+			} {
+				answer := func(email string) *platformtest.Response {
+					r := newClient().Do(platformtest.SignUpMutation, map[string]any{"input": map[string]any{"email": email, "password": "another password", "name": "Mallory"}})
+					require.Empty(t, r.Errors)
+					require.Equal(t, http.StatusOK, r.Status)
+					return r
+				}
+				fresh, again := answer(platformtest.UniqueEmail("fresh")), answer(strings.ToUpper(taken))
+				require.Equal(t, string(fresh.Data), string(again.Data), "the whole payload is the same")
+				require.JSONEq(t, `{"signUp":{"token":null,"user":null,"userErrors":[],"confirmationSent":true}}`, string(again.Data))
+				require.Equal(t, fresh.Header.Values("Set-Cookie"), again.Header.Values("Set-Cookie"))
+			}
+
+			notice := smtp.WaitFor(t, taken, "Someone tried to sign up")
+			require.Contains(t, notice.Body, "https://gpunex.example/login")
+			require.Contains(t, notice.Body, "Nothing changed")
+			require.NotContains(t, notice.Body, "token=")
+
+			var after meData
+			owner.MustDo(&after, meQuery, nil)
+			require.Equal(t, before, after, "the owner's session and account are as they were")
+			var li struct{ LogIn struct{ UserErrors []struct{ Code string } } }
+			login := `mutation($e: String!, $p: String!) { logIn(input: {email: $e, password: $p}) { userErrors { code } } }`
+			s.NewAPIClient(t, "").MustDo(&li, login, map[string]any{"e": taken, "p": "correct horse battery"})
+			require.Empty(t, li.LogIn.UserErrors, "the owner's password still signs in")
+			s.NewAPIClient(t, "").MustDo(&li, login, map[string]any{"e": taken, "p": "another password"})
+			require.Len(t, li.LogIn.UserErrors, 1, "the sign-up's password does not")
+		})
+	}
+}
+
+func TestTheConfirmationEmailLinkSignsInOnceAndBadTokensNameToken(t *testing.T) {
+	t.Parallel()
+	smtp := platformtest.StartSMTP(t)
+	for _, stack := range platformtest.Stacks {
+		t.Run(stack.Name, func(t *testing.T) {
+			t.Parallel()
+			s := platformtest.Start(t, stack, platformtest.Options{SMTPURL: smtp.URL(), PublicURL: "https://gpunex.example"})
+			email := platformtest.UniqueEmail("link")
+			api := s.NewAPIClient(t, "")
+			api.MustDo(nil, platformtest.SignUpMutation, map[string]any{"input": map[string]any{"email": email, "password": "correct horse battery", "name": "Lin"}})
+			m := smtp.WaitFor(t, email, "Confirm your email")
+			require.Contains(t, m.Body, "https://gpunex.example/confirm-email?token=gpx_c_")
+			token := platformtest.TokenInMail(t, m.Body)
+
+			_, bearer := api.ConfirmEmail(token)
+			require.True(t, strings.HasPrefix(bearer, "gpx_s_"), bearer)
+			var me meData
+			api.MustDo(&me, meQuery, nil)
+			require.Equal(t, email, me.Me.Email)
+			require.Equal(t, []string{"CUSTOMER"}, me.Me.Roles)
+
+			for _, tc := range []struct{ desc, token string }{
+				{desc: "used", token: token},
+				{desc: "garbage", token: "garbage"},
+				{desc: "well-formed but unknown", token: "gpx_c_" + strings.Repeat("A", 43)},
+			} {
+				t.Run(tc.desc, func(t *testing.T) {
+					r := s.NewAPIClient(t, "").Do(platformtest.ConfirmEmailMutation, map[string]any{"token": tc.token})
+					require.Empty(t, r.Errors)
+					var out struct {
+						ConfirmEmail struct {
+							Token      *string
+							User       *struct{ ID string }
+							UserErrors []struct{ Field, Code string }
+						}
+					}
+					r.Decode(t, &out)
+					require.Nil(t, out.ConfirmEmail.Token)
+					require.Nil(t, out.ConfirmEmail.User)
+					require.Equal(t, []struct{ Field, Code string }{{Field: "token", Code: "INVALID"}}, out.ConfirmEmail.UserErrors)
+				})
+			}
+			n, err := s.Platform.DB.NewSelect().Table("users").Where("email = ?", email).Count(t.Context())
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n)
+		})
+	}
 }

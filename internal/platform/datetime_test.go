@@ -20,17 +20,19 @@ func TestADateTimeReadsTheSameFromTheMutationAndWhenReadAgain(t *testing.T) {
 	clk := clock.NewManual(time.Date(2026, 11, 29, 22, 34, 58, 760052221, time.UTC))
 	platformtest.Each(t, platformtest.Options{Clock: clk}, func(t *testing.T, s *platformtest.Server) {
 		spa := s.NewSPAClient(t)
-		r := spa.Do(`mutation($input: SignUpInput!) { signUp(input: $input) { user { createdAt } userErrors { code } } }`,
-			map[string]any{"input": map[string]any{"email": platformtest.UniqueEmail("time"), "password": "correct horse battery", "name": "Tim"}})
+		email := platformtest.UniqueEmail("time")
+		spa.MustDo(nil, platformtest.SignUpMutation, map[string]any{"input": map[string]any{"email": email, "password": "correct horse battery", "name": "Tim"}})
+		r := spa.Do(`mutation($token: String!) { confirmEmail(token: $token) { user { createdAt } userErrors { code } } }`,
+			map[string]any{"token": s.ConfirmationToken(t, email)})
 		require.Empty(t, r.Errors)
 		var signUp struct {
-			SignUp struct {
+			ConfirmEmail struct {
 				User       struct{ CreatedAt json.RawMessage }
 				UserErrors []struct{ Code string }
 			}
 		}
 		r.Decode(t, &signUp)
-		require.Empty(t, signUp.SignUp.UserErrors)
+		require.Empty(t, signUp.ConfirmEmail.UserErrors)
 
 		var me struct {
 			Me struct{ CreatedAt json.RawMessage }
@@ -38,6 +40,6 @@ func TestADateTimeReadsTheSameFromTheMutationAndWhenReadAgain(t *testing.T) {
 		spa.MustDo(&me, `query { me { createdAt } }`, nil)
 
 		require.Equal(t, `"2026-11-29T22:34:58.760052Z"`, string(me.Me.CreatedAt), "read again: what the database keeps")
-		require.Equal(t, string(me.Me.CreatedAt), string(signUp.SignUp.User.CreatedAt), "the mutation's answer")
+		require.Equal(t, string(me.Me.CreatedAt), string(signUp.ConfirmEmail.User.CreatedAt), "the mutation's answer")
 	})
 }

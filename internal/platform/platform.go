@@ -188,6 +188,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		publicURL = "http://" + cfg.Addr
 	}
 	p.publicURL.Store(&publicURL)
+	p.Auth.UseSignUpMail(auth.SignUpMail{Outbox: outbox, PublicURL: p.PublicURL})
 	p.Providers = provider.New(provider.Deps{DB: db, Auth: p.Auth, Clock: cfg.Clock, Logger: cfg.Logger},
 		provider.Config{InstallCommand: func() string { return installer.Command(p.PublicURL()) }})
 	p.Onboarding = onboarding.New(onboarding.Deps{DB: db, Auth: p.Auth, Providers: p.Providers, Notify: p.Notify, Bus: p.Bus,

@@ -2,13 +2,17 @@ package platformtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"regexp"
 	"testing"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/models"
 
 	"github.com/stretchr/testify/require"
 )
@@ -23,17 +27,20 @@ type Client struct {
 	Token  string
 	AsSPA  bool
 	Header http.Header
+	// server is the server the client talks to: SignUp reads the
+	// confirmation email from its outbox.
+	server *Server
 }
 
 // NewSPAClient returns a client that behaves like the SPA in a browser.
 func (s *Server) NewSPAClient(t testing.TB) *Client {
 	jar, _ := cookiejar.New(nil)
-	return &Client{t: t, URL: s.URL, HTTP: &http.Client{Jar: jar}, AsSPA: true, Header: http.Header{}}
+	return &Client{t: t, URL: s.URL, HTTP: &http.Client{Jar: jar}, AsSPA: true, Header: http.Header{}, server: s}
 }
 
 // NewAPIClient returns a client that authenticates with a bearer token.
 func (s *Server) NewAPIClient(t testing.TB, token string) *Client {
-	return &Client{t: t, URL: s.URL, HTTP: &http.Client{}, Token: token, Header: http.Header{}}
+	return &Client{t: t, URL: s.URL, HTTP: &http.Client{}, Token: token, Header: http.Header{}, server: s}
 }
 
 // Response is a GraphQL response.
@@ -115,28 +122,76 @@ func (c *Client) MustDo(v any, query string, vars map[string]any) {
 
 // SignUpMutation is the signUp operation tests use.
 const SignUpMutation = `mutation SignUp($input: SignUpInput!) {
-  signUp(input: $input) { token user { id email name roles } userErrors { field message code } }
+  signUp(input: $input) { token user { id email name roles } userErrors { field message code } confirmationSent }
 }`
 
-// SignUp creates an account through the API and returns the user id and
-// (for an API client) the bearer token.
+// ConfirmEmailMutation is the confirmEmail operation tests use.
+const ConfirmEmailMutation = `mutation ConfirmEmail($token: String!) {
+  confirmEmail(token: $token) { token user { id email name roles } userErrors { field message code } confirmationSent }
+}`
+
+// SignUp creates an account through the API the way a person does: signUp,
+// then the link of the confirmation email (read from the server's outbox),
+// then confirmEmail. It returns the user id and (for an API client) the
+// bearer token; an API client keeps the token for its next requests.
 func (c *Client) SignUp(email, password, name string) (id, token string) {
 	c.t.Helper()
 	var out struct {
 		SignUp struct {
+			UserErrors       []struct{ Field, Code string }
+			ConfirmationSent bool
+		}
+	}
+	c.MustDo(&out, SignUpMutation, map[string]any{"input": map[string]any{"email": email, "password": password, "name": name}})
+	require.Empty(c.t, out.SignUp.UserErrors)
+	require.True(c.t, out.SignUp.ConfirmationSent)
+	require.NotNil(c.t, c.server, "SignUp needs a client made by a Server")
+	return c.ConfirmEmail(c.server.ConfirmationToken(c.t, email))
+}
+
+// ConfirmEmail confirms a sign-up with the token of its email, requiring
+// success, and returns the new user's id and (for an API client) the bearer
+// token, which an API client keeps for its next requests.
+func (c *Client) ConfirmEmail(confirmation string) (id, token string) {
+	c.t.Helper()
+	var out struct {
+		ConfirmEmail struct {
 			Token      *string
 			User       *struct{ ID string }
 			UserErrors []struct{ Field, Code string }
 		}
 	}
-	c.MustDo(&out, SignUpMutation, map[string]any{"input": map[string]any{"email": email, "password": password, "name": name}})
-	require.Empty(c.t, out.SignUp.UserErrors)
-	require.NotNil(c.t, out.SignUp.User)
-	if out.SignUp.Token != nil {
-		token = *out.SignUp.Token
+	c.MustDo(&out, ConfirmEmailMutation, map[string]any{"token": confirmation})
+	require.Empty(c.t, out.ConfirmEmail.UserErrors)
+	require.NotNil(c.t, out.ConfirmEmail.User)
+	if out.ConfirmEmail.Token != nil {
+		token = *out.ConfirmEmail.Token
 		if !c.AsSPA {
 			c.Token = token
 		}
 	}
-	return out.SignUp.User.ID, token
+	return out.ConfirmEmail.User.ID, token
+}
+
+// confirmationLink finds the token in a confirmation email's link.
+var confirmationLink = regexp.MustCompile(regexp.QuoteMeta(auth.ConfirmEmailPath) + `\?token=(` + auth.SignUpTokenPrefix + `[A-Za-z0-9_-]+)`)
+
+// ConfirmationToken returns the token of the newest confirmation email
+// enqueued for email (the outbox row, whether or not it was sent yet).
+func (s *Server) ConfirmationToken(t testing.TB, email string) string {
+	t.Helper()
+	var row models.OutboxEmail
+	err := s.Platform.DB.NewSelect().Model(&row).
+		Where("to_address = ?", auth.NormalizeEmail(email)).Where("kind = ?", auth.MailKindConfirmEmail).
+		OrderExpr("id DESC").Limit(1).Scan(context.Background())
+	require.NoError(t, err, "no confirmation email to %s", email)
+	return TokenInMail(t, row.TextBody)
+}
+
+// TokenInMail returns the confirmation token of the link in body.
+func TokenInMail(t testing.TB, body string) string {
+	t.Helper()
+	m := confirmationLink.FindStringSubmatch(body)
+	require.NotNil(t, m, "no confirmation link in %q", body)
+	return m[1]
 }
