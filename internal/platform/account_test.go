@@ -274,7 +274,9 @@ func TestSignUpAnswersATakenEmailAsANewOneAndMailsTheOwner(t *testing.T) {
 			var after meData
 			owner.MustDo(&after, meQuery, nil)
 			require.Equal(t, before, after, "the owner's session and account are as they were")
-			var li struct{ LogIn struct{ UserErrors []struct{ Code string } } }
+			var li struct {
+				LogIn struct{ UserErrors []struct{ Code string } }
+			}
 			login := `mutation($e: String!, $p: String!) { logIn(input: {email: $e, password: $p}) { userErrors { code } } }`
 			s.NewAPIClient(t, "").MustDo(&li, login, map[string]any{"e": taken, "p": "correct horse battery"})
 			require.Empty(t, li.LogIn.UserErrors, "the owner's password still signs in")
