@@ -1,19 +1,42 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { FormField } from '../ui/FormField';
 import { AuthCard } from './AuthCard';
 import { ACCOUNT_PATH } from './landing';
 import { SignUpMutation } from './operations';
 import { useAuthForm } from './useAuthForm';
 
-/** SignUpPage creates an account; the server signs the new user in. */
+/**
+ * SignUpPage starts a sign-up. The server mails the address a link (see
+ * ConfirmEmailPage) and answers the same whether or not it has an account,
+ * so the page then says the same thing in both cases: check your email.
+ */
 export function SignUpPage() {
   const { t } = useTranslation();
+  const [sentTo, setSentTo] = useState<string | null>(null);
   const form = useAuthForm({
     mutation: SignUpMutation,
     initial: { name: '', email: '', password: '' },
     payload: (data) => data.signUp,
     destination: () => ACCOUNT_PATH,
+    onSent: (values) => setSentTo(values.email.trim()),
   });
+
+  if (sentTo !== null) {
+    return (
+      <section className="card auth-card" data-testid="signup-sent" role="status">
+        <h1>{t('signUp.sentTitle')}</h1>
+        <p className="lead" data-testid="signup-sent-body">
+          {t('signUp.sentBody', { email: sentTo })}
+        </p>
+        <p>{t('signUp.sentHint')}</p>
+        <p className="switch">
+          {t('signUp.haveAccount')} <Link to="/login">{t('signUp.logInLink')}</Link>
+        </p>
+      </section>
+    );
+  }
 
   return (
     <AuthCard

@@ -13,7 +13,8 @@ export const UserFieldsFragment = graphql(`
   }
 `);
 
-// signUp and logIn answer alike: the signed-in user, or why not.
+// signUp, confirmEmail and logIn answer alike: the signed-in user, or why
+// not; signUp opens no session and says instead that it mailed the address.
 export const AuthPayloadFieldsFragment = graphql(`
   fragment AuthPayloadFields on AuthPayload {
     user {
@@ -22,6 +23,7 @@ export const AuthPayloadFieldsFragment = graphql(`
     userErrors {
       ...UserErrorFields
     }
+    confirmationSent
   }
 `);
 
@@ -36,6 +38,14 @@ export const MeQuery = graphql(`
 export const SignUpMutation = graphql(`
   mutation SignUp($input: SignUpInput!) {
     signUp(input: $input) {
+      ...AuthPayloadFields
+    }
+  }
+`);
+
+export const ConfirmEmailMutation = graphql(`
+  mutation ConfirmEmail($token: String!) {
+    confirmEmail(token: $token) {
       ...AuthPayloadFields
     }
   }

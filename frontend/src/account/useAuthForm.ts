@@ -1,8 +1,9 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useMutation, type CombinedError, type TypedDocumentNode } from 'urql';
-import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import { FORM_FIELD, type FieldErrors } from '../api/errors';
 import type { AuthPayloadFieldsFragment, UserErrorCode } from '../gql/graphql';
+import { authOutcome } from './authOutcome';
 import { useSession, type SessionUser } from './session';
 
 /** AuthInput is a sign-up or log-in form's values, one string a field. */
@@ -17,6 +18,11 @@ interface AuthFormOptions<Data, Input extends AuthInput> {
   payload: (data: Data) => AuthPayloadFieldsFragment;
   /** destination is where the user goes once signed in. */
   destination: (user: SessionUser) => string;
+  /**
+   * onSent runs when the answer opens no session but says an email is on
+   * its way (signUp), with the values sent; the form stays where it is.
+   */
+  onSent?: (values: Input) => void;
 }
 
 /** AuthFieldProps are what useAuthForm gives each FormField. */
@@ -40,16 +46,18 @@ export interface AuthForm<Input extends AuthInput> {
 }
 
 /**
- * useAuthForm runs a form that signs the user in (sign-up, log-in): it sends
- * the values, shows the server's user errors at their fields, and on success
- * rebuilds the session (see useSession's changed) and moves on to
- * destination, replacing the form in the history.
+ * useAuthForm runs a sign-up or log-in form: it sends the values, shows the
+ * server's user errors at their fields, and when a session opens (log-in)
+ * rebuilds it (see useSession's changed) and moves on to destination,
+ * replacing the form in the history; when the server mailed the address
+ * instead (sign-up) it calls onSent.
  */
 export function useAuthForm<Data, Input extends AuthInput>({
   mutation,
   initial,
   payload,
   destination,
+  onSent,
 }: AuthFormOptions<Data, Input>): AuthForm<Input> {
   const navigate = useNavigate();
   const session = useSession();
@@ -62,13 +70,18 @@ export function useAuthForm<Data, Input extends AuthInput>({
     const res = await execute({ input: values });
     const answer = res.data && payload(res.data);
     if (!answer) return; // top-level error: shown by ErrorNotice
-    if (answer.userErrors.length > 0 || !answer.user) {
-      setErrors(fieldErrors(answer.userErrors, Object.keys(initial)));
+    const outcome = authOutcome(answer, Object.keys(initial));
+    if (outcome.kind === 'errors') {
+      setErrors(outcome.errors);
       return;
     }
     setErrors({});
+    if (outcome.kind === 'sent') {
+      onSent?.(values);
+      return;
+    }
     session.changed();
-    navigate(destination(answer.user), { replace: true });
+    navigate(destination(outcome.user), { replace: true });
   }
 
   return {

@@ -15,9 +15,10 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    createdAt\n  }\n": typeof types.UserFieldsFragmentDoc,
-    "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n": typeof types.AuthPayloadFieldsFragmentDoc,
+    "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n    confirmationSent\n  }\n": typeof types.AuthPayloadFieldsFragmentDoc,
     "\n  query Me {\n    me {\n      ...UserFields\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": typeof types.SignUpDocument,
+    "\n  mutation ConfirmEmail($token: String!) {\n    confirmEmail(token: $token) {\n      ...AuthPayloadFields\n    }\n  }\n": typeof types.ConfirmEmailDocument,
     "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": typeof types.LogInDocument,
     "\n  mutation LogOut {\n    logOut {\n      ok\n    }\n  }\n": typeof types.LogOutDocument,
     "\n  fragment QueueRowFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        key\n        name\n      }\n      otherModel\n      quantity\n    }\n    suggestedTier {\n      tier\n    }\n    tier\n    submittedAt\n    updatedAt\n  }\n": typeof types.QueueRowFieldsFragmentDoc,
@@ -51,9 +52,10 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    createdAt\n  }\n": types.UserFieldsFragmentDoc,
-    "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n": types.AuthPayloadFieldsFragmentDoc,
+    "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n    confirmationSent\n  }\n": types.AuthPayloadFieldsFragmentDoc,
     "\n  query Me {\n    me {\n      ...UserFields\n    }\n  }\n": types.MeDocument,
     "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": types.SignUpDocument,
+    "\n  mutation ConfirmEmail($token: String!) {\n    confirmEmail(token: $token) {\n      ...AuthPayloadFields\n    }\n  }\n": types.ConfirmEmailDocument,
     "\n  mutation LogIn($input: LogInInput!) {\n    logIn(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n": types.LogInDocument,
     "\n  mutation LogOut {\n    logOut {\n      ok\n    }\n  }\n": types.LogOutDocument,
     "\n  fragment QueueRowFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        key\n        name\n      }\n      otherModel\n      quantity\n    }\n    suggestedTier {\n      tier\n    }\n    tier\n    submittedAt\n    updatedAt\n  }\n": types.QueueRowFieldsFragmentDoc,
@@ -107,7 +109,7 @@ export function graphql(source: "\n  fragment UserFields on User {\n    id\n    
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n"): (typeof documents)["\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n  }\n"];
+export function graphql(source: "\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n    confirmationSent\n  }\n"): (typeof documents)["\n  fragment AuthPayloadFields on AuthPayload {\n    user {\n      ...UserFields\n    }\n    userErrors {\n      ...UserErrorFields\n    }\n    confirmationSent\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -116,6 +118,10 @@ export function graphql(source: "\n  query Me {\n    me {\n      ...UserFields\n
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      ...AuthPayloadFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConfirmEmail($token: String!) {\n    confirmEmail(token: $token) {\n      ...AuthPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation ConfirmEmail($token: String!) {\n    confirmEmail(token: $token) {\n      ...AuthPayloadFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

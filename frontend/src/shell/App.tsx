@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router-dom';
 import { AccountPage } from '../account/AccountPage';
+import { ConfirmEmailPage } from '../account/ConfirmEmailPage';
 import { LogInPage } from '../account/LogInPage';
 import { RedirectIfSignedIn, RequireAuth, RequireRole } from '../account/RequireAuth';
 import { SessionProvider } from '../account/session';
@@ -56,6 +57,7 @@ export function App() {
                   </RedirectIfSignedIn>
                 }
               />
+              <Route path="confirm-email" element={<ConfirmEmailPage />} />
               <Route
                 path="login"
                 element={
