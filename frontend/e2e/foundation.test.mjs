@@ -1,5 +1,6 @@
 // The foundation end to end: a real gpunex server, a real Chromium, the built
-// SPA as the server embeds it. One new user goes through sign-up, the live
+// SPA as the server embeds it. One new user goes through sign-up (and the
+// link of the confirmation email, read from the server's mail outbox), the live
 // welcome notification, the account page, Arabic (right to left), log-out
 // and log-in; the last screen is saved as artifacts/e2e-foundation.png.
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
+import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 
 const locale = (name) =>
@@ -73,12 +75,31 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     await byId('field-password-error').waitFor();
     assert.equal(await text('field-password-error'), en.userErrors.password.TOO_SHORT);
     await byId('field-password').fill(user.password);
+    await byId('signup-submit').click();
+    // The answer is the same whether or not the address has an account:
+    // check your email, and no session yet.
+    await byId('signup-sent').waitFor();
+    assert.ok((await text('signup-sent-body')).replace(/[\u2068\u2069]/g, '').includes(user.email), 'names the address');
+    assert.equal(await byId('notification-bell').count(), 0, 'not signed in before the link');
+
+    at('follow the emailed link: signed in, on to the account');
+    const link = await confirmationLink(server.dataDir, user.email);
+    assert.ok(link.startsWith(`${server.url}/confirm-email?token=gpx_c_`), `the link: ${link}`);
+    await page.goto(link);
     // A marker on window survives only if the page never reloads.
     await page.evaluate(() => {
       window.__gpunexNoReload = true;
     });
-    await byId('signup-submit').click();
     await byId('account-page').waitFor();
+    assert.match(page.url(), /\/account$/, 'the token leaves the address bar');
+
+    at('the link works once');
+    const reused = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, name: 'used link' });
+    await reused.goto(link);
+    await reused.getByTestId('confirm-email-error').waitFor();
+    assert.equal(await reused.getByTestId('confirm-email-error').getAttribute('data-code'), 'INVALID');
+    assert.equal((await reused.getByTestId('confirm-email-error').textContent()).trim(), en.userErrors.token.INVALID);
+    await reused.context().close();
 
     at('welcome notification arrives in the bell without reload');
     await page.waitForFunction(

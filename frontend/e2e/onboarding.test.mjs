@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
+import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
@@ -91,6 +92,8 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await u('field-email').fill(applicant.email);
     await u('field-password').fill(applicant.password);
     await u('signup-submit').click();
+    await u('signup-sent').waitFor();
+    await user.goto(await confirmationLink(server.dataDir, applicant.email));
     await u('account-page').waitFor();
     await unreadIs(user, 1); // the welcome notification
     await markNoReload(user);

@@ -1,0 +1,76 @@
+// mail.mjs reads what a test server mailed. Without an SMTP URL, gpunex serve
+// writes each message as an RFC 5322 .eml file under <data-dir>/mail/outbox
+// (see internal/mail's FileSender); the tests read the links a person would
+// click from there.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** outboxDir is where a server started with dataDir writes its mail. */
+export const outboxDir = (dataDir) => join(dataDir, 'mail', 'outbox');
+
+/** unfold decodes a message body by its Content-Transfer-Encoding. */
+function decodeBody(headers, body) {
+  const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(headers)?.[1]?.toLowerCase();
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (encoding === 'quoted-printable') {
+    const bytes = body
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+  }
+  return body;
+}
+
+/**
+ * readMail returns every message in the outbox as { file, to, subject, text }:
+ * the text is the decoded body (of each part, for a multipart message).
+ */
+export function readMail(dataDir) {
+  const dir = outboxDir(dataDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    .sort()
+    .map((file) => {
+      const raw = readFileSync(join(dir, file), 'utf8');
+      const split = raw.search(/\r?\n\r?\n/);
+      const headers = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
+      const body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
+      const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
+      const parts = boundary ? body.split(`--${boundary}`).slice(1, -1) : [`${headers}\n\n${body}`];
+      const text = parts
+        .map((part) => {
+          const at = part.search(/\r?\n\r?\n/);
+          return decodeBody(part.slice(0, at), part.slice(at).replace(/^\r?\n\r?\n/, ''));
+        })
+        .join('\n');
+      return {
+        file,
+        to: /^to:\s*(.*)$/im.exec(headers)?.[1] ?? '',
+        subject: /^subject:\s*(.*)$/im.exec(headers)?.[1] ?? '',
+        text,
+      };
+    });
+}
+
+/**
+ * confirmationLink waits for the sign-up email to address and returns the
+ * confirmation link in it (…/confirm-email?token=…), as the person would
+ * click it.
+ */
+export async function confirmationLink(dataDir, address, { timeoutMs = 20_000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  const link = /https?:\/\/[^\s"<>]+\/confirm-email\?token=[A-Za-z0-9_-]+/;
+  for (;;) {
+    for (const m of readMail(dataDir)) {
+      if (!m.to.toLowerCase().includes(address.toLowerCase())) continue;
+      const found = link.exec(m.text);
+      if (found) return found[0];
+    }
+    if (Date.now() > deadline) {
+      const seen = readMail(dataDir).map((m) => `${m.to}: ${m.subject}`);
+      throw new Error(`no confirmation email to ${address} within ${timeoutMs} ms; outbox: ${JSON.stringify(seen)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
