@@ -8,7 +8,7 @@ import { join } from 'node:path';
 /** outboxDir is where a server started with dataDir writes its mail. */
 export const outboxDir = (dataDir) => join(dataDir, 'mail', 'outbox');
 
-/** unfold decodes a message body by its Content-Transfer-Encoding. */
+/** decodeBody decodes a message body by its Content-Transfer-Encoding. */
 function decodeBody(headers, body) {
   const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(headers)?.[1]?.toLowerCase();
   if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
