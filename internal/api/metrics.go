@@ -20,6 +20,11 @@ type metrics struct {
 	operations *prometheus.CounterVec
 	prepared   *prometheus.CounterVec
 	websockets prometheus.Gauge
+	// websocketsRefused counts sockets and operations refused by a cap
+	// (reason: address, user, subscriptions); websocketsEnded the sockets
+	// closed because their session or agent token ended.
+	websocketsRefused *prometheus.CounterVec
+	websocketsEnded   prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -41,11 +46,17 @@ func newMetrics() *metrics {
 		websockets: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "gpunex_websocket_connections", Help: "Open GraphQL WebSocket connections.",
 		}),
+		websocketsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gpunex_websocket_refused_total", Help: "WebSockets and operations on them refused by a cap, by reason (address, user, subscriptions).",
+		}, []string{"reason"}),
+		websocketsEnded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gpunex_websocket_session_ended_total", Help: "WebSockets closed (4403) because their session or agent token ended.",
+		}),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.operations, m.prepared, m.websockets,
+		m.requests, m.duration, m.operations, m.prepared, m.websockets, m.websocketsRefused, m.websocketsEnded,
 	)
 	return m
 }

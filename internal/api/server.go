@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -55,6 +56,41 @@ type Config struct {
 	// (default 10s); WSKeepAlive the interval of protocol pings (default 25s).
 	WSInitTimeout time.Duration
 	WSKeepAlive   time.Duration
+	// WSMaxSubscriptions caps the operations running at once on one
+	// WebSocket, subscriptions and any query or mutation sent over it
+	// (default 50; the SPA runs fewer than 10): one more is refused with
+	// RATE_LIMITED and the socket stays open. Each costs goroutines and
+	// buffers; uncapped, 10,000 on one socket cost 635 MB.
+	WSMaxSubscriptions int
+	// WSMaxPerUser caps the WebSockets one user (or one provider's agent
+	// tokens) holds open on this replica (default 16: one per tab of the
+	// SPA). Over it connection_init is refused and the socket closed with
+	// 4429. The count is per replica, so behind a load balancer of n
+	// replicas a user holds at most n times it.
+	WSMaxPerUser int
+	// WSMaxPerAddress caps the WebSockets open from one client address
+	// (an IPv6 /64) on this replica before identification (default 64: a
+	// few users behind one NAT); over it the upgrade is refused with 429.
+	WSMaxPerAddress int
+	// WSSessionCheck is the longest a socket goes without checking that
+	// its session or agent token is still alive (default 5m). Ends are
+	// announced on the bus and close sockets at once, and a socket checks
+	// again when its session expires and before every operation; this
+	// bounds how long one outlives its session when an announcement was
+	// never published.
+	WSSessionCheck time.Duration
+	// A negative WSMax… value lifts that cap.
+
+	// TrustedProxies are the reverse proxies (CIDR prefixes; see
+	// ParseTrustedProxies) whose X-Forwarded-For is believed: behind
+	// them the client address of sign-in limits and socket caps is the
+	// rightmost entry that is not itself a trusted proxy. Without any,
+	// the peer of the connection is the client.
+	TrustedProxies []netip.Prefix
+	// SeparateMetrics takes /metrics off the public handler (it answers
+	// 404 there); serve Server.Metrics on an address of its own
+	// (--metrics-addr).
+	SeparateMetrics bool
 }
 
 func (c *Config) defaults() {
@@ -82,6 +118,24 @@ func (c *Config) defaults() {
 	if c.WSKeepAlive == 0 {
 		c.WSKeepAlive = 25 * time.Second
 	}
+	if c.WSMaxSubscriptions == 0 {
+		c.WSMaxSubscriptions = 50
+	}
+	if c.WSMaxPerUser == 0 {
+		c.WSMaxPerUser = 16
+	}
+	if c.WSMaxPerAddress == 0 {
+		c.WSMaxPerAddress = 64
+	}
+	if c.WSSessionCheck <= 0 {
+		c.WSSessionCheck = 5 * time.Minute
+	}
+}
+
+// socketLimits are the caps on WebSockets, defaults filled.
+func (c Config) socketLimits() socketLimits {
+	return socketLimits{subscriptions: c.WSMaxSubscriptions, perUser: c.WSMaxPerUser,
+		perAddress: c.WSMaxPerAddress, recheck: c.WSSessionCheck}
 }
 
 // operationLimits are the limits of one operation, defaults filled.
@@ -116,12 +170,18 @@ type Deps struct {
 type Server struct {
 	http.Handler
 	closeStreams context.CancelFunc
+	metrics      http.Handler
 }
 
 // CloseStreams ends every open WebSocket (their subscriptions end and the
-// sockets close). http.Server.Shutdown does not track hijacked
-// connections: register this with RegisterOnShutdown.
+// sockets close) and stops listening for ended sessions. http.Server's
+// Shutdown does not track hijacked connections: register this with
+// RegisterOnShutdown.
 func (s *Server) CloseStreams() { s.closeStreams() }
+
+// Metrics serves the Prometheus series. With Config.SeparateMetrics it is
+// the only way to reach them: serve it on a private address.
+func (s *Server) Metrics() http.Handler { return s.metrics }
 
 // streams ties each WebSocket's context to streamsCtx, so CloseStreams ends
 // them while plain requests finish undisturbed.
@@ -144,18 +204,27 @@ func New(cfg Config, deps Deps) *Server {
 	cfg.defaults()
 	m := newMetrics()
 	origins := newOriginPolicy(cfg.AllowedOrigins)
-	authn := &authenticator{auth: deps.Auth, logger: deps.Logger, origins: origins, secure: cfg.SecureCookies}
+	proxies := proxyPolicy{trusted: cfg.TrustedProxies}
+	authn := &authenticator{auth: deps.Auth, logger: deps.Logger, origins: origins, proxies: proxies, secure: cfg.SecureCookies}
+	streamsCtx, closeStreams := context.WithCancel(context.Background())
+	sockets := newSockets(deps.Auth, deps.Logger, m, cfg.socketLimits(), proxies, streamsCtx)
 
 	gql := handler.New(deps.Schema)
 	gql.AddTransport(transport.Websocket{
-		Implementation: newGorillaWebsocket(origins, cfg.WSInitTimeout,
+		Implementation: newGorillaWebsocket(origins, cfg.WSInitTimeout, sockets,
 			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			ctx, err := authn.wsInit(ctx, p)
+			tok := wsToken(p)
+			ctx, err := authn.wsInit(ctx, tok)
 			if err != nil {
 				ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
 				ctx = transport.AppendCloseReason(ctx, "Forbidden")
 				return ctx, nil, errors.New(publicMessage(err))
+			}
+			if err := sockets.identify(ctx, tok); err != nil {
+				ctx = transport.WithWebsocketCloseCode(ctx, closeTooManySockets)
+				ctx = transport.AppendCloseReason(ctx, "Too many connections")
+				return ctx, nil, err
 			}
 			return ctx, nil, nil
 		},
@@ -185,6 +254,9 @@ func New(cfg Config, deps Deps) *Server {
 		gql.SetDisableSuggestion(true)
 	}
 	gql.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	// Before every operation on a WebSocket: its session still holds, and
+	// the socket is under its cap of running operations.
+	gql.Use(socketGuard{sockets: sockets})
 	// After the persisted queries (which fill in the document) and before
 	// gqlgen validates it; among the operation context mutators only
 	// Introspection's (which sets a flag) runs before it.
@@ -197,8 +269,7 @@ func New(cfg Config, deps Deps) *Server {
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()
-	streamsCtx, closeStreams := context.WithCancel(context.Background())
-	graphqlHandler := streams(streamsCtx, limitBody(cfg.MaxBodyBytes, authn.middleware(okForJSON(gql))))
+	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, authn.middleware(okForJSON(gql)))))
 	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
 	if cfg.Introspection {
 		mux.Handle("GET /graphiql", playground.Handler("GPUnex GraphiQL", "/graphql"))
@@ -208,12 +279,17 @@ func New(cfg Config, deps Deps) *Server {
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})))
 	mux.Handle("GET /readyz", m.instrument("/readyz", readiness(deps.Checks)))
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	metricsHandler := promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+	if cfg.SeparateMetrics {
+		mux.Handle("/metrics", http.NotFoundHandler())
+	} else {
+		mux.Handle("GET /metrics", metricsHandler)
+	}
 	for pattern, h := range deps.Routes {
 		mux.Handle(pattern, m.instrument(pattern, h))
 	}
 	mux.Handle("/", spaHandler(deps.SPA))
-	return &Server{Handler: securityHeaders(mux), closeStreams: closeStreams}
+	return &Server{Handler: securityHeaders(mux), closeStreams: closeStreams, metrics: metricsHandler}
 }
 
 // limitBody refuses bodies over max: with 413 before anything is read

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -49,6 +48,7 @@ type authenticator struct {
 	auth    *auth.Service
 	logger  *slog.Logger
 	origins *originPolicy
+	proxies proxyPolicy
 	secure  bool
 }
 
@@ -65,7 +65,7 @@ func bearerToken(h string) (string, bool) {
 // cookie is cleared and the request continues anonymously.
 func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := auth.WithClientAddr(r.Context(), clientAddr(r))
+		ctx := auth.WithClientAddr(r.Context(), a.proxies.clientAddr(r))
 		isWS := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 		spa := r.Header.Get(CSRFHeader) != "" || (isWS && r.Header.Get("Origin") != "" && a.origins.allowed(r))
 		if spa {
@@ -110,21 +110,28 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 	})
 }
 
-// wsInit authenticates a WebSocket from its connection_init payload: an
-// "authorization" ("Bearer …") or "token" entry. Without one, the identity
-// of the upgrade request (cookie) stands.
-func (a *authenticator) wsInit(ctx context.Context, payload map[string]any) (context.Context, error) {
-	var tok string
+// wsToken is the bearer token of a WebSocket's connection_init payload:
+// its "authorization" ("Bearer …", or the bare token) or "token" entry,
+// or "" when it has none.
+func wsToken(payload map[string]any) string {
 	if s, _ := payload["authorization"].(string); s != "" {
-		tok, _ = bearerToken(s)
-		if tok == "" {
-			tok = s
+		if tok, _ := bearerToken(s); tok != "" {
+			return tok
 		}
-	} else if s, _ := payload["Authorization"].(string); s != "" {
-		tok, _ = bearerToken(s)
-	} else if s, _ := payload["token"].(string); s != "" {
-		tok = s
+		return s
 	}
+	if s, _ := payload["Authorization"].(string); s != "" {
+		tok, _ := bearerToken(s)
+		return tok
+	}
+	s, _ := payload["token"].(string)
+	return s
+}
+
+// wsInit authenticates a WebSocket from the token of its connection_init
+// (wsToken). Without one, the identity of the upgrade request (cookie)
+// stands.
+func (a *authenticator) wsInit(ctx context.Context, tok string) (context.Context, error) {
 	if tok == "" {
 		return ctx, nil
 	}
@@ -169,16 +176,4 @@ func publicMessage(err error) string {
 		return fe.Message
 	}
 	return "internal error"
-}
-
-// clientAddr is the address sign-in limits count a request by: the peer
-// of the connection. X-Forwarded-For is not read: any client can set it,
-// and trusting it needs a configured list of proxies, which GPUnex does
-// not have yet (behind a proxy every client shares the proxy's address).
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

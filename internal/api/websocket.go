@@ -25,18 +25,22 @@ const (
 // gorillaWebsocket adapts gorilla/websocket to gqlgen's pluggable WebSocket
 // transport. Besides the plumbing it enforces what gqlgen leaves loose in
 // the graphql-transport-ws protocol: a subscribe before connection_init
-// closes with 4401, a second connection_init with 4429, and no
-// connection_init within initTimeout with 4408.
+// closes with 4401 and a second connection_init with 4429. On every
+// subprotocol (graphql-transport-ws, the legacy graphql-ws and none, which
+// gqlgen serves as graphql-ws) a socket without connection_init within
+// initTimeout closes with 4408, so an idle socket holds nothing for long;
+// the legacy protocol defines no code for it and takes the new one's.
 type gorillaWebsocket struct {
 	upgrader    websocket.Upgrader
 	initTimeout time.Duration
+	sockets     *sockets
 	onOpen      func()
 	onClose     func()
 }
 
 var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
 
-func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, onOpen, onClose func()) *gorillaWebsocket {
+func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, sockets *sockets, onOpen, onClose func()) *gorillaWebsocket {
 	return &gorillaWebsocket{
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
@@ -45,6 +49,7 @@ func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, onOpe
 			CheckOrigin:      origins.allowed,
 		},
 		initTimeout: initTimeout,
+		sockets:     sockets,
 		onOpen:      onOpen,
 		onClose:     onClose,
 	}
@@ -58,17 +63,19 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 	if err != nil {
 		return nil, err
 	}
-	c := &gorillaConn{conn: conn, onClose: g.onClose}
-	if conn.Subprotocol() == "graphql-transport-ws" {
-		c.strict = true
-		if g.initTimeout > 0 {
-			c.initTimer = time.AfterFunc(g.initTimeout, func() {
-				if !c.initSeen() {
-					_ = c.WriteClose(closeInitTimeout, "Connection initialisation timeout")
-					_ = c.Close()
-				}
-			})
-		}
+	c := &gorillaConn{conn: conn, onClose: g.onClose, strict: conn.Subprotocol() == "graphql-transport-ws"}
+	if g.initTimeout > 0 {
+		c.mu.Lock()
+		c.initTimer = time.AfterFunc(g.initTimeout, func() {
+			if !c.initSeen() {
+				_ = c.WriteClose(closeInitTimeout, "Connection initialisation timeout")
+				_ = c.Close()
+			}
+		})
+		c.mu.Unlock()
+	}
+	if s := socketFrom(r.Context()); s != nil && g.sockets != nil {
+		g.sockets.attach(s, c)
 	}
 	if g.onOpen != nil {
 		g.onOpen()
@@ -113,20 +120,26 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 		}
 		return mt, nil, err
 	}
-	if c.strict {
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(data, &head)
+	c.mu.Lock()
+	inited := c.inited
+	c.mu.Unlock()
+	if !c.strict && inited {
+		// The legacy protocol needs nothing more than connection_init seen.
+		return mt, bytes.NewReader(data), nil
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(data, &head)
+	if head.Type == "connection_init" {
 		c.mu.Lock()
-		inited := c.inited
-		if head.Type == "connection_init" {
-			c.inited = true
-			if c.initTimer != nil {
-				c.initTimer.Stop()
-			}
+		c.inited = true
+		if c.initTimer != nil {
+			c.initTimer.Stop()
 		}
 		c.mu.Unlock()
+	}
+	if c.strict {
 		switch {
 		case head.Type == "connection_init" && inited:
 			_ = c.WriteClose(closeTooManyInitRequests, "Too many initialisation requests")
