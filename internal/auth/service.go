@@ -91,7 +91,10 @@ type Service struct {
 	limiter    *limiter
 	sessionTTL time.Duration
 	onSignUp   []SignUpHook
-	agentCache sync.Map // token hash -> cachedAgent
+	// signUpMailer writes the emails of the public sign-up (see
+	// UseSignUpMail).
+	signUpMailer *SignUpMail
+	agentCache   sync.Map // token hash -> cachedAgent
 	// dummyHash is verified against when an email is unknown, so a login
 	// takes the same time whether or not the account exists.
 	dummyHash string

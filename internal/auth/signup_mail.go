@@ -3,11 +3,8 @@ package auth
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
-	"weak"
 
 	"github.com/uptrace/bun"
 
@@ -41,28 +38,17 @@ type SignUpMail struct {
 	PublicURL func() string
 }
 
-// signUpMails holds the SignUpMail of each Service (see UseSignUpMail).
-// It lives beside Service rather than in it only because service.go is
-// another change's file for now; it belongs in Service (or Deps), and the
-// weak key lets a Service that is no longer used go, with its entry.
-var signUpMails sync.Map // weak.Pointer[Service] -> SignUpMail
-
 // UseSignUpMail gives s the outbox and public URL that RequestSignUp
-// writes its emails with. Without it RequestSignUp fails (INTERNAL).
-func (s *Service) UseSignUpMail(m SignUpMail) {
-	key := weak.Make(s)
-	if _, loaded := signUpMails.Swap(key, m); !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[Service]) { signUpMails.Delete(k) }, key)
-	}
-}
+// writes its emails with (the platform calls it once, before serving).
+// Without it RequestSignUp fails (INTERNAL).
+func (s *Service) UseSignUpMail(m SignUpMail) { s.signUpMailer = &m }
 
 // signUpMail returns what UseSignUpMail gave s.
 func (s *Service) signUpMail() (SignUpMail, error) {
-	m, ok := signUpMails.Load(weak.Make(s))
-	if !ok {
+	if s.signUpMailer == nil {
 		return SignUpMail{}, fmt.Errorf("auth: sign-up mail is not configured (UseSignUpMail)")
 	}
-	return m.(SignUpMail), nil
+	return *s.signUpMailer, nil
 }
 
 func (m SignUpMail) publicURL() string {
