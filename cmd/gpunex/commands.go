@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -66,6 +68,69 @@ func (l *logFlags) logger() (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be text or json")
 }
 
+// apiFlags tune the HTTP surface of serve (api.Config).
+type apiFlags struct {
+	noIntrospect   bool
+	allowedOrigins string
+	secureCookies  bool
+	maxSubs        int
+	maxPerUser     int
+	maxPerAddress  int
+	trustedProxies string
+	metricsAddr    string
+}
+
+func (a *apiFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&a.noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
+	fs.StringVar(&a.allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")
+	fs.BoolVar(&a.secureCookies, "secure-cookies", envBool("GPUNEX_SECURE_COOKIES", false), "mark the session cookie Secure (behind TLS) (env GPUNEX_SECURE_COOKIES)")
+	fs.IntVar(&a.maxSubs, "ws-max-subscriptions", envInt("GPUNEX_WS_MAX_SUBSCRIPTIONS", 50), "operations (subscriptions) running at once on one WebSocket; one more is refused with RATE_LIMITED; -1 for no cap (env GPUNEX_WS_MAX_SUBSCRIPTIONS)")
+	fs.IntVar(&a.maxPerUser, "ws-max-per-user", envInt("GPUNEX_WS_MAX_PER_USER", 16), "WebSockets one user holds open on this replica; one more is closed with 4429 at connection_init; -1 for no cap (env GPUNEX_WS_MAX_PER_USER)")
+	fs.IntVar(&a.maxPerAddress, "ws-max-per-address", envInt("GPUNEX_WS_MAX_PER_ADDRESS", 64), "WebSockets open from one client address (an IPv6 /64) on this replica; one more is refused with 429; -1 for no cap (env GPUNEX_WS_MAX_PER_ADDRESS)")
+	fs.StringVar(&a.trustedProxies, "trusted-proxies", os.Getenv("GPUNEX_TRUSTED_PROXIES"), "comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-For names the client (for sign-in limits and socket caps); empty trusts none (env GPUNEX_TRUSTED_PROXIES)")
+	fs.StringVar(&a.metricsAddr, "metrics-addr", os.Getenv("GPUNEX_METRICS_ADDR"), "serve /metrics on this address (e.g. 127.0.0.1:9090) instead of the public one (env GPUNEX_METRICS_ADDR)")
+}
+
+// config is the api.Config the flags say.
+func (a *apiFlags) config() (api.Config, error) {
+	cfg := api.Config{
+		Introspection: !a.noIntrospect, SecureCookies: a.secureCookies,
+		WSMaxSubscriptions: a.maxSubs, WSMaxPerUser: a.maxPerUser, WSMaxPerAddress: a.maxPerAddress,
+		SeparateMetrics: a.metricsAddr != "",
+	}
+	if a.allowedOrigins != "" {
+		cfg.AllowedOrigins = strings.Split(a.allowedOrigins, ",")
+	}
+	for name, v := range map[string]int{"--ws-max-subscriptions": a.maxSubs, "--ws-max-per-user": a.maxPerUser, "--ws-max-per-address": a.maxPerAddress} {
+		if v == 0 || v < -1 {
+			return api.Config{}, fmt.Errorf("%s must be positive, or -1 for no cap", name)
+		}
+	}
+	if a.trustedProxies != "" {
+		proxies, err := api.ParseTrustedProxies(strings.Split(a.trustedProxies, ","))
+		if err != nil {
+			return api.Config{}, fmt.Errorf("--trusted-proxies: %w", err)
+		}
+		cfg.TrustedProxies = proxies
+	}
+	return cfg, nil
+}
+
+// serveMetrics serves /metrics of h on addr until the returned stop is
+// called.
+func serveMetrics(addr string, h http.Handler, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: unable to listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	logger.Info("gpunex: serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	return func() { _ = srv.Close() }, nil
+}
+
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		return v
@@ -75,12 +140,17 @@ func envOr(key, def string) string {
 
 // typedEnv are the environment variables that must parse as their type.
 var typedEnv = map[string]func(string) error{
-	"GPUNEX_DEMO":               parseBool,
-	"GPUNEX_DEMO_AGENTS":        parseBool,
-	"GPUNEX_NO_INTROSPECTION":   parseBool,
-	"GPUNEX_SECURE_COOKIES":     parseBool,
-	"GPUNEX_HEARTBEAT_INTERVAL": func(v string) error { _, err := time.ParseDuration(v); return err },
+	"GPUNEX_DEMO":                 parseBool,
+	"GPUNEX_DEMO_AGENTS":          parseBool,
+	"GPUNEX_NO_INTROSPECTION":     parseBool,
+	"GPUNEX_SECURE_COOKIES":       parseBool,
+	"GPUNEX_HEARTBEAT_INTERVAL":   func(v string) error { _, err := time.ParseDuration(v); return err },
+	"GPUNEX_WS_MAX_SUBSCRIPTIONS": parseInt,
+	"GPUNEX_WS_MAX_PER_USER":      parseInt,
+	"GPUNEX_WS_MAX_PER_ADDRESS":   parseInt,
 }
+
+func parseInt(v string) error { _, err := strconv.Atoi(v); return err }
 
 func parseBool(v string) error { _, err := strconv.ParseBool(v); return err }
 
@@ -95,7 +165,7 @@ func checkEnv() error {
 	}
 	if len(bad) > 0 {
 		slices.Sort(bad)
-		return errors.New(strings.Join(bad, "; ") + " (booleans: true/false/1/0; durations: 10s, 1m)")
+		return errors.New(strings.Join(bad, "; ") + " (booleans: true/false/1/0; durations: 10s, 1m; integers: 16)")
 	}
 	return nil
 }
@@ -104,6 +174,15 @@ func envDuration(key string, def time.Duration) time.Duration {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			return d
+		}
+	}
+	return def
+}
+
+func envInt(key string, def int) int {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
 		}
 	}
 	return def
@@ -135,21 +214,19 @@ func newRootCommand() *cobra.Command {
 
 func newServeCommand() *cobra.Command {
 	var (
-		st             storageFlags
-		lf             logFlags
-		addr           string
-		redisURL       string
-		redisPrefix    string
-		publicURL      string
-		smtpURL        string
-		mailFrom       string
-		agentImage     string
-		hbInterval     time.Duration
-		demoAgents     bool
-		withDemo       bool
-		noIntrospect   bool
-		allowedOrigins string
-		secureCookies  bool
+		st          storageFlags
+		lf          logFlags
+		addr        string
+		redisURL    string
+		redisPrefix string
+		publicURL   string
+		smtpURL     string
+		mailFrom    string
+		agentImage  string
+		hbInterval  time.Duration
+		demoAgents  bool
+		withDemo    bool
+		af          apiFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -163,21 +240,28 @@ func newServeCommand() *cobra.Command {
 				// Agents are told the interval in whole seconds.
 				return fmt.Errorf("--heartbeat-interval must be between 1s and 1h")
 			}
-			var origins []string
-			if allowedOrigins != "" {
-				origins = strings.Split(allowedOrigins, ",")
+			apiCfg, err := af.config()
+			if err != nil {
+				return err
 			}
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
 				Fleet:  fleet.Config{Interval: hbInterval},
 				Logger: logger, Clock: clock.Real{},
-				API: api.Config{Introspection: !noIntrospect, AllowedOrigins: origins, SecureCookies: secureCookies},
+				API: apiCfg,
 			})
 			if err != nil {
 				return err
 			}
 			defer p.Close()
+			if af.metricsAddr != "" {
+				stop, err := serveMetrics(af.metricsAddr, p.Handler.Metrics(), logger)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			if withDemo {
 				// The demo world is not part of the platform: its machines
 				// are agents, which the server proper never links.
@@ -219,9 +303,7 @@ func newServeCommand() *cobra.Command {
 	fs.DurationVar(&hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
 	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
-	fs.BoolVar(&noIntrospect, "no-introspection", envBool("GPUNEX_NO_INTROSPECTION", false), "disable GraphQL introspection and GraphiQL, for production (env GPUNEX_NO_INTROSPECTION)")
-	fs.StringVar(&allowedOrigins, "allowed-origins", os.Getenv("GPUNEX_ALLOWED_ORIGINS"), "extra comma-separated browser origins allowed to use WebSockets and the session cookie (env GPUNEX_ALLOWED_ORIGINS)")
-	fs.BoolVar(&secureCookies, "secure-cookies", envBool("GPUNEX_SECURE_COOKIES", false), "mark the session cookie Secure (behind TLS) (env GPUNEX_SECURE_COOKIES)")
+	af.register(fs)
 	return cmd
 }
 

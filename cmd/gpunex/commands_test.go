@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -78,4 +79,45 @@ func TestUnparsableEnvironmentValuesAreRefused(t *testing.T) {
 	t.Setenv("GPUNEX_SECURE_COOKIES", "yes please")
 	_, err := runCLI(t, "migrate", "status", "--data-dir", t.TempDir())
 	require.ErrorContains(t, err, `GPUNEX_SECURE_COOKIES="yes please" is not valid`)
+}
+
+// Issue 9 points 4 and 9: the socket caps, trusted proxies and a private
+// metrics address are serve flags with environment variables.
+func TestServeFlagsSetSocketCapsTrustedProxiesAndMetrics(t *testing.T) {
+	t.Setenv("GPUNEX_WS_MAX_PER_ADDRESS", "8")
+	var af apiFlags
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	af.register(fs)
+	require.NoError(t, fs.Parse([]string{"--ws-max-subscriptions", "5", "--ws-max-per-user", "-1",
+		"--trusted-proxies", "10.0.0.0/8, 192.0.2.7", "--metrics-addr", "127.0.0.1:0"}))
+	cfg, err := af.config()
+	require.NoError(t, err)
+	require.Equal(t, 5, cfg.WSMaxSubscriptions)
+	require.Equal(t, -1, cfg.WSMaxPerUser, "-1 lifts the cap")
+	require.Equal(t, 8, cfg.WSMaxPerAddress, "from GPUNEX_WS_MAX_PER_ADDRESS")
+	require.Len(t, cfg.TrustedProxies, 2)
+	require.Equal(t, "192.0.2.7/32", cfg.TrustedProxies[1].String())
+	require.True(t, cfg.SeparateMetrics)
+
+	var defaults apiFlags
+	fs = pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	defaults.register(fs)
+	require.NoError(t, fs.Parse(nil))
+	cfg, err = defaults.config()
+	require.NoError(t, err)
+	require.Equal(t, []int{50, 16, 8}, []int{cfg.WSMaxSubscriptions, cfg.WSMaxPerUser, cfg.WSMaxPerAddress})
+	require.False(t, cfg.SeparateMetrics)
+
+	for _, args := range [][]string{{"--trusted-proxies", "proxy.internal"}, {"--ws-max-per-user", "0"}} {
+		var bad apiFlags
+		fs = pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		bad.register(fs)
+		require.NoError(t, fs.Parse(args))
+		_, err = bad.config()
+		require.Error(t, err, "%v", args)
+	}
+
+	t.Setenv("GPUNEX_WS_MAX_PER_USER", "lots")
+	_, err = runCLI(t, "migrate", "status", "--data-dir", t.TempDir())
+	require.ErrorContains(t, err, `GPUNEX_WS_MAX_PER_USER="lots" is not valid`)
 }
