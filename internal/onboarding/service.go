@@ -184,7 +184,9 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 			return err
 		}
 		if app.UserID != viewer.User.ID {
-			return fault.E(fault.Forbidden, "only the applicant may edit an application")
+			// Another user's application does not exist for this viewer:
+			// the same answer as an unknown id (issue 9 point 9).
+			return fault.E(fault.NotFound, "no such application")
 		}
 		if !app.Status.IsOpen() {
 			return invalidState(app.Status, "edited")

@@ -281,7 +281,12 @@ func TestOnboardingFromApplicationToAgentToken(t *testing.T) {
 				other.SignUp(platformtest.UniqueEmail("mallory"), "correct horse battery", "Mallory")
 				r := other.Do(`mutation($id: ID!, $input: ProviderApplicationInput!) { updateProviderApplication(id: $id, input: $input) { userErrors { code } } }`,
 					map[string]any{"id": app.ID, "input": validApplication("m@example.com")})
-				require.Equal(t, []string{"FORBIDDEN"}, r.Codes())
+				require.Equal(t, []string{"NOT_FOUND"}, r.Codes(), "another user's application is answered as an unknown one")
+				theirs := r.Errors[0].Message
+				r = other.Do(`mutation($id: ID!, $input: ProviderApplicationInput!) { updateProviderApplication(id: $id, input: $input) { userErrors { code } } }`,
+					map[string]any{"id": "999999", "input": validApplication("m@example.com")})
+				require.Equal(t, []string{"NOT_FOUND"}, r.Codes())
+				require.Equal(t, theirs, r.Errors[0].Message, "the same answer as an id that does not exist")
 				var q struct{ ProviderApplication *application }
 				r = other.Do(`query($id: ID!) { providerApplication(id: $id) { id } }`, map[string]any{"id": app.ID})
 				require.Equal(t, []string{"NOT_FOUND"}, r.Codes())
