@@ -266,6 +266,8 @@ func New(cfg Config, deps Deps) *Server {
 	// Every other mutation field counts against its caller's write limit;
 	// an operation over it is refused whole.
 	gql.Use(writeLimit{auth: deps.Auth})
+	// __schema and __type where introspection is off, refused whole.
+	gql.Use(introspectionOff{})
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()

@@ -170,7 +170,24 @@ func TestIntrospectionAndGraphiQLFollowTheFlag(t *testing.T) {
 	t.Parallel()
 	for _, on := range []bool{true, false} {
 		s := platformtest.Start(t, platformtest.Stacks[0], platformtest.Options{API: api.Config{Introspection: on}})
-		r := s.NewAPIClient(t, "").Do(`{ __schema { queryType { name } } }`, nil)
+		c := s.NewAPIClient(t, "")
+		r := c.Do(`{ __schema { queryType { name } } }`, nil)
+		if !on {
+			// Refused whole, as the client's mistake: not an INTERNAL
+			// error per field (100 aliases were 100 logged errors), and
+			// through a fragment or under an alias alike.
+			for _, q := range []string{
+				`{ __type(name: "Query") { name } }`,
+				`{ health a: __schema { queryType { name } } }`,
+				`{ ...F } fragment F on Query { __type(name: "Query") { name } }`,
+			} {
+				r := c.Do(q, nil)
+				require.Equal(t, []string{"BAD_REQUEST"}, r.Codes(), q)
+				require.Contains(t, r.Errors[0].Message, "introspection is disabled")
+			}
+			require.Equal(t, []string{"BAD_REQUEST"}, r.Codes())
+			require.Contains(t, string(c.Do(`{ __typename health }`, nil).Data), `"health":true`, "__typename is not introspection")
+		}
 		res, err := http.Get(s.URL + "/graphiql")
 		require.NoError(t, err)
 		b, _ := io.ReadAll(res.Body)
