@@ -26,7 +26,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build run test test-all test-setup test-go test-unit test-spa e2e static lint lint-tool generate bench deps clean
+.PHONY: build run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench deps clean
 
 ## deps: install the SPA's npm packages from the lock file
 deps: $(FRONTEND)/node_modules/.package-lock.json
@@ -61,7 +61,7 @@ test:
 	bash scripts/test-env.sh $(TEST_ENV)
 	. ./$(TEST_ENV) && $(MAKE) --no-print-directory --keep-going test-all
 
-test-all: test-setup lint static test-go test-unit test-spa e2e
+test-all: test-setup lint static test-go test-fuzz test-unit test-spa e2e
 
 ## test-setup: scripts/test-env.sh against stub commands (packages absent or present,
 ## services down or up); shellcheck on the CI and set-up scripts
@@ -78,6 +78,29 @@ static:
 ## or `. bin/test.env` after one make test) the PostgreSQL and Redis cases skip.
 test-go:
 	$(GO) test -count=1 ./...
+
+## test-fuzz: each fuzz target a little further than its corpus, one go test -fuzz
+## per target (go test fuzzes one at a time): a count of executions each, sized to
+## about a second here, because a -fuzztime in seconds can fail at its
+## deadline with no input at fault ("context deadline exceeded", go.dev/issue/75804,
+## fixed in Go 1.27). test-go already runs every target's seeds and committed
+## corpus (testdata/fuzz/) as unit tests. Longer: make test-fuzz FUZZTIME=5m. A
+## failure writes its input under the package's testdata/fuzz/<target>/.
+FUZZTIME ?=
+FUZZ_TARGETS := \
+	./internal/api:FuzzPreparedVariables:200 \
+	./internal/api:FuzzRequestDecoder:500 \
+	./internal/api:FuzzOperationLimits:500 \
+	./models:FuzzUSDC:5000 \
+	./internal/onboarding:FuzzAvailability:1000 \
+	./internal/fleet:FuzzHeartbeatTelemetry:500
+test-fuzz:
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; budget="$(FUZZTIME)"; \
+	  [ -n "$$budget" ] || budget=$${rest#*:}x; \
+	  echo "==> $$name ($$pkg, $$budget)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime "$$budget" "$$pkg" || status=1; \
+	done; exit $$status
 
 ## test-unit: the SPA's unit tests (Vitest)
 test-unit: deps
