@@ -94,12 +94,12 @@ func checkText(v *fault.Validation, field, s string, max int, required bool) {
 // only as an end.
 func parseClock(s string, isEnd bool) (int, bool) {
 	h, m, ok := strings.Cut(s, ":")
-	if !ok || len(h) != 2 || len(m) != 2 {
+	if !ok || !twoDigits(h) || !twoDigits(m) {
 		return 0, false
 	}
-	hh, err1 := strconv.Atoi(h)
-	mm, err2 := strconv.Atoi(m)
-	if err1 != nil || err2 != nil || mm < 0 || mm > 59 || hh < 0 {
+	hh, _ := strconv.Atoi(h)
+	mm, _ := strconv.Atoi(m)
+	if mm > 59 {
 		return 0, false
 	}
 	if hh == 24 && mm == 0 && isEnd {
@@ -109,6 +109,12 @@ func parseClock(s string, isEnd bool) (int, bool) {
 		return 0, false
 	}
 	return hh*60 + mm, true
+}
+
+// twoDigits reports whether s is exactly two ASCII digits (no sign, which
+// strconv.Atoi would take: "+9" is not an hour).
+func twoDigits(s string) bool {
+	return len(s) == 2 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9'
 }
 
 // normalize trims the input in place and validates it, naming each bad
