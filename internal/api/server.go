@@ -79,7 +79,12 @@ type Config struct {
 	// bounds how long one outlives its session when an announcement was
 	// never published.
 	WSSessionCheck time.Duration
-	// A negative WSMax… value lifts that cap.
+	// WSMessageRate paces the messages read from one WebSocket (default
+	// 100 a second, after a burst of as many): past it the server reads
+	// more slowly and the client's writes back up, so one client flooding
+	// a socket with subscribes costs no more than that.
+	WSMessageRate int
+	// A negative WSMax… or WSMessageRate value lifts that cap.
 
 	// TrustedProxies are the reverse proxies (CIDR prefixes; see
 	// ParseTrustedProxies) whose X-Forwarded-For is believed: behind
@@ -126,6 +131,9 @@ func (c *Config) defaults() {
 	}
 	if c.WSMaxPerAddress == 0 {
 		c.WSMaxPerAddress = 64
+	}
+	if c.WSMessageRate == 0 {
+		c.WSMessageRate = 100
 	}
 	if c.WSSessionCheck <= 0 {
 		c.WSSessionCheck = 5 * time.Minute
@@ -211,7 +219,7 @@ func New(cfg Config, deps Deps) *Server {
 
 	gql := handler.New(deps.Schema)
 	gql.AddTransport(transport.Websocket{
-		Implementation: newGorillaWebsocket(origins, cfg.WSInitTimeout, sockets,
+		Implementation: newGorillaWebsocket(origins, cfg.WSInitTimeout, cfg.WSMessageRate, sockets,
 			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			tok := wsToken(p)
@@ -254,8 +262,8 @@ func New(cfg Config, deps Deps) *Server {
 		gql.SetDisableSuggestion(true)
 	}
 	gql.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	// Before every operation on a WebSocket: its session still holds, and
-	// the socket is under its cap of running operations.
+	// Before anything else counts an operation on a WebSocket: its
+	// session still holds, and the socket has room for one more.
 	gql.Use(socketGuard{sockets: sockets})
 	// After the persisted queries (which fill in the document) and before
 	// gqlgen validates it; among the operation context mutators only

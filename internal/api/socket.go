@@ -64,9 +64,9 @@ type sockets struct {
 	open          int
 	stopListening context.CancelFunc
 	byAddress     map[string]int
-	byOwner   map[string]int
-	bySession map[int64]map[*socket]struct{}
-	byAgent   map[string]map[*socket]struct{}
+	byOwner       map[string]int
+	bySession     map[int64]map[*socket]struct{}
+	byAgent       map[string]map[*socket]struct{}
 }
 
 // socket is one open WebSocket as the registry knows it. Its fields other
@@ -81,8 +81,10 @@ type socket struct {
 	agentHash  string
 	timer      *time.Timer
 	released   bool
-	// active counts the operations running on the socket.
+	// active counts the operations running on the socket; slots holds
+	// the operation contexts that took one and were not dispatched yet.
 	active atomic.Int64
+	slots  sync.Map
 }
 
 func newSockets(a *auth.Service, logger *slog.Logger, m *metrics, limits socketLimits, proxies proxyPolicy, ctx context.Context) *sockets {
@@ -399,56 +401,87 @@ func (r *sockets) schedule(s *socket, d time.Duration) {
 }
 
 // socketGuard runs before every operation on a WebSocket (every subscribe
-// message, queries and mutations included): it checks the socket's
-// session or agent token, answering UNAUTHENTICATED and closing the socket
-// with 4403 when it has ended, and counts the operation against the
-// socket's cap until it ends, answering RATE_LIMITED over it (the socket
-// stays open). HTTP requests pass untouched.
+// message, queries and mutations included), in the socket's read loop,
+// before gqlgen starts a goroutine for it. It caps the operations running
+// at once on the socket: one more is answered RATE_LIMITED and the socket
+// stays open. Then it checks that the socket's session or agent token
+// still holds (one query): when it has ended the operation is answered
+// UNAUTHENTICATED and the socket closes with 4403 as soon as the transport
+// has written the answer. Being in the read loop, a socket checks one
+// operation at a time, so a flood of subscribes queues on its own
+// connection (a client that does not read its answers stops being read),
+// not on the database or in goroutines, and one over the cap costs no
+// query. HTTP requests pass untouched.
+//
+// The slot an operation takes is given back exactly once: when the
+// transport cancels the context of a dispatched operation (its stream
+// ended, the client completed it, or the socket closed), or, when a later
+// context mutator refused the operation, as gqlgen presents that error
+// (the only response of an operation never dispatched).
 type socketGuard struct {
 	sockets *sockets
 }
 
 var (
-	_ graphql.HandlerExtension     = socketGuard{}
-	_ graphql.OperationInterceptor = socketGuard{}
+	_ graphql.HandlerExtension        = socketGuard{}
+	_ graphql.OperationContextMutator = socketGuard{}
+	_ graphql.OperationInterceptor    = socketGuard{}
+	_ graphql.ResponseInterceptor     = socketGuard{}
 )
 
 func (socketGuard) ExtensionName() string                   { return "SocketGuard" }
 func (socketGuard) Validate(graphql.ExecutableSchema) error { return nil }
 
-func (g socketGuard) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+func (g socketGuard) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	s := socketFrom(ctx)
 	if s == nil {
-		return next(ctx)
+		return nil
 	}
 	r := g.sockets
-	ok, _, err := r.alive(ctx, s)
-	if err != nil {
-		r.logger.ErrorContext(ctx, "api: unable to check a WebSocket's session", "err", err)
-		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{coded(fault.Internal, gqlerror.Errorf("internal error"))}})
-	}
-	if !ok {
-		// The answer goes out first; the transport asks for the next one
-		// only once it is written, and then the socket closes.
-		sent := false
-		return func(context.Context) *graphql.Response {
-			if !sent {
-				sent = true
-				return &graphql.Response{Errors: gqlerror.List{coded(fault.Unauthenticated,
-					gqlerror.Errorf("the session of this WebSocket has ended; sign in again"))}}
-			}
-			r.forbid(s)
-			return nil
-		}
-	}
-	if n := s.active.Add(1); !within(int(n-1), r.limits.subscriptions) {
+	// The cap first: a flood of subscribes over it costs no query.
+	limit := r.limits.subscriptions
+	if n := s.active.Add(1); !within(int(n-1), limit) {
 		s.active.Add(-1)
 		r.metrics.websocketsRefused.WithLabelValues("subscriptions").Inc()
-		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{coded(fault.RateLimited, gqlerror.Errorf(
-			"at most %d operations may run at once on one WebSocket; complete one first", r.limits.subscriptions))}})
+		return coded(fault.RateLimited, gqlerror.Errorf(
+			"at most %d operations may run at once on one WebSocket; complete one first", limit))
 	}
-	// The transport cancels an operation's context exactly once, when its
-	// stream ends, the client completes it or the socket closes.
-	context.AfterFunc(ctx, func() { s.active.Add(-1) })
+	ok, _, err := r.alive(ctx, s)
+	if err != nil {
+		s.active.Add(-1)
+		r.logger.ErrorContext(ctx, "api: unable to check a WebSocket's session", "err", err)
+		return coded(fault.Internal, gqlerror.Errorf("internal error"))
+	}
+	if !ok {
+		s.active.Add(-1)
+		r.mu.Lock()
+		c := s.conn
+		r.mu.Unlock()
+		if c != nil {
+			c.forbidAtNextRead()
+		}
+		return coded(fault.Unauthenticated, gqlerror.Errorf("the session of this WebSocket has ended; sign in again"))
+	}
+	s.slots.Store(oc, struct{}{})
+	return nil
+}
+
+func (g socketGuard) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	if s := socketFrom(ctx); s != nil {
+		if _, took := s.slots.LoadAndDelete(graphql.GetOperationContext(ctx)); took {
+			context.AfterFunc(ctx, func() { s.active.Add(-1) })
+		}
+	}
+	return next(ctx)
+}
+
+func (g socketGuard) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if s := socketFrom(ctx); s != nil && graphql.HasOperationContext(ctx) {
+		// A dispatched operation gave its slot to InterceptOperation
+		// already; one still here was refused after it was taken.
+		if _, took := s.slots.LoadAndDelete(graphql.GetOperationContext(ctx)); took {
+			s.active.Add(-1)
+		}
+	}
 	return next(ctx)
 }

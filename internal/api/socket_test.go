@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +187,49 @@ func TestIssue9Point4SubscriptionsPerSocketAreCapped(t *testing.T) {
 
 	require.NoError(t, c.conn.Close())
 	requireGoroutinesBack(t, before)
+}
+
+// Point 4 of issue 9: an operation refused by a check made after the
+// socket's cap (here __schema with introspection off) gives its slot back.
+func TestIssue9Point4AnOperationRefusedLaterGivesItsSlotBack(t *testing.T) {
+	t.Parallel()
+	srv := tickServer(t, Config{WSMaxSubscriptions: 1})
+	c, _, err := dial(t, srv, "graphql-transport-ws")
+	require.NoError(t, err)
+	c.init()
+	for _, id := range []string{"1", "2", "3"} {
+		c.send("subscribe", id, map[string]any{"query": "{ __schema { queryType { name } } }"})
+		m := c.read()
+		require.Contains(t, string(m.Payload), "BAD_REQUEST", "%s", m.Payload)
+		require.Equal(t, "complete", c.read().Type)
+	}
+	c.send("subscribe", "4", map[string]any{"query": "subscription { tick }"})
+	m := c.read()
+	require.Equal(t, "next", m.Type)
+	require.JSONEq(t, `{"data":{"tick":1}}`, string(m.Payload))
+}
+
+// Bad input (issue 9): a socket's messages are read at WSMessageRate
+// after a burst of as many, so a flood costs no more than that.
+func TestIssue9MessagesOfOneSocketAreReadAtTheirRate(t *testing.T) {
+	t.Parallel()
+	srv := tickServer(t, Config{WSMessageRate: 50})
+	c, _, err := dial(t, srv, "graphql-transport-ws")
+	require.NoError(t, err)
+	c.init()
+	start := time.Now()
+	for i := range 100 {
+		c.send("subscribe", strconv.Itoa(i), map[string]any{"query": "{ health }"})
+	}
+	for answered := 0; answered < 100; {
+		if c.read().Type == "complete" {
+			answered++
+		}
+	}
+	elapsed := time.Since(start)
+	t.Logf("100 messages at 50 a second after a burst of 50: %v", elapsed)
+	require.Greater(t, elapsed, 800*time.Millisecond)
+	require.Less(t, elapsed, 3*time.Second)
 }
 
 // Point 4 of issue 9: a client address over its cap is refused with 429

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -33,14 +34,21 @@ const (
 type gorillaWebsocket struct {
 	upgrader    websocket.Upgrader
 	initTimeout time.Duration
-	sockets     *sockets
-	onOpen      func()
-	onClose     func()
+	// messageInterval paces the reads of a socket past a burst (see
+	// Config.WSMessageRate); zero reads as fast as messages come.
+	messageInterval time.Duration
+	sockets         *sockets
+	onOpen          func()
+	onClose         func()
 }
 
 var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
 
-func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, sockets *sockets, onOpen, onClose func()) *gorillaWebsocket {
+func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, messageRate int, sockets *sockets, onOpen, onClose func()) *gorillaWebsocket {
+	var interval time.Duration
+	if messageRate > 0 {
+		interval = time.Second / time.Duration(messageRate)
+	}
 	return &gorillaWebsocket{
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
@@ -48,10 +56,11 @@ func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, socke
 			WriteBufferSize:  4096,
 			CheckOrigin:      origins.allowed,
 		},
-		initTimeout: initTimeout,
-		sockets:     sockets,
-		onOpen:      onOpen,
-		onClose:     onClose,
+		initTimeout:     initTimeout,
+		messageInterval: interval,
+		sockets:         sockets,
+		onOpen:          onOpen,
+		onClose:         onClose,
 	}
 }
 
@@ -63,7 +72,8 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 	if err != nil {
 		return nil, err
 	}
-	c := &gorillaConn{conn: conn, onClose: g.onClose, strict: conn.Subprotocol() == "graphql-transport-ws"}
+	c := &gorillaConn{conn: conn, onClose: g.onClose, strict: conn.Subprotocol() == "graphql-transport-ws",
+		pace: pace{interval: g.messageInterval}}
 	if g.initTimeout > 0 {
 		c.mu.Lock()
 		c.initTimer = time.AfterFunc(g.initTimeout, func() {
@@ -94,7 +104,16 @@ type gorillaConn struct {
 	inited    bool
 	closed    bool
 	initTimer *time.Timer
+	pace      pace
+	// forbidden closes the socket with 4403 at the next read, once the
+	// transport has answered the operation that found its session ended.
+	forbidden atomic.Bool
 }
+
+// forbidAtNextRead makes the next read close the socket with 4403. The
+// transport reads again only after writing its answer to the current
+// message, so that answer goes out first.
+func (c *gorillaConn) forbidAtNextRead() { c.forbidden.Store(true) }
 
 var (
 	_ transport.WebsocketConn          = (*gorillaConn)(nil)
@@ -113,6 +132,11 @@ func (c *gorillaConn) initSeen() bool {
 var errProtocolClosed = errors.New("websocket: closed for a protocol violation")
 
 func (c *gorillaConn) NextReader() (int, io.Reader, error) {
+	if c.forbidden.Load() {
+		_ = c.WriteClose(closeForbidden, "Forbidden")
+		return 0, nil, errProtocolClosed
+	}
+	c.pace.wait()
 	mt, data, err := c.conn.ReadMessage()
 	if err != nil {
 		if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseNoStatusReceived, websocket.CloseGoingAway) {
@@ -187,4 +211,31 @@ func (c *gorillaConn) Close() error {
 		c.onClose()
 	}
 	return c.conn.Close()
+}
+
+// pace spaces the reads of one socket: a burst of a second's worth of
+// messages goes through at once, then one every interval. Waiting to read
+// costs the server nothing: the client's writes back up in TCP, so a
+// client flooding one socket with messages takes no more of the server
+// than its rate, and others are served as usual. Only the read loop uses
+// it.
+type pace struct {
+	interval time.Duration
+	// next is when the next message is due: at most a second's worth of
+	// intervals in the past (the burst).
+	next time.Time
+}
+
+func (p *pace) wait() {
+	if p.interval <= 0 {
+		return
+	}
+	now := time.Now()
+	if earliest := now.Add(-time.Second); p.next.Before(earliest) {
+		p.next = earliest
+	}
+	p.next = p.next.Add(p.interval)
+	if d := p.next.Sub(now); d > 0 {
+		time.Sleep(d)
+	}
 }
