@@ -88,7 +88,7 @@ func (a *apiFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.maxSubs, "ws-max-subscriptions", envInt("GPUNEX_WS_MAX_SUBSCRIPTIONS", 50), "operations (subscriptions) running at once on one WebSocket; one more is refused with RATE_LIMITED; -1 for no cap (env GPUNEX_WS_MAX_SUBSCRIPTIONS)")
 	fs.IntVar(&a.maxPerUser, "ws-max-per-user", envInt("GPUNEX_WS_MAX_PER_USER", 16), "WebSockets one user holds open on this replica; one more is closed with 4429 at connection_init; -1 for no cap (env GPUNEX_WS_MAX_PER_USER)")
 	fs.IntVar(&a.maxPerAddress, "ws-max-per-address", envInt("GPUNEX_WS_MAX_PER_ADDRESS", 64), "WebSockets open from one client address (an IPv6 /64) on this replica; one more is refused with 429; -1 for no cap (env GPUNEX_WS_MAX_PER_ADDRESS)")
-	fs.IntVar(&a.messageRate, "ws-message-rate", envInt("GPUNEX_WS_MESSAGE_RATE", 100), "messages a second read from one WebSocket after a burst of as many; a flooding client's writes back up; -1 for no pacing (env GPUNEX_WS_MESSAGE_RATE)")
+	fs.IntVar(&a.messageRate, "ws-message-rate", envInt("GPUNEX_WS_MESSAGE_RATE", 20), "messages a second read from one WebSocket after a burst of as many; a flooding client's writes back up; -1 for no pacing (env GPUNEX_WS_MESSAGE_RATE)")
 	fs.StringVar(&a.trustedProxies, "trusted-proxies", os.Getenv("GPUNEX_TRUSTED_PROXIES"), "comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-For names the client (for sign-in limits and socket caps); empty trusts none (env GPUNEX_TRUSTED_PROXIES)")
 	fs.StringVar(&a.metricsAddr, "metrics-addr", os.Getenv("GPUNEX_METRICS_ADDR"), "serve /metrics on this address (e.g. 127.0.0.1:9090) instead of the public one (env GPUNEX_METRICS_ADDR)")
 }

@@ -105,7 +105,7 @@ func TestServeFlagsSetSocketCapsTrustedProxiesAndMetrics(t *testing.T) {
 	require.NoError(t, fs.Parse(nil))
 	cfg, err = defaults.config()
 	require.NoError(t, err)
-	require.Equal(t, []int{50, 16, 8, 100}, []int{cfg.WSMaxSubscriptions, cfg.WSMaxPerUser, cfg.WSMaxPerAddress, cfg.WSMessageRate})
+	require.Equal(t, []int{50, 16, 8, 20}, []int{cfg.WSMaxSubscriptions, cfg.WSMaxPerUser, cfg.WSMaxPerAddress, cfg.WSMessageRate})
 	require.False(t, cfg.SeparateMetrics)
 
 	for _, args := range [][]string{{"--trusted-proxies", "proxy.internal"}, {"--ws-max-per-user", "0"}} {

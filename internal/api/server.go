@@ -80,7 +80,8 @@ type Config struct {
 	// never published.
 	WSSessionCheck time.Duration
 	// WSMessageRate paces the messages read from one WebSocket (default
-	// 100 a second, after a burst of as many): past it the server reads
+	// 20 a second, after a burst of as many; the SPA sends a handful when
+	// a page opens and a pong every 25s): past it the server reads
 	// more slowly and the client's writes back up, so one client flooding
 	// a socket with subscribes costs no more than that.
 	WSMessageRate int
@@ -133,7 +134,7 @@ func (c *Config) defaults() {
 		c.WSMaxPerAddress = 64
 	}
 	if c.WSMessageRate == 0 {
-		c.WSMessageRate = 100
+		c.WSMessageRate = 20
 	}
 	if c.WSSessionCheck <= 0 {
 		c.WSSessionCheck = 5 * time.Minute
