@@ -280,7 +280,7 @@ func New(cfg Config, deps Deps) *Server {
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()
-	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, authn.middleware(okForJSON(gql)))))
+	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, checkRequest(authn.middleware(okForJSON(gql))))))
 	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
 	if cfg.Introspection {
 		mux.Handle("GET /graphiql", playground.Handler("GPUnex GraphiQL", "/graphql"))
