@@ -53,9 +53,16 @@ type Config struct {
 	SpreadLimit   int
 	AliasLimit    int
 	// WSInitTimeout is how long a WebSocket may wait before connection_init
-	// (default 10s); WSKeepAlive the interval of protocol pings (default 25s).
-	WSInitTimeout time.Duration
-	WSKeepAlive   time.Duration
+	// (default 10s). WSKeepAlive is the interval of protocol pings (default
+	// 25s): on graphql-transport-ws a peer that answers none for two
+	// intervals is dropped (so a vanished peer within 50 s by default); the
+	// legacy graphql-ws has no pong and gets keep-alive messages only.
+	// WSWriteTimeout bounds one write to a socket (default 10s): a peer
+	// that stalls past it, or any failed write, ends the socket and its
+	// subscriptions, and nobody else waits for it.
+	WSInitTimeout  time.Duration
+	WSKeepAlive    time.Duration
+	WSWriteTimeout time.Duration
 	// WSMaxSubscriptions caps the operations running at once on one
 	// WebSocket, subscriptions and any query or mutation sent over it
 	// (default 50; the SPA runs fewer than 10): one more is refused with
@@ -120,6 +127,9 @@ func (c *Config) defaults() {
 	}
 	if c.WSInitTimeout == 0 {
 		c.WSInitTimeout = 10 * time.Second
+	}
+	if c.WSWriteTimeout == 0 {
+		c.WSWriteTimeout = 10 * time.Second
 	}
 	if c.WSKeepAlive == 0 {
 		c.WSKeepAlive = 25 * time.Second
@@ -220,7 +230,7 @@ func New(cfg Config, deps Deps) *Server {
 
 	gql := handler.New(deps.Schema)
 	gql.AddTransport(transport.Websocket{
-		Implementation: newGorillaWebsocket(origins, cfg.WSInitTimeout, cfg.WSMessageRate, sockets,
+		Implementation: newGorillaWebsocket(origins, wsTimings{init: cfg.WSInitTimeout, write: cfg.WSWriteTimeout, messageRate: cfg.WSMessageRate}, sockets,
 			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			tok := wsToken(p)
@@ -239,7 +249,7 @@ func New(cfg Config, deps Deps) *Server {
 		},
 		KeepAlivePingInterval: cfg.WSKeepAlive,
 		PingPongInterval:      cfg.WSKeepAlive,
-		MissingPongOk:         true,
+		MissingPongOk:         false,
 		PayloadReadLimit:      &cfg.MaxBodyBytes,
 	})
 	gql.AddTransport(transport.Options{})

@@ -32,8 +32,9 @@ const (
 // initTimeout closes with 4408, so an idle socket holds nothing for long;
 // the legacy protocol defines no code for it and takes the new one's.
 type gorillaWebsocket struct {
-	upgrader    websocket.Upgrader
-	initTimeout time.Duration
+	upgrader     websocket.Upgrader
+	initTimeout  time.Duration
+	writeTimeout time.Duration
 	// messageInterval paces the reads of a socket past a burst (see
 	// Config.WSMessageRate); zero reads as fast as messages come.
 	messageInterval time.Duration
@@ -44,10 +45,18 @@ type gorillaWebsocket struct {
 
 var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
 
-func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, messageRate int, sockets *sockets, onOpen, onClose func()) *gorillaWebsocket {
+// wsTimings are the clocks of every socket: the wait for
+// connection_init, the bound of one write, and the pace of reads
+// (messages a second; zero or less reads as fast as messages come).
+type wsTimings struct {
+	init, write time.Duration
+	messageRate int
+}
+
+func newGorillaWebsocket(origins *originPolicy, t wsTimings, sockets *sockets, onOpen, onClose func()) *gorillaWebsocket {
 	var interval time.Duration
-	if messageRate > 0 {
-		interval = time.Second / time.Duration(messageRate)
+	if t.messageRate > 0 {
+		interval = time.Second / time.Duration(t.messageRate)
 	}
 	return &gorillaWebsocket{
 		upgrader: websocket.Upgrader{
@@ -56,7 +65,8 @@ func newGorillaWebsocket(origins *originPolicy, initTimeout time.Duration, messa
 			WriteBufferSize:  4096,
 			CheckOrigin:      origins.allowed,
 		},
-		initTimeout:     initTimeout,
+		initTimeout:     t.init,
+		writeTimeout:    t.write,
 		messageInterval: interval,
 		sockets:         sockets,
 		onOpen:          onOpen,
@@ -73,7 +83,7 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 		return nil, err
 	}
 	c := &gorillaConn{conn: conn, onClose: g.onClose, strict: conn.Subprotocol() == "graphql-transport-ws",
-		pace: pace{interval: g.messageInterval}}
+		pace: pace{interval: g.messageInterval}, writeTimeout: g.writeTimeout}
 	if g.initTimeout > 0 {
 		c.mu.Lock()
 		c.initTimer = time.AfterFunc(g.initTimeout, func() {
@@ -94,9 +104,10 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 }
 
 type gorillaConn struct {
-	conn    *websocket.Conn
-	strict  bool
-	onClose func()
+	conn         *websocket.Conn
+	strict       bool
+	onClose      func()
+	writeTimeout time.Duration
 
 	writeMu sync.Mutex
 
@@ -176,11 +187,21 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 	return mt, bytes.NewReader(data), nil
 }
 
+// WriteJSON writes one message within the write timeout. A write that
+// fails (the peer vanished, or stalled past the timeout) ends the socket:
+// closing the connection ends the transport's read loop and with it every
+// subscription of the socket, where gqlgen alone would ignore the error
+// and keep resolving events for nobody. Other sockets never wait for
+// this one: each has its own lock and writer.
 func (c *gorillaConn) WriteJSON(v any) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	_ = c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	return c.conn.WriteJSON(v)
+	_ = c.conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	if err := c.conn.WriteJSON(v); err != nil {
+		_ = c.conn.NetConn().Close()
+		return err
+	}
+	return nil
 }
 
 func (c *gorillaConn) WriteClose(code int, message string) error {

@@ -1,0 +1,143 @@
+package platform_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/platform/platformtest"
+)
+
+// Issue 10 point 3: liveness uses the protocol's ping/pong. With pings
+// every 200 ms, a peer that reads but never answers them is dropped
+// within two intervals (and a little slack), while a peer that answers
+// them stays connected as long as it likes; both on every stack.
+func TestAPeerThatStopsAnsweringPingsIsDropped(t *testing.T) {
+	t.Parallel()
+	const interval = 200 * time.Millisecond
+	platformtest.Each(t, platformtest.Options{API: api.Config{WSKeepAlive: interval}}, func(t *testing.T, s *platformtest.Server) {
+		live, _, err := s.DialWS(t, nil)
+		require.NoError(t, err)
+		live.Init(nil)
+		// The live peer answers each ping with a pong; it must still be
+		// there, and served, well past the time the silent one is dropped.
+		msgs := make(chan platformtest.WSMessage, 16)
+		var wmu sync.Mutex
+		go func() {
+			defer close(msgs)
+			for {
+				var m platformtest.WSMessage
+				if err := live.Conn.ReadJSON(&m); err != nil {
+					return
+				}
+				if m.Type == "ping" {
+					wmu.Lock()
+					_ = live.Conn.WriteJSON(map[string]string{"type": "pong"})
+					wmu.Unlock()
+					continue
+				}
+				msgs <- m
+			}
+		}()
+		silent, _, err := s.DialWS(t, nil)
+		require.NoError(t, err)
+		silent.Init(nil)
+
+		began := time.Now()
+		pings, dropped := 0, time.Duration(0)
+		for dropped == 0 {
+			require.Less(t, time.Since(began), 2*interval+time.Second, "a silent peer is dropped within two ping intervals")
+			_ = silent.Conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			var m struct{ Type string }
+			_, data, err := silent.Conn.ReadMessage()
+			if err != nil {
+				dropped = time.Since(began)
+				break
+			}
+			require.NoError(t, json.Unmarshal(data, &m))
+			if m.Type == "ping" {
+				pings++ // and no pong
+			}
+		}
+		require.Positive(t, pings, "the server pinged")
+		require.Less(t, dropped, 2*interval+time.Second, "a silent peer is dropped within two ping intervals")
+
+		if remaining := 6*interval - time.Since(began); remaining > 0 {
+			time.Sleep(remaining)
+		}
+		wmu.Lock()
+		require.NoError(t, live.Conn.WriteJSON(map[string]any{"id": "q", "type": "subscribe", "payload": map[string]any{"query": "{ health }"}}))
+		wmu.Unlock()
+		select {
+		case m, ok := <-msgs:
+			require.True(t, ok, "the answering peer was dropped")
+			require.Equal(t, "next", m.Type)
+			require.Contains(t, string(m.Payload), `"health":true`)
+		case <-time.After(5 * time.Second):
+			require.FailNow(t, "no answer on the answering peer's socket")
+		}
+	})
+}
+
+// Issue 10 point 3: a write that fails ends the socket. A client that
+// sends thousands of queries and stops reading fills its TCP buffers; the
+// server's next write waits out the write timeout (300 ms here), fails,
+// and the socket is closed, while another client on the same server is
+// answered as usual the whole time.
+func TestAStalledClientIsClosedAfterTheWriteTimeoutAndDelaysNobody(t *testing.T) {
+	t.Parallel()
+	opts := platformtest.Options{API: api.Config{WSWriteTimeout: 300 * time.Millisecond, WSMessageRate: -1, WSMaxSubscriptions: -1}}
+	platformtest.Each(t, opts, func(t *testing.T, s *platformtest.Server) {
+		stalled, _, err := s.DialWS(t, nil)
+		require.NoError(t, err)
+		stalled.Init(nil)
+		const query = `{ supportedGpuModels { key family name variant nvmlNames vramGb memoryType memoryBandwidthGBs fp32Tflops fp16Tflops fp16TensorTflops tf32TensorTflops maxPowerW interface source unconfirmed } }`
+		// Send until the server stops taking them (its writes are stuck
+		// behind ours) or enough for many megabytes of answers.
+		_ = stalled.Conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		for i := 0; i < 5000; i++ {
+			if err := stalled.Conn.WriteJSON(map[string]any{"id": "q" + strconv.Itoa(i), "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
+				break
+			}
+		}
+
+		// Meanwhile another client is served at once, over HTTP and over a
+		// socket of its own.
+		other := s.NewAPIClient(t, "")
+		began := time.Now()
+		var out struct{ Health bool }
+		other.MustDo(&out, `{ health }`, nil)
+		require.True(t, out.Health)
+		ws, _, err := s.DialWS(t, nil)
+		require.NoError(t, err)
+		ws.Init(nil)
+		ws.Subscribe("h", `{ health }`, nil)
+		m := ws.MustRead(5 * time.Second)
+		require.Equal(t, "next", m.Type)
+		require.Less(t, time.Since(began), 2*time.Second, "the other client waited for the stalled one")
+
+		// The stalled client, reading at last (after a stall long enough
+		// for the server to fill the buffers and wait out its timeout),
+		// finds its socket closed by the server once it has drained what
+		// was sent before.
+		time.Sleep(3 * time.Second)
+		_ = stalled.Conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		answers := 0
+		for {
+			if _, _, err := stalled.Conn.ReadMessage(); err != nil {
+				var ne net.Error
+				require.False(t, errors.As(err, &ne) && ne.Timeout(), "the stalled socket was never closed (%d answers read)", answers)
+				break
+			}
+			answers++
+		}
+		require.Less(t, answers, 5000, "the server gave up on the stalled socket before answering everything")
+	})
+}
