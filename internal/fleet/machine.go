@@ -88,7 +88,9 @@ type StatusEvent struct {
 // Subscribe streams providerID's machines: every machine's current state
 // first (Initial), then each transition as it happens, until ctx ends. The
 // channel closes early if the subscriber falls behind; resubscribing sends
-// the current state again, so nothing that matters is lost.
+// the current state again, so nothing that matters is lost. A transition
+// is loaded once per replica for every dashboard of the provider, not once
+// per dashboard (bus.Shared); the events are shared and read-only.
 func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *StatusEvent, error) {
 	current := func(ctx context.Context) ([]*StatusEvent, error) {
 		ms, err := s.Machines(ctx, providerID)
@@ -101,19 +103,21 @@ func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *Stat
 		}
 		return evs, nil
 	}
-	transition := func(ctx context.Context, msg bus.Message) (*StatusEvent, bool) {
-		var ev transitionEvent
-		if err := json.Unmarshal(msg.Payload, &ev); err != nil {
-			return nil, false
-		}
-		m, err := s.Machine(ctx, ev.MachineID)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
-			}
-			return nil, false
-		}
-		return &StatusEvent{Machine: m}, true
+	return s.statuses.Follow(ctx, Channel(providerID), current, nil)
+}
+
+// resolveTransition loads the machine a transition message names.
+func (s *Service) resolveTransition(ctx context.Context, msg bus.Message) (*StatusEvent, bool) {
+	var ev transitionEvent
+	if err := json.Unmarshal(msg.Payload, &ev); err != nil {
+		return nil, false
 	}
-	return bus.Follow(ctx, s.deps.Bus, Channel(providerID), current, transition)
+	m, err := s.Machine(ctx, ev.MachineID)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.deps.Logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
+		}
+		return nil, false
+	}
+	return &StatusEvent{Machine: m}, true
 }

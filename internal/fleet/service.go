@@ -88,6 +88,9 @@ type Service struct {
 	admission *admission
 	commands  *commandQueue
 	sweeper   *sweeper
+	// statuses resolves each machine transition once per replica for
+	// every dashboard following the provider (see Subscribe).
+	statuses *bus.Shared[*StatusEvent]
 }
 
 // New returns the fleet service.
@@ -98,6 +101,7 @@ func New(deps Deps, cfg Config) *Service {
 		commands:  newCommandQueue(deps),
 	}
 	s.sweeper = newSweeper(deps, cfg, s.transition)
+	s.statuses = bus.NewShared(deps.Bus, deps.Logger, s.resolveTransition)
 	return s
 }
 

@@ -1,0 +1,218 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// Shared is the subscription layer's one way to follow a channel with
+// many local subscribers: per channel and replica it holds one bus
+// subscription and one goroutine, and resolves each event once (loading
+// what it names, say) for every local follower, where Follow would
+// resolve it once per follower. A follower still loads its own current
+// state, and may keep only the values it may see (keep), which must be
+// cheap: it runs under the channel's lock.
+//
+// A follower receives its current state, then each resolved value, in
+// order, until its context ends. Its channel closes early, as with Follow,
+// when it falls behind or the channel's bus subscription ends early: the
+// consumer follows again and gets the current state again.
+type Shared[T any] struct {
+	bus     Bus
+	logger  *slog.Logger
+	resolve func(context.Context, Message) (T, bool)
+
+	mu     sync.Mutex
+	topics map[string]*sharedTopic[T]
+}
+
+// NewShared returns a Shared whose events are resolved by resolve, once
+// each, with a context that lives as long as the channel has followers.
+func NewShared[T any](b Bus, logger *slog.Logger, resolve func(context.Context, Message) (T, bool)) *Shared[T] {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Shared[T]{bus: b, logger: logger, resolve: resolve, topics: map[string]*sharedTopic[T]{}}
+}
+
+// maxPending bounds the events one follower may queue while it loads its
+// current state; past it the follower is closed early (it resyncs).
+const maxPending = bufferSize
+
+type sharedTopic[T any] struct {
+	channel string
+	ctx     context.Context
+	cancel  context.CancelFunc
+	ready   chan struct{} // closed once the bus subscription is live (or failed)
+	err     error         // set before ready closes
+
+	mu        sync.Mutex
+	followers map[*follower[T]]struct{}
+}
+
+type follower[T any] struct {
+	keep    func(T) bool
+	out     chan T
+	pending []T
+	direct  bool // out exists: values go there, not to pending
+	closed  bool
+	stop    func() bool
+}
+
+// deliver hands v to f without blocking; the caller holds the topic's
+// lock. It reports false when f must be dropped (it fell behind).
+func (f *follower[T]) deliver(v T) bool {
+	if f.keep != nil && !f.keep(v) {
+		return true
+	}
+	if !f.direct {
+		f.pending = append(f.pending, v)
+		return len(f.pending) <= maxPending
+	}
+	select {
+	case f.out <- v:
+		return true
+	default:
+		return false
+	}
+}
+
+// close ends f's channel once; the caller holds the topic's lock.
+func (f *follower[T]) close() {
+	if f.closed {
+		return
+	}
+	f.closed = true
+	if f.stop != nil {
+		f.stop()
+	}
+	if f.out != nil {
+		close(f.out)
+	}
+}
+
+// Follow streams channel for one follower: what load returns, then each
+// resolved event that keep (nil: all) lets through, until ctx ends. Events
+// published after Follow returns are never missed; one that lands in the
+// current state and as an event is seen twice, which keep may filter out.
+// An error from load is returned as it is.
+func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(context.Context) ([]T, error), keep func(T) bool) (<-chan T, error) {
+	f := &follower[T]{keep: keep}
+	t := s.join(channel, f)
+	select {
+	case <-t.ready:
+	case <-ctx.Done():
+		s.leave(t, f)
+		return nil, fmt.Errorf("bus: unable to follow %s: %w", channel, ctx.Err())
+	}
+	if t.err != nil {
+		s.leave(t, f)
+		return nil, fmt.Errorf("bus: unable to follow %s: %w", channel, t.err)
+	}
+	current, err := load(ctx)
+	if err != nil {
+		s.leave(t, f)
+		return nil, err
+	}
+	t.mu.Lock()
+	out := make(chan T, len(current)+len(f.pending)+bufferSize)
+	for _, v := range current {
+		out <- v
+	}
+	for _, v := range f.pending {
+		out <- v
+	}
+	f.pending, f.out, f.direct = nil, out, true
+	if f.closed {
+		// Dropped while loading (behind, or the channel ended): the
+		// current state, then the early close that asks for a resync.
+		close(out)
+	} else {
+		f.stop = context.AfterFunc(ctx, func() { s.leave(t, f) })
+	}
+	t.mu.Unlock()
+	return out, nil
+}
+
+// join adds f to channel's topic, starting the topic if it has none.
+func (s *Shared[T]) join(channel string, f *follower[T]) *sharedTopic[T] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.topics[channel]
+	if !ok {
+		ctx, cancel := context.WithCancel(context.Background())
+		t = &sharedTopic[T]{channel: channel, ctx: ctx, cancel: cancel, ready: make(chan struct{}),
+			followers: map[*follower[T]]struct{}{}}
+		s.topics[channel] = t
+		go s.run(t)
+	}
+	t.mu.Lock()
+	t.followers[f] = struct{}{}
+	t.mu.Unlock()
+	return t
+}
+
+// leave removes f, closing its channel, and ends the topic with its last
+// follower.
+func (s *Shared[T]) leave(t *sharedTopic[T], f *follower[T]) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.mu.Lock()
+	delete(t.followers, f)
+	f.close()
+	empty := len(t.followers) == 0
+	t.mu.Unlock()
+	if empty && s.topics[t.channel] == t {
+		delete(s.topics, t.channel)
+		t.cancel()
+	}
+}
+
+// run is the topic's one goroutine: it subscribes, then resolves each
+// message once and hands the value to every follower.
+func (s *Shared[T]) run(t *sharedTopic[T]) {
+	msgs, err := s.bus.Subscribe(t.ctx, t.channel)
+	t.err = err
+	close(t.ready)
+	if err != nil {
+		s.end(t)
+		return
+	}
+	for msg := range msgs {
+		v, ok := s.resolve(t.ctx, msg)
+		if !ok {
+			continue
+		}
+		t.mu.Lock()
+		for f := range t.followers {
+			if !f.deliver(v) {
+				delete(t.followers, f)
+				f.close()
+			}
+		}
+		t.mu.Unlock()
+	}
+	if t.ctx.Err() == nil {
+		s.logger.Warn("bus: shared subscription ended early; its followers resync", "channel", t.channel)
+	}
+	s.end(t)
+}
+
+// end retires t: later followers start a new topic, and every follower of
+// t is closed (early, when t ended before its last follower left).
+func (s *Shared[T]) end(t *sharedTopic[T]) {
+	s.mu.Lock()
+	if s.topics[t.channel] == t {
+		delete(s.topics, t.channel)
+	}
+	s.mu.Unlock()
+	t.mu.Lock()
+	for f := range t.followers {
+		delete(t.followers, f)
+		f.close()
+	}
+	t.mu.Unlock()
+	t.cancel()
+}
