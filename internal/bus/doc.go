@@ -25,9 +25,11 @@
 // while its context is still alive as "events were lost": it reloads the
 // state it displays and subscribes again.
 //
-// Two helpers hold that discipline for the usual consumers: [Follow] is the
-// plumbing of a GraphQL subscription (subscribe, send the current state,
-// then each change, until the client goes away; an early close ends the
-// stream and the client subscribes again), and [Listen] keeps a background
-// consumer subscribed for as long as it runs, reloading after every gap.
+// Two helpers hold that discipline for the usual consumers: [Shared] is the
+// plumbing of every GraphQL subscription (one bus subscription and one
+// resolve per event per channel and replica, whatever the number of local
+// followers; each follower gets its current state, then each change it may
+// see, until the client goes away; an early close ends the stream and the
+// client subscribes again), and [Listen] keeps a background consumer
+// subscribed for as long as it runs, reloading after every gap.
 package bus

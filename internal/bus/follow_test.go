@@ -73,7 +73,7 @@ func TestFollowSendsTheCurrentStateThenEachChange(t *testing.T) {
 	for i := range current {
 		current[i] = "current " + strconv.Itoa(i)
 	}
-	ch, err := bus.Follow(ctx, b, "things", numbers(current...), payloads)
+	ch, err := bus.NewShared(b, nil, payloads).Follow(ctx, "things", numbers(current...), nil)
 	require.NoError(t, err)
 	for _, p := range []string{"one", "skip", "two"} {
 		require.NoError(t, b.Publish(ctx, "things", []byte(p)))
@@ -95,7 +95,7 @@ func TestFollowSeesChangesThatLandWhileTheStateLoads(t *testing.T) {
 		require.NoError(t, b.Publish(ctx, "things", []byte("during")))
 		return []string{"before"}, nil
 	}
-	ch, err := bus.Follow(t.Context(), b, "things", load, payloads)
+	ch, err := bus.NewShared(b, nil, payloads).Follow(t.Context(), "things", load, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"before", "during"}, receive(t, ch, 2))
 }
@@ -106,7 +106,7 @@ func TestFollowReturnsALoadErrorAndReleasesTheSubscription(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, b.Close()) })
 	boom := errors.New("boom")
 
-	_, err := bus.Follow(t.Context(), b, "things", func(context.Context) ([]string, error) { return nil, boom }, payloads)
+	_, err := bus.NewShared(b, nil, payloads).Follow(t.Context(), "things", func(context.Context) ([]string, error) { return nil, boom }, nil)
 	require.ErrorIs(t, err, boom)
 	select {
 	case <-b.subscribed.Done():
@@ -122,7 +122,7 @@ func TestFollowReportsAFailedSubscribe(t *testing.T) {
 
 	loaded := false
 	load := func(context.Context) ([]string, error) { loaded = true; return nil, nil }
-	_, err := bus.Follow(t.Context(), b, "things", load, payloads)
+	_, err := bus.NewShared(b, nil, payloads).Follow(t.Context(), "things", load, nil)
 	require.ErrorIs(t, err, bus.ErrClosed)
 	require.False(t, loaded, "nothing is loaded without a subscription")
 }
@@ -132,7 +132,7 @@ func TestFollowEndsWhenTheSubscriptionEndsEarly(t *testing.T) {
 	b := bus.NewMemory()
 	t.Cleanup(func() { require.NoError(t, b.Close()) })
 
-	ch, err := bus.Follow(t.Context(), b, "things", numbers(), payloads)
+	ch, err := bus.NewShared(b, nil, payloads).Follow(t.Context(), "things", numbers(), nil)
 	require.NoError(t, err)
 	// Nobody reads: the stream's buffer fills, then the subscription's,
 	// and the bus drops the subscriber.

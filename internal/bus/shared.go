@@ -7,18 +7,20 @@ import (
 	"sync"
 )
 
-// Shared is the subscription layer's one way to follow a channel with
-// many local subscribers: per channel and replica it holds one bus
-// subscription and one goroutine, and resolves each event once (loading
-// what it names, say) for every local follower, where Follow would
-// resolve it once per follower. A follower still loads its own current
-// state, and may keep only the values it may see (keep), which must be
-// cheap: it runs under the channel's lock.
+// Shared is the subscription layer's one way to follow a channel, the
+// plumbing of every GraphQL subscription: per channel and replica it holds
+// one bus subscription and one goroutine, and resolves each event once
+// (loading what it names, say) for every local follower, instead of once
+// per follower. A follower still loads its own current state, and may
+// keep only the values it may see (keep), which must be cheap: it runs
+// under the channel's lock, never at the same time as the follower's
+// load. The resolved values are shared by every follower: read-only.
 //
 // A follower receives its current state, then each resolved value, in
-// order, until its context ends. Its channel closes early, as with Follow,
-// when it falls behind or the channel's bus subscription ends early: the
-// consumer follows again and gets the current state again.
+// order, until its context ends. Its channel closes early when it falls
+// behind or the channel's bus subscription ends early (the bus closed it
+// for falling behind): the consumer follows again and gets the current
+// state again.
 type Shared[T any] struct {
 	bus     Bus
 	logger  *slog.Logger
@@ -62,14 +64,16 @@ type follower[T any] struct {
 }
 
 // deliver hands v to f without blocking; the caller holds the topic's
-// lock. It reports false when f must be dropped (it fell behind).
+// lock. It reports false when f must be dropped (it fell behind). While f
+// loads its current state v waits in pending, unfiltered: keep may read
+// what load fills in, so it runs only once load is done.
 func (f *follower[T]) deliver(v T) bool {
-	if f.keep != nil && !f.keep(v) {
-		return true
-	}
 	if !f.direct {
 		f.pending = append(f.pending, v)
 		return len(f.pending) <= maxPending
+	}
+	if f.keep != nil && !f.keep(v) {
+		return true
 	}
 	select {
 	case f.out <- v:
@@ -122,7 +126,9 @@ func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(contex
 		out <- v
 	}
 	for _, v := range f.pending {
-		out <- v
+		if f.keep == nil || f.keep(v) {
+			out <- v
+		}
 	}
 	f.pending, f.out, f.direct = nil, out, true
 	if f.closed {

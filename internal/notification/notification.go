@@ -45,11 +45,16 @@ type Config struct{}
 // Service creates, lists and streams notifications.
 type Service struct {
 	deps Deps
+	// live decodes each notification event once per replica for every
+	// subscriber of its user (see Subscribe).
+	live *bus.Shared[*models.Notification]
 }
 
 // New returns a notification service.
 func New(deps Deps, _ Config) *Service {
-	return &Service{deps: deps}
+	s := &Service{deps: deps}
+	s.live = bus.NewShared(deps.Bus, deps.Logger, s.decode)
+	return s
 }
 
 // Channel is the bus channel of userID's notifications.
@@ -228,17 +233,26 @@ func (s *Service) Subscribe(ctx context.Context, userID, afterID int64) (<-chan 
 		}
 		return ns, nil
 	}
-	live := func(ctx context.Context, m bus.Message) (*models.Notification, bool) {
-		n := new(models.Notification)
-		if err := json.Unmarshal(m.Payload, n); err != nil || n.UserID != userID {
-			s.deps.Logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
-			return nil, false
+	keep := func(n *models.Notification) bool {
+		if n.UserID != userID {
+			return false
 		}
 		if replayed[n.ID] {
 			delete(replayed, n.ID)
-			return nil, false
+			return false
 		}
-		return n, true
+		return true
 	}
-	return bus.Follow(ctx, s.deps.Bus, Channel(userID), backlog, live)
+	return s.live.Follow(ctx, Channel(userID), backlog, keep)
+}
+
+// decode reads a notification event, once per replica for every
+// subscriber of the user.
+func (s *Service) decode(ctx context.Context, m bus.Message) (*models.Notification, bool) {
+	n := new(models.Notification)
+	if err := json.Unmarshal(m.Payload, n); err != nil {
+		s.deps.Logger.WarnContext(ctx, "notify: dropping malformed event", "channel", m.Channel)
+		return nil, false
+	}
+	return n, true
 }

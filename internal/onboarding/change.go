@@ -75,25 +75,29 @@ func (s *Service) Watch(ctx context.Context, id *int64) (<-chan *Change, error) 
 		}
 		return changes, nil
 	}
-	change := func(ctx context.Context, msg bus.Message) (*Change, bool) {
-		var ev changeEvent
-		if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.ApplicationID == 0 {
-			s.deps.Logger.WarnContext(ctx, "onboarding: dropping malformed change event", "channel", msg.Channel)
-			return nil, false
-		}
-		if id != nil && ev.ApplicationID != *id {
-			return nil, false
-		}
-		app, err := s.Get(ctx, ev.ApplicationID)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "onboarding: unable to load a changed application", "application_id", ev.ApplicationID, "err", err)
-			}
-			return nil, false
-		}
-		return &Change{Application: app}, true
+	var keep func(*Change) bool
+	if id != nil {
+		keep = func(c *Change) bool { return c.Application.ID == *id }
 	}
-	return bus.Follow(ctx, s.deps.Bus, ChangesChannel, current, change)
+	return s.changes.Follow(ctx, ChangesChannel, current, keep)
+}
+
+// resolveChange loads the application a change message names, once per
+// replica for every watcher.
+func (s *Service) resolveChange(ctx context.Context, msg bus.Message) (*Change, bool) {
+	var ev changeEvent
+	if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.ApplicationID == 0 {
+		s.deps.Logger.WarnContext(ctx, "onboarding: dropping malformed change event", "channel", msg.Channel)
+		return nil, false
+	}
+	app, err := s.Get(ctx, ev.ApplicationID)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.deps.Logger.WarnContext(ctx, "onboarding: unable to load a changed application", "application_id", ev.ApplicationID, "err", err)
+		}
+		return nil, false
+	}
+	return &Change{Application: app}, true
 }
 
 // watchState is the current state that opens a watch: the one application,

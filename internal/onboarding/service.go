@@ -69,6 +69,9 @@ type Config struct {
 type Service struct {
 	deps Deps
 	cfg  Config
+	// changes loads each changed application once per replica for every
+	// admin watching (see Watch).
+	changes *bus.Shared[*Change]
 }
 
 // New returns the onboarding service.
@@ -79,7 +82,9 @@ func New(deps Deps, cfg Config) *Service {
 	if cfg.MaxResubmissions <= 0 {
 		cfg.MaxResubmissions = DefaultMaxResubmissions
 	}
-	return &Service{deps: deps, cfg: cfg}
+	s := &Service{deps: deps, cfg: cfg}
+	s.changes = bus.NewShared(deps.Bus, deps.Logger, s.resolveChange)
+	return s
 }
 
 // publicURL is the platform's address without a trailing slash.
