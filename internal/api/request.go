@@ -24,7 +24,9 @@ func checkRequest(next http.Handler) http.Handler {
 		switch r.Method {
 		case http.MethodOptions:
 		case http.MethodPost:
-			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			// Every heartbeat passes here: the plain header is compared
+			// as it is, only another one is parsed.
+			if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 				writeHTTPError(w, http.StatusUnsupportedMediaType, fault.BadRequest, "a POST body must be application/json")
 				return
 			}
@@ -47,4 +49,11 @@ func checkRequest(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isJSONMediaType reports whether a Content-Type names application/json,
+// parameters (a charset) allowed.
+func isJSONMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }

@@ -107,47 +107,30 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.MaxBodyBytes == 0 {
-		c.MaxBodyBytes = 1 << 20
-	}
-	if c.ComplexityLimit == 0 {
-		c.ComplexityLimit = 1000
-	}
-	if c.DepthLimit == 0 {
-		c.DepthLimit = 12
-	}
-	if c.FragmentLimit == 0 {
-		c.FragmentLimit = 100
-	}
-	if c.SpreadLimit == 0 {
-		c.SpreadLimit = 500
-	}
-	if c.AliasLimit == 0 {
-		c.AliasLimit = 100
-	}
-	if c.WSInitTimeout == 0 {
-		c.WSInitTimeout = 10 * time.Second
-	}
-	if c.WSWriteTimeout == 0 {
-		c.WSWriteTimeout = 10 * time.Second
-	}
-	if c.WSKeepAlive == 0 {
-		c.WSKeepAlive = 25 * time.Second
-	}
-	if c.WSMaxSubscriptions == 0 {
-		c.WSMaxSubscriptions = 50
-	}
-	if c.WSMaxPerUser == 0 {
-		c.WSMaxPerUser = 16
-	}
-	if c.WSMaxPerAddress == 0 {
-		c.WSMaxPerAddress = 64
-	}
-	if c.WSMessageRate == 0 {
-		c.WSMessageRate = 20
-	}
+	orDefault(&c.MaxBodyBytes, 1<<20)
+	orDefault(&c.ComplexityLimit, 1000)
+	orDefault(&c.DepthLimit, 12)
+	orDefault(&c.FragmentLimit, 100)
+	orDefault(&c.SpreadLimit, 500)
+	orDefault(&c.AliasLimit, 100)
+	orDefault(&c.WSInitTimeout, 10*time.Second)
+	orDefault(&c.WSWriteTimeout, 10*time.Second)
+	orDefault(&c.WSKeepAlive, 25*time.Second)
+	// The socket caps take -1 for none; zero is the default.
+	orDefault(&c.WSMaxSubscriptions, 50)
+	orDefault(&c.WSMaxPerUser, 16)
+	orDefault(&c.WSMaxPerAddress, 64)
+	orDefault(&c.WSMessageRate, 20)
 	if c.WSSessionCheck <= 0 {
 		c.WSSessionCheck = 5 * time.Minute
+	}
+}
+
+// orDefault sets *v to def where it is the zero value.
+func orDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
 	}
 }
 
