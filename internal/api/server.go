@@ -212,8 +212,9 @@ func New(cfg Config, deps Deps) *Server {
 	sockets := newSockets(deps.Auth, deps.Logger, m, cfg.socketLimits(), proxies, streamsCtx)
 
 	gql := handler.New(deps.Schema)
-	gql.AddTransport(transport.Websocket{
-		Implementation: newGorillaWebsocket(origins, wsTimings{init: cfg.WSInitTimeout, write: cfg.WSWriteTimeout, messageRate: cfg.WSMessageRate}, sockets,
+	gql.AddTransport(liveWebsocket{transport.Websocket{
+		Implementation: newGorillaWebsocket(origins, wsTimings{init: cfg.WSInitTimeout, write: cfg.WSWriteTimeout,
+			keepAlive: cfg.WSKeepAlive, messageRate: cfg.WSMessageRate}, sockets,
 			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			tok := wsToken(p)
@@ -228,13 +229,15 @@ func New(cfg Config, deps Deps) *Server {
 				ctx = transport.AppendCloseReason(ctx, "Too many connections")
 				return ctx, nil, err
 			}
+			if s := socketFrom(ctx); s != nil {
+				sockets.initialized(s, ctx)
+			}
 			return ctx, nil, nil
 		},
-		KeepAlivePingInterval: cfg.WSKeepAlive,
-		PingPongInterval:      cfg.WSKeepAlive,
-		MissingPongOk:         false,
-		PayloadReadLimit:      &cfg.MaxBodyBytes,
-	})
+		// Pings and keep-alives are the adapter's (one ticker per
+		// replica, not one goroutine per socket).
+		PayloadReadLimit: &cfg.MaxBodyBytes,
+	}})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(transport.GET{})
 	// Prepared documents (the agent's heartbeat) are answered in front of

@@ -158,6 +158,17 @@ func (r *sockets) attach(s *socket, c *gorillaConn) {
 	s.conn = c
 }
 
+// initialized hands the socket's connection the context of its
+// operations, once connection_init was accepted.
+func (r *sockets) initialized(s *socket, ctx context.Context) {
+	r.mu.Lock()
+	c := s.conn
+	r.mu.Unlock()
+	if c != nil {
+		c.initialized(ctx)
+	}
+}
+
 // errTooManySockets refuses a socket's identification over the owner cap.
 var errTooManySockets = errors.New("too many WebSockets for this account; close another tab or window")
 

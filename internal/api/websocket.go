@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
 )
@@ -31,16 +33,29 @@ const (
 // gqlgen serves as graphql-ws) a socket without connection_init within
 // initTimeout closes with 4408, so an idle socket holds nothing for long;
 // the legacy protocol defines no code for it and takes the new one's.
+//
+// It also runs every operation of its sockets (see live.go) and their
+// liveness: one goroutine per replica, while it holds a socket, sends the
+// protocol's ping to each graphql-transport-ws socket every keepAlive and
+// drops one whose pong has not come back by the next (graphql-ws sockets
+// get the legacy keep-alive message), where gqlgen would run a ticker
+// goroutine on every socket.
 type gorillaWebsocket struct {
 	upgrader     websocket.Upgrader
 	initTimeout  time.Duration
 	writeTimeout time.Duration
+	keepAlive    time.Duration
+	live         *liveHub
 	// messageInterval paces the reads of a socket past a burst (see
 	// Config.WSMessageRate); zero reads as fast as messages come.
 	messageInterval time.Duration
 	sockets         *sockets
 	onOpen          func()
 	onClose         func()
+
+	mu         sync.Mutex
+	conns      map[*gorillaConn]struct{}
+	stopTicker chan struct{}
 }
 
 var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
@@ -49,8 +64,8 @@ var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
 // connection_init, the bound of one write, and the pace of reads
 // (messages a second; zero or less reads as fast as messages come).
 type wsTimings struct {
-	init, write time.Duration
-	messageRate int
+	init, write, keepAlive time.Duration
+	messageRate            int
 }
 
 func newGorillaWebsocket(origins *originPolicy, t wsTimings, sockets *sockets, onOpen, onClose func()) *gorillaWebsocket {
@@ -63,10 +78,15 @@ func newGorillaWebsocket(origins *originPolicy, t wsTimings, sockets *sockets, o
 			HandshakeTimeout: 10 * time.Second,
 			ReadBufferSize:   4096,
 			WriteBufferSize:  4096,
-			CheckOrigin:      origins.allowed,
+			// A socket holds a write buffer only while it writes.
+			WriteBufferPool: &sync.Pool{},
+			CheckOrigin:     origins.allowed,
 		},
 		initTimeout:     t.init,
 		writeTimeout:    t.write,
+		keepAlive:       t.keepAlive,
+		live:            newLiveHub(),
+		conns:           map[*gorillaConn]struct{}{},
 		messageInterval: interval,
 		sockets:         sockets,
 		onOpen:          onOpen,
@@ -82,8 +102,11 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 	if err != nil {
 		return nil, err
 	}
+	exec, _ := r.Context().Value(execKey{}).(graphql.GraphExecutor)
 	c := &gorillaConn{conn: conn, onClose: g.onClose, strict: conn.Subprotocol() == "graphql-transport-ws",
-		pace: pace{interval: g.messageInterval}, writeTimeout: g.writeTimeout}
+		pace: pace{interval: g.messageInterval}, writeTimeout: g.writeTimeout,
+		ws: g, exec: exec, live: g.live, headers: r.Header, ops: map[string]*liveOp{}}
+	g.track(c)
 	if g.initTimeout > 0 {
 		c.mu.Lock()
 		c.initTimer = time.AfterFunc(g.initTimeout, func() {
@@ -108,6 +131,10 @@ type gorillaConn struct {
 	strict       bool
 	onClose      func()
 	writeTimeout time.Duration
+	ws           *gorillaWebsocket
+	exec         graphql.GraphExecutor
+	live         *liveHub
+	headers      http.Header
 
 	writeMu sync.Mutex
 
@@ -116,6 +143,21 @@ type gorillaConn struct {
 	closed    bool
 	initTimer *time.Timer
 	pace      pace
+	// opCtx is the context of the socket's operations, once
+	// connection_init was accepted (see initialized); ops are the
+	// operations running, by id.
+	opCtx        context.Context
+	ops          map[string]*liveOp
+	awaitingPong bool
+
+	// The queue of frames to write, drained by a goroutine that runs
+	// while it holds any; events counts the subscription events in it.
+	qmu      sync.Mutex
+	queue    []frame
+	events   int
+	draining bool
+	dead     bool
+	flushed  *sync.Cond // made by the first flush
 	// forbidden closes the socket with 4403 at the next read, once the
 	// transport has answered the operation that found its session ended.
 	forbidden atomic.Bool
@@ -143,48 +185,295 @@ func (c *gorillaConn) initSeen() bool {
 var errProtocolClosed = errors.New("websocket: closed for a protocol violation")
 
 func (c *gorillaConn) NextReader() (int, io.Reader, error) {
-	if c.forbidden.Load() {
-		_ = c.WriteClose(closeForbidden, "Forbidden")
-		return 0, nil, errProtocolClosed
-	}
-	c.pace.wait()
-	mt, data, err := c.conn.ReadMessage()
-	if err != nil {
-		if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseNoStatusReceived, websocket.CloseGoingAway) {
-			return mt, nil, transport.ErrWebsocketClosed
+	for {
+		if c.forbidden.Load() {
+			// The answer to the operation that found the session ended
+			// goes out first.
+			c.flush()
+			_ = c.WriteClose(closeForbidden, "Forbidden")
+			return 0, nil, errProtocolClosed
 		}
-		return mt, nil, err
-	}
-	c.mu.Lock()
-	inited := c.inited
-	c.mu.Unlock()
-	if !c.strict && inited {
-		// The legacy protocol needs nothing more than connection_init seen.
-		return mt, bytes.NewReader(data), nil
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(data, &head)
-	if head.Type == "connection_init" {
+		c.pace.wait()
+		mt, data, err := c.conn.ReadMessage()
+		if err != nil {
+			if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseNoStatusReceived, websocket.CloseGoingAway) {
+				return mt, nil, transport.ErrWebsocketClosed
+			}
+			return mt, nil, err
+		}
+		start := graphql.Now()
+		var msg struct {
+			Type    string          `json:"type"`
+			ID      string          `json:"id"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		_ = json.Unmarshal(data, &msg)
 		c.mu.Lock()
-		c.inited = true
-		if c.initTimer != nil {
-			c.initTimer.Stop()
+		inited, opCtx := c.inited, c.opCtx
+		if msg.Type == "connection_init" {
+			c.inited = true
+			if c.initTimer != nil {
+				c.initTimer.Stop()
+			}
 		}
 		c.mu.Unlock()
+		if c.strict {
+			switch {
+			case msg.Type == "connection_init" && inited:
+				_ = c.WriteClose(closeTooManyInitRequests, "Too many initialisation requests")
+				return mt, nil, errProtocolClosed
+			case msg.Type == "subscribe" && !inited:
+				_ = c.WriteClose(closeUnauthorized, "Unauthorized")
+				return mt, nil, errProtocolClosed
+			case msg.Type == "pong":
+				c.ponged()
+			}
+		}
+		if opCtx != nil && c.exec != nil {
+			subscribe, stop := "start", "stop"
+			if c.strict {
+				subscribe, stop = "subscribe", "complete"
+			}
+			switch msg.Type {
+			case subscribe:
+				if err := c.operate(c.exec, msg.ID, msg.Payload, start); err != nil {
+					return mt, nil, err
+				}
+				continue
+			case stop:
+				if o := c.op(msg.ID); o != nil {
+					o.finish(false)
+				}
+				continue
+			}
+		}
+		return mt, bytes.NewReader(data), nil
 	}
-	if c.strict {
-		switch {
-		case head.Type == "connection_init" && inited:
-			_ = c.WriteClose(closeTooManyInitRequests, "Too many initialisation requests")
-			return mt, nil, errProtocolClosed
-		case head.Type == "subscribe" && !inited:
-			_ = c.WriteClose(closeUnauthorized, "Unauthorized")
-			return mt, nil, errProtocolClosed
+}
+
+// initialized records the context of the socket's operations: the one
+// connection_init's check returned (it holds the viewer or agent).
+func (c *gorillaConn) initialized(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opCtx = ctx
+}
+
+func (c *gorillaConn) addOp(o *liveOp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.ops[o.id] = o
+	return true
+}
+
+func (c *gorillaConn) op(id string) *liveOp {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ops[id]
+}
+
+func (c *gorillaConn) dropOp(o *liveOp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ops[o.id] == o {
+		delete(c.ops, o.id)
+	}
+}
+
+// enqueue adds f to the socket's queue and makes sure a goroutine drains
+// it. A subscription event (bounded) finds no room when maxQueuedEvents
+// are waiting: enqueue reports false and the subscription ends.
+func (c *gorillaConn) enqueue(f frame, bounded bool) bool {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.dead {
+		return !bounded
+	}
+	if bounded {
+		if c.events >= maxQueuedEvents {
+			return false
+		}
+		c.events++
+	}
+	f.counted = bounded
+	c.queue = append(c.queue, f)
+	if !c.draining {
+		c.draining = true
+		go c.drain()
+	}
+	return true
+}
+
+// drain writes the queue until it is empty, then ends. A write that fails
+// ends the socket.
+func (c *gorillaConn) drain() {
+	for {
+		c.qmu.Lock()
+		if c.dead || len(c.queue) == 0 {
+			c.queue, c.draining = nil, false
+			if c.flushed != nil {
+				c.flushed.Broadcast()
+			}
+			c.qmu.Unlock()
+			return
+		}
+		f := c.queue[0]
+		c.queue[0] = frame{}
+		c.queue = c.queue[1:]
+		if f.counted {
+			c.events--
+		}
+		c.qmu.Unlock()
+		if err := c.writeFrame(f); err != nil {
+			c.qmu.Lock()
+			c.dead, c.queue, c.draining = true, nil, false
+			if c.flushed != nil {
+				c.flushed.Broadcast()
+			}
+			c.qmu.Unlock()
+			_ = c.conn.NetConn().Close()
+			return
 		}
 	}
-	return mt, bytes.NewReader(data), nil
+}
+
+// flush waits until the queue is written (or the socket ended).
+func (c *gorillaConn) flush() {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.flushed == nil {
+		c.flushed = sync.NewCond(&c.qmu)
+	}
+	for c.draining {
+		c.flushed.Wait()
+	}
+}
+
+// writeFrame writes one frame of the queue within the write timeout; an
+// event is encoded by its subscription's group (once for all).
+func (c *gorillaConn) writeFrame(f frame) error {
+	types := legacyTypes
+	if c.strict {
+		types = strictTypes
+	}
+	typ, ok := types[f.kind]
+	if !ok {
+		return nil
+	}
+	payload := f.payload
+	if f.kind == frameEvent {
+		f.op.mu.Lock()
+		g, ended := f.op.group, f.op.ended
+		f.op.mu.Unlock()
+		if ended || g == nil {
+			return nil
+		}
+		p, err := g.encode(f.seq, f.v)
+		if err != nil {
+			f.op.finish(true)
+			return nil
+		}
+		payload = p
+	}
+	head := make([]byte, 0, 64)
+	head = append(head, `{"type":"`...)
+	head = append(head, typ...)
+	head = append(head, '"')
+	if f.id != "" {
+		id, _ := json.Marshal(f.id)
+		head = append(head, `,"id":`...)
+		head = append(head, id...)
+	}
+	if payload != nil {
+		head = append(head, `,"payload":`...)
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	w, err := c.conn.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return err
+	}
+	_, _ = w.Write(head)
+	if payload != nil {
+		_, _ = w.Write(payload)
+	}
+	_, _ = w.Write([]byte{'}'})
+	return w.Close()
+}
+
+// keepAlive is the liveness tick of the socket: a ping, and a read
+// deadline at the next tick, which the pong lifts (see ponged).
+func (c *gorillaConn) keepAlive(every time.Duration) {
+	if !c.initSeen() {
+		return
+	}
+	if !c.strict {
+		c.enqueue(frame{kind: frameKeepAlive}, false)
+		return
+	}
+	c.mu.Lock()
+	waiting := c.awaitingPong
+	c.awaitingPong = true
+	c.mu.Unlock()
+	if waiting {
+		return
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(every))
+	c.enqueue(frame{kind: framePing}, false)
+}
+
+func (c *gorillaConn) ponged() {
+	c.mu.Lock()
+	c.awaitingPong = false
+	c.mu.Unlock()
+	_ = c.conn.SetReadDeadline(time.Time{})
+}
+
+// track and untrack keep the registry the liveness ticker walks; the
+// ticker runs while there is a socket.
+func (g *gorillaWebsocket) track(c *gorillaConn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.conns[c] = struct{}{}
+	if len(g.conns) == 1 && g.keepAlive > 0 {
+		g.stopTicker = make(chan struct{})
+		go g.tick(g.stopTicker)
+	}
+}
+
+func (g *gorillaWebsocket) untrack(c *gorillaConn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.conns, c)
+	if len(g.conns) == 0 && g.stopTicker != nil {
+		close(g.stopTicker)
+		g.stopTicker = nil
+	}
+}
+
+func (g *gorillaWebsocket) tick(stop chan struct{}) {
+	t := time.NewTicker(g.keepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			g.mu.Lock()
+			list := make([]*gorillaConn, 0, len(g.conns))
+			for c := range g.conns {
+				list = append(list, c)
+			}
+			g.mu.Unlock()
+			for _, c := range list {
+				c.keepAlive(g.keepAlive)
+			}
+		}
+	}
 }
 
 // WriteJSON writes one message within the write timeout. A write that
@@ -227,7 +516,20 @@ func (c *gorillaConn) Close() error {
 	if c.initTimer != nil {
 		c.initTimer.Stop()
 	}
+	ops := make([]*liveOp, 0, len(c.ops))
+	for _, o := range c.ops {
+		ops = append(ops, o)
+	}
 	c.mu.Unlock()
+	c.qmu.Lock()
+	c.dead, c.queue = true, nil
+	c.qmu.Unlock()
+	for _, o := range ops {
+		o.finish(false)
+	}
+	if c.ws != nil {
+		c.ws.untrack(c)
+	}
 	if c.onClose != nil {
 		c.onClose()
 	}

@@ -57,23 +57,33 @@ type sharedTopic[T any] struct {
 type follower[T any] struct {
 	keep    func(T) bool
 	out     chan T
-	pending []T
-	direct  bool // out exists: values go there, not to pending
+	sink    *Tap // a sink's follow: values go to sink.Deliver, not out
+	pending []numbered[T]
+	direct  bool // out (or sink) takes values: they go there, not to pending
 	closed  bool
 	stop    func() bool
+}
+
+// numbered is a value with the sequence of its event (0: current state).
+type numbered[T any] struct {
+	seq uint64
+	v   T
 }
 
 // deliver hands v to f without blocking; the caller holds the topic's
 // lock. It reports false when f must be dropped (it fell behind). While f
 // loads its current state v waits in pending, unfiltered: keep may read
 // what load fills in, so it runs only once load is done.
-func (f *follower[T]) deliver(v T) bool {
+func (f *follower[T]) deliver(v T, seq uint64) bool {
 	if !f.direct {
-		f.pending = append(f.pending, v)
+		f.pending = append(f.pending, numbered[T]{seq, v})
 		return len(f.pending) <= maxPending
 	}
 	if f.keep != nil && !f.keep(v) {
 		return true
+	}
+	if f.sink != nil {
+		return f.sink.Deliver(seq, v)
 	}
 	select {
 	case f.out <- v:
@@ -95,15 +105,25 @@ func (f *follower[T]) close() {
 	if f.out != nil {
 		close(f.out)
 	}
+	if f.sink != nil && f.direct && f.sink.End != nil {
+		// Only a follow that got going ends at the sink; one that failed
+		// to start returns its error from Follow.
+		f.sink.End()
+	}
 }
 
 // Follow streams channel for one follower: what load returns, then each
 // resolved event that keep (nil: all) lets through, until ctx ends. Events
 // published after Follow returns are never missed; one that lands in the
 // current state and as an event is seen twice, which keep may filter out.
-// An error from load is returned as it is.
+// An error from load is returned as it is. Under a Tap (WithTap) the
+// follow is the Tap's: see Tap.
 func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(context.Context) ([]T, error), keep func(T) bool) (<-chan T, error) {
-	f := &follower[T]{keep: keep}
+	tap := tapFrom(ctx)
+	if tap != nil && tap.Deliver == nil {
+		return feed[T](tap), nil
+	}
+	f := &follower[T]{keep: keep, sink: tap}
 	t := s.join(channel, f)
 	select {
 	case <-t.ready:
@@ -120,14 +140,17 @@ func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(contex
 		s.leave(t, f)
 		return nil, err
 	}
+	if tap != nil {
+		return s.sinkFollow(ctx, t, f, current), nil
+	}
 	t.mu.Lock()
 	out := make(chan T, len(current)+len(f.pending)+bufferSize)
 	for _, v := range current {
 		out <- v
 	}
-	for _, v := range f.pending {
-		if f.keep == nil || f.keep(v) {
-			out <- v
+	for _, p := range f.pending {
+		if f.keep == nil || f.keep(p.v) {
+			out <- p.v
 		}
 	}
 	f.pending, f.out, f.direct = nil, out, true
@@ -140,6 +163,43 @@ func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(contex
 	}
 	t.mu.Unlock()
 	return out, nil
+}
+
+// sinkFollow hands f's current state and the events it queued while
+// loading to its sink, then lets events through as they come.
+func (s *Shared[T]) sinkFollow(ctx context.Context, t *sharedTopic[T], f *follower[T], current []T) <-chan T {
+	f.sink.used.Store(true)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pending := f.pending
+	f.pending, f.direct = nil, true
+	if f.closed {
+		// Dropped while loading: the sink resyncs at once.
+		if f.sink.End != nil {
+			f.sink.End()
+		}
+		return closedChannel[T]()
+	}
+	ok := true
+	for _, v := range current {
+		// The current state as loaded: keep filters events only.
+		if ok = f.sink.Deliver(0, v); !ok {
+			break
+		}
+	}
+	for _, p := range pending {
+		if !ok {
+			break
+		}
+		ok = f.deliver(p.v, p.seq)
+	}
+	if !ok {
+		delete(t.followers, f)
+		f.close()
+		return closedChannel[T]()
+	}
+	f.stop = context.AfterFunc(ctx, func() { s.leave(t, f) })
+	return closedChannel[T]()
 }
 
 // join adds f to channel's topic, starting the topic if it has none.
@@ -191,9 +251,10 @@ func (s *Shared[T]) run(t *sharedTopic[T]) {
 		if !ok {
 			continue
 		}
+		seq := events.Add(1)
 		t.mu.Lock()
 		for f := range t.followers {
-			if !f.deliver(v) {
+			if !f.deliver(v, seq) {
 				delete(t.followers, f)
 				f.close()
 			}
