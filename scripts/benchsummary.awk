@@ -32,7 +32,7 @@ function largest(key,    i, m) {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 	for (i = 3; i <= NF; i++)
-		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core)$/) add(name SUBSEP $i, $(i - 1))
+		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s)$/) add(name SUBSEP $i, $(i - 1))
 }
 
 END {
@@ -52,6 +52,13 @@ END {
 			printf "%s: a normal request under attack takes %.3g x its time under an ordinary flood of the same concurrency (target <= 1.5; median; runs %s)\n", b, median(b SUBSEP "x_benign"), runs(b SUBSEP "x_benign")
 		} else if ((b SUBSEP "peak_growth_MiB") in count) {
 			printf "%s: 200 sign-ins at once grew the peak memory by %.3g MiB (target <= the bound of one 64 MiB hash per core, %g MiB, +10%%; unbounded: 12800 MiB)\n", b, largest(b SUBSEP "peak_growth_MiB"), largest(b SUBSEP "bound_MiB")
+		} else if ((b SUBSEP "memory_x_hub") in count) {
+			printf "%s: per idle dashboard %.3g KiB = %.3g x the raw hub's %.3g KiB (target <= 2; runs %s), %.3g goroutines (target <= 3); one event to all: last dashboard after %.3g ms = %.3g x the hub's (target <= 2; runs %s), server CPU %.3g x the hub's (target <= 3; runs %s); at most %g SQL statements per replica and %g Redis commands per event (target <= 2 each)", \
+				b, median(b SUBSEP "KiB/dashboard"), median(b SUBSEP "memory_x_hub"), median(b SUBSEP "hub_KiB/dashboard"), runs(b SUBSEP "memory_x_hub"), largest(b SUBSEP "goroutines/dashboard"), \
+				median(b SUBSEP "ms_to_last"), median(b SUBSEP "to_last_x_hub"), runs(b SUBSEP "to_last_x_hub"), median(b SUBSEP "cpu_x_hub"), runs(b SUBSEP "cpu_x_hub"), \
+				largest(b SUBSEP "sql/event/replica"), largest(b SUBSEP "redis_commands/event")
+			if ((b SUBSEP "redis_publishes/event") in count) printf ", %g Redis PUBLISH (target 1)", largest(b SUBSEP "redis_publishes/event")
+			printf "; back to the baseline %.3g s after every client dropped (target <= 30)\n", largest(b SUBSEP "recovered_s")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}

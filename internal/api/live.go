@@ -220,9 +220,31 @@ type liveOp struct {
 	conn   *gorillaConn
 	cancel context.CancelFunc
 	group  *liveGroup // a subscription's; nil for others
+	tap    *bus.Tap   // a subscription's follow
 
 	mu    sync.Mutex
 	ended bool
+	onEnd []func()
+}
+
+type opKey struct{}
+
+// whenOperationEnds runs fn once the operation of ctx ended: for one of a
+// socket's, when it finishes (a callback on ctx would keep the whole
+// dispatch alive as long as the operation lives); otherwise when ctx ends.
+func whenOperationEnds(ctx context.Context, fn func()) {
+	if o, ok := ctx.Value(opKey{}).(*liveOp); ok {
+		o.mu.Lock()
+		if !o.ended {
+			o.onEnd = append(o.onEnd, fn)
+			o.mu.Unlock()
+			return
+		}
+		o.mu.Unlock()
+		fn()
+		return
+	}
+	context.AfterFunc(ctx, fn)
 }
 
 func (o *liveOp) done() bool {
@@ -240,9 +262,16 @@ func (o *liveOp) finish(complete bool) {
 		return
 	}
 	o.ended = true
-	g := o.group
+	g, tap, onEnd := o.group, o.tap, o.onEnd
+	o.onEnd = nil
 	o.mu.Unlock()
 	o.cancel()
+	if tap != nil {
+		tap.Stop()
+	}
+	for _, fn := range onEnd {
+		fn()
+	}
 	o.conn.dropOp(o)
 	if g != nil {
 		g.hub.leave(g)
@@ -301,8 +330,12 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 		c.enqueue(frame{kind: frameComplete, id: id}, false)
 		return nil
 	}
-	ctx, cancel := context.WithCancel(graphql.WithOperationContext(ctx, rc))
+	// The operation lives as long as life; what the dispatch needs (the
+	// operation context, gqlgen's field contexts) is garbage once it
+	// returned, for a subscription, which then holds only life.
+	life, cancel := context.WithCancel(ctx)
 	o := &liveOp{id: id, conn: c, cancel: cancel}
+	ctx = context.WithValue(graphql.WithOperationContext(life, rc), opKey{}, o)
 	if !c.addOp(o) {
 		cancel()
 		return nil
@@ -316,6 +349,9 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 	o.group = c.live.join(ctx, exec, rc)
 	o.mu.Unlock()
 	tap := &bus.Tap{Deliver: o.deliver, End: o.endEarly}
+	o.mu.Lock()
+	o.tap = tap
+	o.mu.Unlock()
 	responses, ctx := exec.DispatchOperation(bus.WithTap(ctx, tap), rc)
 	if !tap.Used() {
 		// The resolver refused (its error is the one response), or it
@@ -328,6 +364,19 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 		go o.stream(ctx, rc, responses)
 	}
 	return nil
+}
+
+// onFreshStack runs fn on a short-lived goroutine and waits for it. A
+// socket's read loop runs its operations' dispatch (parsing, validation,
+// the resolver's queries) this way: the deep stack they need goes with
+// the goroutine, and the loop, idle for hours, keeps a few kilobytes.
+func onFreshStack(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	<-done
 }
 
 // stream writes every response of an operation run the generic way, then
@@ -378,12 +427,12 @@ func (c *gorillaConn) sendErrors(id string, errs ...*gqlerror.Error) {
 
 // The kinds of frame a socket writes from its queue.
 const (
-	frameEvent    = iota // an event of a subscription: its group encodes it
-	frameNext            // a response already encoded
-	frameComplete        // the operation ended
-	frameError           // the operation failed
-	framePing            // graphql-transport-ws ping
-	frameKeepAlive       // graphql-ws ka
+	frameEvent     = iota // an event of a subscription: its group encodes it
+	frameNext             // a response already encoded
+	frameComplete         // the operation ended
+	frameError            // the operation failed
+	framePing             // graphql-transport-ws ping
+	frameKeepAlive        // graphql-ws ka
 )
 
 type frame struct {

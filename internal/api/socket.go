@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -84,7 +85,36 @@ type socket struct {
 	// active counts the operations running on the socket; slots holds
 	// the operation contexts that took one and were not dispatched yet.
 	active atomic.Int64
-	slots  sync.Map
+	slots  slots
+}
+
+// slots are the operation contexts of a socket that took a slot and were
+// not dispatched yet: at most a few at a time, so a short list (nil when
+// empty) costs an idle socket nothing, where a sync.Map kept a kilobyte.
+type slots struct {
+	mu   sync.Mutex
+	list []*graphql.OperationContext
+}
+
+func (sl *slots) store(oc *graphql.OperationContext) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	sl.list = append(sl.list, oc)
+}
+
+// take removes oc and reports whether it was there.
+func (sl *slots) take(oc *graphql.OperationContext) bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	i := slices.Index(sl.list, oc)
+	if i < 0 {
+		return false
+	}
+	sl.list = slices.Delete(sl.list, i, i+1)
+	if len(sl.list) == 0 {
+		sl.list = nil
+	}
+	return true
 }
 
 func newSockets(a *auth.Service, logger *slog.Logger, m *metrics, limits socketLimits, proxies proxyPolicy, ctx context.Context) *sockets {
@@ -473,14 +503,14 @@ func (g socketGuard) MutateOperationContext(ctx context.Context, oc *graphql.Ope
 		}
 		return coded(fault.Unauthenticated, gqlerror.Errorf("the session of this WebSocket has ended; sign in again"))
 	}
-	s.slots.Store(oc, struct{}{})
+	s.slots.store(oc)
 	return nil
 }
 
 func (g socketGuard) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if s := socketFrom(ctx); s != nil {
-		if _, took := s.slots.LoadAndDelete(graphql.GetOperationContext(ctx)); took {
-			context.AfterFunc(ctx, func() { s.active.Add(-1) })
+		if s.slots.take(graphql.GetOperationContext(ctx)) {
+			whenOperationEnds(ctx, func() { s.active.Add(-1) })
 		}
 	}
 	return next(ctx)
@@ -490,7 +520,7 @@ func (g socketGuard) InterceptResponse(ctx context.Context, next graphql.Respons
 	if s := socketFrom(ctx); s != nil && graphql.HasOperationContext(ctx) {
 		// A dispatched operation gave its slot to InterceptOperation
 		// already; one still here was refused after it was taken.
-		if _, took := s.slots.LoadAndDelete(graphql.GetOperationContext(ctx)); took {
+		if s.slots.take(graphql.GetOperationContext(ctx)) {
 			s.active.Add(-1)
 		}
 	}

@@ -76,9 +76,10 @@ func newGorillaWebsocket(origins *originPolicy, t wsTimings, sockets *sockets, o
 	return &gorillaWebsocket{
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
-			ReadBufferSize:   4096,
-			WriteBufferSize:  4096,
-			// A socket holds a write buffer only while it writes.
+			// The read buffer is the HTTP server's (net/http keeps it
+			// for the connection anyway), and a socket holds a write
+			// buffer (4 KiB) only while it writes.
+			WriteBufferSize: 4096,
 			WriteBufferPool: &sync.Pool{},
 			CheckOrigin:     origins.allowed,
 		},
@@ -236,7 +237,9 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 			}
 			switch msg.Type {
 			case subscribe:
-				if err := c.operate(c.exec, msg.ID, msg.Payload, start); err != nil {
+				var err error
+				onFreshStack(func() { err = c.operate(c.exec, msg.ID, msg.Payload, start) })
+				if err != nil {
 					return mt, nil, err
 				}
 				continue

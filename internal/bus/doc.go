@@ -31,5 +31,8 @@
 // followers; each follower gets its current state, then each change it may
 // see, until the client goes away; an early close ends the stream and the
 // client subscribes again), and [Listen] keeps a background consumer
-// subscribed for as long as it runs, reloading after every gap.
+// subscribed for as long as it runs, reloading after every gap. A [Tap]
+// lets the WebSocket transport take a Shared follow without a channel or a
+// goroutine (a sink), with each event numbered so it is encoded once for
+// every subscriber that sees it the same way.
 package bus

@@ -141,7 +141,7 @@ func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(contex
 		return nil, err
 	}
 	if tap != nil {
-		return s.sinkFollow(ctx, t, f, current), nil
+		return s.sinkFollow(t, f, current), nil
 	}
 	t.mu.Lock()
 	out := make(chan T, len(current)+len(f.pending)+bufferSize)
@@ -167,13 +167,13 @@ func (s *Shared[T]) Follow(ctx context.Context, channel string, load func(contex
 
 // sinkFollow hands f's current state and the events it queued while
 // loading to its sink, then lets events through as they come.
-func (s *Shared[T]) sinkFollow(ctx context.Context, t *sharedTopic[T], f *follower[T], current []T) <-chan T {
+func (s *Shared[T]) sinkFollow(t *sharedTopic[T], f *follower[T], current []T) <-chan T {
 	f.sink.used.Store(true)
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	pending := f.pending
 	f.pending, f.direct = nil, true
 	if f.closed {
+		t.mu.Unlock()
 		// Dropped while loading: the sink resyncs at once.
 		if f.sink.End != nil {
 			f.sink.End()
@@ -196,9 +196,11 @@ func (s *Shared[T]) sinkFollow(ctx context.Context, t *sharedTopic[T], f *follow
 	if !ok {
 		delete(t.followers, f)
 		f.close()
+		t.mu.Unlock()
 		return closedChannel[T]()
 	}
-	f.stop = context.AfterFunc(ctx, func() { s.leave(t, f) })
+	t.mu.Unlock()
+	f.sink.stopWith(func() { s.leave(t, f) })
 	return closedChannel[T]()
 }
 

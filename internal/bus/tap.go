@@ -20,8 +20,10 @@ import (
 //     runs under the channel's lock: it must not block, and reports false
 //     when the follower cannot take more (it fell behind). End runs once
 //     when the follow ends, early (behind, or the channel's subscription
-//     ended: the consumer resyncs) or because its context ended. Follow
-//     returns a closed channel.
+//     ended: the consumer resyncs) or because the consumer called Stop.
+//     The context Follow gets serves the load only: a sink's follow lasts
+//     until Stop, so it holds nothing of the operation that made it.
+//     Follow returns a closed channel.
 //   - As a feed (Deliver nil): Follow subscribes to nothing and loads
 //     nothing; its channel yields what Push hands it. A transport uses it
 //     to run the encoder of an operation on values a sink received.
@@ -32,9 +34,11 @@ type Tap struct {
 	Deliver func(seq uint64, v any) bool
 	End     func()
 
-	used atomic.Bool
-	mu   sync.Mutex
-	push func(any)
+	used    atomic.Bool
+	mu      sync.Mutex
+	push    func(any)
+	stop    func()
+	stopped bool
 }
 
 type tapKey struct{}
@@ -63,6 +67,30 @@ func (t *Tap) Push(v any) bool {
 	}
 	push(v)
 	return true
+}
+
+// Stop ends a sink's follow (End runs, if it did not already).
+func (t *Tap) Stop() {
+	t.mu.Lock()
+	stop := t.stop
+	t.stop, t.stopped = nil, true
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// stopWith records how a sink's follow ends; a Stop that came first ends
+// it at once.
+func (t *Tap) stopWith(stop func()) {
+	t.mu.Lock()
+	if t.stopped {
+		t.mu.Unlock()
+		stop()
+		return
+	}
+	t.stop = stop
+	t.mu.Unlock()
 }
 
 // feed binds t as a feed of T values and returns its channel.
