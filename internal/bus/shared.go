@@ -105,6 +105,11 @@ func (f *follower[T]) close() {
 	if f.out != nil {
 		close(f.out)
 	}
+	if f.sink != nil {
+		// The follower is gone already: a Stop from End (or later) has
+		// nothing to leave, and must not take the topic's lock, held here.
+		f.sink.stopWith(nil)
+	}
 	if f.sink != nil && f.direct && f.sink.End != nil {
 		// Only a follow that got going ends at the sink; one that failed
 		// to start returns its error from Follow.
@@ -199,8 +204,9 @@ func (s *Shared[T]) sinkFollow(t *sharedTopic[T], f *follower[T], current []T) <
 		t.mu.Unlock()
 		return closedChannel[T]()
 	}
+	stop := func() { s.leave(t, f) }
 	t.mu.Unlock()
-	f.sink.stopWith(func() { s.leave(t, f) })
+	f.sink.stopWith(stop)
 	return closedChannel[T]()
 }
 

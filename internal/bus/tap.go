@@ -81,9 +81,14 @@ func (t *Tap) Stop() {
 }
 
 // stopWith records how a sink's follow ends; a Stop that came first ends
-// it at once.
+// it at once. Nil marks the follow ended: a later Stop does nothing.
 func (t *Tap) stopWith(stop func()) {
 	t.mu.Lock()
+	if stop == nil {
+		t.stop, t.stopped = nil, true
+		t.mu.Unlock()
+		return
+	}
 	if t.stopped {
 		t.mu.Unlock()
 		stop()

@@ -107,3 +107,6 @@ func (w *WS) CloseCode(timeout time.Duration) int {
 	}
 	return -1
 }
+
+// NewWS wraps a WebSocket dialled by the test itself.
+func NewWS(t testing.TB, conn *websocket.Conn) *WS { return &WS{t: t, Conn: conn} }
