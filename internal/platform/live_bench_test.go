@@ -223,9 +223,10 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 	for {
 		mem, g := serverMemory()
 		// What the dashboards held is given back: every goroutine, and
-		// all their memory but what warm caches keep (the SQLite page
-		// cache grows to its 2 MiB, say): 5% of it, or 2 MiB.
-		if g <= g0+5 && mem <= mem0+max(2<<20, (mem1-mem0)/20) {
+		// all their memory but 5% of it or 4 MiB, which is what the rest
+		// of the process may take meanwhile (the platform runs beside the
+		// hub; the SQLite page cache grows to its 2 MiB, say).
+		if g <= g0+5 && mem <= mem0+max(4<<20, (mem1-mem0)/20) {
 			res.recovered = time.Since(start)
 			break
 		}
