@@ -217,6 +217,7 @@ func (g *liveGroup) find(seq uint64) []byte {
 // liveOp is one operation running on a socket.
 type liveOp struct {
 	id     string
+	qid    []byte // id as JSON, written in every message of the operation
 	conn   *gorillaConn
 	cancel context.CancelFunc
 	group  *liveGroup // a subscription's; nil for others
@@ -277,7 +278,7 @@ func (o *liveOp) finish(complete bool) {
 		g.hub.leave(g)
 	}
 	if complete {
-		o.conn.enqueue(frame{kind: frameComplete, id: o.id}, false)
+		o.conn.enqueue(frame{kind: frameComplete, id: o.id})
 	}
 }
 
@@ -287,7 +288,7 @@ func (o *liveOp) deliver(seq uint64, v any) bool {
 	if o.done() {
 		return false
 	}
-	return o.conn.enqueue(frame{kind: frameEvent, id: o.id, op: o, seq: seq, v: v}, seq != 0)
+	return o.conn.enqueue(frame{kind: frameEvent, id: o.id, op: o, seq: seq, v: v})
 }
 
 // endEarly is the end of a subscription's follow: when the subscription
@@ -314,7 +315,7 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 	dec.UseNumber()
 	if err := dec.Decode(params); err != nil {
 		c.sendErrors(id, &gqlerror.Error{Message: "invalid json"})
-		c.enqueue(frame{kind: frameComplete, id: id}, false)
+		c.enqueue(frame{kind: frameComplete, id: id})
 		return nil
 	}
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
@@ -327,14 +328,15 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 		} else {
 			c.sendResponse(id, &graphql.Response{Errors: errs})
 		}
-		c.enqueue(frame{kind: frameComplete, id: id}, false)
+		c.enqueue(frame{kind: frameComplete, id: id})
 		return nil
 	}
 	// The operation lives as long as life; what the dispatch needs (the
 	// operation context, gqlgen's field contexts) is garbage once it
 	// returned, for a subscription, which then holds only life.
 	life, cancel := context.WithCancel(ctx)
-	o := &liveOp{id: id, conn: c, cancel: cancel}
+	qid, _ := json.Marshal(id)
+	o := &liveOp{id: id, qid: qid, conn: c, cancel: cancel}
 	ctx = context.WithValue(graphql.WithOperationContext(life, rc), opKey{}, o)
 	if !c.addOp(o) {
 		cancel()
@@ -346,7 +348,7 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 		return nil
 	}
 	o.mu.Lock()
-	o.group = c.live.join(ctx, exec, rc)
+	o.group = c.ws.live.join(ctx, exec, rc)
 	o.mu.Unlock()
 	tap := &bus.Tap{Deliver: o.deliver, End: o.endEarly}
 	o.mu.Lock()
@@ -360,7 +362,7 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 		g := o.group
 		o.group = nil
 		o.mu.Unlock()
-		c.live.leave(g)
+		c.ws.live.leave(g)
 		go o.stream(ctx, rc, responses)
 	}
 	return nil
@@ -412,7 +414,7 @@ func (c *gorillaConn) sendResponse(id string, resp *graphql.Response) {
 	if err != nil {
 		b, _ = json.Marshal(&graphql.Response{Errors: gqlerror.List{{Message: "internal error"}}})
 	}
-	c.enqueue(frame{kind: frameNext, id: id, payload: b}, false)
+	c.enqueue(frame{kind: frameNext, id: id, payload: b})
 }
 
 // sendErrors queues an error message, which ends the operation.
@@ -422,7 +424,7 @@ func (c *gorillaConn) sendErrors(id string, errs ...*gqlerror.Error) {
 		list[i] = e
 	}
 	b, _ := json.Marshal(list)
-	c.enqueue(frame{kind: frameError, id: id, payload: b}, false)
+	c.enqueue(frame{kind: frameError, id: id, payload: b})
 }
 
 // The kinds of frame a socket writes from its queue.
@@ -436,7 +438,6 @@ const (
 )
 
 type frame struct {
-	counted bool // an event counted against maxQueuedEvents
 	kind    int
 	id      string
 	op      *liveOp
@@ -444,6 +445,19 @@ type frame struct {
 	v       any
 	payload []byte
 }
+
+// quotedID is f's operation id as JSON: an operation's, made once.
+func (f frame) quotedID() []byte {
+	if f.op != nil {
+		return f.op.qid
+	}
+	id, _ := json.Marshal(f.id)
+	return id
+}
+
+// counted reports whether f counts against maxQueuedEvents: an event, not
+// a subscription's current state (sequence 0) nor anything else.
+func (f frame) counted() bool { return f.kind == frameEvent && f.seq != 0 }
 
 // message types of the two protocols, by frame kind.
 var (

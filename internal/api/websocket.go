@@ -106,7 +106,8 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 	exec, _ := r.Context().Value(execKey{}).(graphql.GraphExecutor)
 	c := &gorillaConn{conn: conn, onClose: g.onClose, strict: conn.Subprotocol() == "graphql-transport-ws",
 		pace: pace{interval: g.messageInterval}, writeTimeout: g.writeTimeout,
-		ws: g, exec: exec, live: g.live, headers: r.Header, ops: map[string]*liveOp{}}
+		ws: g, exec: exec, headers: r.Header, ops: map[string]*liveOp{}}
+	c.flushed.L = &c.qmu
 	g.track(c)
 	if g.initTimeout > 0 {
 		c.mu.Lock()
@@ -134,7 +135,6 @@ type gorillaConn struct {
 	writeTimeout time.Duration
 	ws           *gorillaWebsocket
 	exec         graphql.GraphExecutor
-	live         *liveHub
 	headers      http.Header
 
 	writeMu sync.Mutex
@@ -158,7 +158,7 @@ type gorillaConn struct {
 	events   int
 	draining bool
 	dead     bool
-	flushed  *sync.Cond // made by the first flush
+	flushed  sync.Cond // on qmu: draining ended
 	// forbidden closes the socket with 4403 at the next read, once the
 	// transport has answered the operation that found its session ended.
 	forbidden atomic.Bool
@@ -287,21 +287,20 @@ func (c *gorillaConn) dropOp(o *liveOp) {
 }
 
 // enqueue adds f to the socket's queue and makes sure a goroutine drains
-// it. A subscription event (bounded) finds no room when maxQueuedEvents
-// are waiting: enqueue reports false and the subscription ends.
-func (c *gorillaConn) enqueue(f frame, bounded bool) bool {
+// it. A subscription event finds no room when maxQueuedEvents are
+// waiting: enqueue reports false and the subscription ends.
+func (c *gorillaConn) enqueue(f frame) bool {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
 	if c.dead {
-		return !bounded
+		return !f.counted()
 	}
-	if bounded {
+	if f.counted() {
 		if c.events >= maxQueuedEvents {
 			return false
 		}
 		c.events++
 	}
-	f.counted = bounded
 	c.queue = append(c.queue, f)
 	if !c.draining {
 		c.draining = true
@@ -317,25 +316,21 @@ func (c *gorillaConn) drain() {
 		c.qmu.Lock()
 		if c.dead || len(c.queue) == 0 {
 			c.queue, c.draining = nil, false
-			if c.flushed != nil {
-				c.flushed.Broadcast()
-			}
+			c.flushed.Broadcast()
 			c.qmu.Unlock()
 			return
 		}
 		f := c.queue[0]
 		c.queue[0] = frame{}
 		c.queue = c.queue[1:]
-		if f.counted {
+		if f.counted() {
 			c.events--
 		}
 		c.qmu.Unlock()
 		if err := c.writeFrame(f); err != nil {
 			c.qmu.Lock()
 			c.dead, c.queue, c.draining = true, nil, false
-			if c.flushed != nil {
-				c.flushed.Broadcast()
-			}
+			c.flushed.Broadcast()
 			c.qmu.Unlock()
 			_ = c.conn.NetConn().Close()
 			return
@@ -347,9 +342,6 @@ func (c *gorillaConn) drain() {
 func (c *gorillaConn) flush() {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
-	if c.flushed == nil {
-		c.flushed = sync.NewCond(&c.qmu)
-	}
 	for c.draining {
 		c.flushed.Wait()
 	}
@@ -386,9 +378,8 @@ func (c *gorillaConn) writeFrame(f frame) error {
 	head = append(head, typ...)
 	head = append(head, '"')
 	if f.id != "" {
-		id, _ := json.Marshal(f.id)
 		head = append(head, `,"id":`...)
-		head = append(head, id...)
+		head = append(head, f.quotedID()...)
 	}
 	if payload != nil {
 		head = append(head, `,"payload":`...)
@@ -415,7 +406,7 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 		return
 	}
 	if !c.strict {
-		c.enqueue(frame{kind: frameKeepAlive}, false)
+		c.enqueue(frame{kind: frameKeepAlive})
 		return
 	}
 	c.mu.Lock()
@@ -426,7 +417,7 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 		return
 	}
 	_ = c.conn.SetReadDeadline(time.Now().Add(every))
-	c.enqueue(frame{kind: framePing}, false)
+	c.enqueue(frame{kind: framePing})
 }
 
 func (c *gorillaConn) ponged() {

@@ -98,12 +98,7 @@ func dialSmallBuffer(t *testing.T, s *platformtest.Server) *platformtest.WS {
 		})
 		return err
 	}}
-	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 5 * time.Second,
-		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return nd.DialContext(ctx, network, addr)
-		}}
-	conn, _, err := d.Dial("ws"+strings.TrimPrefix(s.URL, "http")+"/graphql", nil)
+	ws, _, err := s.DialWSWith(t, &websocket.Dialer{NetDialContext: nd.DialContext}, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = conn.Close() })
-	return platformtest.NewWS(t, conn)
+	return ws
 }

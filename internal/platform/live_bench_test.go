@@ -28,7 +28,6 @@ import (
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
-	"github.com/gpunex/gpunex/internal/store/storetest"
 )
 
 // The live dashboards benchmark (issue 10): 2,000 dashboards, each a
@@ -255,7 +254,7 @@ type livePlatform struct {
 	payloads    [2][]byte
 	fired       int
 	messageSize int
-	queries     []*storetest.Queries
+	queries     []*platformtest.Statements
 	rdb         *redis.Client
 }
 
@@ -273,7 +272,7 @@ func newLivePlatform(b *testing.B, servers []*platformtest.Server) *livePlatform
 		p.payloads[i], _ = json.Marshal(map[string]any{"machineId": machineID, "status": status})
 	}
 	for _, srv := range servers {
-		p.queries = append(p.queries, storetest.CountQueries(srv.Platform.DB))
+		p.queries = append(p.queries, srv.RecordStatements())
 	}
 	if s.RedisURL != "" {
 		opt, err := redis.ParseURL(s.RedisURL)
@@ -304,7 +303,7 @@ func newLivePlatform(b *testing.B, servers []*platformtest.Server) *livePlatform
 func (p *livePlatform) urls() []string {
 	var out []string
 	for _, s := range p.servers {
-		out = append(out, "ws"+strings.TrimPrefix(s.URL, "http")+"/graphql")
+		out = append(out, s.WSURL())
 	}
 	return out
 }
@@ -328,7 +327,7 @@ func (p *livePlatform) sql(fn func()) int {
 			fn()
 			return
 		}
-		counts[i] = p.queries[i].Count(func() { inner(i + 1) })
+		counts[i] = len(p.queries[i].Record(func() { inner(i + 1) }))
 	}
 	inner(0)
 	total := 0

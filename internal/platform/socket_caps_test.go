@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -153,7 +152,7 @@ func TestEverySubprotocolClosesWithoutConnectionInitInTime(t *testing.T) {
 			"no subprotocol":    nil,
 		} {
 			d := websocket.Dialer{Subprotocols: subprotocols, HandshakeTimeout: 5 * time.Second}
-			conn, res, err := d.Dial("ws"+strings.TrimPrefix(s.URL, "http")+"/graphql", nil)
+			conn, res, err := d.Dial(s.WSURL(), nil)
 			require.NoError(t, err, name)
 			_ = res.Body.Close()
 			start := time.Now()

@@ -2,32 +2,28 @@ package platformtest
 
 import (
 	"bufio"
-	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/store/storetest"
 )
 
 // Statements records the SQL statements a server's database runs while a
 // Record is in progress, with their text, so a test that bounds what an
 // event costs can say which statements it ran when it ran too many.
 type Statements struct {
-	mu  sync.Mutex
-	on  bool
-	got []string
+	queries *storetest.Queries
 }
 
 // RecordStatements starts watching the statements of the server's
 // database (every later statement, transactions included).
 func (s *Server) RecordStatements() *Statements {
-	r := &Statements{}
-	s.Platform.DB.AddQueryHook(r)
-	return r
+	return &Statements{queries: storetest.CountQueries(s.Platform.DB)}
 }
 
 // Record runs fn and returns the statements run meanwhile, by anyone,
@@ -35,38 +31,13 @@ func (s *Server) RecordStatements() *Statements {
 // outbox every two seconds whatever else happens (call DrainMail first,
 // so it has nothing else to do).
 func (r *Statements) Record(fn func()) []string {
-	r.mu.Lock()
-	r.got, r.on = nil, true
-	r.mu.Unlock()
-	fn()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.on = false
-	out := make([]string, 0, len(r.got))
-	for _, q := range r.got {
-		if !mailPoll(q) {
-			out = append(out, q)
-		}
-	}
-	return out
+	return slices.DeleteFunc(r.queries.Record(fn), mailPoll)
 }
 
 // mailPoll reports whether q is the mail worker's periodic read of the
 // outbox (a SELECT of email_outbox).
 func mailPoll(q string) bool {
 	return strings.HasPrefix(strings.TrimSpace(strings.ToUpper(q)), "SELECT") && strings.Contains(q, "email_outbox")
-}
-
-// BeforeQuery implements bun.QueryHook.
-func (*Statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-// AfterQuery implements bun.QueryHook.
-func (r *Statements) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.on {
-		r.got = append(r.got, e.Query)
-	}
 }
 
 // OperationCount returns the server's gpunex_graphql_operations_total of

@@ -28,14 +28,31 @@ type WSMessage struct {
 // subprotocol. header may carry Origin and Cookie.
 func (s *Server) DialWS(t testing.TB, header http.Header) (*WS, *http.Response, error) {
 	t.Helper()
-	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 5 * time.Second}
-	conn, res, err := d.Dial("ws"+strings.TrimPrefix(s.URL, "http")+"/graphql", header)
+	return s.DialWSWith(t, &websocket.Dialer{}, header)
+}
+
+// DialWSWith is DialWS through d (its own network dialler, say), with the
+// graphql-transport-ws subprotocol and a handshake timeout set where d
+// has none.
+func (s *Server) DialWSWith(t testing.TB, d *websocket.Dialer, header http.Header) (*WS, *http.Response, error) {
+	t.Helper()
+	dd := *d
+	if dd.Subprotocols == nil {
+		dd.Subprotocols = []string{"graphql-transport-ws"}
+	}
+	if dd.HandshakeTimeout == 0 {
+		dd.HandshakeTimeout = 5 * time.Second
+	}
+	conn, res, err := dd.Dial(s.WSURL(), header)
 	if err != nil {
 		return nil, res, err
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return &WS{t: t, Conn: conn}, res, nil
 }
+
+// WSURL is the server's GraphQL WebSocket address.
+func (s *Server) WSURL() string { return "ws" + strings.TrimPrefix(s.URL, "http") + "/graphql" }
 
 // Send writes one message.
 func (w *WS) Send(typ, id string, payload any) {
@@ -107,6 +124,3 @@ func (w *WS) CloseCode(timeout time.Duration) int {
 	}
 	return -1
 }
-
-// NewWS wraps a WebSocket dialled by the test itself.
-func NewWS(t testing.TB, conn *websocket.Conn) *WS { return &WS{t: t, Conn: conn} }

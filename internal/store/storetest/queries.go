@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/uptrace/bun"
@@ -14,7 +15,9 @@ import (
 // that a list reads each relation once.
 type Queries struct {
 	on atomic.Bool
-	n  atomic.Int64
+
+	mu  sync.Mutex
+	got []string
 }
 
 // CountQueries starts watching db's statements.
@@ -26,19 +29,30 @@ func CountQueries(db *store.DB) *Queries {
 
 // Count returns how many statements fn ran.
 func (q *Queries) Count(fn func()) int {
-	q.n.Store(0)
+	return len(q.Record(fn))
+}
+
+// Record returns the statements fn ran, by anyone, in order.
+func (q *Queries) Record(fn func()) []string {
+	q.mu.Lock()
+	q.got = nil
+	q.mu.Unlock()
 	q.on.Store(true)
 	fn()
 	q.on.Store(false)
-	return int(q.n.Load())
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.got
 }
 
 // BeforeQuery implements bun.QueryHook.
 func (*Queries) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 // AfterQuery implements bun.QueryHook.
-func (q *Queries) AfterQuery(context.Context, *bun.QueryEvent) {
+func (q *Queries) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	if q.on.Load() {
-		q.n.Add(1)
+		q.mu.Lock()
+		q.got = append(q.got, e.Query)
+		q.mu.Unlock()
 	}
 }
