@@ -368,19 +368,6 @@ func (c *gorillaConn) operate(exec graphql.GraphExecutor, id string, payload jso
 	return nil
 }
 
-// onFreshStack runs fn on a short-lived goroutine and waits for it. A
-// socket's read loop runs its operations' dispatch (parsing, validation,
-// the resolver's queries) this way: the deep stack they need goes with
-// the goroutine, and the loop, idle for hours, keeps a few kilobytes.
-func onFreshStack(fn func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	<-done
-}
-
 // stream writes every response of an operation run the generic way, then
 // completes it; a panic is answered as gqlgen's transport answers it.
 func (o *liveOp) stream(ctx context.Context, rc *graphql.OperationContext, responses graphql.ResponseHandler) {

@@ -218,10 +218,7 @@ func New(cfg Config, deps Deps) *Server {
 			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			tok := wsToken(p)
-			var err error
-			// The check's queries run deep: on a goroutine of their own,
-			// so the socket's read loop keeps a small stack while idle.
-			onFreshStack(func() { ctx, err = authn.wsInit(ctx, tok) })
+			ctx, err := authn.wsInit(ctx, tok)
 			if err != nil {
 				ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
 				ctx = transport.AppendCloseReason(ctx, "Forbidden")

@@ -319,18 +319,14 @@ func (r *sockets) startListening() {
 	go r.auth.ListenForAgentTokenRevocations(ctx, r.agentRevoked, r.resync)
 }
 
-func (r *sockets) sessionEnded(id int64) {
-	r.mu.Lock()
-	list := members(r.bySession[id])
-	r.mu.Unlock()
-	for _, s := range list {
-		go r.forbid(s)
-	}
-}
+func (r *sockets) sessionEnded(id int64) { forbidAll(r, r.bySession, id) }
 
-func (r *sockets) agentRevoked(hash string) {
+func (r *sockets) agentRevoked(hash string) { forbidAll(r, r.byAgent, hash) }
+
+// forbidAll closes every socket index holds under k.
+func forbidAll[K comparable](r *sockets, index map[K]map[*socket]struct{}, k K) {
 	r.mu.Lock()
-	list := members(r.byAgent[hash])
+	list := members(index[k])
 	r.mu.Unlock()
 	for _, s := range list {
 		go r.forbid(s)

@@ -237,9 +237,7 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 			}
 			switch msg.Type {
 			case subscribe:
-				var err error
-				onFreshStack(func() { err = c.operate(c.exec, msg.ID, msg.Payload, start) })
-				if err != nil {
+				if err := c.operate(c.exec, msg.ID, msg.Payload, start); err != nil {
 					return mt, nil, err
 				}
 				continue

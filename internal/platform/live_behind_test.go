@@ -28,7 +28,7 @@ func TestASubscriberThatFallsBehindIsToldWhileOthersGoOn(t *testing.T) {
 	platformtest.Each(t, fanoutOptions(), func(t *testing.T, s *platformtest.Server) {
 		client := s.NewAPIClient(t, "")
 		id, token := client.SignUp(platformtest.UniqueEmail("behind"), "correct horse battery", "Bea")
-		good := fanoutSocket(t, s, token)
+		good := openSocket(t, s, token)
 		good.Subscribe("n", doc, nil)
 		stalled := dialSmallBuffer(t, s)
 		stalled.Init(map[string]any{"authorization": "Bearer " + token})

@@ -65,15 +65,6 @@ func fanoutTransition(t *testing.T, s *platformtest.Server, providerID, machineR
 	require.NoError(t, s.Platform.Bus.Publish(t.Context(), fleet.Channel(providerID), payload))
 }
 
-// fanoutSocket opens a WebSocket signed in with token.
-func fanoutSocket(t *testing.T, s *platformtest.Server, token string) *platformtest.WS {
-	t.Helper()
-	ws, _, err := s.DialWS(t, nil)
-	require.NoError(t, err)
-	ws.Init(map[string]any{"authorization": "Bearer " + token})
-	return ws
-}
-
 // fanoutNext reads the next message, requires it is a next of operation
 // id, and returns its payload as the server wrote it.
 func fanoutNext(t *testing.T, ws *platformtest.WS, id string) json.RawMessage {
@@ -129,7 +120,7 @@ func TestAnEventIsEncodedOnceForEveryDashboardOfAView(t *testing.T) {
 		p, machine, machineRow := fanoutProvider(t, s, "fanout")
 		socks := make([]*platformtest.WS, dashboards)
 		for i := range socks {
-			socks[i] = fanoutSocket(t, s, p.User.Token)
+			socks[i] = openSocket(t, s, p.User.Token)
 			socks[i].Subscribe("1", statusSubscription, nil)
 			ev := fanoutStatus(t, fanoutNext(t, socks[i], "1"))
 			require.True(t, ev.Data.MachineStatusChanged.Initial, "dashboard %d: the current state first", i)
@@ -177,7 +168,7 @@ func TestDifferentViewsAreEncodedApart(t *testing.T) {
 		dashboards := func(token, machine string) []*platformtest.WS {
 			socks := make([]*platformtest.WS, 2)
 			for i := range socks {
-				socks[i] = fanoutSocket(t, s, token)
+				socks[i] = openSocket(t, s, token)
 				socks[i].Subscribe("1", statusSubscription, nil)
 				ev := fanoutStatus(t, fanoutNext(t, socks[i], "1"))
 				require.True(t, ev.Data.MachineStatusChanged.Initial)
@@ -188,7 +179,7 @@ func TestDifferentViewsAreEncodedApart(t *testing.T) {
 		watches := func(token string) []*platformtest.WS {
 			socks := make([]*platformtest.WS, 2)
 			for i := range socks {
-				socks[i] = fanoutSocket(t, s, token)
+				socks[i] = openSocket(t, s, token)
 				socks[i].Subscribe("apps", applicationChanged, map[string]any{})
 				c := fanoutApplication(t, fanoutNext(t, socks[i], "apps"))
 				require.True(t, c.Initial)
@@ -255,7 +246,7 @@ func TestACompletedSubscriptionStopsWhileOthersOfItsGroupGoOn(t *testing.T) {
 	platformtest.Each(t, fanoutOptions(), func(t *testing.T, s *platformtest.Server) {
 		p, machine, machineRow := fanoutProvider(t, s, "complete")
 		// a subscribes first: its subscription makes the group.
-		a, b := fanoutSocket(t, s, p.User.Token), fanoutSocket(t, s, p.User.Token)
+		a, b := openSocket(t, s, p.User.Token), openSocket(t, s, p.User.Token)
 		for _, ws := range []*platformtest.WS{a, b} {
 			ws.Subscribe("1", statusSubscription, nil)
 			require.True(t, fanoutStatus(t, fanoutNext(t, ws, "1")).Data.MachineStatusChanged.Initial)
@@ -279,7 +270,7 @@ func TestACompletedSubscriptionStopsWhileOthersOfItsGroupGoOn(t *testing.T) {
 
 		// The socket that made the group goes away altogether: the group
 		// still encodes for b.
-		c := fanoutSocket(t, s, p.User.Token)
+		c := openSocket(t, s, p.User.Token)
 		c.Subscribe("1", statusSubscription, nil)
 		require.True(t, fanoutStatus(t, fanoutNext(t, c, "1")).Data.MachineStatusChanged.Initial)
 		fanoutSilent(t, a, 500*time.Millisecond) // nothing more for the completed subscription
@@ -343,7 +334,7 @@ func TestDashboardsHoldNoGoroutinePerSubscription(t *testing.T) {
 
 			socks := make([]*platformtest.WS, dashboards)
 			for i := range socks {
-				ws := fanoutSocket(t, s, p.User.Token)
+				ws := openSocket(t, s, p.User.Token)
 				ws.Subscribe("n", notificationAdded, nil) // no afterId: nothing replayed
 				ws.Subscribe("m", statusSubscription, nil)
 				// A socket's messages run in order: the machine's current
