@@ -134,9 +134,11 @@ func TestFollowEndsWhenTheSubscriptionEndsEarly(t *testing.T) {
 
 	ch, err := bus.NewShared(b, nil, payloads).Follow(t.Context(), "things", numbers(), nil)
 	require.NoError(t, err)
-	// Nobody reads: the stream's buffer fills, then the subscription's,
-	// and the bus drops the subscriber.
-	const published = 400
+	// Nobody reads while they are published: more than the stream's
+	// buffer and the bus subscription's together (256 each), so one of
+	// them overflows whatever the pace of the shared goroutine, and the
+	// follower is dropped.
+	const published = 1000
 	for i := range published {
 		require.NoError(t, b.Publish(t.Context(), "things", []byte(strconv.Itoa(i))))
 	}
