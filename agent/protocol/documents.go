@@ -29,3 +29,16 @@ const HeartbeatMutation = `mutation Heartbeat($input: HeartbeatInput!) {
     userErrors { field message code }
   }
 }`
+
+// SubmitBenchmarkResultOperation is the name of the benchmark submission.
+const SubmitBenchmarkResultOperation = "SubmitBenchmarkResult"
+
+// SubmitBenchmarkResultMutation submits one run's result, sent verbatim
+// with SubmitBenchmarkResultVariables; a replay of the same run id is
+// answered with a userErrors entry (code DUPLICATE) and changes nothing.
+const SubmitBenchmarkResultMutation = `mutation SubmitBenchmarkResult($input: BenchmarkResultInput!) {
+  submitBenchmarkResult(input: $input) {
+    accepted
+    userErrors { field message code }
+  }
+}`
