@@ -90,3 +90,29 @@ type Sample struct {
 
 // ptr returns a pointer to v; it keeps optional-field assignments short.
 func ptr[T any](v T) *T { return &v }
+
+// PCIeLink is a GPU's host link: the generation and lane width it runs at
+// now and the most it can run at. A nil field was not reported. A healthy
+// board under load runs at its maximum; an idle one may train down to save
+// power, so the current figures mean most while the GPU is busy.
+type PCIeLink struct {
+	// Index and UUID identify the GPU, as in Device.
+	Index int    `json:"index"`
+	UUID  string `json:"uuid"`
+	// Generation and Width are the link as it runs now (e.g. 4 and 16).
+	Generation *int `json:"generation,omitempty"`
+	Width      *int `json:"width,omitempty"`
+	// MaxGeneration and MaxWidth are the most the GPU and its slot allow.
+	MaxGeneration *int `json:"maxGeneration,omitempty"`
+	MaxWidth      *int `json:"maxWidth,omitempty"`
+}
+
+// LinkReader is implemented by detectors that can read the GPUs' PCIe
+// links (the Simulator and nvmldetect.Detector). It is a separate interface
+// so Detector stays what every heartbeat needs; the benchmark reads links
+// where a detector offers them.
+type LinkReader interface {
+	// PCIeLinks reads every GPU's link, in index order, with Inventory's
+	// partial-result rule.
+	PCIeLinks(ctx context.Context) ([]PCIeLink, error)
+}

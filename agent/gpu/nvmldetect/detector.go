@@ -24,7 +24,10 @@ type Detector struct {
 	closeErr  error
 }
 
-var _ gpu.Detector = (*Detector)(nil)
+var (
+	_ gpu.Detector   = (*Detector)(nil)
+	_ gpu.LinkReader = (*Detector)(nil)
+)
 
 // New initialises lib and returns a detector over it; Close shuts the
 // library down again. main builds lib once with nvml.New(); tests pass one
@@ -162,6 +165,32 @@ func (n *Detector) Telemetry(ctx context.Context) ([]gpu.Sample, error) {
 		return nil
 	})
 	return samples, err
+}
+
+// PCIeLinks reads every GPU's PCIe link as it runs and at most. Boards
+// without a PCIe link of their own (some SXM boards behind a switch report
+// none) leave the fields nil.
+func (n *Detector) PCIeLinks(ctx context.Context) ([]gpu.PCIeLink, error) {
+	var links []gpu.PCIeLink
+	err := n.eachDevice(ctx, func(index int, uuid string, h nvml.Device) error {
+		l := gpu.PCIeLink{Index: index, UUID: uuid}
+		var r fieldReader
+		if v, ret := h.GetCurrPcieLinkGeneration(); r.ok("pcie generation", ret) {
+			l.Generation = ptr(v)
+		}
+		if v, ret := h.GetCurrPcieLinkWidth(); r.ok("pcie width", ret) {
+			l.Width = ptr(v)
+		}
+		if v, ret := h.GetMaxPcieLinkGeneration(); r.ok("pcie max generation", ret) {
+			l.MaxGeneration = ptr(v)
+		}
+		if v, ret := h.GetMaxPcieLinkWidth(); r.ok("pcie max width", ret) {
+			l.MaxWidth = ptr(v)
+		}
+		links = append(links, l)
+		return nil
+	})
+	return links, err
 }
 
 // memoryUsed reads allocated memory the way nvidia-smi shows it: without
