@@ -74,11 +74,11 @@ type simGPU struct {
 	busy         bool // a job runs on it (SetBusy)
 	benchmarking bool // the benchmark loads it (SetBenchmarking)
 	started      bool
-	last    time.Time
-	util    float64 // percent
-	powerW  float64
-	tempC   float64
-	memUsed float64 // bytes
+	last         time.Time
+	util         float64 // percent
+	powerW       float64
+	tempC        float64
+	memUsed      float64 // bytes
 	// ECC counters: they rise under load on an ecc-errors board.
 	eccCorrected, eccUncorrected float64
 }
