@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/onboarding"
@@ -36,6 +37,7 @@ type ResolverRoot interface {
 	ApplicationEvent() ApplicationEventResolver
 	ApplicationGpu() ApplicationGpuResolver
 	Gpu() GpuResolver
+	GpuBenchmarkEvidence() GpuBenchmarkEvidenceResolver
 	GpuTelemetry() GpuTelemetryResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
@@ -113,6 +115,54 @@ type ComplexityRoot struct {
 		Start func(childComplexity int) int
 	}
 
+	BenchmarkEvent struct {
+		Initial func(childComplexity int) int
+		Machine func(childComplexity int) int
+	}
+
+	BenchmarkFigure struct {
+		Expected  func(childComplexity int) int
+		Max       func(childComplexity int) int
+		Measured  func(childComplexity int) int
+		Metric    func(childComplexity int) int
+		Min       func(childComplexity int) int
+		Minimum   func(childComplexity int) int
+		Passed    func(childComplexity int) int
+		Ratio     func(childComplexity int) int
+		Reference func(childComplexity int) int
+		Supported func(childComplexity int) int
+	}
+
+	BenchmarkGuidance struct {
+		Code    func(childComplexity int) int
+		Message func(childComplexity int) int
+		Params  func(childComplexity int) int
+	}
+
+	BenchmarkParam struct {
+		Key   func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	BenchmarkRun struct {
+		FinishedAt  func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Network     func(childComplexity int) int
+		Reason      func(childComplexity int) int
+		RequestedAt func(childComplexity int) int
+		RunID       func(childComplexity int) int
+		Simulated   func(childComplexity int) int
+		StartedAt   func(childComplexity int) int
+		State       func(childComplexity int) int
+		Storage     func(childComplexity int) int
+	}
+
+	BenchmarkSection struct {
+		Error   func(childComplexity int) int
+		Figures func(childComplexity int) int
+		Outcome func(childComplexity int) int
+	}
+
 	CreateAgentTokenPayload struct {
 		AgentToken     func(childComplexity int) int
 		InstallCommand func(childComplexity int) int
@@ -131,6 +181,53 @@ type ComplexityRoot struct {
 		Telemetry   func(childComplexity int) int
 		UUID        func(childComplexity int) int
 		VramBytes   func(childComplexity int) int
+	}
+
+	GpuBenchmark struct {
+		At          func(childComplexity int) int
+		Consistency func(childComplexity int) int
+		Error       func(childComplexity int) int
+		Evidence    func(childComplexity int) int
+		Figures     func(childComplexity int) int
+		GpuUUID     func(childComplexity int) int
+		Guidance    func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Outcome     func(childComplexity int) int
+		Passed      func(childComplexity int) int
+		Reason      func(childComplexity int) int
+		RunID       func(childComplexity int) int
+		Score       func(childComplexity int) int
+		Shortfalls  func(childComplexity int) int
+		Simulated   func(childComplexity int) int
+	}
+
+	GpuBenchmarkEvidence struct {
+		EccCorrectedDelta   func(childComplexity int) int
+		EccUncorrectedDelta func(childComplexity int) int
+		MaxSMClockMHz       func(childComplexity int) int
+		MaxTemperatureC     func(childComplexity int) int
+		MeanPowerDrawW      func(childComplexity int) int
+		MeanSMClockMHz      func(childComplexity int) int
+		PcieGeneration      func(childComplexity int) int
+		PcieMaxGeneration   func(childComplexity int) int
+		PcieMaxWidth        func(childComplexity int) int
+		PcieWidth           func(childComplexity int) int
+		PowerLimitW         func(childComplexity int) int
+		Samples             func(childComplexity int) int
+		ThrottleReasons     func(childComplexity int) int
+		ThrottledShare      func(childComplexity int) int
+	}
+
+	GpuBenchmarkStatus struct {
+		GpuID            func(childComplexity int) int
+		GpuUUID          func(childComplexity int) int
+		Guidance         func(childComplexity int) int
+		History          func(childComplexity int) int
+		Latest           func(childComplexity int) int
+		Listing          func(childComplexity int) int
+		ListingChangedAt func(childComplexity int) int
+		Score            func(childComplexity int) int
+		Shortfalls       func(childComplexity int) int
 	}
 
 	GpuModel struct {
@@ -199,6 +296,16 @@ type ComplexityRoot struct {
 		StatusChangedAt func(childComplexity int) int
 	}
 
+	MachineBenchmarks struct {
+		Gpus             func(childComplexity int) int
+		Hostname         func(childComplexity int) int
+		LatestRun        func(childComplexity int) int
+		MachineID        func(childComplexity int) int
+		NextScheduledAt  func(childComplexity int) int
+		PendingRun       func(childComplexity int) int
+		RequestAllowedAt func(childComplexity int) int
+	}
+
 	MachineStatusEvent struct {
 		Initial func(childComplexity int) int
 		Machine func(childComplexity int) int
@@ -221,8 +328,10 @@ type ComplexityRoot struct {
 		RegisterMachine            func(childComplexity int, input protocol.RegisterMachineInput) int
 		RejectProviderApplication  func(childComplexity int, id string, reason string) int
 		RequestApplicationInfo     func(childComplexity int, id string, message string) int
+		RequestBenchmark           func(childComplexity int, input model.RequestBenchmarkInput) int
 		RevokeAgentToken           func(childComplexity int, id string) int
 		SignUp                     func(childComplexity int, input model.SignUpInput) int
+		SubmitBenchmarkResult      func(childComplexity int, input protocol.BenchmarkResultInput) int
 		SubmitProviderApplication  func(childComplexity int, input model.ProviderApplicationInput) int
 		UpdateProviderApplication  func(childComplexity int, id string, input model.ProviderApplicationInput) int
 	}
@@ -260,6 +369,7 @@ type ComplexityRoot struct {
 
 	Provider struct {
 		AgentTokens func(childComplexity int) int
+		Benchmarks  func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Machines    func(childComplexity int) int
@@ -322,12 +432,24 @@ type ComplexityRoot struct {
 		UserErrors               func(childComplexity int) int
 	}
 
+	RequestBenchmarkPayload struct {
+		RequestAllowedAt func(childComplexity int) int
+		Run              func(childComplexity int) int
+		UserErrors       func(childComplexity int) int
+	}
+
 	RevokeAgentTokenPayload struct {
 		AgentToken func(childComplexity int) int
 		UserErrors func(childComplexity int) int
 	}
 
+	SubmitBenchmarkResultPayload struct {
+		Accepted   func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	Subscription struct {
+		BenchmarkUpdated           func(childComplexity int) int
 		MachineStatusChanged       func(childComplexity int) int
 		NotificationAdded          func(childComplexity int, afterID *string) int
 		ProviderApplicationChanged func(childComplexity int, id *string) int
@@ -367,6 +489,9 @@ type ApplicationGpuResolver interface {
 type GpuResolver interface {
 	Model(ctx context.Context, obj *models.MachineGpu) (*catalog.GpuModel, error)
 }
+type GpuBenchmarkEvidenceResolver interface {
+	ThrottleReasons(ctx context.Context, obj *protocol.GpuBenchEvidence) ([]string, error)
+}
 type GpuTelemetryResolver interface {
 	ThrottleReasons(ctx context.Context, obj *models.GpuTelemetry) ([]string, error)
 
@@ -377,6 +502,8 @@ type MutationResolver interface {
 	ConfirmEmail(ctx context.Context, token string) (*model.AuthPayload, error)
 	LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error)
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
+	SubmitBenchmarkResult(ctx context.Context, input protocol.BenchmarkResultInput) (*model.SubmitBenchmarkResultPayload, error)
+	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
 	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
 	Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error)
 	MarkNotificationsRead(ctx context.Context, ids []string) (*model.MarkNotificationsReadPayload, error)
@@ -393,6 +520,7 @@ type NotificationResolver interface {
 }
 type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
+	Benchmarks(ctx context.Context, obj *models.Provider) ([]*bench.MachineBenchmarks, error)
 	Machines(ctx context.Context, obj *models.Provider) ([]*models.Machine, error)
 }
 type ProviderApplicationResolver interface {
@@ -411,6 +539,7 @@ type QueryResolver interface {
 	MyProvider(ctx context.Context) (*models.Provider, error)
 }
 type SubscriptionResolver interface {
+	BenchmarkUpdated(ctx context.Context) (<-chan *bench.Event, error)
 	MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error)
 	NotificationAdded(ctx context.Context, afterID *string) (<-chan *models.Notification, error)
 	ProviderApplicationChanged(ctx context.Context, id *string) (<-chan *onboarding.Change, error)
@@ -665,6 +794,192 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AvailabilityWindow.Start(childComplexity), true
 
+	case "BenchmarkEvent.initial":
+		if e.ComplexityRoot.BenchmarkEvent.Initial == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkEvent.Initial(childComplexity), true
+	case "BenchmarkEvent.machine":
+		if e.ComplexityRoot.BenchmarkEvent.Machine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkEvent.Machine(childComplexity), true
+
+	case "BenchmarkFigure.expected":
+		if e.ComplexityRoot.BenchmarkFigure.Expected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Expected(childComplexity), true
+	case "BenchmarkFigure.max":
+		if e.ComplexityRoot.BenchmarkFigure.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Max(childComplexity), true
+	case "BenchmarkFigure.measured":
+		if e.ComplexityRoot.BenchmarkFigure.Measured == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Measured(childComplexity), true
+	case "BenchmarkFigure.metric":
+		if e.ComplexityRoot.BenchmarkFigure.Metric == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Metric(childComplexity), true
+	case "BenchmarkFigure.min":
+		if e.ComplexityRoot.BenchmarkFigure.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Min(childComplexity), true
+	case "BenchmarkFigure.minimum":
+		if e.ComplexityRoot.BenchmarkFigure.Minimum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Minimum(childComplexity), true
+	case "BenchmarkFigure.passed":
+		if e.ComplexityRoot.BenchmarkFigure.Passed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Passed(childComplexity), true
+	case "BenchmarkFigure.ratio":
+		if e.ComplexityRoot.BenchmarkFigure.Ratio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Ratio(childComplexity), true
+	case "BenchmarkFigure.reference":
+		if e.ComplexityRoot.BenchmarkFigure.Reference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Reference(childComplexity), true
+	case "BenchmarkFigure.supported":
+		if e.ComplexityRoot.BenchmarkFigure.Supported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkFigure.Supported(childComplexity), true
+
+	case "BenchmarkGuidance.code":
+		if e.ComplexityRoot.BenchmarkGuidance.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkGuidance.Code(childComplexity), true
+	case "BenchmarkGuidance.message":
+		if e.ComplexityRoot.BenchmarkGuidance.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkGuidance.Message(childComplexity), true
+	case "BenchmarkGuidance.params":
+		if e.ComplexityRoot.BenchmarkGuidance.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkGuidance.Params(childComplexity), true
+
+	case "BenchmarkParam.key":
+		if e.ComplexityRoot.BenchmarkParam.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkParam.Key(childComplexity), true
+	case "BenchmarkParam.value":
+		if e.ComplexityRoot.BenchmarkParam.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkParam.Value(childComplexity), true
+
+	case "BenchmarkRun.finishedAt":
+		if e.ComplexityRoot.BenchmarkRun.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.FinishedAt(childComplexity), true
+	case "BenchmarkRun.id":
+		if e.ComplexityRoot.BenchmarkRun.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.ID(childComplexity), true
+	case "BenchmarkRun.network":
+		if e.ComplexityRoot.BenchmarkRun.Network == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.Network(childComplexity), true
+	case "BenchmarkRun.reason":
+		if e.ComplexityRoot.BenchmarkRun.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.Reason(childComplexity), true
+	case "BenchmarkRun.requestedAt":
+		if e.ComplexityRoot.BenchmarkRun.RequestedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.RequestedAt(childComplexity), true
+	case "BenchmarkRun.runId":
+		if e.ComplexityRoot.BenchmarkRun.RunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.RunID(childComplexity), true
+	case "BenchmarkRun.simulated":
+		if e.ComplexityRoot.BenchmarkRun.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.Simulated(childComplexity), true
+	case "BenchmarkRun.startedAt":
+		if e.ComplexityRoot.BenchmarkRun.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.StartedAt(childComplexity), true
+	case "BenchmarkRun.state":
+		if e.ComplexityRoot.BenchmarkRun.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.State(childComplexity), true
+	case "BenchmarkRun.storage":
+		if e.ComplexityRoot.BenchmarkRun.Storage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.Storage(childComplexity), true
+
+	case "BenchmarkSection.error":
+		if e.ComplexityRoot.BenchmarkSection.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkSection.Error(childComplexity), true
+	case "BenchmarkSection.figures":
+		if e.ComplexityRoot.BenchmarkSection.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkSection.Figures(childComplexity), true
+	case "BenchmarkSection.outcome":
+		if e.ComplexityRoot.BenchmarkSection.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkSection.Outcome(childComplexity), true
+
 	case "CreateAgentTokenPayload.agentToken":
 		if e.ComplexityRoot.CreateAgentTokenPayload.AgentToken == nil {
 			break
@@ -750,6 +1065,237 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Gpu.VramBytes(childComplexity), true
+
+	case "GpuBenchmark.at":
+		if e.ComplexityRoot.GpuBenchmark.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.At(childComplexity), true
+	case "GpuBenchmark.consistency":
+		if e.ComplexityRoot.GpuBenchmark.Consistency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Consistency(childComplexity), true
+	case "GpuBenchmark.error":
+		if e.ComplexityRoot.GpuBenchmark.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Error(childComplexity), true
+	case "GpuBenchmark.evidence":
+		if e.ComplexityRoot.GpuBenchmark.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Evidence(childComplexity), true
+	case "GpuBenchmark.figures":
+		if e.ComplexityRoot.GpuBenchmark.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Figures(childComplexity), true
+	case "GpuBenchmark.gpuUuid":
+		if e.ComplexityRoot.GpuBenchmark.GpuUUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.GpuUUID(childComplexity), true
+	case "GpuBenchmark.guidance":
+		if e.ComplexityRoot.GpuBenchmark.Guidance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Guidance(childComplexity), true
+	case "GpuBenchmark.id":
+		if e.ComplexityRoot.GpuBenchmark.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.ID(childComplexity), true
+	case "GpuBenchmark.outcome":
+		if e.ComplexityRoot.GpuBenchmark.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Outcome(childComplexity), true
+	case "GpuBenchmark.passed":
+		if e.ComplexityRoot.GpuBenchmark.Passed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Passed(childComplexity), true
+	case "GpuBenchmark.reason":
+		if e.ComplexityRoot.GpuBenchmark.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Reason(childComplexity), true
+	case "GpuBenchmark.runId":
+		if e.ComplexityRoot.GpuBenchmark.RunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.RunID(childComplexity), true
+	case "GpuBenchmark.score":
+		if e.ComplexityRoot.GpuBenchmark.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Score(childComplexity), true
+	case "GpuBenchmark.shortfalls":
+		if e.ComplexityRoot.GpuBenchmark.Shortfalls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Shortfalls(childComplexity), true
+	case "GpuBenchmark.simulated":
+		if e.ComplexityRoot.GpuBenchmark.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmark.Simulated(childComplexity), true
+
+	case "GpuBenchmarkEvidence.eccCorrectedDelta":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.EccCorrectedDelta == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.EccCorrectedDelta(childComplexity), true
+	case "GpuBenchmarkEvidence.eccUncorrectedDelta":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.EccUncorrectedDelta == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.EccUncorrectedDelta(childComplexity), true
+	case "GpuBenchmarkEvidence.maxSmClockMHz":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.MaxSMClockMHz == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.MaxSMClockMHz(childComplexity), true
+	case "GpuBenchmarkEvidence.maxTemperatureC":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.MaxTemperatureC == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.MaxTemperatureC(childComplexity), true
+	case "GpuBenchmarkEvidence.meanPowerDrawW":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.MeanPowerDrawW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.MeanPowerDrawW(childComplexity), true
+	case "GpuBenchmarkEvidence.meanSmClockMHz":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.MeanSMClockMHz == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.MeanSMClockMHz(childComplexity), true
+	case "GpuBenchmarkEvidence.pcieGeneration":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.PcieGeneration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.PcieGeneration(childComplexity), true
+	case "GpuBenchmarkEvidence.pcieMaxGeneration":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.PcieMaxGeneration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.PcieMaxGeneration(childComplexity), true
+	case "GpuBenchmarkEvidence.pcieMaxWidth":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.PcieMaxWidth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.PcieMaxWidth(childComplexity), true
+	case "GpuBenchmarkEvidence.pcieWidth":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.PcieWidth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.PcieWidth(childComplexity), true
+	case "GpuBenchmarkEvidence.powerLimitW":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.PowerLimitW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.PowerLimitW(childComplexity), true
+	case "GpuBenchmarkEvidence.samples":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.Samples == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.Samples(childComplexity), true
+	case "GpuBenchmarkEvidence.throttleReasons":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.ThrottleReasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.ThrottleReasons(childComplexity), true
+	case "GpuBenchmarkEvidence.throttledShare":
+		if e.ComplexityRoot.GpuBenchmarkEvidence.ThrottledShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkEvidence.ThrottledShare(childComplexity), true
+
+	case "GpuBenchmarkStatus.gpuId":
+		if e.ComplexityRoot.GpuBenchmarkStatus.GpuID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.GpuID(childComplexity), true
+	case "GpuBenchmarkStatus.gpuUuid":
+		if e.ComplexityRoot.GpuBenchmarkStatus.GpuUUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.GpuUUID(childComplexity), true
+	case "GpuBenchmarkStatus.guidance":
+		if e.ComplexityRoot.GpuBenchmarkStatus.Guidance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.Guidance(childComplexity), true
+	case "GpuBenchmarkStatus.history":
+		if e.ComplexityRoot.GpuBenchmarkStatus.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.History(childComplexity), true
+	case "GpuBenchmarkStatus.latest":
+		if e.ComplexityRoot.GpuBenchmarkStatus.Latest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.Latest(childComplexity), true
+	case "GpuBenchmarkStatus.listing":
+		if e.ComplexityRoot.GpuBenchmarkStatus.Listing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.Listing(childComplexity), true
+	case "GpuBenchmarkStatus.listingChangedAt":
+		if e.ComplexityRoot.GpuBenchmarkStatus.ListingChangedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.ListingChangedAt(childComplexity), true
+	case "GpuBenchmarkStatus.score":
+		if e.ComplexityRoot.GpuBenchmarkStatus.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.Score(childComplexity), true
+	case "GpuBenchmarkStatus.shortfalls":
+		if e.ComplexityRoot.GpuBenchmarkStatus.Shortfalls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuBenchmarkStatus.Shortfalls(childComplexity), true
 
 	case "GpuModel.family":
 		if e.ComplexityRoot.GpuModel.Family == nil {
@@ -1045,6 +1591,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Machine.StatusChangedAt(childComplexity), true
 
+	case "MachineBenchmarks.gpus":
+		if e.ComplexityRoot.MachineBenchmarks.Gpus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.Gpus(childComplexity), true
+	case "MachineBenchmarks.hostname":
+		if e.ComplexityRoot.MachineBenchmarks.Hostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.Hostname(childComplexity), true
+	case "MachineBenchmarks.latestRun":
+		if e.ComplexityRoot.MachineBenchmarks.LatestRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.LatestRun(childComplexity), true
+	case "MachineBenchmarks.machineId":
+		if e.ComplexityRoot.MachineBenchmarks.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.MachineID(childComplexity), true
+	case "MachineBenchmarks.nextScheduledAt":
+		if e.ComplexityRoot.MachineBenchmarks.NextScheduledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.NextScheduledAt(childComplexity), true
+	case "MachineBenchmarks.pendingRun":
+		if e.ComplexityRoot.MachineBenchmarks.PendingRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.PendingRun(childComplexity), true
+	case "MachineBenchmarks.requestAllowedAt":
+		if e.ComplexityRoot.MachineBenchmarks.RequestAllowedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineBenchmarks.RequestAllowedAt(childComplexity), true
+
 	case "MachineStatusEvent.initial":
 		if e.ComplexityRoot.MachineStatusEvent.Initial == nil {
 			break
@@ -1182,6 +1771,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RequestApplicationInfo(childComplexity, args["id"].(string), args["message"].(string)), true
+	case "Mutation.requestBenchmark":
+		if e.ComplexityRoot.Mutation.RequestBenchmark == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestBenchmark_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestBenchmark(childComplexity, args["input"].(model.RequestBenchmarkInput)), true
 	case "Mutation.revokeAgentToken":
 		if e.ComplexityRoot.Mutation.RevokeAgentToken == nil {
 			break
@@ -1204,6 +1804,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SignUp(childComplexity, args["input"].(model.SignUpInput)), true
+	case "Mutation.submitBenchmarkResult":
+		if e.ComplexityRoot.Mutation.SubmitBenchmarkResult == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitBenchmarkResult_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitBenchmarkResult(childComplexity, args["input"].(protocol.BenchmarkResultInput)), true
 	case "Mutation.submitProviderApplication":
 		if e.ComplexityRoot.Mutation.SubmitProviderApplication == nil {
 			break
@@ -1334,6 +1945,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.AgentTokens(childComplexity), true
+	case "Provider.benchmarks":
+		if e.ComplexityRoot.Provider.Benchmarks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Benchmarks(childComplexity), true
 	case "Provider.createdAt":
 		if e.ComplexityRoot.Provider.CreatedAt == nil {
 			break
@@ -1592,6 +2209,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RegisterMachinePayload.UserErrors(childComplexity), true
 
+	case "RequestBenchmarkPayload.requestAllowedAt":
+		if e.ComplexityRoot.RequestBenchmarkPayload.RequestAllowedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBenchmarkPayload.RequestAllowedAt(childComplexity), true
+	case "RequestBenchmarkPayload.run":
+		if e.ComplexityRoot.RequestBenchmarkPayload.Run == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBenchmarkPayload.Run(childComplexity), true
+	case "RequestBenchmarkPayload.userErrors":
+		if e.ComplexityRoot.RequestBenchmarkPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBenchmarkPayload.UserErrors(childComplexity), true
+
 	case "RevokeAgentTokenPayload.agentToken":
 		if e.ComplexityRoot.RevokeAgentTokenPayload.AgentToken == nil {
 			break
@@ -1605,6 +2241,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RevokeAgentTokenPayload.UserErrors(childComplexity), true
 
+	case "SubmitBenchmarkResultPayload.accepted":
+		if e.ComplexityRoot.SubmitBenchmarkResultPayload.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubmitBenchmarkResultPayload.Accepted(childComplexity), true
+	case "SubmitBenchmarkResultPayload.userErrors":
+		if e.ComplexityRoot.SubmitBenchmarkResultPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubmitBenchmarkResultPayload.UserErrors(childComplexity), true
+
+	case "Subscription.benchmarkUpdated":
+		if e.ComplexityRoot.Subscription.BenchmarkUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.BenchmarkUpdated(childComplexity), true
 	case "Subscription.machineStatusChanged":
 		if e.ComplexityRoot.Subscription.MachineStatusChanged == nil {
 			break
@@ -1715,6 +2370,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ApplicationGpuInput", ec.unmarshalInputApplicationGpuInput),
 			graphql.NewInputUnmarshaler("AvailabilityInput", ec.unmarshalInputAvailabilityInput),
 			graphql.NewInputUnmarshaler("AvailabilityWindowInput", ec.unmarshalInputAvailabilityWindowInput),
+			graphql.NewInputUnmarshaler("BenchmarkMeasurementInput", ec.unmarshalInputBenchmarkMeasurementInput),
+			graphql.NewInputUnmarshaler("BenchmarkResultInput", ec.unmarshalInputBenchmarkResultInput),
+			graphql.NewInputUnmarshaler("BenchmarkSectionInput", ec.unmarshalInputBenchmarkSectionInput),
+			graphql.NewInputUnmarshaler("GpuBenchmarkEvidenceInput", ec.unmarshalInputGpuBenchmarkEvidenceInput),
+			graphql.NewInputUnmarshaler("GpuBenchmarkResultInput", ec.unmarshalInputGpuBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("GpuInventoryInput", ec.unmarshalInputGpuInventoryInput),
 			graphql.NewInputUnmarshaler("GpuTelemetryInput", ec.unmarshalInputGpuTelemetryInput),
 			graphql.NewInputUnmarshaler("HeartbeatInput", ec.unmarshalInputHeartbeatInput),
@@ -1722,6 +2382,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("LogInInput", ec.unmarshalInputLogInInput),
 			graphql.NewInputUnmarshaler("ProviderApplicationInput", ec.unmarshalInputProviderApplicationInput),
 			graphql.NewInputUnmarshaler("RegisterMachineInput", ec.unmarshalInputRegisterMachineInput),
+			graphql.NewInputUnmarshaler("RequestBenchmarkInput", ec.unmarshalInputRequestBenchmarkInput),
 			graphql.NewInputUnmarshaler("SignUpInput", ec.unmarshalInputSignUpInput),
 		)
 	}
@@ -1893,6 +2554,313 @@ extend type Mutation {
   logIn(input: LogInInput!): AuthPayload!
   "Ends the current session (cookie or bearer token) and clears the cookie."
   logOut: LogOutPayload!
+}
+`, BuiltIn: false},
+	{Name: "../schema/bench.graphqls", Input: `# Benchmarks: the agent measures every GPU (compute and memory), the
+# machine's network to the platform and its storage; the server scores each
+# GPU against its model's reference figures, delists it under the
+# thresholds with guidance drawn from the evidence, and relists it when a
+# later run passes. See internal/bench for the formula and the defaults.
+
+"A benchmark figure's name; its unit is part of the name."
+enum BenchmarkMetric {
+  "FP32 FMA throughput, TFLOPS."
+  FP32_TFLOPS
+  "FP16 (half2 FMA) throughput, TFLOPS."
+  FP16_TFLOPS
+  "Tensor-core throughput, FP16 inputs with FP32 accumulate, TFLOPS."
+  TENSOR_FP16_TFLOPS
+  "Tensor-core throughput, BF16 inputs with FP32 accumulate, TFLOPS."
+  TENSOR_BF16_TFLOPS
+  "Device memory read bandwidth, GB/s."
+  MEMORY_READ_GBS
+  "Device memory write bandwidth, GB/s."
+  MEMORY_WRITE_GBS
+  "Device memory copy bandwidth (bytes read plus written), GB/s."
+  MEMORY_COPY_GBS
+  "Median round trip of a small request to the platform, ms."
+  NETWORK_LATENCY_MS
+  "Download throughput from the platform, Mbit/s."
+  NETWORK_DOWNLOAD_MBITS
+  "Upload throughput to the platform, Mbit/s."
+  NETWORK_UPLOAD_MBITS
+  "Sequential write with fsync, MB/s."
+  STORAGE_WRITE_MBS
+  "Sequential read, MB/s."
+  STORAGE_READ_MBS
+  "Random 4 KiB reads per second."
+  STORAGE_RANDOM_READ_IOPS
+}
+
+"How one part of a run ended."
+enum BenchmarkOutcome {
+  COMPLETED
+  "Ended early; error names why (the driver's error name for a GPU)."
+  FAILED
+  "Not run because the GPU was running a customer's job; it runs later."
+  POSTPONED
+}
+
+"Why a run was asked for."
+enum BenchmarkReason {
+  REGISTRATION
+  SCHEDULED
+  "A driver or GPU change."
+  HARDWARE_CHANGE
+  REQUESTED
+  "A run postponed or lost, asked again."
+  RETRY
+}
+
+enum BenchmarkRunState {
+  "Asked of the agent; no result yet."
+  PENDING
+  COMPLETED
+  "No result came in time."
+  EXPIRED
+}
+
+"Whether customers may rent a GPU, as far as its benchmarks decide."
+enum GpuListing {
+  "Waiting for its first scored benchmark."
+  PENDING
+  LISTED
+  "Under a threshold in its latest run; listed again when a run passes."
+  DELISTED
+}
+
+"What a benchmark's evidence points at."
+enum BenchmarkGuidanceCode {
+  THERMAL_THROTTLING
+  POWER_THROTTLING
+  PCIE_LINK_REDUCED
+  MEMORY_ERRORS
+  SLOW_DISK
+  SLOW_UPLINK
+  DRIVER_ERROR
+  "Under the reference with no cause in the evidence."
+  CHECK_HARDWARE
+}
+
+"One metric of a run against what the GPU's model (or any machine) should reach."
+type BenchmarkFigure {
+  metric: BenchmarkMetric!
+  "False when the GPU cannot run this metric (no tensor cores, an architecture the kernel does not cover): never scored as zero."
+  supported: Boolean!
+  "Median of the timed repetitions, in the metric's unit."
+  measured: Float
+  min: Float
+  max: Float
+  "The model's datasheet figure; null where none is known."
+  reference: Float
+  "What a healthy GPU of this model measures: the reference times the share the suite attains."
+  expected: Float
+  "The threshold: under it (over it for latency) the GPU is delisted. Null: not a threshold metric."
+  minimum: Float
+  "measured / expected."
+  ratio: Float
+  passed: Boolean!
+}
+
+"A named value of a guidance text."
+type BenchmarkParam {
+  key: String!
+  value: String!
+}
+
+"One thing to check, drawn from a run's evidence. The SPA translates code with params; message is the English text."
+type BenchmarkGuidance {
+  code: BenchmarkGuidanceCode!
+  message: String!
+  params: [BenchmarkParam!]!
+}
+
+"What NVML showed while the GPU was measured."
+type GpuBenchmarkEvidence {
+  samples: Int!
+  maxTemperatureC: Float
+  meanSmClockMHz: Float
+  maxSmClockMHz: Float
+  meanPowerDrawW: Float
+  powerLimitW: Float
+  throttleReasons: [String!]!
+  "Share of samples (0–1) in which a thermal or power reason held the clocks down."
+  throttledShare: Float!
+  pcieGeneration: Int
+  pcieWidth: Int
+  pcieMaxGeneration: Int
+  pcieMaxWidth: Int
+  eccCorrectedDelta: Float
+  eccUncorrectedDelta: Float
+}
+
+"One GPU's part of one run."
+type GpuBenchmark {
+  id: ID!
+  gpuUuid: String!
+  runId: String!
+  reason: BenchmarkReason!
+  at: DateTime!
+  simulated: Boolean!
+  outcome: BenchmarkOutcome!
+  "The driver's error name when FAILED; what it waits for when POSTPONED."
+  error: String
+  "0–100 against the model's reference figures; null when not scored (an unknown model, a failed run)."
+  score: Int
+  "Every threshold held: the GPU's, the network's and the storage's."
+  passed: Boolean!
+  "score over the GPU's own baseline (the median of its earlier scores): 1.0 is as usual."
+  consistency: Float
+  figures: [BenchmarkFigure!]!
+  evidence: GpuBenchmarkEvidence
+  "The figures under their threshold."
+  shortfalls: [BenchmarkFigure!]!
+  guidance: [BenchmarkGuidance!]!
+}
+
+"A GPU's benchmark standing."
+type GpuBenchmarkStatus {
+  gpuId: ID!
+  gpuUuid: String!
+  listing: GpuListing!
+  "The latest score; null before the first scored run or for a model that is not scored."
+  score: Int
+  listingChangedAt: DateTime!
+  "Why it is delisted: the figures under their threshold in the run that decided."
+  shortfalls: [BenchmarkFigure!]!
+  guidance: [BenchmarkGuidance!]!
+  latest: GpuBenchmark
+  "The latest results, newest first (at most 30; the latest included)."
+  history: [GpuBenchmark!]!
+}
+
+"A run's network or storage part."
+type BenchmarkSection {
+  outcome: BenchmarkOutcome!
+  error: String
+  figures: [BenchmarkFigure!]!
+}
+
+"One benchmark asked of one machine."
+type BenchmarkRun {
+  id: ID!
+  runId: String!
+  reason: BenchmarkReason!
+  state: BenchmarkRunState!
+  requestedAt: DateTime!
+  startedAt: DateTime
+  finishedAt: DateTime
+  simulated: Boolean!
+  network: BenchmarkSection
+  storage: BenchmarkSection
+}
+
+"A machine's benchmark standing."
+type MachineBenchmarks {
+  machineId: ID!
+  hostname: String!
+  gpus: [GpuBenchmarkStatus!]!
+  "The latest completed run (the network and storage figures)."
+  latestRun: BenchmarkRun
+  "A run asked for and not reported yet."
+  pendingRun: BenchmarkRun
+  "When the next periodic run is due."
+  nextScheduledAt: DateTime
+  "When requestBenchmark may next ask for a run on this machine."
+  requestAllowedAt: DateTime!
+}
+
+extend type Provider {
+  "Every machine's benchmarks."
+  benchmarks: [MachineBenchmarks!]!
+}
+
+input BenchmarkMeasurementInput {
+  metric: BenchmarkMetric!
+  supported: Boolean!
+  median: Float
+  min: Float
+  max: Float
+  repetitions: Int!
+}
+
+input GpuBenchmarkEvidenceInput {
+  samples: Int!
+  maxTemperatureC: Float
+  meanSmClockMHz: Float
+  maxSmClockMHz: Float
+  meanPowerDrawW: Float
+  powerLimitW: Float
+  throttleReasons: [String!]
+  throttledShare: Float!
+  pcieGeneration: Int
+  pcieWidth: Int
+  pcieMaxGeneration: Int
+  pcieMaxWidth: Int
+  eccCorrectedDelta: Float
+  eccUncorrectedDelta: Float
+}
+
+input GpuBenchmarkResultInput {
+  uuid: String!
+  outcome: BenchmarkOutcome!
+  error: String
+  measurements: [BenchmarkMeasurementInput!]!
+  evidence: GpuBenchmarkEvidenceInput
+}
+
+input BenchmarkSectionInput {
+  outcome: BenchmarkOutcome!
+  error: String
+  measurements: [BenchmarkMeasurementInput!]!
+}
+
+input BenchmarkResultInput {
+  "The run id of the RUN_BENCHMARK command; a run id is accepted once."
+  runId: String!
+  machineId: String!
+  startedAt: DateTime!
+  finishedAt: DateTime!
+  simulated: Boolean!
+  gpus: [GpuBenchmarkResultInput!]!
+  network: BenchmarkSectionInput
+  storage: BenchmarkSectionInput
+}
+
+type SubmitBenchmarkResultPayload {
+  accepted: Boolean!
+  userErrors: [UserError!]!
+}
+
+input RequestBenchmarkInput {
+  "The machine (Machine.id)."
+  machineId: ID!
+}
+
+type RequestBenchmarkPayload {
+  run: BenchmarkRun
+  "When the next request will be accepted."
+  requestAllowedAt: DateTime
+  userErrors: [UserError!]!
+}
+
+"A machine's benchmarks: every machine's current standing when a subscription starts, then each change."
+type BenchmarkEvent {
+  machine: MachineBenchmarks!
+  "True for the current-state events that open a subscription."
+  initial: Boolean!
+}
+
+extend type Mutation {
+  "Agent token: store a run's result (once per run id), score it and list or delist each GPU."
+  submitBenchmarkResult(input: BenchmarkResultInput!): SubmitBenchmarkResultPayload!
+  "Provider: benchmark a machine now (once per cooldown)."
+  requestBenchmark(input: RequestBenchmarkInput!): RequestBenchmarkPayload!
+}
+
+extend type Subscription {
+  "The signed-in provider's benchmarks: every machine's standing first, then each result, request and listing change."
+  benchmarkUpdated: BenchmarkEvent!
 }
 `, BuiltIn: false},
 	{Name: "../schema/fleet.graphqls", Input: `# The live fleet: machines and GPUs registered by gpunex-agent, their
@@ -2516,6 +3484,8 @@ enum UserErrorCode {
   INVALID_STATE
   "The Enterprise tier requires UPS protection."
   UPS_REQUIRED
+  "Asked again before a cooldown ended (for example requestBenchmark); the payload says when it may be asked."
+  TOO_SOON
 }
 
 """
@@ -2694,6 +3664,102 @@ func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AvailabilityWindow", field.Name)
 }
 
+func (ec *executionContext) childFields_BenchmarkEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "machine":
+		return ec.fieldContext_BenchmarkEvent_machine(ctx, field)
+	case "initial":
+		return ec.fieldContext_BenchmarkEvent_initial(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_BenchmarkFigure(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "metric":
+		return ec.fieldContext_BenchmarkFigure_metric(ctx, field)
+	case "supported":
+		return ec.fieldContext_BenchmarkFigure_supported(ctx, field)
+	case "measured":
+		return ec.fieldContext_BenchmarkFigure_measured(ctx, field)
+	case "min":
+		return ec.fieldContext_BenchmarkFigure_min(ctx, field)
+	case "max":
+		return ec.fieldContext_BenchmarkFigure_max(ctx, field)
+	case "reference":
+		return ec.fieldContext_BenchmarkFigure_reference(ctx, field)
+	case "expected":
+		return ec.fieldContext_BenchmarkFigure_expected(ctx, field)
+	case "minimum":
+		return ec.fieldContext_BenchmarkFigure_minimum(ctx, field)
+	case "ratio":
+		return ec.fieldContext_BenchmarkFigure_ratio(ctx, field)
+	case "passed":
+		return ec.fieldContext_BenchmarkFigure_passed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkFigure", field.Name)
+}
+
+func (ec *executionContext) childFields_BenchmarkGuidance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_BenchmarkGuidance_code(ctx, field)
+	case "message":
+		return ec.fieldContext_BenchmarkGuidance_message(ctx, field)
+	case "params":
+		return ec.fieldContext_BenchmarkGuidance_params(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkGuidance", field.Name)
+}
+
+func (ec *executionContext) childFields_BenchmarkParam(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_BenchmarkParam_key(ctx, field)
+	case "value":
+		return ec.fieldContext_BenchmarkParam_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkParam", field.Name)
+}
+
+func (ec *executionContext) childFields_BenchmarkRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_BenchmarkRun_id(ctx, field)
+	case "runId":
+		return ec.fieldContext_BenchmarkRun_runId(ctx, field)
+	case "reason":
+		return ec.fieldContext_BenchmarkRun_reason(ctx, field)
+	case "state":
+		return ec.fieldContext_BenchmarkRun_state(ctx, field)
+	case "requestedAt":
+		return ec.fieldContext_BenchmarkRun_requestedAt(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_BenchmarkRun_startedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_BenchmarkRun_finishedAt(ctx, field)
+	case "simulated":
+		return ec.fieldContext_BenchmarkRun_simulated(ctx, field)
+	case "network":
+		return ec.fieldContext_BenchmarkRun_network(ctx, field)
+	case "storage":
+		return ec.fieldContext_BenchmarkRun_storage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkRun", field.Name)
+}
+
+func (ec *executionContext) childFields_BenchmarkSection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outcome":
+		return ec.fieldContext_BenchmarkSection_outcome(ctx, field)
+	case "error":
+		return ec.fieldContext_BenchmarkSection_error(ctx, field)
+	case "figures":
+		return ec.fieldContext_BenchmarkSection_figures(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkSection", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateAgentTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "token":
@@ -2732,6 +3798,100 @@ func (ec *executionContext) childFields_Gpu(ctx context.Context, field graphql.C
 		return ec.fieldContext_Gpu_telemetry(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Gpu", field.Name)
+}
+
+func (ec *executionContext) childFields_GpuBenchmark(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_GpuBenchmark_id(ctx, field)
+	case "gpuUuid":
+		return ec.fieldContext_GpuBenchmark_gpuUuid(ctx, field)
+	case "runId":
+		return ec.fieldContext_GpuBenchmark_runId(ctx, field)
+	case "reason":
+		return ec.fieldContext_GpuBenchmark_reason(ctx, field)
+	case "at":
+		return ec.fieldContext_GpuBenchmark_at(ctx, field)
+	case "simulated":
+		return ec.fieldContext_GpuBenchmark_simulated(ctx, field)
+	case "outcome":
+		return ec.fieldContext_GpuBenchmark_outcome(ctx, field)
+	case "error":
+		return ec.fieldContext_GpuBenchmark_error(ctx, field)
+	case "score":
+		return ec.fieldContext_GpuBenchmark_score(ctx, field)
+	case "passed":
+		return ec.fieldContext_GpuBenchmark_passed(ctx, field)
+	case "consistency":
+		return ec.fieldContext_GpuBenchmark_consistency(ctx, field)
+	case "figures":
+		return ec.fieldContext_GpuBenchmark_figures(ctx, field)
+	case "evidence":
+		return ec.fieldContext_GpuBenchmark_evidence(ctx, field)
+	case "shortfalls":
+		return ec.fieldContext_GpuBenchmark_shortfalls(ctx, field)
+	case "guidance":
+		return ec.fieldContext_GpuBenchmark_guidance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuBenchmark", field.Name)
+}
+
+func (ec *executionContext) childFields_GpuBenchmarkEvidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "samples":
+		return ec.fieldContext_GpuBenchmarkEvidence_samples(ctx, field)
+	case "maxTemperatureC":
+		return ec.fieldContext_GpuBenchmarkEvidence_maxTemperatureC(ctx, field)
+	case "meanSmClockMHz":
+		return ec.fieldContext_GpuBenchmarkEvidence_meanSmClockMHz(ctx, field)
+	case "maxSmClockMHz":
+		return ec.fieldContext_GpuBenchmarkEvidence_maxSmClockMHz(ctx, field)
+	case "meanPowerDrawW":
+		return ec.fieldContext_GpuBenchmarkEvidence_meanPowerDrawW(ctx, field)
+	case "powerLimitW":
+		return ec.fieldContext_GpuBenchmarkEvidence_powerLimitW(ctx, field)
+	case "throttleReasons":
+		return ec.fieldContext_GpuBenchmarkEvidence_throttleReasons(ctx, field)
+	case "throttledShare":
+		return ec.fieldContext_GpuBenchmarkEvidence_throttledShare(ctx, field)
+	case "pcieGeneration":
+		return ec.fieldContext_GpuBenchmarkEvidence_pcieGeneration(ctx, field)
+	case "pcieWidth":
+		return ec.fieldContext_GpuBenchmarkEvidence_pcieWidth(ctx, field)
+	case "pcieMaxGeneration":
+		return ec.fieldContext_GpuBenchmarkEvidence_pcieMaxGeneration(ctx, field)
+	case "pcieMaxWidth":
+		return ec.fieldContext_GpuBenchmarkEvidence_pcieMaxWidth(ctx, field)
+	case "eccCorrectedDelta":
+		return ec.fieldContext_GpuBenchmarkEvidence_eccCorrectedDelta(ctx, field)
+	case "eccUncorrectedDelta":
+		return ec.fieldContext_GpuBenchmarkEvidence_eccUncorrectedDelta(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuBenchmarkEvidence", field.Name)
+}
+
+func (ec *executionContext) childFields_GpuBenchmarkStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "gpuId":
+		return ec.fieldContext_GpuBenchmarkStatus_gpuId(ctx, field)
+	case "gpuUuid":
+		return ec.fieldContext_GpuBenchmarkStatus_gpuUuid(ctx, field)
+	case "listing":
+		return ec.fieldContext_GpuBenchmarkStatus_listing(ctx, field)
+	case "score":
+		return ec.fieldContext_GpuBenchmarkStatus_score(ctx, field)
+	case "listingChangedAt":
+		return ec.fieldContext_GpuBenchmarkStatus_listingChangedAt(ctx, field)
+	case "shortfalls":
+		return ec.fieldContext_GpuBenchmarkStatus_shortfalls(ctx, field)
+	case "guidance":
+		return ec.fieldContext_GpuBenchmarkStatus_guidance(ctx, field)
+	case "latest":
+		return ec.fieldContext_GpuBenchmarkStatus_latest(ctx, field)
+	case "history":
+		return ec.fieldContext_GpuBenchmarkStatus_history(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuBenchmarkStatus", field.Name)
 }
 
 func (ec *executionContext) childFields_GpuModel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2866,6 +4026,26 @@ func (ec *executionContext) childFields_Machine(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Machine", field.Name)
 }
 
+func (ec *executionContext) childFields_MachineBenchmarks(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "machineId":
+		return ec.fieldContext_MachineBenchmarks_machineId(ctx, field)
+	case "hostname":
+		return ec.fieldContext_MachineBenchmarks_hostname(ctx, field)
+	case "gpus":
+		return ec.fieldContext_MachineBenchmarks_gpus(ctx, field)
+	case "latestRun":
+		return ec.fieldContext_MachineBenchmarks_latestRun(ctx, field)
+	case "pendingRun":
+		return ec.fieldContext_MachineBenchmarks_pendingRun(ctx, field)
+	case "nextScheduledAt":
+		return ec.fieldContext_MachineBenchmarks_nextScheduledAt(ctx, field)
+	case "requestAllowedAt":
+		return ec.fieldContext_MachineBenchmarks_requestAllowedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MachineBenchmarks", field.Name)
+}
+
 func (ec *executionContext) childFields_MachineStatusEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "machine":
@@ -2962,6 +4142,8 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_createdAt(ctx, field)
 	case "agentTokens":
 		return ec.fieldContext_Provider_agentTokens(ctx, field)
+	case "benchmarks":
+		return ec.fieldContext_Provider_benchmarks(ctx, field)
 	case "machines":
 		return ec.fieldContext_Provider_machines(ctx, field)
 	}
@@ -3056,6 +4238,18 @@ func (ec *executionContext) childFields_RegisterMachinePayload(ctx context.Conte
 	return nil, fmt.Errorf("no field named %q was found under type RegisterMachinePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_RequestBenchmarkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "run":
+		return ec.fieldContext_RequestBenchmarkPayload_run(ctx, field)
+	case "requestAllowedAt":
+		return ec.fieldContext_RequestBenchmarkPayload_requestAllowedAt(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_RequestBenchmarkPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RequestBenchmarkPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RevokeAgentTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "agentToken":
@@ -3064,6 +4258,16 @@ func (ec *executionContext) childFields_RevokeAgentTokenPayload(ctx context.Cont
 		return ec.fieldContext_RevokeAgentTokenPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RevokeAgentTokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SubmitBenchmarkResultPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accepted":
+		return ec.fieldContext_SubmitBenchmarkResultPayload_accepted(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SubmitBenchmarkResultPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SubmitBenchmarkResultPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_TierSuggestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3380,6 +4584,20 @@ func (ec *executionContext) field_Mutation_requestApplicationInfo_args(ctx conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_requestBenchmark_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RequestBenchmarkInput, error) {
+			return ec.unmarshalNRequestBenchmarkInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestBenchmarkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_revokeAgentToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3400,6 +4618,20 @@ func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawA
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SignUpInput, error) {
 			return ec.unmarshalNSignUpInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSignUpInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_submitBenchmarkResult_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (protocol.BenchmarkResultInput, error) {
+			return ec.unmarshalNBenchmarkResultInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchmarkResultInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4567,6 +5799,741 @@ func (ec *executionContext) fieldContext_AvailabilityWindow_end(_ context.Contex
 	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "String")
 }
 
+func (ec *executionContext) _BenchmarkEvent_machine(ctx context.Context, field graphql.CollectedField, obj *bench.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkEvent_machine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Machine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bench.MachineBenchmarks) graphql.Marshaler {
+			return ec.marshalNMachineBenchmarks2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐMachineBenchmarks(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkEvent_machine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BenchmarkEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MachineBenchmarks(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BenchmarkEvent_initial(ctx context.Context, field graphql.CollectedField, obj *bench.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkEvent_initial(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Initial, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkEvent_initial(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkEvent", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BenchmarkFigure_metric(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_metric(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metric, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchMetric) graphql.Marshaler {
+			return ec.marshalNBenchmarkMetric2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMetric(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_metric(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "BenchmarkMetric")
+}
+
+func (ec *executionContext) _BenchmarkFigure_supported(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_supported(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Supported, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_supported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BenchmarkFigure_measured(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_measured(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Measured, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_measured(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_min(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_max(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_reference(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_reference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_reference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_expected(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_expected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_expected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_minimum(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_minimum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Minimum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_minimum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_ratio(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_ratio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ratio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_ratio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BenchmarkFigure_passed(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkFigure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkFigure_passed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Passed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkFigure_passed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkFigure", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BenchmarkGuidance_code(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkGuidance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkGuidance_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.BenchmarkGuidanceCode) graphql.Marshaler {
+			return ec.marshalNBenchmarkGuidanceCode2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidanceCode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkGuidance_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkGuidance", field, false, false, "BenchmarkGuidanceCode")
+}
+
+func (ec *executionContext) _BenchmarkGuidance_message(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkGuidance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkGuidance_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkGuidance_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkGuidance", field, false, false, "String")
+}
+
+func (ec *executionContext) _BenchmarkGuidance_params(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkGuidance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkGuidance_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkParam) graphql.Marshaler {
+			return ec.marshalNBenchmarkParam2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkParamᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkGuidance_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BenchmarkGuidance",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkParam(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BenchmarkParam_key(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkParam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkParam_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkParam_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkParam", field, false, false, "String")
+}
+
+func (ec *executionContext) _BenchmarkParam_value(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkParam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkParam_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkParam_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkParam", field, false, false, "String")
+}
+
+func (ec *executionContext) _BenchmarkRun_id(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "ID")
+}
+
+func (ec *executionContext) _BenchmarkRun_runId(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_runId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_runId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "String")
+}
+
+func (ec *executionContext) _BenchmarkRun_reason(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchReason) graphql.Marshaler {
+			return ec.marshalNBenchmarkReason2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "BenchmarkReason")
+}
+
+func (ec *executionContext) _BenchmarkRun_state(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.BenchmarkRunState) graphql.Marshaler {
+			return ec.marshalNBenchmarkRunState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "BenchmarkRunState")
+}
+
+func (ec *executionContext) _BenchmarkRun_requestedAt(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_requestedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_requestedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _BenchmarkRun_startedAt(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _BenchmarkRun_finishedAt(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _BenchmarkRun_simulated(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRun", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BenchmarkRun_network(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_network(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Network, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.BenchmarkSection) graphql.Marshaler {
+			return ec.marshalOBenchmarkSection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkSection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_network(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BenchmarkRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkSection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BenchmarkRun_storage(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_storage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Storage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.BenchmarkSection) graphql.Marshaler {
+			return ec.marshalOBenchmarkSection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkSection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_storage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BenchmarkRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkSection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BenchmarkSection_outcome(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkSection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkSection_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchOutcome) graphql.Marshaler {
+			return ec.marshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkSection_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkSection", field, false, false, "BenchmarkOutcome")
+}
+
+func (ec *executionContext) _BenchmarkSection_error(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkSection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkSection_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkSection_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkSection", field, false, false, "String")
+}
+
+func (ec *executionContext) _BenchmarkSection_figures(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkSection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkSection_figures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Figures, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkFigure) graphql.Marshaler {
+			return ec.marshalNBenchmarkFigure2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkSection_figures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BenchmarkSection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkFigure(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateAgentTokenPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateAgentTokenPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4920,6 +6887,952 @@ func (ec *executionContext) fieldContext_Gpu_telemetry(_ context.Context, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_GpuTelemetry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmark_id(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "ID")
+}
+
+func (ec *executionContext) _GpuBenchmark_gpuUuid(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_gpuUuid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuUUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_gpuUuid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuBenchmark_runId(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_runId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_runId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuBenchmark_reason(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchReason) graphql.Marshaler {
+			return ec.marshalNBenchmarkReason2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "BenchmarkReason")
+}
+
+func (ec *executionContext) _GpuBenchmark_at(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _GpuBenchmark_simulated(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _GpuBenchmark_outcome(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchOutcome) graphql.Marshaler {
+			return ec.marshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "BenchmarkOutcome")
+}
+
+func (ec *executionContext) _GpuBenchmark_error(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuBenchmark_score(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmark_passed(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_passed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Passed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_passed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _GpuBenchmark_consistency(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_consistency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Consistency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_consistency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmark", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmark_figures(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_figures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Figures, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkFigure) graphql.Marshaler {
+			return ec.marshalNBenchmarkFigure2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_figures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmark",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkFigure(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmark_evidence(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *protocol.GpuBenchEvidence) graphql.Marshaler {
+			return ec.marshalOGpuBenchmarkEvidence2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchEvidence(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmark",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuBenchmarkEvidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmark_shortfalls(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_shortfalls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shortfalls, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkFigure) graphql.Marshaler {
+			return ec.marshalNBenchmarkFigure2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_shortfalls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmark",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkFigure(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmark_guidance(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmark_guidance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Guidance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkGuidance) graphql.Marshaler {
+			return ec.marshalNBenchmarkGuidance2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmark_guidance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmark",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkGuidance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_samples(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_samples(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Samples, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_samples(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_maxTemperatureC(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_maxTemperatureC(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxTemperatureC, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_maxTemperatureC(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_meanSmClockMHz(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_meanSmClockMHz(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanSMClockMHz, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_meanSmClockMHz(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_maxSmClockMHz(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_maxSmClockMHz(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxSMClockMHz, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_maxSmClockMHz(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_meanPowerDrawW(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_meanPowerDrawW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanPowerDrawW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_meanPowerDrawW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_powerLimitW(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_powerLimitW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PowerLimitW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_powerLimitW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_throttleReasons(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_throttleReasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.GpuBenchmarkEvidence().ThrottleReasons(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_throttleReasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_throttledShare(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_throttledShare(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ThrottledShare, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_throttledShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_pcieGeneration(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_pcieGeneration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PcieGeneration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_pcieGeneration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_pcieWidth(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_pcieWidth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PcieWidth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_pcieWidth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_pcieMaxGeneration(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_pcieMaxGeneration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PcieMaxGeneration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_pcieMaxGeneration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_pcieMaxWidth(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_pcieMaxWidth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PcieMaxWidth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_pcieMaxWidth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_eccCorrectedDelta(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_eccCorrectedDelta(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EccCorrectedDelta, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_eccCorrectedDelta(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkEvidence_eccUncorrectedDelta(ctx context.Context, field graphql.CollectedField, obj *protocol.GpuBenchEvidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkEvidence_eccUncorrectedDelta(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EccUncorrectedDelta, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkEvidence_eccUncorrectedDelta(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkEvidence", field, false, false, "Float")
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_gpuId(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_gpuId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_gpuId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkStatus", field, false, false, "ID")
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_gpuUuid(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_gpuUuid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuUUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_gpuUuid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkStatus", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_listing(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_listing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Listing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.GpuListing) graphql.Marshaler {
+			return ec.marshalNGpuListing2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuListing(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_listing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkStatus", field, false, false, "GpuListing")
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_score(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkStatus", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_listingChangedAt(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_listingChangedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListingChangedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_listingChangedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuBenchmarkStatus", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_shortfalls(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_shortfalls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shortfalls, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkFigure) graphql.Marshaler {
+			return ec.marshalNBenchmarkFigure2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_shortfalls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmarkStatus",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkFigure(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_guidance(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_guidance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Guidance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.BenchmarkGuidance) graphql.Marshaler {
+			return ec.marshalNBenchmarkGuidance2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_guidance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmarkStatus",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkGuidance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_latest(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_latest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Latest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bench.Result) graphql.Marshaler {
+			return ec.marshalOGpuBenchmark2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_latest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmarkStatus",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuBenchmark(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuBenchmarkStatus_history(ctx context.Context, field graphql.CollectedField, obj *bench.GpuStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuBenchmarkStatus_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*bench.Result) graphql.Marshaler {
+			return ec.marshalNGpuBenchmark2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuBenchmarkStatus_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuBenchmarkStatus",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuBenchmark(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6056,6 +8969,194 @@ func (ec *executionContext) fieldContext_Machine_gpus(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _MachineBenchmarks_machineId(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineBenchmarks", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MachineBenchmarks_hostname(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_hostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_hostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineBenchmarks", field, false, false, "String")
+}
+
+func (ec *executionContext) _MachineBenchmarks_gpus(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_gpus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gpus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*bench.GpuStatus) graphql.Marshaler {
+			return ec.marshalNGpuBenchmarkStatus2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐGpuStatusᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_gpus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MachineBenchmarks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuBenchmarkStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MachineBenchmarks_latestRun(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_latestRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatestRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.BenchmarkRun) graphql.Marshaler {
+			return ec.marshalOBenchmarkRun2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_latestRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MachineBenchmarks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MachineBenchmarks_pendingRun(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_pendingRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PendingRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.BenchmarkRun) graphql.Marshaler {
+			return ec.marshalOBenchmarkRun2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_pendingRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MachineBenchmarks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MachineBenchmarks_nextScheduledAt(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_nextScheduledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextScheduledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_nextScheduledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineBenchmarks", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _MachineBenchmarks_requestAllowedAt(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineBenchmarks_requestAllowedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestAllowedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineBenchmarks_requestAllowedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineBenchmarks", field, false, false, "DateTime")
+}
+
 func (ec *executionContext) _MachineStatusEvent_machine(ctx context.Context, field graphql.CollectedField, obj *fleet.StatusEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6349,6 +9450,94 @@ func (ec *executionContext) fieldContext_Mutation_logOut(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_LogOutPayload(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_submitBenchmarkResult(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitBenchmarkResult(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitBenchmarkResult(ctx, fc.Args["input"].(protocol.BenchmarkResultInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SubmitBenchmarkResultPayload) graphql.Marshaler {
+			return ec.marshalNSubmitBenchmarkResultPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSubmitBenchmarkResultPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitBenchmarkResult(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubmitBenchmarkResultPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitBenchmarkResult_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_requestBenchmark(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestBenchmark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RequestBenchmark(ctx, fc.Args["input"].(model.RequestBenchmarkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RequestBenchmarkPayload) graphql.Marshaler {
+			return ec.marshalNRequestBenchmarkPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestBenchmarkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestBenchmark(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RequestBenchmarkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_requestBenchmark_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7316,6 +10505,38 @@ func (ec *executionContext) fieldContext_Provider_agentTokens(_ context.Context,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AgentToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_benchmarks(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_benchmarks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Benchmarks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*bench.MachineBenchmarks) graphql.Marshaler {
+			return ec.marshalNMachineBenchmarks2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐMachineBenchmarksᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_benchmarks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MachineBenchmarks(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8409,6 +11630,93 @@ func (ec *executionContext) fieldContext_RegisterMachinePayload_userErrors(_ con
 	return fc, nil
 }
 
+func (ec *executionContext) _RequestBenchmarkPayload_run(ctx context.Context, field graphql.CollectedField, obj *model.RequestBenchmarkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBenchmarkPayload_run(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Run, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.BenchmarkRun) graphql.Marshaler {
+			return ec.marshalOBenchmarkRun2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBenchmarkPayload_run(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RequestBenchmarkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RequestBenchmarkPayload_requestAllowedAt(ctx context.Context, field graphql.CollectedField, obj *model.RequestBenchmarkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBenchmarkPayload_requestAllowedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestAllowedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBenchmarkPayload_requestAllowedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBenchmarkPayload", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _RequestBenchmarkPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.RequestBenchmarkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBenchmarkPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBenchmarkPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RequestBenchmarkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RevokeAgentTokenPayload_agentToken(ctx context.Context, field graphql.CollectedField, obj *model.RevokeAgentTokenPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8468,6 +11776,93 @@ func (ec *executionContext) fieldContext_RevokeAgentTokenPayload_userErrors(_ co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubmitBenchmarkResultPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *model.SubmitBenchmarkResultPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubmitBenchmarkResultPayload_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubmitBenchmarkResultPayload_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubmitBenchmarkResultPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SubmitBenchmarkResultPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SubmitBenchmarkResultPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubmitBenchmarkResultPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubmitBenchmarkResultPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubmitBenchmarkResultPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_benchmarkUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_benchmarkUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().BenchmarkUpdated(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bench.Event) graphql.Marshaler {
+			return ec.marshalNBenchmarkEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_benchmarkUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkEvent(ctx, field)
 		},
 	}
 	return fc, nil
@@ -10122,6 +13517,433 @@ func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (model.Avail
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputBenchmarkMeasurementInput(ctx context.Context, obj any) (protocol.BenchMeasurement, error) {
+	var it protocol.BenchMeasurement
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"metric", "supported", "median", "min", "max", "repetitions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "metric":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metric"))
+			data, err := ec.unmarshalNBenchmarkMetric2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMetric(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metric = data
+		case "supported":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supported"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Supported = data
+		case "median":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("median"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Median = data
+		case "min":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("min"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Min = data
+		case "max":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("max"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Max = data
+		case "repetitions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("repetitions"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Repetitions = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBenchmarkMeasurementInput unmarshals raw into the BenchmarkMeasurementInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBenchmarkMeasurementInput(ctx context.Context, raw any) (protocol.BenchMeasurement, error) {
+	var out protocol.BenchMeasurement
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BenchmarkMeasurementInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBenchmarkResultInput(ctx context.Context, obj any) (protocol.BenchmarkResultInput, error) {
+	var it protocol.BenchmarkResultInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"runId", "machineId", "startedAt", "finishedAt", "simulated", "gpus", "network", "storage"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "runId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("runId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RunID = data
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		case "startedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startedAt"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartedAt = data
+		case "finishedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAt"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAt = data
+		case "simulated":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simulated"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Simulated = data
+		case "gpus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpus"))
+			data, err := ec.unmarshalNGpuBenchmarkResultInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchResultᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Gpus = data
+		case "network":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("network"))
+			data, err := ec.unmarshalOBenchmarkSectionInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchSection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Network = data
+		case "storage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("storage"))
+			data, err := ec.unmarshalOBenchmarkSectionInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchSection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Storage = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBenchmarkResultInput unmarshals raw into the BenchmarkResultInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBenchmarkResultInput(ctx context.Context, raw any) (protocol.BenchmarkResultInput, error) {
+	var out protocol.BenchmarkResultInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BenchmarkResultInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBenchmarkSectionInput(ctx context.Context, obj any) (protocol.BenchSection, error) {
+	var it protocol.BenchSection
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"outcome", "error", "measurements"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "outcome":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcome"))
+			data, err := ec.unmarshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Outcome = data
+		case "error":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("error"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Error = data
+		case "measurements":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("measurements"))
+			data, err := ec.unmarshalNBenchmarkMeasurementInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMeasurementᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Measurements = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBenchmarkSectionInput unmarshals raw into the BenchmarkSectionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBenchmarkSectionInput(ctx context.Context, raw any) (protocol.BenchSection, error) {
+	var out protocol.BenchSection
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BenchmarkSectionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputGpuBenchmarkEvidenceInput(ctx context.Context, obj any) (protocol.GpuBenchEvidence, error) {
+	var it protocol.GpuBenchEvidence
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"samples", "maxTemperatureC", "meanSmClockMHz", "maxSmClockMHz", "meanPowerDrawW", "powerLimitW", "throttleReasons", "throttledShare", "pcieGeneration", "pcieWidth", "pcieMaxGeneration", "pcieMaxWidth", "eccCorrectedDelta", "eccUncorrectedDelta"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "samples":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("samples"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Samples = data
+		case "maxTemperatureC":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxTemperatureC"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxTemperatureC = data
+		case "meanSmClockMHz":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("meanSmClockMHz"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MeanSMClockMHz = data
+		case "maxSmClockMHz":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxSmClockMHz"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxSMClockMHz = data
+		case "meanPowerDrawW":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("meanPowerDrawW"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MeanPowerDrawW = data
+		case "powerLimitW":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("powerLimitW"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PowerLimitW = data
+		case "throttleReasons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throttleReasons"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThrottleReasons = data
+		case "throttledShare":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throttledShare"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThrottledShare = data
+		case "pcieGeneration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pcieGeneration"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PcieGeneration = data
+		case "pcieWidth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pcieWidth"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PcieWidth = data
+		case "pcieMaxGeneration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pcieMaxGeneration"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PcieMaxGeneration = data
+		case "pcieMaxWidth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pcieMaxWidth"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PcieMaxWidth = data
+		case "eccCorrectedDelta":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eccCorrectedDelta"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EccCorrectedDelta = data
+		case "eccUncorrectedDelta":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eccUncorrectedDelta"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EccUncorrectedDelta = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalGpuBenchmarkEvidenceInput unmarshals raw into the GpuBenchmarkEvidenceInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGpuBenchmarkEvidenceInput(ctx context.Context, raw any) (protocol.GpuBenchEvidence, error) {
+	var out protocol.GpuBenchEvidence
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GpuBenchmarkEvidenceInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputGpuBenchmarkResultInput(ctx context.Context, obj any) (protocol.GpuBenchResult, error) {
+	var it protocol.GpuBenchResult
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"uuid", "outcome", "error", "measurements", "evidence"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "uuid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uuid"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UUID = data
+		case "outcome":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcome"))
+			data, err := ec.unmarshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Outcome = data
+		case "error":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("error"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Error = data
+		case "measurements":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("measurements"))
+			data, err := ec.unmarshalNBenchmarkMeasurementInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMeasurementᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Measurements = data
+		case "evidence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidence"))
+			data, err := ec.unmarshalOGpuBenchmarkEvidenceInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchEvidence(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Evidence = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalGpuBenchmarkResultInput unmarshals raw into the GpuBenchmarkResultInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGpuBenchmarkResultInput(ctx context.Context, raw any) (protocol.GpuBenchResult, error) {
+	var out protocol.GpuBenchResult
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GpuBenchmarkResultInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputGpuInventoryInput(ctx context.Context, obj any) (protocol.GpuInventory, error) {
 	var it protocol.GpuInventory
 	if obj == nil {
@@ -10640,6 +14462,48 @@ func UnmarshalRegisterMachineInput(ctx context.Context, raw any) (protocol.Regis
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRequestBenchmarkInput(ctx context.Context, obj any) (model.RequestBenchmarkInput, error) {
+	var it model.RequestBenchmarkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"machineId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRequestBenchmarkInput unmarshals raw into the RequestBenchmarkInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRequestBenchmarkInput(ctx context.Context, raw any) (model.RequestBenchmarkInput, error) {
+	var out model.RequestBenchmarkInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RequestBenchmarkInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj any) (model.SignUpInput, error) {
 	var it model.SignUpInput
 	if obj == nil {
@@ -11143,6 +15007,324 @@ func (ec *executionContext) _AvailabilityWindow(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var benchmarkEventImplementors = []string{"BenchmarkEvent"}
+
+func (ec *executionContext) _BenchmarkEvent(ctx context.Context, sel ast.SelectionSet, obj *bench.Event) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkEvent")
+		case "machine":
+			out.Values[i] = ec._BenchmarkEvent_machine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "initial":
+			out.Values[i] = ec._BenchmarkEvent_initial(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var benchmarkFigureImplementors = []string{"BenchmarkFigure"}
+
+func (ec *executionContext) _BenchmarkFigure(ctx context.Context, sel ast.SelectionSet, obj *models.BenchmarkFigure) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkFigureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkFigure")
+		case "metric":
+			out.Values[i] = ec._BenchmarkFigure_metric(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supported":
+			out.Values[i] = ec._BenchmarkFigure_supported(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measured":
+			out.Values[i] = ec._BenchmarkFigure_measured(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._BenchmarkFigure_min(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._BenchmarkFigure_max(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reference":
+			out.Values[i] = ec._BenchmarkFigure_reference(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expected":
+			out.Values[i] = ec._BenchmarkFigure_expected(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "minimum":
+			out.Values[i] = ec._BenchmarkFigure_minimum(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ratio":
+			out.Values[i] = ec._BenchmarkFigure_ratio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "passed":
+			out.Values[i] = ec._BenchmarkFigure_passed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var benchmarkGuidanceImplementors = []string{"BenchmarkGuidance"}
+
+func (ec *executionContext) _BenchmarkGuidance(ctx context.Context, sel ast.SelectionSet, obj *models.BenchmarkGuidance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkGuidanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkGuidance")
+		case "code":
+			out.Values[i] = ec._BenchmarkGuidance_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._BenchmarkGuidance_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "params":
+			out.Values[i] = ec._BenchmarkGuidance_params(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var benchmarkParamImplementors = []string{"BenchmarkParam"}
+
+func (ec *executionContext) _BenchmarkParam(ctx context.Context, sel ast.SelectionSet, obj *models.BenchmarkParam) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkParamImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkParam")
+		case "key":
+			out.Values[i] = ec._BenchmarkParam_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._BenchmarkParam_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var benchmarkRunImplementors = []string{"BenchmarkRun"}
+
+func (ec *executionContext) _BenchmarkRun(ctx context.Context, sel ast.SelectionSet, obj *models.BenchmarkRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkRun")
+		case "id":
+			out.Values[i] = ec._BenchmarkRun_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runId":
+			out.Values[i] = ec._BenchmarkRun_runId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._BenchmarkRun_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._BenchmarkRun_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestedAt":
+			out.Values[i] = ec._BenchmarkRun_requestedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._BenchmarkRun_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "finishedAt":
+			out.Values[i] = ec._BenchmarkRun_finishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simulated":
+			out.Values[i] = ec._BenchmarkRun_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "network":
+			out.Values[i] = ec._BenchmarkRun_network(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "storage":
+			out.Values[i] = ec._BenchmarkRun_storage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var benchmarkSectionImplementors = []string{"BenchmarkSection"}
+
+func (ec *executionContext) _BenchmarkSection(ctx context.Context, sel ast.SelectionSet, obj *models.BenchmarkSection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkSectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkSection")
+		case "outcome":
+			out.Values[i] = ec._BenchmarkSection_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._BenchmarkSection_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "figures":
+			out.Values[i] = ec._BenchmarkSection_figures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var createAgentTokenPayloadImplementors = []string{"CreateAgentTokenPayload"}
 
 func (ec *executionContext) _CreateAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateAgentTokenPayload) graphql.Marshaler {
@@ -11252,6 +15434,281 @@ func (ec *executionContext) _Gpu(ctx context.Context, sel ast.SelectionSet, obj 
 			out.Values[i] = ec._Gpu_telemetry(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gpuBenchmarkImplementors = []string{"GpuBenchmark"}
+
+func (ec *executionContext) _GpuBenchmark(ctx context.Context, sel ast.SelectionSet, obj *bench.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuBenchmarkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuBenchmark")
+		case "id":
+			out.Values[i] = ec._GpuBenchmark_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpuUuid":
+			out.Values[i] = ec._GpuBenchmark_gpuUuid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runId":
+			out.Values[i] = ec._GpuBenchmark_runId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._GpuBenchmark_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._GpuBenchmark_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "simulated":
+			out.Values[i] = ec._GpuBenchmark_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcome":
+			out.Values[i] = ec._GpuBenchmark_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._GpuBenchmark_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._GpuBenchmark_score(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "passed":
+			out.Values[i] = ec._GpuBenchmark_passed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "consistency":
+			out.Values[i] = ec._GpuBenchmark_consistency(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "figures":
+			out.Values[i] = ec._GpuBenchmark_figures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidence":
+			out.Values[i] = ec._GpuBenchmark_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shortfalls":
+			out.Values[i] = ec._GpuBenchmark_shortfalls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "guidance":
+			out.Values[i] = ec._GpuBenchmark_guidance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gpuBenchmarkEvidenceImplementors = []string{"GpuBenchmarkEvidence"}
+
+func (ec *executionContext) _GpuBenchmarkEvidence(ctx context.Context, sel ast.SelectionSet, obj *protocol.GpuBenchEvidence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuBenchmarkEvidenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuBenchmarkEvidence")
+		case "samples":
+			out.Values[i] = ec._GpuBenchmarkEvidence_samples(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxTemperatureC":
+			out.Values[i] = ec._GpuBenchmarkEvidence_maxTemperatureC(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "meanSmClockMHz":
+			out.Values[i] = ec._GpuBenchmarkEvidence_meanSmClockMHz(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxSmClockMHz":
+			out.Values[i] = ec._GpuBenchmarkEvidence_maxSmClockMHz(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "meanPowerDrawW":
+			out.Values[i] = ec._GpuBenchmarkEvidence_meanPowerDrawW(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "powerLimitW":
+			out.Values[i] = ec._GpuBenchmarkEvidence_powerLimitW(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "throttleReasons":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GpuBenchmarkEvidence_throttleReasons(ctx, field, obj)
+				})
+		case "throttledShare":
+			out.Values[i] = ec._GpuBenchmarkEvidence_throttledShare(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pcieGeneration":
+			out.Values[i] = ec._GpuBenchmarkEvidence_pcieGeneration(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pcieWidth":
+			out.Values[i] = ec._GpuBenchmarkEvidence_pcieWidth(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pcieMaxGeneration":
+			out.Values[i] = ec._GpuBenchmarkEvidence_pcieMaxGeneration(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pcieMaxWidth":
+			out.Values[i] = ec._GpuBenchmarkEvidence_pcieMaxWidth(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eccCorrectedDelta":
+			out.Values[i] = ec._GpuBenchmarkEvidence_eccCorrectedDelta(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eccUncorrectedDelta":
+			out.Values[i] = ec._GpuBenchmarkEvidence_eccUncorrectedDelta(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gpuBenchmarkStatusImplementors = []string{"GpuBenchmarkStatus"}
+
+func (ec *executionContext) _GpuBenchmarkStatus(ctx context.Context, sel ast.SelectionSet, obj *bench.GpuStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuBenchmarkStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuBenchmarkStatus")
+		case "gpuId":
+			out.Values[i] = ec._GpuBenchmarkStatus_gpuId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpuUuid":
+			out.Values[i] = ec._GpuBenchmarkStatus_gpuUuid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listing":
+			out.Values[i] = ec._GpuBenchmarkStatus_listing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._GpuBenchmarkStatus_score(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "listingChangedAt":
+			out.Values[i] = ec._GpuBenchmarkStatus_listingChangedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shortfalls":
+			out.Values[i] = ec._GpuBenchmarkStatus_shortfalls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "guidance":
+			out.Values[i] = ec._GpuBenchmarkStatus_guidance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "latest":
+			out.Values[i] = ec._GpuBenchmarkStatus_latest(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "history":
+			out.Values[i] = ec._GpuBenchmarkStatus_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11680,6 +16137,69 @@ func (ec *executionContext) _Machine(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var machineBenchmarksImplementors = []string{"MachineBenchmarks"}
+
+func (ec *executionContext) _MachineBenchmarks(ctx context.Context, sel ast.SelectionSet, obj *bench.MachineBenchmarks) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, machineBenchmarksImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MachineBenchmarks")
+		case "machineId":
+			out.Values[i] = ec._MachineBenchmarks_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hostname":
+			out.Values[i] = ec._MachineBenchmarks_hostname(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpus":
+			out.Values[i] = ec._MachineBenchmarks_gpus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "latestRun":
+			out.Values[i] = ec._MachineBenchmarks_latestRun(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pendingRun":
+			out.Values[i] = ec._MachineBenchmarks_pendingRun(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nextScheduledAt":
+			out.Values[i] = ec._MachineBenchmarks_nextScheduledAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "requestAllowedAt":
+			out.Values[i] = ec._MachineBenchmarks_requestAllowedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var machineStatusEventImplementors = []string{"MachineStatusEvent"}
 
 func (ec *executionContext) _MachineStatusEvent(ctx context.Context, sel ast.SelectionSet, obj *fleet.StatusEvent) graphql.Marshaler {
@@ -11804,6 +16324,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "logOut":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_logOut(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitBenchmarkResult":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitBenchmarkResult(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestBenchmark":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestBenchmark(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -12152,6 +16686,12 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_agentTokens(ctx, field, obj)
+				})
+		case "benchmarks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_benchmarks(ctx, field, obj)
 				})
 		case "machines":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -12574,6 +17114,49 @@ func (ec *executionContext) _RegisterMachinePayload(ctx context.Context, sel ast
 	return out
 }
 
+var requestBenchmarkPayloadImplementors = []string{"RequestBenchmarkPayload"}
+
+func (ec *executionContext) _RequestBenchmarkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RequestBenchmarkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, requestBenchmarkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RequestBenchmarkPayload")
+		case "run":
+			out.Values[i] = ec._RequestBenchmarkPayload_run(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "requestAllowedAt":
+			out.Values[i] = ec._RequestBenchmarkPayload_requestAllowedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._RequestBenchmarkPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var revokeAgentTokenPayloadImplementors = []string{"RevokeAgentTokenPayload"}
 
 func (ec *executionContext) _RevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeAgentTokenPayload) graphql.Marshaler {
@@ -12612,6 +17195,44 @@ func (ec *executionContext) _RevokeAgentTokenPayload(ctx context.Context, sel as
 	return out
 }
 
+var submitBenchmarkResultPayloadImplementors = []string{"SubmitBenchmarkResultPayload"}
+
+func (ec *executionContext) _SubmitBenchmarkResultPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SubmitBenchmarkResultPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, submitBenchmarkResultPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SubmitBenchmarkResultPayload")
+		case "accepted":
+			out.Values[i] = ec._SubmitBenchmarkResultPayload_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SubmitBenchmarkResultPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -12625,6 +17246,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 
 	switch fields[0].Name {
+	case "benchmarkUpdated":
+		return ec._Subscription_benchmarkUpdated(ctx, fields[0])
 	case "machineStatusChanged":
 		return ec._Subscription_machineStatusChanged(ctx, fields[0])
 	case "notificationAdded":
@@ -13355,6 +17978,163 @@ func (ec *executionContext) unmarshalNAvailabilityWindowInput2ᚖgithubᚗcomᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNBenchmarkEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐEvent(ctx context.Context, sel ast.SelectionSet, v *bench.Event) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BenchmarkEvent!")
+		return graphql.Null
+	}
+	return ec._BenchmarkEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBenchmarkFigure2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigure(ctx context.Context, sel ast.SelectionSet, v models.BenchmarkFigure) graphql.Marshaler {
+	return ec._BenchmarkFigure(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBenchmarkFigure2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigureᚄ(ctx context.Context, sel ast.SelectionSet, v []models.BenchmarkFigure) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBenchmarkFigure2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkFigure(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBenchmarkGuidance2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidance(ctx context.Context, sel ast.SelectionSet, v models.BenchmarkGuidance) graphql.Marshaler {
+	return ec._BenchmarkGuidance(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBenchmarkGuidance2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidanceᚄ(ctx context.Context, sel ast.SelectionSet, v []models.BenchmarkGuidance) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBenchmarkGuidance2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidance(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNBenchmarkGuidanceCode2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidanceCode(ctx context.Context, v any) (models.BenchmarkGuidanceCode, error) {
+	var res models.BenchmarkGuidanceCode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBenchmarkGuidanceCode2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkGuidanceCode(ctx context.Context, sel ast.SelectionSet, v models.BenchmarkGuidanceCode) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNBenchmarkMeasurementInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMeasurement(ctx context.Context, v any) (protocol.BenchMeasurement, error) {
+	res, err := ec.unmarshalInputBenchmarkMeasurementInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNBenchmarkMeasurementInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMeasurementᚄ(ctx context.Context, v any) ([]protocol.BenchMeasurement, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]protocol.BenchMeasurement, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBenchmarkMeasurementInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMeasurement(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNBenchmarkMetric2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMetric(ctx context.Context, v any) (protocol.BenchMetric, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.BenchMetric(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBenchmarkMetric2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchMetric(ctx context.Context, sel ast.SelectionSet, v protocol.BenchMetric) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BenchmarkMetric!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx context.Context, v any) (protocol.BenchOutcome, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.BenchOutcome(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx context.Context, sel ast.SelectionSet, v protocol.BenchOutcome) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BenchmarkOutcome!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNBenchmarkParam2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkParam(ctx context.Context, sel ast.SelectionSet, v models.BenchmarkParam) graphql.Marshaler {
+	return ec._BenchmarkParam(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBenchmarkParam2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkParamᚄ(ctx context.Context, sel ast.SelectionSet, v []models.BenchmarkParam) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBenchmarkParam2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkParam(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNBenchmarkReason2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchReason(ctx context.Context, v any) (protocol.BenchReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.BenchReason(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBenchmarkReason2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchReason(ctx context.Context, sel ast.SelectionSet, v protocol.BenchReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BenchmarkReason!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNBenchmarkResultInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchmarkResultInput(ctx context.Context, v any) (protocol.BenchmarkResultInput, error) {
+	res, err := ec.unmarshalInputBenchmarkResultInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNBenchmarkRunState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunState(ctx context.Context, v any) (models.BenchmarkRunState, error) {
+	var res models.BenchmarkRunState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBenchmarkRunState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunState(ctx context.Context, sel ast.SelectionSet, v models.BenchmarkRunState) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13458,6 +18238,73 @@ func (ec *executionContext) marshalNGpu2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmode
 	return ec._Gpu(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGpuBenchmark2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*bench.Result) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpuBenchmark2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpuBenchmark2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐResult(ctx context.Context, sel ast.SelectionSet, v *bench.Result) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GpuBenchmark!")
+		return graphql.Null
+	}
+	return ec._GpuBenchmark(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGpuBenchmarkResultInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchResult(ctx context.Context, v any) (protocol.GpuBenchResult, error) {
+	res, err := ec.unmarshalInputGpuBenchmarkResultInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNGpuBenchmarkResultInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchResultᚄ(ctx context.Context, v any) ([]protocol.GpuBenchResult, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]protocol.GpuBenchResult, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGpuBenchmarkResultInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchResult(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNGpuBenchmarkStatus2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐGpuStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []*bench.GpuStatus) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpuBenchmarkStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐGpuStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpuBenchmarkStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐGpuStatus(ctx context.Context, sel ast.SelectionSet, v *bench.GpuStatus) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GpuBenchmarkStatus!")
+		return graphql.Null
+	}
+	return ec._GpuBenchmarkStatus(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNGpuInventoryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuInventory(ctx context.Context, v any) (protocol.GpuInventory, error) {
 	res, err := ec.unmarshalInputGpuInventoryInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13475,6 +18322,16 @@ func (ec *executionContext) unmarshalNGpuInventoryInput2ᚕgithubᚗcomᚋgpunex
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalNGpuListing2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuListing(ctx context.Context, v any) (models.GpuListing, error) {
+	var res models.GpuListing
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGpuListing2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuListing(ctx context.Context, sel ast.SelectionSet, v models.GpuListing) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNGpuModel2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModelᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.GpuModel) graphql.Marshaler {
@@ -13619,6 +18476,30 @@ func (ec *executionContext) marshalNMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋ
 		return graphql.Null
 	}
 	return ec._Machine(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMachineBenchmarks2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐMachineBenchmarksᚄ(ctx context.Context, sel ast.SelectionSet, v []*bench.MachineBenchmarks) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMachineBenchmarks2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐMachineBenchmarks(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMachineBenchmarks2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐMachineBenchmarks(ctx context.Context, sel ast.SelectionSet, v *bench.MachineBenchmarks) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MachineBenchmarks!")
+		return graphql.Null
+	}
+	return ec._MachineBenchmarks(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, v any) (models.MachineStatus, error) {
@@ -13803,6 +18684,19 @@ func (ec *executionContext) marshalNRegisterMachinePayload2ᚖgithubᚗcomᚋgpu
 	return ec._RegisterMachinePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRequestBenchmarkInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestBenchmarkInput(ctx context.Context, v any) (model.RequestBenchmarkInput, error) {
+	res, err := ec.unmarshalInputRequestBenchmarkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRequestBenchmarkPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestBenchmarkPayload(ctx context.Context, sel ast.SelectionSet, v *model.RequestBenchmarkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RequestBenchmarkPayload!")
+		return graphql.Null
+	}
+	return ec._RequestBenchmarkPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRevokeAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeAgentTokenPayload) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "RevokeAgentTokenPayload!")
@@ -13897,6 +18791,14 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSubmitBenchmarkResultPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSubmitBenchmarkResultPayload(ctx context.Context, sel ast.SelectionSet, v *model.SubmitBenchmarkResultPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SubmitBenchmarkResultPayload!")
+		return graphql.Null
+	}
+	return ec._SubmitBenchmarkResultPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTierSuggestion2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐTierSuggestion(ctx context.Context, sel ast.SelectionSet, v *model.TierSuggestion) graphql.Marshaler {
@@ -14157,6 +19059,28 @@ func (ec *executionContext) unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcom
 	return res, nil
 }
 
+func (ec *executionContext) marshalOBenchmarkRun2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRun(ctx context.Context, sel ast.SelectionSet, v *models.BenchmarkRun) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BenchmarkRun(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOBenchmarkSection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkSection(ctx context.Context, sel ast.SelectionSet, v *models.BenchmarkSection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BenchmarkSection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBenchmarkSectionInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchSection(ctx context.Context, v any) (*protocol.BenchSection, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBenchmarkSectionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -14255,6 +19179,28 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	_ = sel
 	res := graphql.MarshalFloatContext(*v)
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalOGpuBenchmark2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐResult(ctx context.Context, sel ast.SelectionSet, v *bench.Result) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GpuBenchmark(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOGpuBenchmarkEvidence2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchEvidence(ctx context.Context, sel ast.SelectionSet, v *protocol.GpuBenchEvidence) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GpuBenchmarkEvidence(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOGpuBenchmarkEvidenceInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuBenchEvidence(ctx context.Context, v any) (*protocol.GpuBenchEvidence, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputGpuBenchmarkEvidenceInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx context.Context, sel ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/onboarding"
@@ -22,6 +23,7 @@ type Resolver struct {
 	Onboarding *onboarding.Service
 	Providers  *provider.Service
 	Fleet      *fleet.Service
+	Bench      *bench.Service
 	Logger     *slog.Logger
 }
 

@@ -3,6 +3,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/models"
 )
@@ -158,6 +160,18 @@ type RegisterMachinePayload struct {
 	UserErrors               []*protocol.UserError `json:"userErrors"`
 }
 
+type RequestBenchmarkInput struct {
+	// The machine (Machine.id).
+	MachineID string `json:"machineId"`
+}
+
+type RequestBenchmarkPayload struct {
+	Run *models.BenchmarkRun `json:"run,omitempty"`
+	// When the next request will be accepted.
+	RequestAllowedAt *time.Time            `json:"requestAllowedAt,omitempty"`
+	UserErrors       []*protocol.UserError `json:"userErrors"`
+}
+
 type RevokeAgentTokenPayload struct {
 	AgentToken *models.AgentToken    `json:"agentToken,omitempty"`
 	UserErrors []*protocol.UserError `json:"userErrors"`
@@ -168,6 +182,11 @@ type SignUpInput struct {
 	// At least 10 characters.
 	Password string `json:"password"`
 	Name     string `json:"name"`
+}
+
+type SubmitBenchmarkResultPayload struct {
+	Accepted   bool                  `json:"accepted"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
 type Subscription struct {

@@ -51,6 +51,8 @@ const (
 	InvalidState ProblemCode = "INVALID_STATE"
 	// UPSRequired: the Enterprise tier needs UPS protection.
 	UPSRequired ProblemCode = "UPS_REQUIRED"
+	// TooSoon: asked again before a cooldown ended.
+	TooSoon ProblemCode = "TOO_SOON"
 )
 
 // ProblemCodes returns every ProblemCode, in the order of the
@@ -59,7 +61,7 @@ func ProblemCodes() []ProblemCode {
 	return []ProblemCode{
 		Required, InvalidValue, TooShort, TooLong, OutOfRange, TooMany, Duplicate, InFuture,
 		Taken, InvalidCredentials, UnknownTimeZone, UnknownModel, EmptyWindow, Overlap,
-		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired,
+		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired, TooSoon,
 	}
 }
 

@@ -27,6 +27,7 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 	}
 	now := s.deps.Clock.Now()
 	var machineID int64
+	created := false
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		m := new(models.Machine)
 		err := tx.NewSelect().Model(m).Where("machine_uid = ?", in.MachineID).Scan(ctx)
@@ -38,6 +39,7 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 				OfflineReason: &reason, StatusChangedAt: now, RegisteredAt: now,
 			}
 			applyRegistration(m, &in, now)
+			created = true
 			if _, err := tx.NewInsert().Model(m).Returning("id").Exec(ctx); err != nil {
 				if s.deps.DB.IsUniqueViolation(err) {
 					return fault.E(fault.Conflict, "this machine is being registered concurrently; retry")
@@ -68,7 +70,15 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 	}
 	s.admission.remember(in.MachineID, machineRef{id: machineID, providerID: agent.ProviderID})
 	s.deps.Logger.InfoContext(ctx, "fleet: machine registered", "machine_id", machineID, "provider_id", agent.ProviderID, "gpus", len(in.Gpus))
-	return s.Machine(ctx, machineID)
+	m, err := s.Machine(ctx, machineID)
+	if err != nil {
+		return nil, err
+	}
+	reg := Registered{MachineID: machineID, ProviderID: agent.ProviderID, New: created, Hardware: hardwareOf(m)}
+	for _, fn := range s.onRegistered {
+		fn(ctx, reg)
+	}
+	return m, nil
 }
 
 func applyRegistration(m *models.Machine, in *protocol.RegisterMachineInput, now time.Time) {

@@ -91,6 +91,8 @@ type Service struct {
 	// statuses resolves each machine transition once per replica for
 	// every dashboard following the provider (see Subscribe).
 	statuses *bus.Shared[*StatusEvent]
+	// onRegistered are called after each registration (OnRegistered).
+	onRegistered []func(ctx context.Context, r Registered)
 }
 
 // New returns the fleet service.

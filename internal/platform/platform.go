@@ -24,6 +24,7 @@ import (
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
@@ -61,7 +62,9 @@ type Config struct {
 	// installer.DefaultAgentImage).
 	AgentImage string
 	// Fleet tunes heartbeats and the offline sweeper.
-	Fleet  fleet.Config
+	Fleet fleet.Config
+	// Bench tunes the benchmarks' schedule and thresholds.
+	Bench  bench.Config
 	API    api.Config
 	Logger *slog.Logger
 	// Clock defaults to the real clock.
@@ -86,6 +89,7 @@ type Platform struct {
 	Providers  *provider.Service
 	Onboarding *onboarding.Service
 	Fleet      *fleet.Service
+	Bench      *bench.Service
 	Mail       *mail.Worker
 	Handler    *api.Server
 	redis      *redis.Client
@@ -98,6 +102,15 @@ type Platform struct {
 
 // PublicURL is where providers reach the platform.
 func (p *Platform) PublicURL() string { return *p.publicURL.Load() }
+
+// withPublicURL gives the benchmark's emails the platform's address
+// unless the configuration set one.
+func withPublicURL(cfg bench.Config, url func() string) bench.Config {
+	if cfg.PublicURL == nil {
+		cfg.PublicURL = url
+	}
+	return cfg
+}
 
 // Background is work that runs while the platform serves: it starts once
 // the listener is bound, with the URL it is reachable at, and ctx ends
@@ -196,7 +209,12 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 
 	p.Fleet = fleet.New(fleet.Deps{DB: db, Presence: p.Presence, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Fleet)
 
-	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Logger: cfg.Logger}
+	p.Bench = bench.New(bench.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Notify: p.Notify, Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger},
+		withPublicURL(cfg.Bench, p.PublicURL))
+	p.Fleet.OnRegistered(p.Bench.OnRegistered)
+
+	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
+		Bench: p.Bench, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -279,6 +297,7 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		defer background.Done()
 		p.Auth.ListenForRevocations(baseCtx)
 	}()
+	background.Go(func() { p.Bench.RunBackground(baseCtx) })
 	for _, fn := range p.background {
 		background.Go(func() { fn(baseCtx, "http://"+ln.Addr().String()) })
 	}

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Notification kinds. The SPA translates each with its params.
+const (
+	KindGpuDelisted = "GPU_DELISTED"
+	KindGpuRelisted = "GPU_RELISTED"
+)
+
+// contact is whom a provider's notices go to.
+type contact struct {
+	UserID int64  `bun:"user_id"`
+	Email  string `bun:"email"`
+	Name   string `bun:"name"`
+}
+
+// tell notifies the provider, in the app and by email, of the listing
+// changes one run made: one notice for the GPUs it delisted, one for those
+// it relisted, each naming per GPU the metrics, the measured and expected
+// figures and what to check.
+func (s *Service) tell(ctx context.Context, tx bun.Tx, run *models.BenchmarkRun, changes []listingChange) error {
+	var c contact
+	if err := tx.NewSelect().TableExpr("providers AS p").Join("JOIN users AS u ON u.id = p.user_id").
+		ColumnExpr("u.id AS user_id, u.email, u.name").Where("p.id = ?", run.ProviderID).Scan(ctx, &c); err != nil {
+		return fmt.Errorf("bench: unable to find the provider's contact: %w", err)
+	}
+	var hostname string
+	if err := tx.NewSelect().Model((*models.Machine)(nil)).Column("hostname").Where("id = ?", run.MachineID).Scan(ctx, &hostname); err != nil {
+		return fmt.Errorf("bench: unable to load the machine: %w", err)
+	}
+	for _, to := range []models.GpuListing{models.GpuListingDelisted, models.GpuListingListed} {
+		var these []listingChange
+		for _, ch := range changes {
+			if ch.to == to {
+				these = append(these, ch)
+			}
+		}
+		if len(these) == 0 {
+			continue
+		}
+		n, msg := s.notice(run, hostname, c, to, these)
+		if err := s.deps.Notify.Add(ctx, tx, n); err != nil {
+			return err
+		}
+		if err := s.deps.Outbox.Enqueue(ctx, tx, msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notice renders one notification and its email.
+func (s *Service) notice(run *models.BenchmarkRun, hostname string, c contact, to models.GpuListing, changes []listingChange) (*models.Notification, mail.Message) {
+	var gpus, metrics, guidance []string
+	var body strings.Builder
+	for _, ch := range changes {
+		label := fmt.Sprintf("GPU %d (%s)", ch.gpu.Index, ch.gpu.Name)
+		gpus = append(gpus, strconv.Itoa(ch.gpu.Index))
+		if to == models.GpuListingListed {
+			fmt.Fprintf(&body, "- %s passed every threshold", label)
+			if ch.result.Score != nil {
+				fmt.Fprintf(&body, " (score %d)", *ch.result.Score)
+			}
+			body.WriteString(" and is listed again.\n")
+			continue
+		}
+		fmt.Fprintf(&body, "- %s:\n", label)
+		if ch.result.Outcome != "COMPLETED" && ch.result.Error != nil {
+			fmt.Fprintf(&body, "    the benchmark failed: %s\n", *ch.result.Error)
+		}
+		for _, f := range ch.result.Shortfalls {
+			metrics = appendOnce(metrics, string(f.Metric))
+			fmt.Fprintf(&body, "    %s measured %s; expected %s, minimum %s\n", f.Metric, num(f.Measured), expectedText(f), num(f.Minimum))
+		}
+		for _, g := range ch.result.Guidance {
+			guidance = appendOnce(guidance, string(g.Code))
+			fmt.Fprintf(&body, "    What to check: %s\n", g.Message)
+		}
+	}
+	params := map[string]string{"machineId": strconv.FormatInt(run.MachineID, 10), "hostname": hostname, "gpus": strings.Join(gpus, ","),
+		"runId": run.RunID}
+	n := &models.Notification{UserID: c.UserID, Params: params}
+	var subject, intro, kind string
+	if to == models.GpuListingDelisted {
+		params["metrics"], params["guidance"] = strings.Join(metrics, ","), strings.Join(guidance, ",")
+		n.Kind, kind = KindGpuDelisted, "benchmark.delisted"
+		n.Title = fmt.Sprintf("GPU delisted on %s after a benchmark", hostname)
+		subject = fmt.Sprintf("GPUnex: GPU delisted on %s", hostname)
+		intro = "A benchmark of your machine %s found GPUs under the platform's minimum. Customers cannot rent them until a benchmark passes; after you fix the cause, ask for a new run on the Benchmarks tab."
+	} else {
+		n.Kind, kind = KindGpuRelisted, "benchmark.relisted"
+		n.Title = fmt.Sprintf("GPU listed again on %s", hostname)
+		subject = fmt.Sprintf("GPUnex: GPU listed again on %s", hostname)
+		intro = "A benchmark of your machine %s passed: customers can rent these GPUs again."
+	}
+	n.Body = strings.TrimSpace(body.String())
+	msg := mail.Message{
+		To: c.Email, Kind: kind, DedupeKey: fmt.Sprintf("benchmark:%s:%s", run.RunID, strings.ToLower(string(to))),
+		Subject: subject,
+		Text: fmt.Sprintf("Hello %s,\n\n"+intro+"\n\n%s\nBenchmarks: %s/provider/benchmarks\n\nThe GPUnex team\n",
+			c.Name, hostname, body.String(), s.cfg.PublicURL()),
+	}
+	return n, msg
+}
+
+func expectedText(f models.BenchmarkFigure) string {
+	if f.Expected == nil {
+		return "n/a"
+	}
+	return num(f.Expected)
+}
+
+func appendOnce(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}

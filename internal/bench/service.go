@@ -1,0 +1,171 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"hash/fnv"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Fleet is what the benchmark needs of the fleet: the machine an agent
+// names, and the command queue its runs ride on.
+type Fleet interface {
+	ResolveMachine(ctx context.Context, agent *auth.Agent, uid string) (int64, error)
+	Enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error)
+}
+
+// Notifier stores an in-app notification in the caller's transaction.
+type Notifier interface {
+	Add(ctx context.Context, idb bun.IDB, n *models.Notification) error
+}
+
+// Outbox stores an email in the caller's transaction.
+type Outbox interface {
+	Enqueue(ctx context.Context, idb bun.IDB, msg mail.Message) error
+}
+
+// Deps are what the benchmark service uses.
+type Deps struct {
+	DB     *store.DB
+	Bus    bus.Bus
+	Fleet  Fleet
+	Notify Notifier
+	Outbox Outbox
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// Config tunes the benchmarks. Zero values take the defaults.
+type Config struct {
+	// Thresholds score and delist; default DefaultThresholds().
+	Thresholds *Thresholds
+	// Every is how often each machine is benchmarked (default 24h), each
+	// machine at its own offset within Jitter (default Every/4) so a fleet
+	// registered together does not run at once.
+	Every  time.Duration
+	Jitter time.Duration
+	// Cooldown is how long after a requestBenchmark the provider must wait
+	// to ask again for the same machine (default 10m).
+	Cooldown time.Duration
+	// RunTimeout is how long a run may stay unreported before it expires
+	// (default 30m); a machine whose run expired is asked again at its next
+	// periodic time.
+	RunTimeout time.Duration
+	// RetryAfter is how long a GPU postponed for a customer's job waits
+	// before it is asked again (default 1h).
+	RetryAfter time.Duration
+	// Tick is how often the leader looks for due and expired runs (default 1m).
+	Tick time.Duration
+	// PublicURL is where providers reach the dashboard (links in emails).
+	PublicURL func() string
+}
+
+func (c *Config) defaults() {
+	if c.Thresholds == nil {
+		t := DefaultThresholds()
+		c.Thresholds = &t
+	}
+	if c.Every <= 0 {
+		c.Every = 24 * time.Hour
+	}
+	if c.Jitter <= 0 {
+		c.Jitter = c.Every / 4
+	}
+	if c.Cooldown <= 0 {
+		c.Cooldown = 10 * time.Minute
+	}
+	if c.RunTimeout <= 0 {
+		c.RunTimeout = 30 * time.Minute
+	}
+	if c.RetryAfter <= 0 {
+		c.RetryAfter = time.Hour
+	}
+	if c.Tick <= 0 {
+		c.Tick = time.Minute
+	}
+	if c.PublicURL == nil {
+		c.PublicURL = func() string { return "" }
+	}
+}
+
+// Service runs, scores and lists by benchmarks.
+type Service struct {
+	deps Deps
+	cfg  Config
+	// live resolves each change once per replica for every dashboard of
+	// the provider (see Subscribe).
+	live *bus.Shared[*Event]
+}
+
+// New returns the benchmark service.
+func New(deps Deps, cfg Config) *Service {
+	cfg.defaults()
+	s := &Service{deps: deps, cfg: cfg}
+	s.live = bus.NewShared(deps.Bus, deps.Logger, s.resolveEvent)
+	return s
+}
+
+// Config returns the effective configuration.
+func (s *Service) Config() Config { return s.cfg }
+
+// Channel is the bus channel of providerID's benchmark changes.
+func Channel(providerID int64) string {
+	return "provider." + strconv.FormatInt(providerID, 10) + ".benchmarks"
+}
+
+// offset is machine id's place in the jitter window: the same machine
+// always runs at the same offset, and machines spread over the window.
+func (s *Service) offset(machineID int64) time.Duration {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(strconv.FormatInt(machineID, 10)))
+	return time.Duration(h.Sum64() % uint64(s.cfg.Jitter))
+}
+
+// newRunID makes a run id: random, so an agent cannot guess another run's.
+func newRunID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "run_" + hex.EncodeToString(b[:])
+}
+
+// RunBackground runs until ctx ends: on the one replica that leads, every
+// Tick it dispatches the periodic runs that are due and expires runs that
+// were never reported.
+func (s *Service) RunBackground(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Tick)
+	defer t.Stop()
+	var lease *store.Lease
+	defer func() { lease.Release() }()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !lease.Alive(ctx) {
+			lease.Release()
+			l, err := s.deps.DB.TryLead(ctx, "bench.schedule")
+			if err != nil {
+				s.deps.Logger.WarnContext(ctx, "bench: unable to contend for the schedule", "err", err)
+				continue
+			}
+			lease = l
+			if lease == nil {
+				continue
+			}
+		}
+		s.Tick(ctx)
+	}
+}

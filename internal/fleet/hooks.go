@@ -1,0 +1,54 @@
+package fleet
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Registered is what a registration told the fleet, for the services that
+// act on it (the benchmark's first run, a run after a hardware change).
+type Registered struct {
+	MachineID, ProviderID int64
+	// New is true the first time the machine registers.
+	New bool
+	// Hardware names the driver and the GPUs as registered; it differs
+	// from an earlier registration's exactly when the driver or a GPU
+	// changed.
+	Hardware string
+}
+
+// OnRegistered adds fn to the functions called after each successful
+// registration (after its transaction committed), in the order added.
+// Call it while assembling the platform, before serving.
+func (s *Service) OnRegistered(fn func(ctx context.Context, r Registered)) {
+	s.onRegistered = append(s.onRegistered, fn)
+}
+
+// hardwareOf fingerprints a machine's driver and current GPUs.
+func hardwareOf(m *models.Machine) string {
+	parts := make([]string, 0, len(m.Gpus)+1)
+	if m.DriverVersion != nil {
+		parts = append(parts, "driver="+*m.DriverVersion)
+	}
+	gpus := make([]string, 0, len(m.Gpus))
+	for _, g := range m.Gpus {
+		gpus = append(gpus, g.UUID+"="+g.Name)
+	}
+	slices.Sort(gpus)
+	return strings.Join(append(parts, gpus...), ";")
+}
+
+// ResolveMachine returns the row id of agent's machine with machine id
+// uid, resolved as a heartbeat's is (from memory after the first time;
+// another provider's machine is answered as unknown).
+func (s *Service) ResolveMachine(ctx context.Context, agent *auth.Agent, uid string) (int64, error) {
+	ref, err := s.admission.resolve(ctx, agent, uid)
+	if err != nil {
+		return 0, err
+	}
+	return ref.id, nil
+}

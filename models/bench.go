@@ -1,0 +1,217 @@
+package models
+
+import (
+	"io"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+)
+
+// BenchmarkMetric names one benchmark figure; the protocol defines them.
+type BenchmarkMetric = protocol.BenchMetric
+
+// BenchmarkOutcome is how one part of a run ended; the protocol defines
+// them.
+type BenchmarkOutcome = protocol.BenchOutcome
+
+// BenchmarkReason says why a run was asked for; the protocol defines them.
+type BenchmarkReason = protocol.BenchReason
+
+// BenchmarkRunState is where a run is.
+type BenchmarkRunState string
+
+// The run states.
+const (
+	// BenchmarkRunPending: asked of the agent, no result yet.
+	BenchmarkRunPending BenchmarkRunState = "PENDING"
+	// BenchmarkRunCompleted: the agent's result is stored.
+	BenchmarkRunCompleted BenchmarkRunState = "COMPLETED"
+	// BenchmarkRunExpired: no result came within the run timeout.
+	BenchmarkRunExpired BenchmarkRunState = "EXPIRED"
+)
+
+var benchmarkRunStates = []BenchmarkRunState{BenchmarkRunPending, BenchmarkRunCompleted, BenchmarkRunExpired}
+
+// UnmarshalGQL reads the enum.
+func (s *BenchmarkRunState) UnmarshalGQL(v any) (err error) {
+	*s, err = unmarshalEnum(v, benchmarkRunStates, "BenchmarkRunState")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (s BenchmarkRunState) MarshalGQL(w io.Writer) { marshalEnum(w, s) }
+
+// GpuListing is whether customers may rent a GPU as far as its benchmarks
+// decide.
+type GpuListing string
+
+// The listing states.
+const (
+	// GpuListingPending: no benchmark has scored the GPU yet.
+	GpuListingPending GpuListing = "PENDING"
+	// GpuListingListed: its latest scored run passed every threshold.
+	GpuListingListed GpuListing = "LISTED"
+	// GpuListingDelisted: its latest scored run fell under a threshold;
+	// it stays delisted until a run passes.
+	GpuListingDelisted GpuListing = "DELISTED"
+)
+
+var gpuListings = []GpuListing{GpuListingPending, GpuListingListed, GpuListingDelisted}
+
+// UnmarshalGQL reads the enum.
+func (l *GpuListing) UnmarshalGQL(v any) (err error) {
+	*l, err = unmarshalEnum(v, gpuListings, "GpuListing")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (l GpuListing) MarshalGQL(w io.Writer) { marshalEnum(w, l) }
+
+// BenchmarkGuidanceCode is a stable reason a GPU fell short and what to
+// check; the SPA translates it with its params.
+type BenchmarkGuidanceCode string
+
+// The guidance codes.
+const (
+	GuidanceThermalThrottling BenchmarkGuidanceCode = "THERMAL_THROTTLING"
+	GuidancePowerThrottling   BenchmarkGuidanceCode = "POWER_THROTTLING"
+	GuidancePCIeLinkReduced   BenchmarkGuidanceCode = "PCIE_LINK_REDUCED"
+	GuidanceMemoryErrors      BenchmarkGuidanceCode = "MEMORY_ERRORS"
+	GuidanceSlowDisk          BenchmarkGuidanceCode = "SLOW_DISK"
+	GuidanceSlowUplink        BenchmarkGuidanceCode = "SLOW_UPLINK"
+	GuidanceDriverError       BenchmarkGuidanceCode = "DRIVER_ERROR"
+	GuidanceCheckHardware     BenchmarkGuidanceCode = "CHECK_HARDWARE"
+)
+
+var guidanceCodes = []BenchmarkGuidanceCode{GuidanceThermalThrottling, GuidancePowerThrottling, GuidancePCIeLinkReduced,
+	GuidanceMemoryErrors, GuidanceSlowDisk, GuidanceSlowUplink, GuidanceDriverError, GuidanceCheckHardware}
+
+// UnmarshalGQL reads the enum.
+func (c *BenchmarkGuidanceCode) UnmarshalGQL(v any) (err error) {
+	*c, err = unmarshalEnum(v, guidanceCodes, "BenchmarkGuidanceCode")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (c BenchmarkGuidanceCode) MarshalGQL(w io.Writer) { marshalEnum(w, c) }
+
+// BenchmarkFigure is one metric of one run against what the GPU's model
+// (or any machine) should reach.
+type BenchmarkFigure struct {
+	Metric    BenchmarkMetric `json:"metric"`
+	Supported bool            `json:"supported"`
+	Measured  *float64        `json:"measured,omitempty"`
+	Min       *float64        `json:"min,omitempty"`
+	Max       *float64        `json:"max,omitempty"`
+	// Reference is the datasheet figure, nil where none is known.
+	Reference *float64 `json:"reference,omitempty"`
+	// Expected is what a healthy GPU of the model measures.
+	Expected *float64 `json:"expected,omitempty"`
+	// Minimum is the threshold under which the GPU is delisted; nil for a
+	// metric that is not a threshold.
+	Minimum *float64 `json:"minimum,omitempty"`
+	// Ratio is Measured/Expected.
+	Ratio *float64 `json:"ratio,omitempty"`
+	// Passed is false when Measured is under Minimum (or above it, for a
+	// metric where lower is better).
+	Passed bool `json:"passed"`
+}
+
+// BenchmarkParam is one named value of a guidance text.
+type BenchmarkParam struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// BenchmarkGuidance is one thing to check, drawn from a run's evidence.
+type BenchmarkGuidance struct {
+	Code    BenchmarkGuidanceCode `json:"code"`
+	Message string                `json:"message"`
+	Params  []BenchmarkParam      `json:"params"`
+}
+
+// BenchmarkSection is a run's network or storage part, scored.
+type BenchmarkSection struct {
+	Outcome BenchmarkOutcome  `json:"outcome"`
+	Error   *string           `json:"error,omitempty"`
+	Figures []BenchmarkFigure `json:"figures"`
+}
+
+// BenchmarkRun is one benchmark asked of one machine, and, once the agent
+// reports, its machine-wide figures.
+type BenchmarkRun struct {
+	bun.BaseModel `bun:"table:benchmark_runs,alias:br"`
+
+	ID          int64             `bun:"id,pk,autoincrement"`
+	RunID       string            `bun:"run_uid,notnull"`
+	MachineID   int64             `bun:"machine_id,notnull"`
+	ProviderID  int64             `bun:"provider_id,notnull"`
+	Reason      BenchmarkReason   `bun:"reason,notnull"`
+	State       BenchmarkRunState `bun:"state,notnull"`
+	RequestedAt time.Time         `bun:"requested_at,notnull"`
+	StartedAt   *time.Time        `bun:"started_at"`
+	FinishedAt  *time.Time        `bun:"finished_at"`
+	Simulated   bool              `bun:"simulated,notnull"`
+	Network     *BenchmarkSection `bun:"network,type:text"`
+	Storage     *BenchmarkSection `bun:"storage,type:text"`
+}
+
+// GpuBenchmark is one GPU's part of one run, scored. Rows are never
+// changed: the history and the consistency series are these rows.
+type GpuBenchmark struct {
+	bun.BaseModel `bun:"table:gpu_benchmarks,alias:gb"`
+
+	ID int64 `bun:"id,pk,autoincrement"`
+	// RunRowID is the run's row (BenchmarkRun.ID).
+	RunRowID  int64            `bun:"run_id,notnull"`
+	GpuID     int64            `bun:"gpu_id,notnull"`
+	MachineID int64            `bun:"machine_id,notnull"`
+	Reason    BenchmarkReason  `bun:"reason,notnull"`
+	At        time.Time        `bun:"at,notnull"`
+	Simulated bool             `bun:"simulated,notnull"`
+	Outcome   BenchmarkOutcome `bun:"outcome,notnull"`
+	Error     *string          `bun:"error"`
+	// Score is 0–100 against the model's reference; nil when not scored.
+	Score *int `bun:"score"`
+	// Passed says whether every threshold held (GPU, network, storage).
+	Passed bool `bun:"passed,notnull"`
+	// Consistency is Score over the GPU's baseline (the median score of
+	// its earlier completed runs); nil for the first.
+	Consistency *float64                   `bun:"consistency"`
+	Figures     []BenchmarkFigure          `bun:"figures,type:text,notnull"`
+	Evidence    *protocol.GpuBenchEvidence `bun:"evidence,type:text"`
+	Shortfalls  []BenchmarkFigure          `bun:"shortfalls,type:text,notnull"`
+	Guidance    []BenchmarkGuidance        `bun:"guidance,type:text,notnull"`
+}
+
+// GpuBenchStatus is a GPU's standing: the listing its latest scored run
+// decided. One row per GPU, written with each result.
+type GpuBenchStatus struct {
+	bun.BaseModel `bun:"table:gpu_bench_status,alias:gbs"`
+
+	GpuID            int64               `bun:"gpu_id,pk"`
+	MachineID        int64               `bun:"machine_id,notnull"`
+	ProviderID       int64               `bun:"provider_id,notnull"`
+	Listing          GpuListing          `bun:"listing,notnull"`
+	Score            *int                `bun:"score"`
+	LatestID         *int64              `bun:"latest_id"`
+	ListingChangedAt time.Time           `bun:"listing_changed_at,notnull"`
+	Shortfalls       []BenchmarkFigure   `bun:"shortfalls,type:text,notnull"`
+	Guidance         []BenchmarkGuidance `bun:"guidance,type:text,notnull"`
+}
+
+// MachineBenchSchedule is when a machine's next periodic run is due, when
+// its provider last asked for one, and the hardware it was last measured
+// on (a change asks for a run).
+type MachineBenchSchedule struct {
+	bun.BaseModel `bun:"table:machine_bench_schedules,alias:mbs"`
+
+	MachineID       int64      `bun:"machine_id,pk"`
+	NextRunAt       time.Time  `bun:"next_run_at,notnull"`
+	LastRequestedAt *time.Time `bun:"last_requested_at"`
+	Hardware        string     `bun:"hardware,notnull"`
+	// Retry says the due run asks again for GPUs postponed by a job.
+	Retry bool `bun:"retry,notnull"`
+}
