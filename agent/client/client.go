@@ -91,6 +91,7 @@ type Options struct {
 // single requests; Run is the agent's whole conversation and may be called
 // once.
 type Client struct {
+	base      string // the server's base URL, without a trailing slash
 	endpoint  string
 	token     string
 	machineID string
@@ -143,6 +144,7 @@ func New(opts Options) (*Client, error) {
 		return nil, errors.New("client: Server must be an http(s) URL with a host")
 	}
 	c := &Client{
+		base:      u.String(),
 		endpoint:  u.String() + "/graphql",
 		token:     opts.Token,
 		machineID: opts.MachineID,
