@@ -22,7 +22,9 @@ func (l loopback) NewPlatformRequest(ctx context.Context, method, path string, b
 	return http.NewRequestWithContext(ctx, method, l.url+path, body)
 }
 
-func (loopback) DoPlatform(req *http.Request) (*http.Response, error) { return http.DefaultClient.Do(req) }
+func (loopback) DoPlatform(req *http.Request) (*http.Response, error) {
+	return http.DefaultClient.Do(req)
+}
 
 func TestNetworkUploadStreamsItsBodyWithoutHoldingIt(t *testing.T) {
 	t.Parallel()
