@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/ratelimit"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -19,9 +20,9 @@ import (
 type admission struct {
 	db *store.DB
 
-	refs     sync.Map     // machine_uid -> machineRef
-	machines *rateLimiter // heartbeats, per machine
-	tokens   *rateLimiter // lookups and registrations, per agent token
+	refs     sync.Map           // machine_uid -> machineRef
+	machines *ratelimit.Buckets // heartbeats, per machine
+	tokens   *ratelimit.Buckets // lookups and registrations, per agent token
 }
 
 // machineRef is what a heartbeat needs to know of its machine.
@@ -31,8 +32,8 @@ type machineRef struct {
 
 func newAdmission(deps Deps, cfg Config) *admission {
 	return &admission{db: deps.DB,
-		machines: newRateLimiter(deps.Clock, cfg.RatePerSecond, cfg.Burst),
-		tokens:   newRateLimiter(deps.Clock, cfg.TokenRatePerSecond, cfg.TokenBurst)}
+		machines: ratelimit.New(deps.Clock, cfg.RatePerSecond, cfg.Burst),
+		tokens:   ratelimit.New(deps.Clock, cfg.TokenRatePerSecond, cfg.TokenBurst)}
 }
 
 // errTokenRateLimited refuses an agent token that asks for too many
@@ -45,7 +46,7 @@ var errHeartbeatRateLimited = fault.E(fault.RateLimited, "too many heartbeats fo
 // allowLookup spends one of agent's token budget for a request that will
 // query the database (a registration, a lookup).
 func (a *admission) allowLookup(agent *auth.Agent) error {
-	if !a.tokens.allow(agent.TokenID) {
+	if !a.tokens.Allow(agent.TokenID) {
 		return errTokenRateLimited
 	}
 	return nil
@@ -53,7 +54,7 @@ func (a *admission) allowLookup(agent *auth.Agent) error {
 
 // allowHeartbeat spends one of ref's own heartbeat budget.
 func (a *admission) allowHeartbeat(ref machineRef) error {
-	if !a.machines.allow(ref.id) {
+	if !a.machines.Allow(ref.id) {
 		return errHeartbeatRateLimited
 	}
 	return nil

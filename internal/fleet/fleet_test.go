@@ -99,20 +99,6 @@ func TestConcurrentTransitionsAreRecordedOnce(t *testing.T) {
 	})
 }
 
-func TestRateLimiterAllowsABurstThenRefills(t *testing.T) {
-	t.Parallel()
-	clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	l := newRateLimiter(clk, 2, 3)
-	for range 3 {
-		require.True(t, l.allow(7))
-	}
-	require.False(t, l.allow(7), "burst spent")
-	require.True(t, l.allow(8), "other tokens have their own bucket")
-	clk.Advance(500 * time.Millisecond)
-	require.True(t, l.allow(7), "one token refilled after 1/rate")
-	require.False(t, l.allow(7))
-}
-
 // An agent token is bounded in what it asks of the database: registrations
 // and lookups of machine ids this replica has not resolved, unknown ones
 // included. Heartbeats of resolved machines spend only their own bucket,

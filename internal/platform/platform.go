@@ -63,10 +63,12 @@ type Config struct {
 	AgentImage string
 	// Fleet tunes heartbeats and the offline sweeper.
 	Fleet fleet.Config
-	// Bench tunes the benchmarks' schedule and thresholds.
-	Bench  bench.Config
-	API    api.Config
-	Logger *slog.Logger
+	// Bench tunes the benchmarks' schedule and thresholds; BenchNetwork
+	// bounds the network benchmark's endpoints per machine.
+	Bench        bench.Config
+	BenchNetwork api.BenchNetworkConfig
+	API          api.Config
+	Logger       *slog.Logger
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// PasswordParams default to auth.DefaultParams (tests pass cheap ones).
@@ -219,6 +221,10 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
 	}
+	routes := api.BenchNetworkRoutes(p.Auth, p.Fleet.ResolveMachine, cfg.Clock, cfg.BenchNetwork, cfg.Logger)
+	// Without --public-url the installer names the host it was fetched
+	// from; an empty image is the default one.
+	routes["GET "+installer.Path] = installer.Handler(publicURLFunc(cfg.PublicURL), cfg.AgentImage)
 	p.Handler = api.New(cfg.API, api.Deps{
 		Schema: graph.NewExecutableSchema(resolvers.NewSchema(res)),
 		Auth:   p.Auth,
@@ -233,11 +239,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 			{Name: "events", Ping: p.Bus.Ping},
 			{Name: "presence", Ping: p.Presence.Ping},
 		},
-		Routes: map[string]http.Handler{
-			// Without --public-url the installer names the host it was
-			// fetched from; an empty image is the default one.
-			"GET " + installer.Path: installer.Handler(publicURLFunc(cfg.PublicURL), cfg.AgentImage),
-		},
+		Routes: routes,
 	})
 
 	ok = true

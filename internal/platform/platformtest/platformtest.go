@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
+	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/bus/bustest"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -60,6 +61,10 @@ type Options struct {
 	DataDir string
 	// Fleet tunes heartbeats (tests use sub-second intervals).
 	Fleet fleet.Config
+	// Bench tunes the benchmarks; BenchNetwork the network benchmark's
+	// per-machine limits.
+	Bench        bench.Config
+	BenchNetwork api.BenchNetworkConfig
 }
 
 // Server is a running test server.
@@ -88,6 +93,8 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		PublicURL:      opts.PublicURL,
 		DataDir:        opts.DataDir,
 		Fleet:          opts.Fleet,
+		Bench:          opts.Bench,
+		BenchNetwork:   opts.BenchNetwork,
 	}
 	var counted *bustest.Counted
 	cfg.WrapBus = func(b bus.Bus) bus.Bus {
