@@ -10,8 +10,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/gpu"
 )
 
@@ -51,6 +54,15 @@ type Config struct {
 	Simulate string
 	// Hostname is what the dashboard calls the machine.
 	Hostname string
+	// BenchStorageBytes is the size of the storage benchmark's test file;
+	// zero lets the benchmark choose (bench.DefaultStorageBytes, or
+	// bench.DefaultSimulatedStorageBytes with --simulate).
+	BenchStorageBytes int64
+	// BenchGPUBudget bounds one GPU's benchmark.
+	BenchGPUBudget time.Duration
+	// CUDALibrary is the CUDA driver library the GPU benchmark loads; empty
+	// means the driver's soname, libcuda.so.1.
+	CUDALibrary string
 	// File is the config file that was read, empty when none.
 	File string
 	// LogFormat is "json" or "text".
@@ -78,14 +90,21 @@ var (
 	settingServer    = setting{"server", "GPUNEX_SERVER", "GPUnex server URL, e.g. https://gpunex.example.com", ""}
 	settingToken     = setting{"token", "GPUNEX_TOKEN", "agent token (gpx_a_…) from the Agent tokens page; prefer the environment or the config file, which other users cannot read", ""}
 	settingDataDir   = setting{"data-dir", "GPUNEX_DATA_DIR", "directory for the machine identity and buffered heartbeats", DefaultDataDir}
-	settingSimulate  = setting{"simulate", "GPUNEX_SIMULATE", "simulate GPUs instead of reading them with NVML, e.g. 2xH100,1xL4", ""}
+	settingSimulate  = setting{"simulate", "GPUNEX_SIMULATE", "simulate GPUs instead of reading them with NVML, e.g. 2xH100,1xL4; a group may add faults, e.g. 1xH100:throttled+ecc-errors (profiles: " + profileList() + ")", ""}
 	settingHostname  = setting{"hostname", "GPUNEX_HOSTNAME", "machine name shown on the dashboard (default: the host name)", ""}
 	settingLogFormat = setting{"log-format", "GPUNEX_LOG_FORMAT", "log format: json or text", DefaultLogFormat}
 	settingLogLevel  = setting{"log-level", "GPUNEX_LOG_LEVEL", "log level: debug, info, warn or error", DefaultLogLevel}
 	settingConfig    = setting{"config", "GPUNEX_CONFIG", "env-style file of KEY=VALUE lines, e.g. /etc/gpunex/agent.env", ""}
 
+	settingBenchStorageBytes = setting{"bench-storage-bytes", "GPUNEX_BENCH_STORAGE_BYTES",
+		fmt.Sprintf("size of the storage benchmark's test file in the data directory, e.g. 256MiB or 1GiB (default %d MiB, %d MiB with --simulate)",
+			bench.DefaultStorageBytes>>20, bench.DefaultSimulatedStorageBytes>>20), ""}
+	settingBenchGPUBudget = setting{"bench-gpu-budget", "GPUNEX_BENCH_GPU_BUDGET", "how long one GPU's benchmark may take, e.g. 50s or 2m", bench.DefaultGPUBudget.String()}
+	settingCUDALibrary    = setting{"cuda-library", "GPUNEX_CUDA_LIBRARY", "CUDA driver library the GPU benchmark loads (default libcuda.so.1, found by the dynamic loader)", ""}
+
 	// fileSettings are the settings a config file may hold.
-	fileSettings = []setting{settingServer, settingToken, settingDataDir, settingSimulate, settingHostname, settingLogFormat, settingLogLevel}
+	fileSettings = []setting{settingServer, settingToken, settingDataDir, settingSimulate, settingHostname, settingLogFormat, settingLogLevel,
+		settingBenchStorageBytes, settingBenchGPUBudget, settingCUDALibrary}
 )
 
 // flags is the agent's flag set bound to raw values.
@@ -207,6 +226,28 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 		errs = append(errs, r.problem(settingHostname, origin, fmt.Errorf("at most 253 characters; got %d", len(cfg.Hostname))))
 	}
 
+	raw, origin = r.value(settingBenchStorageBytes)
+	if strings.TrimSpace(raw) != "" {
+		n, err := parseBytes(raw)
+		if err != nil {
+			errs = append(errs, r.problem(settingBenchStorageBytes, origin, err))
+		}
+		cfg.BenchStorageBytes = n
+	}
+
+	raw, origin = r.value(settingBenchGPUBudget)
+	budget, err := time.ParseDuration(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		errs = append(errs, r.problem(settingBenchGPUBudget, origin, fmt.Errorf("want a duration such as 50s or 2m; got %q", raw)))
+	case budget < MinBenchGPUBudget || budget > MaxBenchGPUBudget:
+		errs = append(errs, r.problem(settingBenchGPUBudget, origin, fmt.Errorf("must be between %s and %s; got %s", MinBenchGPUBudget, MaxBenchGPUBudget, budget)))
+	}
+	cfg.BenchGPUBudget = budget
+
+	raw, _ = r.value(settingCUDALibrary)
+	cfg.CUDALibrary = strings.TrimSpace(raw)
+
 	raw, origin = r.value(settingLogFormat)
 	cfg.LogFormat = strings.ToLower(strings.TrimSpace(raw))
 	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
@@ -238,6 +279,63 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 const tokenFlagWarning = "the agent token was given with --token, so every user of this host can read it " +
 	"(ps, /proc/<pid>/cmdline): set it in the GPUNEX_TOKEN environment variable or in the config file " +
 	"(--config, e.g. GPUNEX_TOKEN=… in /etc/gpunex/agent.env, mode 600) instead"
+
+// Bounds of the benchmark settings.
+const (
+	// MinBenchGPUBudget leaves the GPU suite time for a repetition of each
+	// metric; MaxBenchGPUBudget keeps a benchmark from holding a GPU back
+	// from customers for long.
+	MinBenchGPUBudget = 5 * time.Second
+	MaxBenchGPUBudget = 10 * time.Minute
+	// MinBenchStorageBytes and MaxBenchStorageBytes bound the storage test
+	// file.
+	MinBenchStorageBytes = 1 << 20
+	MaxBenchStorageBytes = 64 << 30
+)
+
+// byteUnits are the suffixes parseBytes accepts, longest first.
+var byteUnits = []struct {
+	suffix string
+	factor int64
+}{
+	{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10},
+	{"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3},
+	{"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}, {"b", 1},
+}
+
+// parseBytes reads a size: a number of bytes, or one with a unit (KiB,
+// MiB, GiB; K, M, G are binary too; KB, MB, GB decimal).
+func parseBytes(raw string) (int64, error) {
+	text := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(raw), " ", ""))
+	factor := int64(1)
+	for _, u := range byteUnits {
+		if num, ok := strings.CutSuffix(text, u.suffix); ok {
+			text, factor = num, u.factor
+			break
+		}
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n <= 0 || n > MaxBenchStorageBytes/factor {
+		if err == nil && n > 0 {
+			return 0, fmt.Errorf("at most %d GiB; got %q", MaxBenchStorageBytes>>30, raw)
+		}
+		return 0, fmt.Errorf("want a size such as 256MiB or 1GiB; got %q", raw)
+	}
+	if n*factor < MinBenchStorageBytes {
+		return 0, fmt.Errorf("at least 1 MiB; got %q", raw)
+	}
+	return n * factor, nil
+}
+
+// profileList names the --simulate profiles for the usage text.
+func profileList() string {
+	ps := gpu.Profiles()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
+}
 
 // GraphQLURL is the server's GraphQL endpoint.
 func (c *Config) GraphQLURL() string { return c.Server + "/graphql" }

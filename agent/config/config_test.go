@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -333,4 +334,61 @@ func TestToken_IsRedactedEverywhere(t *testing.T) {
 	}
 	require.Contains(t, logs.String(), config.Redacted)
 	require.Equal(t, flagToken, cfg.Token.Reveal())
+}
+
+func TestLoad_BenchSettings(t *testing.T) {
+	t.Parallel()
+	base := []string{"--server", "https://gpunex.example.com", "--token", flagToken}
+	tests := []struct {
+		desc    string
+		args    []string
+		env     map[string]string
+		bytes   int64
+		budget  time.Duration
+		library string
+		err     string
+	}{
+		{desc: "defaults", budget: 50 * time.Second},
+		{desc: "flags", args: []string{"--bench-storage-bytes", "512MiB", "--bench-gpu-budget", "2m", "--cuda-library", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
+			bytes: 512 << 20, budget: 2 * time.Minute, library: "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
+		{desc: "environment", env: map[string]string{"GPUNEX_BENCH_STORAGE_BYTES": "16777216", "GPUNEX_BENCH_GPU_BUDGET": "30s", "GPUNEX_CUDA_LIBRARY": "libcuda.so"},
+			bytes: 16 << 20, budget: 30 * time.Second, library: "libcuda.so"},
+		{desc: "decimal units", args: []string{"--bench-storage-bytes", "1GB"}, bytes: 1e9, budget: 50 * time.Second},
+		{desc: "not a size", args: []string{"--bench-storage-bytes", "lots"}, err: `--bench-storage-bytes (GPUNEX_BENCH_STORAGE_BYTES): want a size such as 256MiB or 1GiB; got "lots"`},
+		{desc: "too small", args: []string{"--bench-storage-bytes", "4KiB"}, err: "at least 1 MiB"},
+		{desc: "too big", args: []string{"--bench-storage-bytes", "1000GiB"}, err: "at most 64 GiB"},
+		{desc: "not a duration", args: []string{"--bench-gpu-budget", "50"}, err: `--bench-gpu-budget (GPUNEX_BENCH_GPU_BUDGET): want a duration such as 50s or 2m; got "50"`},
+		{desc: "budget too long", env: map[string]string{"GPUNEX_BENCH_GPU_BUDGET": "1h"}, err: "from the environment: must be between 5s and 10m0s; got 1h0m0s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := config.Load(append(append([]string{}, base...), tc.args...), env(tc.env))
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.bytes, cfg.BenchStorageBytes)
+			require.Equal(t, tc.budget, cfg.BenchGPUBudget)
+			require.Equal(t, tc.library, cfg.CUDALibrary)
+		})
+	}
+}
+
+func TestLoad_SimulateProfilesAreValidated(t *testing.T) {
+	t.Parallel()
+	base := []string{"--server", "https://gpunex.example.com", "--token", flagToken}
+	cfg, err := config.Load(append(base, "--simulate", "1xH100:throttled,1xL4:slow-disk"), env(nil))
+	require.NoError(t, err)
+	require.Equal(t, "1xH100:throttled,1xL4:slow-disk", cfg.Simulate)
+	_, err = config.Load(append(base, "--simulate", "1xH100:melting"), env(nil))
+	require.ErrorContains(t, err, "--simulate (GPUNEX_SIMULATE)")
+	require.ErrorContains(t, err, `unknown profile "melting"; known: healthy, throttled`)
+	var b strings.Builder
+	config.Usage(&b)
+	for _, want := range []string{"-bench-storage-bytes", "GPUNEX_BENCH_STORAGE_BYTES", "-bench-gpu-budget", "GPUNEX_BENCH_GPU_BUDGET", "50s",
+		"-cuda-library", "GPUNEX_CUDA_LIBRARY", "slow-network"} {
+		require.Contains(t, b.String(), want)
+	}
 }
