@@ -53,7 +53,7 @@ func newFake(t *testing.T, conf ...string) *fake {
 			return
 		}
 		fakeBuild.path = filepath.Join(dir, "libcuda.so")
-		out, err := exec.Command(gcc, "-shared", "-fPIC", "-O1", "-o", fakeBuild.path, "testdata/fakecuda.c", "-lm", "-lpthread").CombinedOutput()
+		out, err := exec.Command(gcc, "-shared", "-fPIC", "-O1", "-o", fakeBuild.path, "testdata/fakecuda.c", "-lm", "-lpthread", "-ldl").CombinedOutput()
 		if err != nil {
 			fakeBuild.err = fmt.Errorf("gcc: %v\n%s", err, out)
 		}

@@ -40,8 +40,6 @@ func rateLines() []string {
 	return l
 }
 
-
-
 // open opens the fake with a small memory buffer.
 func open(t *testing.T, f *fake) *cuda.Driver {
 	t.Helper()
@@ -51,15 +49,16 @@ func open(t *testing.T, f *fake) *cuda.Driver {
 	return d
 }
 
-func requireCudaError(t *testing.T, err error, name string) *cuda.Error {
+// requireCudaError checks that err is a *cuda.Error, named as the
+// orchestrator will report it.
+func requireCudaError(t *testing.T, err error, name string) {
 	t.Helper()
 	require.Error(t, err)
 	var ce *cuda.Error
 	require.ErrorAs(t, err, &ce)
-	require.Equal(t, name, ce.ErrorName(), "%v", err)
 	var named interface{ ErrorName() string }
 	require.ErrorAs(t, err, &named)
-	return ce
+	require.Equal(t, name, named.ErrorName(), "%v", err)
 }
 
 func TestMeasureReportsTheFiguresTheFakesTimesGive(t *testing.T) {
@@ -113,7 +112,9 @@ func TestMeasureReportsNoFigureWhenAKernelsResultIsWrong(t *testing.T) {
 			f := newFake(t, append(rateLines(), h200, "wrong "+tc.kernel)...)
 			d := open(t, f)
 			got, err := d.Measure(context.Background(), testGPU, 0)
-			ce := requireCudaError(t, err, cuda.NameVerifyFailed)
+			requireCudaError(t, err, cuda.NameVerifyFailed)
+			var ce *cuda.Error
+			require.ErrorAs(t, err, &ce)
 			require.Equal(t, tc.metric, ce.Metric)
 			require.Contains(t, err.Error(), string(tc.metric))
 			require.Contains(t, err.Error(), tc.kernel)
