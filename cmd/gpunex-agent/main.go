@@ -8,9 +8,15 @@
 // (see agent/config, or gpunex-agent --help). This file only wires the
 // agent's packages together:
 //
-//	config.Load → logger → config.LoadMachineID → nvmldetect.Open → job runtime
-//	  (process when simulating, Docker otherwise) → client.Run until
-//	  SIGINT/SIGTERM, which ends with a going-offline heartbeat.
+//	config.Load → logger → config.LoadMachineID → bench.CleanLeftovers →
+//	  nvmldetect.Open → job runtime (process when simulating, Docker
+//	  otherwise) → client.New → benchmark runner (its own goroutine) →
+//	  client.Run until SIGINT/SIGTERM, which ends with a going-offline
+//	  heartbeat.
+//
+// RUN_BENCHMARK is queued on the runner and the command handler moves on,
+// so a benchmark never holds a START_JOB back; benchmarks run one at a
+// time (bench.Runner).
 //
 // Exit status: 0 after a signal, 1 when the agent cannot run (no GPUs
 // without --simulate, a refused token, an unwritable data directory), 2 for
@@ -36,6 +42,7 @@ import (
 	dockerclient "github.com/moby/moby/client"
 
 	"github.com/gpunex/gpunex/agent"
+	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/config"
 	"github.com/gpunex/gpunex/agent/gpu"
@@ -92,6 +99,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	logger = logger.With("machine_id", machineID)
+	// A storage benchmark killed half way left its test file behind.
+	if err := bench.CleanLeftovers(cfg.DataDir); err != nil {
+		logger.Warn("gpunex-agent: benchmark leftovers not removed", "err", err)
+	}
 	logger.Info("gpunex-agent starting", "version", agent.Version, "server", cfg.Server, "hostname", cfg.Hostname,
 		"data_dir", cfg.DataDir, "simulate", cfg.Simulate, "new_machine_id", created,
 		"server_from", cfg.Origins["GPUNEX_SERVER"], "token_from", cfg.Origins["GPUNEX_TOKEN"])
@@ -113,6 +124,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer closeRuntime()
 	go stopOverdueJobs(ctx, runtime, logger)
 
+	// Commands arrive only once c.Run has started, by which time runner is
+	// set; the handler reads it through the closure.
+	var runner *bench.Runner
 	c, err := client.New(client.Options{
 		Server:       cfg.Server,
 		Token:        cfg.Token.Reveal(),
@@ -120,7 +134,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Hostname:     cfg.Hostname,
 		AgentVersion: agent.Version,
 		Detector:     detector,
-		Handler:      commandHandler(runtime, logger),
+		Handler:      commandHandler(runtime, func() *bench.Runner { return runner }, logger),
 		DataDir:      cfg.DataDir,
 		Logger:       logger,
 	})
@@ -129,6 +143,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer c.Close()
+
+	runner, releaseBench := newBenchRunner(cfg, machineID, detector, runtime, c, logger)
+	defer releaseBench()
+	benchDone := make(chan struct{})
+	go func() { defer close(benchDone); runner.Run(ctx) }()
+	defer func() { <-benchDone }() // a run in progress stops with ctx
 
 	if err := c.Run(ctx); err != nil {
 		logger.Error("gpunex-agent stopped", "err", err)
@@ -210,8 +230,9 @@ func (p startJobPayload) spec() job.Spec {
 	return s
 }
 
-// commandHandler carries out the server's commands on the runtime.
-func commandHandler(rt job.Runtime, logger *slog.Logger) client.Handler {
+// commandHandler carries out the server's commands: jobs on the runtime,
+// benchmarks handed to the runner (which runs them on its own goroutine).
+func commandHandler(rt job.Runtime, runner func() *bench.Runner, logger *slog.Logger) client.Handler {
 	return func(ctx context.Context, cmd client.Command) error {
 		switch cmd.Kind {
 		case client.CommandStartJob:
@@ -241,8 +262,7 @@ func commandHandler(rt job.Runtime, logger *slog.Logger) client.Handler {
 			logger.Info("gpunex-agent: job stopped", "job_id", p.JobID)
 			return nil
 		case client.CommandRunBenchmark:
-			logger.Info("gpunex-agent: RUN_BENCHMARK received; benchmarks arrive with the benchmark issue", "command_id", cmd.ID)
-			return nil
+			return enqueueBenchmark(runner, cmd, logger)
 		}
 		return fmt.Errorf("unknown command kind %q; is the agent older than the server?", cmd.Kind)
 	}

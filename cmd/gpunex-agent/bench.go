@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gpunex/gpunex/agent/bench"
+	"github.com/gpunex/gpunex/agent/bench/cuda"
+	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/config"
+	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/job"
+	"github.com/gpunex/gpunex/agent/protocol"
+)
+
+// lazyCUDA is the GPU measurer on real hardware: the CUDA driver is loaded
+// at the first benchmark, not at start, so an agent whose host lacks
+// libcuda still registers and runs jobs; every GPU of its benchmarks then
+// fails with the driver's "missing" error, which tells the provider what
+// to install.
+type lazyCUDA struct {
+	library string
+	once    sync.Once
+	drv     *cuda.Driver
+	err     error
+}
+
+func (l *lazyCUDA) Measure(ctx context.Context, uuid string, budget time.Duration) ([]protocol.BenchMeasurement, error) {
+	l.once.Do(func() { l.drv, l.err = cuda.Open(cuda.Config{Library: l.library}) })
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.drv.Measure(ctx, uuid, budget)
+}
+
+// Close unloads the driver if it was loaded.
+func (l *lazyCUDA) Close() error {
+	if l.drv == nil {
+		return nil
+	}
+	return l.drv.Close()
+}
+
+// newBenchRunner builds the benchmark suite for this machine and the runner
+// that runs it off the command goroutine. The returned func releases the
+// CUDA driver.
+func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector, rt job.Runtime, c *client.Client, logger *slog.Logger) (*bench.Runner, func()) {
+	opts := bench.Options{
+		MachineID: machineID,
+		Detector:  detector,
+		Busy:      bench.JobsOn(rt),
+		Network:   &bench.Network{Platform: c, Logger: logger},
+		Storage:   &bench.Storage{Dir: cfg.DataDir, Bytes: cfg.BenchStorageBytes, Logger: logger},
+		GPUBudget: cfg.BenchGPUBudget,
+		Logger:    logger,
+	}
+	release := func() {}
+	if sim, ok := detector.(*gpu.Simulator); ok {
+		opts.Simulator = sim
+		opts.GPU = &bench.SimulatedMeasurer{Sim: sim}
+		if opts.Storage.Bytes == 0 {
+			opts.Storage.Bytes = bench.DefaultSimulatedStorageBytes
+		}
+	} else {
+		l := &lazyCUDA{library: cfg.CUDALibrary}
+		opts.GPU = l
+		release = func() {
+			if err := l.Close(); err != nil {
+				logger.Warn("gpunex-agent: unloading the CUDA driver", "err", err)
+			}
+		}
+	}
+	suite := bench.NewSuite(opts)
+	submit := func(ctx context.Context, res protocol.BenchmarkResultInput) error {
+		a, err := c.SubmitBenchmark(ctx, res)
+		if err != nil {
+			return err
+		}
+		if !a.Accepted {
+			return errors.New("the server did not accept the result")
+		}
+		return nil
+	}
+	return bench.NewRunner(suite.Run, submit, logger), release
+}
+
+// enqueueBenchmark hands RUN_BENCHMARK to the runner and returns at once,
+// so the command after it (a START_JOB, say) is not held up by the run. A
+// run the runner already has, or one past its queue, is dropped with a log
+// line: the server sees no result and may ask again.
+func enqueueBenchmark(runner func() *bench.Runner, cmd client.Command, logger *slog.Logger) error {
+	var p protocol.RunBenchmarkPayload
+	if err := json.Unmarshal(cmd.Payload, &p); err != nil {
+		return fmt.Errorf("RUN_BENCHMARK payload: %w", err)
+	}
+	r := runner()
+	if r == nil {
+		return errors.New("RUN_BENCHMARK: the benchmark runner is not ready")
+	}
+	err := r.Enqueue(p)
+	switch {
+	case errors.Is(err, bench.ErrDuplicateRun), errors.Is(err, bench.ErrQueueFull):
+		logger.Warn("gpunex-agent: RUN_BENCHMARK dropped", "command_id", cmd.ID, "run_id", p.RunID, "err", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("RUN_BENCHMARK: %w", err)
+	}
+	logger.Info("gpunex-agent: benchmark queued", "command_id", cmd.ID, "run_id", p.RunID, "reason", p.Reason, "gpus", p.GpuUUIDs)
+	return nil
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/bench"
+	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/protocol"
+)
+
+func TestRunBenchmarkIsHandedToTheRunnerAndNeverHoldsTheNextCommand(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	started := make(chan string, 4)
+	runner := bench.NewRunner(func(ctx context.Context, p protocol.RunBenchmarkPayload) protocol.BenchmarkResultInput {
+		started <- p.RunID
+		<-release // a long benchmark
+		return protocol.BenchmarkResultInput{RunID: p.RunID}
+	}, func(context.Context, protocol.BenchmarkResultInput) error { return nil }, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); runner.Run(ctx) }()
+	t.Cleanup(func() { close(release); cancel(); <-done })
+
+	handle := commandHandler(nil, func() *bench.Runner { return runner }, slog.New(slog.DiscardHandler))
+	payload, err := json.Marshal(protocol.RunBenchmarkPayload{RunID: "run-1", Reason: protocol.BenchOnRegistration})
+	require.NoError(t, err)
+	cmd := client.Command{ID: "c-1", Kind: client.CommandRunBenchmark, Payload: payload}
+
+	start := time.Now()
+	require.NoError(t, handle(ctx, cmd))
+	require.Equal(t, "run-1", <-started)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.NoError(t, handle(ctx, cmd), "a repeated command is dropped with a log line, not an error")
+	require.ErrorContains(t, handle(ctx, client.Command{ID: "c-2", Kind: client.CommandRunBenchmark, Payload: json.RawMessage(`{"runId":`)}),
+		"RUN_BENCHMARK payload")
+}
