@@ -21,6 +21,72 @@ export type AvailabilityKind =
   | 'ALWAYS'
   | 'WEEKLY';
 
+/** What a benchmark's evidence points at. */
+export type BenchmarkGuidanceCode =
+  /** Under the reference with no cause in the evidence. */
+  | 'CHECK_HARDWARE'
+  | 'DRIVER_ERROR'
+  | 'MEMORY_ERRORS'
+  | 'PCIE_LINK_REDUCED'
+  | 'POWER_THROTTLING'
+  | 'SLOW_DISK'
+  | 'SLOW_UPLINK'
+  | 'THERMAL_THROTTLING';
+
+/** A benchmark figure's name; its unit is part of the name. */
+export type BenchmarkMetric =
+  /** FP16 (half2 FMA) throughput, TFLOPS. */
+  | 'FP16_TFLOPS'
+  /** FP32 FMA throughput, TFLOPS. */
+  | 'FP32_TFLOPS'
+  /** Device memory copy bandwidth (bytes read plus written), GB/s. */
+  | 'MEMORY_COPY_GBS'
+  /** Device memory read bandwidth, GB/s. */
+  | 'MEMORY_READ_GBS'
+  /** Device memory write bandwidth, GB/s. */
+  | 'MEMORY_WRITE_GBS'
+  /** Download throughput from the platform, Mbit/s. */
+  | 'NETWORK_DOWNLOAD_MBITS'
+  /** Median round trip of a small request to the platform, ms. */
+  | 'NETWORK_LATENCY_MS'
+  /** Upload throughput to the platform, Mbit/s. */
+  | 'NETWORK_UPLOAD_MBITS'
+  /** Random 4 KiB reads per second. */
+  | 'STORAGE_RANDOM_READ_IOPS'
+  /** Sequential read, MB/s. */
+  | 'STORAGE_READ_MBS'
+  /** Sequential write with fsync, MB/s. */
+  | 'STORAGE_WRITE_MBS'
+  /** Tensor-core throughput, BF16 inputs with FP32 accumulate, TFLOPS. */
+  | 'TENSOR_BF16_TFLOPS'
+  /** Tensor-core throughput, FP16 inputs with FP32 accumulate, TFLOPS. */
+  | 'TENSOR_FP16_TFLOPS';
+
+/** How one part of a run ended. */
+export type BenchmarkOutcome =
+  | 'COMPLETED'
+  /** Ended early; error names why (the driver's error name for a GPU). */
+  | 'FAILED'
+  /** Not run because the GPU was running a customer's job; it runs later. */
+  | 'POSTPONED';
+
+/** Why a run was asked for. */
+export type BenchmarkReason =
+  /** A driver or GPU change. */
+  | 'HARDWARE_CHANGE'
+  | 'REGISTRATION'
+  | 'REQUESTED'
+  /** A run postponed or lost, asked again. */
+  | 'RETRY'
+  | 'SCHEDULED';
+
+export type BenchmarkRunState =
+  | 'COMPLETED'
+  /** No result came in time. */
+  | 'EXPIRED'
+  /** Asked of the agent; no result yet. */
+  | 'PENDING';
+
 /**
  * ErrorCode is the extensions.code of a top-level GraphQL error (in
  * "errors", beside or instead of "data"). The server sends no other value.
@@ -54,6 +120,14 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   /** No valid session or agent token; sign in (or give the agent a valid token) and retry. */
   | 'UNAUTHENTICATED';
+
+/** Whether customers may rent a GPU, as far as its benchmarks decide. */
+export type GpuListing =
+  /** Under a threshold in its latest run; listed again when a run passes. */
+  | 'DELISTED'
+  | 'LISTED'
+  /** Waiting for its first scored benchmark. */
+  | 'PENDING';
 
 export type MachineStatus =
   | 'OFFLINE'
@@ -115,6 +189,8 @@ export type UserErrorCode =
   | 'TOO_MANY'
   /** The value has fewer characters than allowed. */
   | 'TOO_SHORT'
+  /** Asked again before a cooldown ended (for example requestBenchmark); the payload says when it may be asked. */
+  | 'TOO_SOON'
   /** A GPU model the catalogue does not list; choose OTHER and name it. */
   | 'UNKNOWN_MODEL'
   /** Not an IANA time zone name such as Europe/Lisbon. */

@@ -89,10 +89,15 @@ export function NotificationBell() {
 function NotificationItem({ notification: n, onOpen }: { notification: Notification; onOpen: () => void }) {
   const { t } = useTranslation();
   const f = useFormat();
-  // A tier arrives as its enum value (COMMUNITY) and is shown by its name.
-  const params = paramsOf(n, (key, value) =>
-    key === 'tier' && (value === 'ENTERPRISE' || value === 'COMMUNITY') ? t(`tiers.${value}.name`) : value,
-  );
+  // A tier arrives as its enum value (COMMUNITY) and is shown by its name;
+  // a benchmark's metrics and guidance arrive as lists of enum values
+  // (FP32_TFLOPS,MEMORY_READ_GBS) and are shown by their names.
+  const params = paramsOf(n, (key, value) => {
+    if (key === 'tier' && (value === 'ENTERPRISE' || value === 'COMMUNITY')) return t(`tiers.${value}.name`);
+    if (key === 'metrics') return namesOf(value, (m) => t(`benchmarks.metrics.${m}` as 'benchmarks.title', { defaultValue: m }));
+    if (key === 'guidance') return namesOf(value, (g) => t(`benchmarks.guidanceTitle.${g}` as 'benchmarks.title', { defaultValue: g }));
+    return value;
+  });
   // kind is a stable key; an unknown kind falls back to the server's English.
   const title = t(`notifications.kinds.${n.kind}.title` as 'notifications.title', { ...params, defaultValue: n.title });
   const body = t(`notifications.kinds.${n.kind}.body` as 'notifications.title', { ...params, defaultValue: n.body });
@@ -123,6 +128,15 @@ function NotificationItem({ notification: n, onOpen }: { notification: Notificat
       </time>
     </li>
   );
+}
+
+/** namesOf names each value of a comma-separated list ("A,B" → "Name A, Name B"). */
+function namesOf(list: string, name: (value: string) => string): string {
+  return list
+    .split(',')
+    .filter((v) => v !== '')
+    .map(name)
+    .join(', ');
 }
 
 function BellIcon() {

@@ -81,6 +81,8 @@ describe('linkOf', () => {
     ['an approval opens the tokens page, the next step', withApplication('APPLICATION_APPROVED'), '/provider/tokens'],
     ['a rejection opens the applicant\'s page', withApplication('APPLICATION_REJECTED'), '/provider/application'],
     ['a request for information opens the applicant\'s page', withApplication('APPLICATION_INFO_REQUESTED'), '/provider/application'],
+    ['a delisted GPU opens the Benchmarks tab', notification('1', { kind: 'GPU_DELISTED' }), '/provider/benchmarks'],
+    ['a GPU listed again opens the Benchmarks tab', notification('1', { kind: 'GPU_RELISTED' }), '/provider/benchmarks'],
     ['any other kind links nowhere', notification('1'), null],
   ])('%s', (_name, n, want) => {
     expect(linkOf(n)).toBe(want);

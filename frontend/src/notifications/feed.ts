@@ -82,7 +82,8 @@ export function paramsOf(
 /**
  * linkOf is the page a notification is about, or null: a new application
  * opens its review page for the admin; a decision opens the applicant's page
- * (the tokens page once approved, where the next step is).
+ * (the tokens page once approved, where the next step is); a GPU delisted or
+ * listed again by a benchmark opens the Benchmarks tab.
  */
 export function linkOf(n: Notification): string | null {
   const id = n.params.find((p) => p.key === 'applicationId')?.value;
@@ -91,6 +92,9 @@ export function linkOf(n: Notification): string | null {
       return id && /^\w+$/.test(id) ? `/admin/applications/${id}` : '/admin/applications';
     case 'APPLICATION_APPROVED':
       return '/provider/tokens';
+    case 'GPU_DELISTED':
+    case 'GPU_RELISTED':
+      return '/provider/benchmarks';
     case 'APPLICATION_REJECTED':
     case 'APPLICATION_INFO_REQUESTED':
       return '/provider/application';

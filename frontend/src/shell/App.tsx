@@ -20,6 +20,7 @@ const ApplicationStatusPage = lazy(() =>
   import('../onboarding/ApplicationStatusPage').then((m) => ({ default: m.ApplicationStatusPage })),
 );
 const OverviewPage = lazy(() => import('../overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
+const BenchmarksPage = lazy(() => import('../benchmarks/BenchmarksPage').then((m) => ({ default: m.BenchmarksPage })));
 const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ default: m.TokensPage })));
 const ApplicationQueuePage = lazy(() =>
   import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
@@ -103,6 +104,14 @@ export function App() {
                 element={
                   <Area>
                     <OverviewPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/benchmarks"
+                element={
+                  <Area>
+                    <BenchmarksPage />
                   </Area>
                 }
               />

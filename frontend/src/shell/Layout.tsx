@@ -44,6 +44,11 @@ export function Layout() {
                 {t('nav.roles')}
               </NavLink>
               {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/benchmarks" data-testid="nav-benchmarks">
+                  {t('nav.benchmarks')}
+                </NavLink>
+              )}
+              {user.roles.includes('PROVIDER') && (
                 <NavLink to="/provider/tokens" data-testid="nav-tokens">
                   {t('nav.tokens')}
                 </NavLink>

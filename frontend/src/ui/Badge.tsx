@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import type { ApplicationStatus, ProviderTier } from '../gql/graphql';
+import type { ApplicationStatus, GpuListing, ProviderTier } from '../gql/graphql';
 import './badge.css';
 
 /** StatusBadge names an application's status in a coloured pill. */
@@ -18,6 +18,16 @@ export function TierBadge({ tier, testId }: { tier: ProviderTier; testId?: strin
   return (
     <span className={`tier tier-${tier.toLowerCase()}`} data-testid={testId} data-tier={tier}>
       {t(`tiers.${tier}.name`)}
+    </span>
+  );
+}
+
+/** ListingBadge says whether customers may rent a GPU, as its benchmarks decided. */
+export function ListingBadge({ listing, testId }: { listing: GpuListing; testId?: string }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`status listing-${listing.toLowerCase()}`} data-testid={testId} data-listing={listing}>
+      {t(`benchmarks.listing.${listing}`)}
     </span>
   );
 }

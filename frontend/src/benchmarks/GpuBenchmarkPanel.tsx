@@ -1,0 +1,137 @@
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ListingBadge } from '../ui/Badge';
+import { isolate, useFormat } from '../ui/format';
+import { TimeSeriesChart } from '../ui/TimeSeriesChart';
+import { FiguresTable } from './FiguresTable';
+import { useBenchmarkFormat } from './format';
+import { guidanceText } from './guidance';
+import { historyRange, scoreHistory } from './history';
+import type { GpuStanding } from './standing';
+import type { GpuName } from './useBenchmarks';
+
+/**
+ * GpuBenchmarkPanel is one GPU: its listing, score and since when; when
+ * delisted, each shortfall and what to check; its latest figures against
+ * the reference; and its score's history.
+ */
+export function GpuBenchmarkPanel({ gpu, name }: { gpu: GpuStanding; name: GpuName | undefined }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const fmt = useBenchmarkFormat();
+  const label = name ? t('benchmarks.gpu', { index: name.index, name: isolate(name.name) }) : t('benchmarks.gpuUuid', { uuid: isolate(gpu.gpuUuid) });
+  const latest = gpu.latest;
+  return (
+    <section
+      className="bench-gpu"
+      aria-label={label}
+      data-testid="bench-gpu"
+      data-gpu-id={gpu.gpuId}
+      data-uuid={gpu.gpuUuid}
+      data-listing={gpu.listing}
+      data-score={gpu.score ?? ''}
+    >
+      <header className="bench-gpu-head">
+        <h3 className="wrap-anywhere">{label}</h3>
+        <ListingBadge listing={gpu.listing} testId="bench-listing" />
+        <span className="bench-score" data-testid="bench-score">
+          {gpu.score === null ? <span className="muted">{t('benchmarks.notScored')}</span> : fmt.score(gpu.score)}
+        </span>
+      </header>
+      <p className="muted small">
+        {t(`benchmarks.listingSince.${gpu.listing}`, { when: f.dateTime(gpu.listingChangedAt) })}
+        {latest?.simulated && <span className="chip small">{t('benchmarks.simulated')}</span>}
+      </p>
+      {latest && latest.outcome !== 'COMPLETED' && (
+        <p className="muted small" data-testid="bench-outcome" data-outcome={latest.outcome}>
+          {t(`benchmarks.outcome.${latest.outcome}`)}
+          {latest.error && (
+            <>
+              {' '}
+              <code dir="ltr" className="wrap-anywhere">
+                {latest.error}
+              </code>
+            </>
+          )}
+        </p>
+      )}
+      {gpu.listing === 'DELISTED' && (
+        <div className="notice warning bench-why" data-testid="bench-why">
+          {gpu.shortfalls.length > 0 && (
+            <>
+              <p className="bench-why-title">{t('benchmarks.why')}</p>
+              <ul className="bench-list">
+                {gpu.shortfalls.map((s) => (
+                  <li key={s.metric} data-testid="bench-shortfall" data-metric={s.metric}>
+                    {t('benchmarks.shortfall', {
+                      metric: fmt.metric(s.metric),
+                      measured: isolate(s.measured === null ? t('benchmarks.figure.none') : fmt.inUnit(s.metric, s.measured)),
+                      expected: isolate(s.expected === null ? t('benchmarks.figure.none') : fmt.inUnit(s.metric, s.expected)),
+                      minimum: isolate(s.minimum === null ? t('benchmarks.figure.none') : fmt.inUnit(s.metric, s.minimum)),
+                    })}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {gpu.guidance.length > 0 && (
+            <>
+              <p className="bench-why-title">{t('benchmarks.whatToCheck')}</p>
+              <ul className="bench-list">
+                {gpu.guidance.map((g, i) => (
+                  <li key={`${g.code}-${i}`} data-testid="bench-guidance" data-code={g.code}>
+                    {guidanceText((key, options) => t(key as 'benchmarks.title', options), g, fmt)}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+      {latest && latest.figures.length > 0 && (
+        <details className="bench-details" open>
+          <summary>{t('benchmarks.latestFigures', { when: f.dateTime(latest.at) })}</summary>
+          <FiguresTable figures={latest.figures} caption={t('benchmarks.latestFigures', { when: f.dateTime(latest.at) })} />
+        </details>
+      )}
+      <ScoreHistoryChart gpu={gpu} label={label} />
+    </section>
+  );
+}
+
+/**
+ * ScoreHistoryChart draws the GPU's score and its consistency (the score
+ * against the GPU's own usual, as a percentage) over its recent runs,
+ * oldest to newest. One run draws no line; the chart waits for a second.
+ */
+function ScoreHistoryChart({ gpu, label }: { gpu: GpuStanding; label: string }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const history = useMemo(() => scoreHistory(gpu.history), [gpu.history]);
+  const series = useMemo(
+    () => [
+      { label: t('benchmarks.history.score'), values: history.score },
+      { label: t('benchmarks.history.consistency'), values: history.consistencyPct },
+    ],
+    [history, t],
+  );
+  const range = useMemo(() => historyRange(history), [history]);
+  if (history.xs.length < 2) {
+    return (
+      <p className="muted small" data-testid="bench-history-waiting">
+        {t('benchmarks.history.waiting', { runs: history.xs.length })}
+      </p>
+    );
+  }
+  return (
+    <TimeSeriesChart
+      testId="bench-history-chart"
+      title={t('benchmarks.history.title', { gpu: label })}
+      xs={history.xs}
+      series={series}
+      x={{ time: true, label: t('benchmarks.history.xLabel') }}
+      y={{ label: t('benchmarks.history.yLabel'), format: (v) => f.number(v), range }}
+      height={180}
+    />
+  );
+}

@@ -1,0 +1,156 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useMutation } from 'urql';
+import { useFormat } from '../ui/format';
+import { userErrorText } from '../ui/userErrorText';
+import { useBenchmarkFormat } from './format';
+import { FiguresTable } from './FiguresTable';
+import { GpuBenchmarkPanel } from './GpuBenchmarkPanel';
+import { RequestBenchmarkMutation } from './operations';
+import { secondsUntil, type MachineStanding, type StandingAction, type StandingEntry } from './standing';
+import type { GpuName } from './useBenchmarks';
+
+interface MachineBenchmarksCardProps {
+  entry: StandingEntry;
+  gpuNames: ReadonlyMap<string, GpuName>;
+  /** onRequested applies a requestBenchmark answer at once. */
+  onRequested: (action: StandingAction) => void;
+}
+
+/**
+ * MachineBenchmarksCard is one machine: its run state and the button to run
+ * the benchmark again, a panel per GPU, and the network and storage figures
+ * of its latest run. The data-* attributes say the same for tests.
+ */
+export function MachineBenchmarksCard({ entry, gpuNames, onRequested }: MachineBenchmarksCardProps) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const m = entry.machine;
+  const run = m.latestRun;
+  return (
+    <article
+      className="card bench-machine"
+      aria-labelledby={`bench-machine-${m.machineId}`}
+      data-testid="bench-machine"
+      data-machine-id={m.machineId}
+      data-hostname={m.hostname}
+      data-pending={Boolean(m.pendingRun)}
+      data-live-events={entry.liveEvents}
+    >
+      <header className="bench-machine-head">
+        <h2 id={`bench-machine-${m.machineId}`} dir="auto" className="wrap-anywhere">
+          {m.hostname}
+        </h2>
+        <RequestButton machine={m} onRequested={onRequested} />
+      </header>
+      <p className="muted small bench-run-line" data-testid="bench-run-line">
+        {run?.finishedAt ? <span>{t('benchmarks.lastRun', { when: f.dateTime(run.finishedAt) })} </span> : <span>{t('benchmarks.noRunYet')} </span>}
+        {m.nextScheduledAt && <span>{t('benchmarks.nextRun', { when: f.dateTime(m.nextScheduledAt) })}</span>}
+      </p>
+      {m.gpus.length === 0 ? (
+        <p className="muted">{t('benchmarks.noGpus')}</p>
+      ) : (
+        <div className="bench-gpus">
+          {m.gpus.map((gpu) => (
+            <GpuBenchmarkPanel key={gpu.gpuId} gpu={gpu} name={gpuNames.get(gpu.gpuId)} />
+          ))}
+        </div>
+      )}
+      <MachineFigures machine={m} />
+    </article>
+  );
+}
+
+/** MachineFigures is the latest run's network and storage figures, each passed or failed. */
+function MachineFigures({ machine: m }: { machine: MachineStanding }) {
+  const { t } = useTranslation();
+  const run = m.latestRun;
+  const sections = [
+    { key: 'network', title: t('benchmarks.network'), section: run?.network },
+    { key: 'storage', title: t('benchmarks.storage'), section: run?.storage },
+  ] as const;
+  if (!run || sections.every((s) => !s.section)) return null;
+  return (
+    <section className="bench-machine-figures" data-testid="bench-machine-figures">
+      <h3>{t('benchmarks.machineFigures')}</h3>
+      {sections.map(({ key, title, section }) =>
+        section ? (
+          <div key={key} className="bench-section" data-testid={`bench-${key}`} data-outcome={section.outcome}>
+            <h4>{title}</h4>
+            {section.outcome !== 'COMPLETED' && (
+              <p className="muted small">
+                {t(`benchmarks.outcome.${section.outcome}`)}
+                {section.error && (
+                  <>
+                    {' '}
+                    <code dir="ltr" className="wrap-anywhere">
+                      {section.error}
+                    </code>
+                  </>
+                )}
+              </p>
+            )}
+            {section.figures.length > 0 && <FiguresTable figures={section.figures} caption={title} />}
+          </div>
+        ) : null,
+      )}
+    </section>
+  );
+}
+
+/**
+ * RequestButton asks for a run now. It is disabled while a run is pending
+ * ("Benchmark running…") and, with a countdown ticking every second, until
+ * requestAllowedAt; a TOO_SOON (or any other) user error shows beside it.
+ */
+function RequestButton({ machine: m, onRequested }: { machine: MachineStanding; onRequested: (action: StandingAction) => void }) {
+  const { t } = useTranslation();
+  const fmt = useBenchmarkFormat();
+  const [{ fetching }, request] = useMutation(RequestBenchmarkMutation);
+  const [errors, setErrors] = useState<string[]>([]);
+  const now = useNow(1000);
+  const wait = secondsUntil(m.requestAllowedAt, now);
+  const running = Boolean(m.pendingRun);
+
+  async function onClick() {
+    setErrors([]);
+    const res = await request({ input: { machineId: m.machineId } });
+    const p = res.data?.requestBenchmark;
+    if (res.error) {
+      setErrors([t('benchmarks.again.failed')]);
+      return;
+    }
+    if (!p) return;
+    onRequested({ type: 'requested', machineId: m.machineId, pendingRun: p.run ?? null, requestAllowedAt: p.requestAllowedAt ?? null });
+    setErrors(p.userErrors.map((e) => userErrorText(t, e.field, e.code)));
+  }
+
+  const state = running ? 'running' : fetching ? 'asking' : wait > 0 ? 'cooldown' : 'ready';
+  return (
+    <div className="bench-request" data-testid="bench-request" data-state={state} data-wait={wait}>
+      <button type="button" className="button primary small" data-testid="bench-run-again" disabled={state !== 'ready'} onClick={() => void onClick()}>
+        {state === 'running' ? t('benchmarks.again.running') : t('benchmarks.again.button')}
+      </button>
+      {state === 'cooldown' && (
+        <span className="muted small" data-testid="bench-countdown" role="timer">
+          {t('benchmarks.again.wait', { time: fmt.countdown(wait) })}
+        </span>
+      )}
+      {errors.length > 0 && (
+        <p className="bench-request-error small" role="alert" data-testid="bench-request-error">
+          {errors.join(' ')}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** useNow is the current time, updated every intervalMs, for the countdown. */
+function useNow(intervalMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
+    return () => window.clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}

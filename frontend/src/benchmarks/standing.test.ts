@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import {
+  emptyStandings,
+  secondsUntil,
+  standingsOf,
+  standingsReducer,
+  summarizeListings,
+  type GpuStanding,
+  type MachineStanding,
+  type StandingAction,
+  type Standings,
+} from './standing';
+
+function gpu(id: string, listing: GpuStanding['listing']): GpuStanding {
+  return { gpuId: id, gpuUuid: `GPU-${id}`, listing, score: null, listingChangedAt: '2026-11-01T10:00:00Z', shortfalls: [], guidance: [], latest: null, history: [] };
+}
+
+function machine(id: string, over: Partial<MachineStanding> = {}): MachineStanding {
+  return {
+    machineId: id,
+    hostname: `host-${id}`,
+    requestAllowedAt: '2026-11-01T10:00:00Z',
+    nextScheduledAt: null,
+    pendingRun: null,
+    latestRun: null,
+    gpus: [],
+    ...over,
+  };
+}
+
+const run = { id: '7', runId: 'r-7', reason: 'REQUESTED', state: 'PENDING', requestedAt: '2026-11-01T10:00:00Z', startedAt: null, finishedAt: null, simulated: true } as const;
+
+function apply(actions: StandingAction[], from: Standings = emptyStandings): Standings {
+  return actions.reduce(standingsReducer, from);
+}
+
+describe('standingsReducer', () => {
+  it('replaces a machine\'s standing on each event, counting only live changes', () => {
+    const s = apply([
+      { type: 'event', machine: machine('1', { gpus: [gpu('a', 'DELISTED')] }), initial: true, seq: 1 },
+      { type: 'event', machine: machine('1', { gpus: [gpu('a', 'LISTED')] }), initial: false, seq: 2 },
+    ]);
+    expect(s.entries['1']?.machine.gpus[0]?.listing).toBe('LISTED');
+    expect(s.entries['1']?.liveEvents).toBe(1);
+    expect(s.loaded).toBe(false);
+  });
+
+  it('takes a query answer unless an event for the machine arrived after it was sent', () => {
+    const s = apply([
+      { type: 'event', machine: machine('1', { gpus: [gpu('a', 'LISTED')] }), initial: false, seq: 1 },
+      { type: 'loaded', machines: [machine('1', { gpus: [gpu('a', 'DELISTED')] }), machine('2')], askedAfterSeq: 0 },
+    ]);
+    expect(s.loaded).toBe(true);
+    expect(s.entries['1']?.machine.gpus[0]?.listing).toBe('LISTED');
+    expect(s.entries['2']).toBeDefined();
+    const later = apply([{ type: 'loaded', machines: [machine('1', { gpus: [gpu('a', 'DELISTED')] })], askedAfterSeq: 1 }], s);
+    expect(later.entries['1']?.machine.gpus[0]?.listing).toBe('DELISTED');
+  });
+
+  it('shows a request\'s pending run and cooldown at once, never moving the cooldown back', () => {
+    const s = apply([
+      { type: 'loaded', machines: [machine('1', { requestAllowedAt: '2026-11-01T10:30:00Z' })], askedAfterSeq: 0 },
+      { type: 'requested', machineId: '1', pendingRun: run, requestAllowedAt: '2026-11-01T10:10:00Z' },
+    ]);
+    expect(s.entries['1']?.machine.pendingRun).toEqual(run);
+    expect(s.entries['1']?.machine.requestAllowedAt).toBe('2026-11-01T10:30:00Z');
+    const refused = apply([{ type: 'requested', machineId: '1', pendingRun: null, requestAllowedAt: '2026-11-01T11:00:00Z' }], s);
+    expect(refused.entries['1']?.machine.pendingRun).toEqual(run);
+    expect(refused.entries['1']?.machine.requestAllowedAt).toBe('2026-11-01T11:00:00Z');
+    expect(apply([{ type: 'requested', machineId: 'unknown', pendingRun: run, requestAllowedAt: null }], s)).toBe(s);
+  });
+});
+
+describe('standingsOf and summarizeListings', () => {
+  it('lists machines by id as numbers and counts GPUs by listing', () => {
+    const s = apply([
+      {
+        type: 'loaded',
+        machines: [machine('10', { gpus: [gpu('c', 'PENDING')] }), machine('9', { gpus: [gpu('a', 'LISTED'), gpu('b', 'DELISTED')] })],
+        askedAfterSeq: 0,
+      },
+    ]);
+    const entries = standingsOf(s);
+    expect(entries.map((e) => e.machine.machineId)).toEqual(['9', '10']);
+    expect(summarizeListings(entries)).toEqual({ gpus: 3, listed: 1, delisted: 1, pending: 1 });
+  });
+});
+
+describe('secondsUntil', () => {
+  const now = Date.parse('2026-11-01T10:00:00Z');
+  it.each([
+    ['a time ahead, rounded up', '2026-11-01T10:00:09.200Z', 10],
+    ['a time passed is zero', '2026-11-01T09:59:00Z', 0],
+  ])('%s', (_name, iso, want) => {
+    expect(secondsUntil(iso, now)).toBe(want);
+  });
+});
