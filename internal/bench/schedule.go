@@ -85,7 +85,7 @@ func (s *Service) Request(ctx context.Context, providerID, machineID int64) (*Re
 			return fmt.Errorf("bench: unable to load the schedule: %w", err)
 		}
 		if sch.LastRequestedAt != nil && now.Before(sch.LastRequestedAt.Add(s.cfg.Cooldown)) {
-			res.AllowedAt = sch.LastRequestedAt.Add(s.cfg.Cooldown)
+			res.AllowedAt = sch.LastRequestedAt.Add(s.cfg.Cooldown).UTC()
 			var v fault.Validation
 			v.Add("input.machineId", fault.TooSoon, fmt.Sprintf("a benchmark was asked for this machine less than %s ago; ask again after %s",
 				s.cfg.Cooldown, res.AllowedAt.Format(time.RFC3339)))

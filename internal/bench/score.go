@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -100,7 +101,9 @@ func reference(m *catalog.GpuModel, metric protocol.BenchMetric) *float64 {
 // ModelFor is the catalog model a GPU is scored against: its own, or for an
 // unlisted GPU the first model of the closest catalog family (the family
 // named as a whole word in the product name, e.g. "NVIDIA H100 80GB HBM3e"
-// is an H100), or nil: such a GPU is not scored, never refused.
+// is an H100, and so, as NVML hyphenates some names, "NVIDIA
+// A100-SXM4-64GB" is an A100), or nil: such a GPU is not scored, never
+// refused.
 func ModelFor(modelKey *string, name string) *catalog.GpuModel {
 	if modelKey != nil {
 		if m := catalog.ByKey(*modelKey); m != nil {
@@ -110,7 +113,9 @@ func ModelFor(modelKey *string, name string) *catalog.GpuModel {
 	if m := catalog.ByNVMLName(name); m != nil {
 		return m
 	}
-	words := " " + strings.Join(strings.Fields(strings.ToUpper(name)), " ") + " "
+	words := " " + strings.Join(strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool {
+		return unicode.IsSpace(r) || r == '-' || r == '_'
+	}), " ") + " "
 	var best *catalog.GpuModel
 	bestLen := 0
 	for _, m := range catalog.Models() {

@@ -275,8 +275,12 @@ func (s *Service) store(ctx context.Context, run *models.BenchmarkRun, in protoc
 			}
 		}
 		if postponed {
+			// A periodic run due before the retry stands; one already
+			// overdue does not, or the next tick would ask the GPU again
+			// while the customer's job still runs.
+			retryAt := now.Add(s.cfg.RetryAfter)
 			if _, err := tx.NewUpdate().Model((*models.MachineBenchSchedule)(nil)).
-				Set("next_run_at = CASE WHEN next_run_at < ? THEN next_run_at ELSE ? END", now.Add(s.cfg.RetryAfter), now.Add(s.cfg.RetryAfter)).
+				Set("next_run_at = CASE WHEN next_run_at > ? AND next_run_at < ? THEN next_run_at ELSE ? END", now, retryAt, retryAt).
 				Set("retry = ?", true).Where("machine_id = ?", run.MachineID).Exec(ctx); err != nil {
 				return fmt.Errorf("bench: unable to schedule the retry: %w", err)
 			}

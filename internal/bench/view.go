@@ -154,7 +154,7 @@ func (s *Service) load(ctx context.Context, providerID, machineID int64) ([]*Mac
 			next := sc.NextRunAt
 			v.NextScheduledAt = &next
 			if sc.LastRequestedAt != nil && sc.LastRequestedAt.Add(s.cfg.Cooldown).After(now) {
-				v.RequestAllowedAt = sc.LastRequestedAt.Add(s.cfg.Cooldown)
+				v.RequestAllowedAt = sc.LastRequestedAt.Add(s.cfg.Cooldown).UTC()
 			}
 		}
 		for j, g := range m.Gpus {
