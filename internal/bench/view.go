@@ -90,11 +90,14 @@ func (s *Service) load(ctx context.Context, providerID, machineID int64) ([]*Mac
 		OrderExpr("gb.at DESC, gb.id DESC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bench: unable to load results: %w", err)
 	}
+	// Each machine's latest completed run (by when it finished: past runs
+	// may be recorded after a newer one) and its latest pending one.
 	var runs []*models.BenchmarkRun
+	latestRuns := s.deps.DB.NewSelect().Model((*models.BenchmarkRun)(nil)).Column("id").
+		ColumnExpr("ROW_NUMBER() OVER (PARTITION BY machine_id, state ORDER BY COALESCE(finished_at, requested_at) DESC, id DESC) AS rn").
+		Where("machine_id IN (?) AND state IN (?)", bun.List(ids), bun.List([]models.BenchmarkRunState{models.BenchmarkRunPending, models.BenchmarkRunCompleted}))
 	if err := s.deps.DB.NewSelect().Model(&runs).Where("br.id IN (?)",
-		s.deps.DB.NewSelect().Model((*models.BenchmarkRun)(nil)).ColumnExpr("MAX(id)").
-			Where("machine_id IN (?) AND state IN (?)", bun.List(ids), bun.List([]models.BenchmarkRunState{models.BenchmarkRunPending, models.BenchmarkRunCompleted})).
-			GroupExpr("machine_id, state")).Scan(ctx); err != nil {
+		s.deps.DB.NewSelect().TableExpr("(?) AS latest", latestRuns).Column("id").Where("rn = 1")).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("bench: unable to load runs: %w", err)
 	}
 	var schedules []*models.MachineBenchSchedule
