@@ -22,18 +22,43 @@ export function agentBinary() {
  * (`simulate` as the agent's --simulate flag, e.g. 2xH100) on hostname.
  * It returns { kind, stop(signal), exited, output() }: stop sends signal
  * (SIGTERM: a planned shutdown) and resolves once the agent has exited.
+ * Given dataDir (see agentDataDir), the binary agent keeps its state there
+ * and stop leaves it, so an agent started again on it is the same machine
+ * (same machine id); otherwise each agent gets a fresh directory, removed
+ * on stop.
  */
-export function startAgent({ server, token, hostname, simulate }) {
+export function startAgent({ server, token, hostname, simulate, dataDir }) {
   if (process.env.GPUNEX_E2E_AGENT === 'scripted') return startScriptedAgent({ server, token, hostname, simulate });
-  return startBinaryAgent({ server, token, hostname, simulate });
+  return startBinaryAgent({ server, token, hostname, simulate, dataDir });
 }
 
-function startBinaryAgent({ server, token, hostname, simulate }) {
+/** agentDataDir makes a data directory for agents started on it in turn; remove it with rmSync when done. */
+export function agentDataDir() {
+  return mkdtempSync(join(tmpdir(), 'gpunex-e2e-agent-'));
+}
+
+/**
+ * createAgentToken creates an agent token through the GraphQL API with the
+ * session of request (a Playwright APIRequestContext, e.g.
+ * page.context().request) and returns it.
+ */
+export async function createAgentToken(request, server, name = 'e2e') {
+  const res = await request.post(`${server}/graphql`, {
+    headers: { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' },
+    data: { query: 'mutation($name: String!) { createAgentToken(name: $name) { token userErrors { field code message } } }', variables: { name } },
+  });
+  const body = await res.json();
+  const token = body.data?.createAgentToken?.token;
+  if (res.status() !== 200 || !/^gpx_a_\S{20,}$/.test(token ?? '')) throw new Error(`createAgentToken: ${res.status()} ${JSON.stringify(body)}`);
+  return token;
+}
+
+function startBinaryAgent({ server, token, hostname, simulate, dataDir: keptDir }) {
   const bin = agentBinary();
   if (!existsSync(bin)) {
     throw new Error(`agent binary ${bin} not found: go build -o bin/gpunex-agent ./cmd/gpunex-agent, or set GPUNEX_AGENT_BIN`);
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'gpunex-e2e-agent-'));
+  const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'gpunex-e2e-agent-'));
   // The token in the environment, as the installer does: on the command
   // line every local user could read it.
   const args = ['--server', server, '--data-dir', dataDir, '--simulate', simulate, '--hostname', hostname];
@@ -57,7 +82,7 @@ function startBinaryAgent({ server, token, hostname, simulate }) {
       await exited;
       clearTimeout(timer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keptDir) rmSync(dataDir, { recursive: true, force: true });
     return exited;
   }
 

@@ -1,0 +1,253 @@
+// The provider's Benchmarks tab end to end: a real gpunex server (demo
+// world, 1 s heartbeats), Chromium on the embedded SPA, and a real
+// gpunex-agent simulating one H100 that overheats (--simulate
+// 1xH100:throttled). A simulated agent benchmarks itself when it registers;
+// the server delists the throttled GPU, and the tab shows it Delisted, with
+// the thermal guidance. The agent is stopped and started again on the same
+// data directory (the same machine) with a healthy H100; "Run benchmark
+// again" asks for a run, the button says the benchmark is running, and the
+// GPU turns Listed live, without a reload, with its score's history now
+// drawn. The tab is also taken at 390 px, in English and in Arabic, and
+// must not be wider than the screen. Screens are saved as
+// artifacts/e2e-benchmarks*.png.
+//
+// GPUNEX_BIN and GPUNEX_AGENT_BIN name the binaries (default ../bin/…). The
+// scripted stand-in agent (GPUNEX_E2E_AGENT=scripted) does not benchmark,
+// so this test needs the real one.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { agentDataDir, createAgentToken, startAgent } from './agent.mjs';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { frontendDir, startServer } from './server.mjs';
+
+const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
+const en = locale('en');
+const ar = locale('ar');
+
+const STEP_TIMEOUT = 30_000;
+// A benchmark (asked, run by the agent, scored) may take a while.
+const RUN_TIMEOUT = 180_000;
+const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
+// textStart is a translation up to its first placeholder.
+const textStart = (text) => text.split('{{')[0];
+const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
+const HOSTNAME = 'e2e-bench';
+const MACHINE = `[data-testid="bench-machine"][data-hostname="${HOSTNAME}"]`;
+const GPU = `${MACHINE} [data-testid="bench-gpu"]`;
+const PHONE = { width: 390, height: 844 };
+
+test(
+  'benchmarks: a throttled GPU is shown Delisted with the thermal guidance, and Listed live after a healthy run asked from the tab',
+  { timeout: 600_000, skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent does not benchmark' },
+  async () => {
+    const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
+    const dataDir = agentDataDir();
+    let browser;
+    let page;
+    let phone;
+    let agent;
+    const agentLogs = [];
+    let step = 'start';
+    const pageErrors = [];
+    const at = (label) => {
+      step = label;
+      console.log(`step: ${label}`);
+    };
+
+    // gpuIs waits until the e2e machine's GPU has the attributes in want.
+    function gpuIs(want, timeout = RUN_TIMEOUT) {
+      return page.waitForFunction(
+        ([selector, attrs]) => {
+          const el = document.querySelector(selector);
+          return el !== null && Object.entries(attrs).every(([name, value]) => el.getAttribute(name) === value);
+        },
+        [GPU, want],
+        { timeout, polling: 250 },
+      );
+    }
+
+    // machineStatus is the e2e machine's status and when it changed, from the API.
+    async function machineStatus() {
+      const res = await page.context().request.post(`${server.url}/graphql`, {
+        headers: { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' },
+        data: { query: '{ myProvider { machines { id hostname status statusChangedAt } } }' },
+      });
+      const body = await res.json();
+      return body.data?.myProvider?.machines?.find((m) => m.hostname === HOSTNAME) ?? null;
+    }
+
+    // widthAt390 opens the tab on a phone-sized page and says how wide the document is.
+    async function widthOnPhone(language) {
+      await phone.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
+      await phone.goto(`${server.url}/provider/benchmarks`);
+      await phone.locator(`${GPU}[data-listing="DELISTED"]`).waitFor();
+      await phone.waitForFunction((lng) => document.documentElement.lang === lng, language);
+      const width = await phone.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+      console.log(`screenshot: ${await saveScreenshot(phone, `e2e-benchmarks-390-${language}.png`)}`);
+      return width;
+    }
+
+    try {
+      browser = await launchBrowser();
+      page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } } });
+      const byId = (id) => page.getByTestId(id);
+      const text = async (locator) => plain(await locator.textContent());
+
+      at('the demo provider logs in and opens the Benchmarks tab from the nav');
+      await page.goto(`${server.url}/login`);
+      await byId('field-email').fill(PROVIDER.email);
+      await byId('field-password').fill(PROVIDER.password);
+      await byId('login-submit').click();
+      await byId('overview-page').waitFor();
+      assert.equal(await text(byId('nav-benchmarks')), en.nav.benchmarks);
+      await byId('nav-benchmarks').click();
+      await byId('benchmarks-page').waitFor();
+      assert.match(page.url(), /\/provider\/benchmarks$/);
+      await page.evaluate(() => {
+        window.__gpunexNoReload = true;
+      });
+      assert.equal(await page.locator(MACHINE).count(), 0, `no ${HOSTNAME} machine yet`);
+
+      at('create an agent token and start an agent with a throttled H100');
+      const token = await createAgentToken(page.context().request, server.url, 'e2e-bench');
+      agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100:throttled', dataDir });
+      agentLogs.push(agent);
+      console.log(`agent: ${agent.command}`);
+
+      at('its registration benchmark delists the GPU, shown live with the thermal guidance');
+      await gpuIs({ 'data-listing': 'DELISTED' });
+      const gpu = page.locator(GPU);
+      assert.equal(await gpu.count(), 1, 'one GPU');
+      assert.equal(await text(gpu.getByTestId('bench-listing')), en.benchmarks.listing.DELISTED);
+      assert.match(await text(gpu.locator('h3')), /^GPU 0 · .*H100/, 'the GPU is named by index and model');
+      const guidance = gpu.locator('[data-testid="bench-guidance"][data-code="THERMAL_THROTTLING"]');
+      assert.equal(await guidance.count(), 1, 'the thermal guidance');
+      const thermal = await text(guidance);
+      assert.ok(thermal.startsWith(textStart(en.benchmarks.guidance.THERMAL_THROTTLING)), `thermal guidance in English: ${thermal}`);
+      assert.match(thermal, /\d+ % of the run \(up to \d+(\.\d+)? °C\)/, `thermal guidance with its figures: ${thermal}`);
+      assert.ok((await gpu.getByTestId('bench-shortfall').count()) >= 1, 'at least one shortfall names why');
+      for (const s of await gpu.getByTestId('bench-shortfall').allTextContents()) {
+        assert.match(plain(s), /measured .+, expected .+, minimum .+/, `a shortfall with its figures: ${s}`);
+      }
+      const figures = gpu.getByTestId('bench-figure');
+      assert.ok((await figures.count()) >= 1, 'the latest figures');
+      for (const row of await figures.evaluateAll((els) =>
+        els.map((el) => ({ supported: el.getAttribute('data-supported'), measured: el.querySelector('[data-testid="bench-figure-measured"]').textContent })),
+      )) {
+        if (row.supported === 'false') assert.equal(plain(row.measured), en.benchmarks.figure.unsupported, 'an unsupported metric is Not supported, never 0');
+      }
+      assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
+      await page.evaluate(() => window.scrollTo(0, 0));
+      console.log(`screenshot: ${await saveScreenshot(page, 'e2e-benchmarks-delisted.png')}`);
+
+      at('on a 390 px phone the tab is no wider than the screen, in English and in Arabic');
+      const phoneContext = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
+      phoneContext.setDefaultTimeout(STEP_TIMEOUT);
+      phone = await openPage(browser, { errors: pageErrors, context: phoneContext, name: 'phone' });
+      await phone.goto(`${server.url}/`);
+      for (const language of ['en', 'ar']) {
+        const width = await widthOnPhone(language);
+        assert.ok(width.scroll <= PHONE.width, `${language}: the page is ${width.scroll} px wide on a ${PHONE.width} px screen`);
+      }
+      assert.equal(
+        plain(await phone.locator(`${GPU} [data-testid="bench-listing"]`).textContent()),
+        ar.benchmarks.listing.DELISTED,
+        'the listing in Arabic',
+      );
+      assert.ok(
+        plain(await phone.locator(`${GPU} [data-testid="bench-guidance"][data-code="THERMAL_THROTTLING"]`).textContent()).startsWith(
+          textStart(ar.benchmarks.guidance.THERMAL_THROTTLING),
+        ),
+        'the thermal guidance in Arabic',
+      );
+      await phoneContext.close();
+      phone = undefined;
+
+      at('the agent is stopped and started again on the same data directory with a healthy H100');
+      const before = await machineStatus();
+      assert.ok(before, 'the machine is known to the API');
+      await agent.stop('SIGTERM');
+      agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100', dataDir });
+      agentLogs.push(agent);
+      console.log(`agent: ${agent.command}`);
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const now = await machineStatus();
+        if (now?.id === before.id && now.status === 'ONLINE' && now.statusChangedAt !== before.statusChangedAt) break;
+        if (now && now.id !== before.id) throw new Error(`the restarted agent registered a new machine ${now.id} (was ${before.id})`);
+        if (Date.now() > deadline) throw new Error(`the restarted agent did not come back online: ${JSON.stringify(now)}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.equal(await page.locator(MACHINE).count(), 1, 'still one machine: the same machine id');
+
+      at('"Run benchmark again" asks for a run and the GPU turns Listed live');
+      const machine = page.locator(MACHINE);
+      const request = machine.getByTestId('bench-request');
+      // A driver or GPU change asks for a run by itself; wait for the button to be free.
+      await page.waitForFunction((selector) => document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'ready', MACHINE, {
+        timeout: RUN_TIMEOUT,
+      });
+      const button = machine.getByTestId('bench-run-again');
+      assert.equal(await text(button), en.benchmarks.again.button);
+      const eventsBefore = Number(await machine.getAttribute('data-live-events'));
+      await button.click();
+      await page.waitForFunction(
+        ([selector, listed]) =>
+          document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'running' ||
+          document.querySelector(`${selector} [data-testid="bench-gpu"]`)?.getAttribute('data-listing') === listed,
+        [MACHINE, 'LISTED'],
+      );
+      if ((await request.getAttribute('data-state')) === 'running') {
+        assert.equal(await text(button), en.benchmarks.again.running);
+        assert.equal(await button.isDisabled(), true, 'the button is disabled while the run is pending');
+      }
+      assert.equal(await machine.getByTestId('bench-request-error').count(), 0, 'no user error');
+      await gpuIs({ 'data-listing': 'LISTED' });
+      assert.equal(await text(page.locator(`${GPU} [data-testid="bench-listing"]`)), en.benchmarks.listing.LISTED);
+      assert.equal(await page.locator(`${GPU} [data-testid="bench-why"]`).count(), 0, 'no reason once listed');
+      assert.ok(Number(await machine.getAttribute('data-live-events')) > eventsBefore, 'Listed arrived over the subscription');
+      assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
+
+      at('the cooldown counts down and the history is drawn');
+      await page.waitForFunction((selector) => document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'cooldown', MACHINE);
+      const countdown = await text(machine.getByTestId('bench-countdown'));
+      assert.match(countdown, /^Available again in \d+:\d\d$/, `countdown: ${countdown}`);
+      assert.equal(await button.isDisabled(), true, 'disabled during the cooldown');
+      const chart = page.locator(`${GPU} [data-testid="bench-history-chart"]`);
+      await chart.waitFor();
+      assert.ok(Number(await chart.getAttribute('data-points')) >= 2, 'at least two runs in the history');
+
+      at('asking again within the cooldown is TOO_SOON');
+      const res = await page.context().request.post(`${server.url}/graphql`, {
+        headers: { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' },
+        data: {
+          query: 'mutation($id: ID!) { requestBenchmark(input: { machineId: $id }) { requestAllowedAt userErrors { field code } } }',
+          variables: { id: before.id },
+        },
+      });
+      const again = (await res.json()).data?.requestBenchmark;
+      assert.deepEqual(again?.userErrors?.map((e) => e.code), ['TOO_SOON'], `requestBenchmark again: ${JSON.stringify(again)}`);
+
+      await page.evaluate(() => window.scrollTo(0, 0));
+      console.log(`screenshot: ${await saveScreenshot(page, 'e2e-benchmarks-listed.png')}`);
+      assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+    } catch (err) {
+      throw await explainFailure(err, {
+        step,
+        screenshots: { 'e2e-benchmarks-failure.png': page, ...(phone && { 'e2e-benchmarks-failure-390.png': phone }) },
+        logs: {
+          ...Object.fromEntries(agentLogs.map((a, i) => [`agent ${i + 1} output (${a.command})`, a.output()])),
+          'server output': server.output(),
+        },
+      });
+    } finally {
+      await agent?.stop('SIGKILL').catch(() => {});
+      await browser?.close().catch(() => {});
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
