@@ -169,29 +169,45 @@ func modelled(metric protocol.BenchMetric, figure float64, seed string, digits i
 	}
 }
 
-// Figures of the machine profiles: a consumer line and a failing disk.
+// Figures of a simulated machine: a datacenter uplink and an NVMe drive
+// when healthy; a consumer line and a failing disk under the profiles.
 const (
-	slowNetworkMbits     = 8.0
-	slowNetworkLatencyMS = 180.0
-	slowDiskWriteMBs     = 40.0
-	slowDiskReadMBs      = 60.0
-	slowDiskIOPS         = 150.0
+	healthyNetworkLatencyMS = 24.0
+	healthyNetworkMbits     = 940.0
+	healthyDiskWriteMBs     = 1800.0
+	healthyDiskReadMBs      = 3200.0
+	healthyDiskIOPS         = 250000.0
+	slowNetworkMbits        = 8.0
+	slowNetworkLatencyMS    = 180.0
+	slowDiskWriteMBs        = 40.0
+	slowDiskReadMBs         = 60.0
+	slowDiskIOPS            = 150.0
 )
 
-// simulatedSlowNetwork is the slow-network profile's section.
-func simulatedSlowNetwork(seed string) *protocol.BenchSection {
+// simulatedNetwork is a simulated machine's network section: a healthy
+// datacenter uplink, or the slow-network profile's.
+func simulatedNetwork(seed string, slow bool) *protocol.BenchSection {
+	latency, mbits := healthyNetworkLatencyMS, healthyNetworkMbits
+	if slow {
+		latency, mbits = slowNetworkLatencyMS, slowNetworkMbits
+	}
 	return &protocol.BenchSection{Outcome: protocol.BenchCompleted, Measurements: []protocol.BenchMeasurement{
-		modelled(protocol.MetricNetworkLatency, slowNetworkLatencyMS, seed, 1),
-		modelled(protocol.MetricNetworkDownload, slowNetworkMbits, seed, 2),
-		modelled(protocol.MetricNetworkUpload, slowNetworkMbits, seed, 2),
+		modelled(protocol.MetricNetworkLatency, latency, seed, 1),
+		modelled(protocol.MetricNetworkDownload, mbits, seed, 2),
+		modelled(protocol.MetricNetworkUpload, mbits, seed, 2),
 	}}
 }
 
-// simulatedSlowDisk is the slow-disk profile's section.
-func simulatedSlowDisk(seed string) *protocol.BenchSection {
+// simulatedStorage is a simulated machine's storage section: an NVMe
+// drive, or the slow-disk profile's.
+func simulatedStorage(seed string, slow bool) *protocol.BenchSection {
+	write, read, iops := healthyDiskWriteMBs, healthyDiskReadMBs, healthyDiskIOPS
+	if slow {
+		write, read, iops = slowDiskWriteMBs, slowDiskReadMBs, slowDiskIOPS
+	}
 	return &protocol.BenchSection{Outcome: protocol.BenchCompleted, Measurements: []protocol.BenchMeasurement{
-		modelled(protocol.MetricStorageWrite, slowDiskWriteMBs, seed, 1),
-		modelled(protocol.MetricStorageRead, slowDiskReadMBs, seed, 1),
-		modelled(protocol.MetricStorageRandomRead, slowDiskIOPS, seed, 0),
+		modelled(protocol.MetricStorageWrite, write, seed, 1),
+		modelled(protocol.MetricStorageRead, read, seed, 1),
+		modelled(protocol.MetricStorageRandomRead, iops, seed, 0),
 	}}
 }

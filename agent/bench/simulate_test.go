@@ -86,15 +86,15 @@ func TestSimulatedProfilesShowInFiguresAndEvidence(t *testing.T) {
 
 func TestSimulatedMachineProfilesReplaceNetworkAndStorage(t *testing.T) {
 	t.Parallel()
-	// The platform refuses everything: the profiles' figures stand in.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTooManyRequests) }))
-	t.Cleanup(srv.Close)
+	// Measured for real (the platform answers), reported as the profiles model.
+	p := newBenchServer(t)
 	b := setupGPUs(t, "1xL4:slow-disk,1xL4:slow-network")
 	suite := bench.NewSuite(bench.Options{MachineID: "m", Detector: b.sim, Simulator: b.sim,
 		GPU:     &bench.SimulatedMeasurer{Sim: b.sim, Duration: time.Millisecond},
-		Network: &bench.Network{Platform: newPlatform(t, srv.URL)},
-		Storage: &bench.Storage{Dir: t.TempDir(), Bytes: 1 << 20, FreeSpace: plenty}})
+		Network: &bench.Network{Platform: newPlatform(t, p.srv.URL), Bytes: 1 << 20, Pings: 3},
+		Storage: &bench.Storage{Dir: t.TempDir(), Bytes: 1 << 20, FreeSpace: plenty, RandomReadFor: 20 * time.Millisecond}})
 	res := suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "r"})
+	require.Greater(t, p.pings.Load(), int64(0), "the network was measured for real")
 
 	require.Equal(t, protocol.BenchCompleted, res.Network.Outcome)
 	require.InEpsilon(t, 180, median(t, res.Network.Measurements, protocol.MetricNetworkLatency), 0.03)
@@ -109,6 +109,23 @@ func TestSimulatedMachineProfilesReplaceNetworkAndStorage(t *testing.T) {
 	}
 }
 
+func TestSimulatedMachineReportsARealNetworkFailure(t *testing.T) {
+	t.Parallel()
+	// The platform refuses everything: the failure is reported, not a model.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTooManyRequests) }))
+	t.Cleanup(srv.Close)
+	b := setupGPUs(t, "1xL4:slow-network")
+	suite := bench.NewSuite(bench.Options{MachineID: "m", Detector: b.sim, Simulator: b.sim,
+		GPU:     &bench.SimulatedMeasurer{Sim: b.sim, Duration: time.Millisecond},
+		Network: &bench.Network{Platform: newPlatform(t, srv.URL)}})
+	res := suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "r"})
+	require.Equal(t, protocol.BenchFailed, res.Network.Outcome)
+	require.Contains(t, *res.Network.Error, "429")
+}
+
+// A simulated machine measures its network and storage for real (the
+// client and the platform's endpoints run) and reports the modelled
+// healthy figures: the host running the simulation is not the machine.
 func TestSimulatedHealthyMachineMeasuresNetworkAndStorageForReal(t *testing.T) {
 	t.Parallel()
 	p := newBenchServer(t)
@@ -122,4 +139,6 @@ func TestSimulatedHealthyMachineMeasuresNetworkAndStorageForReal(t *testing.T) {
 	require.Equal(t, protocol.BenchCompleted, res.Network.Outcome, "%v", res.Network.Error)
 	require.Equal(t, protocol.BenchCompleted, res.Storage.Outcome, "%v", res.Storage.Error)
 	require.Greater(t, p.pings.Load(), int64(0), "the loopback server was asked")
+	require.InEpsilon(t, 940, median(t, res.Network.Measurements, protocol.MetricNetworkDownload), 0.03, "a datacenter uplink is modelled")
+	require.InEpsilon(t, 1800, median(t, res.Storage.Measurements, protocol.MetricStorageWrite), 0.03, "an NVMe drive is modelled")
 }

@@ -154,23 +154,27 @@ func (s *Suite) Run(ctx context.Context, payload protocol.RunBenchmarkPayload) p
 // machine measures the network, then the storage. They run one after the
 // other (so neither disturbs the other's figures) but beside the GPUs, whose
 // figures depend on nothing the host's NIC or disk do.
+//
+// A simulated machine measures both for real too, so the client and the
+// platform's endpoints run as they do for real hardware, and a real failure
+// (a refused token, a full disk) is reported as it is; but the figures it
+// reports are modelled, healthy or degraded by the spec's machine profiles
+// (slow-network, slow-disk): the host running a simulation, a laptop or a
+// CI runner, is not the machine being simulated, and its disk must not
+// decide whether the simulated GPUs are listed.
 func (s *Suite) machine(ctx context.Context, log *slog.Logger) (network, storage *protocol.BenchSection) {
 	o := s.opts
-	var machineProfiles []gpu.Profile
-	if o.Simulator != nil {
-		machineProfiles = o.Simulator.MachineProfiles()
-	}
-	switch {
-	case slices.Contains(machineProfiles, gpu.ProfileSlowNetwork):
-		network = simulatedSlowNetwork(o.MachineID + "\x00" + runIDFrom(ctx))
-	case o.Network != nil:
+	if o.Network != nil {
 		network = o.Network.Measure(ctx)
 	}
-	switch {
-	case slices.Contains(machineProfiles, gpu.ProfileSlowDisk):
-		storage = simulatedSlowDisk(o.MachineID + "\x00" + runIDFrom(ctx))
-	case o.Storage != nil:
+	if o.Storage != nil {
 		storage = o.Storage.Measure(ctx)
+	}
+	if o.Simulator != nil {
+		profiles := o.Simulator.MachineProfiles()
+		seed := o.MachineID + "\x00" + runIDFrom(ctx)
+		network = simulatedSection(network, simulatedNetwork(seed, slices.Contains(profiles, gpu.ProfileSlowNetwork)))
+		storage = simulatedSection(storage, simulatedStorage(seed, slices.Contains(profiles, gpu.ProfileSlowDisk)))
 	}
 	for name, sec := range map[string]*protocol.BenchSection{"network": network, "storage": storage} {
 		if sec != nil && sec.Outcome != protocol.BenchCompleted {
@@ -178,6 +182,16 @@ func (s *Suite) machine(ctx context.Context, log *slog.Logger) (network, storage
 		}
 	}
 	return network, storage
+}
+
+// simulatedSection is what a simulated machine reports for a section it
+// measured for real: the modelled figures, unless the real measurement
+// failed (then its failure), or was not made (then nothing).
+func simulatedSection(measured, modelled *protocol.BenchSection) *protocol.BenchSection {
+	if measured == nil || measured.Outcome != protocol.BenchCompleted {
+		return measured
+	}
+	return modelled
 }
 
 // gpus measures the requested GPUs, all at once: one goroutine each. The

@@ -219,7 +219,7 @@ func (c *Client) Register(ctx context.Context) (*Registration, error) {
 		}
 		c.logger.Warn("client: some GPUs could not be read; registering the others", "err", err)
 	}
-	in := protocol.RegisterMachineInput{MachineID: c.machineID, Hostname: c.hostname, AgentVersion: c.version, Gpus: inventoryInput(devices)}
+	in := protocol.RegisterMachineInput{MachineID: c.machineID, Hostname: c.hostname, AgentVersion: c.version, Gpus: InventoryInput(devices)}
 	var out struct {
 		RegisterMachine *protocol.RegisterMachineAnswer `json:"registerMachine"`
 	}

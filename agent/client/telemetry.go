@@ -9,8 +9,8 @@ import (
 // carries in recentUtilizationPct (the dashboard's sparkline).
 const RecentSamples = 30
 
-// inventoryInput maps the detector's devices to registerMachine's input.
-func inventoryInput(devices []gpu.Device) []protocol.GpuInventory {
+// InventoryInput maps the detector's devices to registerMachine's input.
+func InventoryInput(devices []gpu.Device) []protocol.GpuInventory {
 	out := make([]protocol.GpuInventory, 0, len(devices))
 	for _, d := range devices {
 		out = append(out, protocol.GpuInventory{

@@ -269,7 +269,8 @@ func newServeCommand() *cobra.Command {
 			if withDemo {
 				// The demo world is not part of the platform: its machines
 				// are agents, which the server proper never links.
-				world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, DataDir: st.dataDir, Logger: logger}
+				world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Bench: p.Bench,
+					DataDir: st.dataDir, Logger: logger}
 				if err := world.Seed(cmd.Context()); err != nil {
 					return err
 				}

@@ -16,8 +16,10 @@ import (
 	"slices"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/models"
@@ -101,6 +103,10 @@ type World struct {
 	Auth       *auth.Service
 	Providers  *provider.Service
 	Onboarding *onboarding.Service
+	// Fleet and Bench register the demo machines ahead of their agents
+	// and record their benchmark history.
+	Fleet *fleet.Service
+	Bench *bench.Service
 	// DataDir holds the in-process agents' state, under demo-agents/
 	// (default "data", as the platform's).
 	DataDir string

@@ -20,6 +20,8 @@ func world(t *testing.T, srv *platformtest.Server) demo.World {
 		Auth:       srv.Platform.Auth,
 		Providers:  srv.Platform.Providers,
 		Onboarding: srv.Platform.Onboarding,
+		Fleet:      srv.Platform.Fleet,
+		Bench:      srv.Platform.Bench,
 		DataDir:    t.TempDir(),
 		Logger:     slog.New(slog.DiscardHandler),
 	}
@@ -112,6 +114,58 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 			gpus[m.Hostname] = len(m.Gpus)
 		}
 		require.Equal(t, map[string]int{"lisbon-rack-01": 4, "lisbon-edge-01": 2}, gpus, "as the README describes them")
+
+		// The demo fleet has benchmark history, one GPU delisted for
+		// thermal throttling with its guidance, and each machine's
+		// registration run measured live by its agent (the GPUs the demo
+		// keeps busy are postponed, as a customer's job would have them).
+		type gpuStatus struct {
+			Listing  string
+			Guidance []struct{ Code string }
+			History  []struct{ Outcome, Error *string }
+		}
+		type machineBench struct {
+			Hostname  string
+			LatestRun *struct {
+				Reason  string
+				Network *struct{ Outcome string }
+				Storage *struct{ Outcome string }
+			}
+			Gpus []gpuStatus
+		}
+		var bench []machineBench
+		require.Eventually(t, func() bool {
+			var out struct {
+				MyProvider struct{ Benchmarks []machineBench }
+			}
+			provider.MustDo(&out, `{ myProvider { benchmarks { hostname latestRun { reason network { outcome } storage { outcome } }
+			  gpus { listing guidance { code } history { outcome error } } } } }`, nil)
+			bench = out.MyProvider.Benchmarks
+			live := 0
+			for _, m := range bench {
+				if m.LatestRun != nil && m.LatestRun.Reason == "REGISTRATION" {
+					live++
+				}
+			}
+			return live == 2
+		}, 30*time.Second, 100*time.Millisecond, "the demo machines' registration benchmarks did not complete: %+v", bench)
+		for _, m := range bench {
+			require.Equal(t, "COMPLETED", m.LatestRun.Network.Outcome, m.Hostname)
+			require.Equal(t, "COMPLETED", m.LatestRun.Storage.Outcome, m.Hostname)
+			for i, g := range m.Gpus {
+				require.GreaterOrEqual(t, len(g.History), 14, "%s GPU %d has two weeks of history", m.Hostname, i)
+				wantListing := "LISTED"
+				if m.Hostname == "lisbon-rack-01" && i == 3 {
+					wantListing = "DELISTED"
+					require.Equal(t, "THERMAL_THROTTLING", g.Guidance[0].Code)
+				}
+				require.Equal(t, wantListing, g.Listing, "%s GPU %d", m.Hostname, i)
+				if m.Hostname == "lisbon-rack-01" && i < 2 {
+					require.Equal(t, "POSTPONED", *g.History[0].Outcome, "a busy GPU is not benchmarked")
+					require.Contains(t, *g.History[0].Error, "demo-training-run")
+				}
+			}
+		}
 	})
 }
 

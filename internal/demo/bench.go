@@ -1,0 +1,88 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/gpunex/gpunex/agent/bench"
+	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/clock"
+)
+
+// historyDays is how many daily benchmarks a demo machine has behind it;
+// a GPU with a degrading profile ran healthy until degradedDays ago.
+const (
+	historyDays  = 14
+	degradedDays = 3
+)
+
+// seedBenchmarkHistory registers a demo machine ahead of its agent (which
+// asks for its registration benchmark) and, the first time, records
+// historyDays of daily results modelled by the agent's own simulator: the
+// healthy spec until degradedDays ago, the machine's spec since, so the
+// throttled demo GPU was delisted days ago with its guidance, and the
+// chart shows when.
+func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m demoMachine) error {
+	sim := gpu.NewSimulator(m.spec, gpu.WithSeed(m.ID))
+	inv, err := sim.Inventory(ctx)
+	if err != nil {
+		return err
+	}
+	reg := protocol.RegisterMachineInput{MachineID: m.ID, Hostname: m.Hostname, AgentVersion: "demo", Gpus: client.InventoryInput(inv)}
+	machine, err := w.Fleet.Register(ctx, agent, reg)
+	if err != nil {
+		return fmt.Errorf("registering %s: %w", m.Hostname, err)
+	}
+	views, err := w.Bench.Machines(ctx, machine.ProviderID)
+	if err != nil {
+		return err
+	}
+	for _, v := range views {
+		if v.MachineID == machine.ID && len(v.Gpus) > 0 && len(v.Gpus[0].History) > 0 {
+			return nil // recorded at an earlier start
+		}
+	}
+	healthy := make(gpu.SimSpec, len(m.spec))
+	for i, g := range m.spec {
+		healthy[i] = gpu.SimGroup{Count: g.Count, Model: g.Model}
+	}
+	now := time.Now().UTC()
+	results := make([]protocol.BenchmarkResultInput, 0, historyDays)
+	for d := historyDays; d >= 1; d-- {
+		spec := healthy
+		if d <= degradedDays {
+			spec = m.spec
+		}
+		at := now.Add(-time.Duration(d)*24*time.Hour + time.Duration(d%5)*17*time.Minute)
+		s := gpu.NewSimulator(spec, gpu.WithSeed(m.ID))
+		suite := bench.NewSuite(bench.Options{MachineID: m.ID, Detector: s, Simulator: s,
+			GPU: &bench.SimulatedMeasurer{Sim: s, Duration: time.Millisecond}, Clock: clock.NewManual(at)})
+		res := suite.Run(ctx, protocol.RunBenchmarkPayload{RunID: fmt.Sprintf("demo-%s-%d", m.ID, d), Reason: protocol.BenchScheduled})
+		res.FinishedAt = res.StartedAt.Add(40 * time.Second)
+		results = append(results, res)
+	}
+	return w.Bench.RecordPast(ctx, machine.ID, results)
+}
+
+// benchRunner is the demo agent's benchmark: the agent's own suite on the
+// simulator, the network measured against the platform through the
+// agent's client, the storage in the agent's data directory.
+// The GPUs busy with the demo's pretend jobs are postponed, as a real
+// agent postpones GPUs that run a customer's job.
+func benchRunner(m demoMachine, sim *gpu.Simulator, c *client.Client, dataDir string, busy map[string]string) *bench.Runner {
+	suite := bench.NewSuite(bench.Options{
+		MachineID: m.ID, Detector: sim, Simulator: sim, GPU: &bench.SimulatedMeasurer{Sim: sim},
+		Busy:    func(context.Context) (map[string]string, error) { return busy, nil },
+		Network: &bench.Network{Platform: c, Bytes: 4 << 20},
+		Storage: &bench.Storage{Dir: filepath.Join(dataDir, "bench"), Bytes: bench.DefaultSimulatedStorageBytes},
+	})
+	return bench.NewRunner(suite.Run, func(ctx context.Context, res protocol.BenchmarkResultInput) error {
+		_, err := c.SubmitBenchmark(ctx, res)
+		return err
+	}, nil)
+}
