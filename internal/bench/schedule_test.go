@@ -256,3 +256,33 @@ func TestRequestHonoursTheCooldownAndAPendingRun(t *testing.T) {
 		require.Len(t, b.runs(t, otherMachine), 1)
 	})
 }
+
+// Acceptance point 4: requests racing each other ask for one run; the
+// others are TOO_SOON.
+func TestConcurrentRequestsAskForOneRun(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		machineID := b.register(t, b.agent, "machine-1", gpu("GPU-A", 0, h100))
+		run := b.runOf(t, b.agent, "machine-1").RunID
+		require.NoError(t, b.svc.Submit(b.ctx, b.agent, b.result(run, "machine-1", healthy("GPU-A"))))
+		const requests = 4
+		errs := make(chan error, requests)
+		for range requests {
+			go func() {
+				_, err := b.svc.Request(b.ctx, b.agent.ProviderID, machineID)
+				errs <- err
+			}()
+		}
+		accepted := 0
+		for range requests {
+			if err := <-errs; err == nil {
+				accepted++
+			} else {
+				faulttest.RequireProblem(t, err, "input.machineId", fault.TooSoon)
+			}
+		}
+		require.Equal(t, 1, accepted)
+		require.Equal(t, []protocol.BenchReason{protocol.BenchOnRegistration, protocol.BenchRequested}, b.reasons(t, machineID))
+	})
+}

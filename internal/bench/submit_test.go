@@ -294,3 +294,30 @@ func TestAnExpiredRunMayStillReportOnce(t *testing.T) {
 		faulttest.RequireProblem(t, b.svc.Submit(b.ctx, b.agent, b.result(run, "machine-1", healthy("GPU-A"))), "input.runId", fault.Duplicate)
 	})
 }
+
+// Acceptance point 3: replays racing each other store the result once.
+func TestConcurrentReplaysStoreOneResult(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		b.register(t, b.agent, "machine-1", gpu("GPU-A", 0, h100))
+		in := b.result(b.runOf(t, b.agent, "machine-1").RunID, "machine-1", throttled("GPU-A"))
+		const replays = 4
+		errs := make(chan error, replays)
+		for range replays {
+			go func() { errs <- b.svc.Submit(b.ctx, b.agent, in) }()
+		}
+		accepted := 0
+		for range replays {
+			if err := <-errs; err == nil {
+				accepted++
+			} else {
+				faulttest.RequireProblem(t, err, "input.runId", fault.Duplicate)
+			}
+		}
+		require.Equal(t, 1, accepted)
+		require.Len(t, b.history(t, "GPU-A"), 1)
+		require.Len(t, b.notifications(t, b.email), 1)
+		require.Len(t, b.emails(t), 1)
+	})
+}
