@@ -115,7 +115,7 @@ type GpuBenchEvidence struct {
 	MeanPowerDrawW  *float64 `json:"meanPowerDrawW,omitempty"`
 	PowerLimitW     *float64 `json:"powerLimitW,omitempty"`
 	// ThrottleReasons are the NVML clock event reasons seen in any sample
-	// (names as GpuTelemetry's, e.g. HW_THERMAL_SLOWDOWN, SW_POWER_CAP).
+	// (names as GpuTelemetry's, e.g. hw_thermal_slowdown, sw_power_cap).
 	ThrottleReasons []string `json:"throttleReasons,omitempty"`
 	// ThrottledShare is the share of samples (0–1) in which a thermal or
 	// power reason held the clocks down.

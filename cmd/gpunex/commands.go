@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/demo"
@@ -228,6 +229,9 @@ func newServeCommand() *cobra.Command {
 		mailFrom    string
 		agentImage  string
 		hbInterval  time.Duration
+		benchEvery  time.Duration
+		benchCool   time.Duration
+		benchRules  string
 		demoAgents  bool
 		withDemo    bool
 		af          apiFlags
@@ -248,10 +252,22 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			benchCfg := bench.Config{Every: benchEvery, Cooldown: benchCool}
+			if benchEvery < time.Hour || benchCool < time.Minute {
+				return fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
+			}
+			if benchRules != "" {
+				t, err := bench.LoadThresholds(benchRules)
+				if err != nil {
+					return err
+				}
+				benchCfg.Thresholds = &t
+			}
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
 				Fleet:  fleet.Config{Interval: hbInterval},
+				Bench:  benchCfg,
 				Logger: logger, Clock: clock.Real{},
 				API: apiCfg,
 			})
@@ -306,6 +322,9 @@ func newServeCommand() *cobra.Command {
 	fs.StringVar(&mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", mail.DefaultFrom), "sender of platform email (env GPUNEX_MAIL_FROM)")
 	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", installer.DefaultAgentImage), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
 	fs.DurationVar(&hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
+	fs.DurationVar(&benchEvery, "bench-every", envDuration("GPUNEX_BENCH_EVERY", 24*time.Hour), "how often each machine is benchmarked, each at its own offset within a quarter of it (env GPUNEX_BENCH_EVERY)")
+	fs.DurationVar(&benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
+	fs.StringVar(&benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
 	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	af.register(fs)

@@ -161,6 +161,11 @@ func (s *Service) Tick(ctx context.Context) {
 		s.deps.Logger.WarnContext(ctx, "bench: unable to expire runs", "err", err)
 	}
 	for _, r := range expired {
+		// An agent away longer than the timeout must not run the expired
+		// run when it returns: the periodic schedule asks afresh.
+		if _, err := s.deps.Fleet.Withdraw(ctx, r.MachineID, models.CommandRunBenchmark); err != nil && ctx.Err() == nil {
+			s.deps.Logger.WarnContext(ctx, "bench: unable to withdraw an expired run", "machine_id", r.MachineID, "err", err)
+		}
 		s.announce(ctx, r.ProviderID, r.MachineID)
 	}
 	var due []struct {

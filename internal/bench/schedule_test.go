@@ -132,7 +132,8 @@ func TestTickDispatchesDueRunsOfOnlineMachinesAndExpiresSilentOnes(t *testing.T)
 		b.svc.Tick(b.ctx)
 		require.Len(t, b.runs(t, online), 2, "a tick dispatches a due run once")
 
-		b.beat(t, b.agent, "machine-2") // machine-2 comes back
+		// machine-2 comes back: the expired run's command was withdrawn.
+		require.Empty(t, b.beat(t, b.agent, "machine-2"), "an expired run is not carried out late")
 		b.svc.Tick(b.ctx)
 		require.Equal(t, []protocol.BenchReason{protocol.BenchOnRegistration, protocol.BenchScheduled}, b.reasons(t, offline))
 		require.Equal(t, protocol.BenchScheduled, b.runOf(t, b.agent, "machine-2").Reason)

@@ -18,27 +18,27 @@ type MetricRule struct {
 	// Attainable is the share of the datasheet figure the suite reaches on
 	// a healthy GPU (its kernels are not vendor libraries): the expected
 	// figure is the reference times Attainable.
-	Attainable float64
+	Attainable float64 `json:"attainable"`
 	// Weight is the metric's weight in the score (0: not scored).
-	Weight float64
+	Weight float64 `json:"weight"`
 	// MinRatio, when above zero, makes the metric a threshold: under
 	// MinRatio × expected the GPU is delisted.
-	MinRatio float64
+	MinRatio float64 `json:"minRatio"`
 }
 
 // MachineRule is a machine metric's threshold, an absolute figure.
 type MachineRule struct {
 	// Minimum is the least acceptable figure (the most, when LowerIsBetter);
 	// zero means the metric is shown but not a threshold.
-	Minimum       float64
-	LowerIsBetter bool
+	Minimum       float64 `json:"minimum"`
+	LowerIsBetter bool    `json:"lowerIsBetter"`
 }
 
 // Thresholds are the scoring rules: per GPU metric, relative to the
 // model's reference; per machine metric, absolute.
 type Thresholds struct {
-	GPU     map[protocol.BenchMetric]MetricRule
-	Machine map[protocol.BenchMetric]MachineRule
+	GPU     map[protocol.BenchMetric]MetricRule  `json:"gpu"`
+	Machine map[protocol.BenchMetric]MachineRule `json:"machine"`
 }
 
 // DefaultThresholds are the documented defaults (see the package doc).

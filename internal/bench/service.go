@@ -24,6 +24,7 @@ import (
 type Fleet interface {
 	ResolveMachine(ctx context.Context, agent *auth.Agent, uid string) (int64, error)
 	Enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error)
+	Withdraw(ctx context.Context, machineID int64, kind models.AgentCommandKind) (int, error)
 }
 
 // Notifier stores an in-app notification in the caller's transaction.

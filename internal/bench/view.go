@@ -61,7 +61,7 @@ func (s *Service) load(ctx context.Context, providerID, machineID int64) ([]*Mac
 	var ms []*models.Machine
 	q := s.deps.DB.NewSelect().Model(&ms).Column("m.id", "m.hostname").Where("m.provider_id = ?", providerID).OrderExpr("m.id ASC").
 		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Column("id", "machine_id", "uuid", "idx").Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
+			return q.Column("id", "machine_id", "uuid", "idx", "added_at").Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
 		})
 	if machineID != 0 {
 		q = q.Where("m.id = ?", machineID)
@@ -165,8 +165,9 @@ func (s *Service) load(ctx context.Context, providerID, machineID int64) ([]*Mac
 			if st := statusOf[g.ID]; st != nil {
 				gs.GpuBenchStatus = *st
 			} else {
+				// Pending since it joined the machine.
 				gs.GpuBenchStatus = models.GpuBenchStatus{GpuID: g.ID, MachineID: m.ID, ProviderID: providerID, Listing: models.GpuListingPending,
-					Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}
+					ListingChangedAt: g.AddedAt, Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}
 			}
 			if gs.History == nil {
 				gs.History = []*Result{}

@@ -116,3 +116,17 @@ func (q *commandQueue) loadPending(ctx context.Context) {
 		q.pending.Store(id, struct{}{})
 	}
 }
+
+// Withdraw removes machine id's commands of kind that were not delivered
+// yet, so an agent that comes back after a long absence does not carry out
+// work that no longer stands (a benchmark whose run expired). It returns
+// how many were removed.
+func (s *Service) Withdraw(ctx context.Context, machineID int64, kind models.AgentCommandKind) (int, error) {
+	res, err := s.deps.DB.NewDelete().Model((*models.AgentCommand)(nil)).
+		Where("machine_id = ? AND kind = ? AND delivered_at IS NULL", machineID, kind).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("fleet: unable to withdraw commands: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
