@@ -140,6 +140,7 @@ test(
         if (row.supported === 'false') assert.equal(plain(row.measured), en.benchmarks.figure.unsupported, 'an unsupported metric is Not supported, never 0');
       }
       assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
+      assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request of the page failed');
       await page.evaluate(() => window.scrollTo(0, 0));
       console.log(`screenshot: ${await saveScreenshot(page, 'e2e-benchmarks-delisted.png')}`);
 
@@ -210,6 +211,7 @@ test(
       assert.equal(await page.locator(`${GPU} [data-testid="bench-why"]`).count(), 0, 'no reason once listed');
       assert.ok(Number(await machine.getAttribute('data-live-events')) > eventsBefore, 'Listed arrived over the subscription');
       assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
+      assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request of the page failed');
 
       at('the cooldown counts down and the history is drawn');
       await page.waitForFunction((selector) => document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'cooldown', MACHINE);
