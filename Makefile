@@ -26,7 +26,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench deps clean
+.PHONY: build run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench gpu-bench deps clean
 
 ## deps: install the SPA's npm packages from the lock file
 deps: $(FRONTEND)/node_modules/.package-lock.json
@@ -112,6 +112,11 @@ test-spa: deps
 e2e: build
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex GPUNEX_ARTIFACTS=$(CURDIR)/artifacts $(NPM) run e2e
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex $(NPM) run audit
+
+## gpu-bench: on a host with an NVIDIA GPU and PyTorch, the agent's GPU benchmark
+## against PyTorch on the same GPU, as ratios against the targets (not in make test)
+gpu-bench: build
+	bash scripts/gpu-bench-compare.sh
 
 ## bench: the full stack against bare net/http handlers in the same run, as ratios;
 ## three runs of each (the machines are noisy), summed up by scripts/benchsummary.awk

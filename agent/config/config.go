@@ -72,6 +72,9 @@ type Config struct {
 	// ShowVersion is set by --version: print the version and exit; nothing
 	// else is read or validated then.
 	ShowVersion bool
+	// BenchOnce is set by --bench-once: benchmark this machine's GPUs, print
+	// the result as JSON and exit; no server or token is needed.
+	BenchOnce bool
 	// Origins tells, per environment name (GPUNEX_SERVER, …), where the
 	// value came from, for the startup log.
 	Origins map[string]Origin
@@ -109,9 +112,10 @@ var (
 
 // flags is the agent's flag set bound to raw values.
 type flags struct {
-	fs      *flag.FlagSet
-	values  map[string]*string
-	version *bool
+	fs        *flag.FlagSet
+	values    map[string]*string
+	version   *bool
+	benchOnce *bool
 }
 
 func newFlags() *flags {
@@ -122,6 +126,7 @@ func newFlags() *flags {
 		f.values[s.flag] = f.fs.String(s.flag, s.def, usage)
 	}
 	f.version = f.fs.Bool("version", false, "print the version and exit")
+	f.benchOnce = f.fs.Bool("bench-once", false, "benchmark this machine's GPUs, print the result as JSON and exit (no server or token needed)")
 	return f
 }
 
@@ -179,15 +184,16 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 	var origin Origin
 	var raw string
 
+	cfg.BenchOnce = *f.benchOnce
 	raw, origin = r.value(settingServer)
 	server, err := parseServer(raw)
-	if err != nil {
+	if err != nil && !cfg.BenchOnce {
 		errs = append(errs, r.problem(settingServer, origin, err))
 	}
 	cfg.Server = server
 
 	raw, origin = r.value(settingToken)
-	if err := checkToken(raw); err != nil {
+	if err := checkToken(raw); err != nil && !cfg.BenchOnce {
 		errs = append(errs, r.problem(settingToken, origin, err))
 	}
 	cfg.Token = Token(raw)

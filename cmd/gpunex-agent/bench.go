@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -46,15 +47,16 @@ func (l *lazyCUDA) Close() error {
 	return l.drv.Close()
 }
 
-// newBenchRunner builds the benchmark suite for this machine and the runner
-// that runs it off the command goroutine. The returned func releases the
-// CUDA driver.
-func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector, rt job.Runtime, c *client.Client, logger *slog.Logger) (*bench.Runner, func()) {
+// newSuite builds the benchmark suite for this machine: the CUDA driver
+// (loaded at the first run) on real GPUs, modelled figures on simulated
+// ones. busy and network may be nil (--bench-once has no job runtime and no
+// server). The returned func releases the CUDA driver.
+func newSuite(cfg *config.Config, machineID string, detector gpu.Detector, busy bench.BusyFunc, network *bench.Network, logger *slog.Logger) (*bench.Suite, func()) {
 	opts := bench.Options{
 		MachineID: machineID,
 		Detector:  detector,
-		Busy:      bench.JobsOn(rt),
-		Network:   &bench.Network{Platform: c, Logger: logger},
+		Busy:      busy,
+		Network:   network,
 		Storage:   &bench.Storage{Dir: cfg.DataDir, Bytes: cfg.BenchStorageBytes, Logger: logger},
 		GPUBudget: cfg.BenchGPUBudget,
 		Logger:    logger,
@@ -75,7 +77,14 @@ func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector,
 			}
 		}
 	}
-	suite := bench.NewSuite(opts)
+	return bench.NewSuite(opts), release
+}
+
+// newBenchRunner builds the benchmark suite for this machine and the runner
+// that runs it off the command goroutine. The returned func releases the
+// CUDA driver.
+func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector, rt job.Runtime, c *client.Client, logger *slog.Logger) (*bench.Runner, func()) {
+	suite, release := newSuite(cfg, machineID, detector, bench.JobsOn(rt), &bench.Network{Platform: c, Logger: logger}, logger)
 	submit := func(ctx context.Context, res protocol.BenchmarkResultInput) error {
 		a, err := c.SubmitBenchmark(ctx, res)
 		if err != nil {
@@ -87,6 +96,19 @@ func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector,
 		return nil
 	}
 	return bench.NewRunner(suite.Run, submit, logger), release
+}
+
+// benchOnce runs the suite once without a server (--bench-once) and writes
+// the result to w as indented JSON: the GPUs and the storage, no network.
+// It is how a provider, or an engineer comparing against another tool,
+// sees what the platform would be told.
+func benchOnce(ctx context.Context, cfg *config.Config, machineID string, detector gpu.Detector, w io.Writer, logger *slog.Logger) error {
+	suite, release := newSuite(cfg, machineID, detector, nil, nil, logger)
+	defer release()
+	res := suite.Run(ctx, protocol.RunBenchmarkPayload{RunID: "local", Reason: protocol.BenchRequested})
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
 }
 
 // enqueueBenchmark hands RUN_BENCHMARK to the runner and returns at once,

@@ -116,6 +116,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer detector.Close()
 
+	if cfg.BenchOnce {
+		if err := benchOnce(ctx, cfg, machineID, detector, stdout, logger); err != nil {
+			logger.Error("gpunex-agent: benchmark", "err", err)
+			return 1
+		}
+		return 0
+	}
+
 	runtime, closeRuntime, err := newRuntime(ctx, detector, cfg.DataDir, logger)
 	if err != nil {
 		logger.Error("gpunex-agent: no job runtime", "err", err)

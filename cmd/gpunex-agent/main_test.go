@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // token is of the server's form: the prefix and 43 base64url characters.
@@ -75,4 +77,27 @@ func TestAgentWarnsAtStartWhenTheTokenIsGivenWithTheFlag(t *testing.T) {
 			require.Contains(t, warnings[0], "config file")
 		})
 	}
+}
+
+func TestBenchOnceMeasuresTheGPUsWithoutAServerAndPrintsTheResult(t *testing.T) {
+	// Not parallel: the agent reads the process environment.
+	for _, name := range []string{"GPUNEX_SERVER", "GPUNEX_TOKEN", "GPUNEX_CONFIG", "GPUNEX_DATA_DIR", "GPUNEX_SIMULATE"} {
+		t.Setenv(name, "")
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"--bench-once", "--simulate", "1xH100:throttled,1xL4", "--data-dir", t.TempDir(), "--bench-storage-bytes", "1MiB"}, &stdout, &stderr)
+	require.Equal(t, 0, code, "%s", stderr.String())
+	var res protocol.BenchmarkResultInput
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &res), "%s", stdout.String())
+	require.True(t, res.Simulated)
+	require.Len(t, res.Gpus, 2)
+	for _, g := range res.Gpus {
+		require.Equal(t, protocol.BenchCompleted, g.Outcome)
+		require.Len(t, g.Measurements, len(protocol.GPUMetrics))
+	}
+	require.Less(t, *res.Gpus[0].Measurements[0].Median, *res.Gpus[1].Measurements[0].Median*2.4,
+		"the throttled H100's FP32 is far under its datasheet (67 TFLOPS, the L4's 30.3)")
+	require.Contains(t, res.Gpus[0].Evidence.ThrottleReasons, "hw_thermal_slowdown")
+	require.NotNil(t, res.Storage, "the storage is measured")
+	require.Nil(t, res.Network, "no server, no network figures")
 }
