@@ -42,3 +42,16 @@ const SubmitBenchmarkResultMutation = `mutation SubmitBenchmarkResult($input: Be
     userErrors { field message code }
   }
 }`
+
+// ReportJobStatusOperation is the name of the job status report.
+const ReportJobStatusOperation = "ReportJobStatus"
+
+// ReportJobStatusMutation reports a job's state, sent verbatim with
+// ReportJobStatusVariables.
+const ReportJobStatusMutation = `mutation ReportJobStatus($input: ReportJobStatusInput!) {
+  reportJobStatus(input: $input) {
+    accepted
+    stop
+    userErrors { field message code }
+  }
+}`
