@@ -18,7 +18,9 @@ import (
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -38,12 +40,15 @@ type ResolverRoot interface {
 	ApplicationGpu() ApplicationGpuResolver
 	Gpu() GpuResolver
 	GpuBenchmarkEvidence() GpuBenchmarkEvidenceResolver
+	GpuPrice() GpuPriceResolver
 	GpuTelemetry() GpuTelemetryResolver
+	Listing() ListingResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
 	Provider() ProviderResolver
 	ProviderApplication() ProviderApplicationResolver
 	Query() QueryResolver
+	Rental() RentalResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -107,6 +112,13 @@ type ComplexityRoot struct {
 		Kind     func(childComplexity int) int
 		TimeZone func(childComplexity int) int
 		Windows  func(childComplexity int) int
+	}
+
+	AvailabilitySchedule struct {
+		Availability func(childComplexity int) int
+		NextChangeAt func(childComplexity int) int
+		OpenNow      func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
 	}
 
 	AvailabilityWindow struct {
@@ -249,6 +261,19 @@ type ComplexityRoot struct {
 		VramGb             func(childComplexity int) int
 	}
 
+	GpuPrice struct {
+		History      func(childComplexity int) int
+		Model        func(childComplexity int) int
+		ModelKey     func(childComplexity int) int
+		PricePerHour func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+	}
+
+	GpuPriceChange struct {
+		At           func(childComplexity int) int
+		PricePerHour func(childComplexity int) int
+	}
+
 	GpuTelemetry struct {
 		At                   func(childComplexity int) int
 		ECCCorrected         func(childComplexity int) int
@@ -268,6 +293,34 @@ type ComplexityRoot struct {
 		IntervalSeconds func(childComplexity int) int
 		Status          func(childComplexity int) int
 		UserErrors      func(childComplexity int) int
+	}
+
+	Listing struct {
+		CommitmentMonths  func(childComplexity int) int
+		GpuCount          func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Location          func(childComplexity int) int
+		Model             func(childComplexity int) int
+		ModelKey          func(childComplexity int) int
+		NextMaintenanceAt func(childComplexity int) int
+		PerformanceScore  func(childComplexity int) int
+		PricePerHour      func(childComplexity int) int
+		Rank              func(childComplexity int) int
+		ReliabilityScore  func(childComplexity int) int
+		Simulated         func(childComplexity int) int
+		Tier              func(childComplexity int) int
+		Uptime            func(childComplexity int) int
+		VramGb            func(childComplexity int) int
+	}
+
+	ListingConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ListingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Location struct {
@@ -311,6 +364,14 @@ type ComplexityRoot struct {
 		Machine func(childComplexity int) int
 	}
 
+	MaintenanceWindow struct {
+		EndsAt    func(childComplexity int) int
+		ID        func(childComplexity int) int
+		MachineID func(childComplexity int) int
+		Note      func(childComplexity int) int
+		StartsAt  func(childComplexity int) int
+	}
+
 	MarkNotificationsReadPayload struct {
 		UnreadCount func(childComplexity int) int
 		Updated     func(childComplexity int) int
@@ -327,10 +388,15 @@ type ComplexityRoot struct {
 		MarkNotificationsRead      func(childComplexity int, ids []string) int
 		RegisterMachine            func(childComplexity int, input protocol.RegisterMachineInput) int
 		RejectProviderApplication  func(childComplexity int, id string, reason string) int
+		ReportJobStatus            func(childComplexity int, input protocol.ReportJobStatusInput) int
 		RequestApplicationInfo     func(childComplexity int, id string, message string) int
 		RequestBenchmark           func(childComplexity int, input model.RequestBenchmarkInput) int
 		RevokeAgentToken           func(childComplexity int, id string) int
+		SetAvailabilitySchedule    func(childComplexity int, input model.SetAvailabilityScheduleInput) int
+		SetGpuPrice                func(childComplexity int, input model.SetGpuPriceInput) int
 		SignUp                     func(childComplexity int, input model.SignUpInput) int
+		StartRental                func(childComplexity int, input model.StartRentalInput) int
+		StopRental                 func(childComplexity int, id string) int
 		SubmitBenchmarkResult      func(childComplexity int, input protocol.BenchmarkResultInput) int
 		SubmitProviderApplication  func(childComplexity int, input model.ProviderApplicationInput) int
 		UpdateProviderApplication  func(childComplexity int, id string, input model.ProviderApplicationInput) int
@@ -373,7 +439,11 @@ type ComplexityRoot struct {
 		CreatedAt   func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Machines    func(childComplexity int) int
+		Maintenance func(childComplexity int) int
 		Name        func(childComplexity int) int
+		Prices      func(childComplexity int) int
+		Rentals     func(childComplexity int) int
+		Schedule    func(childComplexity int) int
 		Tier        func(childComplexity int) int
 	}
 
@@ -415,14 +485,33 @@ type ComplexityRoot struct {
 		UserErrors  func(childComplexity int) int
 	}
 
+	ProviderRental struct {
+		Cause        func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		EndedAt      func(childComplexity int) int
+		GpuCount     func(childComplexity int) int
+		GpuUUIDs     func(childComplexity int) int
+		Hostname     func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Image        func(childComplexity int) int
+		MachineID    func(childComplexity int) int
+		ModelKey     func(childComplexity int) int
+		PricePerHour func(childComplexity int) int
+		StartedAt    func(childComplexity int) int
+		State        func(childComplexity int) int
+	}
+
 	Query struct {
 		Health               func(childComplexity int) int
+		Marketplace          func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
 		Me                   func(childComplexity int) int
 		MyApplication        func(childComplexity int) int
 		MyProvider           func(childComplexity int) int
+		MyRentals            func(childComplexity int, first *int, after *string) int
 		Notifications        func(childComplexity int, first *int, after *string) int
 		ProviderApplication  func(childComplexity int, id string) int
 		ProviderApplications func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
+		Rental               func(childComplexity int, id string) int
 		SupportedGpuModels   func(childComplexity int) int
 	}
 
@@ -430,6 +519,44 @@ type ComplexityRoot struct {
 		HeartbeatIntervalSeconds func(childComplexity int) int
 		Machine                  func(childComplexity int) int
 		UserErrors               func(childComplexity int) int
+	}
+
+	Rental struct {
+		Cause        func(childComplexity int) int
+		Command      func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		EndedAt      func(childComplexity int) int
+		EndsBy       func(childComplexity int) int
+		EnvNames     func(childComplexity int) int
+		ExitCode     func(childComplexity int) int
+		GpuCount     func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Image        func(childComplexity int) int
+		Location     func(childComplexity int) int
+		LogTail      func(childComplexity int) int
+		Message      func(childComplexity int) int
+		Model        func(childComplexity int) int
+		ModelKey     func(childComplexity int) int
+		PricePerHour func(childComplexity int) int
+		StartedAt    func(childComplexity int) int
+		State        func(childComplexity int) int
+		Tier         func(childComplexity int) int
+	}
+
+	RentalConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	RentalEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ReportJobStatusPayload struct {
+		Accepted   func(childComplexity int) int
+		Stop       func(childComplexity int) int
+		UserErrors func(childComplexity int) int
 	}
 
 	RequestBenchmarkPayload struct {
@@ -443,6 +570,27 @@ type ComplexityRoot struct {
 		UserErrors func(childComplexity int) int
 	}
 
+	SetAvailabilitySchedulePayload struct {
+		Maintenance func(childComplexity int) int
+		Schedule    func(childComplexity int) int
+		UserErrors  func(childComplexity int) int
+	}
+
+	SetGpuPricePayload struct {
+		Price      func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
+	StartRentalPayload struct {
+		Rental     func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
+	StopRentalPayload struct {
+		Rental     func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	SubmitBenchmarkResultPayload struct {
 		Accepted   func(childComplexity int) int
 		UserErrors func(childComplexity int) int
@@ -453,6 +601,8 @@ type ComplexityRoot struct {
 		MachineStatusChanged       func(childComplexity int) int
 		NotificationAdded          func(childComplexity int, afterID *string) int
 		ProviderApplicationChanged func(childComplexity int, id *string) int
+		ProviderRentalUpdated      func(childComplexity int) int
+		RentalUpdated              func(childComplexity int, id *string) int
 	}
 
 	TierSuggestion struct {
@@ -492,10 +642,16 @@ type GpuResolver interface {
 type GpuBenchmarkEvidenceResolver interface {
 	ThrottleReasons(ctx context.Context, obj *protocol.GpuBenchEvidence) ([]string, error)
 }
+type GpuPriceResolver interface {
+	Model(ctx context.Context, obj *models.GpuPrice) (*catalog.GpuModel, error)
+}
 type GpuTelemetryResolver interface {
 	ThrottleReasons(ctx context.Context, obj *models.GpuTelemetry) ([]string, error)
 
 	RecentUtilizationPct(ctx context.Context, obj *models.GpuTelemetry) ([]float64, error)
+}
+type ListingResolver interface {
+	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
 }
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
@@ -506,12 +662,17 @@ type MutationResolver interface {
 	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
 	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
 	Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error)
+	StartRental(ctx context.Context, input model.StartRentalInput) (*model.StartRentalPayload, error)
+	StopRental(ctx context.Context, id string) (*model.StopRentalPayload, error)
+	ReportJobStatus(ctx context.Context, input protocol.ReportJobStatusInput) (*protocol.ReportJobStatusAnswer, error)
 	MarkNotificationsRead(ctx context.Context, ids []string) (*model.MarkNotificationsReadPayload, error)
 	SubmitProviderApplication(ctx context.Context, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
 	UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
 	ApproveProviderApplication(ctx context.Context, id string, tier *models.ProviderTier, message *string) (*model.ApprovalPayload, error)
 	RejectProviderApplication(ctx context.Context, id string, reason string) (*model.ProviderApplicationPayload, error)
 	RequestApplicationInfo(ctx context.Context, id string, message string) (*model.ProviderApplicationPayload, error)
+	SetGpuPrice(ctx context.Context, input model.SetGpuPriceInput) (*model.SetGpuPricePayload, error)
+	SetAvailabilitySchedule(ctx context.Context, input model.SetAvailabilityScheduleInput) (*model.SetAvailabilitySchedulePayload, error)
 	CreateAgentToken(ctx context.Context, name string) (*model.CreateAgentTokenPayload, error)
 	RevokeAgentToken(ctx context.Context, id string) (*model.RevokeAgentTokenPayload, error)
 }
@@ -522,6 +683,10 @@ type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
 	Benchmarks(ctx context.Context, obj *models.Provider) ([]*bench.MachineBenchmarks, error)
 	Machines(ctx context.Context, obj *models.Provider) ([]*models.Machine, error)
+	Rentals(ctx context.Context, obj *models.Provider) ([]*market.ProviderRental, error)
+	Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error)
+	Schedule(ctx context.Context, obj *models.Provider) (*pricing.Schedule, error)
+	Maintenance(ctx context.Context, obj *models.Provider) ([]*models.MaintenanceWindow, error)
 }
 type ProviderApplicationResolver interface {
 	SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error)
@@ -531,6 +696,9 @@ type ProviderApplicationResolver interface {
 type QueryResolver interface {
 	Health(ctx context.Context) (bool, error)
 	Me(ctx context.Context) (*models.User, error)
+	Marketplace(ctx context.Context, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) (*model.ListingConnection, error)
+	MyRentals(ctx context.Context, first *int, after *string) (*model.RentalConnection, error)
+	Rental(ctx context.Context, id string) (*models.Rental, error)
 	Notifications(ctx context.Context, first *int, after *string) (*model.NotificationConnection, error)
 	SupportedGpuModels(ctx context.Context) ([]*catalog.GpuModel, error)
 	MyApplication(ctx context.Context) (*models.ProviderApplication, error)
@@ -538,9 +706,14 @@ type QueryResolver interface {
 	ProviderApplication(ctx context.Context, id string) (*models.ProviderApplication, error)
 	MyProvider(ctx context.Context) (*models.Provider, error)
 }
+type RentalResolver interface {
+	Model(ctx context.Context, obj *models.Rental) (*catalog.GpuModel, error)
+}
 type SubscriptionResolver interface {
 	BenchmarkUpdated(ctx context.Context) (<-chan *bench.Event, error)
 	MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error)
+	RentalUpdated(ctx context.Context, id *string) (<-chan *models.Rental, error)
+	ProviderRentalUpdated(ctx context.Context) (<-chan *market.ProviderRental, error)
 	NotificationAdded(ctx context.Context, afterID *string) (<-chan *models.Notification, error)
 	ProviderApplicationChanged(ctx context.Context, id *string) (<-chan *onboarding.Change, error)
 }
@@ -774,6 +947,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Availability.Windows(childComplexity), true
+
+	case "AvailabilitySchedule.availability":
+		if e.ComplexityRoot.AvailabilitySchedule.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilitySchedule.Availability(childComplexity), true
+	case "AvailabilitySchedule.nextChangeAt":
+		if e.ComplexityRoot.AvailabilitySchedule.NextChangeAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilitySchedule.NextChangeAt(childComplexity), true
+	case "AvailabilitySchedule.openNow":
+		if e.ComplexityRoot.AvailabilitySchedule.OpenNow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilitySchedule.OpenNow(childComplexity), true
+	case "AvailabilitySchedule.updatedAt":
+		if e.ComplexityRoot.AvailabilitySchedule.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilitySchedule.UpdatedAt(childComplexity), true
 
 	case "AvailabilityWindow.day":
 		if e.ComplexityRoot.AvailabilityWindow.Day == nil {
@@ -1394,6 +1592,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GpuModel.VramGb(childComplexity), true
 
+	case "GpuPrice.history":
+		if e.ComplexityRoot.GpuPrice.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPrice.History(childComplexity), true
+	case "GpuPrice.model":
+		if e.ComplexityRoot.GpuPrice.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPrice.Model(childComplexity), true
+	case "GpuPrice.modelKey":
+		if e.ComplexityRoot.GpuPrice.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPrice.ModelKey(childComplexity), true
+	case "GpuPrice.pricePerHour":
+		if e.ComplexityRoot.GpuPrice.PricePerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPrice.PricePerHour(childComplexity), true
+	case "GpuPrice.updatedAt":
+		if e.ComplexityRoot.GpuPrice.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPrice.UpdatedAt(childComplexity), true
+
+	case "GpuPriceChange.at":
+		if e.ComplexityRoot.GpuPriceChange.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPriceChange.At(childComplexity), true
+	case "GpuPriceChange.pricePerHour":
+		if e.ComplexityRoot.GpuPriceChange.PricePerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuPriceChange.PricePerHour(childComplexity), true
+
 	case "GpuTelemetry.at":
 		if e.ComplexityRoot.GpuTelemetry.At == nil {
 			break
@@ -1485,6 +1727,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.HeartbeatPayload.UserErrors(childComplexity), true
+
+	case "Listing.commitmentMonths":
+		if e.ComplexityRoot.Listing.CommitmentMonths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.CommitmentMonths(childComplexity), true
+	case "Listing.gpuCount":
+		if e.ComplexityRoot.Listing.GpuCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.GpuCount(childComplexity), true
+	case "Listing.id":
+		if e.ComplexityRoot.Listing.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.ID(childComplexity), true
+	case "Listing.location":
+		if e.ComplexityRoot.Listing.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Location(childComplexity), true
+	case "Listing.model":
+		if e.ComplexityRoot.Listing.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Model(childComplexity), true
+	case "Listing.modelKey":
+		if e.ComplexityRoot.Listing.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.ModelKey(childComplexity), true
+	case "Listing.nextMaintenanceAt":
+		if e.ComplexityRoot.Listing.NextMaintenanceAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.NextMaintenanceAt(childComplexity), true
+	case "Listing.performanceScore":
+		if e.ComplexityRoot.Listing.PerformanceScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.PerformanceScore(childComplexity), true
+	case "Listing.pricePerHour":
+		if e.ComplexityRoot.Listing.PricePerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.PricePerHour(childComplexity), true
+	case "Listing.rank":
+		if e.ComplexityRoot.Listing.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Rank(childComplexity), true
+	case "Listing.reliabilityScore":
+		if e.ComplexityRoot.Listing.ReliabilityScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.ReliabilityScore(childComplexity), true
+	case "Listing.simulated":
+		if e.ComplexityRoot.Listing.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Simulated(childComplexity), true
+	case "Listing.tier":
+		if e.ComplexityRoot.Listing.Tier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Tier(childComplexity), true
+	case "Listing.uptime":
+		if e.ComplexityRoot.Listing.Uptime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Uptime(childComplexity), true
+	case "Listing.vramGb":
+		if e.ComplexityRoot.Listing.VramGb == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.VramGb(childComplexity), true
+
+	case "ListingConnection.edges":
+		if e.ComplexityRoot.ListingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingConnection.Edges(childComplexity), true
+	case "ListingConnection.pageInfo":
+		if e.ComplexityRoot.ListingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingConnection.PageInfo(childComplexity), true
+
+	case "ListingEdge.cursor":
+		if e.ComplexityRoot.ListingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingEdge.Cursor(childComplexity), true
+	case "ListingEdge.node":
+		if e.ComplexityRoot.ListingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingEdge.Node(childComplexity), true
 
 	case "Location.city":
 		if e.ComplexityRoot.Location.City == nil {
@@ -1647,6 +2006,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MachineStatusEvent.Machine(childComplexity), true
 
+	case "MaintenanceWindow.endsAt":
+		if e.ComplexityRoot.MaintenanceWindow.EndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.EndsAt(childComplexity), true
+	case "MaintenanceWindow.id":
+		if e.ComplexityRoot.MaintenanceWindow.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.ID(childComplexity), true
+	case "MaintenanceWindow.machineId":
+		if e.ComplexityRoot.MaintenanceWindow.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.MachineID(childComplexity), true
+	case "MaintenanceWindow.note":
+		if e.ComplexityRoot.MaintenanceWindow.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.Note(childComplexity), true
+	case "MaintenanceWindow.startsAt":
+		if e.ComplexityRoot.MaintenanceWindow.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.StartsAt(childComplexity), true
+
 	case "MarkNotificationsReadPayload.unreadCount":
 		if e.ComplexityRoot.MarkNotificationsReadPayload.UnreadCount == nil {
 			break
@@ -1760,6 +2150,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectProviderApplication(childComplexity, args["id"].(string), args["reason"].(string)), true
+	case "Mutation.reportJobStatus":
+		if e.ComplexityRoot.Mutation.ReportJobStatus == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reportJobStatus_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReportJobStatus(childComplexity, args["input"].(protocol.ReportJobStatusInput)), true
 	case "Mutation.requestApplicationInfo":
 		if e.ComplexityRoot.Mutation.RequestApplicationInfo == nil {
 			break
@@ -1793,6 +2194,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAgentToken(childComplexity, args["id"].(string)), true
+	case "Mutation.setAvailabilitySchedule":
+		if e.ComplexityRoot.Mutation.SetAvailabilitySchedule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setAvailabilitySchedule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetAvailabilitySchedule(childComplexity, args["input"].(model.SetAvailabilityScheduleInput)), true
+	case "Mutation.setGpuPrice":
+		if e.ComplexityRoot.Mutation.SetGpuPrice == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setGpuPrice_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetGpuPrice(childComplexity, args["input"].(model.SetGpuPriceInput)), true
 	case "Mutation.signUp":
 		if e.ComplexityRoot.Mutation.SignUp == nil {
 			break
@@ -1804,6 +2227,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SignUp(childComplexity, args["input"].(model.SignUpInput)), true
+	case "Mutation.startRental":
+		if e.ComplexityRoot.Mutation.StartRental == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startRental_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartRental(childComplexity, args["input"].(model.StartRentalInput)), true
+	case "Mutation.stopRental":
+		if e.ComplexityRoot.Mutation.StopRental == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_stopRental_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StopRental(childComplexity, args["id"].(string)), true
 	case "Mutation.submitBenchmarkResult":
 		if e.ComplexityRoot.Mutation.SubmitBenchmarkResult == nil {
 			break
@@ -1969,12 +2414,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.Machines(childComplexity), true
+	case "Provider.maintenance":
+		if e.ComplexityRoot.Provider.Maintenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Maintenance(childComplexity), true
 	case "Provider.name":
 		if e.ComplexityRoot.Provider.Name == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Provider.Name(childComplexity), true
+	case "Provider.prices":
+		if e.ComplexityRoot.Provider.Prices == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Prices(childComplexity), true
+	case "Provider.rentals":
+		if e.ComplexityRoot.Provider.Rentals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Rentals(childComplexity), true
+	case "Provider.schedule":
+		if e.ComplexityRoot.Provider.Schedule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Schedule(childComplexity), true
 	case "Provider.tier":
 		if e.ComplexityRoot.Provider.Tier == nil {
 			break
@@ -2125,6 +2594,85 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProviderApplicationPayload.UserErrors(childComplexity), true
 
+	case "ProviderRental.cause":
+		if e.ComplexityRoot.ProviderRental.Cause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.Cause(childComplexity), true
+	case "ProviderRental.createdAt":
+		if e.ComplexityRoot.ProviderRental.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.CreatedAt(childComplexity), true
+	case "ProviderRental.endedAt":
+		if e.ComplexityRoot.ProviderRental.EndedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.EndedAt(childComplexity), true
+	case "ProviderRental.gpuCount":
+		if e.ComplexityRoot.ProviderRental.GpuCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.GpuCount(childComplexity), true
+	case "ProviderRental.gpuUuids":
+		if e.ComplexityRoot.ProviderRental.GpuUUIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.GpuUUIDs(childComplexity), true
+	case "ProviderRental.hostname":
+		if e.ComplexityRoot.ProviderRental.Hostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.Hostname(childComplexity), true
+	case "ProviderRental.id":
+		if e.ComplexityRoot.ProviderRental.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.ID(childComplexity), true
+	case "ProviderRental.image":
+		if e.ComplexityRoot.ProviderRental.Image == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.Image(childComplexity), true
+	case "ProviderRental.machineId":
+		if e.ComplexityRoot.ProviderRental.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.MachineID(childComplexity), true
+	case "ProviderRental.modelKey":
+		if e.ComplexityRoot.ProviderRental.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.ModelKey(childComplexity), true
+	case "ProviderRental.pricePerHour":
+		if e.ComplexityRoot.ProviderRental.PricePerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.PricePerHour(childComplexity), true
+	case "ProviderRental.startedAt":
+		if e.ComplexityRoot.ProviderRental.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.StartedAt(childComplexity), true
+	case "ProviderRental.state":
+		if e.ComplexityRoot.ProviderRental.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.State(childComplexity), true
+
 	case "Query.health":
 		if e.ComplexityRoot.Query.Health == nil {
 			break
@@ -2132,6 +2680,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Health(childComplexity), true
 
+	case "Query.marketplace":
+		if e.ComplexityRoot.Query.Marketplace == nil {
+			break
+		}
+
+		args, err := ec.field_Query_marketplace_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Marketplace(childComplexity, args["filter"].(*model.MarketplaceFilter), args["sort"].(*model.MarketplaceSort), args["first"].(*int), args["after"].(*string)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -2150,6 +2709,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyProvider(childComplexity), true
+	case "Query.myRentals":
+		if e.ComplexityRoot.Query.MyRentals == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myRentals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyRentals(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.notifications":
 		if e.ComplexityRoot.Query.Notifications == nil {
 			break
@@ -2183,6 +2753,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ProviderApplications(childComplexity, args["status"].(*models.ApplicationStatus), args["first"].(*int), args["after"].(*string)), true
+	case "Query.rental":
+		if e.ComplexityRoot.Query.Rental == nil {
+			break
+		}
+
+		args, err := ec.field_Query_rental_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Rental(childComplexity, args["id"].(string)), true
 	case "Query.supportedGpuModels":
 		if e.ComplexityRoot.Query.SupportedGpuModels == nil {
 			break
@@ -2208,6 +2789,166 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RegisterMachinePayload.UserErrors(childComplexity), true
+
+	case "Rental.cause":
+		if e.ComplexityRoot.Rental.Cause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Cause(childComplexity), true
+	case "Rental.command":
+		if e.ComplexityRoot.Rental.Command == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Command(childComplexity), true
+	case "Rental.createdAt":
+		if e.ComplexityRoot.Rental.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.CreatedAt(childComplexity), true
+	case "Rental.endedAt":
+		if e.ComplexityRoot.Rental.EndedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.EndedAt(childComplexity), true
+	case "Rental.endsBy":
+		if e.ComplexityRoot.Rental.EndsBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.EndsBy(childComplexity), true
+	case "Rental.envNames":
+		if e.ComplexityRoot.Rental.EnvNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.EnvNames(childComplexity), true
+	case "Rental.exitCode":
+		if e.ComplexityRoot.Rental.ExitCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.ExitCode(childComplexity), true
+	case "Rental.gpuCount":
+		if e.ComplexityRoot.Rental.GpuCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.GpuCount(childComplexity), true
+	case "Rental.id":
+		if e.ComplexityRoot.Rental.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.ID(childComplexity), true
+	case "Rental.image":
+		if e.ComplexityRoot.Rental.Image == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Image(childComplexity), true
+	case "Rental.location":
+		if e.ComplexityRoot.Rental.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Location(childComplexity), true
+	case "Rental.logTail":
+		if e.ComplexityRoot.Rental.LogTail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.LogTail(childComplexity), true
+	case "Rental.message":
+		if e.ComplexityRoot.Rental.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Message(childComplexity), true
+	case "Rental.model":
+		if e.ComplexityRoot.Rental.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Model(childComplexity), true
+	case "Rental.modelKey":
+		if e.ComplexityRoot.Rental.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.ModelKey(childComplexity), true
+	case "Rental.pricePerHour":
+		if e.ComplexityRoot.Rental.PricePerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.PricePerHour(childComplexity), true
+	case "Rental.startedAt":
+		if e.ComplexityRoot.Rental.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.StartedAt(childComplexity), true
+	case "Rental.state":
+		if e.ComplexityRoot.Rental.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.State(childComplexity), true
+	case "Rental.tier":
+		if e.ComplexityRoot.Rental.Tier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Tier(childComplexity), true
+
+	case "RentalConnection.edges":
+		if e.ComplexityRoot.RentalConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RentalConnection.Edges(childComplexity), true
+	case "RentalConnection.pageInfo":
+		if e.ComplexityRoot.RentalConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RentalConnection.PageInfo(childComplexity), true
+
+	case "RentalEdge.cursor":
+		if e.ComplexityRoot.RentalEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RentalEdge.Cursor(childComplexity), true
+	case "RentalEdge.node":
+		if e.ComplexityRoot.RentalEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RentalEdge.Node(childComplexity), true
+
+	case "ReportJobStatusPayload.accepted":
+		if e.ComplexityRoot.ReportJobStatusPayload.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportJobStatusPayload.Accepted(childComplexity), true
+	case "ReportJobStatusPayload.stop":
+		if e.ComplexityRoot.ReportJobStatusPayload.Stop == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportJobStatusPayload.Stop(childComplexity), true
+	case "ReportJobStatusPayload.userErrors":
+		if e.ComplexityRoot.ReportJobStatusPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportJobStatusPayload.UserErrors(childComplexity), true
 
 	case "RequestBenchmarkPayload.requestAllowedAt":
 		if e.ComplexityRoot.RequestBenchmarkPayload.RequestAllowedAt == nil {
@@ -2240,6 +2981,64 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RevokeAgentTokenPayload.UserErrors(childComplexity), true
+
+	case "SetAvailabilitySchedulePayload.maintenance":
+		if e.ComplexityRoot.SetAvailabilitySchedulePayload.Maintenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetAvailabilitySchedulePayload.Maintenance(childComplexity), true
+	case "SetAvailabilitySchedulePayload.schedule":
+		if e.ComplexityRoot.SetAvailabilitySchedulePayload.Schedule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetAvailabilitySchedulePayload.Schedule(childComplexity), true
+	case "SetAvailabilitySchedulePayload.userErrors":
+		if e.ComplexityRoot.SetAvailabilitySchedulePayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetAvailabilitySchedulePayload.UserErrors(childComplexity), true
+
+	case "SetGpuPricePayload.price":
+		if e.ComplexityRoot.SetGpuPricePayload.Price == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetGpuPricePayload.Price(childComplexity), true
+	case "SetGpuPricePayload.userErrors":
+		if e.ComplexityRoot.SetGpuPricePayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetGpuPricePayload.UserErrors(childComplexity), true
+
+	case "StartRentalPayload.rental":
+		if e.ComplexityRoot.StartRentalPayload.Rental == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StartRentalPayload.Rental(childComplexity), true
+	case "StartRentalPayload.userErrors":
+		if e.ComplexityRoot.StartRentalPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StartRentalPayload.UserErrors(childComplexity), true
+
+	case "StopRentalPayload.rental":
+		if e.ComplexityRoot.StopRentalPayload.Rental == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StopRentalPayload.Rental(childComplexity), true
+	case "StopRentalPayload.userErrors":
+		if e.ComplexityRoot.StopRentalPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StopRentalPayload.UserErrors(childComplexity), true
 
 	case "SubmitBenchmarkResultPayload.accepted":
 		if e.ComplexityRoot.SubmitBenchmarkResultPayload.Accepted == nil {
@@ -2288,6 +3087,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ProviderApplicationChanged(childComplexity, args["id"].(*string)), true
+	case "Subscription.providerRentalUpdated":
+		if e.ComplexityRoot.Subscription.ProviderRentalUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.ProviderRentalUpdated(childComplexity), true
+	case "Subscription.rentalUpdated":
+		if e.ComplexityRoot.Subscription.RentalUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_rentalUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.RentalUpdated(childComplexity, args["id"].(*string)), true
 
 	case "TierSuggestion.reasonCodes":
 		if e.ComplexityRoot.TierSuggestion.ReasonCodes == nil {
@@ -2373,6 +3189,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BenchmarkMeasurementInput", ec.unmarshalInputBenchmarkMeasurementInput),
 			graphql.NewInputUnmarshaler("BenchmarkResultInput", ec.unmarshalInputBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("BenchmarkSectionInput", ec.unmarshalInputBenchmarkSectionInput),
+			graphql.NewInputUnmarshaler("EnvVarInput", ec.unmarshalInputEnvVarInput),
 			graphql.NewInputUnmarshaler("GpuBenchmarkEvidenceInput", ec.unmarshalInputGpuBenchmarkEvidenceInput),
 			graphql.NewInputUnmarshaler("GpuBenchmarkResultInput", ec.unmarshalInputGpuBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("GpuInventoryInput", ec.unmarshalInputGpuInventoryInput),
@@ -2380,10 +3197,16 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("HeartbeatInput", ec.unmarshalInputHeartbeatInput),
 			graphql.NewInputUnmarshaler("LocationInput", ec.unmarshalInputLocationInput),
 			graphql.NewInputUnmarshaler("LogInInput", ec.unmarshalInputLogInInput),
+			graphql.NewInputUnmarshaler("MaintenanceWindowInput", ec.unmarshalInputMaintenanceWindowInput),
+			graphql.NewInputUnmarshaler("MarketplaceFilter", ec.unmarshalInputMarketplaceFilter),
 			graphql.NewInputUnmarshaler("ProviderApplicationInput", ec.unmarshalInputProviderApplicationInput),
 			graphql.NewInputUnmarshaler("RegisterMachineInput", ec.unmarshalInputRegisterMachineInput),
+			graphql.NewInputUnmarshaler("ReportJobStatusInput", ec.unmarshalInputReportJobStatusInput),
 			graphql.NewInputUnmarshaler("RequestBenchmarkInput", ec.unmarshalInputRequestBenchmarkInput),
+			graphql.NewInputUnmarshaler("SetAvailabilityScheduleInput", ec.unmarshalInputSetAvailabilityScheduleInput),
+			graphql.NewInputUnmarshaler("SetGpuPriceInput", ec.unmarshalInputSetGpuPriceInput),
 			graphql.NewInputUnmarshaler("SignUpInput", ec.unmarshalInputSignUpInput),
+			graphql.NewInputUnmarshaler("StartRentalInput", ec.unmarshalInputStartRentalInput),
 		)
 	}
 	first := true
@@ -3029,6 +3852,239 @@ extend type Subscription {
   machineStatusChanged: MachineStatusEvent!
 }
 `, BuiltIn: false},
+	{Name: "../schema/market.graphqls", Input: `# The marketplace and rentals: customers find GPUs that can be rented now
+# and rent them; a rental runs as an isolated job on the provider's agent.
+# A GPU is allocated to one rental at a time, enforced by the database.
+
+"How the marketplace orders listings."
+enum MarketplaceSort {
+  "The documented ranking: price against the model's market, performance, uptime, tier, commitment."
+  RANK
+  "Cheapest first."
+  PRICE
+  "Most performance score per USDC first."
+  PERFORMANCE_PER_DOLLAR
+}
+
+"What a customer is looking for. Every field is optional."
+input MarketplaceFilter {
+  "A catalogue model key (GpuModel.key)."
+  model: String
+  "ISO 3166-1 alpha-2 country code, e.g. PT."
+  country: String
+  "A city or datacenter region, e.g. Lisbon or eu-west-1."
+  region: String
+  minVramGb: Int
+  "At least this many free GPUs of the model on one machine."
+  minGpus: Int
+  maxPricePerHour: USDC
+  "Minimum reliability score (0–100); listings without a score yet are kept out when set."
+  minReliability: Int
+  "Minimum performance score (0–100) of the listing's GPUs."
+  minPerformance: Int
+  tier: ProviderTier
+}
+
+"N free GPUs of one model on one machine, rentable now."
+type Listing {
+  "Opaque; startRental takes it."
+  id: ID!
+  modelKey: String!
+  model: GpuModel
+  "Free GPUs of the model on the machine now."
+  gpuCount: Int!
+  vramGb: Int
+  pricePerHour: USDC!
+  "The lowest performance score among the free GPUs (0–100)."
+  performanceScore: Int
+  "The provider's reliability score (0–100); null until it is computed."
+  reliabilityScore: Int
+  "Share of the machine's scheduled time online over the last 30 days (0–1)."
+  uptime: Float
+  tier: ProviderTier!
+  commitmentMonths: Int!
+  location: Location!
+  "The ranking score the RANK sort orders by (higher first)."
+  rank: Float!
+  "The next planned maintenance of the machine, if any: a rental must end before it."
+  nextMaintenanceAt: DateTime
+  simulated: Boolean!
+}
+
+type ListingEdge {
+  cursor: String!
+  node: Listing!
+}
+
+type ListingConnection {
+  edges: [ListingEdge!]!
+  pageInfo: PageInfo!
+}
+
+"Where a rental is."
+enum RentalState {
+  "Asked of the agent; not started yet."
+  STARTING
+  RUNNING
+  "Stop asked; the agent has not confirmed."
+  STOPPING
+  "Ran to its end."
+  COMPLETED
+  "Stopped by its customer."
+  STOPPED
+  "Ended early; cause says whose side."
+  FAILED
+  "The machine went offline (or stopped reporting) during the rental."
+  INTERRUPTED
+}
+
+"A job's state as the agent reports it."
+enum JobState {
+  STARTING
+  RUNNING
+  COMPLETED
+  FAILED
+}
+
+"Whose side a failed rental's cause is on; only PROVIDER counts against reliability."
+enum JobFailureCause {
+  PROVIDER
+  CUSTOMER
+  PLATFORM
+}
+
+"A rental: GPUs of one machine running a customer's container."
+type Rental {
+  id: ID!
+  state: RentalState!
+  cause: JobFailureCause
+  message: String
+  modelKey: String!
+  model: GpuModel
+  gpuCount: Int!
+  "The rate locked when the rental started, per GPU per hour."
+  pricePerHour: USDC!
+  image: String!
+  command: [String!]!
+  "The names of the environment variables given (values are never shown again)."
+  envNames: [String!]!
+  location: Location!
+  tier: ProviderTier!
+  createdAt: DateTime!
+  startedAt: DateTime
+  endedAt: DateTime
+  "The end the customer accepted before a maintenance window, if any."
+  endsBy: DateTime
+  exitCode: Int
+  "The job's latest output (at most 16 KiB)."
+  logTail: String
+}
+
+type RentalEdge {
+  cursor: String!
+  node: Rental!
+}
+
+type RentalConnection {
+  edges: [RentalEdge!]!
+  pageInfo: PageInfo!
+}
+
+"A rental on a provider's GPUs, as the provider sees it (no customer identity, no environment)."
+type ProviderRental {
+  id: ID!
+  state: RentalState!
+  cause: JobFailureCause
+  machineId: ID!
+  hostname: String!
+  modelKey: String!
+  gpuCount: Int!
+  gpuUuids: [String!]!
+  pricePerHour: USDC!
+  image: String!
+  createdAt: DateTime!
+  startedAt: DateTime
+  endedAt: DateTime
+}
+
+extend type Provider {
+  "Rentals on the provider's GPUs: running ones first, then the latest ended (at most 100)."
+  rentals: [ProviderRental!]!
+}
+
+input EnvVarInput {
+  "A portable variable name: letters, digits and _, not starting with a digit."
+  name: String!
+  value: String!
+}
+
+input StartRentalInput {
+  "A listing (Listing.id); or omit it and give model with a filter: the scheduler picks the best-ranked machine."
+  listingId: ID
+  model: String
+  filter: MarketplaceFilter
+  gpuCount: Int!
+  "A container image reference, e.g. docker.io/library/python:3.12."
+  image: String!
+  command: [String!]
+  env: [EnvVarInput!]
+  "The customer accepts that the rental ends by then (before the machine's next maintenance)."
+  endBy: DateTime
+}
+
+type StartRentalPayload {
+  rental: Rental
+  userErrors: [UserError!]!
+}
+
+type StopRentalPayload {
+  rental: Rental
+  userErrors: [UserError!]!
+}
+
+input ReportJobStatusInput {
+  machineId: String!
+  jobId: String!
+  state: JobState!
+  at: DateTime!
+  cause: JobFailureCause
+  message: String
+  exitCode: Int
+  logTail: String
+}
+
+type ReportJobStatusPayload {
+  accepted: Boolean!
+  "The platform no longer wants the job: stop it."
+  stop: Boolean!
+  userErrors: [UserError!]!
+}
+
+extend type Query {
+  "Anyone: what can be rented now, grouped per machine and model. first is at most 100."
+  marketplace(filter: MarketplaceFilter, sort: MarketplaceSort = RANK, first: Int = 20, after: String): ListingConnection!
+  "The signed-in customer's rentals, newest first."
+  myRentals(first: Int = 20, after: String): RentalConnection!
+  "One of the signed-in customer's rentals."
+  rental(id: ID!): Rental
+}
+
+extend type Mutation {
+  "Signed in: rent GPUs; the price is locked now."
+  startRental(input: StartRentalInput!): StartRentalPayload!
+  "The rental's customer: stop it."
+  stopRental(id: ID!): StopRentalPayload!
+  "Agent token: a job's state, with its log tail."
+  reportJobStatus(input: ReportJobStatusInput!): ReportJobStatusPayload!
+}
+
+extend type Subscription {
+  "The signed-in customer's rentals (or one, by id): current state first, then every change with the log tail."
+  rentalUpdated(id: ID): Rental!
+  "The signed-in provider's rentals: current ones first, then every change."
+  providerRentalUpdated: ProviderRental!
+}
+`, BuiltIn: false},
 	{Name: "../schema/notification.graphqls", Input: `# In-app notifications, live over notificationAdded.
 
 """
@@ -3351,6 +4407,96 @@ extend type Subscription {
   providerApplicationChanged(id: ID): ProviderApplicationChange!
 }
 `, BuiltIn: false},
+	{Name: "../schema/pricing.graphqls", Input: `# Prices and availability: a provider's hourly rate per GPU model (with its
+# history), the weekly schedule its GPUs are offered in, and the planned
+# maintenance windows declared ahead. Outside the schedule and during
+# maintenance its GPUs are hidden from the marketplace and cannot be rented.
+
+"A provider's rate for one GPU model, per GPU per hour."
+type GpuPrice {
+  modelKey: String!
+  model: GpuModel
+  pricePerHour: USDC!
+  updatedAt: DateTime!
+  "Every rate this model had, newest first (the current one included)."
+  history: [GpuPriceChange!]!
+}
+
+"A rate that was set, and when."
+type GpuPriceChange {
+  pricePerHour: USDC!
+  at: DateTime!
+}
+
+"When a provider's GPUs are offered: the weekly schedule, in its time zone."
+type AvailabilitySchedule {
+  availability: Availability!
+  "Whether the GPUs are inside the schedule and outside maintenance now."
+  openNow: Boolean!
+  "When openNow next changes (null: never, e.g. 24/7 with no maintenance ahead)."
+  nextChangeAt: DateTime
+  updatedAt: DateTime!
+}
+
+"A planned maintenance window, declared ahead: the GPUs are not offered during it, and it does not count against reliability."
+type MaintenanceWindow {
+  id: ID!
+  "The machine it concerns (Machine.id); null: every machine of the provider."
+  machineId: ID
+  startsAt: DateTime!
+  endsAt: DateTime!
+  note: String
+}
+
+extend type Provider {
+  "The rate of each GPU model the provider has priced."
+  prices: [GpuPrice!]!
+  "The weekly schedule (the application's availability until set)."
+  schedule: AvailabilitySchedule!
+  "Maintenance windows that have not ended, soonest first."
+  maintenance: [MaintenanceWindow!]!
+}
+
+input SetGpuPriceInput {
+  "A catalogue model key the provider has GPUs of (GpuModel.key)."
+  model: String!
+  "USDC per GPU per hour: more than 0, at most 6 decimals, under the platform's cap."
+  pricePerHour: USDC!
+}
+
+type SetGpuPricePayload {
+  price: GpuPrice
+  userErrors: [UserError!]!
+}
+
+input MaintenanceWindowInput {
+  "A machine of the provider (Machine.id); omitted: every machine."
+  machineId: ID
+  startsAt: DateTime!
+  endsAt: DateTime!
+  note: String
+}
+
+input SetAvailabilityScheduleInput {
+  "24/7, or weekly windows in an IANA time zone; a window may cross midnight (20:00–08:00)."
+  availability: AvailabilityInput!
+  "The maintenance windows to keep or add: they replace those that have not started."
+  maintenance: [MaintenanceWindowInput!]
+}
+
+type SetAvailabilitySchedulePayload {
+  schedule: AvailabilitySchedule
+  maintenance: [MaintenanceWindow!]
+  userErrors: [UserError!]!
+}
+
+extend type Mutation {
+  "Provider: set the hourly rate of one GPU model; rentals keep the rate they started with."
+  setGpuPrice(input: SetGpuPriceInput!): SetGpuPricePayload!
+  "Provider: set the weekly schedule and the planned maintenance windows."
+  setAvailabilitySchedule(input: SetAvailabilityScheduleInput!): SetAvailabilitySchedulePayload!
+}
+`, BuiltIn: false},
 	{Name: "../schema/provider.graphqls", Input: `# The provider: the account an approved applicant becomes, and the root
 # every provider feature hangs from (myProvider): machines (fleet.graphqls)
 # today; benchmarks, prices, schedules, earnings, payouts and reliability
@@ -3652,6 +4798,20 @@ func (ec *executionContext) childFields_Availability(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type Availability", field.Name)
 }
 
+func (ec *executionContext) childFields_AvailabilitySchedule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "availability":
+		return ec.fieldContext_AvailabilitySchedule_availability(ctx, field)
+	case "openNow":
+		return ec.fieldContext_AvailabilitySchedule_openNow(ctx, field)
+	case "nextChangeAt":
+		return ec.fieldContext_AvailabilitySchedule_nextChangeAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AvailabilitySchedule_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilitySchedule", field.Name)
+}
+
 func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "day":
@@ -3932,6 +5092,32 @@ func (ec *executionContext) childFields_GpuModel(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type GpuModel", field.Name)
 }
 
+func (ec *executionContext) childFields_GpuPrice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "modelKey":
+		return ec.fieldContext_GpuPrice_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_GpuPrice_model(ctx, field)
+	case "pricePerHour":
+		return ec.fieldContext_GpuPrice_pricePerHour(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_GpuPrice_updatedAt(ctx, field)
+	case "history":
+		return ec.fieldContext_GpuPrice_history(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuPrice", field.Name)
+}
+
+func (ec *executionContext) childFields_GpuPriceChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "pricePerHour":
+		return ec.fieldContext_GpuPriceChange_pricePerHour(ctx, field)
+	case "at":
+		return ec.fieldContext_GpuPriceChange_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuPriceChange", field.Name)
+}
+
 func (ec *executionContext) childFields_GpuTelemetry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "at":
@@ -3972,6 +5158,62 @@ func (ec *executionContext) childFields_HeartbeatPayload(ctx context.Context, fi
 		return ec.fieldContext_HeartbeatPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HeartbeatPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Listing(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Listing_id(ctx, field)
+	case "modelKey":
+		return ec.fieldContext_Listing_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_Listing_model(ctx, field)
+	case "gpuCount":
+		return ec.fieldContext_Listing_gpuCount(ctx, field)
+	case "vramGb":
+		return ec.fieldContext_Listing_vramGb(ctx, field)
+	case "pricePerHour":
+		return ec.fieldContext_Listing_pricePerHour(ctx, field)
+	case "performanceScore":
+		return ec.fieldContext_Listing_performanceScore(ctx, field)
+	case "reliabilityScore":
+		return ec.fieldContext_Listing_reliabilityScore(ctx, field)
+	case "uptime":
+		return ec.fieldContext_Listing_uptime(ctx, field)
+	case "tier":
+		return ec.fieldContext_Listing_tier(ctx, field)
+	case "commitmentMonths":
+		return ec.fieldContext_Listing_commitmentMonths(ctx, field)
+	case "location":
+		return ec.fieldContext_Listing_location(ctx, field)
+	case "rank":
+		return ec.fieldContext_Listing_rank(ctx, field)
+	case "nextMaintenanceAt":
+		return ec.fieldContext_Listing_nextMaintenanceAt(ctx, field)
+	case "simulated":
+		return ec.fieldContext_Listing_simulated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Listing", field.Name)
+}
+
+func (ec *executionContext) childFields_ListingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ListingConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ListingConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ListingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ListingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ListingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListingEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4054,6 +5296,22 @@ func (ec *executionContext) childFields_MachineStatusEvent(ctx context.Context, 
 		return ec.fieldContext_MachineStatusEvent_initial(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MachineStatusEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_MaintenanceWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MaintenanceWindow_id(ctx, field)
+	case "machineId":
+		return ec.fieldContext_MaintenanceWindow_machineId(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_MaintenanceWindow_startsAt(ctx, field)
+	case "endsAt":
+		return ec.fieldContext_MaintenanceWindow_endsAt(ctx, field)
+	case "note":
+		return ec.fieldContext_MaintenanceWindow_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MaintenanceWindow", field.Name)
 }
 
 func (ec *executionContext) childFields_MarkNotificationsReadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4146,6 +5404,14 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_benchmarks(ctx, field)
 	case "machines":
 		return ec.fieldContext_Provider_machines(ctx, field)
+	case "rentals":
+		return ec.fieldContext_Provider_rentals(ctx, field)
+	case "prices":
+		return ec.fieldContext_Provider_prices(ctx, field)
+	case "schedule":
+		return ec.fieldContext_Provider_schedule(ctx, field)
+	case "maintenance":
+		return ec.fieldContext_Provider_maintenance(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Provider", field.Name)
 }
@@ -4226,6 +5492,38 @@ func (ec *executionContext) childFields_ProviderApplicationPayload(ctx context.C
 	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ProviderRental(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ProviderRental_id(ctx, field)
+	case "state":
+		return ec.fieldContext_ProviderRental_state(ctx, field)
+	case "cause":
+		return ec.fieldContext_ProviderRental_cause(ctx, field)
+	case "machineId":
+		return ec.fieldContext_ProviderRental_machineId(ctx, field)
+	case "hostname":
+		return ec.fieldContext_ProviderRental_hostname(ctx, field)
+	case "modelKey":
+		return ec.fieldContext_ProviderRental_modelKey(ctx, field)
+	case "gpuCount":
+		return ec.fieldContext_ProviderRental_gpuCount(ctx, field)
+	case "gpuUuids":
+		return ec.fieldContext_ProviderRental_gpuUuids(ctx, field)
+	case "pricePerHour":
+		return ec.fieldContext_ProviderRental_pricePerHour(ctx, field)
+	case "image":
+		return ec.fieldContext_ProviderRental_image(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ProviderRental_createdAt(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_ProviderRental_startedAt(ctx, field)
+	case "endedAt":
+		return ec.fieldContext_ProviderRental_endedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderRental", field.Name)
+}
+
 func (ec *executionContext) childFields_RegisterMachinePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "machine":
@@ -4236,6 +5534,82 @@ func (ec *executionContext) childFields_RegisterMachinePayload(ctx context.Conte
 		return ec.fieldContext_RegisterMachinePayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RegisterMachinePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Rental(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Rental_id(ctx, field)
+	case "state":
+		return ec.fieldContext_Rental_state(ctx, field)
+	case "cause":
+		return ec.fieldContext_Rental_cause(ctx, field)
+	case "message":
+		return ec.fieldContext_Rental_message(ctx, field)
+	case "modelKey":
+		return ec.fieldContext_Rental_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_Rental_model(ctx, field)
+	case "gpuCount":
+		return ec.fieldContext_Rental_gpuCount(ctx, field)
+	case "pricePerHour":
+		return ec.fieldContext_Rental_pricePerHour(ctx, field)
+	case "image":
+		return ec.fieldContext_Rental_image(ctx, field)
+	case "command":
+		return ec.fieldContext_Rental_command(ctx, field)
+	case "envNames":
+		return ec.fieldContext_Rental_envNames(ctx, field)
+	case "location":
+		return ec.fieldContext_Rental_location(ctx, field)
+	case "tier":
+		return ec.fieldContext_Rental_tier(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Rental_createdAt(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_Rental_startedAt(ctx, field)
+	case "endedAt":
+		return ec.fieldContext_Rental_endedAt(ctx, field)
+	case "endsBy":
+		return ec.fieldContext_Rental_endsBy(ctx, field)
+	case "exitCode":
+		return ec.fieldContext_Rental_exitCode(ctx, field)
+	case "logTail":
+		return ec.fieldContext_Rental_logTail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Rental", field.Name)
+}
+
+func (ec *executionContext) childFields_RentalConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RentalConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RentalConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RentalConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RentalEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RentalEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RentalEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RentalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ReportJobStatusPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accepted":
+		return ec.fieldContext_ReportJobStatusPayload_accepted(ctx, field)
+	case "stop":
+		return ec.fieldContext_ReportJobStatusPayload_stop(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_ReportJobStatusPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReportJobStatusPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RequestBenchmarkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4258,6 +5632,48 @@ func (ec *executionContext) childFields_RevokeAgentTokenPayload(ctx context.Cont
 		return ec.fieldContext_RevokeAgentTokenPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RevokeAgentTokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetAvailabilitySchedulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "schedule":
+		return ec.fieldContext_SetAvailabilitySchedulePayload_schedule(ctx, field)
+	case "maintenance":
+		return ec.fieldContext_SetAvailabilitySchedulePayload_maintenance(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SetAvailabilitySchedulePayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetAvailabilitySchedulePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetGpuPricePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "price":
+		return ec.fieldContext_SetGpuPricePayload_price(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SetGpuPricePayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetGpuPricePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StartRentalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rental":
+		return ec.fieldContext_StartRentalPayload_rental(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_StartRentalPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StartRentalPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StopRentalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rental":
+		return ec.fieldContext_StopRentalPayload_rental(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_StopRentalPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StopRentalPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SubmitBenchmarkResultPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4562,6 +5978,20 @@ func (ec *executionContext) field_Mutation_rejectProviderApplication_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reportJobStatus_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (protocol.ReportJobStatusInput, error) {
+			return ec.unmarshalNReportJobStatusInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐReportJobStatusInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_requestApplicationInfo_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4612,6 +6042,34 @@ func (ec *executionContext) field_Mutation_revokeAgentToken_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setAvailabilitySchedule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetAvailabilityScheduleInput, error) {
+			return ec.unmarshalNSetAvailabilityScheduleInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetAvailabilityScheduleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setGpuPrice_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetGpuPriceInput, error) {
+			return ec.unmarshalNSetGpuPriceInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetGpuPriceInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4623,6 +6081,34 @@ func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_startRental_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.StartRentalInput, error) {
+			return ec.unmarshalNStartRentalInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStartRentalInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_stopRental_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4687,6 +6173,66 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_marketplace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.MarketplaceFilter, error) {
+			return ec.unmarshalOMarketplaceFilter2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.MarketplaceSort, error) {
+			return ec.unmarshalOMarketplaceSort2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myRentals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -4756,6 +6302,20 @@ func (ec *executionContext) field_Query_providerApplications_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_rental_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_notificationAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4771,6 +6331,20 @@ func (ec *executionContext) field_Subscription_notificationAdded_args(ctx contex
 }
 
 func (ec *executionContext) field_Subscription_providerApplicationChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_rentalUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -5728,6 +7302,107 @@ func (ec *executionContext) fieldContext_Availability_windows(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilitySchedule_availability(ctx context.Context, field graphql.CollectedField, obj *pricing.Schedule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilitySchedule_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Availability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Availability) graphql.Marshaler {
+			return ec.marshalNAvailability2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilitySchedule_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AvailabilitySchedule",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Availability(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilitySchedule_openNow(ctx context.Context, field graphql.CollectedField, obj *pricing.Schedule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilitySchedule_openNow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OpenNow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilitySchedule_openNow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilitySchedule", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _AvailabilitySchedule_nextChangeAt(ctx context.Context, field graphql.CollectedField, obj *pricing.Schedule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilitySchedule_nextChangeAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextChangeAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilitySchedule_nextChangeAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilitySchedule", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _AvailabilitySchedule_updatedAt(ctx context.Context, field graphql.CollectedField, obj *pricing.Schedule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilitySchedule_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilitySchedule_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilitySchedule", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _AvailabilityWindow_day(ctx context.Context, field graphql.CollectedField, obj *models.AvailabilityWindow) (ret graphql.Marshaler) {
@@ -8206,6 +9881,185 @@ func (ec *executionContext) fieldContext_GpuModel_unconfirmed(_ context.Context,
 	return graphql.NewScalarFieldContext("GpuModel", field, false, false, "String")
 }
 
+func (ec *executionContext) _GpuPrice_modelKey(ctx context.Context, field graphql.CollectedField, obj *models.GpuPrice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPrice_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPrice_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuPrice", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuPrice_model(ctx context.Context, field graphql.CollectedField, obj *models.GpuPrice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPrice_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.GpuPrice().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPrice_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuPrice",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuPrice_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *models.GpuPrice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPrice_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PricePerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPrice_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuPrice", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _GpuPrice_updatedAt(ctx context.Context, field graphql.CollectedField, obj *models.GpuPrice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPrice_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPrice_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuPrice", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _GpuPrice_history(ctx context.Context, field graphql.CollectedField, obj *models.GpuPrice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPrice_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.GpuPriceChange) graphql.Marshaler {
+			return ec.marshalNGpuPriceChange2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPriceChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPrice_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuPrice",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuPriceChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GpuPriceChange_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *models.GpuPriceChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPriceChange_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PricePerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPriceChange_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuPriceChange", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _GpuPriceChange_at(ctx context.Context, field graphql.CollectedField, obj *models.GpuPriceChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuPriceChange_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuPriceChange_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuPriceChange", field, false, false, "DateTime")
+}
+
 func (ec *executionContext) _GpuTelemetry_at(ctx context.Context, field graphql.CollectedField, obj *models.GpuTelemetry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8564,6 +10418,488 @@ func (ec *executionContext) fieldContext_HeartbeatPayload_userErrors(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Listing_id(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Listing_modelKey(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "String")
+}
+
+func (ec *executionContext) _Listing_model(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Listing().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Listing",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Listing_gpuCount(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_gpuCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_gpuCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Listing_vramGb(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_vramGb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VramGb, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_vramGb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Listing_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PricePerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Listing_performanceScore(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_performanceScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PerformanceScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_performanceScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Listing_reliabilityScore(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_reliabilityScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReliabilityScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_reliabilityScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Listing_uptime(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_uptime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uptime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_uptime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Listing_tier(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_tier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
+			return ec.marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "ProviderTier")
+}
+
+func (ec *executionContext) _Listing_commitmentMonths(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_commitmentMonths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CommitmentMonths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_commitmentMonths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Listing_location(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Location) graphql.Marshaler {
+			return ec.marshalNLocation2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLocation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Listing",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Location(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Listing_rank(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_rank(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rank, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_rank(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Listing_nextMaintenanceAt(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_nextMaintenanceAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextMaintenanceAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_nextMaintenanceAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Listing_simulated(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ListingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ListingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ListingEdge) graphql.Marshaler {
+			return ec.marshalNListingEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐListingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ListingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ListingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ListingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ListingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ListingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ListingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ListingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *market.Listing) graphql.Marshaler {
+			return ec.marshalNListing2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐListing(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Listing(ctx, field)
 		},
 	}
 	return fc, nil
@@ -9212,6 +11548,121 @@ func (ec *executionContext) fieldContext_MachineStatusEvent_initial(_ context.Co
 	return graphql.NewScalarFieldContext("MachineStatusEvent", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _MaintenanceWindow_id(ctx context.Context, field graphql.CollectedField, obj *models.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MaintenanceWindow_machineId(ctx context.Context, field graphql.CollectedField, obj *models.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MaintenanceWindow_startsAt(ctx context.Context, field graphql.CollectedField, obj *models.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _MaintenanceWindow_endsAt(ctx context.Context, field graphql.CollectedField, obj *models.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_endsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _MaintenanceWindow_note(ctx context.Context, field graphql.CollectedField, obj *models.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, "String")
+}
+
 func (ec *executionContext) _MarkNotificationsReadPayload_updated(ctx context.Context, field graphql.CollectedField, obj *model.MarkNotificationsReadPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9630,6 +12081,138 @@ func (ec *executionContext) fieldContext_Mutation_heartbeat(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_startRental(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_startRental(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StartRental(ctx, fc.Args["input"].(model.StartRentalInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StartRentalPayload) graphql.Marshaler {
+			return ec.marshalNStartRentalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStartRentalPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_startRental(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StartRentalPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_startRental_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_stopRental(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_stopRental(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StopRental(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StopRentalPayload) graphql.Marshaler {
+			return ec.marshalNStopRentalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStopRentalPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_stopRental(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StopRentalPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_stopRental_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reportJobStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reportJobStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReportJobStatus(ctx, fc.Args["input"].(protocol.ReportJobStatusInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *protocol.ReportJobStatusAnswer) graphql.Marshaler {
+			return ec.marshalNReportJobStatusPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐReportJobStatusAnswer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reportJobStatus(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReportJobStatusPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reportJobStatus_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_markNotificationsRead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9888,6 +12471,94 @@ func (ec *executionContext) fieldContext_Mutation_requestApplicationInfo(ctx con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_requestApplicationInfo_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setGpuPrice(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setGpuPrice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetGpuPrice(ctx, fc.Args["input"].(model.SetGpuPriceInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetGpuPricePayload) graphql.Marshaler {
+			return ec.marshalNSetGpuPricePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetGpuPricePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setGpuPrice(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetGpuPricePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setGpuPrice_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setAvailabilitySchedule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setAvailabilitySchedule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetAvailabilitySchedule(ctx, fc.Args["input"].(model.SetAvailabilityScheduleInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetAvailabilitySchedulePayload) graphql.Marshaler {
+			return ec.marshalNSetAvailabilitySchedulePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetAvailabilitySchedulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setAvailabilitySchedule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetAvailabilitySchedulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setAvailabilitySchedule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10574,6 +13245,134 @@ func (ec *executionContext) fieldContext_Provider_machines(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Provider_rentals(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_rentals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Rentals(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*market.ProviderRental) graphql.Marshaler {
+			return ec.marshalNProviderRental2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐProviderRentalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_rentals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderRental(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_prices(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_prices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Prices(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.GpuPrice) graphql.Marshaler {
+			return ec.marshalNGpuPrice2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPriceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_prices(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuPrice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_schedule(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_schedule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Schedule(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *pricing.Schedule) graphql.Marshaler {
+			return ec.marshalNAvailabilitySchedule2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐSchedule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_schedule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilitySchedule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_maintenance(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_maintenance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Maintenance(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.MaintenanceWindow) graphql.Marshaler {
+			return ec.marshalNMaintenanceWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_maintenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MaintenanceWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProviderApplication_id(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11184,6 +13983,305 @@ func (ec *executionContext) fieldContext_ProviderApplicationPayload_userErrors(_
 	return fc, nil
 }
 
+func (ec *executionContext) _ProviderRental_id(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ProviderRental_state(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.RentalState) graphql.Marshaler {
+			return ec.marshalNRentalState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRentalState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "RentalState")
+}
+
+func (ec *executionContext) _ProviderRental_cause(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_cause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cause, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *protocol.JobCause) graphql.Marshaler {
+			return ec.marshalOJobFailureCause2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobCause(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_cause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "JobFailureCause")
+}
+
+func (ec *executionContext) _ProviderRental_machineId(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ProviderRental_hostname(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_hostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_hostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderRental_modelKey(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderRental_gpuCount(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_gpuCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_gpuCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProviderRental_gpuUuids(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_gpuUuids(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuUUIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_gpuUuids(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderRental_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PricePerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _ProviderRental_image(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_image(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Image, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_image(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderRental_createdAt(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ProviderRental_startedAt(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ProviderRental_endedAt(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_endedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_endedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "DateTime")
+}
+
 func (ec *executionContext) _Query_health(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11235,6 +14333,138 @@ func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graph
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_marketplace(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_marketplace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Marketplace(ctx, fc.Args["filter"].(*model.MarketplaceFilter), fc.Args["sort"].(*model.MarketplaceSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ListingConnection) graphql.Marshaler {
+			return ec.marshalNListingConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐListingConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_marketplace(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ListingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_marketplace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myRentals(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myRentals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyRentals(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RentalConnection) graphql.Marshaler {
+			return ec.marshalNRentalConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myRentals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RentalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myRentals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_rental(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_rental(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Rental(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+			return ec.marshalORental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_rental(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rental(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_rental_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -11630,6 +14860,658 @@ func (ec *executionContext) fieldContext_RegisterMachinePayload_userErrors(_ con
 	return fc, nil
 }
 
+func (ec *executionContext) _Rental_id(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Rental_state(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.RentalState) graphql.Marshaler {
+			return ec.marshalNRentalState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRentalState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "RentalState")
+}
+
+func (ec *executionContext) _Rental_cause(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_cause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cause, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *protocol.JobCause) graphql.Marshaler {
+			return ec.marshalOJobFailureCause2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobCause(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_cause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "JobFailureCause")
+}
+
+func (ec *executionContext) _Rental_message(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
+}
+
+func (ec *executionContext) _Rental_modelKey(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
+}
+
+func (ec *executionContext) _Rental_model(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Rental().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rental",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Rental_gpuCount(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_gpuCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_gpuCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Rental_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PricePerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Rental_image(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_image(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Image, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_image(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
+}
+
+func (ec *executionContext) _Rental_command(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_command(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Command, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_command(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
+}
+
+func (ec *executionContext) _Rental_envNames(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_envNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EnvNames, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_envNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
+}
+
+func (ec *executionContext) _Rental_location(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Location) graphql.Marshaler {
+			return ec.marshalNLocation2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLocation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rental",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Location(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Rental_tier(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_tier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
+			return ec.marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_tier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "ProviderTier")
+}
+
+func (ec *executionContext) _Rental_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Rental_startedAt(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Rental_endedAt(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_endedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_endedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Rental_endsBy(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_endsBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndsBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_endsBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Rental_exitCode(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_exitCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExitCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Rental_logTail(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_logTail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogTail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_logTail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
+}
+
+func (ec *executionContext) _RentalConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RentalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RentalConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RentalEdge) graphql.Marshaler {
+			return ec.marshalNRentalEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RentalConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RentalConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RentalEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RentalConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RentalConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RentalConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RentalConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RentalConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RentalEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RentalEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RentalEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RentalEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RentalEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _RentalEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RentalEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RentalEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+			return ec.marshalNRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RentalEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RentalEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rental(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReportJobStatusPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *protocol.ReportJobStatusAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportJobStatusPayload_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportJobStatusPayload_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportJobStatusPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ReportJobStatusPayload_stop(ctx context.Context, field graphql.CollectedField, obj *protocol.ReportJobStatusAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportJobStatusPayload_stop(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stop, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportJobStatusPayload_stop(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportJobStatusPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ReportJobStatusPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *protocol.ReportJobStatusAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportJobStatusPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportJobStatusPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReportJobStatusPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RequestBenchmarkPayload_run(ctx context.Context, field graphql.CollectedField, obj *model.RequestBenchmarkPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11781,6 +15663,294 @@ func (ec *executionContext) fieldContext_RevokeAgentTokenPayload_userErrors(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _SetAvailabilitySchedulePayload_schedule(ctx context.Context, field graphql.CollectedField, obj *model.SetAvailabilitySchedulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetAvailabilitySchedulePayload_schedule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Schedule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *pricing.Schedule) graphql.Marshaler {
+			return ec.marshalOAvailabilitySchedule2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐSchedule(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetAvailabilitySchedulePayload_schedule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetAvailabilitySchedulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilitySchedule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetAvailabilitySchedulePayload_maintenance(ctx context.Context, field graphql.CollectedField, obj *model.SetAvailabilitySchedulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetAvailabilitySchedulePayload_maintenance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Maintenance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.MaintenanceWindow) graphql.Marshaler {
+			return ec.marshalOMaintenanceWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindowᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetAvailabilitySchedulePayload_maintenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetAvailabilitySchedulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MaintenanceWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetAvailabilitySchedulePayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SetAvailabilitySchedulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetAvailabilitySchedulePayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetAvailabilitySchedulePayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetAvailabilitySchedulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetGpuPricePayload_price(ctx context.Context, field graphql.CollectedField, obj *model.SetGpuPricePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetGpuPricePayload_price(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Price, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.GpuPrice) graphql.Marshaler {
+			return ec.marshalOGpuPrice2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPrice(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetGpuPricePayload_price(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetGpuPricePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuPrice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetGpuPricePayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SetGpuPricePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetGpuPricePayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetGpuPricePayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetGpuPricePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StartRentalPayload_rental(ctx context.Context, field graphql.CollectedField, obj *model.StartRentalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StartRentalPayload_rental(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rental, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+			return ec.marshalORental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StartRentalPayload_rental(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StartRentalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rental(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StartRentalPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.StartRentalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StartRentalPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StartRentalPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StartRentalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StopRentalPayload_rental(ctx context.Context, field graphql.CollectedField, obj *model.StopRentalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StopRentalPayload_rental(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rental, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+			return ec.marshalORental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StopRentalPayload_rental(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StopRentalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rental(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StopRentalPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.StopRentalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StopRentalPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StopRentalPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StopRentalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SubmitBenchmarkResultPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *model.SubmitBenchmarkResultPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11895,6 +16065,82 @@ func (ec *executionContext) fieldContext_Subscription_machineStatusChanged(_ con
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_MachineStatusEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_rentalUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_rentalUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().RentalUpdated(ctx, fc.Args["id"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+			return ec.marshalNRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_rentalUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rental(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_rentalUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_providerRentalUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_providerRentalUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().ProviderRentalUpdated(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *market.ProviderRental) graphql.Marshaler {
+			return ec.marshalNProviderRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐProviderRental(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_providerRentalUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderRental(ctx, field)
 		},
 	}
 	return fc, nil
@@ -13741,6 +17987,55 @@ func UnmarshalBenchmarkSectionInput(ctx context.Context, raw any) (protocol.Benc
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputEnvVarInput(ctx context.Context, obj any) (model.EnvVarInput, error) {
+	var it model.EnvVarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEnvVarInput unmarshals raw into the EnvVarInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEnvVarInput(ctx context.Context, raw any) (model.EnvVarInput, error) {
+	var out model.EnvVarInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EnvVarInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputGpuBenchmarkEvidenceInput(ctx context.Context, obj any) (protocol.GpuBenchEvidence, error) {
 	var it protocol.GpuBenchEvidence
 	if obj == nil {
@@ -14315,6 +18610,167 @@ func UnmarshalLogInInput(ctx context.Context, raw any) (model.LogInInput, error)
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputMaintenanceWindowInput(ctx context.Context, obj any) (model.MaintenanceWindowInput, error) {
+	var it model.MaintenanceWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"machineId", "startsAt", "endsAt", "note"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		case "startsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startsAt"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartsAt = data
+		case "endsAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endsAt"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndsAt = data
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMaintenanceWindowInput unmarshals raw into the MaintenanceWindowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMaintenanceWindowInput(ctx context.Context, raw any) (model.MaintenanceWindowInput, error) {
+	var out model.MaintenanceWindowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MaintenanceWindowInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMarketplaceFilter(ctx context.Context, obj any) (model.MarketplaceFilter, error) {
+	var it model.MarketplaceFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"model", "country", "region", "minVramGb", "minGpus", "maxPricePerHour", "minReliability", "minPerformance", "tier"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "country":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Country = data
+		case "region":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("region"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Region = data
+		case "minVramGb":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minVramGb"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinVramGb = data
+		case "minGpus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minGpus"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinGpus = data
+		case "maxPricePerHour":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPricePerHour"))
+			data, err := ec.unmarshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPricePerHour = data
+		case "minReliability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minReliability"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinReliability = data
+		case "minPerformance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minPerformance"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinPerformance = data
+		case "tier":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tier"))
+			data, err := ec.unmarshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tier = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMarketplaceFilter unmarshals raw into the MarketplaceFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMarketplaceFilter(ctx context.Context, raw any) (model.MarketplaceFilter, error) {
+	var out model.MarketplaceFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MarketplaceFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputProviderApplicationInput(ctx context.Context, obj any) (model.ProviderApplicationInput, error) {
 	var it model.ProviderApplicationInput
 	if obj == nil {
@@ -14462,6 +18918,97 @@ func UnmarshalRegisterMachineInput(ctx context.Context, raw any) (protocol.Regis
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputReportJobStatusInput(ctx context.Context, obj any) (protocol.ReportJobStatusInput, error) {
+	var it protocol.ReportJobStatusInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"machineId", "jobId", "state", "at", "cause", "message", "exitCode", "logTail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		case "jobId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobID = data
+		case "state":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
+			data, err := ec.unmarshalNJobState2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobState(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.State = data
+		case "at":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("at"))
+			data, err := ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.At = data
+		case "cause":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cause"))
+			data, err := ec.unmarshalOJobFailureCause2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobCause(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Cause = data
+		case "message":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("message"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Message = data
+		case "exitCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exitCode"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExitCode = data
+		case "logTail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("logTail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LogTail = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalReportJobStatusInput unmarshals raw into the ReportJobStatusInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalReportJobStatusInput(ctx context.Context, raw any) (protocol.ReportJobStatusInput, error) {
+	var out protocol.ReportJobStatusInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ReportJobStatusInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRequestBenchmarkInput(ctx context.Context, obj any) (model.RequestBenchmarkInput, error) {
 	var it model.RequestBenchmarkInput
 	if obj == nil {
@@ -14501,6 +19048,104 @@ func (ec *executionContext) unmarshalInputRequestBenchmarkInput(ctx context.Cont
 func UnmarshalRequestBenchmarkInput(ctx context.Context, raw any) (model.RequestBenchmarkInput, error) {
 	var out model.RequestBenchmarkInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RequestBenchmarkInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetAvailabilityScheduleInput(ctx context.Context, obj any) (model.SetAvailabilityScheduleInput, error) {
+	var it model.SetAvailabilityScheduleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"availability", "maintenance"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "availability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
+			data, err := ec.unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Availability = data
+		case "maintenance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maintenance"))
+			data, err := ec.unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMaintenanceWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Maintenance = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetAvailabilityScheduleInput unmarshals raw into the SetAvailabilityScheduleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetAvailabilityScheduleInput(ctx context.Context, raw any) (model.SetAvailabilityScheduleInput, error) {
+	var out model.SetAvailabilityScheduleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetAvailabilityScheduleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetGpuPriceInput(ctx context.Context, obj any) (model.SetGpuPriceInput, error) {
+	var it model.SetGpuPriceInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"model", "pricePerHour"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "pricePerHour":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pricePerHour"))
+			data, err := ec.unmarshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PricePerHour = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetGpuPriceInput unmarshals raw into the SetGpuPriceInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetGpuPriceInput(ctx context.Context, raw any) (model.SetGpuPriceInput, error) {
+	var out model.SetGpuPriceInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetGpuPriceInput", raw, &out)
 	return out, err
 }
 
@@ -14557,6 +19202,97 @@ func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj a
 func UnmarshalSignUpInput(ctx context.Context, raw any) (model.SignUpInput, error) {
 	var out model.SignUpInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SignUpInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputStartRentalInput(ctx context.Context, obj any) (model.StartRentalInput, error) {
+	var it model.StartRentalInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"listingId", "model", "filter", "gpuCount", "image", "command", "env", "endBy"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "listingId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("listingId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ListingID = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "filter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filter"))
+			data, err := ec.unmarshalOMarketplaceFilter2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceFilter(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filter = data
+		case "gpuCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpuCount"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GpuCount = data
+		case "image":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("image"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Image = data
+		case "command":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("command"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Command = data
+		case "env":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("env"))
+			data, err := ec.unmarshalOEnvVarInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐEnvVarInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Env = data
+		case "endBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endBy"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndBy = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalStartRentalInput unmarshals raw into the StartRentalInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalStartRentalInput(ctx context.Context, raw any) (model.StartRentalInput, error) {
+	var out model.StartRentalInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "StartRentalInput", raw, &out)
 	return out, err
 }
 
@@ -14944,6 +19680,54 @@ func (ec *executionContext) _Availability(ctx context.Context, sel ast.Selection
 			}
 		case "windows":
 			out.Values[i] = ec._Availability_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var availabilityScheduleImplementors = []string{"AvailabilitySchedule"}
+
+func (ec *executionContext) _AvailabilitySchedule(ctx context.Context, sel ast.SelectionSet, obj *pricing.Schedule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityScheduleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilitySchedule")
+		case "availability":
+			out.Values[i] = ec._AvailabilitySchedule_availability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "openNow":
+			out.Values[i] = ec._AvailabilitySchedule_openNow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextChangeAt":
+			out.Values[i] = ec._AvailabilitySchedule_nextChangeAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AvailabilitySchedule_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15835,6 +20619,98 @@ func (ec *executionContext) _GpuModel(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var gpuPriceImplementors = []string{"GpuPrice"}
+
+func (ec *executionContext) _GpuPrice(ctx context.Context, sel ast.SelectionSet, obj *models.GpuPrice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuPriceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuPrice")
+		case "modelKey":
+			out.Values[i] = ec._GpuPrice_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GpuPrice_model(ctx, field, obj)
+				})
+		case "pricePerHour":
+			out.Values[i] = ec._GpuPrice_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._GpuPrice_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "history":
+			out.Values[i] = ec._GpuPrice_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gpuPriceChangeImplementors = []string{"GpuPriceChange"}
+
+func (ec *executionContext) _GpuPriceChange(ctx context.Context, sel ast.SelectionSet, obj *models.GpuPriceChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuPriceChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuPriceChange")
+		case "pricePerHour":
+			out.Values[i] = ec._GpuPriceChange_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._GpuPriceChange_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var gpuTelemetryImplementors = []string{"GpuTelemetry"}
 
 func (ec *executionContext) _GpuTelemetry(ctx context.Context, sel ast.SelectionSet, obj *models.GpuTelemetry) graphql.Marshaler {
@@ -15948,6 +20824,186 @@ func (ec *executionContext) _HeartbeatPayload(ctx context.Context, sel ast.Selec
 			}
 		case "userErrors":
 			out.Values[i] = ec._HeartbeatPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var listingImplementors = []string{"Listing"}
+
+func (ec *executionContext) _Listing(ctx context.Context, sel ast.SelectionSet, obj *market.Listing) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Listing")
+		case "id":
+			out.Values[i] = ec._Listing_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modelKey":
+			out.Values[i] = ec._Listing_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Listing_model(ctx, field, obj)
+				})
+		case "gpuCount":
+			out.Values[i] = ec._Listing_gpuCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "vramGb":
+			out.Values[i] = ec._Listing_vramGb(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pricePerHour":
+			out.Values[i] = ec._Listing_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "performanceScore":
+			out.Values[i] = ec._Listing_performanceScore(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reliabilityScore":
+			out.Values[i] = ec._Listing_reliabilityScore(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "uptime":
+			out.Values[i] = ec._Listing_uptime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tier":
+			out.Values[i] = ec._Listing_tier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "commitmentMonths":
+			out.Values[i] = ec._Listing_commitmentMonths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._Listing_location(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rank":
+			out.Values[i] = ec._Listing_rank(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nextMaintenanceAt":
+			out.Values[i] = ec._Listing_nextMaintenanceAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulated":
+			out.Values[i] = ec._Listing_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var listingConnectionImplementors = []string{"ListingConnection"}
+
+func (ec *executionContext) _ListingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ListingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListingConnection")
+		case "edges":
+			out.Values[i] = ec._ListingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ListingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var listingEdgeImplementors = []string{"ListingEdge"}
+
+func (ec *executionContext) _ListingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ListingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListingEdge")
+		case "cursor":
+			out.Values[i] = ec._ListingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ListingEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16238,6 +21294,59 @@ func (ec *executionContext) _MachineStatusEvent(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var maintenanceWindowImplementors = []string{"MaintenanceWindow"}
+
+func (ec *executionContext) _MaintenanceWindow(ctx context.Context, sel ast.SelectionSet, obj *models.MaintenanceWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, maintenanceWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MaintenanceWindow")
+		case "id":
+			out.Values[i] = ec._MaintenanceWindow_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "machineId":
+			out.Values[i] = ec._MaintenanceWindow_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._MaintenanceWindow_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endsAt":
+			out.Values[i] = ec._MaintenanceWindow_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._MaintenanceWindow_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var markNotificationsReadPayloadImplementors = []string{"MarkNotificationsReadPayload"}
 
 func (ec *executionContext) _MarkNotificationsReadPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MarkNotificationsReadPayload) graphql.Marshaler {
@@ -16356,6 +21465,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "startRental":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_startRental(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopRental":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_stopRental(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reportJobStatus":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reportJobStatus(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "markNotificationsRead":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_markNotificationsRead(ctx, field)
@@ -16394,6 +21524,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "requestApplicationInfo":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_requestApplicationInfo(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setGpuPrice":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setGpuPrice(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setAvailabilitySchedule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setAvailabilitySchedule(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -16699,6 +21843,30 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_machines(ctx, field, obj)
 				})
+		case "rentals":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_rentals(ctx, field, obj)
+				})
+		case "prices":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_prices(ctx, field, obj)
+				})
+		case "schedule":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_schedule(ctx, field, obj)
+				})
+		case "maintenance":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_maintenance(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16973,6 +22141,99 @@ func (ec *executionContext) _ProviderApplicationPayload(ctx context.Context, sel
 	return out
 }
 
+var providerRentalImplementors = []string{"ProviderRental"}
+
+func (ec *executionContext) _ProviderRental(ctx context.Context, sel ast.SelectionSet, obj *market.ProviderRental) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerRentalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderRental")
+		case "id":
+			out.Values[i] = ec._ProviderRental_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._ProviderRental_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cause":
+			out.Values[i] = ec._ProviderRental_cause(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "machineId":
+			out.Values[i] = ec._ProviderRental_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hostname":
+			out.Values[i] = ec._ProviderRental_hostname(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modelKey":
+			out.Values[i] = ec._ProviderRental_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpuCount":
+			out.Values[i] = ec._ProviderRental_gpuCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpuUuids":
+			out.Values[i] = ec._ProviderRental_gpuUuids(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pricePerHour":
+			out.Values[i] = ec._ProviderRental_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "image":
+			out.Values[i] = ec._ProviderRental_image(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ProviderRental_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._ProviderRental_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endedAt":
+			out.Values[i] = ec._ProviderRental_endedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -17003,6 +22264,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_me(ctx, field)
+				})
+		case "marketplace":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_marketplace(ctx, field)
+				})
+		case "myRentals":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myRentals(ctx, field)
+				})
+		case "rental":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_rental(ctx, field)
 				})
 		case "notifications":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -17114,6 +22393,249 @@ func (ec *executionContext) _RegisterMachinePayload(ctx context.Context, sel ast
 	return out
 }
 
+var rentalImplementors = []string{"Rental"}
+
+func (ec *executionContext) _Rental(ctx context.Context, sel ast.SelectionSet, obj *models.Rental) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rentalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Rental")
+		case "id":
+			out.Values[i] = ec._Rental_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Rental_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cause":
+			out.Values[i] = ec._Rental_cause(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "message":
+			out.Values[i] = ec._Rental_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modelKey":
+			out.Values[i] = ec._Rental_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rental_model(ctx, field, obj)
+				})
+		case "gpuCount":
+			out.Values[i] = ec._Rental_gpuCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pricePerHour":
+			out.Values[i] = ec._Rental_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "image":
+			out.Values[i] = ec._Rental_image(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "command":
+			out.Values[i] = ec._Rental_command(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "envNames":
+			out.Values[i] = ec._Rental_envNames(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._Rental_location(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tier":
+			out.Values[i] = ec._Rental_tier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Rental_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._Rental_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endedAt":
+			out.Values[i] = ec._Rental_endedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endsBy":
+			out.Values[i] = ec._Rental_endsBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "exitCode":
+			out.Values[i] = ec._Rental_exitCode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "logTail":
+			out.Values[i] = ec._Rental_logTail(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rentalConnectionImplementors = []string{"RentalConnection"}
+
+func (ec *executionContext) _RentalConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RentalConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rentalConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RentalConnection")
+		case "edges":
+			out.Values[i] = ec._RentalConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RentalConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rentalEdgeImplementors = []string{"RentalEdge"}
+
+func (ec *executionContext) _RentalEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RentalEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rentalEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RentalEdge")
+		case "cursor":
+			out.Values[i] = ec._RentalEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RentalEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reportJobStatusPayloadImplementors = []string{"ReportJobStatusPayload"}
+
+func (ec *executionContext) _ReportJobStatusPayload(ctx context.Context, sel ast.SelectionSet, obj *protocol.ReportJobStatusAnswer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reportJobStatusPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReportJobStatusPayload")
+		case "accepted":
+			out.Values[i] = ec._ReportJobStatusPayload_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stop":
+			out.Values[i] = ec._ReportJobStatusPayload_stop(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._ReportJobStatusPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var requestBenchmarkPayloadImplementors = []string{"RequestBenchmarkPayload"}
 
 func (ec *executionContext) _RequestBenchmarkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RequestBenchmarkPayload) graphql.Marshaler {
@@ -17195,6 +22717,163 @@ func (ec *executionContext) _RevokeAgentTokenPayload(ctx context.Context, sel as
 	return out
 }
 
+var setAvailabilitySchedulePayloadImplementors = []string{"SetAvailabilitySchedulePayload"}
+
+func (ec *executionContext) _SetAvailabilitySchedulePayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetAvailabilitySchedulePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setAvailabilitySchedulePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetAvailabilitySchedulePayload")
+		case "schedule":
+			out.Values[i] = ec._SetAvailabilitySchedulePayload_schedule(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maintenance":
+			out.Values[i] = ec._SetAvailabilitySchedulePayload_maintenance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SetAvailabilitySchedulePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var setGpuPricePayloadImplementors = []string{"SetGpuPricePayload"}
+
+func (ec *executionContext) _SetGpuPricePayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetGpuPricePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setGpuPricePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetGpuPricePayload")
+		case "price":
+			out.Values[i] = ec._SetGpuPricePayload_price(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SetGpuPricePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var startRentalPayloadImplementors = []string{"StartRentalPayload"}
+
+func (ec *executionContext) _StartRentalPayload(ctx context.Context, sel ast.SelectionSet, obj *model.StartRentalPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, startRentalPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StartRentalPayload")
+		case "rental":
+			out.Values[i] = ec._StartRentalPayload_rental(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._StartRentalPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var stopRentalPayloadImplementors = []string{"StopRentalPayload"}
+
+func (ec *executionContext) _StopRentalPayload(ctx context.Context, sel ast.SelectionSet, obj *model.StopRentalPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stopRentalPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StopRentalPayload")
+		case "rental":
+			out.Values[i] = ec._StopRentalPayload_rental(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._StopRentalPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var submitBenchmarkResultPayloadImplementors = []string{"SubmitBenchmarkResultPayload"}
 
 func (ec *executionContext) _SubmitBenchmarkResultPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SubmitBenchmarkResultPayload) graphql.Marshaler {
@@ -17250,6 +22929,10 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_benchmarkUpdated(ctx, fields[0])
 	case "machineStatusChanged":
 		return ec._Subscription_machineStatusChanged(ctx, fields[0])
+	case "rentalUpdated":
+		return ec._Subscription_rentalUpdated(ctx, fields[0])
+	case "providerRentalUpdated":
+		return ec._Subscription_providerRentalUpdated(ctx, fields[0])
 	case "notificationAdded":
 		return ec._Subscription_notificationAdded(ctx, fields[0])
 	case "providerApplicationChanged":
@@ -17949,6 +23632,14 @@ func (ec *executionContext) marshalNAvailabilityKind2githubᚗcomᚋgpunexᚋgpu
 	return v
 }
 
+func (ec *executionContext) marshalNAvailabilitySchedule2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐSchedule(ctx context.Context, sel ast.SelectionSet, v *pricing.Schedule) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AvailabilitySchedule!")
+		return graphql.Null
+	}
+	return ec._AvailabilitySchedule(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAvailabilityWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.AvailabilityWindow) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -18171,6 +23862,11 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) unmarshalNEnvVarInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐEnvVarInput(ctx context.Context, v any) (*model.EnvVarInput, error) {
+	res, err := ec.unmarshalInputEnvVarInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := graphql.UnmarshalFloatContext(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -18358,6 +24054,54 @@ func (ec *executionContext) marshalNGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._GpuModel(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGpuPrice2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPriceᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.GpuPrice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpuPrice2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPrice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpuPrice2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPrice(ctx context.Context, sel ast.SelectionSet, v *models.GpuPrice) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GpuPrice!")
+		return graphql.Null
+	}
+	return ec._GpuPrice(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNGpuPriceChange2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPriceChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.GpuPriceChange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpuPriceChange2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPriceChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGpuPriceChange2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPriceChange(ctx context.Context, sel ast.SelectionSet, v *models.GpuPriceChange) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GpuPriceChange!")
+		return graphql.Null
+	}
+	return ec._GpuPriceChange(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNGpuTelemetryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuTelemetry(ctx context.Context, v any) (protocol.GpuTelemetry, error) {
 	res, err := ec.unmarshalInputGpuTelemetryInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -18430,6 +24174,61 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNJobState2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobState(ctx context.Context, v any) (protocol.JobState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.JobState(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJobState2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobState(ctx context.Context, sel ast.SelectionSet, v protocol.JobState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "JobState!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNListing2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐListing(ctx context.Context, sel ast.SelectionSet, v *market.Listing) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Listing!")
+		return graphql.Null
+	}
+	return ec._Listing(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNListingConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐListingConnection(ctx context.Context, sel ast.SelectionSet, v *model.ListingConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ListingConnection!")
+		return graphql.Null
+	}
+	return ec._ListingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNListingEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐListingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ListingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNListingEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐListingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNListingEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐListingEdge(ctx context.Context, sel ast.SelectionSet, v *model.ListingEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ListingEdge!")
+		return graphql.Null
+	}
+	return ec._ListingEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNLocation2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLocation(ctx context.Context, sel ast.SelectionSet, v models.Location) graphql.Marshaler {
@@ -18518,6 +24317,35 @@ func (ec *executionContext) marshalNMachineStatusEvent2ᚖgithubᚗcomᚋgpunex�
 		return graphql.Null
 	}
 	return ec._MachineStatusEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMaintenanceWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.MaintenanceWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMaintenanceWindow2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMaintenanceWindow2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindow(ctx context.Context, sel ast.SelectionSet, v *models.MaintenanceWindow) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MaintenanceWindow!")
+		return graphql.Null
+	}
+	return ec._MaintenanceWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMaintenanceWindowInput(ctx context.Context, v any) (*model.MaintenanceWindowInput, error) {
+	res, err := ec.unmarshalInputMaintenanceWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNMarkNotificationsReadPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarkNotificationsReadPayload(ctx context.Context, sel ast.SelectionSet, v *model.MarkNotificationsReadPayload) graphql.Marshaler {
@@ -18661,6 +24489,30 @@ func (ec *executionContext) marshalNProviderApplicationPayload2ᚖgithubᚗcom�
 	return ec._ProviderApplicationPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNProviderRental2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐProviderRentalᚄ(ctx context.Context, sel ast.SelectionSet, v []*market.ProviderRental) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProviderRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐProviderRental(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProviderRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐProviderRental(ctx context.Context, sel ast.SelectionSet, v *market.ProviderRental) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderRental!")
+		return graphql.Null
+	}
+	return ec._ProviderRental(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, v any) (models.ProviderTier, error) {
 	var res models.ProviderTier
 	err := res.UnmarshalGQL(v)
@@ -18682,6 +24534,69 @@ func (ec *executionContext) marshalNRegisterMachinePayload2ᚖgithubᚗcomᚋgpu
 		return graphql.Null
 	}
 	return ec._RegisterMachinePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx context.Context, sel ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Rental!")
+		return graphql.Null
+	}
+	return ec._Rental(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRentalConnection2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalConnection(ctx context.Context, sel ast.SelectionSet, v *model.RentalConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RentalConnection!")
+		return graphql.Null
+	}
+	return ec._RentalConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRentalEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RentalEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRentalEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRentalEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEdge(ctx context.Context, sel ast.SelectionSet, v *model.RentalEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RentalEdge!")
+		return graphql.Null
+	}
+	return ec._RentalEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRentalState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRentalState(ctx context.Context, v any) (models.RentalState, error) {
+	var res models.RentalState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRentalState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRentalState(ctx context.Context, sel ast.SelectionSet, v models.RentalState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNReportJobStatusInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐReportJobStatusInput(ctx context.Context, v any) (protocol.ReportJobStatusInput, error) {
+	res, err := ec.unmarshalInputReportJobStatusInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReportJobStatusPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐReportJobStatusAnswer(ctx context.Context, sel ast.SelectionSet, v *protocol.ReportJobStatusAnswer) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReportJobStatusPayload!")
+		return graphql.Null
+	}
+	return ec._ReportJobStatusPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRequestBenchmarkInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestBenchmarkInput(ctx context.Context, v any) (model.RequestBenchmarkInput, error) {
@@ -18745,9 +24660,56 @@ func (ec *executionContext) marshalNRole2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmod
 	return ret
 }
 
+func (ec *executionContext) unmarshalNSetAvailabilityScheduleInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetAvailabilityScheduleInput(ctx context.Context, v any) (model.SetAvailabilityScheduleInput, error) {
+	res, err := ec.unmarshalInputSetAvailabilityScheduleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetAvailabilitySchedulePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetAvailabilitySchedulePayload(ctx context.Context, sel ast.SelectionSet, v *model.SetAvailabilitySchedulePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetAvailabilitySchedulePayload!")
+		return graphql.Null
+	}
+	return ec._SetAvailabilitySchedulePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetGpuPriceInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetGpuPriceInput(ctx context.Context, v any) (model.SetGpuPriceInput, error) {
+	res, err := ec.unmarshalInputSetGpuPriceInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetGpuPricePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetGpuPricePayload(ctx context.Context, sel ast.SelectionSet, v *model.SetGpuPricePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetGpuPricePayload!")
+		return graphql.Null
+	}
+	return ec._SetGpuPricePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNSignUpInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSignUpInput(ctx context.Context, v any) (model.SignUpInput, error) {
 	res, err := ec.unmarshalInputSignUpInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNStartRentalInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStartRentalInput(ctx context.Context, v any) (model.StartRentalInput, error) {
+	res, err := ec.unmarshalInputStartRentalInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStartRentalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStartRentalPayload(ctx context.Context, sel ast.SelectionSet, v *model.StartRentalPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StartRentalPayload!")
+		return graphql.Null
+	}
+	return ec._StartRentalPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStopRentalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStopRentalPayload(ctx context.Context, sel ast.SelectionSet, v *model.StopRentalPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StopRentalPayload!")
+		return graphql.Null
+	}
+	return ec._StopRentalPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -18807,6 +24769,16 @@ func (ec *executionContext) marshalNTierSuggestion2ᚖgithubᚗcomᚋgpunexᚋgp
 		return graphql.Null
 	}
 	return ec._TierSuggestion(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx context.Context, v any) (models.USDC, error) {
+	var res models.USDC
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx context.Context, sel ast.SelectionSet, v models.USDC) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNUserError2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx context.Context, sel ast.SelectionSet, v protocol.UserError) graphql.Marshaler {
@@ -19042,6 +25014,13 @@ func (ec *executionContext) marshalOApplicationStatus2ᚖgithubᚗcomᚋgpunex�
 	return v
 }
 
+func (ec *executionContext) marshalOAvailabilitySchedule2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐSchedule(ctx context.Context, sel ast.SelectionSet, v *pricing.Schedule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AvailabilitySchedule(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInputᚄ(ctx context.Context, v any) ([]*model.AvailabilityWindowInput, error) {
 	if v == nil {
 		return nil, nil
@@ -19129,6 +25108,23 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) unmarshalOEnvVarInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐEnvVarInputᚄ(ctx context.Context, v any) ([]*model.EnvVarInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.EnvVarInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEnvVarInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐEnvVarInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚕfloat64ᚄ(ctx context.Context, v any) ([]float64, error) {
 	if v == nil {
 		return nil, nil
@@ -19210,6 +25206,13 @@ func (ec *executionContext) marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._GpuModel(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOGpuPrice2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuPrice(ctx context.Context, sel ast.SelectionSet, v *models.GpuPrice) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GpuPrice(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOGpuTelemetry2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuTelemetry(ctx context.Context, sel ast.SelectionSet, v *models.GpuTelemetry) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -19252,6 +25255,24 @@ func (ec *executionContext) marshalOID2ᚕstringᚄ(ctx context.Context, sel ast
 	return ret
 }
 
+func (ec *executionContext) unmarshalOID2ᚖint64(ctx context.Context, v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := models.UnmarshalInt64ID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := models.MarshalInt64ID(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -19288,6 +25309,25 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOJobFailureCause2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobCause(ctx context.Context, v any) (*protocol.JobCause, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.JobCause(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJobFailureCause2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobCause(ctx context.Context, sel ast.SelectionSet, v *protocol.JobCause) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
+}
+
 func (ec *executionContext) marshalOMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx context.Context, sel ast.SelectionSet, v *models.Machine) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -19312,6 +25352,66 @@ func (ec *executionContext) marshalOMachineStatus2ᚖgithubᚗcomᚋgpunexᚋgpu
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) marshalOMaintenanceWindow2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.MaintenanceWindow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMaintenanceWindow2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMaintenanceWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMaintenanceWindowInputᚄ(ctx context.Context, v any) ([]*model.MaintenanceWindowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.MaintenanceWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMaintenanceWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOMarketplaceFilter2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceFilter(ctx context.Context, v any) (*model.MarketplaceFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMarketplaceFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOMarketplaceSort2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceSort(ctx context.Context, v any) (*model.MarketplaceSort, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.MarketplaceSort)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMarketplaceSort2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceSort(ctx context.Context, sel ast.SelectionSet, v *model.MarketplaceSort) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐOfflineReason(ctx context.Context, v any) (*models.OfflineReason, error) {
@@ -19358,6 +25458,13 @@ func (ec *executionContext) marshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpun
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalORental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx context.Context, sel ast.SelectionSet, v *models.Rental) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Rental(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -19411,6 +25518,22 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx context.Context, v any) (*models.USDC, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(models.USDC)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx context.Context, sel ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUser(ctx context.Context, sel ast.SelectionSet, v *models.User) graphql.Marshaler {

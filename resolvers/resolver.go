@@ -11,8 +11,10 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/provider"
 )
 
@@ -24,6 +26,8 @@ type Resolver struct {
 	Providers  *provider.Service
 	Fleet      *fleet.Service
 	Bench      *bench.Service
+	Pricing    *pricing.Service
+	Market     *market.Service
 	Logger     *slog.Logger
 }
 

@@ -3,9 +3,15 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/market"
+	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -73,6 +79,22 @@ type CreateAgentTokenPayload struct {
 	UserErrors     []*protocol.UserError `json:"userErrors"`
 }
 
+type EnvVarInput struct {
+	// A portable variable name: letters, digits and _, not starting with a digit.
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type ListingConnection struct {
+	Edges    []*ListingEdge `json:"edges"`
+	PageInfo *PageInfo      `json:"pageInfo"`
+}
+
+type ListingEdge struct {
+	Cursor string          `json:"cursor"`
+	Node   *market.Listing `json:"node"`
+}
+
 type LocationInput struct {
 	City    *string `json:"city,omitempty"`
 	Country *string `json:"country,omitempty"`
@@ -89,11 +111,38 @@ type LogOutPayload struct {
 	Ok bool `json:"ok"`
 }
 
+type MaintenanceWindowInput struct {
+	// A machine of the provider (Machine.id); omitted: every machine.
+	MachineID *string   `json:"machineId,omitempty"`
+	StartsAt  time.Time `json:"startsAt"`
+	EndsAt    time.Time `json:"endsAt"`
+	Note      *string   `json:"note,omitempty"`
+}
+
 type MarkNotificationsReadPayload struct {
 	// How many notifications changed from unread to read.
 	Updated     int                   `json:"updated"`
 	UnreadCount int                   `json:"unreadCount"`
 	UserErrors  []*protocol.UserError `json:"userErrors"`
+}
+
+// What a customer is looking for. Every field is optional.
+type MarketplaceFilter struct {
+	// A catalogue model key (GpuModel.key).
+	Model *string `json:"model,omitempty"`
+	// ISO 3166-1 alpha-2 country code, e.g. PT.
+	Country *string `json:"country,omitempty"`
+	// A city or datacenter region, e.g. Lisbon or eu-west-1.
+	Region    *string `json:"region,omitempty"`
+	MinVramGb *int    `json:"minVramGb,omitempty"`
+	// At least this many free GPUs of the model on one machine.
+	MinGpus         *int         `json:"minGpus,omitempty"`
+	MaxPricePerHour *models.USDC `json:"maxPricePerHour,omitempty"`
+	// Minimum reliability score (0–100); listings without a score yet are kept out when set.
+	MinReliability *int `json:"minReliability,omitempty"`
+	// Minimum performance score (0–100) of the listing's GPUs.
+	MinPerformance *int                 `json:"minPerformance,omitempty"`
+	Tier           *models.ProviderTier `json:"tier,omitempty"`
 }
 
 type Mutation struct {
@@ -160,6 +209,16 @@ type RegisterMachinePayload struct {
 	UserErrors               []*protocol.UserError `json:"userErrors"`
 }
 
+type RentalConnection struct {
+	Edges    []*RentalEdge `json:"edges"`
+	PageInfo *PageInfo     `json:"pageInfo"`
+}
+
+type RentalEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *models.Rental `json:"node"`
+}
+
 type RequestBenchmarkInput struct {
 	// The machine (Machine.id).
 	MachineID string `json:"machineId"`
@@ -177,11 +236,60 @@ type RevokeAgentTokenPayload struct {
 	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
+type SetAvailabilityScheduleInput struct {
+	// 24/7, or weekly windows in an IANA time zone; a window may cross midnight (20:00–08:00).
+	Availability *AvailabilityInput `json:"availability"`
+	// The maintenance windows to keep or add: they replace those that have not started.
+	Maintenance []*MaintenanceWindowInput `json:"maintenance,omitempty"`
+}
+
+type SetAvailabilitySchedulePayload struct {
+	Schedule    *pricing.Schedule           `json:"schedule,omitempty"`
+	Maintenance []*models.MaintenanceWindow `json:"maintenance,omitempty"`
+	UserErrors  []*protocol.UserError       `json:"userErrors"`
+}
+
+type SetGpuPriceInput struct {
+	// A catalogue model key the provider has GPUs of (GpuModel.key).
+	Model string `json:"model"`
+	// USDC per GPU per hour: more than 0, at most 6 decimals, under the platform's cap.
+	PricePerHour models.USDC `json:"pricePerHour"`
+}
+
+type SetGpuPricePayload struct {
+	Price      *models.GpuPrice      `json:"price,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
 type SignUpInput struct {
 	Email string `json:"email"`
 	// At least 10 characters.
 	Password string `json:"password"`
 	Name     string `json:"name"`
+}
+
+type StartRentalInput struct {
+	// A listing (Listing.id); or omit it and give model with a filter: the scheduler picks the best-ranked machine.
+	ListingID *string            `json:"listingId,omitempty"`
+	Model     *string            `json:"model,omitempty"`
+	Filter    *MarketplaceFilter `json:"filter,omitempty"`
+	GpuCount  int                `json:"gpuCount"`
+	// A container image reference, e.g. docker.io/library/python:3.12.
+	Image   string         `json:"image"`
+	Command []string       `json:"command,omitempty"`
+	Env     []*EnvVarInput `json:"env,omitempty"`
+	// The customer accepts that the rental ends by then (before the machine's next maintenance).
+	EndBy *time.Time `json:"endBy,omitempty"`
+}
+
+type StartRentalPayload struct {
+	Rental     *models.Rental        `json:"rental,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
+type StopRentalPayload struct {
+	Rental     *models.Rental        `json:"rental,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
 type SubmitBenchmarkResultPayload struct {
@@ -201,4 +309,65 @@ type TierSuggestion struct {
 	// translate: NO_UPS, NOT_ALWAYS_AVAILABLE, SHORT_COMMITMENT, NO_COMPANY,
 	// SLOW_NETWORK, or DATACENTER for an Enterprise suggestion.
 	ReasonCodes []string `json:"reasonCodes"`
+}
+
+// How the marketplace orders listings.
+type MarketplaceSort string
+
+const (
+	// The documented ranking: price against the model's market, performance, uptime, tier, commitment.
+	MarketplaceSortRank MarketplaceSort = "RANK"
+	// Cheapest first.
+	MarketplaceSortPrice MarketplaceSort = "PRICE"
+	// Most performance score per USDC first.
+	MarketplaceSortPerformancePerDollar MarketplaceSort = "PERFORMANCE_PER_DOLLAR"
+)
+
+var AllMarketplaceSort = []MarketplaceSort{
+	MarketplaceSortRank,
+	MarketplaceSortPrice,
+	MarketplaceSortPerformancePerDollar,
+}
+
+func (e MarketplaceSort) IsValid() bool {
+	switch e {
+	case MarketplaceSortRank, MarketplaceSortPrice, MarketplaceSortPerformancePerDollar:
+		return true
+	}
+	return false
+}
+
+func (e MarketplaceSort) String() string {
+	return string(e)
+}
+
+func (e *MarketplaceSort) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MarketplaceSort(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MarketplaceSort", str)
+	}
+	return nil
+}
+
+func (e MarketplaceSort) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MarketplaceSort) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MarketplaceSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

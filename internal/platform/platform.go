@@ -30,9 +30,11 @@ import (
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/presence"
+	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/resolvers"
@@ -67,8 +69,12 @@ type Config struct {
 	// bounds the network benchmark's endpoints per machine.
 	Bench        bench.Config
 	BenchNetwork api.BenchNetworkConfig
-	API          api.Config
-	Logger       *slog.Logger
+	// Pricing and Market tune prices and schedules, the marketplace and
+	// rentals.
+	Pricing pricing.Config
+	Market  market.Config
+	API     api.Config
+	Logger  *slog.Logger
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// PasswordParams default to auth.DefaultParams (tests pass cheap ones).
@@ -92,6 +98,8 @@ type Platform struct {
 	Onboarding *onboarding.Service
 	Fleet      *fleet.Service
 	Bench      *bench.Service
+	Pricing    *pricing.Service
+	Market     *market.Service
 	Mail       *mail.Worker
 	Handler    *api.Server
 	redis      *redis.Client
@@ -214,9 +222,11 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Bench = bench.New(bench.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Notify: p.Notify, Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger},
 		withPublicURL(cfg.Bench, p.PublicURL))
 	p.Fleet.OnRegistered(p.Bench.OnRegistered)
+	p.Pricing = pricing.New(pricing.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Pricing)
+	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Market)
 
 	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
-		Bench: p.Bench, Logger: cfg.Logger}
+		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
