@@ -19,14 +19,9 @@ func (s *Service) RecordPast(ctx context.Context, machineID int64, results []pro
 	if err := s.deps.DB.NewSelect().Model(&m).Column("id", "provider_id").Where("id = ?", machineID).Scan(ctx); err != nil {
 		return fmt.Errorf("bench: unable to load machine: %w", err)
 	}
-	var gpus []gpuRow
-	if err := s.deps.DB.NewSelect().Model((*models.MachineGpu)(nil)).Column("id", "uuid", "idx", "name", "model_key").
-		Where("machine_id = ? AND removed_at IS NULL", machineID).Scan(ctx, &gpus); err != nil {
-		return fmt.Errorf("bench: unable to load GPUs: %w", err)
-	}
-	byUUID := make(map[string]gpuRow, len(gpus))
-	for _, g := range gpus {
-		byUUID[g.UUID] = g
+	byUUID, err := s.machineGPUs(ctx, machineID)
+	if err != nil {
+		return err
 	}
 	now := s.deps.Clock.Now()
 	for i, in := range results {

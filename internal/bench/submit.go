@@ -88,20 +88,29 @@ func (s *Service) Submit(ctx context.Context, agent *auth.Agent, in protocol.Ben
 		v.Add("input.runId", fault.Duplicate, "this run's result is already stored")
 		return v.Err()
 	}
-	var gpus []gpuRow
-	if err := s.deps.DB.NewSelect().Model((*models.MachineGpu)(nil)).Column("id", "uuid", "idx", "name", "model_key").
-		Where("machine_id = ? AND removed_at IS NULL", machineID).Scan(ctx, &gpus); err != nil {
-		return fmt.Errorf("bench: unable to load GPUs: %w", err)
-	}
-	byUUID := make(map[string]gpuRow, len(gpus))
-	for _, g := range gpus {
-		byUUID[g.UUID] = g
+	byUUID, err := s.machineGPUs(ctx, machineID)
+	if err != nil {
+		return err
 	}
 	now := s.deps.Clock.Now()
 	if err := s.validate(&in, byUUID, now); err != nil {
 		return err
 	}
 	return s.store(ctx, run, in, byUUID, now)
+}
+
+// machineGPUs are machine id's current GPUs by UUID.
+func (s *Service) machineGPUs(ctx context.Context, machineID int64) (map[string]gpuRow, error) {
+	var gpus []gpuRow
+	if err := s.deps.DB.NewSelect().Model((*models.MachineGpu)(nil)).Column("id", "uuid", "idx", "name", "model_key").
+		Where("machine_id = ? AND removed_at IS NULL", machineID).Scan(ctx, &gpus); err != nil {
+		return nil, fmt.Errorf("bench: unable to load GPUs: %w", err)
+	}
+	byUUID := make(map[string]gpuRow, len(gpus))
+	for _, g := range gpus {
+		byUUID[g.UUID] = g
+	}
+	return byUUID, nil
 }
 
 // validate checks a result against the rules and the machine's GPUs.

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from 'urql';
 import { useFormat } from '../ui/format';
@@ -9,6 +9,7 @@ import { GpuBenchmarkPanel } from './GpuBenchmarkPanel';
 import { RequestBenchmarkMutation } from './operations';
 import { secondsUntil, type MachineStanding, type StandingAction, type StandingEntry } from './standing';
 import type { GpuName } from './useBenchmarks';
+import { useNow } from '../ui/useNow';
 
 interface MachineBenchmarksCardProps {
   entry: StandingEntry;
@@ -143,14 +144,4 @@ function RequestButton({ machine: m, onRequested }: { machine: MachineStanding; 
       )}
     </div>
   );
-}
-
-/** useNow is the current time, updated every intervalMs, for the countdown. */
-function useNow(intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
-    return () => window.clearInterval(timer);
-  }, [intervalMs]);
-  return now;
 }

@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isolate, useFormat } from '../ui/format';
 import type { FleetEntry, Gpu, Machine } from './fleet';
 import { secondsSince, throttleKey, useReadings } from './format';
 import { Sparkline } from './Sparkline';
 import { UtilizationChart } from './UtilizationChart';
+import { useNow } from '../ui/useNow';
 
 /**
  * MachineCard shows one machine: hostname, live status (with why it is
@@ -90,16 +90,6 @@ function HeartbeatLine({ lastHeartbeatAt, online }: { lastHeartbeatAt: string | 
       {heartbeatSeconds === null ? t('overview.noHeartbeat') : t('overview.lastHeartbeat', { ago: r.ago(heartbeatSeconds) })}
     </p>
   );
-}
-
-/** useNow is the current time, updated every intervalMs, for ticking "ago" texts. */
-function useNow(intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
-    return () => window.clearInterval(timer);
-  }, [intervalMs]);
-  return now;
 }
 
 /** MachineStatusBadge is Online, or Offline with its reason. */
