@@ -1,9 +1,10 @@
-import { useMemo, type ReactNode } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PathErrors } from '../api/errors';
-import type { AvailabilityKind, GpuModelFieldsFragment, UserErrorCode } from '../gql/graphql';
-import { ChoiceField, FieldErrorText, FormField, SelectField } from '../ui/FormField';
-import { newWindow, OTHER_MODEL, timeChoices, timeZones, WEEKDAYS, type GpuDraft, type WindowDraft } from './applicationForm';
+import type { GpuModelFieldsFragment } from '../gql/graphql';
+import { FieldErrorText, FormField, SelectField } from '../ui/FormField';
+import { ScheduleEditor } from '../ui/ScheduleEditor';
+import { OTHER_MODEL, type GpuDraft } from './applicationForm';
 
 interface GpuEntryFieldsProps {
   index: number;
@@ -126,7 +127,13 @@ export function GpuEntryFields({ index, gpu, models, onChange, onRemove, onRowsC
         />
       </div>
 
-      <AvailabilityFields index={index} gpu={gpu} onChange={onChange} onRowsChanged={onRowsChanged} errors={errors} />
+      <ScheduleEditor
+        path={`${p}.availability`}
+        value={{ kind: gpu.availability, timeZone: gpu.timeZone, windows: gpu.windows }}
+        onChange={(a) => onChange({ ...gpu, availability: a.kind, timeZone: a.timeZone, windows: a.windows })}
+        onRowsChanged={onRowsChanged}
+        errors={errors}
+      />
 
       <fieldset className="subsection" data-testid={`field-${p}.location`}>
         <legend>{t('apply.gpu.location')}</legend>
@@ -165,222 +172,5 @@ export function GpuEntryFields({ index, gpu, models, onChange, onRemove, onRowsC
         </button>
       )}
     </fieldset>
-  );
-}
-
-interface AvailabilityFieldsProps {
-  index: number;
-  gpu: GpuDraft;
-  onChange: (gpu: GpuDraft) => void;
-  onRowsChanged: () => void;
-  errors: PathErrors;
-}
-
-/**
- * AvailabilityFields edits when an entry's GPUs can be rented: 24/7, or
- * weekly windows (day, start, end) in an IANA time zone that defaults to the
- * browser's.
- */
-function AvailabilityFields({ index, gpu, onChange, onRowsChanged, errors }: AvailabilityFieldsProps) {
-  const { t } = useTranslation();
-  const p = `gpus.${index}.availability`;
-  const at = (path: string) => errors[path ? `${p}.${path}` : p];
-  const zones = useMemo(() => timeZones([gpu.timeZone]), [gpu.timeZone]);
-
-  function setKind(kind: AvailabilityKind) {
-    // Switching to weekly starts with one window to edit, not an empty list.
-    const windows = kind === 'WEEKLY' && gpu.windows.length === 0 ? [newWindow()] : gpu.windows;
-    onChange({ ...gpu, availability: kind, windows });
-  }
-
-  function setWindow(i: number, w: WindowDraft) {
-    onChange({ ...gpu, windows: gpu.windows.map((x, j) => (j === i ? w : x)) });
-  }
-
-  function addWindow() {
-    // The next row defaults to the day after the last one: Mon, Tue, …
-    const last = gpu.windows[gpu.windows.length - 1];
-    const next = last ? WEEKDAYS[(WEEKDAYS.indexOf(last.day) + 1) % WEEKDAYS.length] : undefined;
-    const w = newWindow(next);
-    if (last) {
-      w.start = last.start;
-      w.end = last.end;
-    }
-    onChange({ ...gpu, windows: [...gpu.windows, w] });
-    onRowsChanged();
-  }
-
-  function removeWindow(i: number) {
-    onChange({ ...gpu, windows: gpu.windows.filter((_, j) => j !== i) });
-    onRowsChanged();
-  }
-
-  return (
-    <fieldset className="subsection availability" data-testid={`field-${p}`}>
-      <legend>{t('apply.gpu.availability')}</legend>
-      <ChoiceField
-        name={`${p}.kind`}
-        label={t('apply.gpu.availabilityKind')}
-        className="inline"
-        value={gpu.availability}
-        choices={[
-          { value: 'ALWAYS', label: t('apply.gpu.always') },
-          { value: 'WEEKLY', label: t('apply.gpu.weekly') },
-        ]}
-        onChange={setKind}
-        errors={at('kind')}
-      />
-      {gpu.availability === 'WEEKLY' && (
-        <>
-          <SelectField
-            name={`${p}.timeZone`}
-            label={t('apply.gpu.timeZone')}
-            hint={t('apply.gpu.timeZoneHint')}
-            value={gpu.timeZone}
-            onChange={(e) => onChange({ ...gpu, timeZone: e.target.value })}
-            errors={at('timeZone')}
-          >
-            {zones.map((zone) => (
-              <option key={zone} value={zone}>
-                {zone}
-              </option>
-            ))}
-          </SelectField>
-          <table className="windows">
-            <thead>
-              <tr>
-                <th scope="col">{t('apply.gpu.day')}</th>
-                <th scope="col">{t('apply.gpu.start')}</th>
-                <th scope="col">{t('apply.gpu.end')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {gpu.windows.map((w, i) => {
-                const wp = `windows.${i}`;
-                const rowErrors = [
-                  ...(at(wp) ?? []).map((code) => ({ path: `${p}.${wp}`, code })),
-                  ...(at(`${wp}.day`) ?? []).map((code) => ({ path: `${p}.${wp}.day`, code })),
-                ];
-                return (
-                  <WindowRow
-                    key={w.key}
-                    path={`${p}.${wp}`}
-                    number={i + 1}
-                    window={w}
-                    onChange={(x) => setWindow(i, x)}
-                    onRemove={() => removeWindow(i)}
-                    startErrors={at(`${wp}.start`)}
-                    endErrors={at(`${wp}.end`)}
-                    rowErrors={rowErrors}
-                  />
-                );
-              })}
-            </tbody>
-          </table>
-          <FieldErrorText name={`${p}.windows`} errors={at('windows')} />
-          <button type="button" className="button small" onClick={addWindow} data-testid="window-add">
-            {t('apply.gpu.addWindow')}
-          </button>
-        </>
-      )}
-      <FieldErrorText name={p} errors={at('')} />
-    </fieldset>
-  );
-}
-
-interface WindowRowProps {
-  path: string;
-  number: number;
-  window: WindowDraft;
-  onChange: (w: WindowDraft) => void;
-  onRemove: () => void;
-  startErrors?: UserErrorCode[];
-  endErrors?: UserErrorCode[];
-  rowErrors: { path: string; code: UserErrorCode }[];
-}
-
-/** WindowRow is one weekly window: day, start and end, and its errors. */
-function WindowRow({ path, number, window: w, onChange, onRemove, startErrors, endErrors, rowErrors }: WindowRowProps) {
-  const { t } = useTranslation();
-  const cell = (label: string, name: string, errors: UserErrorCode[] | undefined, control: ReactNode) => (
-    <td>
-      <label className="visually-hidden" htmlFor={`${path}-${name}`}>
-        {label}
-      </label>
-      {control}
-      <FieldErrorText name={`${path}.${name}`} errors={errors} />
-    </td>
-  );
-  // The start and the end are alike: a time of day, shown left to right.
-  const timeCell = (edge: 'start' | 'end', label: string, errors: UserErrorCode[] | undefined) =>
-    cell(
-      label,
-      edge,
-      errors,
-      <select
-        id={`${path}-${edge}`}
-        className="control"
-        value={w[edge]}
-        aria-invalid={(errors && errors.length > 0) || undefined}
-        onChange={(e) => onChange({ ...w, [edge]: e.target.value })}
-        data-testid={`field-${path}.${edge}`}
-        dir="ltr"
-      >
-        {timeChoices(edge, w[edge]).map((v) => (
-          <option key={v} value={v}>
-            {v}
-          </option>
-        ))}
-      </select>,
-    );
-
-  return (
-    <>
-      <tr data-testid="window-row" className={rowErrors.length > 0 ? 'invalid' : undefined}>
-        {cell(
-          t('apply.gpu.windowDay', { number }),
-          'day',
-          undefined,
-          <select
-            id={`${path}-day`}
-            className="control"
-            value={w.day}
-            onChange={(e) => onChange({ ...w, day: e.target.value as WindowDraft['day'] })}
-            data-testid={`field-${path}.day`}
-          >
-            {WEEKDAYS.map((d) => (
-              <option key={d} value={d}>
-                {t(`weekdays.${d}`)}
-              </option>
-            ))}
-          </select>,
-        )}
-        {timeCell('start', t('apply.gpu.windowStart', { number }), startErrors)}
-        {timeCell('end', t('apply.gpu.windowEnd', { number }), endErrors)}
-        <td>
-          <button
-            type="button"
-            className="link-button"
-            onClick={onRemove}
-            aria-label={t('apply.gpu.removeWindow', { number })}
-            data-testid="window-remove"
-          >
-            {t('common.remove')}
-          </button>
-        </td>
-      </tr>
-      {rowErrors.length > 0 && (
-        <tr className="window-errors">
-          <td colSpan={4}>
-            {rowErrors.map((e, i) => (
-              <FieldErrorText key={i} name={e.path} errors={[e.code]} />
-            ))}
-          </td>
-        </tr>
-      )}
-    </>
   );
 }

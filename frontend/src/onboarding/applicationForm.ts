@@ -1,10 +1,6 @@
-import type {
-  ApplicationFieldsFragment,
-  AvailabilityKind,
-  ProviderApplicationInput,
-  Weekday,
-} from '../gql/graphql';
 import type { PathErrors } from '../api/errors';
+import type { ApplicationFieldsFragment, AvailabilityKind, ProviderApplicationInput } from '../gql/graphql';
+import { browserTimeZone, newKey, type WindowDraft } from '../ui/schedule';
 
 /**
  * The application form edits drafts: what the inputs hold, as strings, so a
@@ -16,28 +12,8 @@ import type { PathErrors } from '../api/errors';
 /** OTHER_MODEL is the modelKey of a GPU that is not in the supported list. */
 export const OTHER_MODEL = 'OTHER';
 
-/** WEEKDAYS in calendar order, Monday first (ISO 8601). */
-export const WEEKDAYS: readonly Weekday[] = [
-  'MONDAY',
-  'TUESDAY',
-  'WEDNESDAY',
-  'THURSDAY',
-  'FRIDAY',
-  'SATURDAY',
-  'SUNDAY',
-];
-
 /** COMMITMENT_MONTHS are the commitment periods the form offers. */
 export const COMMITMENT_MONTHS = [3, 6, 12, 24] as const;
-
-/** WindowDraft is one weekly availability window as edited. */
-export interface WindowDraft {
-  /** key identifies the row for React while rows are added and removed. */
-  key: string;
-  day: Weekday;
-  start: string;
-  end: string;
-}
 
 /** GpuDraft is one GPU entry as edited. */
 export interface GpuDraft {
@@ -66,44 +42,6 @@ export interface ApplicationDraft {
   upsProtected: boolean | null;
   commitmentMonths: string;
   maintenanceNotes: string;
-}
-
-let nextKey = 0;
-function newKey(prefix: string): string {
-  nextKey += 1;
-  return `${prefix}${nextKey}`;
-}
-
-/** browserTimeZone is the IANA zone the browser runs in, or UTC. */
-export function browserTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  } catch {
-    return 'UTC';
-  }
-}
-
-/**
- * timeZones lists the IANA zones the browser knows, sorted, always including
- * the ones given (the browser's own, a stored answer) even when the list
- * spells them differently (UTC, Etc/UTC).
- */
-export function timeZones(include: readonly string[] = []): string[] {
-  let zones: string[] = [];
-  try {
-    zones = Intl.supportedValuesOf('timeZone');
-  } catch {
-    zones = [];
-  }
-  const all = new Set(zones);
-  for (const zone of include) if (zone) all.add(zone);
-  if (all.size === 0) all.add('UTC');
-  return [...all].sort((a, b) => a.localeCompare(b));
-}
-
-/** newWindow is the row added by "Add window": Monday, office hours. */
-export function newWindow(day: Weekday = 'MONDAY'): WindowDraft {
-  return { key: newKey('w'), day, start: '09:00', end: '18:00' };
 }
 
 /** newGpu is an empty GPU entry, available 24/7 in the browser's zone. */
@@ -257,22 +195,4 @@ export function fieldPaths(draft: ApplicationDraft): Set<string> {
     });
   });
   return paths;
-}
-
-/**
- * timeChoices are the HH:MM values offered for a window, every 30 minutes;
- * ends run from 00:30 to 24:00. A stored value off the grid is kept.
- */
-export function timeChoices(kind: 'start' | 'end', keep?: string): string[] {
-  const out: string[] = [];
-  const first = kind === 'start' ? 0 : 30;
-  const last = kind === 'start' ? 23 * 60 + 30 : 24 * 60;
-  for (let m = first; m <= last; m += 30) {
-    out.push(`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
-  }
-  if (keep && !out.includes(keep)) {
-    out.push(keep);
-    out.sort();
-  }
-  return out;
 }

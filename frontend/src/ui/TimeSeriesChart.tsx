@@ -133,13 +133,14 @@ function useUplot(input: PlotInput) {
   });
 
   const { xs, series, x, y, lng, rtl, height } = input;
-  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, y.label, y.range, series.map((s) => s.label)]);
+  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, y.label, y.range, series.map((s) => [s.label, s.step === true])]);
 
   useEffect(() => {
     const el = box.current;
     if (!el) return;
     const now = latest.current;
-    const options = chartOptions(now.series, { x: now.x, y: now.y }, lookOf(el), { width: el.clientWidth, height: now.height, rtl: now.rtl });
+    const stepped = uPlot.paths.stepped?.({ align: 1 });
+    const options = chartOptions(now.series, { x: now.x, y: now.y }, lookOf(el), { width: el.clientWidth, height: now.height, rtl: now.rtl }, stepped);
     options.hooks = { setCursor: [(u) => latest.current.onHover(u.cursor.idx ?? null)] };
     const u = new uPlot(options, chartData(now.xs, now.series), el);
     chart.current = u;

@@ -9,6 +9,12 @@ export interface ChartSeries {
   label: string;
   /** values has one entry per x, null where nothing was measured. */
   values: readonly (number | null)[];
+  /**
+   * step draws the line as steps: each value holds until the next x (a
+   * price, set at one time and kept until changed), rather than a slope
+   * between samples.
+   */
+  step?: boolean;
 }
 
 /** ChartAxis is how an axis is labelled and its ticks are written. */
@@ -78,7 +84,8 @@ const LEFT = 3;
 
 /**
  * chartOptions is the uPlot configuration for a line per series over x and
- * y. uPlot's own legend is off: TimeSeriesChart draws one in the page, so
+ * y; series marked step are drawn with stepped (uPlot.paths.stepped, given
+ * by the component so this file needs no uPlot at run time). uPlot's own legend is off: TimeSeriesChart draws one in the page, so
  * it follows the page's language, direction and styles.
  */
 export function chartOptions(
@@ -86,6 +93,7 @@ export function chartOptions(
   axes: { x: XAxis & ChartAxis; y: YAxis },
   look: ChartLook,
   layout: ChartLayout,
+  stepped?: uPlot.Series.PathBuilder,
 ): uPlot.Options {
   const font = `12px ${look.font}`;
   const labelFont = `600 12px ${look.font}`;
@@ -123,6 +131,7 @@ export function chartOptions(
         stroke: colorOf(look, i),
         width: 2,
         points: { show: false },
+        ...(s.step && stepped && { paths: stepped }),
       })),
     ],
   };

@@ -1,0 +1,93 @@
+// USDC amounts as the API carries them: exact decimal strings with at most
+// six decimals ("2.150000"), never JS numbers. Parsing, comparing and
+// formatting work on the digits (BigInt micro-USDC where arithmetic is
+// needed); Intl formats the string itself, so no amount goes through a
+// float on its way to the screen.
+
+/** USDC_DECIMALS is how many decimals an amount may have (micro-USDC). */
+export const USDC_DECIMALS = 6;
+
+/**
+ * UsdcProblem is why typed text is not an amount: REQUIRED (empty),
+ * INVALID (not a plain decimal number), TOO_MANY_DECIMALS (more than six),
+ * OUT_OF_RANGE (zero: a price is more than 0).
+ */
+export type UsdcProblem = 'REQUIRED' | 'INVALID' | 'TOO_MANY_DECIMALS' | 'OUT_OF_RANGE';
+
+/** UsdcParse is parseUsdcInput's answer: the amount with six decimals, or the problem. */
+export type UsdcParse = { ok: true; value: string } | { ok: false; problem: UsdcProblem };
+
+/**
+ * parseUsdcInput reads what a user typed as a positive USDC amount: digits,
+ * optionally a decimal point (a comma is taken as one) and up to six
+ * decimals. The value is normalized to the API's form: no leading zeros,
+ * six decimals ("2.5" → "2.500000"). The server checks it again (its cap
+ * included) and its userErrors are shown at the field.
+ */
+export function parseUsdcInput(text: string): UsdcParse {
+  const s = text.trim().replace(',', '.');
+  if (s === '') return { ok: false, problem: 'REQUIRED' };
+  const m = /^(\d*)(?:\.(\d*))?$/.exec(s);
+  if (!m || (m[1] === '' && (m[2] ?? '') === '')) return { ok: false, problem: 'INVALID' };
+  const whole = (m[1] ?? '').replace(/^0+(?=\d)/, '') || '0';
+  const frac = m[2] ?? '';
+  if (frac.length > USDC_DECIMALS) return { ok: false, problem: 'TOO_MANY_DECIMALS' };
+  const value = `${whole}.${frac.padEnd(USDC_DECIMALS, '0')}`;
+  if (toMicros(value) <= 0n) return { ok: false, problem: 'OUT_OF_RANGE' };
+  return { ok: true, value };
+}
+
+/** isUsdc reports whether s is an amount as the API writes it (digits, optional six decimals, optional sign). */
+export function isUsdc(s: string): boolean {
+  return /^-?\d+(\.\d{1,6})?$/.test(s);
+}
+
+/** toMicros is an amount in micro-USDC, exactly (BigInt); "2.15" is 2150000n. */
+export function toMicros(s: string): bigint {
+  if (!isUsdc(s)) throw new Error(`not a USDC amount: ${JSON.stringify(s)}`);
+  const negative = s.startsWith('-');
+  const [whole = '0', frac = ''] = (negative ? s.slice(1) : s).split('.');
+  const micros = BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(USDC_DECIMALS, '0'));
+  return negative ? -micros : micros;
+}
+
+/** fromMicros writes micro-USDC as the API does, six decimals ("2.150000"). */
+export function fromMicros(micros: bigint): string {
+  const negative = micros < 0n;
+  const abs = negative ? -micros : micros;
+  const whole = abs / 1_000_000n;
+  const frac = (abs % 1_000_000n).toString().padStart(USDC_DECIMALS, '0');
+  return `${negative ? '-' : ''}${whole}.${frac}`;
+}
+
+/** compareUsdc orders two amounts exactly: negative, zero or positive as a is below, equal to or above b. */
+export function compareUsdc(a: string, b: string): number {
+  const d = toMicros(a) - toMicros(b);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+/** sameUsdc reports whether two amounts are equal whatever their decimals ("2.5", "2.500000"). */
+export function sameUsdc(a: string, b: string): boolean {
+  return isUsdc(a) && isUsdc(b) && toMicros(a) === toMicros(b);
+}
+
+/**
+ * formatUsdc writes an amount in language lng with at least two decimals
+ * and as many as it has (up to six): "2.15", "0.000125", "1,234.50". Intl
+ * is handed the decimal string itself (Intl.NumberFormat formats strings
+ * exactly), so no float rounds it.
+ */
+export function formatUsdc(s: string, lng: string): string {
+  const format = new Intl.NumberFormat(lng, { minimumFractionDigits: 2, maximumFractionDigits: USDC_DECIMALS });
+  // The typing of format() in TypeScript's ES2022 lib predates string input.
+  return format.format((isUsdc(s) ? s : '0') as unknown as number);
+}
+
+/**
+ * chartValue is an amount as a chart's y position. A chart places points
+ * on a canvas in floating point anyway; the figures written on the page
+ * come from formatUsdc, never from this number.
+ */
+export function chartValue(s: string): number {
+  return isUsdc(s) ? Number(toMicros(s)) / 1_000_000 : Number.NaN;
+}
