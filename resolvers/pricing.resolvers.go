@@ -7,8 +7,8 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -18,32 +18,62 @@ import (
 
 // Model is the resolver for the model field.
 func (r *gpuPriceResolver) Model(ctx context.Context, obj *models.GpuPrice) (*catalog.GpuModel, error) {
-	panic(fmt.Errorf("not implemented: Model - model"))
+	return catalog.ByKey(obj.ModelKey), nil
 }
 
 // SetGpuPrice is the resolver for the setGpuPrice field.
 func (r *mutationResolver) SetGpuPrice(ctx context.Context, input model.SetGpuPriceInput) (*model.SetGpuPricePayload, error) {
-	panic(fmt.Errorf("not implemented: SetGpuPrice - setGpuPrice"))
+	p, err := r.requireProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	price, err := r.Pricing.SetPrice(ctx, p.ID, pricing.PriceInput{Model: input.Model, PricePerHour: input.PricePerHour})
+	return payload(err, func(ue []*protocol.UserError) *model.SetGpuPricePayload {
+		return &model.SetGpuPricePayload{Price: price, UserErrors: ue}
+	})
 }
 
 // SetAvailabilitySchedule is the resolver for the setAvailabilitySchedule field.
 func (r *mutationResolver) SetAvailabilitySchedule(ctx context.Context, input model.SetAvailabilityScheduleInput) (*model.SetAvailabilitySchedulePayload, error) {
-	panic(fmt.Errorf("not implemented: SetAvailabilitySchedule - setAvailabilitySchedule"))
+	p, err := r.requireProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in, err := scheduleInput(input)
+	var (
+		sch *pricing.Schedule
+		mws []*models.MaintenanceWindow
+	)
+	if err == nil {
+		sch, mws, err = r.Pricing.SetSchedule(ctx, p.ID, in)
+	}
+	return payload(err, func(ue []*protocol.UserError) *model.SetAvailabilitySchedulePayload {
+		return &model.SetAvailabilitySchedulePayload{Schedule: sch, Maintenance: mws, UserErrors: ue}
+	})
 }
 
 // Prices is the resolver for the prices field.
 func (r *providerResolver) Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error) {
-	panic(fmt.Errorf("not implemented: Prices - prices"))
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Pricing.Prices(ctx, obj.ID)
 }
 
 // Schedule is the resolver for the schedule field.
 func (r *providerResolver) Schedule(ctx context.Context, obj *models.Provider) (*pricing.Schedule, error) {
-	panic(fmt.Errorf("not implemented: Schedule - schedule"))
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Pricing.Schedule(ctx, obj.ID)
 }
 
 // Maintenance is the resolver for the maintenance field.
 func (r *providerResolver) Maintenance(ctx context.Context, obj *models.Provider) ([]*models.MaintenanceWindow, error) {
-	panic(fmt.Errorf("not implemented: Maintenance - maintenance"))
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Pricing.Maintenance(ctx, obj.ID)
 }
 
 // GpuPrice returns graph.GpuPriceResolver implementation.

@@ -223,6 +223,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		withPublicURL(cfg.Bench, p.PublicURL))
 	p.Fleet.OnRegistered(p.Bench.OnRegistered)
 	p.Pricing = pricing.New(pricing.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Pricing)
+	p.Fleet.OnRegistered(p.Pricing.OnRegistered)
 	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Market)
 
 	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
@@ -310,6 +311,7 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		p.Auth.ListenForRevocations(baseCtx)
 	}()
 	background.Go(func() { p.Bench.RunBackground(baseCtx) })
+	background.Go(func() { p.Pricing.RunBackground(baseCtx) })
 	for _, fn := range p.background {
 		background.Go(func() { fn(baseCtx, "http://"+ln.Addr().String()) })
 	}

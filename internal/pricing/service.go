@@ -1,13 +1,23 @@
-// Package pricing holds providers' rates per GPU model (with their
-// history), their weekly availability schedules and planned maintenance.
 package pricing
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMaxPricePerHour caps a rate: 100 USDC per GPU per hour.
+	DefaultMaxPricePerHour = 100 * models.MicrosPerUSDC
+	// DefaultTick is how often the leader refreshes the open intervals.
+	DefaultTick = time.Minute
 )
 
 // Deps are what the pricing service uses.
@@ -19,7 +29,24 @@ type Deps struct {
 }
 
 // Config tunes pricing. Zero values take the defaults.
-type Config struct{}
+type Config struct {
+	// MaxPricePerHour is the highest rate a provider may set, per GPU per
+	// hour (DefaultMaxPricePerHour).
+	MaxPricePerHour models.USDC
+	// Tick is how often RunBackground refreshes the schedules' open
+	// intervals (DefaultTick); an interval ends at most one tick late.
+	Tick time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxPricePerHour <= 0 {
+		c.MaxPricePerHour = DefaultMaxPricePerHour
+	}
+	if c.Tick <= 0 {
+		c.Tick = DefaultTick
+	}
+	return c
+}
 
 // Service sets and reads prices, schedules and maintenance.
 type Service struct {
@@ -29,5 +56,56 @@ type Service struct {
 
 // New returns the pricing service.
 func New(deps Deps, cfg Config) *Service {
-	return &Service{deps: deps, cfg: cfg}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Clock == nil {
+		deps.Clock = clock.Real{}
+	}
+	return &Service{deps: deps, cfg: cfg.withDefaults()}
+}
+
+// Config returns the configuration in effect, defaults filled in.
+func (s *Service) Config() Config { return s.cfg }
+
+// OnRegistered gives a provider whose first machine registers its
+// starting schedule (the application's availability) at once, so the
+// marketplace's filter on provider_schedules finds it before the next
+// Refresh. The fleet calls it (fleet.Service.OnRegistered).
+func (s *Service) OnRegistered(ctx context.Context, r fleet.Registered) {
+	if !r.New {
+		return
+	}
+	if err := s.ensure(ctx, r.ProviderID); err != nil && ctx.Err() == nil {
+		s.deps.Logger.WarnContext(ctx, "pricing: unable to start the provider's schedule", "provider_id", r.ProviderID, "err", err)
+	}
+}
+
+// RunBackground refreshes the schedules every Tick until ctx ends, on the
+// one replica that leads (store.DB.TryLead).
+func (s *Service) RunBackground(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Tick)
+	defer t.Stop()
+	var lease *store.Lease
+	defer func() { lease.Release() }()
+	for {
+		if !lease.Alive(ctx) {
+			lease.Release()
+			l, err := s.deps.DB.TryLead(ctx, "pricing.schedule")
+			if err != nil && ctx.Err() == nil {
+				s.deps.Logger.WarnContext(ctx, "pricing: unable to contend for the schedule refresh", "err", err)
+			}
+			lease = l
+		}
+		if lease != nil {
+			if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
+				s.deps.Logger.WarnContext(ctx, "pricing: schedule refresh failed", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

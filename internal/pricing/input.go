@@ -1,0 +1,170 @@
+package pricing
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/validate"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Limits of the schedule form.
+const (
+	// MaxWindows is the most weekly windows a schedule has: the
+	// application form's limit.
+	MaxWindows = onboarding.MaxWindows
+	// MaxMaintenance is the most maintenance windows one
+	// setAvailabilitySchedule declares.
+	MaxMaintenance = 50
+	// MaxNoteLength bounds a maintenance window's note.
+	MaxNoteLength = 500
+)
+
+// PriceInput is setGpuPrice's input.
+type PriceInput struct {
+	// Model is a catalogue model key (catalog.GpuModel.Key).
+	Model string
+	// PricePerHour is per GPU per hour.
+	PricePerHour models.USDC
+}
+
+// ScheduleInput is setAvailabilitySchedule's input.
+type ScheduleInput struct {
+	// Availability is the weekly schedule, in the application form's
+	// shape; unlike the form, a window whose end is before its start runs
+	// into the next day.
+	Availability onboarding.AvailabilityInput
+	// Maintenance replaces the provider's maintenance windows that have
+	// not started; nil leaves them as they are (an empty, non-nil slice
+	// removes them).
+	Maintenance []MaintenanceInput
+}
+
+// MaintenanceInput is one planned maintenance window.
+type MaintenanceInput struct {
+	// MachineID is a machine of the provider; nil means all of them.
+	MachineID *int64
+	StartsAt  time.Time
+	EndsAt    time.Time
+	Note      *string
+}
+
+var noteRule = validate.Text{MaxRunes: MaxNoteLength, Chars: validate.MultiLine}
+
+// availabilityOf validates in (naming problems under field) and returns it
+// as stored. The rules are the application form's (onboarding), but a
+// window whose end is not after its start crosses midnight; a window that
+// starts and ends at the same minute is empty, and two windows may not
+// share a minute of the week, through a midnight crossing included.
+func availabilityOf(v *fault.Validation, field validate.Path, in onboarding.AvailabilityInput) models.Availability {
+	out := models.Availability{Kind: in.Kind, Windows: []*models.AvailabilityWindow{}}
+	timeZone, windows := field.Field("timeZone"), field.Field("windows")
+	if in.TimeZone != nil {
+		if tz := strings.TrimSpace(*in.TimeZone); tz != "" {
+			out.TimeZone = &tz
+		}
+	}
+	if tz := out.TimeZone; tz != nil {
+		if _, err := time.LoadLocation(*tz); err != nil || *tz == "Local" || len(*tz) > 64 {
+			v.Add(timeZone.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
+		}
+	}
+	switch in.Kind {
+	case models.AvailabilityAlways:
+		if len(in.Windows) > 0 {
+			v.Add(windows.String(), fault.InvalidValue, "24/7 availability takes no windows")
+		}
+	case models.AvailabilityWeekly:
+		if out.TimeZone == nil {
+			v.Add(timeZone.String(), fault.Required, "weekly windows need a time zone")
+		}
+		if len(in.Windows) == 0 {
+			v.Add(windows.String(), fault.Required, "add at least one weekly window")
+		}
+		if len(in.Windows) > MaxWindows {
+			v.Add(windows.String(), fault.TooMany, fmt.Sprintf("at most %d windows", MaxWindows))
+			return out
+		}
+		var spans []span
+		var idx []int
+		for i, w := range in.Windows {
+			wf := windows.Index(i)
+			if weekday(w.Day) < 0 {
+				v.Add(wf.Field("day").String(), fault.InvalidValue, "choose a day of the week")
+				continue
+			}
+			s, ok1 := clockMinutes(w.Start, false)
+			e, ok2 := clockMinutes(w.End, true)
+			if !ok1 {
+				v.Add(wf.Field("start").String(), fault.InvalidValue, "use HH:MM between 00:00 and 23:59")
+			}
+			if !ok2 {
+				v.Add(wf.Field("end").String(), fault.InvalidValue, "use HH:MM between 00:00 and 24:00")
+			}
+			if !ok1 || !ok2 {
+				continue
+			}
+			if e == s {
+				v.Add(wf.Field("end").String(), fault.EmptyWindow, "the window must not end when it starts (an end before the start runs into the next day)")
+				continue
+			}
+			sp, _ := spanOf(w)
+			for j, o := range spans {
+				if sp.overlaps(o) {
+					v.Add(wf.String(), fault.Overlap, fmt.Sprintf("overlaps window %d", idx[j]))
+					break
+				}
+			}
+			spans, idx = append(spans, sp), append(idx, i)
+			out.Windows = append(out.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
+		}
+	default:
+		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
+	}
+	if in.Kind != models.AvailabilityWeekly {
+		out.TimeZone = nil
+	}
+	return out
+}
+
+// maintenanceOf validates the maintenance windows (naming problems under
+// field) against now and the provider's machines (owned), and returns them
+// as stored, in UTC.
+func maintenanceOf(v *fault.Validation, field validate.Path, in []MaintenanceInput, providerID int64, owned map[int64]bool, now time.Time) []*models.MaintenanceWindow {
+	if len(in) > MaxMaintenance {
+		v.Add(field.String(), fault.TooMany, fmt.Sprintf("at most %d maintenance windows", MaxMaintenance))
+		return nil
+	}
+	out := make([]*models.MaintenanceWindow, 0, len(in))
+	for i, m := range in {
+		f := field.Index(i)
+		ok := true
+		if m.MachineID != nil && !owned[*m.MachineID] {
+			v.Add(f.Field("machineId").String(), fault.InvalidValue, "not one of your machines")
+			ok = false
+		}
+		if !m.StartsAt.After(now) {
+			v.Add(f.Field("startsAt").String(), fault.OutOfRange, "maintenance is declared ahead: start it in the future")
+			ok = false
+		}
+		if !m.EndsAt.After(m.StartsAt) {
+			v.Add(f.Field("endsAt").String(), fault.EmptyWindow, "the maintenance must end after it starts")
+			ok = false
+		}
+		var note *string
+		if m.Note != nil {
+			if n := strings.TrimSpace(*m.Note); n != "" {
+				ok = noteRule.Check(v, f.Field("note"), n) && ok
+				note = &n
+			}
+		}
+		if ok {
+			out = append(out, &models.MaintenanceWindow{ProviderID: providerID, MachineID: m.MachineID,
+				StartsAt: m.StartsAt.UTC(), EndsAt: m.EndsAt.UTC(), Note: note, CreatedAt: now})
+		}
+	}
+	return out
+}
