@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Labels the docker runtime puts on every container and network it creates.
@@ -34,6 +35,10 @@ var (
 	ErrExists = errors.New("job: already exists")
 	// ErrGPUInUse means an assigned GPU is held by another running job.
 	ErrGPUInUse = errors.New("job: GPU already in use")
+	// ErrImage means the job's image cannot be had: the registry does not
+	// have it, refuses the pull, or the pull fails. It is the customer's
+	// to fix.
+	ErrImage = errors.New("job: image unavailable")
 )
 
 // Runtime starts, stops and reports customer jobs. Implementations are safe
@@ -51,6 +56,41 @@ type Runtime interface {
 	// List reports every job the runtime has, running or finished but not
 	// yet stopped.
 	List(ctx context.Context) ([]Job, error)
+	// Halt ends a running job as Stop does (SIGTERM, SIGKILL after the
+	// grace period) but keeps what is known of it, its exit code and its
+	// output, until Stop removes it; it returns the job as it ended. A job
+	// that has already exited is returned as it is. ErrNotFound if the
+	// runtime has none with id.
+	Halt(ctx context.Context, id string) (Job, error)
+	// Logs returns the end of the job's output (stdout and stderr
+	// interleaved), at most maxBytes, as valid UTF-8 (see Tail).
+	// ErrNotFound if the runtime has none with id.
+	Logs(ctx context.Context, id string, maxBytes int) (string, error)
+}
+
+// Tail is the end of out as text of at most maxBytes: the last maxBytes
+// bytes, less a character cut in two at the start, with every invalid
+// UTF-8 sequence replaced by U+FFFD (a job's output is bytes; a report
+// carries a GraphQL string). Replacements never push it past maxBytes.
+func Tail(out []byte, maxBytes int) string {
+	if maxBytes <= 0 {
+		return ""
+	}
+	if len(out) > maxBytes {
+		out = out[len(out)-maxBytes:]
+		// Skip continuation bytes of a character the cut split.
+		for i := 0; i < utf8.UTFMax && len(out) > 0 && !utf8.RuneStart(out[0]); i++ {
+			out = out[1:]
+		}
+	}
+	s := strings.ToValidUTF8(string(out), "\uFFFD")
+	for len(s) > maxBytes {
+		// Replacements (3 bytes for as little as 1) made it longer: drop
+		// whole characters from the front.
+		_, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+	}
+	return s
 }
 
 // Spec is what the server asks to run.

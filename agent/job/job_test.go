@@ -65,3 +65,25 @@ func TestSpecValidateNamesTheBadField(t *testing.T) {
 		})
 	}
 }
+
+func TestTailKeepsTheEndAsValidUTF8WithinTheLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc string
+		in   string
+		max  int
+		want string
+	}{
+		{"short output is kept whole", "hello\n", 16, "hello\n"},
+		{"the start is cut", "0123456789", 4, "6789"},
+		{"a character cut in two is dropped", "aé" + "bc", 3, "bc"},
+		{"invalid bytes become U+FFFD", "ok\xff\n", 16, "ok\uFFFD\n"},
+		{"a replacement never passes the limit", "ab\xff", 3, "\uFFFD"},
+		{"no room", "x", 0, ""},
+	}
+	for _, tc := range tests {
+		got := job.Tail([]byte(tc.in), tc.max)
+		require.Equal(t, tc.want, got, tc.desc)
+		require.LessOrEqual(t, len(got), max(tc.max, 0), tc.desc)
+	}
+}

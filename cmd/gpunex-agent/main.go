@@ -10,7 +10,8 @@
 //
 //	config.Load → logger → config.LoadMachineID → bench.CleanLeftovers →
 //	  nvmldetect.Open → job runtime (process when simulating, Docker
-//	  otherwise) → client.New → benchmark runner (its own goroutine) →
+//	  otherwise) → client.New → job watcher (reports jobs, resumes those
+//	  an earlier run left) → benchmark runner (its own goroutine) →
 //	  client.Run until SIGINT/SIGTERM, which ends with a going-offline
 //	  heartbeat.
 //
@@ -50,6 +51,8 @@ import (
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker"
 	"github.com/gpunex/gpunex/agent/job/process"
+	"github.com/gpunex/gpunex/agent/job/watch"
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // Limits a START_JOB gets when its payload does not set them: job.Spec
@@ -58,10 +61,6 @@ const (
 	defaultJobMemoryPerGPU = 16 << 30
 	defaultJobPidsLimit    = 4096
 )
-
-// deadlineSweep is how often jobs past their timeout are looked for (the
-// Docker engine has no timeout of its own).
-const deadlineSweep = 30 * time.Second
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -130,11 +129,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer closeRuntime()
-	go stopOverdueJobs(ctx, runtime, logger)
 
-	// Commands arrive only once c.Run has started, by which time runner is
-	// set; the handler reads it through the closure.
+	// Commands arrive only once c.Run has started, by which time runner
+	// and jobs are set; the handler reads them through the closures.
 	var runner *bench.Runner
+	var jobs *watch.Watcher
 	c, err := client.New(client.Options{
 		Server:       cfg.Server,
 		Token:        cfg.Token.Reveal(),
@@ -142,7 +141,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Hostname:     cfg.Hostname,
 		AgentVersion: agent.Version,
 		Detector:     detector,
-		Handler:      commandHandler(runtime, func() *bench.Runner { return runner }, logger),
+		Handler:      commandHandler(func() *watch.Watcher { return jobs }, func() *bench.Runner { return runner }, logger),
 		DataDir:      cfg.DataDir,
 		Logger:       logger,
 	})
@@ -151,6 +150,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer c.Close()
+
+	// The watcher reports every job and ends those past their timeout (the
+	// Docker engine has none of its own). It is closed before the runtime
+	// (defers run last first): no report goes out about jobs the agent's
+	// own shutdown ends.
+	jobs = watch.New(runtime, c, watch.Options{MachineID: machineID, Logger: logger})
+	defer jobs.Close()
+	// Containers outlive the agent: the jobs an earlier run started are
+	// reported again and followed to their end.
+	if n, err := jobs.Resume(ctx); err != nil {
+		logger.Warn("gpunex-agent: jobs of an earlier run not resumed", "err", err)
+	} else if n > 0 {
+		logger.Info("gpunex-agent: jobs of an earlier run resumed", "jobs", n)
+	}
 
 	runner, releaseBench := newBenchRunner(cfg, machineID, detector, runtime, c, logger)
 	defer releaseBench()
@@ -208,29 +221,16 @@ func newRuntime(ctx context.Context, detector gpu.Detector, dataDir string, logg
 	return docker.New(cli, docker.Options{}), func() { _ = cli.Close() }, nil
 }
 
-// startJobPayload is START_JOB's payload.
-type startJobPayload struct {
-	JobID          string   `json:"jobId"`
-	Image          string   `json:"image"`
-	Command        []string `json:"command"`
-	Env            []string `json:"env"`
-	GPUUUIDs       []string `json:"gpuUuids"`
-	TimeoutSeconds int64    `json:"timeoutSeconds"`
-	MemoryBytes    int64    `json:"memoryBytes"`
-	PidsLimit      int64    `json:"pidsLimit"`
-	ShmBytes       int64    `json:"shmBytes"`
-}
-
-// spec turns the payload into a job spec, with default limits where the
-// server set none.
-func (p startJobPayload) spec() job.Spec {
+// jobSpec turns START_JOB's payload into a job spec, with default limits
+// where the server set none.
+func jobSpec(p protocol.StartJobPayload) job.Spec {
 	s := job.Spec{
-		ID: p.JobID, Image: p.Image, Command: p.Command, Env: p.Env, GPUUUIDs: p.GPUUUIDs,
+		ID: p.JobID, Image: p.Image, Command: p.Command, Env: p.Env, GPUUUIDs: p.GpuUUIDs,
 		MemoryBytes: p.MemoryBytes, PidsLimit: p.PidsLimit, ShmBytes: p.ShmBytes,
 		Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
 	}
 	if s.MemoryBytes == 0 {
-		s.MemoryBytes = int64(max(len(p.GPUUUIDs), 1)) * defaultJobMemoryPerGPU
+		s.MemoryBytes = int64(max(len(p.GpuUUIDs), 1)) * defaultJobMemoryPerGPU
 	}
 	if s.PidsLimit == 0 {
 		s.PidsLimit = defaultJobPidsLimit
@@ -238,69 +238,44 @@ func (p startJobPayload) spec() job.Spec {
 	return s
 }
 
-// commandHandler carries out the server's commands: jobs on the runtime,
-// benchmarks handed to the runner (which runs them on its own goroutine).
-func commandHandler(rt job.Runtime, runner func() *bench.Runner, logger *slog.Logger) client.Handler {
+// commandHandler carries out the server's commands: jobs handed to the
+// watcher (which starts, follows, reports and ends each on a goroutine of
+// its own, so a slow image pull holds no command back), benchmarks to the
+// runner (which runs them on its own goroutine).
+func commandHandler(jobs func() *watch.Watcher, runner func() *bench.Runner, logger *slog.Logger) client.Handler {
 	return func(ctx context.Context, cmd client.Command) error {
 		switch cmd.Kind {
 		case client.CommandStartJob:
-			var p startJobPayload
+			var p protocol.StartJobPayload
 			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
 				return fmt.Errorf("START_JOB payload: %w", err)
 			}
-			j, err := rt.Start(ctx, p.spec())
-			if err != nil {
+			if p.JobID == "" {
+				return errors.New("START_JOB payload: jobId is required")
+			}
+			// A bad spec is not refused here: the watcher reports it
+			// FAILED (CUSTOMER), so the rental ends with the reason.
+			if err := jobs().Start(jobSpec(p)); err != nil {
 				return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
 			}
-			logger.Info("gpunex-agent: job started", "job_id", j.ID, "gpus", j.GPUUUIDs, "runtime_id", j.RuntimeID, "deadline", j.Deadline)
+			logger.Info("gpunex-agent: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs, "image", p.Image)
 			return nil
 		case client.CommandStopJob:
-			var p struct {
-				JobID string `json:"jobId"`
-			}
+			var p protocol.StopJobPayload
 			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
 				return fmt.Errorf("STOP_JOB payload: %w", err)
 			}
 			if p.JobID == "" {
 				return errors.New("STOP_JOB payload: jobId is required")
 			}
-			if err := rt.Stop(ctx, p.JobID); err != nil {
+			if err := jobs().Stop(ctx, p.JobID); err != nil {
 				return fmt.Errorf("STOP_JOB %s: %w", p.JobID, err)
 			}
-			logger.Info("gpunex-agent: job stopped", "job_id", p.JobID)
+			logger.Info("gpunex-agent: job stopping", "job_id", p.JobID)
 			return nil
 		case client.CommandRunBenchmark:
 			return enqueueBenchmark(runner, cmd, logger)
 		}
 		return fmt.Errorf("unknown command kind %q; is the agent older than the server?", cmd.Kind)
-	}
-}
-
-// stopOverdueJobs stops running jobs past their deadline until ctx ends.
-func stopOverdueJobs(ctx context.Context, rt job.Runtime, logger *slog.Logger) {
-	t := time.NewTicker(deadlineSweep)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		jobs, err := rt.List(ctx)
-		if err != nil {
-			logger.Debug("gpunex-agent: listing jobs", "err", err)
-			continue
-		}
-		now := time.Now()
-		for _, j := range jobs {
-			if j.State != job.StateRunning || j.Deadline.IsZero() || now.Before(j.Deadline) {
-				continue
-			}
-			if err := rt.Stop(ctx, j.ID); err != nil {
-				logger.Warn("gpunex-agent: stopping a job past its timeout", "job_id", j.ID, "err", err)
-				continue
-			}
-			logger.Info("gpunex-agent: job stopped at its timeout", "job_id", j.ID, "deadline", j.Deadline)
-		}
 	}
 }

@@ -21,11 +21,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -49,6 +52,7 @@ type Engine interface {
 	ContainerRemove(ctx context.Context, container string, opts client.ContainerRemoveOptions) (client.ContainerRemoveResult, error)
 	ContainerInspect(ctx context.Context, container string, opts client.ContainerInspectOptions) (client.ContainerInspectResult, error)
 	ContainerList(ctx context.Context, opts client.ContainerListOptions) (client.ContainerListResult, error)
+	ContainerLogs(ctx context.Context, container string, opts client.ContainerLogsOptions) (client.ContainerLogsResult, error)
 }
 
 var _ Engine = (*client.Client)(nil)
@@ -152,13 +156,24 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	})
 	if err != nil {
 		r.cleanup(name, "")
-		return job.Job{}, fmt.Errorf("docker: create container %s: %w", name, err)
+		return job.Job{}, fmt.Errorf("docker: create container %s: %w", name, customerInput(err))
 	}
 	if _, err := r.engine.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		r.cleanup(name, created.ID)
-		return job.Job{}, fmt.Errorf("docker: start container %s: %w", name, err)
+		return job.Job{}, fmt.Errorf("docker: start container %s: %w", name, customerInput(err))
 	}
 	return r.Inspect(ctx, spec.ID)
+}
+
+// customerInput marks an engine refusal of the job's own configuration
+// (an invalid parameter: a command not found in the image, a bad working
+// directory) as job.ErrInvalidSpec, so it is reported as the customer's.
+// Anything else is the host's.
+func customerInput(err error) error {
+	if cerrdefs.IsInvalidArgument(err) {
+		return fmt.Errorf("%w: %w", job.ErrInvalidSpec, err)
+	}
+	return err
 }
 
 // reserve records spec's Start as under way, refusing a second Start of
@@ -296,13 +311,23 @@ func (r *Runtime) ensureImage(ctx context.Context, image string) error {
 	}
 	pull, err := r.engine.ImagePull(ctx, image, client.ImagePullOptions{})
 	if err != nil {
-		return fmt.Errorf("docker: pull %s: %w", image, err)
+		return pullError(image, err)
 	}
 	defer pull.Close()
 	if err := pull.Wait(ctx); err != nil {
-		return fmt.Errorf("docker: pull %s: %w", image, err)
+		return pullError(image, err)
 	}
 	return nil
+}
+
+// pullError wraps a failed pull in job.ErrImage (the customer's image
+// cannot be had), unless the engine itself did not answer or the pull was
+// cancelled: those are the host's.
+func pullError(image string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || client.IsErrConnectionFailed(err) {
+		return fmt.Errorf("docker: pull %s: %w", image, err)
+	}
+	return fmt.Errorf("docker: pull %s: %w (%w)", image, err, job.ErrImage)
 }
 
 // createNetwork creates the job's own bridge network on a free subnet of
@@ -372,6 +397,67 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 		return fmt.Errorf("docker: remove network %s: %w", name, err)
 	}
 	return nil
+}
+
+// Halt stops the job's container (SIGTERM, SIGKILL after the grace
+// period) and returns it as it ended; the container, its exit code and its
+// logs stay until Stop.
+func (r *Runtime) Halt(ctx context.Context, id string) (job.Job, error) {
+	j, err := r.Inspect(ctx, id)
+	if err != nil || j.State == job.StateExited {
+		return j, err
+	}
+	grace := int(r.stopGrace / time.Second)
+	if _, err := r.engine.ContainerStop(ctx, j.RuntimeID, client.ContainerStopOptions{Timeout: &grace}); err != nil && !cerrdefs.IsNotFound(err) {
+		return job.Job{}, fmt.Errorf("docker: stop container %s: %w", ContainerName(id), err)
+	}
+	j, err = r.Inspect(ctx, id)
+	if err == nil && j.Reason == "" {
+		j.Reason = "stopped"
+	}
+	return j, err
+}
+
+// logLines is how many lines of a container's log Logs asks the engine for:
+// enough to fill the largest tail a report carries with short lines; the
+// bytes are bounded afterwards.
+const logLines = 2000
+
+// Logs returns the end of the container's stdout and stderr, at most
+// maxBytes, from the engine's log (the json-file or local driver the host
+// configures; a driver that cannot be read back gives an error).
+func (r *Runtime) Logs(ctx context.Context, id string, maxBytes int) (string, error) {
+	j, err := r.Inspect(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	rc, err := r.engine.ContainerLogs(ctx, j.RuntimeID, client.ContainerLogsOptions{
+		ShowStdout: true, ShowStderr: true, Tail: strconv.Itoa(logLines),
+	})
+	if err != nil {
+		return "", fmt.Errorf("docker: logs of %s: %w", ContainerName(id), err)
+	}
+	defer rc.Close()
+	tail := &tailBuffer{max: maxBytes + utf8.UTFMax}
+	// Jobs get no TTY, so the stream is multiplexed; both go to one tail.
+	if _, err := stdcopy.StdCopy(tail, tail, rc); err != nil {
+		return "", fmt.Errorf("docker: logs of %s: %w", ContainerName(id), err)
+	}
+	return job.Tail(tail.buf, maxBytes), nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
 }
 
 // Inspect reports the job's container. A container with the job's name

@@ -226,6 +226,7 @@ func TestDockerStartLeavesNothingWhenThePullFails(t *testing.T) {
 
 	_, err := b.runtime.Start(context.Background(), trainingSpec("rental-1"))
 	require.ErrorContains(t, err, "docker: pull "+image+": manifest for")
+	require.ErrorIs(t, err, job.ErrImage, "reported as the customer's image")
 	require.Empty(t, b.engine.networkNames())
 	require.Empty(t, b.engine.containerNames())
 }

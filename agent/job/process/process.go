@@ -16,12 +16,17 @@
 // secrets out of the job's environment, its children and whatever they
 // log; it is not a security boundary, since the job runs as the agent's
 // user.
+//
+// The job's stdout and stderr go to one file in its directory (OutputFile),
+// which Logs reads the end of. It is not bounded: a simulated job's output
+// is the demo's, and it goes with the directory when the job is stopped.
 package process
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -32,6 +37,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -51,6 +57,10 @@ const DefaultStopGrace = 5 * time.Second
 // default for containers, not the agent's own PATH, which may name the
 // agent's private directories.
 const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// OutputFile is the file in a job's directory that holds its stdout and
+// stderr.
+const OutputFile = ".gpunex-output.log"
 
 // Options tunes a Runtime; the zero value is usable.
 type Options struct {
@@ -145,8 +155,22 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 		return job.Job{}, fmt.Errorf("process: start %s: %w", spec.ID, err)
 	}
 	cmd, err := command(spec, dir)
+	if err != nil {
+		r.release(spec.GPUUUIDs)
+		_ = removeDir(dir)
+		return job.Job{}, fmt.Errorf("process: start %s: %w", spec.ID, err)
+	}
+	out, err := os.OpenFile(filepath.Join(dir, OutputFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err == nil {
+		cmd.Stdout, cmd.Stderr = out, out
 		err = cmd.Start()
+		// The child has its own descriptor now; ours is not needed.
+		_ = out.Close()
+		if err != nil {
+			// The program could not be executed: the customer's command
+			// (a missing file, no execute permission, not a program).
+			err = fmt.Errorf("%w: command: %w", job.ErrInvalidSpec, err)
+		}
 	}
 	if err != nil {
 		r.release(spec.GPUUUIDs)
@@ -218,7 +242,7 @@ func command(spec job.Spec, dir string) (*exec.Cmd, error) {
 	env := environment(spec, dir)
 	path, err := lookPath(spec.Command[0], lastValue(env, "PATH"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: command: %w", job.ErrInvalidSpec, err)
 	}
 	cmd := exec.Command(path, spec.Command[1:]...)
 	cmd.Args[0] = spec.Command[0]
@@ -375,6 +399,61 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 		return fmt.Errorf("process: stop %s: remove its directory: %w", id, err)
 	}
 	return nil
+}
+
+// Halt ends the job as Stop does but keeps it, its exit code and its
+// output until Stop; it returns the job as it ended.
+func (r *Runtime) Halt(ctx context.Context, id string) (job.Job, error) {
+	r.mu.Lock()
+	p, ok := r.jobs[id]
+	r.mu.Unlock()
+	if !ok {
+		return job.Job{}, fmt.Errorf("process: job %s: %w", id, job.ErrNotFound)
+	}
+	halted := make(chan struct{})
+	go func() {
+		r.terminate(p, "stopped")
+		close(halted)
+	}()
+	select {
+	case <-halted:
+	case <-ctx.Done():
+		return job.Job{}, fmt.Errorf("process: halt %s: %w", id, ctx.Err())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return copyJob(p.job), nil
+}
+
+// Logs returns the end of the job's output file, at most maxBytes.
+func (r *Runtime) Logs(_ context.Context, id string, maxBytes int) (string, error) {
+	r.mu.Lock()
+	p, ok := r.jobs[id]
+	r.mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("process: job %s: %w", id, job.ErrNotFound)
+	}
+	f, err := os.Open(filepath.Join(p.dir, OutputFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil // the job removed it
+	}
+	if err != nil {
+		return "", fmt.Errorf("process: logs of %s: %w", id, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("process: logs of %s: %w", id, err)
+	}
+	// A few bytes more than asked, so Tail can drop a character cut in two.
+	want := int64(maxBytes + utf8.UTFMax)
+	off := max(st.Size()-want, 0)
+	buf := make([]byte, st.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("process: logs of %s: %w", id, err)
+	}
+	return job.Tail(buf[:n], maxBytes), nil
 }
 
 // Inspect reports one job.

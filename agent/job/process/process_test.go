@@ -265,7 +265,8 @@ func TestProcessLooksTheCommandUpInTheJobsPathNotTheAgents(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := b.runtime.Start(ctx, b.spec("rental-17", "agent-tool"))
-	require.EqualError(t, err, `process: start rental-17: no executable "agent-tool" in the job's PATH (`+process.DefaultPath+`)`)
+	require.EqualError(t, err, `process: start rental-17: job: invalid spec: command: no executable "agent-tool" in the job's PATH (`+process.DefaultPath+`)`)
+	require.ErrorIs(t, err, job.ErrInvalidSpec, "the customer's command")
 	require.False(t, b.sim.Busy(b.gpus[0]), "a job that cannot start frees its GPU")
 	entries, err := os.ReadDir(b.dir)
 	require.NoError(t, err)
@@ -376,4 +377,32 @@ func TestProcessCloseStopsEveryJob(t *testing.T) {
 	jobs, err := b.runtime.List(ctx)
 	require.NoError(t, err)
 	require.Empty(t, jobs)
+}
+
+func TestProcessHaltKeepsTheEndedJobAndItsOutputUntilStop(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	_, err := b.runtime.Start(ctx, b.spec("rental-halt", "sh", "-c", "echo out; echo err >&2; exec sleep 30"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		logs, err := b.runtime.Logs(ctx, "rental-halt", 1024)
+		return err == nil && logs == "out\nerr\n"
+	}, 5*time.Second, 10*time.Millisecond, "stdout and stderr go to one output")
+
+	j, err := b.runtime.Halt(ctx, "rental-halt")
+	require.NoError(t, err)
+	require.Equal(t, job.StateExited, j.State)
+	require.Equal(t, 143, *j.ExitCode, "ended by SIGTERM")
+	require.Equal(t, "stopped", j.Reason)
+	require.False(t, b.sim.Busy(b.gpus[0]))
+	logs, err := b.runtime.Logs(ctx, "rental-halt", 4)
+	require.NoError(t, err)
+	require.Equal(t, "err\n", logs, "the output outlives the process, bounded to what was asked")
+
+	require.NoError(t, b.runtime.Stop(ctx, "rental-halt"))
+	_, err = b.runtime.Logs(ctx, "rental-halt", 1024)
+	require.ErrorIs(t, err, job.ErrNotFound)
+	_, err = b.runtime.Halt(ctx, "rental-halt")
+	require.ErrorIs(t, err, job.ErrNotFound)
 }
