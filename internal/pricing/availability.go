@@ -130,7 +130,7 @@ func occurrences(a models.Availability, loc *time.Location, t time.Time) []inter
 	var out []interval
 	for day := -8; day <= 15; day++ {
 		date := time.Date(y, m, d+day, 12, 0, 0, 0, loc) // noon exists every day
-		wd := (int(date.Weekday()) + 6) % 7               // Monday = 0
+		wd := (int(date.Weekday()) + 6) % 7              // Monday = 0
 		for _, w := range a.Windows {
 			if w == nil {
 				continue
