@@ -4632,6 +4632,8 @@ enum UserErrorCode {
   UPS_REQUIRED
   "Asked again before a cooldown ended (for example requestBenchmark); the payload says when it may be asked."
   TOO_SOON
+  "The GPUs asked for cannot be rented now: another rental took them meanwhile, or they were delisted, went offline or left their schedule."
+  UNAVAILABLE
 }
 
 """

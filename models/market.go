@@ -68,8 +68,11 @@ type Rental struct {
 	EndsBy       *time.Time   `bun:"ends_by"`
 	CreatedAt    time.Time    `bun:"created_at,notnull"`
 	StartedAt    *time.Time   `bun:"started_at"`
-	EndedAt      *time.Time   `bun:"ended_at"`
-	UpdatedAt    time.Time    `bun:"updated_at,notnull"`
+	// StopRequestedAt is when the customer asked to stop: a rental
+	// STOPPING longer than the market's stop grace ends STOPPED.
+	StopRequestedAt *time.Time `bun:"stop_requested_at"`
+	EndedAt         *time.Time `bun:"ended_at"`
+	UpdatedAt       time.Time  `bun:"updated_at,notnull"`
 }
 
 // RentalGpu is one GPU a rental had: kept after the rental ends (the
@@ -91,4 +94,38 @@ type GpuAllocation struct {
 	RentalID  int64     `bun:"rental_id,notnull"`
 	MachineID int64     `bun:"machine_id,notnull"`
 	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+// ProviderMarketProfile is what the marketplace shows of a provider that
+// its approved application says: the location (the application's first
+// GPU entry's) and the commitment. Materialised from the application so a
+// marketplace page joins one row per provider.
+type ProviderMarketProfile struct {
+	bun.BaseModel `bun:"table:provider_market_profiles,alias:pmp"`
+
+	ProviderID       int64     `bun:"provider_id,pk"`
+	Location         Location  `bun:"embed:location_"`
+	CommitmentMonths int       `bun:"commitment_months,notnull"`
+	UpdatedAt        time.Time `bun:"updated_at,notnull"`
+}
+
+// MachineMarketStats is what the market's periodic refresh computed of a
+// machine: its uptime, the share of the last 30 days (or of its life, if
+// shorter) it was online.
+type MachineMarketStats struct {
+	bun.BaseModel `bun:"table:machine_market_stats,alias:mms"`
+
+	MachineID  int64     `bun:"machine_id,pk"`
+	Uptime     float64   `bun:"uptime,notnull"`
+	ComputedAt time.Time `bun:"computed_at,notnull"`
+}
+
+// ModelMarketPrice is the median rate of a GPU model over every
+// provider's price, the reference the ranking compares a price with.
+type ModelMarketPrice struct {
+	bun.BaseModel `bun:"table:model_market_prices,alias:mmp"`
+
+	ModelKey   string    `bun:"model_key,pk"`
+	Median     USDC      `bun:"median_micros,notnull"`
+	ComputedAt time.Time `bun:"computed_at,notnull"`
 }

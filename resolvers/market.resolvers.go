@@ -7,11 +7,11 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/models"
@@ -19,57 +19,136 @@ import (
 
 // Model is the resolver for the model field.
 func (r *listingResolver) Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error) {
-	panic(fmt.Errorf("not implemented: Model - model"))
+	return catalog.ByKey(obj.ModelKey), nil
 }
 
 // StartRental is the resolver for the startRental field.
 func (r *mutationResolver) StartRental(ctx context.Context, input model.StartRentalInput) (*model.StartRentalPayload, error) {
-	panic(fmt.Errorf("not implemented: StartRental - startRental"))
+	v, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rental, err := r.Market.Start(ctx, v.User.ID, startInput(input))
+	return payload(err, func(ue []*protocol.UserError) *model.StartRentalPayload {
+		return &model.StartRentalPayload{Rental: rental, UserErrors: ue}
+	})
 }
 
 // StopRental is the resolver for the stopRental field.
 func (r *mutationResolver) StopRental(ctx context.Context, id string) (*model.StopRentalPayload, error) {
-	panic(fmt.Errorf("not implemented: StopRental - stopRental"))
+	v, rentalID, err := viewerAndID(ctx, auth.Require, id)
+	if err != nil {
+		return nil, err
+	}
+	rental, err := r.Market.Stop(ctx, v.User.ID, rentalID)
+	return payload(err, func(ue []*protocol.UserError) *model.StopRentalPayload {
+		return &model.StopRentalPayload{Rental: rental, UserErrors: ue}
+	})
 }
 
 // ReportJobStatus is the resolver for the reportJobStatus field.
 func (r *mutationResolver) ReportJobStatus(ctx context.Context, input protocol.ReportJobStatusInput) (*protocol.ReportJobStatusAnswer, error) {
-	panic(fmt.Errorf("not implemented: ReportJobStatus - reportJobStatus"))
+	agent, err := auth.RequireAgent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := r.Market.ReportJobStatus(ctx, agent, input)
+	out, err := payload(err, func(ue []*protocol.UserError) *protocol.ReportJobStatusAnswer {
+		if ans != nil {
+			return ans
+		}
+		a := &protocol.ReportJobStatusAnswer{UserErrors: []protocol.UserError{}}
+		for _, e := range ue {
+			a.UserErrors = append(a.UserErrors, *e)
+		}
+		return a
+	})
+	return out, err
 }
 
 // Rentals is the resolver for the rentals field.
 func (r *providerResolver) Rentals(ctx context.Context, obj *models.Provider) ([]*market.ProviderRental, error) {
-	panic(fmt.Errorf("not implemented: Rentals - rentals"))
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Market.ProviderRentals(ctx, obj.ID)
 }
 
 // Marketplace is the resolver for the marketplace field.
 func (r *queryResolver) Marketplace(ctx context.Context, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) (*model.ListingConnection, error) {
-	panic(fmt.Errorf("not implemented: Marketplace - marketplace"))
+	n, cursor := pageArgs(first, after)
+	order := market.SortRank
+	if sort != nil {
+		order = market.Sort(*sort)
+	}
+	page, err := r.Market.Marketplace(ctx, marketFilter(filter), order, n, cursor)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	edges, info := connection(page.Listings, page.HasNextPage, func(*market.Listing) string {
+		i++
+		return page.Cursors[i-1]
+	}, func(c string, l *market.Listing) *model.ListingEdge { return &model.ListingEdge{Cursor: c, Node: l} })
+	return &model.ListingConnection{Edges: edges, PageInfo: info}, nil
 }
 
 // MyRentals is the resolver for the myRentals field.
 func (r *queryResolver) MyRentals(ctx context.Context, first *int, after *string) (*model.RentalConnection, error) {
-	panic(fmt.Errorf("not implemented: MyRentals - myRentals"))
+	v, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, cursor := pageArgs(first, after)
+	page, err := r.Market.Rentals(ctx, v.User.ID, n, cursor)
+	if err != nil {
+		return nil, err
+	}
+	edges, info := connection(page.Rentals, page.HasNextPage, market.RentalCursor,
+		func(c string, rental *models.Rental) *model.RentalEdge {
+			return &model.RentalEdge{Cursor: c, Node: rental}
+		})
+	return &model.RentalConnection{Edges: edges, PageInfo: info}, nil
 }
 
 // Rental is the resolver for the rental field.
 func (r *queryResolver) Rental(ctx context.Context, id string) (*models.Rental, error) {
-	panic(fmt.Errorf("not implemented: Rental - rental"))
+	v, rentalID, err := viewerAndID(ctx, auth.Require, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Market.Rental(ctx, v.User.ID, rentalID)
 }
 
 // Model is the resolver for the model field.
 func (r *rentalResolver) Model(ctx context.Context, obj *models.Rental) (*catalog.GpuModel, error) {
-	panic(fmt.Errorf("not implemented: Model - model"))
+	return catalog.ByKey(obj.ModelKey), nil
 }
 
 // RentalUpdated is the resolver for the rentalUpdated field.
 func (r *subscriptionResolver) RentalUpdated(ctx context.Context, id *string) (<-chan *models.Rental, error) {
-	panic(fmt.Errorf("not implemented: RentalUpdated - rentalUpdated"))
+	v, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rentalID *int64
+	if id != nil {
+		n, err := parseID("id", *id)
+		if err != nil {
+			return nil, err
+		}
+		rentalID = &n
+	}
+	return r.Market.Follow(ctx, v.User.ID, rentalID)
 }
 
 // ProviderRentalUpdated is the resolver for the providerRentalUpdated field.
 func (r *subscriptionResolver) ProviderRentalUpdated(ctx context.Context) (<-chan *market.ProviderRental, error) {
-	panic(fmt.Errorf("not implemented: ProviderRentalUpdated - providerRentalUpdated"))
+	p, err := r.requireProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Market.FollowProvider(ctx, p.ID)
 }
 
 // Listing returns graph.ListingResolver implementation.

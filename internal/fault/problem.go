@@ -53,6 +53,9 @@ const (
 	UPSRequired ProblemCode = "UPS_REQUIRED"
 	// TooSoon: asked again before a cooldown ended.
 	TooSoon ProblemCode = "TOO_SOON"
+	// Unavailable: the GPUs asked for cannot be rented now (taken by
+	// another rental meanwhile, delisted, offline, out of schedule).
+	Unavailable ProblemCode = "UNAVAILABLE"
 )
 
 // ProblemCodes returns every ProblemCode, in the order of the
@@ -61,7 +64,7 @@ func ProblemCodes() []ProblemCode {
 	return []ProblemCode{
 		Required, InvalidValue, TooShort, TooLong, OutOfRange, TooMany, Duplicate, InFuture,
 		Taken, InvalidCredentials, UnknownTimeZone, UnknownModel, EmptyWindow, Overlap,
-		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired, TooSoon,
+		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired, TooSoon, Unavailable,
 	}
 }
 

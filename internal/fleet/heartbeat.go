@@ -160,6 +160,9 @@ func (s *Service) transition(ctx context.Context, ref machineRef, to models.Mach
 			attrs = append(attrs, "reason", *reason)
 		}
 		s.deps.Logger.InfoContext(ctx, "fleet: machine status changed", attrs...)
+		for _, fn := range s.onTransition {
+			fn(ctx, Transition{MachineID: ref.id, ProviderID: ref.providerID, Status: to, Reason: reason, At: at})
+		}
 	}
 	return err
 }

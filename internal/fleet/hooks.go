@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/models"
@@ -26,6 +27,27 @@ type Registered struct {
 // Call it while assembling the platform, before serving.
 func (s *Service) OnRegistered(fn func(ctx context.Context, r Registered)) {
 	s.onRegistered = append(s.onRegistered, fn)
+}
+
+// Transition is a machine's status change, as told to the functions added
+// with OnTransition once it is committed.
+type Transition struct {
+	MachineID, ProviderID int64
+	Status                models.MachineStatus
+	// Reason says why an offline machine is offline; nil when online.
+	Reason *models.OfflineReason
+	// At is when the status changed (for the sweeper's offline, the end
+	// of the grace after the last heartbeat).
+	At time.Time
+}
+
+// OnTransition adds fn to the functions called after each machine status
+// change (after its transaction committed, on the replica that made it,
+// so once per change across replicas), in the order added. fn runs on the
+// heartbeat's or the sweeper's goroutine: it must be quick. Call it while
+// assembling the platform, before serving.
+func (s *Service) OnTransition(fn func(ctx context.Context, t Transition)) {
+	s.onTransition = append(s.onTransition, fn)
 }
 
 // hardwareOf fingerprints a machine's driver and current GPUs.

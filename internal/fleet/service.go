@@ -93,6 +93,8 @@ type Service struct {
 	statuses *bus.Shared[*StatusEvent]
 	// onRegistered are called after each registration (OnRegistered).
 	onRegistered []func(ctx context.Context, r Registered)
+	// onTransition are called after each status change (OnTransition).
+	onTransition []func(ctx context.Context, t Transition)
 }
 
 // New returns the fleet service.

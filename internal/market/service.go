@@ -1,15 +1,18 @@
 // Package market is the marketplace and rentals: what can be rented now,
 // ranked; rentals scheduled on a machine's free GPUs, run as jobs by the
-// provider's agent, and never double-booked.
+// provider's agent, and never double-booked. See doc.go.
 package market
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
 )
 
 // Deps are what the market uses.
@@ -22,15 +25,99 @@ type Deps struct {
 }
 
 // Config tunes the market. Zero values take the defaults.
-type Config struct{}
+type Config struct {
+	// RefreshEvery is how often the leading replica recomputes machines'
+	// uptime, models' median prices and providers' profiles, ends
+	// rentals whose stop went unconfirmed and rentals left on offline
+	// machines (default 1m).
+	RefreshEvery time.Duration
+	// StopGrace is how long a STOPPING rental waits for its agent's
+	// report before it ends STOPPED anyway (default 2m).
+	StopGrace time.Duration
+	// StartAttempts bounds how many times one startRental tries again
+	// after another rental took the GPUs it chose (default 8).
+	StartAttempts int
+}
+
+func (c *Config) defaults() {
+	if c.RefreshEvery <= 0 {
+		c.RefreshEvery = time.Minute
+	}
+	if c.StopGrace <= 0 {
+		c.StopGrace = 2 * time.Minute
+	}
+	if c.StartAttempts <= 0 {
+		c.StartAttempts = 8
+	}
+}
 
 // Service lists, rents and tracks rentals.
 type Service struct {
 	deps Deps
 	cfg  Config
+
+	// customers and providers resolve each rental change once per
+	// replica for every subscriber following it (bus.Shared).
+	customers *bus.Shared[*models.Rental]
+	providers *bus.Shared[*ProviderRental]
 }
 
-// New returns the market service.
+// New returns the market service. It follows the fleet's transitions: a
+// machine that goes offline interrupts its rentals.
 func New(deps Deps, cfg Config) *Service {
-	return &Service{deps: deps, cfg: cfg}
+	cfg.defaults()
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{deps: deps, cfg: cfg}
+	s.customers = bus.NewShared(deps.Bus, deps.Logger, s.resolveCustomerEvent)
+	s.providers = bus.NewShared(deps.Bus, deps.Logger, s.resolveProviderEvent)
+	if deps.Fleet != nil {
+		deps.Fleet.OnTransition(s.onTransition)
+	}
+	return s
+}
+
+// Config returns the effective configuration.
+func (s *Service) Config() Config { return s.cfg }
+
+// RunBackground runs until ctx ends: on the one replica that leads, every
+// RefreshEvery (and once at the start) it runs Tick.
+func (s *Service) RunBackground(ctx context.Context) {
+	ticker := time.NewTicker(s.cfg.RefreshEvery)
+	defer ticker.Stop()
+	var lease *store.Lease
+	defer func() { lease.Release() }()
+	for {
+		if lease != nil && !lease.Alive(ctx) {
+			lease.Release()
+			lease = nil
+		}
+		if lease == nil {
+			lease, _ = s.deps.DB.TryLead(ctx, "market-refresh")
+		}
+		if lease != nil {
+			if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+				s.deps.Logger.WarnContext(ctx, "market: refresh failed", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// Tick is the leader's periodic work: Refresh, then ending rentals whose
+// stop was not confirmed within StopGrace and rentals still active on
+// machines that are offline (a transition whose hook did not run).
+func (s *Service) Tick(ctx context.Context) error {
+	if err := s.Refresh(ctx); err != nil {
+		return err
+	}
+	if err := s.endUnconfirmedStops(ctx); err != nil {
+		return err
+	}
+	return s.interruptOffline(ctx)
 }

@@ -311,6 +311,7 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 		p.Auth.ListenForRevocations(baseCtx)
 	}()
 	background.Go(func() { p.Bench.RunBackground(baseCtx) })
+	background.Go(func() { p.Market.RunBackground(baseCtx) })
 	background.Go(func() { p.Pricing.RunBackground(baseCtx) })
 	for _, fn := range p.background {
 		background.Go(func() { fn(baseCtx, "http://"+ln.Addr().String()) })

@@ -1,0 +1,160 @@
+package market
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// ReportJobStatus records an agent's report of a rental's job: the
+// machine must be the agent's provider's and the job the machine's.
+// STARTING and RUNNING move a starting rental on (RUNNING sets when it
+// started); COMPLETED and FAILED end it (STOPPED when its customer had
+// asked to stop it) and free its GPUs. The log tail is kept each time.
+// The answer's Stop says the platform no longer wants the job: the
+// rental was stopping or had ended before this report.
+func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in protocol.ReportJobStatusInput) (*protocol.ReportJobStatusAnswer, error) {
+	if err := validateReport(&in, s.deps.Clock.Now()); err != nil {
+		return nil, err
+	}
+	machineID, err := s.deps.Fleet.ResolveMachine(ctx, agent, in.MachineID)
+	if err != nil {
+		return nil, err
+	}
+	ans := &protocol.ReportJobStatusAnswer{Accepted: true, UserErrors: []protocol.UserError{}}
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		r := new(models.Rental)
+		if err := s.deps.DB.ForUpdate(tx.NewSelect().Model(r).Where("job_uid = ? AND machine_id = ?", in.JobID, machineID)).Scan(ctx); err != nil {
+			if store.IsNoRows(err) {
+				return fault.E(fault.NotFound, "no such job on this machine")
+			}
+			return fmt.Errorf("market: unable to load the job's rental: %w", err)
+		}
+		ans.Stop = r.State == models.RentalStopping || r.State.Ended()
+		if r.State.Ended() {
+			return nil
+		}
+		at := in.At.UTC().Truncate(time.Microsecond)
+		if in.LogTail != nil {
+			r.LogTail = in.LogTail
+		}
+		switch in.State {
+		case protocol.JobCompleted, protocol.JobFailed:
+			r.ExitCode = in.ExitCode
+			if _, err := tx.NewUpdate().Model(r).Column("exit_code", "log_tail").WherePK().Exec(ctx); err != nil {
+				return fmt.Errorf("market: unable to record the report: %w", err)
+			}
+			state, cause := models.RentalCompleted, (*protocol.JobCause)(nil)
+			if in.State == protocol.JobFailed {
+				state, cause = models.RentalFailed, in.Cause
+			}
+			ans.Stop = false
+			return s.endTx(ctx, tx, r, state, cause, in.Message, at)
+		case protocol.JobRunning:
+			if r.State == models.RentalStarting {
+				r.State, r.StartedAt = models.RentalRunning, &at
+			}
+		}
+		r.UpdatedAt = s.deps.Clock.Now()
+		if _, err := tx.NewUpdate().Model(r).Column("state", "started_at", "log_tail", "updated_at").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("market: unable to record the report: %w", err)
+		}
+		s.announce(ctx, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ans, nil
+}
+
+// onTransition interrupts the rentals of a machine that went offline.
+// The fleet calls it after the transition committed: for an unplanned
+// one, after the grace without heartbeats.
+func (s *Service) onTransition(ctx context.Context, t fleet.Transition) {
+	if t.Status != models.MachineOffline {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.interruptMachine(ctx, t.MachineID, t.At); err != nil {
+		s.deps.Logger.WarnContext(ctx, "market: unable to interrupt the rentals of an offline machine", "machine_id", t.MachineID, "err", err)
+	}
+}
+
+// interruptMachine ends the active rentals of machineID INTERRUPTED
+// (PROVIDER) at at, or STOPPED when their customer had asked to stop, and
+// queues STOP_JOB for each, delivered if the agent comes back.
+func (s *Service) interruptMachine(ctx context.Context, machineID int64, at time.Time) error {
+	var ended []*models.Rental
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		ended = nil
+		var rs []*models.Rental
+		if err := s.deps.DB.ForUpdate(tx.NewSelect().Model(&rs).Where("machine_id = ? AND state IN (?)", machineID, bun.In(activeStates))).Scan(ctx); err != nil {
+			return fmt.Errorf("market: unable to load the machine's rentals: %w", err)
+		}
+		cause, msg := protocol.CauseProvider, "the machine went offline during the rental"
+		for _, r := range rs {
+			if err := s.endTx(ctx, tx, r, models.RentalInterrupted, &cause, &msg, at); err != nil {
+				return err
+			}
+			ended = append(ended, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range ended {
+		s.deps.Logger.InfoContext(ctx, "market: rental ended by its machine going offline", "rental_id", r.ID, "state", r.State)
+		if _, err := s.deps.Fleet.Enqueue(ctx, r.MachineID, models.CommandStopJob, protocol.StopJobPayload{JobID: r.JobID}); err != nil {
+			s.deps.Logger.WarnContext(ctx, "market: unable to queue a stop", "rental_id", r.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+// endUnconfirmedStops ends STOPPED the rentals whose agent did not
+// confirm a stop within StopGrace.
+func (s *Service) endUnconfirmedStops(ctx context.Context) error {
+	now := s.deps.Clock.Now()
+	var ids []int64
+	if err := s.deps.DB.NewSelect().Model((*models.Rental)(nil)).Column("id").
+		Where("state = ? AND stop_requested_at <= ?", models.RentalStopping, now.Add(-s.cfg.StopGrace)).Scan(ctx, &ids); err != nil {
+		return fmt.Errorf("market: unable to list unconfirmed stops: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := s.end(ctx, id, models.RentalStopped, nil, nil, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// interruptOffline ends the rentals still active on offline machines (a
+// transition whose hook did not run, say the replica stopped), as of the
+// machine's going offline.
+func (s *Service) interruptOffline(ctx context.Context) error {
+	var machines []*models.Machine
+	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "status_changed_at").
+		Where("status = ?", models.MachineOffline).
+		Where("EXISTS (SELECT 1 FROM rentals r WHERE r.machine_id = m.id AND r.state IN (?))", bun.In(activeStates)).
+		Scan(ctx); err != nil {
+		return fmt.Errorf("market: unable to list offline machines with rentals: %w", err)
+	}
+	for _, m := range machines {
+		if err := s.interruptMachine(ctx, m.ID, m.StatusChangedAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,341 @@
+package market
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Sort is how the marketplace orders listings.
+type Sort string
+
+// The sorts.
+const (
+	// SortRank orders by Rank, highest first (the default).
+	SortRank Sort = "RANK"
+	// SortPrice orders cheapest first.
+	SortPrice Sort = "PRICE"
+	// SortPerformancePerDollar orders by performance score per USDC of
+	// the hourly rate, highest first.
+	SortPerformancePerDollar Sort = "PERFORMANCE_PER_DOLLAR"
+)
+
+// MaxPageSize bounds a marketplace page (first).
+const MaxPageSize = 100
+
+// Filter is what a customer looks for; every field is optional.
+type Filter struct {
+	// Model is a catalogue model key.
+	Model *string
+	// Country matches the provider's country, case-insensitively.
+	Country *string
+	// Region matches the provider's city or datacenter region,
+	// case-insensitively.
+	Region    *string
+	MinVramGb *int
+	// MinGpus asks for at least this many free GPUs on one machine.
+	MinGpus         *int
+	MaxPricePerHour *models.USDC
+	// MinReliability is accepted now, but no reliability score exists
+	// yet: when set, no listing qualifies.
+	MinReliability *int
+	// MinPerformance is the lowest performance score every GPU of the
+	// listing must reach.
+	MinPerformance *int
+	Tier           *models.ProviderTier
+}
+
+// Page is one page of listings.
+type Page struct {
+	Listings    []*Listing
+	Cursors     []string
+	HasNextPage bool
+}
+
+// validateFilter checks a filter's bounds; field prefixes the names.
+func validateFilter(f *Filter, field string, v *fault.Validation) {
+	if f == nil {
+		return
+	}
+	if f.Model != nil && catalog.ByKey(*f.Model) == nil {
+		v.Add(field+".model", fault.UnknownModel, "not a supported GPU model key")
+	}
+	nonNeg := func(name string, p *int, max int) {
+		if p != nil && (*p < 0 || *p > max) {
+			v.Add(field+"."+name, fault.OutOfRange, fmt.Sprintf("must be between 0 and %d", max))
+		}
+	}
+	nonNeg("minVramGb", f.MinVramGb, 10000)
+	nonNeg("minGpus", f.MinGpus, 10000)
+	nonNeg("minReliability", f.MinReliability, 100)
+	nonNeg("minPerformance", f.MinPerformance, 100)
+	if f.MaxPricePerHour != nil && *f.MaxPricePerHour < 0 {
+		v.Add(field+".maxPricePerHour", fault.OutOfRange, "must not be negative")
+	}
+	for name, p := range map[string]*string{"country": f.Country, "region": f.Region} {
+		if p != nil && len(*p) > 200 {
+			v.Add(field+"."+name, fault.TooLong, "must be at most 200 characters")
+		}
+	}
+}
+
+// listingQuery is one search of the listings: a page of the marketplace,
+// or the scheduler's candidates.
+type listingQuery struct {
+	filter Filter
+	sort   Sort
+	limit  int
+	after  *pageKey
+	// machineID and gpuCount narrow the search to one machine, and to
+	// groups with that many free GPUs (the scheduler).
+	machineID *int64
+}
+
+// pageKey is a keyset cursor: the sort's value and the listing's key.
+type pageKey struct {
+	sort      Sort
+	value     float64
+	machineID int64
+	modelKey  string
+}
+
+func (k pageKey) encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte("listing|" + string(k.sort) + "|" +
+		strconv.FormatFloat(k.value, 'g', -1, 64) + "|" + strconv.FormatInt(k.machineID, 10) + "|" + k.modelKey))
+}
+
+func decodePageKey(sort Sort, s string) (*pageKey, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false
+	}
+	parts := strings.SplitN(string(b), "|", 5)
+	if len(parts) != 5 || parts[0] != "listing" || Sort(parts[1]) != sort || parts[4] == "" {
+		return nil, false
+	}
+	v, err1 := strconv.ParseFloat(parts[2], 64)
+	m, err2 := strconv.ParseInt(parts[3], 10, 64)
+	if err1 != nil || err2 != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil, false
+	}
+	return &pageKey{sort: sort, value: v, machineID: m, modelKey: parts[4]}, true
+}
+
+// listingRow is one listing group as the query returns it.
+type listingRow struct {
+	MachineID         int64      `bun:"machine_id"`
+	ModelKey          string     `bun:"model_key"`
+	ProviderID        int64      `bun:"provider_id"`
+	Simulated         bool       `bun:"simulated"`
+	GpuCount          int        `bun:"gpu_count"`
+	Perf              *int       `bun:"perf"`
+	PriceMicros       int64      `bun:"price_micros"`
+	Tier              string     `bun:"tier"`
+	City              *string    `bun:"city"`
+	Country           *string    `bun:"country"`
+	Region            *string    `bun:"region"`
+	CommitmentMonths  int        `bun:"commitment_months"`
+	Uptime            *float64   `bun:"uptime"`
+	MedianMicros      int64      `bun:"median_micros"`
+	Rank              float64    `bun:"listing_rank"`
+	PerDollar         float64    `bun:"per_dollar"`
+	NextMaintenanceAt *time.Time `bun:"next_maintenance_at"`
+}
+
+func (r *listingRow) listing() *Listing {
+	l := &Listing{
+		ID: ListingID(r.MachineID, r.ModelKey), MachineID: r.MachineID, ProviderID: r.ProviderID, ModelKey: r.ModelKey,
+		GpuCount: r.GpuCount, PricePerHour: models.USDC(r.PriceMicros), PerformanceScore: r.Perf, Uptime: r.Uptime,
+		Tier: models.ProviderTier(r.Tier), CommitmentMonths: r.CommitmentMonths,
+		Location: models.Location{City: r.City, Country: r.Country, Region: r.Region},
+		Rank:     r.Rank, Simulated: r.Simulated,
+	}
+	if m := catalog.ByKey(r.ModelKey); m != nil {
+		v := m.VramGb
+		l.VramGb = &v
+	}
+	if r.NextMaintenanceAt != nil {
+		t := r.NextMaintenanceAt.UTC()
+		l.NextMaintenanceAt = &t
+	}
+	return l
+}
+
+func (r *listingRow) key(sort Sort) pageKey {
+	k := pageKey{sort: sort, machineID: r.MachineID, modelKey: r.ModelKey}
+	switch sort {
+	case SortPrice:
+		k.value = float64(r.PriceMicros)
+	case SortPerformancePerDollar:
+		k.value = r.PerDollar
+	default:
+		k.value = r.Rank
+	}
+	return k
+}
+
+// Marketplace returns a page of what can be rented now (see doc.go for
+// what qualifies and how RANK orders), first at most MaxPageSize, after a
+// cursor of the same sort. It runs at most three statements whatever the
+// page's size: a check that every provider's profile is materialised,
+// the profiles of new providers (only then), and the page.
+func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, first int, after string) (*Page, error) {
+	if first < 1 || first > MaxPageSize {
+		return nil, fault.E(fault.Invalid, "first must be between 1 and %d", MaxPageSize)
+	}
+	switch sort {
+	case "":
+		sort = SortRank
+	case SortRank, SortPrice, SortPerformancePerDollar:
+	default:
+		return nil, fault.E(fault.Invalid, "sort is not a known sort")
+	}
+	v := &fault.Validation{}
+	validateFilter(&filter, "filter", v)
+	if err := v.Err(); err != nil {
+		return nil, fault.E(fault.Invalid, "%s", strings.TrimPrefix(err.Error(), "invalid input: "))
+	}
+	q := listingQuery{filter: filter, sort: sort, limit: first + 1}
+	if after != "" {
+		k, ok := decodePageKey(sort, after)
+		if !ok {
+			return nil, fault.E(fault.Invalid, "after is not a cursor of this list and sort")
+		}
+		q.after = k
+	}
+	if err := s.ensureProfiles(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := s.listings(ctx, s.deps.DB, q)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page{Listings: []*Listing{}, Cursors: []string{}}
+	if len(rows) > first {
+		rows, page.HasNextPage = rows[:first], true
+	}
+	for _, r := range rows {
+		page.Listings = append(page.Listings, r.listing())
+		page.Cursors = append(page.Cursors, r.key(sort).encode())
+	}
+	return page, nil
+}
+
+// listings runs q in one statement: GPUs of approved providers on online
+// machines, listed by their benchmarks, inside the provider's schedule,
+// outside maintenance, priced and free, grouped per machine and model.
+func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*listingRow, error) {
+	if q.filter.MinReliability != nil {
+		// No reliability score exists yet: nothing reaches a minimum.
+		return nil, nil
+	}
+	now := s.deps.Clock.Now()
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	add("mg.removed_at IS NULL")
+	add("NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)")
+	add("(ps.provider_id IS NULL OR (ps.open_from IS NOT NULL AND ps.open_from <= ? AND (ps.open_until IS NULL OR ps.open_until > ?)))", now, now)
+	add(`NOT EXISTS (SELECT 1 FROM maintenance_windows mw WHERE mw.provider_id = m.provider_id
+		AND (mw.machine_id IS NULL OR mw.machine_id = m.id) AND mw.starts_at <= ? AND mw.ends_at > ?)`, now, now)
+	f := q.filter
+	if f.Model != nil {
+		add("mg.model_key = ?", *f.Model)
+	}
+	if f.MinVramGb != nil {
+		var keys []string
+		for _, m := range catalog.Models() {
+			if m.VramGb >= *f.MinVramGb {
+				keys = append(keys, m.Key)
+			}
+		}
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		add("mg.model_key IN (?)", bun.In(keys))
+	}
+	if f.Country != nil {
+		add("LOWER(pmp.location_country) = ?", strings.ToLower(strings.TrimSpace(*f.Country)))
+	}
+	if f.Region != nil {
+		r := strings.ToLower(strings.TrimSpace(*f.Region))
+		add("(LOWER(pmp.location_city) = ? OR LOWER(pmp.location_region) = ?)", r, r)
+	}
+	if f.MaxPricePerHour != nil {
+		add("gp.price_micros <= ?", int64(*f.MaxPricePerHour))
+	}
+	if f.Tier != nil {
+		add("p.tier = ?", string(*f.Tier))
+	}
+	if q.machineID != nil {
+		add("m.id = ?", *q.machineID)
+	}
+	var having []string
+	if f.MinGpus != nil {
+		having = append(having, "COUNT(*) >= "+strconv.Itoa(*f.MinGpus))
+	}
+	if f.MinPerformance != nil {
+		having = append(having, "MIN(COALESCE(gbs.score, 0)) >= "+strconv.Itoa(*f.MinPerformance))
+	}
+	inner := `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, m.provider_id AS provider_id,
+		m.simulated AS simulated, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf, gp.price_micros AS price_micros,
+		p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
+		COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime,
+		COALESCE(mmp.median_micros, gp.price_micros) AS median_micros
+	FROM machine_gpus mg
+	JOIN machines m ON m.id = mg.machine_id AND m.status = 'ONLINE'
+	JOIN providers p ON p.id = m.provider_id
+	JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
+	JOIN gpu_prices gp ON gp.provider_id = m.provider_id AND gp.model_key = mg.model_key
+	LEFT JOIN provider_schedules ps ON ps.provider_id = m.provider_id
+	LEFT JOIN provider_market_profiles pmp ON pmp.provider_id = m.provider_id
+	LEFT JOIN machine_market_stats mms ON mms.machine_id = m.id
+	LEFT JOIN model_market_prices mmp ON mmp.model_key = mg.model_key
+	WHERE ` + strings.Join(where, " AND ") + `
+	GROUP BY mg.machine_id, mg.model_key, m.provider_id, m.simulated, gp.price_micros, p.tier, pmp.location_city,
+		pmp.location_country, pmp.location_region, pmp.commitment_months, mms.uptime, mmp.median_micros`
+	if len(having) > 0 {
+		inner += " HAVING " + strings.Join(having, " AND ")
+	}
+	outer := `SELECT g.*, ` + rankSQL + ` AS listing_rank, ` + perDollarSQL + ` AS per_dollar,
+		(SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = g.provider_id
+			AND (mw.machine_id IS NULL OR mw.machine_id = g.machine_id) AND mw.starts_at > ?) AS next_maintenance_at
+	FROM (` + inner + `) g`
+	// The subquery's time comes first in the statement's text.
+	args = append([]any{now}, args...)
+	col, dir, cmp := "r.listing_rank", "DESC", "<"
+	switch q.sort {
+	case SortPrice:
+		col, dir, cmp = "r.price_micros", "ASC", ">"
+	case SortPerformancePerDollar:
+		col = "r.per_dollar"
+	}
+	query := `SELECT * FROM (` + outer + `) r`
+	if k := q.after; k != nil {
+		var v any = k.value
+		if q.sort == SortPrice {
+			v = int64(k.value)
+		}
+		query += ` WHERE (` + col + ` ` + cmp + ` ? OR (` + col + ` = ? AND (r.machine_id > ? OR (r.machine_id = ? AND r.model_key > ?))))`
+		args = append(args, v, v, k.machineID, k.machineID, k.modelKey)
+	}
+	query += ` ORDER BY ` + col + ` ` + dir + `, r.machine_id ASC, r.model_key ASC LIMIT ` + strconv.Itoa(q.limit)
+	var rows []*listingRow
+	if err := db.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("market: unable to list the marketplace: %w", err)
+	}
+	return rows, nil
+}
