@@ -4,19 +4,26 @@
 #   - installs the Debian packages the tests need when they are absent
 #     (apt-get update first): chromium (driven by playwright-core in the
 #     browser tests), fonts-noto-core (Hindi and Arabic glyphs), shellcheck
-#     (the agent installer's lint test), and postgresql / redis-server when
-#     their servers are needed and not installed;
+#     (the agent installer's lint test), docker.io and busybox-static (the
+#     agent's job containers on a real engine, their image imported from
+#     busybox by the tests), and postgresql / redis-server when their
+#     servers are needed and not installed;
 #   - finds PostgreSQL on 127.0.0.1:5432, or starts its cluster, and creates
 #     a fresh test database;
 #   - finds Redis on 127.0.0.1:6379, or starts it;
-#   - writes GPUNEX_TEST_DATABASE_URL and GPUNEX_TEST_REDIS_URL to ENV_FILE
-#     (shell `export` lines) for the tests.
-# A GPUNEX_TEST_DATABASE_URL or GPUNEX_TEST_REDIS_URL set by the caller is
-# kept as it is, and that server is not started or touched.
+#   - finds the Docker engine on /var/run/docker.sock, or starts dockerd
+#     (log in /var/log/gpunex-dockerd.log);
+#   - writes GPUNEX_TEST_DATABASE_URL, GPUNEX_TEST_REDIS_URL and
+#     GPUNEX_TEST_DOCKER_HOST to ENV_FILE (shell `export` lines) for the
+#     tests.
+# A GPUNEX_TEST_DATABASE_URL, GPUNEX_TEST_REDIS_URL or
+# GPUNEX_TEST_DOCKER_HOST set by the caller is kept as it is, and that
+# server is not started or touched.
 #
 #   scripts/test-env.sh [--services-only] ENV_FILE
 #
-# --services-only skips the browser, fonts and shellcheck (make bench).
+# --services-only skips the browser, fonts, shellcheck and Docker (make
+# bench).
 # Not root: apt-get and pg_ctlcluster run through sudo.
 # scripts/test-env.test.sh checks this script against stub commands.
 set -euo pipefail
@@ -57,6 +64,9 @@ wait_for() {
 
 db_from_caller=${GPUNEX_TEST_DATABASE_URL:-}
 redis_from_caller=${GPUNEX_TEST_REDIS_URL:-}
+docker_from_caller=${GPUNEX_TEST_DOCKER_HOST:-}
+docker_socket=/var/run/docker.sock
+docker_log=${GPUNEX_DOCKERD_LOG:-/var/log/gpunex-dockerd.log}
 
 # --- Debian packages --------------------------------------------------------
 need=()
@@ -64,6 +74,10 @@ if ! $services_only; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   dpkg -s fonts-noto-core >/dev/null 2>&1 || need+=(fonts-noto-core)
   command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
+  if [ -z "$docker_from_caller" ]; then
+    { command -v dockerd && command -v docker; } >/dev/null 2>&1 || need+=(docker.io)
+    dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
+  fi
 fi
 if [ -z "$db_from_caller" ] && ! command -v pg_ctlcluster >/dev/null 2>&1; then
   need+=(postgresql)
@@ -75,7 +89,7 @@ if [ ${#need[@]} -eq 0 ]; then
   if $services_only; then
     log "Debian packages: postgresql and redis-server present"
   else
-    log "Debian packages: chromium, fonts-noto-core, shellcheck present"
+    log "Debian packages: chromium, fonts-noto-core, shellcheck, docker.io, busybox-static present"
   fi
 else
   command -v apt-get >/dev/null 2>&1 ||
@@ -145,8 +159,37 @@ else
   redis_url=redis://127.0.0.1:6379/0
 fi
 
+# --- Docker -----------------------------------------------------------------
+docker_up() { docker --host "unix://$docker_socket" version --format '{{.Server.Version}}' 2>/dev/null; }
+docker_host=
+if $services_only; then
+  :
+elif [ -n "$docker_from_caller" ]; then
+  log "Docker: GPUNEX_TEST_DOCKER_HOST is set by the caller; using it as it is"
+  docker_host=$docker_from_caller
+else
+  if version=$(docker_up); then
+    log "Docker: engine $version answering on $docker_socket"
+  else
+    log "Docker: starting dockerd on $docker_socket (log in $docker_log)"
+    if [ "$(id -u)" = 0 ]; then
+      dockerd --host "unix://$docker_socket" >>"$docker_log" 2>&1 </dev/null &
+      disown
+    else
+      log "sudo dockerd --host unix://$docker_socket"
+      sudo -b sh -c 'exec dockerd --host "unix://$1" >>"$2" 2>&1 </dev/null' sh "$docker_socket" "$docker_log"
+    fi
+    wait_for Docker docker_up
+    log "Docker: engine $(docker_up) answering on $docker_socket"
+  fi
+  docker_host=unix://$docker_socket
+fi
+
 {
   printf 'export GPUNEX_TEST_DATABASE_URL=%q\n' "$database_url"
   printf 'export GPUNEX_TEST_REDIS_URL=%q\n' "$redis_url"
+  if [ -n "$docker_host" ]; then
+    printf 'export GPUNEX_TEST_DOCKER_HOST=%q\n' "$docker_host"
+  fi
 } >"$env_file"
 log "Test environment written to $env_file"

@@ -2,7 +2,7 @@
 # Checks scripts/test-env.sh (the set-up `make test` does first) against a
 # PATH of stub commands that record their calls (apt-get, dpkg, chromium,
 # the linter, pg_isready, pg_lsclusters, pg_ctlcluster, psql, redis-cli,
-# redis-server, id). Nothing real is installed or started. Run by `make test`
+# redis-server, docker, dockerd, id). Nothing real is installed or started. Run by `make test`
 # (target test-setup); also checks that .ci/run leaves all set-up to it.
 # shellcheck disable=SC2016 # the stubs' bodies expand when the stubs run
 set -euo pipefail
@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 script=$PWD/scripts/test-env.sh
 bash_bin=$(command -v bash)
 chmod_bin=$(command -v chmod)
+cp_bin=$(command -v cp)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -48,12 +49,15 @@ expect_output() {
 }
 
 stub() { # stub NAME BODY: an executable $world/bin/NAME recording its call, then running BODY.
-  cat >"$world/bin/$1" <<EOF
+  stub_in bin "$@"
+}
+stub_in() { # stub_in DIR NAME BODY: the same in $world/DIR ("lib": installed by apt-get).
+  cat >"$world/$1/$2" <<EOF
 #!$bash_bin
-echo "$1 \$*" >>"\$STUB_STATE/calls"
-$2
+echo "$2 \$*" >>"\$STUB_STATE/calls"
+$3
 EOF
-  chmod +x "$world/bin/$1"
+  chmod +x "$world/$1/$2"
 }
 quiet_stub() { # quiet_stub NAME BODY: a stub that does not record (probes asked many times)
   printf '#!%s\n%s\n' "$bash_bin" "$2" >"$world/bin/$1"
@@ -61,13 +65,14 @@ quiet_stub() { # quiet_stub NAME BODY: a stub that does not record (probes asked
 }
 
 # new_world NAME: a fresh bin directory holding the basic tools the script
-# uses and the stubs: the three packages absent, PostgreSQL and Redis
+# uses and the stubs: the five packages absent (docker.io's dockerd and
+# docker wait in lib/ for apt-get to install them), PostgreSQL and Redis
 # installed (as on the machines CI runs on) but down.
 new_world() {
   case_name=$1
   world=$work/$1
   state=$world/state
-  mkdir -p "$world/bin" "$state/pkg" "$world/tmp"
+  mkdir -p "$world/bin" "$world/lib" "$state/pkg" "$world/tmp"
   for c in env cat mkdir seq sleep awk cksum dirname basename tail; do
     ln -s "$(command -v "$c")" "$world/bin/$c"
   done
@@ -79,6 +84,7 @@ if [ "$3" = install ]; then
     case $p in -*) continue ;; esac
     : >"$STUB_STATE/pkg/$p"
     case $p in chromium|shellcheck) printf "#!/bin/sh\necho %s 1.0\n" "$p" >"'"$world"'/bin/$p"; "'"$chmod_bin"'" +x "'"$world"'/bin/$p" ;; esac
+    case $p in docker.io) for c in docker dockerd; do "'"$cp_bin"'" "'"$world"'/lib/$c" "'"$world"'/bin/$c"; done ;; esac
   done
 fi'
   quiet_stub dpkg '[ "$1" = -s ] && [ -e "$STUB_STATE/pkg/$2" ]'
@@ -88,22 +94,29 @@ fi'
   stub psql ''
   quiet_stub redis-cli '[ -e "$STUB_STATE/redis-up" ] && echo PONG'
   stub redis-server ': >"$STUB_STATE/redis-up"'
+  # The engine answers once dockerd has run (the probe is asked many
+  # times, so it does not record).
+  printf '#!%s\n[ -e "$STUB_STATE/docker-up" ] && echo 20.10.24\n' "$bash_bin" >"$world/lib/docker"
+  chmod +x "$world/lib/docker"
+  stub_in lib dockerd ': >"$STUB_STATE/docker-up"'
 }
 
-present() { # present: chromium, fonts-noto-core and shellcheck installed
+present() { # present: chromium, fonts-noto-core, shellcheck, docker.io and busybox-static installed
   : >"$state/pkg/fonts-noto-core"
+  : >"$state/pkg/busybox-static"
+  cp "$world/lib/docker" "$world/lib/dockerd" "$world/bin/"
   printf '#!/bin/sh\necho Chromium 1.0\n' >"$world/bin/chromium"
   printf '#!/bin/sh\necho shellcheck\n' >"$world/bin/shellcheck"
   chmod +x "$world/bin/chromium" "$world/bin/shellcheck"
 }
-running() { : >"$state/pg-up"; : >"$state/redis-up"; }
+running() { : >"$state/pg-up"; : >"$state/redis-up"; : >"$state/docker-up"; }
 
 run_script() { # run_script [ENV=VALUE...] [--] [SCRIPT ARGS...]: the set-up in the stub world, with no environment of ours
   local envs=()
   while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
   [ "${1:-}" = -- ] && shift
   if ! env -i PATH="$world/bin" HOME="$world" TMPDIR="$world/tmp" STUB_STATE="$state" \
-      GPUNEX_REDIS_DIR="$world/redis" "${envs[@]}" \
+      GPUNEX_REDIS_DIR="$world/redis" GPUNEX_DOCKERD_LOG="$world/dockerd.log" "${envs[@]}" \
       "$bash_bin" "$script" "$@" "$world/test.env" >"$world/out" 2>&1; then
     fail "the script failed$(printf '\n%s' "$(cat "$world/out")")"
   fi
@@ -112,26 +125,35 @@ run_script() { # run_script [ENV=VALUE...] [--] [SCRIPT ARGS...]: the set-up in 
 db_name() { # the database the script names for $world/test.env
   printf 'gpunex_test_%s' "$(printf '%s' "$world/test.env" | cksum | awk '{ print $1 }')"
 }
-default_env() {
+services_env() {
   printf 'export GPUNEX_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/%s\\?sslmode=disable\n' "$(db_name)"
   printf 'export GPUNEX_TEST_REDIS_URL=redis://127.0.0.1:6379/0'
 }
+default_env() {
+  services_env
+  printf '\nexport GPUNEX_TEST_DOCKER_HOST=unix:///var/run/docker.sock'
+}
+dockerd_call() { printf 'dockerd --host unix:///var/run/docker.sock'; }
 psql_call() {
   printf 'psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -q -v ON_ERROR_STOP=1 -c DROP DATABASE IF EXISTS %s WITH (FORCE) -c CREATE DATABASE %s' "$(db_name)" "$(db_name)"
 }
 
-# 1. A fresh machine: the three packages absent, PostgreSQL and Redis down.
+# 1. A fresh machine: the five packages absent, PostgreSQL, Redis and
+# Docker down.
 new_world fresh-machine
 run_script
 expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
-apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium fonts-noto-core shellcheck
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium fonts-noto-core shellcheck docker.io busybox-static
 pg_ctlcluster --skip-systemctl-redirect 15 main start
 $(psql_call)
-redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log"
+redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log
+$(dockerd_call)"
 expect_env "$(default_env)"
-expect_output "Debian packages: installing chromium fonts-noto-core shellcheck"
+expect_output "Debian packages: installing chromium fonts-noto-core shellcheck docker.io busybox-static"
 expect_output "PostgreSQL: starting cluster 15 main"
 expect_output "Redis: starting redis-server"
+expect_output "Docker: starting dockerd on /var/run/docker.sock (log in $world/dockerd.log)"
+expect_output "Docker: engine 20.10.24 answering on /var/run/docker.sock"
 
 # 2. Only the fonts missing: exactly that package is installed.
 new_world fonts-missing
@@ -151,27 +173,30 @@ running
 run_script
 expect_calls "$(psql_call)"
 expect_env "$(default_env)"
-expect_output "Debian packages: chromium, fonts-noto-core, shellcheck present"
+expect_output "Debian packages: chromium, fonts-noto-core, shellcheck, docker.io, busybox-static present"
 expect_output "PostgreSQL: running on 127.0.0.1:5432"
 expect_output "Redis: running on 127.0.0.1:6379"
+expect_output "Docker: engine 20.10.24 answering on /var/run/docker.sock"
 
 # 4. The caller names its own servers: they are used as given and nothing
 # local is probed, started or created, even with the local ones down.
 new_world caller-urls
 present
+rm "$world/bin/docker" "$world/bin/dockerd" "$state/pkg/busybox-static"
 run_script GPUNEX_TEST_DATABASE_URL='postgres://u@db.example:5432/x?sslmode=disable' \
-  GPUNEX_TEST_REDIS_URL='redis://cache.example:6379/3'
+  GPUNEX_TEST_REDIS_URL='redis://cache.example:6379/3' GPUNEX_TEST_DOCKER_HOST='tcp://docker.example:2375'
 expect_calls ""
 expect_env "export GPUNEX_TEST_DATABASE_URL=postgres://u@db.example:5432/x\\?sslmode=disable
-export GPUNEX_TEST_REDIS_URL=redis://cache.example:6379/3"
+export GPUNEX_TEST_REDIS_URL=redis://cache.example:6379/3
+export GPUNEX_TEST_DOCKER_HOST=tcp://docker.example:2375"
 
-# 5. make bench's --services-only: no browser, fonts or shellcheck.
+# 5. make bench's --services-only: no browser, fonts, shellcheck or Docker.
 new_world services-only
 run_script -- --services-only
 expect_calls "pg_ctlcluster --skip-systemctl-redirect 15 main start
 $(psql_call)
 redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log"
-expect_env "$(default_env)"
+expect_env "$(services_env)"
 
 # 6. A machine without the servers installed gets their packages.
 new_world no-servers
@@ -183,7 +208,31 @@ expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
 apt-get -o DPkg::Lock::Timeout=300 install -y -qq postgresql redis-server
 $(psql_call)"
 
-# 7. .ci/run leaves all set-up to make test.
+# 7. Docker installed but its engine down: only dockerd is started, once,
+# and the script waits for it to answer.
+new_world docker-down
+present
+: >"$state/pg-up"
+: >"$state/redis-up"
+run_script
+expect_calls "$(psql_call)
+$(dockerd_call)"
+expect_env "$(default_env)"
+expect_output "Docker: starting dockerd"
+
+# 8. Only busybox-static missing: exactly that package is installed, and
+# the running engine is left alone.
+new_world busybox-missing
+present
+rm "$state/pkg/busybox-static"
+running
+run_script
+expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq busybox-static
+$(psql_call)"
+expect_output "Docker: engine 20.10.24 answering"
+
+# 9. .ci/run leaves all set-up to make test.
 case_name=ci-run
 checks=$((checks + 1))
 if grep -nE '^[^#]*\b(apt-get|dpkg|pg_ctlcluster|redis-server|psql|npm (ci|install))\b' .ci/run; then

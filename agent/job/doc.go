@@ -16,6 +16,10 @@
 //     the demo can rent out simulated GPUs and the simulator's load follows
 //     the jobs.
 //
+// Package watch (agent/job/watch) drives a Runtime for the agent: it
+// starts the server's jobs, reports their states and log tails
+// (reportJobStatus) and ends them.
+//
 // Both validate a Spec the same way (Spec.Validate) before touching
 // anything, so a bad spec changes nothing, and both refuse a job whose GPUs
 // another running job holds (ErrGPUInUse), naming the GPU and that job.

@@ -75,6 +75,11 @@ type Options struct {
 	// StopGrace is the time between SIGTERM and SIGKILL on Stop;
 	// DefaultStopGrace when zero.
 	StopGrace time.Duration
+	// WithoutGPUs leaves the GPU device request out, so containers get no
+	// GPU at all: for an engine without the NVIDIA Container Toolkit, which
+	// refuses the request (the tests on a real engine). It only takes
+	// access away; the agent never sets it.
+	WithoutGPUs bool
 }
 
 // Runtime is the docker job.Runtime.
@@ -82,6 +87,7 @@ type Runtime struct {
 	engine    Engine
 	clock     clock.Clock
 	stopGrace time.Duration
+	noGPUs    bool
 
 	mu sync.Mutex
 	// starting holds the GPUs of each Start under way, by job id: two
@@ -100,7 +106,7 @@ var _ job.Runtime = (*Runtime)(nil)
 // New returns a runtime over engine. It keeps no state of its own: all it
 // knows is in the engine, under its labels.
 func New(engine Engine, opts Options) *Runtime {
-	r := &Runtime{engine: engine, clock: opts.Clock, stopGrace: opts.StopGrace, starting: make(map[string][]string)}
+	r := &Runtime{engine: engine, clock: opts.Clock, stopGrace: opts.StopGrace, noGPUs: opts.WithoutGPUs, starting: make(map[string][]string)}
 	if r.clock == nil {
 		r.clock = clock.Real{}
 	}
@@ -151,7 +157,7 @@ func (r *Runtime) Start(ctx context.Context, spec job.Spec) (job.Job, error) {
 	created, err := r.engine.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name:             name,
 		Config:           containerConfig(spec, labels),
-		HostConfig:       hostConfig(spec, name),
+		HostConfig:       r.hostConfig(spec, name),
 		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{name: {}}},
 	})
 	if err != nil {
@@ -265,8 +271,16 @@ func containerConfig(spec job.Spec, labels map[string]string) *container.Config 
 // Whatever is not set here keeps Docker's default, which adds nothing from
 // the host: no binds, no mounts, no devices besides the GPUs, private pid,
 // ipc and uts namespaces.
-func hostConfig(spec job.Spec, networkName string) *container.HostConfig {
+func (r *Runtime) hostConfig(spec job.Spec, networkName string) *container.HostConfig {
 	pids := spec.PidsLimit
+	devices := []container.DeviceRequest{{
+		Driver:       "nvidia",
+		DeviceIDs:    spec.GPUUUIDs,
+		Capabilities: [][]string{{"gpu"}},
+	}}
+	if r.noGPUs {
+		devices = nil
+	}
 	return &container.HostConfig{
 		NetworkMode:   container.NetworkMode(networkName),
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyDisabled},
@@ -275,14 +289,10 @@ func hostConfig(spec job.Spec, networkName string) *container.HostConfig {
 		SecurityOpt:   []string{"no-new-privileges"},
 		ShmSize:       spec.ShmBytes,
 		Resources: container.Resources{
-			Memory:     spec.MemoryBytes,
-			MemorySwap: spec.MemoryBytes, // equal to Memory: no swap on top
-			PidsLimit:  &pids,
-			DeviceRequests: []container.DeviceRequest{{
-				Driver:       "nvidia",
-				DeviceIDs:    spec.GPUUUIDs,
-				Capabilities: [][]string{{"gpu"}},
-			}},
+			Memory:         spec.MemoryBytes,
+			MemorySwap:     spec.MemoryBytes, // equal to Memory: no swap on top
+			PidsLimit:      &pids,
+			DeviceRequests: devices,
 		},
 	}
 }
