@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
@@ -199,3 +200,5 @@ func (b *bundle) allocations(t *testing.T) int {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func bunIn(states []models.RentalState) any { return bun.In(states) }
