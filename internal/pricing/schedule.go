@@ -93,7 +93,7 @@ func (s *Service) ownedMachines(ctx context.Context, providerID int64, list []Ma
 	}
 	var found []int64
 	if err := s.deps.DB.NewSelect().Model((*models.Machine)(nil)).Column("id").
-		Where("provider_id = ? AND id IN (?)", providerID, bun.In(ids)).Scan(ctx, &found); err != nil {
+		Where("provider_id = ? AND id IN (?)", providerID, bun.List(ids)).Scan(ctx, &found); err != nil {
 		return nil, fmt.Errorf("pricing: unable to check the machines: %w", err)
 	}
 	for _, id := range found {

@@ -47,7 +47,7 @@ func TestStartingScheduleIsTheApplicationsFirstEntry(t *testing.T) {
 	})
 }
 
-func TestRefreshMovesTheOpenIntervalWhenTheClockPassesABound(t *testing.T) {
+func TestScheduleRefreshMovesTheOpenIntervalWhenTheClockPassesABound(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
@@ -84,7 +84,7 @@ func TestRefreshMovesTheOpenIntervalWhenTheClockPassesABound(t *testing.T) {
 	})
 }
 
-func TestMaintenanceHidesTheGPUsAndIsFoundBetween(t *testing.T) {
+func TestScheduleMaintenanceHidesTheGPUsAndIsFoundBetween(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
