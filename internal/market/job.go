@@ -99,7 +99,7 @@ func (s *Service) interruptMachine(ctx context.Context, machineID int64, at time
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		ended = nil
 		var rs []*models.Rental
-		if err := s.deps.DB.ForUpdate(tx.NewSelect().Model(&rs).Where("machine_id = ? AND state IN (?)", machineID, bun.In(activeStates))).Scan(ctx); err != nil {
+		if err := s.deps.DB.ForUpdate(tx.NewSelect().Model(&rs).Where("machine_id = ? AND state IN (?)", machineID, bun.List(activeStates))).Scan(ctx); err != nil {
 			return fmt.Errorf("market: unable to load the machine's rentals: %w", err)
 		}
 		cause, msg := protocol.CauseProvider, "the machine went offline during the rental"
@@ -147,7 +147,7 @@ func (s *Service) interruptOffline(ctx context.Context) error {
 	var machines []*models.Machine
 	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "status_changed_at").
 		Where("status = ?", models.MachineOffline).
-		Where("EXISTS (SELECT 1 FROM rentals r WHERE r.machine_id = m.id AND r.state IN (?))", bun.In(activeStates)).
+		Where("EXISTS (SELECT 1 FROM rentals r WHERE r.machine_id = m.id AND r.state IN (?))", bun.List(activeStates)).
 		Scan(ctx); err != nil {
 		return fmt.Errorf("market: unable to list offline machines with rentals: %w", err)
 	}

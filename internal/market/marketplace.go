@@ -265,7 +265,7 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		if len(keys) == 0 {
 			return nil, nil
 		}
-		add("mg.model_key IN (?)", bun.In(keys))
+		add("mg.model_key IN (?)", bun.List(keys))
 	}
 	if f.Country != nil {
 		add("LOWER(pmp.location_country) = ?", strings.ToLower(strings.TrimSpace(*f.Country)))

@@ -404,7 +404,7 @@ const MaxProviderRentals = 100
 func (s *Service) ProviderRentals(ctx context.Context, providerID int64) ([]*ProviderRental, error) {
 	var rs []*models.Rental
 	if err := s.deps.DB.NewSelect().Model(&rs).Where("provider_id = ?", providerID).
-		OrderExpr("CASE WHEN state IN (?) THEN 0 ELSE 1 END ASC, id DESC", bun.In(activeStates)).
+		OrderExpr("CASE WHEN state IN (?) THEN 0 ELSE 1 END ASC, id DESC", bun.List(activeStates)).
 		Limit(MaxProviderRentals).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("market: unable to list the provider's rentals: %w", err)
 	}
@@ -428,7 +428,7 @@ func (s *Service) providerViews(ctx context.Context, rs []*models.Rental) ([]*Pr
 		UUID     string `bun:"uuid"`
 	}
 	if err := s.deps.DB.NewSelect().TableExpr("rental_gpus AS rg").ColumnExpr("rg.rental_id, mg.uuid").
-		Join("JOIN machine_gpus AS mg ON mg.id = rg.gpu_id").Where("rg.rental_id IN (?)", bun.In(ids)).
+		Join("JOIN machine_gpus AS mg ON mg.id = rg.gpu_id").Where("rg.rental_id IN (?)", bun.List(ids)).
 		OrderExpr("rg.rental_id, mg.idx").Scan(ctx, &gpus); err != nil {
 		return nil, fmt.Errorf("market: unable to load the rentals' GPUs: %w", err)
 	}
@@ -437,7 +437,7 @@ func (s *Service) providerViews(ctx context.Context, rs []*models.Rental) ([]*Pr
 		mids = append(mids, id)
 	}
 	var machines []*models.Machine
-	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "hostname").Where("id IN (?)", bun.In(mids)).Scan(ctx); err != nil {
+	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "hostname").Where("id IN (?)", bun.List(mids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("market: unable to load the rentals' machines: %w", err)
 	}
 	host := map[int64]string{}

@@ -1,6 +1,3 @@
-// Package market is the marketplace and rentals: what can be rented now,
-// ranked; rentals scheduled on a machine's free GPUs, run as jobs by the
-// provider's agent, and never double-booked. See doc.go.
 package market
 
 import (

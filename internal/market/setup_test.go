@@ -201,4 +201,4 @@ func (b *bundle) allocations(t *testing.T) int {
 
 func ptr[T any](v T) *T { return &v }
 
-func bunIn(states []models.RentalState) any { return bun.In(states) }
+func bunIn(states []models.RentalState) any { return bun.List(states) }

@@ -1,0 +1,84 @@
+// Package market is the marketplace and rentals.
+//
+// # What is listed
+//
+// A listing is N free GPUs of one model on one machine. A GPU qualifies
+// when its provider is approved (has a providers row), its machine is
+// ONLINE, its latest benchmark listed it (gpu_bench_status.listing =
+// LISTED), its provider's schedule is open now (provider_schedules
+// open_from <= now < open_until, open_until NULL meaning no end; a
+// provider without a row counts as open), no maintenance window of the
+// machine or of all the provider's machines is under way, its provider has
+// priced the model (gpu_prices) and no rental holds it (no gpu_allocations
+// row). The listing's performance score is the lowest of its GPUs'.
+//
+// Location and commitment come from the provider's approved application:
+// the location of its first GPU entry (the application asks one per entry;
+// machines are not tied to entries, so the first stands for the provider)
+// and its commitment period. They are materialised per provider in
+// provider_market_profiles, at first need (a new provider) and by the
+// periodic refresh, so a marketplace page is at most three statements
+// whatever its size: a check for providers without a profile, their
+// profiles (only then), and the page itself.
+//
+// # Ranking
+//
+// RANK orders by (see Rank; the same formula runs in SQL, rankSQL):
+//
+//	rank = 0.40 · min(median / price, 2) / 2
+//	     + 0.30 · performance / 100
+//	     + 0.15 · uptime
+//	     + 0.10 · (1 if the provider is Enterprise, else 0)
+//	     + 0.05 · min(commitment months, 12) / 12
+//	     + 0    · reliability   (a placeholder until the score exists)
+//
+// median is the model's median rate over every provider's price (a rate at
+// the median scores half the price weight, half the median or less all of
+// it); uptime is the machine's share of time online over the last 30
+// days, or over its life when younger, from machine_status_intervals.
+// Medians and uptime are computed by the leading replica every
+// Config.RefreshEvery (Tick), never per request, and stored in
+// model_market_prices and machine_market_stats. PRICE orders cheapest
+// first; PERFORMANCE_PER_DOLLAR by performance score per USDC of the
+// hourly rate. Ties break by machine id, then model key, which makes the
+// keyset cursors (the sort's value and the listing's key) exact. A
+// minReliability filter is accepted, and keeps every listing out until
+// reliability scores exist.
+//
+// # Rentals
+//
+// startRental takes a listing, or a model (with a filter) for which the
+// scheduler tries the best-ranked machines with enough free GPUs. In one
+// transaction it stores the rental (price, location and tier locked),
+// rental_gpus (kept forever) and one gpu_allocations row per GPU, whose
+// primary key is the GPU: a second rental of a GPU is a unique violation
+// on either database, and the loser retries another choice or gets the
+// UNAVAILABLE user error. A machine with maintenance ahead takes only a
+// rental whose endBy is at or before the maintenance; the job's timeout
+// then ends it. START_JOB goes to the agent through the fleet's command
+// queue.
+//
+// A rental's states:
+//
+//	STARTING ──RUNNING report──▶ RUNNING ──COMPLETED report──▶ COMPLETED
+//	    │                          │      ──FAILED report────▶ FAILED (cause)
+//	    │                          │
+//	    ├──stopRental──▶ STOPPING ─┴─any final report, or StopGrace──▶ STOPPED
+//	    │
+//	    └──machine offline (after the fleet's grace)──▶ INTERRUPTED (PROVIDER)
+//
+// A job the agent cannot start ends FAILED with the agent's cause (image
+// pull: CUSTOMER; GPU busy: PROVIDER). Ending frees the GPUs (the
+// allocations go; rental_gpus stays) and records when and why: the facts
+// reliability reads. A report on a rental that is stopping or has ended is
+// answered stop: true. A machine's going offline reaches the market through
+// fleet.OnTransition; each Tick also ends rentals left active on offline
+// machines and stops the agent never confirmed.
+//
+// # Live
+//
+// Every change is published on user.<id>.rentals and
+// provider.<id>.rentals with the rental's id; bus.Shared loads it once per
+// replica for every subscriber (rentalUpdated, providerRentalUpdated),
+// after sending each subscriber its current state.
+package market
