@@ -129,9 +129,31 @@ export type GpuListing =
   /** Waiting for its first scored benchmark. */
   | 'PENDING';
 
+/** Whose side a failed rental's cause is on; only PROVIDER counts against reliability. */
+export type JobFailureCause =
+  | 'CUSTOMER'
+  | 'PLATFORM'
+  | 'PROVIDER';
+
+/** A job's state as the agent reports it. */
+export type JobState =
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'RUNNING'
+  | 'STARTING';
+
 export type MachineStatus =
   | 'OFFLINE'
   | 'ONLINE';
+
+/** How the marketplace orders listings. */
+export type MarketplaceSort =
+  /** Most performance score per USDC first. */
+  | 'PERFORMANCE_PER_DOLLAR'
+  /** Cheapest first. */
+  | 'PRICE'
+  /** The documented ranking: price against the model's market, performance, uptime, tier, commitment. */
+  | 'RANK';
 
 /** Why a machine is offline. */
 export type OfflineReason =
@@ -147,6 +169,22 @@ export type ProviderTier =
   | 'COMMUNITY'
   /** Professional datacenter: UPS mandatory, premium placement, enterprise contracts. */
   | 'ENTERPRISE';
+
+/** Where a rental is. */
+export type RentalState =
+  /** Ran to its end. */
+  | 'COMPLETED'
+  /** Ended early; cause says whose side. */
+  | 'FAILED'
+  /** The machine went offline (or stopped reporting) during the rental. */
+  | 'INTERRUPTED'
+  | 'RUNNING'
+  /** Asked of the agent; not started yet. */
+  | 'STARTING'
+  /** Stopped by its customer. */
+  | 'STOPPED'
+  /** Stop asked; the agent has not confirmed. */
+  | 'STOPPING';
 
 /** Role is what a user may do on the platform. */
 export type Role =
@@ -191,6 +229,8 @@ export type UserErrorCode =
   | 'TOO_SHORT'
   /** Asked again before a cooldown ended (for example requestBenchmark); the payload says when it may be asked. */
   | 'TOO_SOON'
+  /** The GPUs asked for cannot be rented now: another rental took them meanwhile, or they were delisted, went offline or left their schedule. */
+  | 'UNAVAILABLE'
   /** A GPU model the catalogue does not list; choose OTHER and name it. */
   | 'UNKNOWN_MODEL'
   /** Not an IANA time zone name such as Europe/Lisbon. */

@@ -38,6 +38,10 @@ type Documents = {
     "\n  query ProviderBenchmarks {\n    myProvider {\n      id\n      name\n      machines {\n        id\n        gpus {\n          id\n          index\n          name\n          model {\n            name\n          }\n        }\n      }\n      benchmarks {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": typeof types.ProviderBenchmarksDocument,
     "\n  subscription BenchmarkUpdated {\n    benchmarkUpdated {\n      initial\n      machine {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": typeof types.BenchmarkUpdatedDocument,
     "\n  mutation RequestBenchmark($input: RequestBenchmarkInput!) {\n    requestBenchmark(input: $input) {\n      run {\n        ...BenchmarkRunFields\n      }\n      requestAllowedAt\n      userErrors {\n        field\n        code\n        message\n      }\n    }\n  }\n": typeof types.RequestBenchmarkDocument,
+    "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n": typeof types.ListingFieldsFragmentDoc,
+    "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.MarketplaceDocument,
+    "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n": typeof types.MarketplaceModelsDocument,
+    "\n  mutation StartRental($input: StartRentalInput!) {\n    startRental(input: $input) {\n      rental {\n        id\n        state\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.StartRentalDocument,
     "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n": typeof types.NotificationFieldsFragmentDoc,
     "\n  query Notifications($first: Int!) {\n    notifications(first: $first) {\n      edges {\n        node {\n          ...NotificationFields\n        }\n      }\n      unreadCount\n    }\n  }\n": typeof types.NotificationsDocument,
     "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.MarkNotificationsReadDocument,
@@ -53,10 +57,24 @@ type Documents = {
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": typeof types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.ProviderFleetDocument,
     "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.MachineStatusChangedDocument,
+    "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n": typeof types.GpuPriceFieldsFragmentDoc,
+    "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n": typeof types.ScheduleFieldsFragmentDoc,
+    "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n": typeof types.MaintenanceWindowFieldsFragmentDoc,
+    "\n  fragment ProviderRentalFields on ProviderRental {\n    id\n    state\n    cause\n    machineId\n    hostname\n    modelKey\n    gpuCount\n    gpuUuids\n    pricePerHour\n    image\n    createdAt\n    startedAt\n    endedAt\n  }\n": typeof types.ProviderRentalFieldsFragmentDoc,
+    "\n  query ProviderPricing {\n    myProvider {\n      id\n      machines {\n        id\n        hostname\n        gpus {\n          id\n          model {\n            key\n            name\n          }\n        }\n      }\n      prices {\n        ...GpuPriceFields\n      }\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      rentals {\n        ...ProviderRentalFields\n      }\n    }\n  }\n": typeof types.ProviderPricingDocument,
+    "\n  mutation SetGpuPrice($input: SetGpuPriceInput!) {\n    setGpuPrice(input: $input) {\n      price {\n        ...GpuPriceFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetGpuPriceDocument,
+    "\n  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {\n    setAvailabilitySchedule(input: $input) {\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetAvailabilityScheduleDocument,
+    "\n  subscription ProviderRentalUpdated {\n    providerRentalUpdated {\n      ...ProviderRentalFields\n    }\n  }\n": typeof types.ProviderRentalUpdatedDocument,
     "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.AgentTokenFieldsFragmentDoc,
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": typeof types.MyProviderTokensDocument,
     "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateAgentTokenDocument,
     "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.RevokeAgentTokenDocument,
+    "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n": typeof types.RentalFieldsFragmentDoc,
+    "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.MyRentalsDocument,
+    "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": typeof types.RentalDocument,
+    "\n  subscription RentalsUpdated {\n    rentalUpdated {\n      ...RentalFields\n    }\n  }\n": typeof types.RentalsUpdatedDocument,
+    "\n  subscription RentalUpdated($id: ID!) {\n    rentalUpdated(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": typeof types.RentalUpdatedDocument,
+    "\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.StopRentalDocument,
 };
 const documents: Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    createdAt\n  }\n": types.UserFieldsFragmentDoc,
@@ -83,6 +101,10 @@ const documents: Documents = {
     "\n  query ProviderBenchmarks {\n    myProvider {\n      id\n      name\n      machines {\n        id\n        gpus {\n          id\n          index\n          name\n          model {\n            name\n          }\n        }\n      }\n      benchmarks {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": types.ProviderBenchmarksDocument,
     "\n  subscription BenchmarkUpdated {\n    benchmarkUpdated {\n      initial\n      machine {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": types.BenchmarkUpdatedDocument,
     "\n  mutation RequestBenchmark($input: RequestBenchmarkInput!) {\n    requestBenchmark(input: $input) {\n      run {\n        ...BenchmarkRunFields\n      }\n      requestAllowedAt\n      userErrors {\n        field\n        code\n        message\n      }\n    }\n  }\n": types.RequestBenchmarkDocument,
+    "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n": types.ListingFieldsFragmentDoc,
+    "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.MarketplaceDocument,
+    "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n": types.MarketplaceModelsDocument,
+    "\n  mutation StartRental($input: StartRentalInput!) {\n    startRental(input: $input) {\n      rental {\n        id\n        state\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.StartRentalDocument,
     "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n": types.NotificationFieldsFragmentDoc,
     "\n  query Notifications($first: Int!) {\n    notifications(first: $first) {\n      edges {\n        node {\n          ...NotificationFields\n        }\n      }\n      unreadCount\n    }\n  }\n": types.NotificationsDocument,
     "\n  mutation MarkNotificationsRead($ids: [ID!]) {\n    markNotificationsRead(ids: $ids) {\n      updated\n      unreadCount\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.MarkNotificationsReadDocument,
@@ -98,10 +120,24 @@ const documents: Documents = {
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": types.ProviderFleetDocument,
     "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n": types.MachineStatusChangedDocument,
+    "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n": types.GpuPriceFieldsFragmentDoc,
+    "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n": types.ScheduleFieldsFragmentDoc,
+    "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n": types.MaintenanceWindowFieldsFragmentDoc,
+    "\n  fragment ProviderRentalFields on ProviderRental {\n    id\n    state\n    cause\n    machineId\n    hostname\n    modelKey\n    gpuCount\n    gpuUuids\n    pricePerHour\n    image\n    createdAt\n    startedAt\n    endedAt\n  }\n": types.ProviderRentalFieldsFragmentDoc,
+    "\n  query ProviderPricing {\n    myProvider {\n      id\n      machines {\n        id\n        hostname\n        gpus {\n          id\n          model {\n            key\n            name\n          }\n        }\n      }\n      prices {\n        ...GpuPriceFields\n      }\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      rentals {\n        ...ProviderRentalFields\n      }\n    }\n  }\n": types.ProviderPricingDocument,
+    "\n  mutation SetGpuPrice($input: SetGpuPriceInput!) {\n    setGpuPrice(input: $input) {\n      price {\n        ...GpuPriceFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetGpuPriceDocument,
+    "\n  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {\n    setAvailabilitySchedule(input: $input) {\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetAvailabilityScheduleDocument,
+    "\n  subscription ProviderRentalUpdated {\n    providerRentalUpdated {\n      ...ProviderRentalFields\n    }\n  }\n": types.ProviderRentalUpdatedDocument,
     "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.AgentTokenFieldsFragmentDoc,
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": types.MyProviderTokensDocument,
     "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateAgentTokenDocument,
     "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.RevokeAgentTokenDocument,
+    "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n": types.RentalFieldsFragmentDoc,
+    "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.MyRentalsDocument,
+    "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": types.RentalDocument,
+    "\n  subscription RentalsUpdated {\n    rentalUpdated {\n      ...RentalFields\n    }\n  }\n": types.RentalsUpdatedDocument,
+    "\n  subscription RentalUpdated($id: ID!) {\n    rentalUpdated(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": types.RentalUpdatedDocument,
+    "\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.StopRentalDocument,
 };
 
 /**
@@ -217,6 +253,22 @@ export function graphql(source: "\n  mutation RequestBenchmark($input: RequestBe
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n"): (typeof documents)["\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n"): (typeof documents)["\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartRental($input: StartRentalInput!) {\n    startRental(input: $input) {\n      rental {\n        id\n        state\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation StartRental($input: StartRentalInput!) {\n    startRental(input: $input) {\n      rental {\n        id\n        state\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n"): (typeof documents)["\n  fragment NotificationFields on Notification {\n    id\n    kind\n    title\n    body\n    params {\n      key\n      value\n    }\n    createdAt\n    readAt\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -277,6 +329,38 @@ export function graphql(source: "\n  subscription MachineStatusChanged {\n    ma
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n"): (typeof documents)["\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n"): (typeof documents)["\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n"): (typeof documents)["\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ProviderRentalFields on ProviderRental {\n    id\n    state\n    cause\n    machineId\n    hostname\n    modelKey\n    gpuCount\n    gpuUuids\n    pricePerHour\n    image\n    createdAt\n    startedAt\n    endedAt\n  }\n"): (typeof documents)["\n  fragment ProviderRentalFields on ProviderRental {\n    id\n    state\n    cause\n    machineId\n    hostname\n    modelKey\n    gpuCount\n    gpuUuids\n    pricePerHour\n    image\n    createdAt\n    startedAt\n    endedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ProviderPricing {\n    myProvider {\n      id\n      machines {\n        id\n        hostname\n        gpus {\n          id\n          model {\n            key\n            name\n          }\n        }\n      }\n      prices {\n        ...GpuPriceFields\n      }\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      rentals {\n        ...ProviderRentalFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query ProviderPricing {\n    myProvider {\n      id\n      machines {\n        id\n        hostname\n        gpus {\n          id\n          model {\n            key\n            name\n          }\n        }\n      }\n      prices {\n        ...GpuPriceFields\n      }\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      rentals {\n        ...ProviderRentalFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetGpuPrice($input: SetGpuPriceInput!) {\n    setGpuPrice(input: $input) {\n      price {\n        ...GpuPriceFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetGpuPrice($input: SetGpuPriceInput!) {\n    setGpuPrice(input: $input) {\n      price {\n        ...GpuPriceFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {\n    setAvailabilitySchedule(input: $input) {\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {\n    setAvailabilitySchedule(input: $input) {\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ProviderRentalUpdated {\n    providerRentalUpdated {\n      ...ProviderRentalFields\n    }\n  }\n"): (typeof documents)["\n  subscription ProviderRentalUpdated {\n    providerRentalUpdated {\n      ...ProviderRentalFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"): (typeof documents)["\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -290,6 +374,30 @@ export function graphql(source: "\n  mutation CreateAgentToken($name: String!) {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n"): (typeof documents)["\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n"): (typeof documents)["\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription RentalsUpdated {\n    rentalUpdated {\n      ...RentalFields\n    }\n  }\n"): (typeof documents)["\n  subscription RentalsUpdated {\n    rentalUpdated {\n      ...RentalFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription RentalUpdated($id: ID!) {\n    rentalUpdated(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n"): (typeof documents)["\n  subscription RentalUpdated($id: ID!) {\n    rentalUpdated(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -21,6 +21,10 @@ const ApplicationStatusPage = lazy(() =>
 );
 const OverviewPage = lazy(() => import('../overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
 const BenchmarksPage = lazy(() => import('../benchmarks/BenchmarksPage').then((m) => ({ default: m.BenchmarksPage })));
+const PricingPage = lazy(() => import('../pricing/PricingPage').then((m) => ({ default: m.PricingPage })));
+const MarketplacePage = lazy(() => import('../marketplace/MarketplacePage').then((m) => ({ default: m.MarketplacePage })));
+const RentalsPage = lazy(() => import('../rentals/RentalsPage').then((m) => ({ default: m.RentalsPage })));
+const RentalPage = lazy(() => import('../rentals/RentalPage').then((m) => ({ default: m.RentalPage })));
 const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ default: m.TokensPage })));
 const ApplicationQueuePage = lazy(() =>
   import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
@@ -112,6 +116,39 @@ export function App() {
                 element={
                   <Area>
                     <BenchmarksPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/pricing"
+                element={
+                  <Area>
+                    <PricingPage />
+                  </Area>
+                }
+              />
+              {/* Anyone may browse the marketplace; renting asks to sign in. */}
+              <Route
+                path="marketplace"
+                element={
+                  <Suspense fallback={<Loading />}>
+                    <MarketplacePage />
+                  </Suspense>
+                }
+              />
+              <Route
+                path="rentals"
+                element={
+                  <Area>
+                    <RentalsPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="rentals/:id"
+                element={
+                  <Area>
+                    <RentalPage />
                   </Area>
                 }
               />

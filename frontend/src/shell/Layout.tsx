@@ -31,6 +31,10 @@ export function Layout() {
           <NavLink to="/" end data-testid="nav-home">
             {t('nav.home')}
           </NavLink>
+          {/* Browsing the marketplace needs no account. */}
+          <NavLink to="/marketplace" data-testid="nav-marketplace">
+            {t('nav.marketplace')}
+          </NavLink>
           {/* Until the server says who is signed in, show neither set of links. */}
           {loading ? null : user ? (
             <>
@@ -40,12 +44,20 @@ export function Layout() {
                   {t('nav.overview')}
                 </NavLink>
               )}
+              <NavLink to="/rentals" data-testid="nav-rentals">
+                {t('nav.rentals')}
+              </NavLink>
               <NavLink to="/roles" data-testid="nav-roles">
                 {t('nav.roles')}
               </NavLink>
               {user.roles.includes('PROVIDER') && (
                 <NavLink to="/provider/benchmarks" data-testid="nav-benchmarks">
                   {t('nav.benchmarks')}
+                </NavLink>
+              )}
+              {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/pricing" data-testid="nav-pricing">
+                  {t('nav.pricing')}
                 </NavLink>
               )}
               {user.roles.includes('PROVIDER') && (

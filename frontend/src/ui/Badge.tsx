@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import type { ApplicationStatus, GpuListing, ProviderTier } from '../gql/graphql';
+import type { ApplicationStatus, GpuListing, JobFailureCause, ProviderTier, RentalState } from '../gql/graphql';
 import './badge.css';
 
 /** StatusBadge names an application's status in a coloured pill. */
@@ -28,6 +28,21 @@ export function ListingBadge({ listing, testId }: { listing: GpuListing; testId?
   return (
     <span className={`status listing-${listing.toLowerCase()}`} data-testid={testId} data-listing={listing}>
       {t(`benchmarks.listing.${listing}`)}
+    </span>
+  );
+}
+
+/**
+ * RentalStateBadge names a rental's state, and for a failed or interrupted
+ * one whose side the cause is on (the customer's, the provider's, the
+ * platform's): the customer's Rentals page and the provider's Pricing tab
+ * show the same words.
+ */
+export function RentalStateBadge({ state, cause, testId }: { state: RentalState; cause?: JobFailureCause | null; testId?: string }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`status rental-${state.toLowerCase()}`} data-testid={testId} data-state={state} data-cause={cause ?? ''}>
+      {cause ? t('rentalState.withCause', { state: t(`rentalState.${state}`), cause: t(`rentalCause.${cause}`) }) : t(`rentalState.${state}`)}
     </span>
   );
 }

@@ -1,0 +1,135 @@
+import { graphql } from '../gql';
+
+// Typed operations of the provider's Pricing tab; `npm run codegen` turns
+// each into a TypedDocumentNode in src/gql/. The query and the mutations'
+// answers select the same fragments, so an answer replaces what the page
+// shows; providerRentalUpdated sends a rental as the query lists it.
+
+export const GpuPriceFieldsFragment = graphql(`
+  fragment GpuPriceFields on GpuPrice {
+    modelKey
+    model {
+      key
+      name
+    }
+    pricePerHour
+    updatedAt
+    history {
+      pricePerHour
+      at
+    }
+  }
+`);
+
+export const ScheduleFieldsFragment = graphql(`
+  fragment ScheduleFields on AvailabilitySchedule {
+    availability {
+      kind
+      timeZone
+      windows {
+        day
+        start
+        end
+      }
+    }
+    openNow
+    nextChangeAt
+    updatedAt
+  }
+`);
+
+export const MaintenanceWindowFieldsFragment = graphql(`
+  fragment MaintenanceWindowFields on MaintenanceWindow {
+    id
+    machineId
+    startsAt
+    endsAt
+    note
+  }
+`);
+
+export const ProviderRentalFieldsFragment = graphql(`
+  fragment ProviderRentalFields on ProviderRental {
+    id
+    state
+    cause
+    machineId
+    hostname
+    modelKey
+    gpuCount
+    gpuUuids
+    pricePerHour
+    image
+    createdAt
+    startedAt
+    endedAt
+  }
+`);
+
+export const ProviderPricingQuery = graphql(`
+  query ProviderPricing {
+    myProvider {
+      id
+      machines {
+        id
+        hostname
+        gpus {
+          id
+          model {
+            key
+            name
+          }
+        }
+      }
+      prices {
+        ...GpuPriceFields
+      }
+      schedule {
+        ...ScheduleFields
+      }
+      maintenance {
+        ...MaintenanceWindowFields
+      }
+      rentals {
+        ...ProviderRentalFields
+      }
+    }
+  }
+`);
+
+export const SetGpuPriceMutation = graphql(`
+  mutation SetGpuPrice($input: SetGpuPriceInput!) {
+    setGpuPrice(input: $input) {
+      price {
+        ...GpuPriceFields
+      }
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+  }
+`);
+
+export const SetAvailabilityScheduleMutation = graphql(`
+  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {
+    setAvailabilitySchedule(input: $input) {
+      schedule {
+        ...ScheduleFields
+      }
+      maintenance {
+        ...MaintenanceWindowFields
+      }
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+  }
+`);
+
+export const ProviderRentalUpdatedSubscription = graphql(`
+  subscription ProviderRentalUpdated {
+    providerRentalUpdated {
+      ...ProviderRentalFields
+    }
+  }
+`);

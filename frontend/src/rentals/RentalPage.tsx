@@ -1,0 +1,225 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router-dom';
+import { useClient, useMutation, type CombinedError } from 'urql';
+import type { RentalFieldsFragment, RentalQuery as RentalResult } from '../gql/graphql';
+import { RentalStateBadge } from '../ui/Badge';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { isolate, useFormat } from '../ui/format';
+import { FieldErrorText } from '../ui/FormField';
+import { Loading } from '../ui/Loading';
+import { formatUsdc } from '../ui/usdc';
+import { RentalQuery, RentalUpdatedSubscription, StopRentalMutation } from './operations';
+import { canStop, followLog, isEnded } from './rentals';
+import './rentals.css';
+
+type Rental = NonNullable<RentalResult['rental']>;
+
+/**
+ * RentalPage is one rental: its state and cause, what runs (image, command,
+ * environment names), the rate, its times, the log tail live over
+ * rentalUpdated(id), and Stop after a confirmation.
+ */
+export function RentalPage() {
+  const { id = '' } = useParams();
+  const { t } = useTranslation();
+  const client = useClient();
+  const [rental, setRental] = useState<Rental | null | undefined>(undefined);
+  const [error, setError] = useState<CombinedError | undefined>(undefined);
+  const [events, setEvents] = useState(0);
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    let cancelled = false;
+    void client
+      .query(RentalQuery, { id }, { requestPolicy: 'network-only' })
+      .toPromise()
+      .then((res) => {
+        if (cancelled) return;
+        setError(res.error);
+        // A live event may have come first: keep the one that is further along.
+        if (res.data) setRental((prev) => (prev && isEnded(prev.state) ? prev : (res.data?.rental ?? null)));
+      });
+    const { unsubscribe } = client.subscription(RentalUpdatedSubscription, { id }).subscribe((result) => {
+      if (result.error) setError(result.error);
+      const next = result.data?.rentalUpdated;
+      if (!next) return;
+      setEvents((n) => n + 1);
+      setRental((prev) => (prev && isEnded(prev.state) && !isEnded(next.state) ? prev : next));
+    });
+    return () => {
+      cancelled = true;
+      unsubscribe();
+    };
+  }, [client, id, attempt]);
+
+  if (rental === undefined && error) return <ErrorNotice error={error} onRetry={() => setAttempt((n) => n + 1)} />;
+  if (rental === undefined) return <Loading />;
+  if (rental === null) {
+    return (
+      <section className="card narrow" data-testid="rental-not-found">
+        <h1>{t('rentals.notFound.title')}</h1>
+        <p>{t('rentals.notFound.body')}</p>
+        <Link to="/rentals" className="button">
+          {t('rentals.back')}
+        </Link>
+      </section>
+    );
+  }
+  // stopRental answers without the log: keep the one shown until the next event.
+  const onStopped = (next: RentalFieldsFragment) => setRental((prev) => ({ ...next, logTail: prev?.logTail ?? null }));
+  return <RentalDetails rental={rental} events={events} error={error} onStopped={onStopped} />;
+}
+
+function RentalDetails({ rental, events, error, onStopped }: { rental: Rental; events: number; error: CombinedError | undefined; onStopped: (r: RentalFieldsFragment) => void }) {
+  const { t, i18n } = useTranslation();
+  const f = useFormat();
+  const place = [rental.location.city, rental.location.country, rental.location.region].filter(Boolean).join(', ');
+  return (
+    <section className="page rental" data-testid="rental-page" data-id={rental.id} data-state={rental.state} data-live-events={events}>
+      <Link to="/rentals" className="back">
+        {t('rentals.back')}
+      </Link>
+      <header className="page-head rental-head">
+        <h1>{t('rentals.gpus', { count: rental.gpuCount, model: isolate(rental.model?.name ?? rental.modelKey) })}</h1>
+        <RentalStateBadge state={rental.state} cause={rental.cause} testId="rental-state" />
+      </header>
+      {error && <ErrorNotice error={error} />}
+      {rental.message && (
+        <p className={`notice ${rental.state === 'FAILED' || rental.state === 'INTERRUPTED' ? 'error' : 'info'}`} data-testid="rental-message" dir="auto">
+          {rental.message}
+        </p>
+      )}
+      <div className="card">
+        <dl className="facts">
+          <dt>{t('rentals.field.image')}</dt>
+          <dd className="mono wrap-anywhere" dir="ltr">
+            {rental.image}
+          </dd>
+          <dt>{t('rentals.field.command')}</dt>
+          <dd className="mono wrap-anywhere" dir="ltr" data-testid="rental-command">
+            {rental.command.length > 0 ? rental.command.map((a) => (/[\s'"]/.test(a) || a === '' ? JSON.stringify(a) : a)).join(' ') : <span className="muted">{t('rentals.imageDefault')}</span>}
+          </dd>
+          <dt>{t('rentals.field.env')}</dt>
+          <dd className="mono wrap-anywhere" dir="ltr">
+            {rental.envNames.length > 0 ? rental.envNames.join(', ') : <span className="muted">{t('rentals.none')}</span>}
+          </dd>
+          <dt>{t('rentals.field.price')}</dt>
+          <dd>{t('rentals.perHour', { price: isolate(formatUsdc(rental.pricePerHour, i18n.language)) })}</dd>
+          <dt>{t('rentals.field.place')}</dt>
+          <dd dir="auto">{place || <span className="muted">{t('rentals.none')}</span>}</dd>
+          <dt>{t('rentals.field.created')}</dt>
+          <dd>{f.dateTime(rental.createdAt)}</dd>
+          {rental.startedAt && (
+            <>
+              <dt>{t('rentals.field.started')}</dt>
+              <dd>{f.dateTime(rental.startedAt)}</dd>
+            </>
+          )}
+          {rental.endedAt && (
+            <>
+              <dt>{t('rentals.field.ended')}</dt>
+              <dd>{f.dateTime(rental.endedAt)}</dd>
+            </>
+          )}
+          {rental.endsBy && (
+            <>
+              <dt>{t('rentals.field.endsBy')}</dt>
+              <dd>{f.dateTime(rental.endsBy)}</dd>
+            </>
+          )}
+          {rental.exitCode !== null && rental.exitCode !== undefined && (
+            <>
+              <dt>{t('rentals.field.exitCode')}</dt>
+              <dd data-testid="rental-exit-code">{f.number(rental.exitCode)}</dd>
+            </>
+          )}
+        </dl>
+        {canStop(rental.state) && <StopButton id={rental.id} onStopped={onStopped} />}
+      </div>
+      <LogTail text={rental.logTail ?? ''} />
+    </section>
+  );
+}
+
+/** StopButton asks for a confirmation, then stops the rental. */
+function StopButton({ id, onStopped }: { id: string; onStopped: (r: RentalFieldsFragment) => void }) {
+  const { t } = useTranslation();
+  const [confirming, setConfirming] = useState(false);
+  const [result, stop] = useMutation(StopRentalMutation);
+  const [codes, setCodes] = useState<Parameters<typeof FieldErrorText>[0]['errors']>([]);
+
+  async function onConfirm() {
+    const res = await stop({ id });
+    const payload = res.data?.stopRental;
+    setCodes(payload?.userErrors.map((e) => e.code) ?? []);
+    if (payload?.rental) {
+      onStopped(payload.rental);
+      setConfirming(false);
+    }
+  }
+
+  return (
+    <div className="rental-stop">
+      {confirming ? (
+        <span className="confirm" role="group" aria-label={t('rentals.stop.confirm')}>
+          <span>{t('rentals.stop.confirm')}</span>
+          <button type="button" className="button danger small" onClick={() => void onConfirm()} disabled={result.fetching} data-testid="rental-stop-confirm">
+            {t('rentals.stop.yes')}
+          </button>
+          <button type="button" className="button small" onClick={() => setConfirming(false)} data-testid="rental-stop-cancel">
+            {t('common.cancel')}
+          </button>
+        </span>
+      ) : (
+        <button type="button" className="button danger-outline" onClick={() => setConfirming(true)} data-testid="rental-stop">
+          {t('rentals.stop.button')}
+        </button>
+      )}
+      {result.error && <ErrorNotice error={result.error} />}
+      <FieldErrorText name="stop" errors={codes} className="form-error" testId="rental-stop-error" />
+    </div>
+  );
+}
+
+/**
+ * LogTail shows the job's latest output (the agent sends at most 16 KiB) in
+ * a scrolling monospace box that follows new lines while the reader is at
+ * its end, and stays put when they scroll up to read.
+ */
+function LogTail({ text }: { text: string }) {
+  const { t } = useTranslation();
+  const box = useRef<HTMLPreElement>(null);
+  const atEnd = useRef(true);
+
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
+  }, [text]);
+
+  return (
+    <section className="card" aria-labelledby="rental-log">
+      <h2 id="rental-log">{t('rentals.log.title')}</h2>
+      {text === '' ? (
+        <p className="muted" data-testid="rental-log-empty">
+          {t('rentals.log.empty')}
+        </p>
+      ) : null}
+      <pre
+        ref={box}
+        className="log-tail"
+        dir="ltr"
+        tabIndex={0}
+        aria-label={t('rentals.log.title')}
+        aria-live="off"
+        data-testid="rental-log"
+        hidden={text === ''}
+        onScroll={(e) => {
+          atEnd.current = followLog(e.currentTarget);
+        }}
+      >
+        {text}
+      </pre>
+    </section>
+  );
+}
