@@ -1,0 +1,150 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/platform/platformtest"
+	"github.com/gpunex/gpunex/internal/redistest"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+)
+
+const marketplaceQuery = `query { marketplace(filter: {model: "H100_SXM_80GB"}, first: 20) { edges { node { id gpuCount simulated } } } }`
+
+// listings are the rentable H100 listings now.
+func listings(t *testing.T, c *platformtest.Client) []struct {
+	ID        string
+	GpuCount  int
+	Simulated bool
+} {
+	t.Helper()
+	var m struct {
+		Marketplace struct {
+			Edges []struct {
+				Node struct {
+					ID        string
+					GpuCount  int
+					Simulated bool
+				}
+			}
+		}
+	}
+	c.MustDo(&m, marketplaceQuery, nil)
+	var out []struct {
+		ID        string
+		GpuCount  int
+		Simulated bool
+	}
+	for _, e := range m.Marketplace.Edges {
+		out = append(out, struct {
+			ID        string
+			GpuCount  int
+			Simulated bool
+		}(e.Node))
+	}
+	return out
+}
+
+func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testing.T) {
+	t.Parallel()
+	serverBin, agentBin := binaries(t)
+	for _, stack := range []string{"sqlite+memory", "postgres+redis"} {
+		t.Run(stack, func(t *testing.T) {
+			t.Parallel()
+			var extra []string
+			if stack == "postgres+redis" {
+				rs := redistest.Start(t, 0)
+				extra = append(extra, "--database-url", storetest.PostgresURL(t), "--redis-url", rs.URL(), "--redis-prefix", "e2e:")
+			}
+			_, url := serve(t, serverBin, extra...)
+			srv := &platformtest.Server{URL: url}
+			provider, agentToken := demoAgentToken(t, srv)
+
+			var price struct {
+				SetGpuPrice struct{ UserErrors []struct{ Field, Message string } }
+			}
+			provider.MustDo(&price, `mutation { setGpuPrice(input: {model: "H100_SXM_80GB", pricePerHour: "2.500000"}) { userErrors { field message } } }`, nil)
+			require.Empty(t, price.SetGpuPrice.UserErrors)
+
+			startWithEnv(t, []string{"GPUNEX_TOKEN=" + agentToken}, agentBin, "--server", url, "--data-dir", t.TempDir(),
+				"--simulate", "1xH100", "--hostname", "rent-host")
+
+			customer := srv.NewAPIClient(t, "")
+			var li struct{ LogIn struct{ Token *string } }
+			customer.MustDo(&li, `mutation { logIn(input: {email: "customer@gpunex.demo", password: "gpunex-demo"}) { token } }`, nil)
+			customer.Token = *li.LogIn.Token
+
+			// Listed once its registration benchmark passed (the demo's
+			// own agents are off, so it is the only one).
+			var listingID string
+			require.Eventually(t, func() bool {
+				for _, l := range listings(t, customer) {
+					if l.Simulated && l.GpuCount == 1 {
+						listingID = l.ID
+						return true
+					}
+				}
+				return false
+			}, 90*time.Second, 250*time.Millisecond, "the agent's GPU is listed")
+
+			var started struct {
+				StartRental struct {
+					Rental     *struct{ ID, State string }
+					UserErrors []struct{ Field, Message, Code string }
+				}
+			}
+			customer.MustDo(&started, `mutation($l: ID!) { startRental(input: {listingId: $l, gpuCount: 1, image: "busybox",
+  command: ["sh", "-c", "echo line 1; echo line 2; echo line 3; exec sleep 120"]}) { rental { id state } userErrors { field message code } } }`,
+				map[string]any{"l": listingID})
+			require.Empty(t, started.StartRental.UserErrors)
+			rentalID := started.StartRental.Rental.ID
+
+			ws, _, err := srv.DialWS(t, nil)
+			require.NoError(t, err)
+			ws.Init(map[string]any{"authorization": "Bearer " + customer.Token})
+			ws.Subscribe("1", `subscription($id: ID) { rentalUpdated(id: $id) { id state logTail exitCode } }`, map[string]any{"id": rentalID})
+			type rental struct {
+				ID, State string
+				LogTail   *string
+				ExitCode  *int
+			}
+			until := func(what string, ok func(r rental) bool) rental {
+				t.Helper()
+				deadline := time.Now().Add(60 * time.Second)
+				for time.Now().Before(deadline) {
+					m := ws.MustRead(time.Until(deadline))
+					require.Equal(t, "next", m.Type, "%s", m.Payload)
+					var ev struct{ Data struct{ RentalUpdated rental } }
+					require.NoError(t, json.Unmarshal(m.Payload, &ev), "%s", m.Payload)
+					if ok(ev.Data.RentalUpdated) {
+						return ev.Data.RentalUpdated
+					}
+				}
+				t.Fatalf("no rentalUpdated event: %s", what)
+				return rental{}
+			}
+			until("the job runs and its output reaches the customer", func(r rental) bool {
+				return r.State == "RUNNING" && r.LogTail != nil && strings.Contains(*r.LogTail, "line 1\nline 2\nline 3\n")
+			})
+			require.Empty(t, listings(t, customer), "the rented GPU is off the marketplace")
+
+			var stopped struct {
+				StopRental struct {
+					UserErrors []struct{ Field, Message string }
+				}
+			}
+			customer.MustDo(&stopped, `mutation($id: ID!) { stopRental(id: $id) { userErrors { field message } } }`, map[string]any{"id": rentalID})
+			require.Empty(t, stopped.StopRental.UserErrors)
+			end := until("the rental is stopped", func(r rental) bool { return r.State == "STOPPED" })
+			require.NotNil(t, end.LogTail)
+			require.Contains(t, *end.LogTail, "line 3")
+
+			require.Eventually(t, func() bool { return len(listings(t, customer)) == 1 }, 30*time.Second, 250*time.Millisecond,
+				"the GPU is back on the marketplace")
+		})
+	}
+}
