@@ -65,7 +65,9 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 			provider, agentToken := demoAgentToken(t, srv)
 
 			var price struct {
-				SetGpuPrice struct{ UserErrors []struct{ Field, Message string } }
+				SetGpuPrice struct {
+					UserErrors []struct{ Field, Message string }
+				}
 			}
 			provider.MustDo(&price, `mutation { setGpuPrice(input: {model: "H100_SXM_80GB", pricePerHour: "2.500000"}) { userErrors { field message } } }`, nil)
 			require.Empty(t, price.SetGpuPrice.UserErrors)
@@ -118,7 +120,9 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 				for time.Now().Before(deadline) {
 					m := ws.MustRead(time.Until(deadline))
 					require.Equal(t, "next", m.Type, "%s", m.Payload)
-					var ev struct{ Data struct{ RentalUpdated rental } }
+					var ev struct {
+						Data struct{ RentalUpdated rental }
+					}
 					require.NoError(t, json.Unmarshal(m.Payload, &ev), "%s", m.Payload)
 					if ok(ev.Data.RentalUpdated) {
 						return ev.Data.RentalUpdated
