@@ -56,10 +56,10 @@ const marketplaceQuery = `query M($filter: MarketplaceFilter, $sort: Marketplace
 
 type listingNode struct {
 	ID, ModelKey, PricePerHour, Tier string
-	GpuCount, PerformanceScore     int
-	CommitmentMonths               int
-	Location                       struct{ City *string }
-	Rank                           float64
+	GpuCount, PerformanceScore       int
+	CommitmentMonths                 int
+	Location                         struct{ City *string }
+	Rank                             float64
 }
 
 type marketplaceData struct {
@@ -203,7 +203,9 @@ func TestRentalLifecycleOverGraphQL(t *testing.T) {
 		var rentalRow models.Rental
 		require.NoError(t, s.Platform.DB.NewSelect().Model(&rentalRow).Where("id = ?", rental.ID).Scan(context.Background()))
 		agentClient := s.NewAPIClient(t, p.AgentToken)
-		var report struct{ ReportJobStatus protocol.ReportJobStatusAnswer }
+		var report struct {
+			ReportJobStatus protocol.ReportJobStatusAnswer
+		}
 		agentClient.MustDo(&report, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "rent-machine-a", "jobId": rentalRow.JobID,
 			"state": "RUNNING", "at": time.Now().UTC().Format(time.RFC3339Nano), "logTail": "epoch 1"}})
 		require.True(t, report.ReportJobStatus.Accepted)
@@ -248,7 +250,9 @@ func TestRentalLifecycleOverGraphQL(t *testing.T) {
 
 		var mine struct {
 			MyRentals struct {
-				Edges []struct{ Node struct{ ID, State, Cause string } }
+				Edges []struct {
+					Node struct{ ID, State, Cause string }
+				}
 			}
 		}
 		c.MustDo(&mine, `query { myRentals(first: 10) { edges { node { id state cause } } } }`, nil)
