@@ -32,7 +32,10 @@ export function MarketplacePage() {
 
   function onSearch(e: FormEvent) {
     e.preventDefault();
-    setParams(paramsOf({ filter: draft, sort: search.sort }));
+    const next = paramsOf({ filter: draft, sort: search.sort });
+    // The same search again asks again: what is free changes by the minute.
+    if (next.toString() === params.toString()) view.refresh();
+    else setParams(next);
   }
 
   function onSort(sort: MarketplaceSort) {
