@@ -282,12 +282,30 @@ func TestRentalInterruptedByMachineGoingOfflineOverGraphQL(t *testing.T) {
 	platformtest.Each(t, platformtest.Options{Fleet: fleet.Config{Interval: 100 * time.Millisecond}}, func(t *testing.T, s *platformtest.Server) {
 		p := s.NewProvider(t, "flaky")
 		marketMachine(t, s, p, "offline-machine-a", 1, 90, 1_000_000)
+		// The machine beats until the rental started (a slow runner must
+		// not see it offline before), then falls silent.
+		beating := make(chan struct{})
+		beaten := make(chan struct{})
+		go func() {
+			defer close(beaten)
+			agent := &auth.Agent{TokenID: 1, ProviderID: p.ID}
+			for {
+				select {
+				case <-beating:
+					return
+				case <-time.After(30 * time.Millisecond):
+					_, _ = s.Platform.Fleet.Heartbeat(context.Background(), agent, protocol.HeartbeatInput{MachineID: "offline-machine-a"})
+				}
+			}
+		}()
 		c := customer(t, s, "customer")
 		var list marketplaceData
 		c.MustDo(&list, marketplaceQuery, nil)
 		require.Len(t, list.Marketplace.Edges, 1)
 		var started struct{ StartRental rentalPayload }
 		c.MustDo(&started, startRentalMutation, map[string]any{"input": map[string]any{"listingId": list.Marketplace.Edges[0].Node.ID, "gpuCount": 1, "image": "python:3.12"}})
+		close(beating)
+		<-beaten
 		require.Empty(t, started.StartRental.UserErrors)
 		// No more heartbeats: after the grace the sweeper marks the machine
 		// offline and the rental ends INTERRUPTED on the provider's side.
