@@ -1,7 +1,7 @@
 # benchsummary.awk sums up `go test -bench` output (several runs of each
 # benchmark with -count) against the targets the README states: for each
 # ratio the median of the runs, then every run; for SQL writes and
-# publishes the largest. POSIX awk.
+# publishes, statements per page and rentals won the largest. POSIX awk.
 
 function add(key, v) { val[key, ++count[key]] = v + 0 }
 
@@ -32,7 +32,7 @@ function largest(key,    i, m) {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 	for (i = 3; i <= NF; i++)
-		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s)$/) add(name SUBSEP $i, $(i - 1))
+		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable)$/) add(name SUBSEP $i, $(i - 1))
 }
 
 END {
@@ -59,6 +59,18 @@ END {
 				largest(b SUBSEP "sql/event/replica"), largest(b SUBSEP "redis_commands/event")
 			if ((b SUBSEP "redis_publishes/event") in count) printf ", %g Redis PUBLISH (target 1)", largest(b SUBSEP "redis_publishes/event")
 			printf "; back to the baseline %.3g s after every client dropped (target <= 30)\n", largest(b SUBSEP "recovered_s")
+		} else if ((b SUBSEP "p50_x_hand") in count) {
+			h = median(b SUBSEP "p50_x_hand"); h95 = median(b SUBSEP "p95_x_hand")
+			printf "%s: p50 %.3g ms = %.3g x the hand-written SQL's %.3g ms (target <= 1.5; runs %s), p95 %.3g ms = %.3g x its %.3g ms (target <= 1.5; runs %s)%s\n", \
+				b, median(b SUBSEP "p50_ms"), h, median(b SUBSEP "hand_p50_ms"), runs(b SUBSEP "p50_x_hand"), \
+				median(b SUBSEP "p95_ms"), h95, median(b SUBSEP "hand_p95_ms"), runs(b SUBSEP "p95_x_hand"), \
+				(h > 1.5 || h95 > 1.5) ? " OVER TARGET" : ""
+		} else if ((b SUBSEP "sql_first10/page") in count) {
+			printf "%s: at most %g SQL statements per marketplace page of 10 and %g per page of 100 (target <= 3)\n", b, largest(b SUBSEP "sql_first10/page"), largest(b SUBSEP "sql_first100/page")
+		} else if ((b SUBSEP "starts_won") in count) {
+			printf "%s: %g concurrent starts for 50 free GPUs: %g succeeded, %g UNAVAILABLE (target: exactly 50, the rest UNAVAILABLE); a start takes %.0f ms at p50, %.0f ms at p99\n", \
+				b, largest(b SUBSEP "starts_won") + largest(b SUBSEP "starts_unavailable"), largest(b SUBSEP "starts_won"), largest(b SUBSEP "starts_unavailable"), \
+				median(b SUBSEP "start_p50_ms"), median(b SUBSEP "start_p99_ms")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}

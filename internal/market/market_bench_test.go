@@ -1,0 +1,262 @@
+package market
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// spaPageSize is the SPA's marketplace page (frontend/src/marketplace,
+// PAGE_SIZE).
+const spaPageSize = 20
+
+// searchSamples is how many times each page is asked per benchmark
+// iteration, by the service and by hand, alternately.
+const searchSamples = 20
+
+// searchShape is one page the SPA asks for.
+type searchShape struct {
+	name   string
+	filter Filter
+	sort   Sort
+	// second asks the page after the first, through its cursor.
+	second bool
+}
+
+// filteredModel, filteredCountry and filteredMaxPrice narrow the filtered
+// search to a few dozen listings of the 20,000.
+var (
+	filteredModel    = "H100_SXM_80GB"
+	filteredCountry  = "germany" // as typed: matched case-insensitively
+	filteredMaxPrice = models.USDC(basePrice(filteredModel) * 11 / 10)
+)
+
+var searchShapes = []searchShape{
+	{name: "rank", sort: SortRank},
+	{name: "model+country+maxprice-by-price", sort: SortPrice,
+		filter: Filter{Model: &filteredModel, Country: &filteredCountry, MaxPricePerHour: &filteredMaxPrice}},
+	{name: "performance-per-dollar", sort: SortPerformancePerDollar},
+	{name: "rank-second-page", sort: SortRank, second: true},
+}
+
+// BenchmarkMarket measures issue 13's marketplace and rentals on each
+// backend, in a world of worldGPUs listed GPUs on worldMachines machines
+// of worldProviders providers (seedWorld):
+//
+//   - search-*: the pages the SPA asks (first page by RANK, filtered by
+//     model, country and price by PRICE, by PERFORMANCE_PER_DOLLAR, the
+//     second page by RANK through the first's cursor) through
+//     Service.Marketplace, against a hand-written database/sql query
+//     returning the same listings (handPage) in the same run, asked
+//     alternately: p50 and p95 of each and their ratios, p50_x_hand and
+//     p95_x_hand (target ≤ 1.5).
+//   - statements: SQL statements per page of 10 and of 100, counted with
+//     storetest's recording (target ≤ 3).
+//   - start-contention: worldCustomers concurrent Starts for the
+//     scarceGPUs free GPUs of scarceModel: exactly scarceGPUs succeed,
+//     every other gets UNAVAILABLE in its userErrors, or the benchmark
+//     fails; p50 and p99 of a start.
+func BenchmarkMarket(b *testing.B) {
+	for _, backend := range storetest.Backends {
+		b.Run(backend, func(b *testing.B) {
+			w := seedWorld(b, backend)
+			for _, shape := range searchShapes {
+				b.Run("search-"+shape.name, func(b *testing.B) { benchSearch(b, w, shape) })
+			}
+			b.Run("statements", func(b *testing.B) { benchStatements(b, w) })
+			b.Run("start-contention", func(b *testing.B) { benchStartContention(b, w) })
+		})
+	}
+}
+
+// benchSearch asks shape's page searchSamples times through the service
+// and as many by hand, alternately, after checking both return the same
+// listings in the same order.
+func benchSearch(b *testing.B, w *world, shape searchShape) {
+	var after string
+	hq := handQuery{model: shape.filter.Model, country: shape.filter.Country, sort: shape.sort, limit: spaPageSize + 1}
+	if shape.filter.MaxPricePerHour != nil {
+		p := int64(*shape.filter.MaxPricePerHour)
+		hq.maxPrice = &p
+	}
+	if shape.second {
+		first, err := w.svc.Marketplace(w.ctx, shape.filter, shape.sort, spaPageSize, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		after = first.Cursors[len(first.Cursors)-1]
+		_, keys, err := handPage(w.ctx, w.db.DB.DB, w.hand, w.clock.Now(), hq)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hq.after = &keys[spaPageSize-1]
+	}
+	service := func() []string {
+		page, err := w.svc.Marketplace(w.ctx, shape.filter, shape.sort, spaPageSize, after)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return listingIDs(page.Listings)
+	}
+	hand := func() []string {
+		ls, _, err := handPage(w.ctx, w.db.DB.DB, w.hand, w.clock.Now(), hq)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return listingIDs(ls[:min(len(ls), spaPageSize)])
+	}
+	got, want := service(), hand()
+	if len(want) < spaPageSize {
+		b.Fatalf("the %s page has %d listings; the world should fill a page of %d", shape.name, len(want), spaPageSize)
+	}
+	if !slices.Equal(got, want) {
+		b.Fatalf("the service's %s page differs from the hand-written query's:\nservice %v\nhand    %v", shape.name, got, want)
+	}
+
+	var svcLat, handLat []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		for range searchSamples {
+			start := time.Now()
+			service()
+			svcLat = append(svcLat, time.Since(start))
+			start = time.Now()
+			hand()
+			handLat = append(handLat, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	sp50, sp95 := percentile(svcLat, 0.50), percentile(svcLat, 0.95)
+	hp50, hp95 := percentile(handLat, 0.50), percentile(handLat, 0.95)
+	b.ReportMetric(ms(sp50), "p50_ms")
+	b.ReportMetric(ms(sp95), "p95_ms")
+	b.ReportMetric(ms(hp50), "hand_p50_ms")
+	b.ReportMetric(ms(hp95), "hand_p95_ms")
+	b.ReportMetric(float64(sp50)/float64(hp50), "p50_x_hand")
+	b.ReportMetric(float64(sp95)/float64(hp95), "p95_x_hand")
+}
+
+// benchStatements counts the statements of pages of 10 and of 100, every
+// shape, and fails over 3.
+func benchStatements(b *testing.B, w *world) {
+	worst := map[int]int{}
+	for range b.N {
+		for _, size := range []int{10, MaxPageSize} {
+			for _, shape := range searchShapes {
+				after := ""
+				if shape.second {
+					first, err := w.svc.Marketplace(w.ctx, shape.filter, shape.sort, size, "")
+					if err != nil {
+						b.Fatal(err)
+					}
+					after = first.Cursors[len(first.Cursors)-1]
+				}
+				var err error
+				stmts := w.queries.Record(func() { _, err = w.svc.Marketplace(w.ctx, shape.filter, shape.sort, size, after) })
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(stmts) > 3 {
+					b.Errorf("a %s page of %d runs %d statements (target ≤ 3):\n%s", shape.name, size, len(stmts), strings.Join(stmts, "\n"))
+				}
+				worst[size] = max(worst[size], len(stmts))
+			}
+		}
+	}
+	b.ReportMetric(float64(worst[10]), "sql_first10/page")
+	b.ReportMetric(float64(worst[MaxPageSize]), "sql_first100/page")
+}
+
+// benchStartContention frees the scarce GPUs, then starts worldCustomers
+// rentals of one scarceModel GPU at once, each by the scheduler.
+func benchStartContention(b *testing.B, w *world) {
+	var lat []time.Duration
+	won, lost := 0, 0
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if _, err := w.db.NewDelete().Model((*models.GpuAllocation)(nil)).Where("1 = 1").Exec(w.ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		var errs []string
+		iterWon := 0
+		gate := make(chan struct{})
+		for _, customer := range w.customers {
+			wg.Go(func() {
+				<-gate
+				start := time.Now()
+				_, err := w.svc.Start(w.ctx, customer, StartInput{Model: ptr(scarceModel), GpuCount: 1, Image: "docker.io/library/python:3.12",
+					Command: []string{"python", "-V"}})
+				d := time.Since(start)
+				mu.Lock()
+				defer mu.Unlock()
+				lat = append(lat, d)
+				if err == nil {
+					iterWon++
+					return
+				}
+				v, ok := fault.AsValidation(err)
+				if !ok || len(v.Problems) != 1 || v.Problems[0].Code != fault.Unavailable {
+					errs = append(errs, err.Error())
+					return
+				}
+				lost++
+			})
+		}
+		close(gate)
+		wg.Wait()
+		b.StopTimer()
+		won += iterWon
+		if len(errs) > 0 {
+			b.Fatalf("%d of %d starts failed with something other than one UNAVAILABLE userError, e.g. %s", len(errs), len(w.customers), errs[0])
+		}
+		if iterWon != scarceGPUs {
+			b.Fatalf("%d of %d concurrent starts succeeded for %d free GPUs; want exactly %d", iterWon, len(w.customers), scarceGPUs, scarceGPUs)
+		}
+		held, err := w.db.NewSelect().Model((*models.GpuAllocation)(nil)).Where("gpu_id IN (?)", bun.List(w.scarceGPUIDs)).Count(w.ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if held != scarceGPUs {
+			b.Fatalf("%d scarce GPUs are allocated after the starts; want all %d", held, scarceGPUs)
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(won)/float64(b.N), "starts_won")
+	b.ReportMetric(float64(lost)/float64(b.N), "starts_unavailable")
+	b.ReportMetric(ms(percentile(lat, 0.50)), "start_p50_ms")
+	b.ReportMetric(ms(percentile(lat, 0.99)), "start_p99_ms")
+}
+
+func listingIDs(ls []*Listing) []string {
+	ids := make([]string, len(ls))
+	for i, l := range ls {
+		ids[i] = fmt.Sprintf("%d/%s", l.MachineID, l.ModelKey)
+	}
+	return ids
+}
+
+// percentile is the p-th of ds (nearest rank).
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
