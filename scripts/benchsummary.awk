@@ -61,7 +61,7 @@ END {
 			printf "; back to the baseline %.3g s after every client dropped (target <= 30)\n", largest(b SUBSEP "recovered_s")
 		} else if ((b SUBSEP "p50_x_hand") in count) {
 			h = median(b SUBSEP "p50_x_hand"); h95 = median(b SUBSEP "p95_x_hand")
-			printf "%s: p50 %.3g ms = %.3g x the hand-written SQL's %.3g ms (target <= 1.5; runs %s), p95 %.3g ms = %.3g x its %.3g ms (target <= 1.5; runs %s)%s\n", \
+			printf "%s: p50 %.4g ms = %.3g x the hand-written SQL's %.4g ms (target <= 1.5; runs %s), p95 %.4g ms = %.3g x its %.4g ms (target <= 1.5; runs %s)%s\n", \
 				b, median(b SUBSEP "p50_ms"), h, median(b SUBSEP "hand_p50_ms"), runs(b SUBSEP "p50_x_hand"), \
 				median(b SUBSEP "p95_ms"), h95, median(b SUBSEP "hand_p95_ms"), runs(b SUBSEP "p95_x_hand"), \
 				(h > 1.5 || h95 > 1.5) ? " OVER TARGET" : ""
