@@ -346,30 +346,44 @@ func pullError(image string, err error) error {
 func (r *Runtime) createNetwork(ctx context.Context, name string, labels map[string]string) error {
 	r.netMu.Lock()
 	defer r.netMu.Unlock()
-	subnet, err := r.freeSubnet(ctx, name)
-	if err != nil {
-		return err
-	}
-	noIPv6 := false
-	opts := client.NetworkCreateOptions{
-		Driver:     "bridge",
-		EnableIPv6: &noIPv6,
-		IPAM:       &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}},
-		Options:    map[string]string{iccOption: "false"},
-		Labels:     labels,
-	}
-	_, err = r.engine.NetworkCreate(ctx, name, opts)
-	if cerrdefs.IsConflict(err) {
-		if _, rmErr := r.engine.NetworkRemove(ctx, name, client.NetworkRemoveOptions{}); rmErr != nil {
-			return fmt.Errorf("docker: remove stale network %s: %w", name, rmErr)
+	// Another client of the engine (a second agent, a test) may take the
+	// subnet between freeSubnet's listing and the create: the engine then
+	// refuses with "Pool overlaps"; the networks are listed again and the
+	// next free subnet tried, a few times.
+	var err error
+	for range createNetworkAttempts {
+		subnet, ferr := r.freeSubnet(ctx, name)
+		if ferr != nil {
+			return ferr
+		}
+		noIPv6 := false
+		opts := client.NetworkCreateOptions{
+			Driver:     "bridge",
+			EnableIPv6: &noIPv6,
+			IPAM:       &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}},
+			Options:    map[string]string{iccOption: "false"},
+			Labels:     labels,
 		}
 		_, err = r.engine.NetworkCreate(ctx, name, opts)
+		if cerrdefs.IsConflict(err) {
+			if _, rmErr := r.engine.NetworkRemove(ctx, name, client.NetworkRemoveOptions{}); rmErr != nil {
+				return fmt.Errorf("docker: remove stale network %s: %w", name, rmErr)
+			}
+			_, err = r.engine.NetworkCreate(ctx, name, opts)
+		}
+		if err == nil || !strings.Contains(err.Error(), "Pool overlaps") {
+			break
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("docker: create network %s: %w", name, err)
 	}
 	return nil
 }
+
+// createNetworkAttempts bounds the subnets createNetwork tries when another
+// client of the engine takes them first.
+const createNetworkAttempts = 5
 
 // cleanup removes what a failed Start created. It runs on its own context:
 // the caller's may be what failed.
