@@ -234,26 +234,29 @@ func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, fir
 // listings runs q in one statement: GPUs of approved providers on online
 // machines, listed by their benchmarks, inside the provider's schedule,
 // outside maintenance, priced and free, grouped per machine and model.
+//
+// The statement groups the free, listed GPUs per machine and model first
+// (the only step that reads every GPU), joins the machine, provider,
+// price, profile and statistics once per group, checks the schedule and
+// maintenance per machine, orders and limits, and looks up the next
+// maintenance only for the rows of the page.
 func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*listingRow, error) {
 	if q.filter.MinReliability != nil {
 		// No reliability score exists yet: nothing reaches a minimum.
 		return nil, nil
 	}
 	now := s.deps.Clock.Now()
-	var where []string
-	var args []any
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
-	}
-	add("mg.removed_at IS NULL")
-	add("NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)")
-	add("(ps.provider_id IS NULL OR (ps.open_from IS NOT NULL AND ps.open_from <= ? AND (ps.open_until IS NULL OR ps.open_until > ?)))", now, now)
-	add(`NOT EXISTS (SELECT 1 FROM maintenance_windows mw WHERE mw.provider_id = m.provider_id
-		AND (mw.machine_id IS NULL OR mw.machine_id = m.id) AND mw.starts_at <= ? AND mw.ends_at > ?)`, now, now)
 	f := q.filter
+
+	// free: the free, listed GPUs per machine and model.
+	var args []any
+	free := `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf
+		FROM machine_gpus mg
+		JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
+		WHERE mg.removed_at IS NULL AND NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)`
 	if f.Model != nil {
-		add("mg.model_key = ?", *f.Model)
+		free += ` AND mg.model_key = ?`
+		args = append(args, *f.Model)
 	}
 	if f.MinVramGb != nil {
 		var keys []string
@@ -265,24 +268,56 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		if len(keys) == 0 {
 			return nil, nil
 		}
-		add("mg.model_key IN (?)", bun.List(keys))
-	}
-	if f.Country != nil {
-		add("LOWER(pmp.location_country) = ?", strings.ToLower(strings.TrimSpace(*f.Country)))
-	}
-	if f.Region != nil {
-		r := strings.ToLower(strings.TrimSpace(*f.Region))
-		add("(LOWER(pmp.location_city) = ? OR LOWER(pmp.location_region) = ?)", r, r)
-	}
-	if f.MaxPricePerHour != nil {
-		add("gp.price_micros <= ?", int64(*f.MaxPricePerHour))
-	}
-	if f.Tier != nil {
-		add("p.tier = ?", string(*f.Tier))
+		free += ` AND mg.model_key IN (?)`
+		args = append(args, bun.List(keys))
 	}
 	if q.machineID != nil {
-		add("m.id = ?", *q.machineID)
+		free += ` AND mg.machine_id = ?`
+		args = append(args, *q.machineID)
 	}
+
+	// The filters on the provider, its profile and its price, over
+	// machines fm, prices fp, profiles fpm and providers fp2.
+	var provWhere []string
+	var provArgs []any
+	var country, region string
+	if f.Country != nil {
+		country = strings.ToLower(strings.TrimSpace(*f.Country))
+		provWhere = append(provWhere, "LOWER(fpm.location_country) = ?")
+		provArgs = append(provArgs, country)
+	}
+	if f.Region != nil {
+		region = strings.ToLower(strings.TrimSpace(*f.Region))
+		provWhere = append(provWhere, "(LOWER(fpm.location_city) = ? OR LOWER(fpm.location_region) = ?)")
+		provArgs = append(provArgs, region, region)
+	}
+	if f.MaxPricePerHour != nil {
+		provWhere = append(provWhere, "fp.price_micros <= ?")
+		provArgs = append(provArgs, int64(*f.MaxPricePerHour))
+	}
+	if f.Tier != nil {
+		provWhere = append(provWhere, "EXISTS (SELECT 1 FROM providers fpt WHERE fpt.id = fm.provider_id AND fpt.tier = ?)")
+		provArgs = append(provArgs, string(*f.Tier))
+	}
+	// A filter on the provider or the price narrows the GPUs read to the
+	// machines that pass it: a set of machine ids when the model is
+	// known, else a test per GPU.
+	if len(provWhere) > 0 && q.machineID == nil {
+		if f.Model != nil {
+			free += ` AND mg.machine_id IN (SELECT fm.id FROM machines fm
+				JOIN gpu_prices fp ON fp.provider_id = fm.provider_id AND fp.model_key = ?
+				LEFT JOIN provider_market_profiles fpm ON fpm.provider_id = fm.provider_id
+				WHERE ` + strings.Join(provWhere, " AND ") + `)`
+			args = append(args, *f.Model)
+		} else {
+			free += ` AND EXISTS (SELECT 1 FROM machines fm
+				JOIN gpu_prices fp ON fp.provider_id = fm.provider_id AND fp.model_key = mg.model_key
+				LEFT JOIN provider_market_profiles fpm ON fpm.provider_id = fm.provider_id
+				WHERE fm.id = mg.machine_id AND ` + strings.Join(provWhere, " AND ") + `)`
+		}
+		args = append(args, provArgs...)
+	}
+	free += ` GROUP BY mg.machine_id, mg.model_key`
 	var having []string
 	if f.MinGpus != nil {
 		having = append(having, "COUNT(*) >= "+strconv.Itoa(*f.MinGpus))
@@ -290,49 +325,84 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	if f.MinPerformance != nil {
 		having = append(having, "MIN(COALESCE(gbs.score, 0)) >= "+strconv.Itoa(*f.MinPerformance))
 	}
-	inner := `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, m.provider_id AS provider_id,
-		m.simulated AS simulated, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf, gp.price_micros AS price_micros,
-		p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
-		COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime,
-		COALESCE(mmp.median_micros, gp.price_micros) AS median_micros
-	FROM machine_gpus mg
-	JOIN machines m ON m.id = mg.machine_id AND m.status = 'ONLINE'
-	JOIN providers p ON p.id = m.provider_id
-	JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
-	JOIN gpu_prices gp ON gp.provider_id = m.provider_id AND gp.model_key = mg.model_key
-	LEFT JOIN provider_schedules ps ON ps.provider_id = m.provider_id
-	LEFT JOIN provider_market_profiles pmp ON pmp.provider_id = m.provider_id
-	LEFT JOIN machine_market_stats mms ON mms.machine_id = m.id
-	LEFT JOIN model_market_prices mmp ON mmp.model_key = mg.model_key
-	WHERE ` + strings.Join(where, " AND ") + `
-	GROUP BY mg.machine_id, mg.model_key, m.provider_id, m.simulated, gp.price_micros, p.tier, pmp.location_city,
-		pmp.location_country, pmp.location_region, pmp.commitment_months, mms.uptime, mmp.median_micros`
 	if len(having) > 0 {
-		inner += " HAVING " + strings.Join(having, " AND ")
+		free += " HAVING " + strings.Join(having, " AND ")
 	}
-	outer := `SELECT g.*, ` + rankSQL + ` AS listing_rank, ` + perDollarSQL + ` AS per_dollar,
-		(SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = g.provider_id
-			AND (mw.machine_id IS NULL OR mw.machine_id = g.machine_id) AND mw.starts_at > ?) AS next_maintenance_at
-	FROM (` + inner + `) g`
-	// The subquery's time comes first in the statement's text.
-	args = append([]any{now}, args...)
-	col, dir, cmp := "r.listing_rank", "DESC", "<"
+
+	// A search narrowed to a model or a machine reads few groups: they
+	// drive the join (CROSS JOIN keeps SQLite, which plans without
+	// statistics, from reading every online machine first; PostgreSQL
+	// plans it as any join).
+	machinesJoin := `JOIN machines m ON m.id = f.machine_id AND m.status = 'ONLINE'`
+	narrow := f.Model != nil || q.machineID != nil
+	if narrow {
+		machinesJoin = `CROSS JOIN machines m`
+	}
+	// g: one row per group, on an online machine of a priced provider,
+	// inside its schedule and outside maintenance.
+	groups := `SELECT f.machine_id AS machine_id, f.model_key AS model_key, m.provider_id AS provider_id,
+			m.simulated AS simulated, f.gpu_count AS gpu_count, f.perf AS perf, gp.price_micros AS price_micros,
+			p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
+			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime,
+			COALESCE(mmp.median_micros, gp.price_micros) AS median_micros
+		FROM free f
+		` + machinesJoin + `
+		JOIN providers p ON p.id = m.provider_id
+		JOIN gpu_prices gp ON gp.provider_id = m.provider_id AND gp.model_key = f.model_key
+		LEFT JOIN provider_schedules ps ON ps.provider_id = m.provider_id
+		LEFT JOIN provider_market_profiles pmp ON pmp.provider_id = m.provider_id
+		LEFT JOIN machine_market_stats mms ON mms.machine_id = m.id
+		LEFT JOIN model_market_prices mmp ON mmp.model_key = f.model_key
+		WHERE (ps.provider_id IS NULL OR (ps.open_from IS NOT NULL AND ps.open_from <= ? AND (ps.open_until IS NULL OR ps.open_until > ?)))
+		AND NOT EXISTS (SELECT 1 FROM maintenance_windows mw WHERE mw.provider_id = m.provider_id
+			AND (mw.machine_id IS NULL OR mw.machine_id = m.id) AND mw.starts_at <= ? AND mw.ends_at > ?)`
+	args = append(args, now, now, now, now)
+	if narrow {
+		groups += ` AND m.id = f.machine_id AND m.status = 'ONLINE'`
+	}
+	if f.Country != nil {
+		groups += ` AND LOWER(pmp.location_country) = ?`
+		args = append(args, country)
+	}
+	if f.Region != nil {
+		groups += ` AND (LOWER(pmp.location_city) = ? OR LOWER(pmp.location_region) = ?)`
+		args = append(args, region, region)
+	}
+	if f.MaxPricePerHour != nil {
+		groups += ` AND gp.price_micros <= ?`
+		args = append(args, int64(*f.MaxPricePerHour))
+	}
+	if f.Tier != nil {
+		groups += ` AND p.tier = ?`
+		args = append(args, string(*f.Tier))
+	}
+
+	col, dir, cmp := "listing_rank", "DESC", "<"
 	switch q.sort {
 	case SortPrice:
-		col, dir, cmp = "r.price_micros", "ASC", ">"
+		col, dir, cmp = "price_micros", "ASC", ">"
 	case SortPerformancePerDollar:
-		col = "r.per_dollar"
+		col = "per_dollar"
 	}
-	query := `SELECT * FROM (` + outer + `) r`
+	// The next maintenance's time comes before the page's cursor in the
+	// statement's text.
+	args = append(args, now)
+	page := `SELECT * FROM ranked r`
 	if k := q.after; k != nil {
 		var v any = k.value
 		if q.sort == SortPrice {
 			v = int64(k.value)
 		}
-		query += ` WHERE (` + col + ` ` + cmp + ` ? OR (` + col + ` = ? AND (r.machine_id > ? OR (r.machine_id = ? AND r.model_key > ?))))`
+		page += ` WHERE (r.` + col + ` ` + cmp + ` ? OR (r.` + col + ` = ? AND (r.machine_id > ? OR (r.machine_id = ? AND r.model_key > ?))))`
 		args = append(args, v, v, k.machineID, k.machineID, k.modelKey)
 	}
-	query += ` ORDER BY ` + col + ` ` + dir + `, r.machine_id ASC, r.model_key ASC LIMIT ` + strconv.Itoa(q.limit)
+	order := col + ` ` + dir + `, machine_id ASC, model_key ASC`
+	page += ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(q.limit)
+	query := `WITH free AS (` + free + `), g AS (` + groups + `),
+		ranked AS (SELECT g.*, ` + rankSQL + ` AS listing_rank, ` + perDollarSQL + ` AS per_dollar FROM g)
+		SELECT pg.*, (SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = pg.provider_id
+			AND (mw.machine_id IS NULL OR mw.machine_id = pg.machine_id) AND mw.starts_at > ?) AS next_maintenance_at
+		FROM (` + page + `) pg ORDER BY ` + order
 	var rows []*listingRow
 	if err := db.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("market: unable to list the marketplace: %w", err)

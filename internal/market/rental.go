@@ -49,13 +49,6 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 	if err := validateStart(&in, now); err != nil {
 		return nil, err
 	}
-	largest, err := s.largestMachine(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if in.GpuCount > largest {
-		return nil, unavailableCount(largest)
-	}
 	if err := s.ensureProfiles(ctx); err != nil {
 		return nil, err
 	}
@@ -64,6 +57,9 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 		return nil, err
 	}
 	if len(candidates) == 0 {
+		if err := s.checkCount(ctx, in.GpuCount); err != nil {
+			return nil, err
+		}
 		if viaListing {
 			return nil, unavailable("input.listingId", "this listing cannot be rented now")
 		}
@@ -96,6 +92,9 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 			return s.dispatch(ctx, r, gpus, &in)
 		}
 	}
+	if err := s.checkCount(ctx, in.GpuCount); err != nil {
+		return nil, err
+	}
 	if lastErr == nil || attempts >= s.cfg.StartAttempts {
 		lastErr = unavailable("input.gpuCount", "other rentals took the GPUs meanwhile; try again")
 	}
@@ -112,6 +111,29 @@ func unavailableCount(largest int) error {
 	v := &fault.Validation{}
 	v.Add("input.gpuCount", fault.OutOfRange, fmt.Sprintf("no machine has more than %d GPUs", largest))
 	return v
+}
+
+// checkCount is the error of a start that asks more GPUs than any
+// machine has (OUT_OF_RANGE, naming the largest), or nil. Start runs it
+// only once no candidate could take the rental, to phrase its error: a
+// start that succeeds reads no fleet-wide count.
+func (s *Service) checkCount(ctx context.Context, n int) error {
+	var ids []int64
+	if err := s.deps.DB.NewRaw(`SELECT machine_id FROM machine_gpus WHERE removed_at IS NULL
+		GROUP BY machine_id HAVING COUNT(*) >= ? LIMIT 1`, n).Scan(ctx, &ids); err != nil {
+		return fmt.Errorf("market: unable to count GPUs: %w", err)
+	}
+	if len(ids) > 0 {
+		return nil
+	}
+	largest, err := s.largestMachine(ctx)
+	if err != nil {
+		return err
+	}
+	if n > largest {
+		return unavailableCount(largest)
+	}
+	return nil
 }
 
 // largestMachine is the most GPUs any machine has.
