@@ -3,15 +3,23 @@ package demo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/gpunex/gpunex/agent"
 	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/gpu"
+	"github.com/gpunex/gpunex/agent/job"
+	"github.com/gpunex/gpunex/agent/job/process"
+	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/auth"
 )
 
 // demoMachine is one demo host, its spec parsed.
@@ -20,42 +28,106 @@ type demoMachine struct {
 	spec         gpu.SimSpec
 }
 
-// agentTokenName names the token the in-process demo agents use; it is
-// replaced at every start (the secret is never stored).
+// agentTokenName names the token the in-process demo agents of a provider
+// use; it is replaced at every start (the secret is never stored).
 const agentTokenName = "demo in-process agents"
 
-// machines are the demo provider's simulated hosts.
+// Limits a demo job gets, as the real agent's defaults (the process
+// runtime enforces none, job.Spec requires both).
+const (
+	jobMemoryPerGPU = 16 << 30
+	jobPidsLimit    = 4096
+)
+
+// machines are the demo providers' simulated hosts, by the provider's
+// email.
 var machines = []struct {
-	ID, Hostname, Spec string
-	BusyGPUs           int
+	Email, ID, Hostname, Spec string
+	BusyGPUs                  int
 }{
 	// The last H100 runs hot: its benchmarks since a few days ago find it
 	// throttling for heat, and it is delisted with that guidance.
-	{ID: "demo-lisbon-rack-01", Hostname: "lisbon-rack-01", Spec: "3xH100,1xH100:throttled", BusyGPUs: 2},
-	{ID: "demo-lisbon-edge-01", Hostname: "lisbon-edge-01", Spec: "2xL4", BusyGPUs: 0},
+	{Email: "provider@gpunex.demo", ID: "demo-lisbon-rack-01", Hostname: "lisbon-rack-01", Spec: "3xH100,1xH100:throttled", BusyGPUs: 2},
+	{Email: "provider@gpunex.demo", ID: "demo-lisbon-edge-01", Hostname: "lisbon-edge-01", Spec: "2xL4"},
+	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-01", Hostname: "fra-dc-01", Spec: "4xA100"},
+	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-02", Hostname: "fra-dc-02", Spec: "2xH100"},
+	{Email: "saopaulo@gpunex.demo", ID: "demo-sp-home-01", Hostname: "sp-home-01", Spec: "2xRTX4090"},
+	{Email: "mumbai@gpunex.demo", ID: "demo-mumbai-lab-01", Hostname: "mumbai-lab-01", Spec: "2xL40S"},
 }
 
-// RunAgents runs the demo provider's simulated agents against the server
-// at url until ctx ends, so `make run` shows a live fleet. They are the
-// real agent client and simulator, talking GraphQL over HTTP. Its
-// signature is platform background work's: the command hands it to
-// Platform.AddBackground, which calls it with the bound URL.
+// RunAgents runs the demo providers' simulated agents against the server
+// at url until ctx ends, so `make run` shows a live fleet, and the demo
+// customers who rent their GPUs (runCustomers). The agents are the real
+// agent client, simulator, benchmark suite, job runtime (local processes,
+// as `gpunex-agent --simulate` runs jobs) and job watcher, talking GraphQL
+// over HTTP. Its signature is platform background work's: the command
+// hands it to Platform.AddBackground, which calls it with the bound URL.
 func (w World) RunAgents(ctx context.Context, url string) {
 	logger := w.logger().With("component", "demo-agents")
-	u, err := w.Auth.UserByEmail(ctx, "provider@gpunex.demo")
-	if err != nil {
-		logger.Warn("demo: agents: no demo provider", "err", err)
-		return
+	var wg sync.WaitGroup
+	providers := map[int64]bool{}
+	running := 0
+	for _, email := range providerEmails() {
+		prov, agentID, secret, err := w.agentToken(ctx, email)
+		if err != nil {
+			logger.Warn("demo: agents", "provider", email, "err", err)
+			continue
+		}
+		providers[prov] = true
+		w.endLostJobs(ctx, logger, prov, agentID)
+		for _, mm := range machines {
+			if mm.Email != email {
+				continue
+			}
+			spec, err := gpu.ParseSimSpec(mm.Spec)
+			if err != nil {
+				logger.Warn("demo: agents", "err", err)
+				continue
+			}
+			m := demoMachine{ID: mm.ID, Hostname: mm.Hostname, spec: spec}
+			if err := w.seedBenchmarkHistory(ctx, agentID, m); err != nil {
+				logger.Warn("demo: agents: no benchmark history", "machine", m.Hostname, "err", err)
+			}
+			if w.runAgent(ctx, &wg, url, secret, m, mm.BusyGPUs, logger.With("machine", m.Hostname)) {
+				running++
+			}
+		}
 	}
-	prov, err := w.Providers.ForUser(ctx, u.ID)
-	if err != nil || prov == nil {
-		logger.Warn("demo: agents: the demo provider is not approved", "err", err)
-		return
+	logger.Info(fmt.Sprintf("demo: %d simulated machines are heartbeating", running))
+	if w.Market != nil {
+		wg.Go(func() { w.runCustomers(ctx, providers) })
+	} else {
+		logger.Warn("demo: no market service: the demo customers rent nothing")
+	}
+	wg.Wait()
+}
+
+// providerEmails are the emails of the providers with demo machines, in
+// the order of machines.
+func providerEmails() []string {
+	var out []string
+	for _, m := range machines {
+		if len(out) == 0 || out[len(out)-1] != m.Email {
+			out = append(out, m.Email)
+		}
+	}
+	return out
+}
+
+// agentToken replaces the in-process agents' token of the demo provider
+// with this email; it returns the provider's id, the agent the token
+// authenticates and its secret.
+func (w World) agentToken(ctx context.Context, email string) (int64, *auth.Agent, string, error) {
+	prov, err := w.providerOf(ctx, email)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	if prov == nil {
+		return 0, nil, "", errors.New("not an approved provider")
 	}
 	tokens, err := w.Auth.AgentTokens(ctx, prov.ID)
 	if err != nil {
-		logger.Warn("demo: agents", "err", err)
-		return
+		return 0, nil, "", err
 	}
 	for _, t := range tokens {
 		if t.Name == agentTokenName && t.RevokedAt == nil {
@@ -64,66 +136,182 @@ func (w World) RunAgents(ctx context.Context, url string) {
 	}
 	_, secret, err := w.Auth.CreateAgentToken(ctx, prov.ID, agentTokenName)
 	if err != nil {
-		logger.Warn("demo: agents: unable to create a token", "err", err)
-		return
+		return 0, nil, "", fmt.Errorf("unable to create a token: %w", err)
 	}
 	agentID, err := w.Auth.AuthenticateAgent(ctx, secret)
 	if err != nil {
-		logger.Warn("demo: agents: the new token does not authenticate", "err", err)
+		return 0, nil, "", fmt.Errorf("the new token does not authenticate: %w", err)
+	}
+	return prov.ID, agentID, secret, nil
+}
+
+// endLostJobs ends the rentals left active on the provider's demo
+// machines by the server's last run: their simulated jobs were local
+// processes of that run and ended with it (the process runtime keeps
+// nothing), so the agent reports them FAILED as the real agent would find
+// them gone. Without it they would hold their GPUs for ever.
+func (w World) endLostJobs(ctx context.Context, logger *slog.Logger, providerID int64, agentID *auth.Agent) {
+	if w.Market == nil {
 		return
 	}
-	var wg sync.WaitGroup
-	for _, mm := range machines {
-		spec, err := gpu.ParseSimSpec(mm.Spec)
-		if err != nil {
-			logger.Warn("demo: agents", "err", err)
-			continue
-		}
-		m := demoMachine{ID: mm.ID, Hostname: mm.Hostname, spec: spec}
-		if err := w.seedBenchmarkHistory(ctx, agentID, m); err != nil {
-			logger.Warn("demo: agents: no benchmark history", "machine", m.Hostname, "err", err)
-		}
-		sim := gpu.NewSimulator(spec, gpu.WithSeed(m.ID))
-		busy := map[string]string{}
-		if inv, err := sim.Inventory(ctx); err == nil {
-			for i := 0; i < mm.BusyGPUs && i < len(inv); i++ {
-				_ = sim.SetBusy(inv[i].UUID, true)
-				busy[inv[i].UUID] = "demo-training-run"
-			}
-		}
-		dataDir := filepath.Join(w.dataDir(), "demo-agents", m.Hostname)
-		var runner *bench.Runner
-		c, err := client.New(client.Options{
-			Server: url, Token: secret, MachineID: m.ID, Hostname: m.Hostname,
-			AgentVersion: agent.Version + " (demo, in-process)", Detector: sim,
-			DataDir: dataDir,
-			Logger:  logger.With("machine", m.Hostname),
-			Handler: func(ctx context.Context, cmd client.Command) error {
-				if cmd.Kind != client.CommandRunBenchmark {
-					return nil // the demo machines run no jobs yet
-				}
-				var p protocol.RunBenchmarkPayload
-				if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-					return err
-				}
-				return runner.Enqueue(p)
-			},
-		})
-		if err != nil {
-			logger.Warn("demo: agents", "err", err)
-			continue
-		}
-		runner = benchRunner(m, sim, c, dataDir, busy)
-		wg.Go(func() { runner.Run(ctx) })
-		wg.Go(func() {
-			defer c.Close()
-			if err := c.Run(ctx); err != nil && ctx.Err() == nil {
-				logger.Warn("demo: agent stopped", "machine", m.Hostname, "err", err)
-			}
-		})
+	rentals, err := w.Market.ProviderRentals(ctx, providerID)
+	if err != nil {
+		logger.Warn("demo: agents: the rentals of the last run are not ended", "err", err)
+		return
 	}
-	logger.Info(fmt.Sprintf("demo: %d simulated machines are heartbeating", len(machines)))
-	wg.Wait()
+	ids := map[string]string{}
+	for _, m := range machines {
+		ids[m.Hostname] = m.ID
+	}
+	cause, msg := protocol.CausePlatform, "the platform restarted: the demo machine's simulated job ended with it"
+	for _, r := range rentals {
+		machineID, ok := ids[r.Hostname]
+		if !ok || r.State.Ended() {
+			continue
+		}
+		in := protocol.ReportJobStatusInput{MachineID: machineID, JobID: r.JobID, State: protocol.JobFailed,
+			At: time.Now().UTC(), Cause: &cause, Message: &msg, LogTail: r.LogTail}
+		if _, err := w.Market.ReportJobStatus(ctx, agentID, in); err != nil {
+			logger.Warn("demo: agents: a rental of the last run is not ended", "rental_id", r.ID, "err", err)
+		}
+	}
+}
+
+// runAgent starts one demo machine's agent on wg: its client, its job
+// runtime and watcher, and its benchmark runner, as cmd/gpunex-agent
+// wires them with --simulate. It reports whether the agent started.
+func (w World) runAgent(ctx context.Context, wg *sync.WaitGroup, url, secret string, m demoMachine, busyGPUs int, logger *slog.Logger) bool {
+	sim := gpu.NewSimulator(m.spec, gpu.WithSeed(m.ID))
+	// The demo keeps some GPUs busy with a pretend job of the provider's
+	// own: their benchmarks are postponed, and their telemetry shows load.
+	pretend := map[string]string{}
+	if inv, err := sim.Inventory(ctx); err == nil {
+		for i := 0; i < busyGPUs && i < len(inv); i++ {
+			_ = sim.SetBusy(inv[i].UUID, true)
+			pretend[inv[i].UUID] = "demo-training-run"
+		}
+	}
+	dataDir := filepath.Join(w.dataDir(), "demo-agents", m.Hostname)
+	rt := process.New(keepBusy{sim, pretend}, process.Options{Dir: filepath.Join(dataDir, "jobs")})
+	var runner *bench.Runner
+	var jobs *watch.Watcher
+	c, err := client.New(client.Options{
+		Server: url, Token: secret, MachineID: m.ID, Hostname: m.Hostname,
+		AgentVersion: agent.Version + " (demo, in-process)", Detector: sim,
+		DataDir: dataDir, Logger: logger,
+		// Commands arrive once c.Run has started, after jobs and runner
+		// are set.
+		Handler: func(ctx context.Context, cmd client.Command) error {
+			return handle(ctx, cmd, jobs, runner, logger)
+		},
+	})
+	if err != nil {
+		logger.Warn("demo: agents", "err", err)
+		return false
+	}
+	pace := w.Rentals.withDefaults()
+	jobs = watch.New(rt, c, watch.Options{MachineID: m.ID, Logger: logger, LogEvery: pace.LogEvery, Poll: min(pace.LogEvery, watch.DefaultPoll)})
+	busy := func(ctx context.Context) (map[string]string, error) {
+		held, err := bench.JobsOn(rt)(ctx)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(held, pretend)
+		return held, nil
+	}
+	runner = benchRunner(m, sim, c, dataDir, busy)
+	wg.Go(func() { runner.Run(ctx) })
+	wg.Go(func() {
+		// As the real agent: the watcher goes first, so no report goes out
+		// about the jobs the agent's own shutdown ends, then the client,
+		// then the runtime, which ends the jobs.
+		defer func() {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*process.DefaultStopGrace)
+			defer cancel()
+			if err := rt.Close(stopCtx); err != nil {
+				logger.Warn("demo: stopping simulated jobs", "err", err)
+			}
+		}()
+		defer c.Close()
+		defer jobs.Close()
+		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("demo: agent stopped", "err", err)
+		}
+	})
+	return true
+}
+
+// handle carries out a demo agent's commands as cmd/gpunex-agent does:
+// jobs handed to the watcher, benchmarks queued on the runner.
+func handle(ctx context.Context, cmd client.Command, jobs *watch.Watcher, runner *bench.Runner, logger *slog.Logger) error {
+	switch cmd.Kind {
+	case client.CommandStartJob:
+		var p protocol.StartJobPayload
+		if err := json.Unmarshal(cmd.Payload, &p); err != nil {
+			return fmt.Errorf("START_JOB payload: %w", err)
+		}
+		if p.JobID == "" {
+			return errors.New("START_JOB payload: jobId is required")
+		}
+		// A bad spec is reported FAILED (CUSTOMER) by the watcher.
+		if err := jobs.Start(jobSpec(p)); err != nil {
+			return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
+		}
+		logger.Info("demo: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs)
+		return nil
+	case client.CommandStopJob:
+		var p protocol.StopJobPayload
+		if err := json.Unmarshal(cmd.Payload, &p); err != nil {
+			return fmt.Errorf("STOP_JOB payload: %w", err)
+		}
+		if p.JobID == "" {
+			return errors.New("STOP_JOB payload: jobId is required")
+		}
+		if err := jobs.Stop(ctx, p.JobID); err != nil {
+			return fmt.Errorf("STOP_JOB %s: %w", p.JobID, err)
+		}
+		logger.Info("demo: job stopping", "job_id", p.JobID)
+		return nil
+	case client.CommandRunBenchmark:
+		var p protocol.RunBenchmarkPayload
+		if err := json.Unmarshal(cmd.Payload, &p); err != nil {
+			return fmt.Errorf("RUN_BENCHMARK payload: %w", err)
+		}
+		if err := runner.Enqueue(p); err != nil && !errors.Is(err, bench.ErrDuplicateRun) && !errors.Is(err, bench.ErrQueueFull) {
+			return err
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown command kind %q", cmd.Kind)
+}
+
+// jobSpec turns START_JOB's payload into a job spec, with the real
+// agent's default limits where the server set none.
+func jobSpec(p protocol.StartJobPayload) job.Spec {
+	s := job.Spec{
+		ID: p.JobID, Image: p.Image, Command: p.Command, Env: p.Env, GPUUUIDs: p.GpuUUIDs,
+		MemoryBytes: p.MemoryBytes, PidsLimit: p.PidsLimit, ShmBytes: p.ShmBytes,
+		Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
+	}
+	if s.MemoryBytes == 0 {
+		s.MemoryBytes = int64(max(len(p.GpuUUIDs), 1)) * jobMemoryPerGPU
+	}
+	if s.PidsLimit == 0 {
+		s.PidsLimit = jobPidsLimit
+	}
+	return s
+}
+
+// keepBusy is the process runtime's view of a demo simulator: a job's end
+// does not idle a GPU the demo keeps busy with its pretend job.
+type keepBusy struct {
+	sim     *gpu.Simulator
+	pretend map[string]string
+}
+
+func (k keepBusy) SetBusy(uuid string, busy bool) error {
+	_, kept := k.pretend[uuid]
+	return k.sim.SetBusy(uuid, busy || kept)
 }
 
 func (w World) dataDir() string {

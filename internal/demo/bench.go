@@ -72,12 +72,12 @@ func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m de
 // benchRunner is the demo agent's benchmark: the agent's own suite on the
 // simulator, the network measured against the platform through the
 // agent's client, the storage in the agent's data directory.
-// The GPUs busy with the demo's pretend jobs are postponed, as a real
-// agent postpones GPUs that run a customer's job.
-func benchRunner(m demoMachine, sim *gpu.Simulator, c *client.Client, dataDir string, busy map[string]string) *bench.Runner {
+// The GPUs busy with rentals' jobs (and the demo's pretend job) are
+// postponed, as a real agent postpones GPUs that run a customer's job.
+func benchRunner(m demoMachine, sim *gpu.Simulator, c *client.Client, dataDir string, busy bench.BusyFunc) *bench.Runner {
 	suite := bench.NewSuite(bench.Options{
 		MachineID: m.ID, Detector: sim, Simulator: sim, GPU: &bench.SimulatedMeasurer{Sim: sim},
-		Busy:    func(context.Context) (map[string]string, error) { return busy, nil },
+		Busy:    busy,
 		Network: &bench.Network{Platform: c, Bytes: 4 << 20},
 		Storage: &bench.Storage{Dir: filepath.Join(dataDir, "bench"), Bytes: bench.DefaultSimulatedStorageBytes},
 	})

@@ -1,6 +1,8 @@
 // Package demo is the demo world of `gpunex serve --demo`: the accounts
-// and provider applications the README lists (Seed), and the demo
-// provider's machines, run in-process as real agents (RunAgents).
+// and provider applications the README lists, the demo providers' prices
+// (Seed), their machines, run in-process as real agents that run the jobs
+// of rentals, and demo customers who rent those GPUs now and then on
+// their own (RunAgents).
 //
 // It is apart from the platform assembly because those machines are
 // agents: they link the agent's client and GPU simulator, which the server
@@ -13,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 
 	"github.com/gpunex/gpunex/internal/auth"
@@ -20,7 +23,9 @@ import (
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/models"
 )
@@ -40,6 +45,14 @@ type Account struct {
 	Application *onboarding.Input
 	Outcome     models.ApplicationStatus
 	Note        string
+	// Tier is the tier an approval sets (the suggestion when nil).
+	Tier *models.ProviderTier
+	// Prices are an approved provider's hourly rates per GPU per hour, by
+	// catalogue model key, set while it has none.
+	Prices map[string]string
+	// Rents makes the account one of the demo customers RunAgents rents
+	// GPUs for.
+	Rents bool
 }
 
 func str(s string) *string { return &s }
@@ -54,6 +67,13 @@ func alwaysGPU(model string, qty int, city, country string) onboarding.GPUInput 
 		Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways},
 		Location:     models.Location{City: str(city), Country: str(country)},
 	}
+}
+
+// homeGPU is a GPU at home, online 24/7 on a home connection.
+func homeGPU(model string, qty int, city, country string) onboarding.GPUInput {
+	g := alwaysGPU(model, qty, city, country)
+	g.RAMGb, g.UploadGbps, g.DownloadGbps = 64, 0.5, 1
+	return g
 }
 
 func eveningsGPU(model string, qty int, tz, city, country string) onboarding.GPUInput {
@@ -71,20 +91,44 @@ func eveningsGPU(model string, qty int, tz, city, country string) onboarding.GPU
 	return g
 }
 
+func tier(t models.ProviderTier) *models.ProviderTier { return &t }
+
+// at sets a GPU entry's datacenter region.
+func at(g onboarding.GPUInput, region string) onboarding.GPUInput {
+	g.Location.Region = &region
+	return g
+}
+
 func otherGPU(g onboarding.GPUInput, name string) onboarding.GPUInput {
 	g.OtherModel = &name
 	return g
 }
 
 // Accounts are the accounts `gpunex serve --demo` makes sure exist: an
-// admin, an approved provider, a customer, and applicants whose
+// admin, approved providers in several regions and both tiers with their
+// prices, customers who rent their GPUs, and applicants whose
 // applications wait in each state of review.
 var Accounts = []Account{
 	{Email: "admin@gpunex.demo", Name: "Ada Admin", Admin: true},
 	{Email: "provider@gpunex.demo", Name: "Priya Provider", Outcome: models.ApplicationApproved,
 		Application: demoApplication("Priya Provider", "provider@gpunex.demo", str("Lisbon GPU Works"), true, 12,
-			alwaysGPU("H100_SXM_80GB", 8, "Lisbon", "Portugal"), alwaysGPU("L4_24GB", 4, "Lisbon", "Portugal"))},
-	{Email: "customer@gpunex.demo", Name: "Carlos Customer"},
+			alwaysGPU("H100_SXM_80GB", 8, "Lisbon", "Portugal"), alwaysGPU("L4_24GB", 4, "Lisbon", "Portugal")),
+		Prices: map[string]string{"H100_SXM_80GB": "2.490000", "L4_24GB": "0.390000"}},
+	{Email: "frankfurt@gpunex.demo", Name: "Felix Frankfurt", Outcome: models.ApplicationApproved, Tier: tier(models.TierEnterprise),
+		Application: demoApplication("Felix Frankfurt", "frankfurt@gpunex.demo", str("Rhein-Main Datacenter AG"), true, 36,
+			at(alwaysGPU("A100_SXM_80GB", 8, "Frankfurt", "Germany"), "eu-central"),
+			at(alwaysGPU("H100_SXM_80GB", 4, "Frankfurt", "Germany"), "eu-central")),
+		Prices: map[string]string{"A100_SXM_80GB": "1.690000", "H100_SXM_80GB": "2.890000"}},
+	{Email: "saopaulo@gpunex.demo", Name: "Sofia São Paulo", Outcome: models.ApplicationApproved, Tier: tier(models.TierCommunity),
+		Application: demoApplication("Sofia São Paulo", "saopaulo@gpunex.demo", nil, false, 6,
+			homeGPU("RTX_4090_24GB", 2, "São Paulo", "Brazil")),
+		Prices: map[string]string{"RTX_4090_24GB": "0.340000"}},
+	{Email: "mumbai@gpunex.demo", Name: "Meera Mumbai", Outcome: models.ApplicationApproved, Tier: tier(models.TierCommunity),
+		Application: demoApplication("Meera Mumbai", "mumbai@gpunex.demo", str("Andheri AI Lab"), true, 12,
+			alwaysGPU("L40S_48GB", 2, "Mumbai", "India")),
+		Prices: map[string]string{"L40S_48GB": "0.790000"}},
+	{Email: "customer@gpunex.demo", Name: "Carlos Customer", Rents: true},
+	{Email: "research@gpunex.demo", Name: "Rosa Research", Rents: true},
 	{Email: "applicant@gpunex.demo", Name: "Sam Submitted", Outcome: models.ApplicationSubmitted,
 		Application: demoApplication("Sam Submitted", "applicant@gpunex.demo", nil, false, 6,
 			eveningsGPU("RTX_4090_24GB", 2, "America/Sao_Paulo", "São Paulo", "Brazil"))},
@@ -107,6 +151,14 @@ type World struct {
 	// and record their benchmark history.
 	Fleet *fleet.Service
 	Bench *bench.Service
+	// Pricing sets the demo providers' prices; without it they have none,
+	// and nothing of theirs is listed.
+	Pricing *pricing.Service
+	// Market is where the demo customers rent; without it they do not,
+	// and the demo agents report jobs only over their API.
+	Market *market.Service
+	// Rentals paces the demo customers (the zero value: the demo's pace).
+	Rentals Pace
 	// DataDir holds the in-process agents' state, under demo-agents/
 	// (default "data", as the platform's).
 	DataDir string
@@ -159,7 +211,7 @@ func (w World) Seed(ctx context.Context) error {
 		}
 		switch a.Outcome {
 		case models.ApplicationApproved:
-			_, _, err = w.Onboarding.Approve(ctx, admin, app.ID, nil, str("Welcome to GPUnex!"))
+			_, _, err = w.Onboarding.Approve(ctx, admin, app.ID, a.Tier, str("Welcome to GPUnex!"))
 		case models.ApplicationInfoRequested:
 			_, err = w.Onboarding.RequestInfo(ctx, admin, app.ID, a.Note)
 		case models.ApplicationRejected:
@@ -169,6 +221,55 @@ func (w World) Seed(ctx context.Context) error {
 			return fmt.Errorf("demo: review of %s: %w", a.Email, err)
 		}
 	}
+	if err := w.seedPrices(ctx); err != nil {
+		return err
+	}
 	w.logger().Info("demo: world ready", "accounts", len(Accounts))
 	return nil
+}
+
+// seedPrices gives each demo provider without prices its Prices: a world
+// seeded before prices existed gets them, a provider who set its own
+// keeps them.
+func (w World) seedPrices(ctx context.Context) error {
+	if w.Pricing == nil {
+		w.logger().Warn("demo: no pricing service: the demo providers have no prices and nothing is listed")
+		return nil
+	}
+	for _, a := range Accounts {
+		if len(a.Prices) == 0 {
+			continue
+		}
+		prov, err := w.providerOf(ctx, a.Email)
+		if err != nil || prov == nil {
+			continue // changed by hand since: nothing to price
+		}
+		have, err := w.Pricing.Prices(ctx, prov.ID)
+		if err != nil {
+			return fmt.Errorf("demo: prices of %s: %w", a.Email, err)
+		}
+		if len(have) > 0 {
+			continue
+		}
+		for _, model := range slices.Sorted(maps.Keys(a.Prices)) {
+			rate, err := models.ParseUSDC(a.Prices[model])
+			if err == nil {
+				_, err = w.Pricing.SetPrice(ctx, prov.ID, pricing.PriceInput{Model: model, PricePerHour: rate})
+			}
+			if err != nil {
+				return fmt.Errorf("demo: price of %s for %s: %w", model, a.Email, err)
+			}
+		}
+	}
+	return nil
+}
+
+// providerOf is the provider of the account with this email; nil when the
+// account is not an approved provider.
+func (w World) providerOf(ctx context.Context, email string) (*models.Provider, error) {
+	u, err := w.Auth.UserByEmail(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	return w.Providers.ForUser(ctx, u.ID)
 }

@@ -2,15 +2,21 @@ package demo_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/demo"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
+	"github.com/gpunex/gpunex/models"
 )
 
 // world is the demo world over a test server's services.
@@ -22,8 +28,12 @@ func world(t *testing.T, srv *platformtest.Server) demo.World {
 		Onboarding: srv.Platform.Onboarding,
 		Fleet:      srv.Platform.Fleet,
 		Bench:      srv.Platform.Bench,
-		DataDir:    t.TempDir(),
-		Logger:     slog.New(slog.DiscardHandler),
+		Pricing:    srv.Platform.Pricing,
+		Market:     srv.Platform.Market,
+		// No demo rentals unless a test asks for them.
+		Rentals: demo.Pace{Every: time.Hour},
+		DataDir: t.TempDir(),
+		Logger:  testLogger(),
 	}
 }
 
@@ -53,7 +63,11 @@ func TestSeedCreatesTheREADMEsAccountsOnceAndKeepsChanges(t *testing.T) {
 		}{
 			{"the admin", "admin@gpunex.demo", nil},
 			{"the approved provider", "provider@gpunex.demo", ptr("APPROVED")},
+			{"the Frankfurt datacenter", "frankfurt@gpunex.demo", ptr("APPROVED")},
+			{"the São Paulo host", "saopaulo@gpunex.demo", ptr("APPROVED")},
+			{"the Mumbai lab", "mumbai@gpunex.demo", ptr("APPROVED")},
 			{"the customer", "customer@gpunex.demo", nil},
+			{"the second customer", "research@gpunex.demo", nil},
 			{"an application awaiting review", "applicant@gpunex.demo", ptr("SUBMITTED")},
 			{"an application sent back for information", "info@gpunex.demo", ptr("INFO_REQUESTED")},
 			{"a rejected application", "rejected@gpunex.demo", ptr("REJECTED")},
@@ -73,22 +87,30 @@ func TestSeedCreatesTheREADMEsAccountsOnceAndKeepsChanges(t *testing.T) {
 	})
 }
 
+// runAgents runs w.RunAgents until the returned func (also a cleanup).
+func runAgents(t *testing.T, w demo.World, srv *platformtest.Server) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.RunAgents(ctx, srv.URL)
+	}()
+	stop := func() {
+		cancel()
+		<-done
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
 func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 	t.Parallel()
 	opts := platformtest.Options{Fleet: fleet.Config{Interval: 200 * time.Millisecond}}
 	platformtest.Each(t, opts, func(t *testing.T, srv *platformtest.Server) {
 		w := world(t, srv)
 		require.NoError(t, w.Seed(context.Background()))
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			w.RunAgents(ctx, srv.URL)
-		}()
-		t.Cleanup(func() {
-			cancel()
-			<-done
-		})
+		runAgents(t, w, srv)
 
 		provider := logIn(t, srv, "provider@gpunex.demo")
 		type machine struct {
@@ -169,4 +191,222 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 	})
 }
 
+type listing struct {
+	ModelKey     string
+	GpuCount     int
+	PricePerHour string
+	Tier         string
+	Simulated    bool
+	Location     struct{ City, Country string }
+}
+
+const marketplaceQuery = `query($f: MarketplaceFilter, $s: MarketplaceSort) { marketplace(filter: $f, sort: $s, first: 100) {
+  edges { node { modelKey gpuCount pricePerHour tier simulated location { city country } } } } }`
+
+func marketplace(t *testing.T, c *platformtest.Client, vars map[string]any) []listing {
+	t.Helper()
+	var out struct {
+		Marketplace struct{ Edges []struct{ Node listing } }
+	}
+	c.MustDo(&out, marketplaceQuery, vars)
+	ls := make([]listing, len(out.Marketplace.Edges))
+	for i, e := range out.Marketplace.Edges {
+		ls[i] = e.Node
+	}
+	return ls
+}
+
+func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
+	t.Parallel()
+	// Agents heartbeat in whole seconds: with a shorter interval the
+	// machines would flap offline, which interrupts rentals.
+	opts := platformtest.Options{Fleet: fleet.Config{Interval: time.Second}}
+	platformtest.Each(t, opts, func(t *testing.T, srv *platformtest.Server) {
+		w := world(t, srv)
+		require.NoError(t, w.Seed(context.Background()))
+		runAgents(t, w, srv)
+
+		// Anyone may browse: every demo machine's listed GPUs, once online.
+		anyone := srv.NewAPIClient(t, "")
+		type key struct{ City, Model, Tier, Price string }
+		want := map[key]int{
+			{"Lisbon", "H100_SXM_80GB", "ENTERPRISE", "2.490000"}:    3, // the hot one is delisted
+			{"Lisbon", "L4_24GB", "ENTERPRISE", "0.390000"}:          2,
+			{"Frankfurt", "A100_SXM_80GB", "ENTERPRISE", "1.690000"}: 4,
+			{"Frankfurt", "H100_SXM_80GB", "ENTERPRISE", "2.890000"}: 2,
+			{"São Paulo", "RTX_4090_24GB", "COMMUNITY", "0.340000"}:  2,
+			{"Mumbai", "L40S_48GB", "COMMUNITY", "0.790000"}:         2,
+		}
+		got := map[key]int{}
+		require.Eventually(t, func() bool {
+			got = map[key]int{}
+			for _, l := range marketplace(t, anyone, nil) {
+				require.True(t, l.Simulated)
+				got[key{l.Location.City, l.ModelKey, l.Tier, l.PricePerHour}] += l.GpuCount
+			}
+			return len(got) == len(want)
+		}, 30*time.Second, 100*time.Millisecond, "the demo listings did not all appear: %v", got)
+		require.Equal(t, want, got)
+
+		// The same model at two providers: the cheaper first by price.
+		h100 := marketplace(t, anyone, map[string]any{"f": map[string]any{"model": "H100_SXM_80GB"}, "s": "PRICE"})
+		require.Len(t, h100, 2)
+		require.Equal(t, []string{"Lisbon", "Frankfurt"}, []string{h100[0].Location.City, h100[1].Location.City})
+		community := marketplace(t, anyone, map[string]any{"f": map[string]any{"tier": "COMMUNITY"}})
+		require.Len(t, community, 2)
+
+		// Seeding again keeps the prices a provider changed.
+		provider := logIn(t, srv, "provider@gpunex.demo")
+		provider.MustDo(nil, `mutation { setGpuPrice(input: {model: "L4_24GB", pricePerHour: "0.450000"}) { userErrors { message } } }`, nil)
+		require.NoError(t, w.Seed(context.Background()))
+		l4 := marketplace(t, anyone, map[string]any{"f": map[string]any{"model": "L4_24GB"}})
+		require.Len(t, l4, 1)
+		require.Equal(t, "0.450000", l4[0].PricePerHour)
+	})
+}
+
+type rental struct {
+	ID       string
+	State    string
+	Cause    *string
+	ExitCode *int
+	LogTail  *string
+	Location struct{ City string }
+}
+
+func myRentals(t *testing.T, c *platformtest.Client) []rental {
+	t.Helper()
+	var out struct {
+		MyRentals struct{ Edges []struct{ Node rental } }
+	}
+	c.MustDo(&out, `{ myRentals(first: 100) { edges { node { id state cause exitCode logTail location { city } } } } }`, nil)
+	rs := make([]rental, len(out.MyRentals.Edges))
+	for i, e := range out.MyRentals.Edges {
+		rs[i] = e.Node
+	}
+	return rs
+}
+
+var demoCities = []string{"Lisbon", "Frankfurt", "São Paulo", "Mumbai"}
+
+func TestTheDemoCustomersRentAndTheDemoAgentsRunTheJobs(t *testing.T) {
+	t.Parallel()
+	// Agents heartbeat in whole seconds: with a shorter interval the
+	// machines would flap offline, which interrupts rentals.
+	opts := platformtest.Options{Fleet: fleet.Config{Interval: time.Second}}
+	platformtest.Each(t, opts, func(t *testing.T, srv *platformtest.Server) {
+		w := world(t, srv)
+		w.Rentals = demo.Pace{Every: 300 * time.Millisecond, Step: 100 * time.Millisecond, MinSteps: 20, MaxSteps: 25,
+			StopChance: 0.2, MaxActive: 3, LogEvery: 200 * time.Millisecond}
+		require.NoError(t, w.Seed(context.Background()))
+		runAgents(t, w, srv)
+
+		customers := []*platformtest.Client{logIn(t, srv, "customer@gpunex.demo"), logIn(t, srv, "research@gpunex.demo")}
+		runningWithLines := map[string]bool{} // rentals seen RUNNING with printed lines
+		var completed, stopped *rental
+		var all []rental
+		// Polled here, not in require.Eventually, so the failure shows
+		// the last rentals seen.
+		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline) && (completed == nil || stopped == nil); time.Sleep(50 * time.Millisecond) {
+			all = nil
+			for _, c := range customers {
+				all = append(all, myRentals(t, c)...)
+			}
+			for _, r := range all {
+				switch {
+				case r.State == "RUNNING" && r.LogTail != nil && strings.Contains(*r.LogTail, "/2"):
+					runningWithLines[r.ID] = true
+				case r.State == "COMPLETED" && runningWithLines[r.ID]:
+					completed = &r
+				case r.State == "STOPPED" && runningWithLines[r.ID]:
+					stopped = &r
+				}
+			}
+		}
+		require.True(t, completed != nil && stopped != nil, "the demo customers' rentals did not run and end both ways: %s", show(all))
+		for _, r := range all {
+			require.Contains(t, demoCities, r.Location.City, "rented on a demo machine")
+			require.NotEqual(t, "FAILED", r.State, "%s", show([]rental{r}))
+		}
+		// A job that ran to its end printed its last line and exited 0.
+		require.Equal(t, 0, *completed.ExitCode)
+		require.Regexp(t, `(saved checkpoint|benchmark done|all frames written)[^\n]*\n?$`, *completed.LogTail)
+
+	})
+}
+
+func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
+	t.Parallel()
+	// A machine is offline after three missed heartbeats: long enough
+	// here for the agents to be back before.
+	opts := platformtest.Options{Fleet: fleet.Config{Interval: 2 * time.Second}}
+	platformtest.Each(t, opts, func(t *testing.T, srv *platformtest.Server) {
+		ctx := context.Background()
+		w := world(t, srv)
+		require.NoError(t, w.Seed(ctx))
+		stop := runAgents(t, w, srv)
+		cust, err := srv.Platform.Auth.UserByEmail(ctx, "customer@gpunex.demo")
+		require.NoError(t, err)
+		var id int64
+		require.Eventually(t, func() bool {
+			page, err := srv.Platform.Market.Marketplace(ctx, market.Filter{Model: ptr("L40S_48GB")}, market.SortRank, 1, "")
+			require.NoError(t, err)
+			if len(page.Listings) == 0 {
+				return false
+			}
+			r, err := srv.Platform.Market.Start(ctx, cust.ID, market.StartInput{ListingID: &page.Listings[0].ID,
+				GpuCount: 2, Image: "busybox", Command: []string{"sh", "-c", "echo long job; sleep 600"}})
+			require.NoError(t, err)
+			id = r.ID
+			return true
+		}, 30*time.Second, 100*time.Millisecond, "the Mumbai L40S were not listed")
+		require.Eventually(t, func() bool {
+			r, err := srv.Platform.Market.Rental(ctx, cust.ID, id)
+			require.NoError(t, err)
+			return r.State == models.RentalRunning
+		}, 30*time.Second, 50*time.Millisecond, "the job did not run")
+
+		// The platform restarts: its in-process agents' simulated jobs end
+		// with it. The agents say they go offline, which interrupts their
+		// rentals; after a crash, the rentals left active end FAILED
+		// (PLATFORM) when the agents are back. Either way, the GPUs are
+		// free again.
+		stop()
+		runAgents(t, w, srv)
+		require.Eventually(t, func() bool {
+			r, err := srv.Platform.Market.Rental(ctx, cust.ID, id)
+			require.NoError(t, err)
+			return r.State == models.RentalInterrupted || (r.State == models.RentalFailed && *r.Cause == protocol.CausePlatform)
+		}, 30*time.Second, 50*time.Millisecond, "the rental did not end with its agent")
+		require.Eventually(t, func() bool {
+			page, err := srv.Platform.Market.Marketplace(ctx, market.Filter{Model: ptr("L40S_48GB")}, market.SortRank, 1, "")
+			require.NoError(t, err)
+			return len(page.Listings) == 1 && page.Listings[0].GpuCount == 2
+		}, 30*time.Second, 100*time.Millisecond, "the GPUs did not return to the marketplace")
+	})
+}
+
 func ptr[T any](v T) *T { return &v }
+
+func testLogger() *slog.Logger {
+	if os.Getenv("DEMO_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// show prints rentals for a failure message.
+func show(rs []rental) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "\n%s %s %s cause=%v exit=%v tail=%q", r.ID, r.Location.City, r.State, deref(r.Cause), deref(r.ExitCode), deref(r.LogTail))
+	}
+	return b.String()
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
