@@ -63,6 +63,9 @@ type Config struct {
 	// CUDALibrary is the CUDA driver library the GPU benchmark loads; empty
 	// means the driver's soname, libcuda.so.1.
 	CUDALibrary string
+	// JobRuntime is where jobs run: "auto" (Docker on real GPUs, local
+	// processes with --simulate), "docker" or "process" (--simulate only).
+	JobRuntime string
 	// File is the config file that was read, empty when none.
 	File string
 	// LogFormat is "json" or "text".
@@ -104,10 +107,11 @@ var (
 			bench.DefaultStorageBytes>>20, bench.DefaultSimulatedStorageBytes>>20), ""}
 	settingBenchGPUBudget = setting{"bench-gpu-budget", "GPUNEX_BENCH_GPU_BUDGET", "how long one GPU's benchmark may take, e.g. 50s or 2m", bench.DefaultGPUBudget.String()}
 	settingCUDALibrary    = setting{"cuda-library", "GPUNEX_CUDA_LIBRARY", "CUDA driver library the GPU benchmark loads (default libcuda.so.1, found by the dynamic loader)", ""}
+	settingJobRuntime     = setting{"job-runtime", "GPUNEX_JOB_RUNTIME", "where customer jobs run: auto (Docker on real GPUs, local processes with --simulate), docker (with --simulate: real containers without a GPU device, for tests and demos of the isolation) or process (--simulate only)", "auto"}
 
 	// fileSettings are the settings a config file may hold.
 	fileSettings = []setting{settingServer, settingToken, settingDataDir, settingSimulate, settingHostname, settingLogFormat, settingLogLevel,
-		settingBenchStorageBytes, settingBenchGPUBudget, settingCUDALibrary}
+		settingBenchStorageBytes, settingBenchGPUBudget, settingCUDALibrary, settingJobRuntime}
 )
 
 // flags is the agent's flag set bound to raw values.
@@ -253,6 +257,15 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 
 	raw, _ = r.value(settingCUDALibrary)
 	cfg.CUDALibrary = strings.TrimSpace(raw)
+
+	raw, origin = r.value(settingJobRuntime)
+	cfg.JobRuntime = strings.ToLower(strings.TrimSpace(raw))
+	switch {
+	case cfg.JobRuntime != "auto" && cfg.JobRuntime != "docker" && cfg.JobRuntime != "process":
+		errs = append(errs, r.problem(settingJobRuntime, origin, fmt.Errorf("want auto, docker or process; got %q", raw)))
+	case cfg.JobRuntime == "process" && cfg.Simulate == "":
+		errs = append(errs, r.problem(settingJobRuntime, origin, errors.New("process runs jobs outside any container: only with --simulate")))
+	}
 
 	raw, origin = r.value(settingLogFormat)
 	cfg.LogFormat = strings.ToLower(strings.TrimSpace(raw))

@@ -123,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 
-	runtime, closeRuntime, err := newRuntime(ctx, detector, cfg.DataDir, logger)
+	runtime, closeRuntime, err := newRuntime(ctx, detector, cfg, logger)
 	if err != nil {
 		logger.Error("gpunex-agent: no job runtime", "err", err)
 		return 1
@@ -194,8 +194,10 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 // containers on real ones. The returned func releases it when the agent
 // stops: simulated jobs end with the agent, containers outlive it and are
 // found again by their labels.
-func newRuntime(ctx context.Context, detector gpu.Detector, dataDir string, logger *slog.Logger) (job.Runtime, func(), error) {
-	if sim, ok := detector.(*gpu.Simulator); ok {
+func newRuntime(ctx context.Context, detector gpu.Detector, cfg *config.Config, logger *slog.Logger) (job.Runtime, func(), error) {
+	dataDir := cfg.DataDir
+	sim, simulated := detector.(*gpu.Simulator)
+	if simulated && cfg.JobRuntime != "docker" {
 		rt := process.New(sim, process.Options{Dir: filepath.Join(dataDir, "jobs")})
 		logger.Info("gpunex-agent: jobs run as local processes (simulated GPUs)")
 		return rt, func() {
@@ -218,7 +220,12 @@ func newRuntime(ctx context.Context, detector gpu.Detector, dataDir string, logg
 		logger.Warn("gpunex-agent: the Docker engine does not answer; jobs cannot start until it does "+
 			"(mount /var/run/docker.sock into the agent container, or set DOCKER_HOST)", "err", err)
 	}
-	return docker.New(cli, docker.Options{}), func() { _ = cli.Close() }, nil
+	if simulated {
+		// The simulated GPUs do not exist for the engine: containers get
+		// every isolation but no GPU device.
+		logger.Info("gpunex-agent: jobs run in Docker containers without a GPU device (simulated GPUs)")
+	}
+	return docker.New(cli, docker.Options{WithoutGPUs: simulated}), func() { _ = cli.Close() }, nil
 }
 
 // jobSpec turns START_JOB's payload into a job spec, with default limits

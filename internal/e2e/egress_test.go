@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker"
+	"github.com/gpunex/gpunex/agent/job/docker/dockertest"
 	"github.com/gpunex/gpunex/internal/installer"
 )
 
@@ -392,77 +392,24 @@ func inNetns(ns, name string, args ...string) *exec.Cmd {
 	return exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...)
 }
 
-// egressEngine is the test's Docker engine (GPUNEX_TEST_DOCKER_HOST, which
-// make test sets, else DOCKER_HOST or the default socket); the test skips
-// when none answers.
+// egressEngine is the test's Docker engine (dockertest.Host); the test
+// skips when none answers.
 func egressEngine(t *testing.T) (*client.Client, string) {
 	t.Helper()
-	opts := []client.Opt{client.FromEnv}
-	host := os.Getenv("GPUNEX_TEST_DOCKER_HOST")
-	if host != "" {
-		opts = append(opts, client.WithHost(host))
-	} else if host = os.Getenv("DOCKER_HOST"); host == "" {
-		host = client.DefaultDockerHost
+	cli, err := dockertest.Engine(context.Background())
+	if err != nil {
+		t.Skip(err.Error())
 	}
-	cli, err := client.New(opts...)
-	require.NoError(t, err)
 	t.Cleanup(func() { _ = cli.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		t.Skipf("no Docker engine answers at %s (%v): make test starts one (scripts/test-env.sh); "+
-			"or set GPUNEX_TEST_DOCKER_HOST", host, err)
-	}
-	return cli, host
+	return cli, dockertest.Host()
 }
 
-// egressImage is the busybox image agent/job/docker's tests import too.
-const egressImage = "gpunex-test/busybox:1"
+// egressImage is the busybox image the jobs run.
+const egressImage = dockertest.Image
 
-// importBusybox imports Debian's static busybox as egressImage, unless the
-// engine has it: no registry is reachable from the test machines.
+// importBusybox imports egressImage unless the engine has it.
 func importBusybox(cli *client.Client) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := cli.ImageInspect(ctx, egressImage); err == nil {
-		return nil
-	}
-	bin, err := os.ReadFile("/bin/busybox")
-	if err != nil {
-		return fmt.Errorf("the test image is built from Debian's static busybox (apt-get install busybox-static; scripts/test-env.sh installs it): %w", err)
-	}
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, d := range []string{"bin/", "tmp/", "etc/", "proc/", "sys/", "dev/"} {
-		mode := int64(0o755)
-		if d == "tmp/" {
-			mode = 0o1777
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d, Mode: mode}); err != nil {
-			return err
-		}
-	}
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "bin/busybox", Mode: 0o755, Size: int64(len(bin))}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(bin); err != nil {
-		return err
-	}
-	for _, a := range []string{"sh", "echo", "sleep", "cat", "grep", "nc", "tail", "head", "id", "ls", "true", "false", "printf", "ip", "awk", "basename"} {
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: "bin/" + a, Linkname: "busybox"}); err != nil {
-			return err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	res, err := cli.ImageImport(ctx, client.ImageImportSource{Source: &buf, SourceName: "-"}, egressImage, client.ImageImportOptions{})
-	if err != nil {
-		return fmt.Errorf("importing %s: %w", egressImage, err)
-	}
-	defer res.Close()
-	_, err = io.Copy(io.Discard, res)
-	return err
+	return dockertest.ImportImage(context.Background(), cli)
 }
 
 // startEgressJob starts a job of the busybox image with the agent's

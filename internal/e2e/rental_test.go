@@ -1,12 +1,17 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/job"
+	"github.com/gpunex/gpunex/agent/job/docker/dockertest"
 
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -52,9 +57,24 @@ func listings(t *testing.T, c *platformtest.Client) []struct {
 func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testing.T) {
 	t.Parallel()
 	serverBin, agentBin := binaries(t)
-	for _, stack := range []string{"sqlite+memory", "postgres+redis"} {
+	// The third run has the agent run the job in a real container through
+	// its Docker runtime (--job-runtime docker: the simulated GPUs give the
+	// container no device; the device request is checked against the
+	// recording engine in agent/job/docker).
+	for _, stack := range []string{"sqlite+memory", "postgres+redis", "sqlite+memory+docker"} {
 		t.Run(stack, func(t *testing.T) {
 			t.Parallel()
+			image, agentExtra, agentEnv := "busybox", []string(nil), []string(nil)
+			var engine *client.Client
+			if stack == "sqlite+memory+docker" {
+				var err error
+				if engine, err = dockertest.Engine(context.Background()); err != nil {
+					t.Skip(err.Error())
+				}
+				t.Cleanup(func() { _ = engine.Close() })
+				require.NoError(t, dockertest.ImportImage(context.Background(), engine))
+				image, agentExtra, agentEnv = dockertest.Image, []string{"--job-runtime", "docker"}, []string{"DOCKER_HOST=" + dockertest.Host()}
+			}
 			var extra []string
 			if stack == "postgres+redis" {
 				rs := redistest.Start(t, 0)
@@ -72,8 +92,8 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 			provider.MustDo(&price, `mutation { setGpuPrice(input: {model: "H100_SXM_80GB", pricePerHour: "2.500000"}) { userErrors { field message } } }`, nil)
 			require.Empty(t, price.SetGpuPrice.UserErrors)
 
-			startWithEnv(t, []string{"GPUNEX_TOKEN=" + agentToken}, agentBin, "--server", url, "--data-dir", t.TempDir(),
-				"--simulate", "1xH100", "--hostname", "rent-host")
+			startWithEnv(t, append([]string{"GPUNEX_TOKEN=" + agentToken}, agentEnv...), agentBin, append([]string{"--server", url, "--data-dir", t.TempDir(),
+				"--simulate", "1xH100", "--hostname", "rent-host"}, agentExtra...)...)
 
 			customer := srv.NewAPIClient(t, "")
 			var li struct{ LogIn struct{ Token *string } }
@@ -99,9 +119,9 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 					UserErrors []struct{ Field, Message, Code string }
 				}
 			}
-			customer.MustDo(&started, `mutation($l: ID!) { startRental(input: {listingId: $l, gpuCount: 1, image: "busybox",
+			customer.MustDo(&started, `mutation($l: ID!, $image: String!) { startRental(input: {listingId: $l, gpuCount: 1, image: $image,
   command: ["sh", "-c", "echo line 1; echo line 2; echo line 3; exec sleep 120"]}) { rental { id state } userErrors { field message code } } }`,
-				map[string]any{"l": listingID})
+				map[string]any{"l": listingID, "image": image})
 			require.Empty(t, started.StartRental.UserErrors)
 			rentalID := started.StartRental.Rental.ID
 
@@ -134,6 +154,29 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 			until("the job runs and its output reaches the customer", func(r rental) bool {
 				return r.State == "RUNNING" && r.LogTail != nil && strings.Contains(*r.LogTail, "line 1\nline 2\nline 3\n")
 			})
+			// jobContainers are the engine's containers holding the rented
+			// GPU (other tests share the engine).
+			var mp struct {
+				MyProvider struct{ Rentals []struct{ GpuUuids []string } }
+			}
+			provider.MustDo(&mp, `{ myProvider { rentals { gpuUuids } } }`, nil)
+			require.NotEmpty(t, mp.MyProvider.Rentals)
+			gpuUUID := mp.MyProvider.Rentals[0].GpuUuids[0]
+			jobContainers := func() int {
+				res, err := engine.ContainerList(context.Background(), client.ContainerListOptions{All: true,
+					Filters: make(client.Filters).Add("label", job.LabelManaged+"=true")})
+				require.NoError(t, err)
+				n := 0
+				for _, c := range res.Items {
+					if strings.Contains(c.Labels[job.LabelGPUs], gpuUUID) {
+						n++
+					}
+				}
+				return n
+			}
+			if engine != nil {
+				require.Positive(t, jobContainers(), "the job runs in a real container")
+			}
 			require.Empty(t, listings(t, customer), "the rented GPU is off the marketplace")
 
 			var stopped struct {
@@ -149,6 +192,10 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 
 			require.Eventually(t, func() bool { return len(listings(t, customer)) == 1 }, 30*time.Second, 250*time.Millisecond,
 				"the GPU is back on the marketplace")
+			if engine != nil {
+				require.Eventually(t, func() bool { return jobContainers() == 0 }, 30*time.Second, 250*time.Millisecond,
+					"the stopped job's container is removed")
+			}
 		})
 	}
 }

@@ -1,16 +1,12 @@
 package docker_test
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +18,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker"
+	"github.com/gpunex/gpunex/agent/job/docker/dockertest"
 	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
 )
@@ -35,14 +32,8 @@ import (
 // No registry is reachable: the image is imported from a tarball of
 // Debian's static busybox.
 
-// testImage is the busybox image the tests import.
-const testImage = "gpunex-test/busybox:1"
-
-// busyboxPath is where Debian's busybox-static puts the binary.
-const busyboxPath = "/bin/busybox"
-
-// busyboxApplets are the commands the image has, as links to busybox.
-var busyboxApplets = []string{"sh", "echo", "sleep", "cat", "grep", "nc", "tail", "head", "id", "ls", "true", "false", "printf", "ip", "awk", "basename"}
+// testImage is the busybox image the tests run.
+const testImage = dockertest.Image
 
 type realEngine struct {
 	cli  *client.Client
@@ -50,69 +41,16 @@ type realEngine struct {
 }
 
 var engineOnce = sync.OnceValues(func() (*realEngine, error) {
-	opts := []client.Opt{client.FromEnv}
-	host := os.Getenv("GPUNEX_TEST_DOCKER_HOST")
-	if host != "" {
-		opts = append(opts, client.WithHost(host))
-	} else if host = os.Getenv("DOCKER_HOST"); host == "" {
-		host = client.DefaultDockerHost
-	}
-	cli, err := client.New(opts...)
+	cli, err := dockertest.Engine(context.Background())
 	if err != nil {
-		return nil, err
+		return &realEngine{host: dockertest.Host()}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		_ = cli.Close()
-		return &realEngine{host: host}, err
-	}
-	return &realEngine{cli: cli, host: host}, nil
+	return &realEngine{cli: cli, host: dockertest.Host()}, nil
 })
 
 var imageOnce = sync.OnceValue(func() error {
 	e, _ := engineOnce()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := e.cli.ImageInspect(ctx, testImage); err == nil {
-		return nil
-	}
-	bin, err := os.ReadFile(busyboxPath)
-	if err != nil {
-		return fmt.Errorf("the test image is built from Debian's static busybox (apt-get install busybox-static; scripts/test-env.sh installs it): %w", err)
-	}
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, d := range []string{"bin/", "tmp/", "etc/", "proc/", "sys/", "dev/"} {
-		mode := int64(0o755)
-		if d == "tmp/" {
-			mode = 0o1777
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d, Mode: mode}); err != nil {
-			return err
-		}
-	}
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "bin/busybox", Mode: 0o755, Size: int64(len(bin))}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(bin); err != nil {
-		return err
-	}
-	for _, a := range busyboxApplets {
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: "bin/" + a, Linkname: "busybox"}); err != nil {
-			return err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	res, err := e.cli.ImageImport(ctx, client.ImageImportSource{Source: &buf, SourceName: "-"}, testImage, client.ImageImportOptions{})
-	if err != nil {
-		return fmt.Errorf("importing %s: %w", testImage, err)
-	}
-	defer res.Close()
-	_, err = io.Copy(io.Discard, res)
-	return err
+	return dockertest.ImportImage(context.Background(), e.cli)
 })
 
 // realBundle is a runtime over the real engine, and the engine's client for
