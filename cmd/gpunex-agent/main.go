@@ -55,13 +55,6 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 )
 
-// Limits a START_JOB gets when its payload does not set them: job.Spec
-// requires both, and a job without limits could take the host down.
-const (
-	defaultJobMemoryPerGPU = 16 << 30
-	defaultJobPidsLimit    = 4096
-)
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -228,23 +221,6 @@ func newRuntime(ctx context.Context, detector gpu.Detector, cfg *config.Config, 
 	return docker.New(cli, docker.Options{WithoutGPUs: simulated}), func() { _ = cli.Close() }, nil
 }
 
-// jobSpec turns START_JOB's payload into a job spec, with default limits
-// where the server set none.
-func jobSpec(p protocol.StartJobPayload) job.Spec {
-	s := job.Spec{
-		ID: p.JobID, Image: p.Image, Command: p.Command, Env: p.Env, GPUUUIDs: p.GpuUUIDs,
-		MemoryBytes: p.MemoryBytes, PidsLimit: p.PidsLimit, ShmBytes: p.ShmBytes,
-		Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
-	}
-	if s.MemoryBytes == 0 {
-		s.MemoryBytes = int64(max(len(p.GpuUUIDs), 1)) * defaultJobMemoryPerGPU
-	}
-	if s.PidsLimit == 0 {
-		s.PidsLimit = defaultJobPidsLimit
-	}
-	return s
-}
-
 // commandHandler carries out the server's commands: jobs handed to the
 // watcher (which starts, follows, reports and ends each on a goroutine of
 // its own, so a slow image pull holds no command back), benchmarks to the
@@ -262,7 +238,7 @@ func commandHandler(jobs func() *watch.Watcher, runner func() *bench.Runner, log
 			}
 			// A bad spec is not refused here: the watcher reports it
 			// FAILED (CUSTOMER), so the rental ends with the reason.
-			if err := jobs().Start(jobSpec(p)); err != nil {
+			if err := jobs().Start(job.SpecOf(p)); err != nil {
 				return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
 			}
 			logger.Info("gpunex-agent: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs, "image", p.Image)

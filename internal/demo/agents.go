@@ -32,13 +32,6 @@ type demoMachine struct {
 // use; it is replaced at every start (the secret is never stored).
 const agentTokenName = "demo in-process agents"
 
-// Limits a demo job gets, as the real agent's defaults (the process
-// runtime enforces none, job.Spec requires both).
-const (
-	jobMemoryPerGPU = 16 << 30
-	jobPidsLimit    = 4096
-)
-
 // machines are the demo providers' simulated hosts, by the provider's
 // email.
 var machines = []struct {
@@ -254,7 +247,7 @@ func handle(ctx context.Context, cmd client.Command, jobs *watch.Watcher, runner
 			return errors.New("START_JOB payload: jobId is required")
 		}
 		// A bad spec is reported FAILED (CUSTOMER) by the watcher.
-		if err := jobs.Start(jobSpec(p)); err != nil {
+		if err := jobs.Start(job.SpecOf(p)); err != nil {
 			return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
 		}
 		logger.Info("demo: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs)
@@ -283,23 +276,6 @@ func handle(ctx context.Context, cmd client.Command, jobs *watch.Watcher, runner
 		return nil
 	}
 	return fmt.Errorf("unknown command kind %q", cmd.Kind)
-}
-
-// jobSpec turns START_JOB's payload into a job spec, with the real
-// agent's default limits where the server set none.
-func jobSpec(p protocol.StartJobPayload) job.Spec {
-	s := job.Spec{
-		ID: p.JobID, Image: p.Image, Command: p.Command, Env: p.Env, GPUUUIDs: p.GpuUUIDs,
-		MemoryBytes: p.MemoryBytes, PidsLimit: p.PidsLimit, ShmBytes: p.ShmBytes,
-		Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
-	}
-	if s.MemoryBytes == 0 {
-		s.MemoryBytes = int64(max(len(p.GpuUUIDs), 1)) * jobMemoryPerGPU
-	}
-	if s.PidsLimit == 0 {
-		s.PidsLimit = jobPidsLimit
-	}
-	return s
 }
 
 // keepBusy is the process runtime's view of a demo simulator: a job's end
