@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -109,29 +108,4 @@ func benchOnce(ctx context.Context, cfg *config.Config, machineID string, detect
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
-}
-
-// enqueueBenchmark hands RUN_BENCHMARK to the runner and returns at once,
-// so the command after it (a START_JOB, say) is not held up by the run. A
-// run the runner already has, or one past its queue, is dropped with a log
-// line: the server sees no result and may ask again.
-func enqueueBenchmark(runner func() *bench.Runner, cmd client.Command, logger *slog.Logger) error {
-	var p protocol.RunBenchmarkPayload
-	if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-		return fmt.Errorf("RUN_BENCHMARK payload: %w", err)
-	}
-	r := runner()
-	if r == nil {
-		return errors.New("RUN_BENCHMARK: the benchmark runner is not ready")
-	}
-	err := r.Enqueue(p)
-	switch {
-	case errors.Is(err, bench.ErrDuplicateRun), errors.Is(err, bench.ErrQueueFull):
-		logger.Warn("gpunex-agent: RUN_BENCHMARK dropped", "command_id", cmd.ID, "run_id", p.RunID, "err", err)
-		return nil
-	case err != nil:
-		return fmt.Errorf("RUN_BENCHMARK: %w", err)
-	}
-	logger.Info("gpunex-agent: benchmark queued", "command_id", cmd.ID, "run_id", p.RunID, "reason", p.Reason, "gpus", p.GpuUUIDs)
-	return nil
 }

@@ -26,7 +26,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +44,7 @@ import (
 	"github.com/gpunex/gpunex/agent"
 	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/command"
 	"github.com/gpunex/gpunex/agent/config"
 	"github.com/gpunex/gpunex/agent/gpu"
 	"github.com/gpunex/gpunex/agent/gpu/nvmldetect"
@@ -52,7 +52,6 @@ import (
 	"github.com/gpunex/gpunex/agent/job/docker"
 	"github.com/gpunex/gpunex/agent/job/process"
 	"github.com/gpunex/gpunex/agent/job/watch"
-	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 func main() {
@@ -134,7 +133,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Hostname:     cfg.Hostname,
 		AgentVersion: agent.Version,
 		Detector:     detector,
-		Handler:      commandHandler(func() *watch.Watcher { return jobs }, func() *bench.Runner { return runner }, logger),
+		Handler:      command.Handler(func() *watch.Watcher { return jobs }, func() *bench.Runner { return runner }, logger),
 		DataDir:      cfg.DataDir,
 		Logger:       logger,
 	})
@@ -219,46 +218,4 @@ func newRuntime(ctx context.Context, detector gpu.Detector, cfg *config.Config, 
 		logger.Info("gpunex-agent: jobs run in Docker containers without a GPU device (simulated GPUs)")
 	}
 	return docker.New(cli, docker.Options{WithoutGPUs: simulated}), func() { _ = cli.Close() }, nil
-}
-
-// commandHandler carries out the server's commands: jobs handed to the
-// watcher (which starts, follows, reports and ends each on a goroutine of
-// its own, so a slow image pull holds no command back), benchmarks to the
-// runner (which runs them on its own goroutine).
-func commandHandler(jobs func() *watch.Watcher, runner func() *bench.Runner, logger *slog.Logger) client.Handler {
-	return func(ctx context.Context, cmd client.Command) error {
-		switch cmd.Kind {
-		case client.CommandStartJob:
-			var p protocol.StartJobPayload
-			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-				return fmt.Errorf("START_JOB payload: %w", err)
-			}
-			if p.JobID == "" {
-				return errors.New("START_JOB payload: jobId is required")
-			}
-			// A bad spec is not refused here: the watcher reports it
-			// FAILED (CUSTOMER), so the rental ends with the reason.
-			if err := jobs().Start(job.SpecOf(p)); err != nil {
-				return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
-			}
-			logger.Info("gpunex-agent: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs, "image", p.Image)
-			return nil
-		case client.CommandStopJob:
-			var p protocol.StopJobPayload
-			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-				return fmt.Errorf("STOP_JOB payload: %w", err)
-			}
-			if p.JobID == "" {
-				return errors.New("STOP_JOB payload: jobId is required")
-			}
-			if err := jobs().Stop(ctx, p.JobID); err != nil {
-				return fmt.Errorf("STOP_JOB %s: %w", p.JobID, err)
-			}
-			logger.Info("gpunex-agent: job stopping", "job_id", p.JobID)
-			return nil
-		case client.CommandRunBenchmark:
-			return enqueueBenchmark(runner, cmd, logger)
-		}
-		return fmt.Errorf("unknown command kind %q; is the agent older than the server?", cmd.Kind)
-	}
 }

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,8 +13,8 @@ import (
 	"github.com/gpunex/gpunex/agent"
 	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/command"
 	"github.com/gpunex/gpunex/agent/gpu"
-	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/process"
 	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
@@ -194,9 +193,7 @@ func (w World) runAgent(ctx context.Context, wg *sync.WaitGroup, url, secret str
 		DataDir: dataDir, Logger: logger,
 		// Commands arrive once c.Run has started, after jobs and runner
 		// are set.
-		Handler: func(ctx context.Context, cmd client.Command) error {
-			return handle(ctx, cmd, jobs, runner, logger)
-		},
+		Handler: command.Handler(func() *watch.Watcher { return jobs }, func() *bench.Runner { return runner }, logger),
 	})
 	if err != nil {
 		logger.Warn("demo: agents", "err", err)
@@ -232,50 +229,6 @@ func (w World) runAgent(ctx context.Context, wg *sync.WaitGroup, url, secret str
 		}
 	})
 	return true
-}
-
-// handle carries out a demo agent's commands as cmd/gpunex-agent does:
-// jobs handed to the watcher, benchmarks queued on the runner.
-func handle(ctx context.Context, cmd client.Command, jobs *watch.Watcher, runner *bench.Runner, logger *slog.Logger) error {
-	switch cmd.Kind {
-	case client.CommandStartJob:
-		var p protocol.StartJobPayload
-		if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-			return fmt.Errorf("START_JOB payload: %w", err)
-		}
-		if p.JobID == "" {
-			return errors.New("START_JOB payload: jobId is required")
-		}
-		// A bad spec is reported FAILED (CUSTOMER) by the watcher.
-		if err := jobs.Start(job.SpecOf(p)); err != nil {
-			return fmt.Errorf("START_JOB %s: %w", p.JobID, err)
-		}
-		logger.Info("demo: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs)
-		return nil
-	case client.CommandStopJob:
-		var p protocol.StopJobPayload
-		if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-			return fmt.Errorf("STOP_JOB payload: %w", err)
-		}
-		if p.JobID == "" {
-			return errors.New("STOP_JOB payload: jobId is required")
-		}
-		if err := jobs.Stop(ctx, p.JobID); err != nil {
-			return fmt.Errorf("STOP_JOB %s: %w", p.JobID, err)
-		}
-		logger.Info("demo: job stopping", "job_id", p.JobID)
-		return nil
-	case client.CommandRunBenchmark:
-		var p protocol.RunBenchmarkPayload
-		if err := json.Unmarshal(cmd.Payload, &p); err != nil {
-			return fmt.Errorf("RUN_BENCHMARK payload: %w", err)
-		}
-		if err := runner.Enqueue(p); err != nil && !errors.Is(err, bench.ErrDuplicateRun) && !errors.Is(err, bench.ErrQueueFull) {
-			return err
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown command kind %q", cmd.Kind)
 }
 
 // keepBusy is the process runtime's view of a demo simulator: a job's end

@@ -1,4 +1,4 @@
-package main
+package command_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/client"
+	"github.com/gpunex/gpunex/agent/command"
 	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
 )
@@ -29,7 +30,7 @@ func TestRunBenchmarkIsHandedToTheRunnerAndNeverHoldsTheNextCommand(t *testing.T
 	go func() { defer close(done); runner.Run(ctx) }()
 	t.Cleanup(func() { close(release); cancel(); <-done })
 
-	handle := commandHandler(func() *watch.Watcher { return nil }, func() *bench.Runner { return runner }, slog.New(slog.DiscardHandler))
+	handle := command.Handler(func() *watch.Watcher { return nil }, func() *bench.Runner { return runner }, slog.New(slog.DiscardHandler))
 	payload, err := json.Marshal(protocol.RunBenchmarkPayload{RunID: "run-1", Reason: protocol.BenchOnRegistration})
 	require.NoError(t, err)
 	cmd := client.Command{ID: "c-1", Kind: client.CommandRunBenchmark, Payload: payload}
