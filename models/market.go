@@ -2,6 +2,7 @@ package models
 
 import (
 	"io"
+	"math"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -128,4 +129,111 @@ type ModelMarketPrice struct {
 	ModelKey   string    `bun:"model_key,pk"`
 	Median     USDC      `bun:"median_micros,notnull"`
 	ComputedAt time.Time `bun:"computed_at,notnull"`
+}
+
+// ModelSupply is one provider's offer of one GPU model now, as the
+// market's periodic refresh last saw it: its rate, its GPUs of the model
+// that are offered (on an online machine, listed by their benchmarks,
+// inside the schedule and outside maintenance, rented or not) and how
+// many of those are rented, with the provider's tier and place (city or
+// datacenter region lower-cased, ISO country code, continent code; empty
+// when unknown). Price recommendations read it instead of every GPU.
+type ModelSupply struct {
+	bun.BaseModel `bun:"table:model_supply,alias:ms"`
+
+	ProviderID  int64     `bun:"provider_id,pk"`
+	ModelKey    string    `bun:"model_key,pk"`
+	Price       USDC      `bun:"price_micros,notnull"`
+	GPUs        int       `bun:"gpus,notnull"`
+	Rented      int       `bun:"rented,notnull"`
+	Tier        string    `bun:"tier,notnull"`
+	City        string    `bun:"city,notnull"`
+	Country     string    `bun:"country,notnull"`
+	Continent   string    `bun:"continent,notnull"`
+	RefreshedAt time.Time `bun:"refreshed_at,notnull"`
+}
+
+// MarketUsage is how many GPU-seconds of one model were offered and rented
+// in one week (starting Monday 00:00 UTC), in one place, at rates in one
+// price band (see UsageBand). The market's refresh adds to it; price
+// recommendations read utilisation from it.
+type MarketUsage struct {
+	bun.BaseModel `bun:"table:market_usage,alias:mu"`
+
+	ModelKey         string    `bun:"model_key,pk"`
+	WeekStart        time.Time `bun:"week_start,pk"`
+	Country          string    `bun:"country,pk"`
+	City             string    `bun:"city,pk"`
+	Continent        string    `bun:"continent,notnull"`
+	Band             int       `bun:"band,pk"`
+	AvailableSeconds int64     `bun:"available_seconds,notnull"`
+	RentedSeconds    int64     `bun:"rented_seconds,notnull"`
+}
+
+// ProviderUsage is one provider's share of MarketUsage (by model, week and
+// band), so a provider's advice can leave its own GPUs out.
+type ProviderUsage struct {
+	bun.BaseModel `bun:"table:provider_usage,alias:pu"`
+
+	ProviderID       int64     `bun:"provider_id,pk"`
+	ModelKey         string    `bun:"model_key,pk"`
+	WeekStart        time.Time `bun:"week_start,pk"`
+	Band             int       `bun:"band,pk"`
+	AvailableSeconds int64     `bun:"available_seconds,notnull"`
+	RentedSeconds    int64     `bun:"rented_seconds,notnull"`
+}
+
+// Usage bands: a rate's band is where it sits against the model's median
+// rate, in steps of 10 % (band k holds rates from 1.1^(k−½) to 1.1^(k+½)
+// times the median), from MinBand (about 0.44× and under) to MaxBand
+// (about 2.2× and over). The edges are integer basis points of the
+// median, so a band is found without a float touching money.
+const (
+	MinBand = -8
+	MaxBand = 8
+)
+
+// bandEdgesBP[i] is the lower edge of band MinBand+i in basis points of
+// the median (band MinBand has no lower edge).
+var bandEdgesBP = func() []int64 {
+	edges := make([]int64, 0, MaxBand-MinBand+1)
+	for k := MinBand; k <= MaxBand; k++ {
+		edges = append(edges, int64(math.Round(10000*math.Pow(1.1, float64(k)-0.5))))
+	}
+	return edges
+}()
+
+// UsageBand is the band of a rate against a median (0 when the median is
+// not positive).
+func UsageBand(price, median USDC) int {
+	if median <= 0 {
+		return 0
+	}
+	bp := int64(price) * 10000 / int64(median)
+	band := MinBand
+	for k := MinBand + 1; k <= MaxBand; k++ {
+		if bp >= bandEdgesBP[k-MinBand] {
+			band = k
+		}
+	}
+	return band
+}
+
+// BandBoundsBP returns a band's edges in basis points of the median: lo
+// is 0 for MinBand, hi is 0 (no bound) for MaxBand.
+func BandBoundsBP(band int) (lo, hi int64) {
+	if band > MinBand {
+		lo = bandEdgesBP[band-MinBand]
+	}
+	if band < MaxBand {
+		hi = bandEdgesBP[band+1-MinBand]
+	}
+	return lo, hi
+}
+
+// WeekStart is the Monday 00:00 UTC that starts t's week.
+func WeekStart(t time.Time) time.Time {
+	t = t.UTC()
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
 }

@@ -51,9 +51,10 @@ func (s *Service) ensureProfiles(ctx context.Context) error {
 	return nil
 }
 
-// Refresh recomputes what the ranking reads and no request computes:
-// every provider's profile, every machine's uptime over UptimeWindow (from
-// machine_status_intervals) and every model's median price. The leading
+// Refresh recomputes what the ranking and price advice read and no
+// request computes: every provider's profile, every machine's uptime over
+// UptimeWindow (from machine_status_intervals), every model's median
+// price, and the supply snapshot with the usage it adds (refreshSupply). The leading
 // replica runs it every RefreshEvery (Tick); tests call it directly.
 func (s *Service) Refresh(ctx context.Context) error {
 	now := s.deps.Clock.Now()
@@ -63,7 +64,10 @@ func (s *Service) Refresh(ctx context.Context) error {
 	if err := s.refreshUptime(ctx, now); err != nil {
 		return err
 	}
-	return s.refreshMedians(ctx, now)
+	if err := s.refreshMedians(ctx, now); err != nil {
+		return err
+	}
+	return s.refreshSupply(ctx, now)
 }
 
 // refreshUptime stores each machine's share of time online over the
