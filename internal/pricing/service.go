@@ -36,6 +36,9 @@ type Config struct {
 	// Tick is how often RunBackground refreshes the schedules' open
 	// intervals (DefaultTick); an interval ends at most one tick late.
 	Tick time.Duration
+	// FeeBps is the platform's fee on rentals in basis points
+	// (DefaultFeeBps, 15 %): price advice shows earnings after it.
+	FeeBps int
 }
 
 func (c Config) withDefaults() Config {
@@ -44,6 +47,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Tick <= 0 {
 		c.Tick = DefaultTick
+	}
+	if c.FeeBps <= 0 || c.FeeBps >= 10_000 {
+		c.FeeBps = DefaultFeeBps
 	}
 	return c
 }
