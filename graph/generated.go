@@ -18,6 +18,7 @@ import (
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/pricing"
@@ -43,8 +44,11 @@ type ResolverRoot interface {
 	GpuPrice() GpuPriceResolver
 	GpuTelemetry() GpuTelemetryResolver
 	Listing() ListingResolver
+	MarketRegion() MarketRegionResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
+	PriceOutcome() PriceOutcomeResolver
+	PricingRecommendation() PricingRecommendationResolver
 	Provider() ProviderResolver
 	ProviderApplication() ProviderApplicationResolver
 	Query() QueryResolver
@@ -180,6 +184,14 @@ type ComplexityRoot struct {
 		InstallCommand func(childComplexity int) int
 		Token          func(childComplexity int) int
 		UserErrors     func(childComplexity int) int
+	}
+
+	DemandBand struct {
+		Max          func(childComplexity int) int
+		Min          func(childComplexity int) int
+		OfferedHours func(childComplexity int) int
+		RentedHours  func(childComplexity int) int
+		Utilization  func(childComplexity int) int
 	}
 
 	Gpu struct {
@@ -378,6 +390,22 @@ type ComplexityRoot struct {
 		UserErrors  func(childComplexity int) int
 	}
 
+	MarketPrices struct {
+		GPUs      func(childComplexity int) int
+		P10       func(childComplexity int) int
+		P50       func(childComplexity int) int
+		P90       func(childComplexity int) int
+		Providers func(childComplexity int) int
+		Region    func(childComplexity int) int
+	}
+
+	MarketRegion struct {
+		City      func(childComplexity int) int
+		Continent func(childComplexity int) int
+		Country   func(childComplexity int) int
+		Level     func(childComplexity int) int
+	}
+
 	Mutation struct {
 		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
 		ConfirmEmail               func(childComplexity int, token string) int
@@ -431,6 +459,54 @@ type ComplexityRoot struct {
 	PageInfo struct {
 		EndCursor   func(childComplexity int) int
 		HasNextPage func(childComplexity int) int
+	}
+
+	PriceDemand struct {
+		Bands        func(childComplexity int) int
+		Fitted       func(childComplexity int) int
+		OfferedHours func(childComplexity int) int
+		Region       func(childComplexity int) int
+		RentedHours  func(childComplexity int) int
+		Utilization  func(childComplexity int) int
+		Weeks        func(childComplexity int) int
+	}
+
+	PriceOutcome struct {
+		MonthlyEarnings func(childComplexity int) int
+		Price           func(childComplexity int) int
+		Utilization     func(childComplexity int) int
+	}
+
+	PriceReason struct {
+		Code        func(childComplexity int) int
+		GPUs        func(childComplexity int) int
+		Hours       func(childComplexity int) int
+		Limit       func(childComplexity int) int
+		Models      func(childComplexity int) int
+		Percent     func(childComplexity int) int
+		Price       func(childComplexity int) int
+		Providers   func(childComplexity int) int
+		Region      func(childComplexity int) int
+		Utilization func(childComplexity int) int
+		Weeks       func(childComplexity int) int
+	}
+
+	PricingRecommendation struct {
+		Basis         func(childComplexity int) int
+		Current       func(childComplexity int) int
+		Curve         func(childComplexity int) int
+		Demand        func(childComplexity int) int
+		FeeBps        func(childComplexity int) int
+		High          func(childComplexity int) int
+		HoursPerMonth func(childComplexity int) int
+		Low           func(childComplexity int) int
+		Market        func(childComplexity int) int
+		Model         func(childComplexity int) int
+		ModelKey      func(childComplexity int) int
+		OwnsModel     func(childComplexity int) int
+		Reasons       func(childComplexity int) int
+		Recommended   func(childComplexity int) int
+		Region        func(childComplexity int) int
 	}
 
 	Provider struct {
@@ -502,17 +578,18 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Health               func(childComplexity int) int
-		Marketplace          func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
-		Me                   func(childComplexity int) int
-		MyApplication        func(childComplexity int) int
-		MyProvider           func(childComplexity int) int
-		MyRentals            func(childComplexity int, first *int, after *string) int
-		Notifications        func(childComplexity int, first *int, after *string) int
-		ProviderApplication  func(childComplexity int, id string) int
-		ProviderApplications func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
-		Rental               func(childComplexity int, id string) int
-		SupportedGpuModels   func(childComplexity int) int
+		Health                func(childComplexity int) int
+		Marketplace           func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
+		Me                    func(childComplexity int) int
+		MyApplication         func(childComplexity int) int
+		MyProvider            func(childComplexity int) int
+		MyRentals             func(childComplexity int, first *int, after *string) int
+		Notifications         func(childComplexity int, first *int, after *string) int
+		PricingRecommendation func(childComplexity int, model string, region *string) int
+		ProviderApplication   func(childComplexity int, id string) int
+		ProviderApplications  func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
+		Rental                func(childComplexity int, id string) int
+		SupportedGpuModels    func(childComplexity int) int
 	}
 
 	RegisterMachinePayload struct {
@@ -653,6 +730,11 @@ type GpuTelemetryResolver interface {
 type ListingResolver interface {
 	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
 }
+type MarketRegionResolver interface {
+	City(ctx context.Context, obj *geo.Region) (*string, error)
+	Country(ctx context.Context, obj *geo.Region) (*string, error)
+	Continent(ctx context.Context, obj *geo.Region) (*string, error)
+}
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
 	ConfirmEmail(ctx context.Context, token string) (*model.AuthPayload, error)
@@ -679,6 +761,12 @@ type MutationResolver interface {
 type NotificationResolver interface {
 	Params(ctx context.Context, obj *models.Notification) ([]*model.NotificationParam, error)
 }
+type PriceOutcomeResolver interface {
+	Utilization(ctx context.Context, obj *pricing.Outcome) (float64, error)
+}
+type PricingRecommendationResolver interface {
+	Model(ctx context.Context, obj *pricing.Recommendation) (*catalog.GpuModel, error)
+}
 type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
 	Benchmarks(ctx context.Context, obj *models.Provider) ([]*bench.MachineBenchmarks, error)
@@ -704,6 +792,7 @@ type QueryResolver interface {
 	MyApplication(ctx context.Context) (*models.ProviderApplication, error)
 	ProviderApplications(ctx context.Context, status *models.ApplicationStatus, first *int, after *string) (*model.ProviderApplicationConnection, error)
 	ProviderApplication(ctx context.Context, id string) (*models.ProviderApplication, error)
+	PricingRecommendation(ctx context.Context, model string, region *string) (*pricing.Recommendation, error)
 	MyProvider(ctx context.Context) (*models.Provider, error)
 }
 type RentalResolver interface {
@@ -1202,6 +1291,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateAgentTokenPayload.UserErrors(childComplexity), true
+
+	case "DemandBand.maxPricePerHour":
+		if e.ComplexityRoot.DemandBand.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DemandBand.Max(childComplexity), true
+	case "DemandBand.minPricePerHour":
+		if e.ComplexityRoot.DemandBand.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DemandBand.Min(childComplexity), true
+	case "DemandBand.offeredGpuHours":
+		if e.ComplexityRoot.DemandBand.OfferedHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DemandBand.OfferedHours(childComplexity), true
+	case "DemandBand.rentedGpuHours":
+		if e.ComplexityRoot.DemandBand.RentedHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DemandBand.RentedHours(childComplexity), true
+	case "DemandBand.utilization":
+		if e.ComplexityRoot.DemandBand.Utilization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DemandBand.Utilization(childComplexity), true
 
 	case "Gpu.id":
 		if e.ComplexityRoot.Gpu.ID == nil {
@@ -2056,6 +2176,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MarkNotificationsReadPayload.UserErrors(childComplexity), true
 
+	case "MarketPrices.gpuCount":
+		if e.ComplexityRoot.MarketPrices.GPUs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketPrices.GPUs(childComplexity), true
+	case "MarketPrices.p10":
+		if e.ComplexityRoot.MarketPrices.P10 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketPrices.P10(childComplexity), true
+	case "MarketPrices.p50":
+		if e.ComplexityRoot.MarketPrices.P50 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketPrices.P50(childComplexity), true
+	case "MarketPrices.p90":
+		if e.ComplexityRoot.MarketPrices.P90 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketPrices.P90(childComplexity), true
+	case "MarketPrices.providerCount":
+		if e.ComplexityRoot.MarketPrices.Providers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketPrices.Providers(childComplexity), true
+	case "MarketPrices.region":
+		if e.ComplexityRoot.MarketPrices.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketPrices.Region(childComplexity), true
+
+	case "MarketRegion.city":
+		if e.ComplexityRoot.MarketRegion.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketRegion.City(childComplexity), true
+	case "MarketRegion.continent":
+		if e.ComplexityRoot.MarketRegion.Continent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketRegion.Continent(childComplexity), true
+	case "MarketRegion.country":
+		if e.ComplexityRoot.MarketRegion.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketRegion.Country(childComplexity), true
+	case "MarketRegion.level":
+		if e.ComplexityRoot.MarketRegion.Level == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketRegion.Level(childComplexity), true
+
 	case "Mutation.approveProviderApplication":
 		if e.ComplexityRoot.Mutation.ApproveProviderApplication == nil {
 			break
@@ -2383,6 +2565,226 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+
+	case "PriceDemand.bands":
+		if e.ComplexityRoot.PriceDemand.Bands == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.Bands(childComplexity), true
+	case "PriceDemand.fitted":
+		if e.ComplexityRoot.PriceDemand.Fitted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.Fitted(childComplexity), true
+	case "PriceDemand.offeredGpuHours":
+		if e.ComplexityRoot.PriceDemand.OfferedHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.OfferedHours(childComplexity), true
+	case "PriceDemand.region":
+		if e.ComplexityRoot.PriceDemand.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.Region(childComplexity), true
+	case "PriceDemand.rentedGpuHours":
+		if e.ComplexityRoot.PriceDemand.RentedHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.RentedHours(childComplexity), true
+	case "PriceDemand.utilization":
+		if e.ComplexityRoot.PriceDemand.Utilization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.Utilization(childComplexity), true
+	case "PriceDemand.weeks":
+		if e.ComplexityRoot.PriceDemand.Weeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceDemand.Weeks(childComplexity), true
+
+	case "PriceOutcome.monthlyEarnings":
+		if e.ComplexityRoot.PriceOutcome.MonthlyEarnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceOutcome.MonthlyEarnings(childComplexity), true
+	case "PriceOutcome.pricePerHour":
+		if e.ComplexityRoot.PriceOutcome.Price == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceOutcome.Price(childComplexity), true
+	case "PriceOutcome.utilization":
+		if e.ComplexityRoot.PriceOutcome.Utilization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceOutcome.Utilization(childComplexity), true
+
+	case "PriceReason.code":
+		if e.ComplexityRoot.PriceReason.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Code(childComplexity), true
+	case "PriceReason.gpuCount":
+		if e.ComplexityRoot.PriceReason.GPUs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.GPUs(childComplexity), true
+	case "PriceReason.gpuHours":
+		if e.ComplexityRoot.PriceReason.Hours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Hours(childComplexity), true
+	case "PriceReason.limitPerHour":
+		if e.ComplexityRoot.PriceReason.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Limit(childComplexity), true
+	case "PriceReason.modelCount":
+		if e.ComplexityRoot.PriceReason.Models == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Models(childComplexity), true
+	case "PriceReason.percent":
+		if e.ComplexityRoot.PriceReason.Percent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Percent(childComplexity), true
+	case "PriceReason.pricePerHour":
+		if e.ComplexityRoot.PriceReason.Price == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Price(childComplexity), true
+	case "PriceReason.providerCount":
+		if e.ComplexityRoot.PriceReason.Providers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Providers(childComplexity), true
+	case "PriceReason.region":
+		if e.ComplexityRoot.PriceReason.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Region(childComplexity), true
+	case "PriceReason.utilization":
+		if e.ComplexityRoot.PriceReason.Utilization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Utilization(childComplexity), true
+	case "PriceReason.weeks":
+		if e.ComplexityRoot.PriceReason.Weeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriceReason.Weeks(childComplexity), true
+
+	case "PricingRecommendation.basis":
+		if e.ComplexityRoot.PricingRecommendation.Basis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Basis(childComplexity), true
+	case "PricingRecommendation.current":
+		if e.ComplexityRoot.PricingRecommendation.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Current(childComplexity), true
+	case "PricingRecommendation.curve":
+		if e.ComplexityRoot.PricingRecommendation.Curve == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Curve(childComplexity), true
+	case "PricingRecommendation.demand":
+		if e.ComplexityRoot.PricingRecommendation.Demand == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Demand(childComplexity), true
+	case "PricingRecommendation.platformFeeBps":
+		if e.ComplexityRoot.PricingRecommendation.FeeBps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.FeeBps(childComplexity), true
+	case "PricingRecommendation.maxPricePerHour":
+		if e.ComplexityRoot.PricingRecommendation.High == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.High(childComplexity), true
+	case "PricingRecommendation.hoursPerMonth":
+		if e.ComplexityRoot.PricingRecommendation.HoursPerMonth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.HoursPerMonth(childComplexity), true
+	case "PricingRecommendation.minPricePerHour":
+		if e.ComplexityRoot.PricingRecommendation.Low == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Low(childComplexity), true
+	case "PricingRecommendation.market":
+		if e.ComplexityRoot.PricingRecommendation.Market == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Market(childComplexity), true
+	case "PricingRecommendation.model":
+		if e.ComplexityRoot.PricingRecommendation.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Model(childComplexity), true
+	case "PricingRecommendation.modelKey":
+		if e.ComplexityRoot.PricingRecommendation.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.ModelKey(childComplexity), true
+	case "PricingRecommendation.ownsModel":
+		if e.ComplexityRoot.PricingRecommendation.OwnsModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.OwnsModel(childComplexity), true
+	case "PricingRecommendation.reasons":
+		if e.ComplexityRoot.PricingRecommendation.Reasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Reasons(childComplexity), true
+	case "PricingRecommendation.recommended":
+		if e.ComplexityRoot.PricingRecommendation.Recommended == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Recommended(childComplexity), true
+	case "PricingRecommendation.region":
+		if e.ComplexityRoot.PricingRecommendation.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PricingRecommendation.Region(childComplexity), true
 
 	case "Provider.agentTokens":
 		if e.ComplexityRoot.Provider.AgentTokens == nil {
@@ -2731,6 +3133,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Notifications(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.pricingRecommendation":
+		if e.ComplexityRoot.Query.PricingRecommendation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_pricingRecommendation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.PricingRecommendation(childComplexity, args["model"].(string), args["region"].(*string)), true
 	case "Query.providerApplication":
 		if e.ComplexityRoot.Query.ProviderApplication == nil {
 			break
@@ -4496,6 +4909,164 @@ extend type Mutation {
   "Provider: set the weekly schedule and the planned maintenance windows."
   setAvailabilitySchedule(input: SetAvailabilityScheduleInput!): SetAvailabilitySchedulePayload!
 }
+
+# Price advice: what comparable GPUs cost near the provider, how much of
+# their time is rented at each price, and the price that is expected to
+# earn the most, with the reasons as codes and numbers (the SPA words them).
+
+"A rung of the region ladder recommendations widen along."
+enum RegionLevel {
+  "A city or datacenter region, with its country."
+  CITY
+  COUNTRY
+  CONTINENT
+  WORLD
+}
+
+"A region of the market."
+type MarketRegion {
+  level: RegionLevel!
+  "The city or datacenter region, lower-cased (CITY only)."
+  city: String
+  "ISO 3166-1 alpha-2 (CITY and COUNTRY)."
+  country: String
+  "AF, AN, AS, EU, NA, OC or SA (all but WORLD)."
+  continent: String
+}
+
+"What a recommendation stands on."
+enum PricingBasis {
+  "Comparable listings' prices and how much of their time is rented."
+  MARKET
+  "No comparable listing anywhere: other models' prices scaled by reference performance."
+  REFERENCE_PERFORMANCE
+}
+
+"Comparable listings' rates now (the asking provider's own left out), weighted by GPU."
+type MarketPrices {
+  "The narrowest region, from the one asked, with at least 3 GPUs of 2 providers (else the world)."
+  region: MarketRegion!
+  p10: USDC!
+  p50: USDC!
+  p90: USDC!
+  gpuCount: Int!
+  providerCount: Int!
+}
+
+"Usage of comparable GPUs in one price band over the recent weeks."
+type DemandBand {
+  "The band's lowest rate (null: open below)."
+  minPricePerHour: USDC
+  "The band's highest rate (null: open above)."
+  maxPricePerHour: USDC
+  offeredGpuHours: Float!
+  rentedGpuHours: Float!
+  "Rented over offered (0–1)."
+  utilization: Float!
+}
+
+"How much of comparable GPUs' offered time was rented."
+type PriceDemand {
+  "The narrowest region, from the one asked, that offered at least 168 GPU-hours (else the world)."
+  region: MarketRegion!
+  weeks: Int!
+  offeredGpuHours: Float!
+  rentedGpuHours: Float!
+  utilization: Float!
+  "By price band, cheapest first (bands of 10 % around the model's median rate)."
+  bands: [DemandBand!]!
+  "Whether the demand curve's slope was fitted from the bands (else the prior's)."
+  fitted: Boolean!
+}
+
+"What one rate is expected to bring one GPU."
+type PriceOutcome {
+  pricePerHour: USDC!
+  "Expected share of hours rented (0–1)."
+  utilization: Float!
+  "pricePerHour × utilization × hoursPerMonth × (1 − platform fee), rounded down."
+  monthlyEarnings: USDC!
+}
+
+"Why the recommendation is what it is."
+enum PriceReasonCode {
+  "Prices from region: gpuCount GPUs of providerCount providers."
+  MARKET_REGION
+  "region had only gpuCount comparable GPUs of providerCount providers: a wider region was used."
+  MARKET_WIDENED
+  "No comparable listing anywhere: pricePerHour starts from modelCount other models' prices scaled by reference performance (0: the platform's reference rate)."
+  NO_MARKET
+  "Utilisation from region: gpuHours GPU-hours offered over weeks weeks, utilization rented."
+  DEMAND_REGION
+  "Fewer than gpuHours GPU-hours offered even worldwide: the curve leans on the prior."
+  DEMAND_THIN
+  "Supply scarce in region: gpuCount comparable GPUs, utilization utilised."
+  SUPPLY_SCARCE
+  "Supply plentiful in region: gpuCount comparable GPUs, only utilization utilised."
+  SUPPLY_GLUT
+  "A rate 10 % above the median loses about percent points of utilisation."
+  PRICE_SENSITIVITY
+  "Expected revenue peaks at pricePerHour, with utilization of hours rented."
+  REVENUE_PEAK
+  "Revenue would peak above the market's band: held at limitPerHour."
+  HELD_AT_HIGH
+  "Revenue would peak below the market's band: held at limitPerHour."
+  HELD_AT_LOW
+  "Enterprise listings rank higher: up to percent % above the market's top."
+  ENTERPRISE_HEADROOM
+  "The provider has no GPUs of this model: advice before buying."
+  NO_GPUS_OF_MODEL
+}
+
+"One reason, with the numbers its sentence names (the others null)."
+type PriceReason {
+  code: PriceReasonCode!
+  region: MarketRegion
+  gpuCount: Int
+  providerCount: Int
+  utilization: Float
+  gpuHours: Float
+  weeks: Int
+  percent: Int
+  modelCount: Int
+  pricePerHour: USDC
+  limitPerHour: USDC
+}
+
+"Price advice for one GPU model in one region."
+type PricingRecommendation {
+  modelKey: String!
+  model: GpuModel
+  "The region asked about (the provider's location when not given)."
+  region: MarketRegion!
+  "Whether the provider has GPUs of the model (advice is given either way)."
+  ownsModel: Boolean!
+  basis: PricingBasis!
+  "Null when no comparable listing exists anywhere."
+  market: MarketPrices
+  demand: PriceDemand!
+  "The band the recommendation is kept in: about the market's p10 to p90 (wider for Enterprise)."
+  minPricePerHour: USDC!
+  maxPricePerHour: USDC!
+  recommended: PriceOutcome!
+  "At the provider's current rate (null: not priced)."
+  current: PriceOutcome
+  "Expected utilisation and earnings over a range of rates, cheapest first, for a chart."
+  curve: [PriceOutcome!]!
+  "The platform's fee the earnings are after, in basis points."
+  platformFeeBps: Int!
+  hoursPerMonth: Int!
+  reasons: [PriceReason!]!
+}
+
+extend type Query {
+  """
+  Provider: price advice for a GPU model (GpuModel.key) in a region: "Lisbon, PT",
+  "PT" or "Portugal", "Europe", or "world"; the provider's location when omitted.
+  A model the provider has no GPUs of is advised too (ownsModel false).
+  """
+  pricingRecommendation(model: String!, region: String): PricingRecommendation!
+}
 `, BuiltIn: false},
 	{Name: "../schema/provider.graphqls", Input: `# The provider: the account an approved applicant becomes, and the root
 # every provider feature hangs from (myProvider): machines (fleet.graphqls)
@@ -4936,6 +5507,22 @@ func (ec *executionContext) childFields_CreateAgentTokenPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateAgentTokenPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DemandBand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "minPricePerHour":
+		return ec.fieldContext_DemandBand_minPricePerHour(ctx, field)
+	case "maxPricePerHour":
+		return ec.fieldContext_DemandBand_maxPricePerHour(ctx, field)
+	case "offeredGpuHours":
+		return ec.fieldContext_DemandBand_offeredGpuHours(ctx, field)
+	case "rentedGpuHours":
+		return ec.fieldContext_DemandBand_rentedGpuHours(ctx, field)
+	case "utilization":
+		return ec.fieldContext_DemandBand_utilization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DemandBand", field.Name)
+}
+
 func (ec *executionContext) childFields_Gpu(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5328,6 +5915,38 @@ func (ec *executionContext) childFields_MarkNotificationsReadPayload(ctx context
 	return nil, fmt.Errorf("no field named %q was found under type MarkNotificationsReadPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_MarketPrices(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "region":
+		return ec.fieldContext_MarketPrices_region(ctx, field)
+	case "p10":
+		return ec.fieldContext_MarketPrices_p10(ctx, field)
+	case "p50":
+		return ec.fieldContext_MarketPrices_p50(ctx, field)
+	case "p90":
+		return ec.fieldContext_MarketPrices_p90(ctx, field)
+	case "gpuCount":
+		return ec.fieldContext_MarketPrices_gpuCount(ctx, field)
+	case "providerCount":
+		return ec.fieldContext_MarketPrices_providerCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarketPrices", field.Name)
+}
+
+func (ec *executionContext) childFields_MarketRegion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "level":
+		return ec.fieldContext_MarketRegion_level(ctx, field)
+	case "city":
+		return ec.fieldContext_MarketRegion_city(ctx, field)
+	case "country":
+		return ec.fieldContext_MarketRegion_country(ctx, field)
+	case "continent":
+		return ec.fieldContext_MarketRegion_continent(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarketRegion", field.Name)
+}
+
 func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5388,6 +6007,102 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PriceDemand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "region":
+		return ec.fieldContext_PriceDemand_region(ctx, field)
+	case "weeks":
+		return ec.fieldContext_PriceDemand_weeks(ctx, field)
+	case "offeredGpuHours":
+		return ec.fieldContext_PriceDemand_offeredGpuHours(ctx, field)
+	case "rentedGpuHours":
+		return ec.fieldContext_PriceDemand_rentedGpuHours(ctx, field)
+	case "utilization":
+		return ec.fieldContext_PriceDemand_utilization(ctx, field)
+	case "bands":
+		return ec.fieldContext_PriceDemand_bands(ctx, field)
+	case "fitted":
+		return ec.fieldContext_PriceDemand_fitted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PriceDemand", field.Name)
+}
+
+func (ec *executionContext) childFields_PriceOutcome(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "pricePerHour":
+		return ec.fieldContext_PriceOutcome_pricePerHour(ctx, field)
+	case "utilization":
+		return ec.fieldContext_PriceOutcome_utilization(ctx, field)
+	case "monthlyEarnings":
+		return ec.fieldContext_PriceOutcome_monthlyEarnings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PriceOutcome", field.Name)
+}
+
+func (ec *executionContext) childFields_PriceReason(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_PriceReason_code(ctx, field)
+	case "region":
+		return ec.fieldContext_PriceReason_region(ctx, field)
+	case "gpuCount":
+		return ec.fieldContext_PriceReason_gpuCount(ctx, field)
+	case "providerCount":
+		return ec.fieldContext_PriceReason_providerCount(ctx, field)
+	case "utilization":
+		return ec.fieldContext_PriceReason_utilization(ctx, field)
+	case "gpuHours":
+		return ec.fieldContext_PriceReason_gpuHours(ctx, field)
+	case "weeks":
+		return ec.fieldContext_PriceReason_weeks(ctx, field)
+	case "percent":
+		return ec.fieldContext_PriceReason_percent(ctx, field)
+	case "modelCount":
+		return ec.fieldContext_PriceReason_modelCount(ctx, field)
+	case "pricePerHour":
+		return ec.fieldContext_PriceReason_pricePerHour(ctx, field)
+	case "limitPerHour":
+		return ec.fieldContext_PriceReason_limitPerHour(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PriceReason", field.Name)
+}
+
+func (ec *executionContext) childFields_PricingRecommendation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "modelKey":
+		return ec.fieldContext_PricingRecommendation_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_PricingRecommendation_model(ctx, field)
+	case "region":
+		return ec.fieldContext_PricingRecommendation_region(ctx, field)
+	case "ownsModel":
+		return ec.fieldContext_PricingRecommendation_ownsModel(ctx, field)
+	case "basis":
+		return ec.fieldContext_PricingRecommendation_basis(ctx, field)
+	case "market":
+		return ec.fieldContext_PricingRecommendation_market(ctx, field)
+	case "demand":
+		return ec.fieldContext_PricingRecommendation_demand(ctx, field)
+	case "minPricePerHour":
+		return ec.fieldContext_PricingRecommendation_minPricePerHour(ctx, field)
+	case "maxPricePerHour":
+		return ec.fieldContext_PricingRecommendation_maxPricePerHour(ctx, field)
+	case "recommended":
+		return ec.fieldContext_PricingRecommendation_recommended(ctx, field)
+	case "current":
+		return ec.fieldContext_PricingRecommendation_current(ctx, field)
+	case "curve":
+		return ec.fieldContext_PricingRecommendation_curve(ctx, field)
+	case "platformFeeBps":
+		return ec.fieldContext_PricingRecommendation_platformFeeBps(ctx, field)
+	case "hoursPerMonth":
+		return ec.fieldContext_PricingRecommendation_hoursPerMonth(ctx, field)
+	case "reasons":
+		return ec.fieldContext_PricingRecommendation_reasons(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PricingRecommendation", field.Name)
 }
 
 func (ec *executionContext) childFields_Provider(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6257,6 +6972,28 @@ func (ec *executionContext) field_Query_notifications_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_pricingRecommendation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "model",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["model"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "region",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["region"] = arg1
 	return args, nil
 }
 
@@ -8319,6 +9056,121 @@ func (ec *executionContext) fieldContext_CreateAgentTokenPayload_userErrors(_ co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DemandBand_minPricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DemandBand_minPricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DemandBand_minPricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _DemandBand_maxPricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DemandBand_maxPricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DemandBand_maxPricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _DemandBand_offeredGpuHours(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DemandBand_offeredGpuHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OfferedHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DemandBand_offeredGpuHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DemandBand_rentedGpuHours(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DemandBand_rentedGpuHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RentedHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DemandBand_rentedGpuHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DemandBand_utilization(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DemandBand_utilization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Utilization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DemandBand_utilization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Gpu_id(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
@@ -11743,6 +12595,245 @@ func (ec *executionContext) fieldContext_MarkNotificationsReadPayload_userErrors
 	return fc, nil
 }
 
+func (ec *executionContext) _MarketPrices_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Percentiles) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketPrices_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v geo.Region) graphql.Marshaler {
+			return ec.marshalNMarketRegion2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐRegion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketPrices_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MarketPrices",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketRegion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MarketPrices_p10(ctx context.Context, field graphql.CollectedField, obj *pricing.Percentiles) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketPrices_p10(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P10, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketPrices_p10(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketPrices", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _MarketPrices_p50(ctx context.Context, field graphql.CollectedField, obj *pricing.Percentiles) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketPrices_p50(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P50, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketPrices_p50(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketPrices", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _MarketPrices_p90(ctx context.Context, field graphql.CollectedField, obj *pricing.Percentiles) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketPrices_p90(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P90, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketPrices_p90(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketPrices", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _MarketPrices_gpuCount(ctx context.Context, field graphql.CollectedField, obj *pricing.Percentiles) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketPrices_gpuCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GPUs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketPrices_gpuCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketPrices", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MarketPrices_providerCount(ctx context.Context, field graphql.CollectedField, obj *pricing.Percentiles) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketPrices_providerCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Providers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketPrices_providerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketPrices", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MarketRegion_level(ctx context.Context, field graphql.CollectedField, obj *geo.Region) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketRegion_level(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Level, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v geo.Level) graphql.Marshaler {
+			return ec.marshalNRegionLevel2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐLevel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketRegion_level(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketRegion", field, false, false, "RegionLevel")
+}
+
+func (ec *executionContext) _MarketRegion_city(ctx context.Context, field graphql.CollectedField, obj *geo.Region) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketRegion_city(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MarketRegion().City(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MarketRegion_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketRegion", field, true, true, "String")
+}
+
+func (ec *executionContext) _MarketRegion_country(ctx context.Context, field graphql.CollectedField, obj *geo.Region) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketRegion_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MarketRegion().Country(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MarketRegion_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketRegion", field, true, true, "String")
+}
+
+func (ec *executionContext) _MarketRegion_continent(ctx context.Context, field graphql.CollectedField, obj *geo.Region) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketRegion_continent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MarketRegion().Continent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MarketRegion_continent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketRegion", field, true, true, "String")
+}
+
 func (ec *executionContext) _Mutation_signUp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13057,6 +14148,933 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _PriceDemand_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v geo.Region) graphql.Marshaler {
+			return ec.marshalNMarketRegion2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐRegion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PriceDemand",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketRegion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PriceDemand_weeks(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_weeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weeks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_weeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceDemand", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PriceDemand_offeredGpuHours(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_offeredGpuHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OfferedHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_offeredGpuHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceDemand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _PriceDemand_rentedGpuHours(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_rentedGpuHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RentedHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_rentedGpuHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceDemand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _PriceDemand_utilization(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_utilization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Utilization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_utilization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceDemand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _PriceDemand_bands(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_bands(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bands, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []pricing.DemandBand) graphql.Marshaler {
+			return ec.marshalNDemandBand2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemandBandᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_bands(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PriceDemand",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DemandBand(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PriceDemand_fitted(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceDemand_fitted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fitted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceDemand_fitted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceDemand", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PriceOutcome_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.Outcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceOutcome_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Price, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceOutcome_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceOutcome", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PriceOutcome_utilization(ctx context.Context, field graphql.CollectedField, obj *pricing.Outcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceOutcome_utilization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PriceOutcome().Utilization(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceOutcome_utilization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceOutcome", field, true, true, "Float")
+}
+
+func (ec *executionContext) _PriceOutcome_monthlyEarnings(ctx context.Context, field graphql.CollectedField, obj *pricing.Outcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceOutcome_monthlyEarnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MonthlyEarnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceOutcome_monthlyEarnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceOutcome", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PriceReason_code(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v pricing.ReasonCode) graphql.Marshaler {
+			return ec.marshalNPriceReasonCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReasonCode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "PriceReasonCode")
+}
+
+func (ec *executionContext) _PriceReason_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *geo.Region) graphql.Marshaler {
+			return ec.marshalOMarketRegion2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐRegion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PriceReason",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketRegion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PriceReason_gpuCount(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_gpuCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GPUs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_gpuCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PriceReason_providerCount(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_providerCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Providers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_providerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PriceReason_utilization(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_utilization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Utilization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_utilization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Float")
+}
+
+func (ec *executionContext) _PriceReason_gpuHours(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_gpuHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_gpuHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Float")
+}
+
+func (ec *executionContext) _PriceReason_weeks(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_weeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weeks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_weeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PriceReason_percent(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_percent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Percent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_percent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PriceReason_modelCount(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_modelCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Models, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_modelCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PriceReason_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_pricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Price, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PriceReason_limitPerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.Reason) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriceReason_limitPerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PriceReason_limitPerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriceReason", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PricingRecommendation_modelKey(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "String")
+}
+
+func (ec *executionContext) _PricingRecommendation_model(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PricingRecommendation().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v geo.Region) graphql.Marshaler {
+			return ec.marshalNMarketRegion2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐRegion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketRegion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_ownsModel(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_ownsModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnsModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_ownsModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PricingRecommendation_basis(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_basis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Basis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v pricing.Basis) graphql.Marshaler {
+			return ec.marshalNPricingBasis2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐBasis(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "PricingBasis")
+}
+
+func (ec *executionContext) _PricingRecommendation_market(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_market(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Market, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *pricing.Percentiles) graphql.Marshaler {
+			return ec.marshalOMarketPrices2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐPercentiles(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_market(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketPrices(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_demand(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_demand(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Demand, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v pricing.Demand) graphql.Marshaler {
+			return ec.marshalNPriceDemand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemand(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_demand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PriceDemand(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_minPricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_minPricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Low, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_minPricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PricingRecommendation_maxPricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_maxPricePerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.High, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_maxPricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PricingRecommendation_recommended(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_recommended(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recommended, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v pricing.Outcome) graphql.Marshaler {
+			return ec.marshalNPriceOutcome2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_recommended(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PriceOutcome(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_current(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_current(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Current, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *pricing.Outcome) graphql.Marshaler {
+			return ec.marshalOPriceOutcome2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcome(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_current(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PriceOutcome(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_curve(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_curve(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Curve, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []pricing.Outcome) graphql.Marshaler {
+			return ec.marshalNPriceOutcome2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcomeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_curve(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PriceOutcome(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PricingRecommendation_platformFeeBps(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_platformFeeBps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeeBps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_platformFeeBps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PricingRecommendation_hoursPerMonth(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_hoursPerMonth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HoursPerMonth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_hoursPerMonth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PricingRecommendation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PricingRecommendation_reasons(ctx context.Context, field graphql.CollectedField, obj *pricing.Recommendation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PricingRecommendation_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []pricing.Reason) graphql.Marshaler {
+			return ec.marshalNPriceReason2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReasonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PricingRecommendation_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PricingRecommendation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PriceReason(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Provider_id(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
@@ -14661,6 +16679,50 @@ func (ec *executionContext) fieldContext_Query_providerApplication(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_providerApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_pricingRecommendation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_pricingRecommendation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().PricingRecommendation(ctx, fc.Args["model"].(string), fc.Args["region"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *pricing.Recommendation) graphql.Marshaler {
+			return ec.marshalNPricingRecommendation2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐRecommendation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_pricingRecommendation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PricingRecommendation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_pricingRecommendation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20159,6 +22221,59 @@ func (ec *executionContext) _CreateAgentTokenPayload(ctx context.Context, sel as
 	return out
 }
 
+var demandBandImplementors = []string{"DemandBand"}
+
+func (ec *executionContext) _DemandBand(ctx context.Context, sel ast.SelectionSet, obj *pricing.DemandBand) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, demandBandImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DemandBand")
+		case "minPricePerHour":
+			out.Values[i] = ec._DemandBand_minPricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maxPricePerHour":
+			out.Values[i] = ec._DemandBand_maxPricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "offeredGpuHours":
+			out.Values[i] = ec._DemandBand_offeredGpuHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rentedGpuHours":
+			out.Values[i] = ec._DemandBand_rentedGpuHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "utilization":
+			out.Values[i] = ec._DemandBand_utilization(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var gpuImplementors = []string{"Gpu"}
 
 func (ec *executionContext) _Gpu(ctx context.Context, sel ast.SelectionSet, obj *models.MachineGpu) graphql.Marshaler {
@@ -21392,6 +23507,115 @@ func (ec *executionContext) _MarkNotificationsReadPayload(ctx context.Context, s
 	return out
 }
 
+var marketPricesImplementors = []string{"MarketPrices"}
+
+func (ec *executionContext) _MarketPrices(ctx context.Context, sel ast.SelectionSet, obj *pricing.Percentiles) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketPricesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketPrices")
+		case "region":
+			out.Values[i] = ec._MarketPrices_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "p10":
+			out.Values[i] = ec._MarketPrices_p10(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "p50":
+			out.Values[i] = ec._MarketPrices_p50(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "p90":
+			out.Values[i] = ec._MarketPrices_p90(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpuCount":
+			out.Values[i] = ec._MarketPrices_gpuCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "providerCount":
+			out.Values[i] = ec._MarketPrices_providerCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var marketRegionImplementors = []string{"MarketRegion"}
+
+func (ec *executionContext) _MarketRegion(ctx context.Context, sel ast.SelectionSet, obj *geo.Region) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketRegionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketRegion")
+		case "level":
+			out.Values[i] = ec._MarketRegion_level(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "city":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._MarketRegion_city(ctx, field, obj)
+				})
+		case "country":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._MarketRegion_country(ctx, field, obj)
+				})
+		case "continent":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._MarketRegion_continent(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -21778,6 +24002,300 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var priceDemandImplementors = []string{"PriceDemand"}
+
+func (ec *executionContext) _PriceDemand(ctx context.Context, sel ast.SelectionSet, obj *pricing.Demand) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, priceDemandImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PriceDemand")
+		case "region":
+			out.Values[i] = ec._PriceDemand_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weeks":
+			out.Values[i] = ec._PriceDemand_weeks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "offeredGpuHours":
+			out.Values[i] = ec._PriceDemand_offeredGpuHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rentedGpuHours":
+			out.Values[i] = ec._PriceDemand_rentedGpuHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "utilization":
+			out.Values[i] = ec._PriceDemand_utilization(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bands":
+			out.Values[i] = ec._PriceDemand_bands(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fitted":
+			out.Values[i] = ec._PriceDemand_fitted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var priceOutcomeImplementors = []string{"PriceOutcome"}
+
+func (ec *executionContext) _PriceOutcome(ctx context.Context, sel ast.SelectionSet, obj *pricing.Outcome) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, priceOutcomeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PriceOutcome")
+		case "pricePerHour":
+			out.Values[i] = ec._PriceOutcome_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "utilization":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PriceOutcome_utilization(ctx, field, obj)
+				})
+		case "monthlyEarnings":
+			out.Values[i] = ec._PriceOutcome_monthlyEarnings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var priceReasonImplementors = []string{"PriceReason"}
+
+func (ec *executionContext) _PriceReason(ctx context.Context, sel ast.SelectionSet, obj *pricing.Reason) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, priceReasonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PriceReason")
+		case "code":
+			out.Values[i] = ec._PriceReason_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "region":
+			out.Values[i] = ec._PriceReason_region(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gpuCount":
+			out.Values[i] = ec._PriceReason_gpuCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "providerCount":
+			out.Values[i] = ec._PriceReason_providerCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "utilization":
+			out.Values[i] = ec._PriceReason_utilization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gpuHours":
+			out.Values[i] = ec._PriceReason_gpuHours(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "weeks":
+			out.Values[i] = ec._PriceReason_weeks(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "percent":
+			out.Values[i] = ec._PriceReason_percent(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "modelCount":
+			out.Values[i] = ec._PriceReason_modelCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pricePerHour":
+			out.Values[i] = ec._PriceReason_pricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "limitPerHour":
+			out.Values[i] = ec._PriceReason_limitPerHour(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var pricingRecommendationImplementors = []string{"PricingRecommendation"}
+
+func (ec *executionContext) _PricingRecommendation(ctx context.Context, sel ast.SelectionSet, obj *pricing.Recommendation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pricingRecommendationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PricingRecommendation")
+		case "modelKey":
+			out.Values[i] = ec._PricingRecommendation_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PricingRecommendation_model(ctx, field, obj)
+				})
+		case "region":
+			out.Values[i] = ec._PricingRecommendation_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ownsModel":
+			out.Values[i] = ec._PricingRecommendation_ownsModel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "basis":
+			out.Values[i] = ec._PricingRecommendation_basis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "market":
+			out.Values[i] = ec._PricingRecommendation_market(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "demand":
+			out.Values[i] = ec._PricingRecommendation_demand(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "minPricePerHour":
+			out.Values[i] = ec._PricingRecommendation_minPricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxPricePerHour":
+			out.Values[i] = ec._PricingRecommendation_maxPricePerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recommended":
+			out.Values[i] = ec._PricingRecommendation_recommended(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "current":
+			out.Values[i] = ec._PricingRecommendation_current(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "curve":
+			out.Values[i] = ec._PricingRecommendation_curve(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "platformFeeBps":
+			out.Values[i] = ec._PricingRecommendation_platformFeeBps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hoursPerMonth":
+			out.Values[i] = ec._PricingRecommendation_hoursPerMonth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reasons":
+			out.Values[i] = ec._PricingRecommendation_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -22314,6 +24832,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_providerApplication(ctx, field)
+				})
+		case "pricingRecommendation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_pricingRecommendation(ctx, field)
 				})
 		case "myProvider":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -23864,6 +26388,26 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) marshalNDemandBand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemandBand(ctx context.Context, sel ast.SelectionSet, v pricing.DemandBand) graphql.Marshaler {
+	return ec._DemandBand(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDemandBand2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemandBandᚄ(ctx context.Context, sel ast.SelectionSet, v []pricing.DemandBand) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDemandBand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemandBand(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNEnvVarInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐEnvVarInput(ctx context.Context, v any) (*model.EnvVarInput, error) {
 	res, err := ec.unmarshalInputEnvVarInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -24358,6 +26902,10 @@ func (ec *executionContext) marshalNMarkNotificationsReadPayload2ᚖgithubᚗcom
 	return ec._MarkNotificationsReadPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMarketRegion2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐRegion(ctx context.Context, sel ast.SelectionSet, v geo.Region) graphql.Marshaler {
+	return ec._MarketRegion(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNNotification2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐNotification(ctx context.Context, sel ast.SelectionSet, v *models.Notification) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Notification!")
@@ -24428,6 +26976,88 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPriceDemand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemand(ctx context.Context, sel ast.SelectionSet, v pricing.Demand) graphql.Marshaler {
+	return ec._PriceDemand(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPriceOutcome2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcome(ctx context.Context, sel ast.SelectionSet, v pricing.Outcome) graphql.Marshaler {
+	return ec._PriceOutcome(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPriceOutcome2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcomeᚄ(ctx context.Context, sel ast.SelectionSet, v []pricing.Outcome) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPriceOutcome2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcome(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPriceReason2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReason(ctx context.Context, sel ast.SelectionSet, v pricing.Reason) graphql.Marshaler {
+	return ec._PriceReason(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPriceReason2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []pricing.Reason) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPriceReason2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReason(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNPriceReasonCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReasonCode(ctx context.Context, v any) (pricing.ReasonCode, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := pricing.ReasonCode(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPriceReasonCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐReasonCode(ctx context.Context, sel ast.SelectionSet, v pricing.ReasonCode) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "PriceReasonCode!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNPricingBasis2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐBasis(ctx context.Context, v any) (pricing.Basis, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := pricing.Basis(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPricingBasis2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐBasis(ctx context.Context, sel ast.SelectionSet, v pricing.Basis) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "PricingBasis!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNPricingRecommendation2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐRecommendation(ctx context.Context, sel ast.SelectionSet, v *pricing.Recommendation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PricingRecommendation!")
+		return graphql.Null
+	}
+	return ec._PricingRecommendation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx context.Context, sel ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {
@@ -24523,6 +27153,21 @@ func (ec *executionContext) unmarshalNProviderTier2githubᚗcomᚋgpunexᚋgpune
 
 func (ec *executionContext) marshalNProviderTier2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderTier(ctx context.Context, sel ast.SelectionSet, v models.ProviderTier) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNRegionLevel2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐLevel(ctx context.Context, v any) (geo.Level, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := geo.Level(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRegionLevel2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐLevel(ctx context.Context, sel ast.SelectionSet, v geo.Level) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "RegionLevel!")
+	}
+	return res
 }
 
 func (ec *executionContext) unmarshalNRegisterMachineInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐRegisterMachineInput(ctx context.Context, v any) (protocol.RegisterMachineInput, error) {
@@ -25392,6 +28037,20 @@ func (ec *executionContext) unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcom�
 	return res, nil
 }
 
+func (ec *executionContext) marshalOMarketPrices2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐPercentiles(ctx context.Context, sel ast.SelectionSet, v *pricing.Percentiles) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MarketPrices(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMarketRegion2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋgeoᚐRegion(ctx context.Context, sel ast.SelectionSet, v *geo.Region) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MarketRegion(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOMarketplaceFilter2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐMarketplaceFilter(ctx context.Context, v any) (*model.MarketplaceFilter, error) {
 	if v == nil {
 		return nil, nil
@@ -25430,6 +28089,13 @@ func (ec *executionContext) marshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpu
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOPriceOutcome2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcome(ctx context.Context, sel ast.SelectionSet, v *pricing.Outcome) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PriceOutcome(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProvider(ctx context.Context, sel ast.SelectionSet, v *models.Provider) graphql.Marshaler {

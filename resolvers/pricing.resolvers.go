@@ -12,6 +12,7 @@ import (
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
 )
@@ -19,6 +20,21 @@ import (
 // Model is the resolver for the model field.
 func (r *gpuPriceResolver) Model(ctx context.Context, obj *models.GpuPrice) (*catalog.GpuModel, error) {
 	return catalog.ByKey(obj.ModelKey), nil
+}
+
+// City is the resolver for the city field.
+func (r *marketRegionResolver) City(ctx context.Context, obj *geo.Region) (*string, error) {
+	return emptyNil(obj.City), nil
+}
+
+// Country is the resolver for the country field.
+func (r *marketRegionResolver) Country(ctx context.Context, obj *geo.Region) (*string, error) {
+	return emptyNil(obj.Country), nil
+}
+
+// Continent is the resolver for the continent field.
+func (r *marketRegionResolver) Continent(ctx context.Context, obj *geo.Region) (*string, error) {
+	return emptyNil(obj.Continent), nil
 }
 
 // SetGpuPrice is the resolver for the setGpuPrice field.
@@ -52,6 +68,16 @@ func (r *mutationResolver) SetAvailabilitySchedule(ctx context.Context, input mo
 	})
 }
 
+// Utilization is the resolver for the utilization field.
+func (r *priceOutcomeResolver) Utilization(ctx context.Context, obj *pricing.Outcome) (float64, error) {
+	return float64(obj.UtilizationPPM) / 1e6, nil
+}
+
+// Model is the resolver for the model field.
+func (r *pricingRecommendationResolver) Model(ctx context.Context, obj *pricing.Recommendation) (*catalog.GpuModel, error) {
+	return catalog.ByKey(obj.ModelKey), nil
+}
+
 // Prices is the resolver for the prices field.
 func (r *providerResolver) Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error) {
 	if err := r.requireProviderAccess(ctx, obj); err != nil {
@@ -76,7 +102,32 @@ func (r *providerResolver) Maintenance(ctx context.Context, obj *models.Provider
 	return r.Pricing.Maintenance(ctx, obj.ID)
 }
 
+// PricingRecommendation is the resolver for the pricingRecommendation field.
+func (r *queryResolver) PricingRecommendation(ctx context.Context, model string, region *string) (*pricing.Recommendation, error) {
+	p, err := r.requireProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Pricing.Recommend(ctx, p.ID, model, region)
+}
+
 // GpuPrice returns graph.GpuPriceResolver implementation.
 func (r *Resolver) GpuPrice() graph.GpuPriceResolver { return &gpuPriceResolver{r} }
 
-type gpuPriceResolver struct{ *Resolver }
+// MarketRegion returns graph.MarketRegionResolver implementation.
+func (r *Resolver) MarketRegion() graph.MarketRegionResolver { return &marketRegionResolver{r} }
+
+// PriceOutcome returns graph.PriceOutcomeResolver implementation.
+func (r *Resolver) PriceOutcome() graph.PriceOutcomeResolver { return &priceOutcomeResolver{r} }
+
+// PricingRecommendation returns graph.PricingRecommendationResolver implementation.
+func (r *Resolver) PricingRecommendation() graph.PricingRecommendationResolver {
+	return &pricingRecommendationResolver{r}
+}
+
+type (
+	gpuPriceResolver              struct{ *Resolver }
+	marketRegionResolver          struct{ *Resolver }
+	priceOutcomeResolver          struct{ *Resolver }
+	pricingRecommendationResolver struct{ *Resolver }
+)

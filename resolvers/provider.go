@@ -23,3 +23,11 @@ func (r *Resolver) requireProviderAccess(ctx context.Context, p *models.Provider
 	_, err := auth.RequireSelfOrAdmin(ctx, p.UserID)
 	return err
 }
+
+// emptyNil is nil for "", else s.
+func emptyNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,12 +1,16 @@
 package platform_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
+	"github.com/gpunex/gpunex/models"
 )
 
 const setGpuPrice = `mutation($i: SetGpuPriceInput!) {
@@ -191,5 +195,146 @@ func TestScheduleAndMaintenanceAreSetAndShown(t *testing.T) {
 		other.User.MustDo(&otherView, myPricing, nil)
 		require.Empty(t, otherView.MyProvider.Maintenance)
 		require.Equal(t, "ALWAYS", otherView.MyProvider.Schedule.Availability.Kind)
+	})
+}
+
+const pricingRecommendationQuery = `query R($model: String!, $region: String) {
+  pricingRecommendation(model: $model, region: $region) {
+    modelKey model { key } ownsModel basis region { level city country continent }
+    market { region { level city country } p10 p50 p90 gpuCount providerCount }
+    demand { region { level } weeks offeredGpuHours rentedGpuHours utilization fitted
+      bands { minPricePerHour maxPricePerHour offeredGpuHours rentedGpuHours utilization } }
+    minPricePerHour maxPricePerHour platformFeeBps hoursPerMonth
+    recommended { pricePerHour utilization monthlyEarnings }
+    current { pricePerHour utilization monthlyEarnings }
+    curve { pricePerHour utilization monthlyEarnings }
+    reasons { code region { level city country continent } gpuCount providerCount utilization gpuHours weeks percent modelCount pricePerHour limitPerHour }
+  } }`
+
+type region struct {
+	Level                    string
+	City, Country, Continent *string
+}
+
+type outcome struct {
+	PricePerHour, MonthlyEarnings string
+	Utilization                   float64
+}
+
+type recommendationAnswer struct {
+	PricingRecommendation struct {
+		ModelKey  string
+		OwnsModel bool
+		Basis     string
+		Region    region
+		Market    *struct {
+			Region                  region
+			P10, P50, P90           string
+			GpuCount, ProviderCount int
+		}
+		Demand struct {
+			Region      region
+			Weeks       int
+			Utilization float64
+			Bands       []struct {
+				MinPricePerHour, MaxPricePerHour *string
+				Utilization                      float64
+			}
+		}
+		MinPricePerHour, MaxPricePerHour string
+		PlatformFeeBps, HoursPerMonth    int
+		Recommended                      outcome
+		Current                          *outcome
+		Curve                            []outcome
+		Reasons                          []struct {
+			Code     string
+			Region   *region
+			GpuCount *int
+		}
+	}
+}
+
+// A provider asks for price advice over GraphQL, applies it with
+// setGpuPrice, and the marketplace shows the new price; bad input and
+// callers who are not providers get coded errors.
+func TestPricingRecommendationOverGraphQL(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		ctx := context.Background()
+		me := s.NewProvider(t, "advised")
+		marketMachine(t, s, me, "advised-machine", 2, 90, 4_000_000)
+		for i, price := range []int64{2_000_000, 2_500_000, 3_000_000} {
+			c := s.NewProvider(t, fmt.Sprintf("rival-%d", i))
+			marketMachine(t, s, c, fmt.Sprintf("rival-machine-%d", i), 2, 90, price)
+		}
+		require.NoError(t, s.Platform.Market.Refresh(ctx))
+		// A week of the rivals' usage at 90 % rented, laid down with the
+		// refresh's own arithmetic.
+		var supply []*models.ModelSupply
+		require.NoError(t, s.Platform.DB.NewSelect().Model(&supply).Where("provider_id <> ?", me.ID).Scan(ctx))
+		require.Len(t, supply, 3)
+		for _, r := range supply {
+			r.Rented = r.GPUs
+		}
+		medians := map[string]models.USDC{"H100_SXM_80GB": 2_500_000}
+		require.NoError(t, market.AddUsage(ctx, s.Platform.DB, models.WeekStart(time.Now()), 6*24*time.Hour, supply, medians))
+		require.NoError(t, market.AddUsage(ctx, s.Platform.DB, models.WeekStart(time.Now()), 24*time.Hour,
+			[]*models.ModelSupply{{ProviderID: supply[0].ProviderID, ModelKey: "H100_SXM_80GB", Price: supply[0].Price, GPUs: 6, City: "lisbon", Country: "PT", Continent: "EU"}}, medians))
+
+		var rec recommendationAnswer
+		me.User.MustDo(&rec, pricingRecommendationQuery, map[string]any{"model": "H100_SXM_80GB"})
+		r := rec.PricingRecommendation
+		require.Equal(t, "CITY", r.Region.Level)
+		require.Equal(t, "lisbon", *r.Region.City)
+		require.Equal(t, "PT", *r.Region.Country)
+		require.True(t, r.OwnsModel)
+		require.Equal(t, "MARKET", r.Basis)
+		require.NotNil(t, r.Market)
+		require.Equal(t, []any{"2.000000", "2.500000", "3.000000", 6, 3}, []any{r.Market.P10, r.Market.P50, r.Market.P90, r.Market.GpuCount, r.Market.ProviderCount},
+			"the rivals' prices, not the provider's own 4 USDC")
+		require.InDelta(t, 6.0/7, r.Demand.Utilization, 1e-6)
+		require.Equal(t, 1500, r.PlatformFeeBps)
+		require.Equal(t, 730, r.HoursPerMonth)
+		require.NotNil(t, r.Current)
+		require.Equal(t, "4.000000", r.Current.PricePerHour)
+		require.Len(t, r.Curve, 25)
+		codes := map[string]bool{}
+		for _, reason := range r.Reasons {
+			codes[reason.Code] = true
+		}
+		require.True(t, codes["MARKET_REGION"] && codes["DEMAND_REGION"] && codes["SUPPLY_SCARCE"] && codes["REVENUE_PEAK"], "%v", codes)
+
+		// One click: the recommendation becomes the rate, and the
+		// marketplace lists it.
+		var set priceAnswer
+		me.User.MustDo(&set, setGpuPrice, map[string]any{"i": map[string]any{"model": "H100_SXM_80GB", "pricePerHour": r.Recommended.PricePerHour}})
+		require.Empty(t, set.SetGpuPrice.UserErrors)
+		var listed marketplaceData
+		s.NewAPIClient(t, "").MustDo(&listed, marketplaceQuery, map[string]any{"filter": map[string]any{"minPerformance": 0}})
+		prices := map[string]bool{}
+		for _, e := range listed.Marketplace.Edges {
+			prices[e.Node.PricePerHour] = true
+		}
+		require.True(t, prices[r.Recommended.PricePerHour], "the marketplace shows the applied price %s: %v", r.Recommended.PricePerHour, prices)
+		require.False(t, prices["4.000000"])
+
+		// Elsewhere, and before buying.
+		var world recommendationAnswer
+		me.User.MustDo(&world, pricingRecommendationQuery, map[string]any{"model": "A100_SXM_80GB", "region": "world"})
+		require.False(t, world.PricingRecommendation.OwnsModel)
+		require.Equal(t, "REFERENCE_PERFORMANCE", world.PricingRecommendation.Basis)
+		require.Nil(t, world.PricingRecommendation.Market)
+
+		// Bad input and the wrong callers.
+		res := me.User.Do(pricingRecommendationQuery, map[string]any{"model": "H9000"})
+		require.Equal(t, []string{"BAD_USER_INPUT"}, res.Codes())
+		require.Contains(t, res.Errors[0].Message, "model")
+		res = me.User.Do(pricingRecommendationQuery, map[string]any{"model": "H100_SXM_80GB", "region": "Atlantis"})
+		require.Equal(t, []string{"BAD_USER_INPUT"}, res.Codes())
+		require.Contains(t, res.Errors[0].Message, "region")
+		res = s.NewAPIClient(t, "").Do(pricingRecommendationQuery, map[string]any{"model": "H100_SXM_80GB"})
+		require.Equal(t, []string{"UNAUTHENTICATED"}, res.Codes())
+		res = customer(t, s, "not-a-provider").Do(pricingRecommendationQuery, map[string]any{"model": "H100_SXM_80GB"})
+		require.Equal(t, []string{"FORBIDDEN"}, res.Codes())
 	})
 }

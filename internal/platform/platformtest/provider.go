@@ -33,11 +33,11 @@ func (s *Server) NewProvider(t testing.TB, name string) *Provider {
 	c.SignUp(email, "correct horse battery", name)
 	u, err := s.Platform.Auth.UserByEmail(ctx, email)
 	require.NoError(t, err)
-	city := "Lisbon"
+	city, country := "Lisbon", "Portugal"
 	app, err := s.Platform.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: []models.Role{models.RoleCustomer}}, onboarding.Input{
 		FullName: name, Email: email, UpsProtected: true, CommitmentMonths: 12,
 		Gpus: []onboarding.GPUInput{{ModelKey: "H100_SXM_80GB", Quantity: 2, RAMGb: 256, UploadGbps: 10, DownloadGbps: 10,
-			Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city}}},
+			Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city, Country: &country}}},
 	})
 	require.NoError(t, err)
 	_, p, err := s.Platform.Onboarding.Approve(ctx, &auth.Viewer{User: admin, Roles: admin.Roles}, app.ID, nil, nil)
