@@ -28,6 +28,7 @@ import (
 	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/platform"
+	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -232,6 +233,7 @@ func newServeCommand() *cobra.Command {
 		benchEvery  time.Duration
 		benchCool   time.Duration
 		benchRules  string
+		feeBps      int
 		demoAgents  bool
 		withDemo    bool
 		af          apiFlags
@@ -252,6 +254,9 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if feeBps < 1 || feeBps > 9999 {
+				return fmt.Errorf("--platform-fee-bps must be between 1 and 9999 basis points")
+			}
 			benchCfg := bench.Config{Every: benchEvery, Cooldown: benchCool}
 			if benchEvery < time.Hour || benchCool < time.Minute {
 				return fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
@@ -266,9 +271,10 @@ func newServeCommand() *cobra.Command {
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
-				Fleet:  fleet.Config{Interval: hbInterval},
-				Bench:  benchCfg,
-				Logger: logger, Clock: clock.Real{},
+				Fleet:   fleet.Config{Interval: hbInterval},
+				Bench:   benchCfg,
+				Pricing: pricing.Config{FeeBps: feeBps},
+				Logger:  logger, Clock: clock.Real{},
 				API: apiCfg,
 			})
 			if err != nil {
@@ -326,6 +332,7 @@ func newServeCommand() *cobra.Command {
 	fs.DurationVar(&benchEvery, "bench-every", envDuration("GPUNEX_BENCH_EVERY", 24*time.Hour), "how often each machine is benchmarked, each at its own offset within a quarter of it (env GPUNEX_BENCH_EVERY)")
 	fs.DurationVar(&benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
 	fs.StringVar(&benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
+	fs.IntVar(&feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
 	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	af.register(fs)
