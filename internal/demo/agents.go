@@ -45,6 +45,9 @@ var machines = []struct {
 	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-02", Hostname: "fra-dc-02", Spec: "2xH100"},
 	{Email: "saopaulo@gpunex.demo", ID: "demo-sp-home-01", Hostname: "sp-home-01", Spec: "2xRTX4090"},
 	{Email: "mumbai@gpunex.demo", ID: "demo-mumbai-lab-01", Hostname: "mumbai-lab-01", Spec: "2xL40S"},
+	{Email: "porto@gpunex.demo", ID: "demo-porto-01", Hostname: "porto-01", Spec: "2xH100"},
+	{Email: "madrid@gpunex.demo", ID: "demo-madrid-home-01", Hostname: "madrid-home-01", Spec: "2xL4"},
+	{Email: "virginia@gpunex.demo", ID: "demo-iad-01", Hostname: "iad-01", Spec: "2xL4,2xH100"},
 }
 
 // RunAgents runs the demo providers' simulated agents against the server

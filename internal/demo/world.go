@@ -127,6 +127,20 @@ var Accounts = []Account{
 		Application: demoApplication("Meera Mumbai", "mumbai@gpunex.demo", str("Andheri AI Lab"), true, 12,
 			alwaysGPU("L40S_48GB", 2, "Mumbai", "India")),
 		Prices: map[string]string{"L40S_48GB": "0.790000"}},
+	// Small hosts that give the demo's H100 and L4 markets depth: Porto
+	// next to Lisbon, Madrid in Europe, Ashburn across the Atlantic.
+	{Email: "porto@gpunex.demo", Name: "Paulo Porto", Outcome: models.ApplicationApproved, Tier: tier(models.TierCommunity),
+		Application: demoApplication("Paulo Porto", "porto@gpunex.demo", nil, true, 6,
+			alwaysGPU("H100_SXM_80GB", 2, "Porto", "Portugal")),
+		Prices: map[string]string{"H100_SXM_80GB": "2.290000"}},
+	{Email: "madrid@gpunex.demo", Name: "Marta Madrid", Outcome: models.ApplicationApproved, Tier: tier(models.TierCommunity),
+		Application: demoApplication("Marta Madrid", "madrid@gpunex.demo", nil, true, 6,
+			homeGPU("L4_24GB", 2, "Madrid", "Spain")),
+		Prices: map[string]string{"L4_24GB": "0.450000"}},
+	{Email: "virginia@gpunex.demo", Name: "Victor Virginia", Outcome: models.ApplicationApproved, Tier: tier(models.TierCommunity),
+		Application: demoApplication("Victor Virginia", "virginia@gpunex.demo", str("Potomac GPU Co"), true, 12,
+			alwaysGPU("L4_24GB", 2, "Ashburn", "United States"), alwaysGPU("H100_SXM_80GB", 2, "Ashburn", "United States")),
+		Prices: map[string]string{"L4_24GB": "0.350000", "H100_SXM_80GB": "2.190000"}},
 	{Email: "customer@gpunex.demo", Name: "Carlos Customer", Rents: true},
 	{Email: "research@gpunex.demo", Name: "Rosa Research", Rents: true},
 	{Email: "applicant@gpunex.demo", Name: "Sam Submitted", Outcome: models.ApplicationSubmitted,
@@ -222,6 +236,9 @@ func (w World) Seed(ctx context.Context) error {
 		}
 	}
 	if err := w.seedPrices(ctx); err != nil {
+		return err
+	}
+	if err := w.seedMarketHistory(ctx); err != nil {
 		return err
 	}
 	w.logger().Info("demo: world ready", "accounts", len(Accounts))

@@ -66,6 +66,9 @@ func TestSeedCreatesTheREADMEsAccountsOnceAndKeepsChanges(t *testing.T) {
 			{"the Frankfurt datacenter", "frankfurt@gpunex.demo", ptr("APPROVED")},
 			{"the São Paulo host", "saopaulo@gpunex.demo", ptr("APPROVED")},
 			{"the Mumbai lab", "mumbai@gpunex.demo", ptr("APPROVED")},
+			{"the Porto host", "porto@gpunex.demo", ptr("APPROVED")},
+			{"the Madrid home", "madrid@gpunex.demo", ptr("APPROVED")},
+			{"the Ashburn host", "virginia@gpunex.demo", ptr("APPROVED")},
 			{"the customer", "customer@gpunex.demo", nil},
 			{"the second customer", "research@gpunex.demo", nil},
 			{"an application awaiting review", "applicant@gpunex.demo", ptr("SUBMITTED")},
@@ -236,6 +239,10 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 			{"Frankfurt", "H100_SXM_80GB", "ENTERPRISE", "2.890000"}: 2,
 			{"São Paulo", "RTX_4090_24GB", "COMMUNITY", "0.340000"}:  2,
 			{"Mumbai", "L40S_48GB", "COMMUNITY", "0.790000"}:         2,
+			{"Porto", "H100_SXM_80GB", "COMMUNITY", "2.290000"}:      2,
+			{"Madrid", "L4_24GB", "COMMUNITY", "0.450000"}:           2,
+			{"Ashburn", "L4_24GB", "COMMUNITY", "0.350000"}:          2,
+			{"Ashburn", "H100_SXM_80GB", "COMMUNITY", "2.190000"}:    2,
 		}
 		got := map[key]int{}
 		require.Eventually(t, func() bool {
@@ -250,18 +257,69 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 
 		// The same model at two providers: the cheaper first by price.
 		h100 := marketplace(t, anyone, map[string]any{"f": map[string]any{"model": "H100_SXM_80GB"}, "s": "PRICE"})
-		require.Len(t, h100, 2)
-		require.Equal(t, []string{"Lisbon", "Frankfurt"}, []string{h100[0].Location.City, h100[1].Location.City})
+		require.Len(t, h100, 4)
+		var cities []string
+		for _, l := range h100 {
+			cities = append(cities, l.Location.City)
+		}
+		require.Equal(t, []string{"Ashburn", "Porto", "Lisbon", "Frankfurt"}, cities)
 		community := marketplace(t, anyone, map[string]any{"f": map[string]any{"tier": "COMMUNITY"}})
-		require.Len(t, community, 2)
+		require.Len(t, community, 6)
+
+		// Price advice differs by model and region and says why, from
+		// the demo's market history: H100s are scarce in Europe (advice
+		// above the market's median), L4s plentiful (below it).
+		provider := logIn(t, srv, "provider@gpunex.demo")
+		require.NoError(t, srv.Platform.Market.Refresh(context.Background()))
+		type advice struct {
+			PricingRecommendation struct {
+				Basis  string
+				Market *struct {
+					Region struct{ Level string }
+					P50    string
+				}
+				Demand      struct{ Fitted bool }
+				Recommended struct{ PricePerHour string }
+				Reasons     []struct{ Code string }
+			}
+		}
+		codes := func(a advice) map[string]bool {
+			out := map[string]bool{}
+			for _, r := range a.PricingRecommendation.Reasons {
+				out[r.Code] = true
+			}
+			return out
+		}
+		const adviceQuery = `query($m: String!) { pricingRecommendation(model: $m) { basis market { region { level } p50 }
+			demand { fitted } recommended { pricePerHour } reasons { code } } }`
+		var h100Advice, l4Advice advice
+		provider.MustDo(&h100Advice, adviceQuery, map[string]any{"m": "H100_SXM_80GB"})
+		provider.MustDo(&l4Advice, adviceQuery, map[string]any{"m": "L4_24GB"})
+		usdc := func(s string) models.USDC {
+			v, err := models.ParseUSDC(s)
+			require.NoError(t, err)
+			return v
+		}
+		h, l := h100Advice.PricingRecommendation, l4Advice.PricingRecommendation
+		require.NotNil(t, h.Market)
+		require.NotNil(t, l.Market)
+		require.Equal(t, []string{"CONTINENT", "WORLD"}, []string{h.Market.Region.Level, l.Market.Region.Level}, "Europe has H100s of two other providers, but not L4s")
+		require.True(t, h.Demand.Fitted && l.Demand.Fitted, "the history spans several price bands")
+		require.Greater(t, usdc(h.Recommended.PricePerHour), usdc(h.Market.P50))
+		require.Less(t, usdc(l.Recommended.PricePerHour), usdc(l.Market.P50))
+		require.True(t, codes(h100Advice)["SUPPLY_SCARCE"] && codes(h100Advice)["MARKET_WIDENED"], "%v", codes(h100Advice))
+		require.True(t, codes(l4Advice)["SUPPLY_GLUT"], "%v", codes(l4Advice))
 
 		// Seeding again keeps the prices a provider changed.
-		provider := logIn(t, srv, "provider@gpunex.demo")
-		provider.MustDo(nil, `mutation { setGpuPrice(input: {model: "L4_24GB", pricePerHour: "0.450000"}) { userErrors { message } } }`, nil)
+		provider.MustDo(nil, `mutation { setGpuPrice(input: {model: "L4_24GB", pricePerHour: "0.420000"}) { userErrors { message } } }`, nil)
 		require.NoError(t, w.Seed(context.Background()))
 		l4 := marketplace(t, anyone, map[string]any{"f": map[string]any{"model": "L4_24GB"}})
-		require.Len(t, l4, 1)
-		require.Equal(t, "0.450000", l4[0].PricePerHour)
+		require.Len(t, l4, 3)
+		for _, x := range l4 {
+			if x.Location.City == "Lisbon" {
+				require.Equal(t, "0.420000", x.PricePerHour)
+			}
+		}
 	})
 }
 
@@ -287,7 +345,7 @@ func myRentals(t *testing.T, c *platformtest.Client) []rental {
 	return rs
 }
 
-var demoCities = []string{"Lisbon", "Frankfurt", "São Paulo", "Mumbai"}
+var demoCities = []string{"Lisbon", "Frankfurt", "São Paulo", "Mumbai", "Porto", "Madrid", "Ashburn"}
 
 func TestTheDemoCustomersRentAndTheDemoAgentsRunTheJobs(t *testing.T) {
 	t.Parallel()

@@ -186,3 +186,49 @@ func sortedValues[K comparable, V any](m map[K]V, less func(a, b V) bool) []V {
 	})
 	return out
 }
+
+// PastWeek is a week of usage laid down after the fact: Offers were
+// offered (and rented, of them) for Span in the week starting Start.
+type PastWeek struct {
+	Start  time.Time
+	Span   time.Duration
+	Offers []*models.ModelSupply
+}
+
+// RecordPastUsage lays down weeks of usage the refresh did not see (the
+// demo world's history), with the refresh's arithmetic (AddUsage) and the
+// models' current medians, in one transaction, and only while no usage
+// before the current week exists: running it again changes nothing.
+// It reports whether it wrote.
+func (s *Service) RecordPastUsage(ctx context.Context, weeks []PastWeek) (bool, error) {
+	thisWeek := models.WeekStart(s.deps.Clock.Now())
+	var medians []*models.ModelMarketPrice
+	if err := s.deps.DB.NewSelect().Model(&medians).Scan(ctx); err != nil {
+		return false, fmt.Errorf("market: unable to load median prices: %w", err)
+	}
+	median := make(map[string]models.USDC, len(medians))
+	for _, m := range medians {
+		median[m.ModelKey] = m.Median
+	}
+	wrote := false
+	err := s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		n, err := tx.NewSelect().Model((*models.MarketUsage)(nil)).Where("week_start < ?", thisWeek).Limit(1).Count(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+		for _, w := range weeks {
+			if !w.Start.Before(thisWeek) {
+				continue
+			}
+			if err := AddUsage(ctx, tx, models.WeekStart(w.Start), w.Span, w.Offers, median); err != nil {
+				return err
+			}
+			wrote = true
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("market: unable to record past usage: %w", err)
+	}
+	return wrote, nil
+}
