@@ -6,11 +6,13 @@ import './chart.css';
 import {
   chartData,
   chartOptions,
+  markColorIndex,
   summarizeSeries,
   valueAt,
   xFormat,
   type ChartAxis,
   type ChartLook,
+  type ChartMark,
   type ChartSeries,
   type XAxis,
   type YAxis,
@@ -47,22 +49,37 @@ export interface TimeSeriesChartProps {
   /** height of the plot in CSS pixels; the width follows the container. */
   height?: number;
   testId?: string;
+  /**
+   * marks are x values the chart points out with a dashed vertical line
+   * each, named in the legend with their x (a price curve's current and
+   * recommended price). Keep the array the same while they are (useMemo).
+   */
+  marks?: readonly ChartMark[];
+  /**
+   * at is the index whose values the legend gives while the pointer is not
+   * over the chart; by default each series' latest value. A curve over
+   * price has no "latest": it rests at the price that matters.
+   */
+  at?: number | null;
 }
+
+const NO_MARKS: readonly ChartMark[] = [];
 
 /**
  * TimeSeriesChart draws one line per series over x, with axis labels and
  * ticks in the reader's language, the value axis on the reader's starting
- * side, and a legend that gives each series' latest value, or its value
- * under the pointer. Screen readers get each series' range and latest value.
+ * side, and a legend that gives each series' latest value (or its value at
+ * index at), or its value under the pointer, and names the marks. Screen
+ * readers get each series' range and latest value.
  */
-export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId }: TimeSeriesChartProps) {
+export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId, marks = NO_MARKS, at = null }: TimeSeriesChartProps) {
   const { t, i18n } = useTranslation();
   const f = useFormat();
   const lng = i18n.language;
   const rtl = i18n.dir(lng) === 'rtl';
   const formatX = xFormat(x, xs, lng);
   const [hovered, setHovered] = useState<number | null>(null);
-  const plot = useUplot({ xs, series, x: { ...x, format: formatX }, y, lng, rtl, height, onHover: setHovered });
+  const plot = useUplot({ xs, series, x: { ...x, format: formatX }, y, lng, rtl, height, marks, onHover: setHovered });
 
   const seriesText = summarizeSeries(series)
     .map((s) =>
@@ -75,18 +92,26 @@ export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId 
       }),
     )
     .join(' ');
-  const hoveredX = hovered === null ? undefined : xs[hovered];
+  const shown = hovered ?? at;
+  const shownX = shown === null ? undefined : xs[shown];
 
   return (
     <figure className="chart" data-testid={testId} data-series={series.length} data-points={xs.length}>
       <figcaption className="chart-title">{title}</figcaption>
       <div ref={plot} className="chart-plot" role="img" aria-label={t('chart.description', { title, series: seriesText })} data-testid="chart-plot" />
       <p className="chart-at muted small" data-testid="chart-at">
-        {hoveredX === undefined ? t('chart.latest') : t('chart.at', { label: x.label, value: isolate(formatX(hoveredX)) })}
+        {shownX === undefined ? t('chart.latest') : t('chart.at', { label: x.label, value: isolate(formatX(shownX)) })}
       </p>
       <ul className="chart-legend">
         {series.map((s, i) => (
-          <LegendItem key={`${i}-${s.label}`} series={s} color={i % CHART_COLORS} value={valueAt(s, hovered)} format={y.format} />
+          <LegendItem key={`${i}-${s.label}`} series={s} color={i % CHART_COLORS} value={valueAt(s, shown)} format={y.format} />
+        ))}
+        {marks.map((m, i) => (
+          <li key={`mark-${i}-${m.label}`} className="chart-legend-item" data-testid="chart-mark" data-label={m.label} data-x={m.x}>
+            <span className="chart-swatch chart-swatch-mark" style={{ borderColor: `var(--chart-${(markColorIndex(series.length, i) % CHART_COLORS) + 1})` }} aria-hidden="true" />
+            <span dir="auto">{m.label}</span>
+            <span className="chart-value">{formatX(m.x)}</span>
+          </li>
         ))}
       </ul>
     </figure>
@@ -113,6 +138,7 @@ interface PlotInput {
   lng: string;
   rtl: boolean;
   height: number;
+  marks: readonly ChartMark[];
   /** onHover gets the index under the pointer, null when there is none. */
   onHover: (index: number | null) => void;
 }
@@ -132,16 +158,18 @@ function useUplot(input: PlotInput) {
     latest.current = input;
   });
 
-  const { xs, series, x, y, lng, rtl, height } = input;
-  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, y.label, y.range, series.map((s) => [s.label, s.step === true])]);
+  const { xs, series, x, y, lng, rtl, height, marks } = input;
+  // Marks are drawn by a hook the options carry, so new marks make a new
+  // instance (a handful of points: cheap).
+  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, y.label, y.range, series.map((s) => [s.label, s.step === true]), marks]);
 
   useEffect(() => {
     const el = box.current;
     if (!el) return;
     const now = latest.current;
     const stepped = uPlot.paths.stepped?.({ align: 1 });
-    const options = chartOptions(now.series, { x: now.x, y: now.y }, lookOf(el), { width: el.clientWidth, height: now.height, rtl: now.rtl }, stepped);
-    options.hooks = { setCursor: [(u) => latest.current.onHover(u.cursor.idx ?? null)] };
+    const options = chartOptions(now.series, { x: now.x, y: now.y }, lookOf(el), { width: el.clientWidth, height: now.height, rtl: now.rtl, pxRatio: uPlot.pxRatio }, stepped, now.marks);
+    options.hooks = { ...options.hooks, setCursor: [(u) => latest.current.onHover(u.cursor.idx ?? null)] };
     const u = new uPlot(options, chartData(now.xs, now.series), el);
     chart.current = u;
     const resize = new ResizeObserver(() => u.setSize({ width: el.clientWidth, height: now.height }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chartData, chartOptions, colorOf, summarizeSeries, valueAt, xFormat, type ChartLook, type ChartSeries } from './chartOptions';
+import type uPlot from 'uplot';
+import { chartData, chartOptions, colorOf, drawMarks, summarizeSeries, valueAt, xFormat, type ChartLook, type ChartSeries } from './chartOptions';
 
 const look: ChartLook = { colors: ['#111', '#222'], text: '#555', grid: '#ddd', font: 'sans-serif' };
 const series: ChartSeries[] = [
@@ -46,6 +47,59 @@ describe('chartOptions', () => {
   it('keeps ticks on the steps it is given', () => {
     const stepped = chartOptions(series, { ...axes, x: { ...axes.x, steps: [1, 5] } }, look, { width: 600, height: 200, rtl: false });
     expect(stepped.axes?.[0]?.incrs).toEqual([1, 5]);
+  });
+});
+
+describe('marks', () => {
+  // A stand-in for uPlot's instance: x maps 0–10 onto the plot's 100 px
+  // from 50, and the canvas context records what is stroked.
+  function fakePlot() {
+    const strokes: { x: number; color: string; dash: number[]; width: number }[] = [];
+    let at = 0;
+    let dash: number[] = [];
+    const ctx = {
+      strokeStyle: '',
+      lineWidth: 0,
+      save: () => {},
+      restore: () => {},
+      setLineDash: (d: number[]) => {
+        dash = d;
+      },
+      beginPath: () => {},
+      moveTo: (x: number) => {
+        at = x;
+      },
+      lineTo: () => {},
+      stroke: () => strokes.push({ x: at, color: ctx.strokeStyle, dash, width: ctx.lineWidth }),
+    };
+    const u = { ctx, bbox: { left: 50, top: 0, width: 100, height: 80 }, valToPos: (v: number) => 50 + v * 10 };
+    return { u: u as unknown as uPlot, strokes };
+  }
+
+  it('adds no draw hook without marks', () => {
+    expect(chartOptions(series, axes, look, { width: 600, height: 200, rtl: false }).hooks).toBeUndefined();
+  });
+
+  it('draws each mark as a dashed vertical line in a colour after the series\' own, skipping one off the plot', () => {
+    const { u, strokes } = fakePlot();
+    const marks = [
+      { x: 2.5, label: 'Recommended' },
+      { x: 4, label: 'Current' },
+      { x: 40, label: 'Off the plot' },
+    ];
+    const options = chartOptions(series.slice(0, 1), axes, { ...look, colors: ['#111', '#222', '#333'] }, { width: 600, height: 200, rtl: false, pxRatio: 2 }, undefined, marks);
+    expect(options.hooks?.draw).toHaveLength(1);
+    options.hooks?.draw?.[0]?.(u);
+    expect(strokes).toEqual([
+      { x: 75, color: '#222', dash: [12, 8], width: 4 },
+      { x: 90, color: '#333', dash: [12, 8], width: 4 },
+    ]);
+  });
+
+  it('is a hook of its own too', () => {
+    const { u, strokes } = fakePlot();
+    drawMarks([{ x: 0, label: 'at the edge' }], look, 2, 1)(u);
+    expect(strokes.map((s) => [s.x, s.color])).toEqual([[50, '#111']]);
   });
 });
 

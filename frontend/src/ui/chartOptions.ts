@@ -17,6 +17,17 @@ export interface ChartSeries {
   step?: boolean;
 }
 
+/**
+ * ChartMark is a vertical line at one x that the chart points out (the
+ * current and the recommended price on a price curve), named in the legend.
+ */
+export interface ChartMark {
+  /** x is where the line stands, in the x axis's units. */
+  x: number;
+  /** label names the mark in the legend, already translated. */
+  label: string;
+}
+
 /** ChartAxis is how an axis is labelled and its ticks are written. */
 export interface ChartAxis {
   /** label names the axis, already translated ("Utilization"). */
@@ -65,11 +76,46 @@ export interface ChartLayout {
    * convention of charts in Arabic as in the other languages.
    */
   rtl: boolean;
+  /** pxRatio is the canvas's pixels per CSS pixel (1 when not given). */
+  pxRatio?: number;
 }
 
 /** colorOf is series i's colour. */
 export function colorOf(look: ChartLook, i: number): string {
   return look.colors.length > 0 ? (look.colors[i % look.colors.length] ?? 'currentColor') : 'currentColor';
+}
+
+/** markColorIndex is mark i's colour, after the series' own, so a mark is never taken for a line. */
+export function markColorIndex(seriesCount: number, i: number): number {
+  return seriesCount + i;
+}
+
+/** MARK_DASH is a mark's dash pattern in CSS pixels: marks are dashed, lines are solid. */
+export const MARK_DASH = [6, 4] as const;
+
+/**
+ * drawMarks is a uPlot draw hook that strokes each mark as a dashed
+ * vertical line across the plot, in its colour (markColorIndex); a mark
+ * outside the x range is not drawn. pxRatio is the canvas's pixels per CSS
+ * pixel (uPlot draws in device pixels).
+ */
+export function drawMarks(marks: readonly ChartMark[], look: ChartLook, seriesCount: number, pxRatio: number): (u: uPlot) => void {
+  return (u) => {
+    const { ctx, bbox } = u;
+    ctx.save();
+    ctx.lineWidth = 2 * pxRatio;
+    ctx.setLineDash(MARK_DASH.map((d) => d * pxRatio));
+    marks.forEach((m, i) => {
+      const left = u.valToPos(m.x, 'x', true);
+      if (!Number.isFinite(left) || left < bbox.left - 0.5 || left > bbox.left + bbox.width + 0.5) return;
+      ctx.strokeStyle = colorOf(look, markColorIndex(seriesCount, i));
+      ctx.beginPath();
+      ctx.moveTo(left, bbox.top);
+      ctx.lineTo(left, bbox.top + bbox.height);
+      ctx.stroke();
+    });
+    ctx.restore();
+  };
 }
 
 /** chartData is uPlot's column layout: the x values, then one column per series. */
@@ -86,7 +132,8 @@ const LEFT = 3;
  * chartOptions is the uPlot configuration for a line per series over x and
  * y; series marked step are drawn with stepped (uPlot.paths.stepped, given
  * by the component so this file needs no uPlot at run time). uPlot's own legend is off: TimeSeriesChart draws one in the page, so
- * it follows the page's language, direction and styles.
+ * it follows the page's language, direction and styles. marks, when there
+ * are any, are drawn over the plot by a draw hook (drawMarks).
  */
 export function chartOptions(
   series: readonly ChartSeries[],
@@ -94,6 +141,7 @@ export function chartOptions(
   look: ChartLook,
   layout: ChartLayout,
   stepped?: uPlot.Series.PathBuilder,
+  marks: readonly ChartMark[] = [],
 ): uPlot.Options {
   const font = `12px ${look.font}`;
   const labelFont = `600 12px ${look.font}`;
@@ -103,6 +151,7 @@ export function chartOptions(
     width: layout.width,
     height: layout.height,
     legend: { show: false },
+    ...(marks.length > 0 && { hooks: { draw: [drawMarks(marks, look, series.length, layout.pxRatio ?? 1)] } }),
     cursor: { drag: { x: false, y: false } },
     scales: {
       x: { time: x.time },
