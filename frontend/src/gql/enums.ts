@@ -164,11 +164,55 @@ export type OfflineReason =
   /** Heartbeats stopped without notice (grace period of 3 intervals). */
   | 'UNPLANNED';
 
+/** Why the recommendation is what it is. */
+export type PriceReasonCode =
+  /** Utilisation from region: gpuHours GPU-hours offered over weeks weeks, utilization rented. */
+  | 'DEMAND_REGION'
+  /** Fewer than gpuHours GPU-hours offered even worldwide: the curve leans on the prior. */
+  | 'DEMAND_THIN'
+  /** Enterprise listings rank higher: up to percent % above the market's top. */
+  | 'ENTERPRISE_HEADROOM'
+  /** Revenue would peak above the market's band: held at limitPerHour. */
+  | 'HELD_AT_HIGH'
+  /** Revenue would peak below the market's band: held at limitPerHour. */
+  | 'HELD_AT_LOW'
+  /** Prices from region: gpuCount GPUs of providerCount providers. */
+  | 'MARKET_REGION'
+  /** region had only gpuCount comparable GPUs of providerCount providers: a wider region was used. */
+  | 'MARKET_WIDENED'
+  /** The provider has no GPUs of this model: advice before buying. */
+  | 'NO_GPUS_OF_MODEL'
+  /** No comparable listing anywhere: pricePerHour starts from modelCount other models' prices scaled by reference performance (0: the platform's reference rate). */
+  | 'NO_MARKET'
+  /** A rate 10 % above the median loses about percent points of utilisation. */
+  | 'PRICE_SENSITIVITY'
+  /** Expected revenue peaks at pricePerHour, with utilization of hours rented. */
+  | 'REVENUE_PEAK'
+  /** Supply plentiful in region: gpuCount comparable GPUs, only utilization utilised. */
+  | 'SUPPLY_GLUT'
+  /** Supply scarce in region: gpuCount comparable GPUs, utilization utilised. */
+  | 'SUPPLY_SCARCE';
+
+/** What a recommendation stands on. */
+export type PricingBasis =
+  /** Comparable listings' prices and how much of their time is rented. */
+  | 'MARKET'
+  /** No comparable listing anywhere: other models' prices scaled by reference performance. */
+  | 'REFERENCE_PERFORMANCE';
+
 export type ProviderTier =
   /** Individuals, small firms, home and office setups. */
   | 'COMMUNITY'
   /** Professional datacenter: UPS mandatory, premium placement, enterprise contracts. */
   | 'ENTERPRISE';
+
+/** A rung of the region ladder recommendations widen along. */
+export type RegionLevel =
+  /** A city or datacenter region, with its country. */
+  | 'CITY'
+  | 'CONTINENT'
+  | 'COUNTRY'
+  | 'WORLD';
 
 /** Where a rental is. */
 export type RentalState =

@@ -9,6 +9,7 @@ import { FieldErrorText, FormField } from '../ui/FormField';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
 import { formatUsdc, parseUsdcInput, sameUsdc, type UsdcProblem } from '../ui/usdc';
 import { SetGpuPriceMutation } from './operations';
+import { PriceAdvice } from './PriceAdvice';
 import { priceSeries, type ModelRow } from './pricing';
 
 // A problem found before sending is shown as the server would name it:
@@ -23,8 +24,9 @@ const PROBLEM_CODE: Record<UsdcProblem, UserErrorCode> = {
 /**
  * ModelPriceCard is one GPU model's rate: the current one, a field to
  * change it (checked here as a USDC amount of at most six decimals, then by
- * the server, whose userErrors are shown at the field), and the history as
- * a stepped line and a list.
+ * the server, whose userErrors are shown at the field), the price advice
+ * with a button that applies it through the same mutation, and the history
+ * as a stepped line and a list.
  */
 export function ModelPriceCard({ row }: { row: ModelRow }) {
   const { t, i18n } = useTranslation();
@@ -46,8 +48,15 @@ export function ModelPriceCard({ row }: { row: ModelRow }) {
       setErrors({ pricePerHour: [PROBLEM_CODE[parsed.problem]] });
       return;
     }
+    await save(parsed.value);
+  }
+
+  // save sets the rate, from the form or from the advice's apply button:
+  // the answer's GpuPrice refetches the page's query and the advice.
+  async function save(pricePerHour: string) {
+    setSaved(false);
     setErrors({});
-    const res = await setPrice({ input: { model: row.key, pricePerHour: parsed.value } });
+    const res = await setPrice({ input: { model: row.key, pricePerHour } });
     setFailure(res.error);
     const payload = res.data?.setGpuPrice;
     if (!payload) return;
@@ -102,6 +111,7 @@ export function ModelPriceCard({ row }: { row: ModelRow }) {
           {t('pricing.rates.saved', { price: isolate(formatUsdc(current, lng)) })}
         </p>
       )}
+      <PriceAdvice row={row} onApply={(price) => void save(price)} applying={result.fetching} />
       {row.price && row.price.history.length > 0 && <PriceHistory name={row.name} history={row.price.history} current={current} />}
     </article>
   );

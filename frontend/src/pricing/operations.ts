@@ -97,6 +97,76 @@ export const ProviderPricingQuery = graphql(`
   }
 `);
 
+export const MarketRegionFieldsFragment = graphql(`
+  fragment MarketRegionFields on MarketRegion {
+    level
+    city
+    country
+    continent
+  }
+`);
+
+export const PriceOutcomeFieldsFragment = graphql(`
+  fragment PriceOutcomeFields on PriceOutcome {
+    pricePerHour
+    utilization
+    monthlyEarnings
+  }
+`);
+
+// Price advice for one model in the provider's own region (the server
+// takes the provider's location when no region is given).
+export const PricingRecommendationQuery = graphql(`
+  query PricingRecommendation($model: String!, $region: String) {
+    pricingRecommendation(model: $model, region: $region) {
+      modelKey
+      region {
+        ...MarketRegionFields
+      }
+      ownsModel
+      basis
+      market {
+        region {
+          ...MarketRegionFields
+        }
+        p10
+        p50
+        p90
+        gpuCount
+        providerCount
+      }
+      minPricePerHour
+      maxPricePerHour
+      recommended {
+        ...PriceOutcomeFields
+      }
+      current {
+        ...PriceOutcomeFields
+      }
+      curve {
+        ...PriceOutcomeFields
+      }
+      platformFeeBps
+      hoursPerMonth
+      reasons {
+        code
+        region {
+          ...MarketRegionFields
+        }
+        gpuCount
+        providerCount
+        utilization
+        gpuHours
+        weeks
+        percent
+        modelCount
+        pricePerHour
+        limitPerHour
+      }
+    }
+  }
+`);
+
 export const SetGpuPriceMutation = graphql(`
   mutation SetGpuPrice($input: SetGpuPriceInput!) {
     setGpuPrice(input: $input) {

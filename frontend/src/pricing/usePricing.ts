@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useClient, useQuery, type CombinedError } from 'urql';
 import type { ProviderPricingQuery as ProviderPricingResult, ProviderRentalFieldsFragment } from '../gql/graphql';
-import { ProviderPricingQuery, ProviderRentalUpdatedSubscription } from './operations';
+import type { Recommendation } from './advice';
+import { PricingRecommendationQuery, ProviderPricingQuery, ProviderRentalUpdatedSubscription } from './operations';
 import { mergeProviderRental } from './pricing';
 
 /**
@@ -71,6 +72,36 @@ export function usePricing(): PricingView {
     events: updates.length,
     fetching,
     error: error ?? liveError,
+    refresh: () => reexecute({ requestPolicy: 'network-only' }),
+  };
+}
+
+/**
+ * ADVICE_CONTEXT: the advice names no GpuPrice, yet its current outcome
+ * is the provider's rate, so any rate set (the form or the advice's own
+ * apply button, both answering with a GpuPrice) refetches it.
+ */
+const ADVICE_CONTEXT = { additionalTypenames: ['GpuPrice'] };
+
+/** PriceAdviceView is what usePriceAdvice gives a model's card. */
+export interface PriceAdviceView {
+  advice: Recommendation | undefined;
+  fetching: boolean;
+  error: CombinedError | undefined;
+  refresh: () => void;
+}
+
+/**
+ * usePriceAdvice loads the price advice for one model in the provider's
+ * own region, and loads it again whenever a rate is set.
+ */
+export function usePriceAdvice(model: string): PriceAdviceView {
+  const variables = useMemo(() => ({ model }), [model]);
+  const [{ data, fetching, error }, reexecute] = useQuery({ query: PricingRecommendationQuery, variables, requestPolicy: 'cache-and-network', context: ADVICE_CONTEXT });
+  return {
+    advice: data?.pricingRecommendation,
+    fetching,
+    error,
     refresh: () => reexecute({ requestPolicy: 'network-only' }),
   };
 }
