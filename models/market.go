@@ -48,27 +48,30 @@ type JobCause = protocol.JobCause
 type Rental struct {
 	bun.BaseModel `bun:"table:rentals,alias:r"`
 
-	ID           int64        `bun:"id,pk,autoincrement"`
-	JobID        string       `bun:"job_uid,notnull"`
-	CustomerID   int64        `bun:"customer_id,notnull"`
-	ProviderID   int64        `bun:"provider_id,notnull"`
-	MachineID    int64        `bun:"machine_id,notnull"`
-	ModelKey     string       `bun:"model_key,notnull"`
-	GpuCount     int          `bun:"gpu_count,notnull"`
-	PricePerHour USDC         `bun:"price_micros,notnull"`
-	Image        string       `bun:"image,notnull"`
-	Command      []string     `bun:"command,type:text,notnull"`
-	EnvNames     []string     `bun:"env_names,type:text,notnull"`
-	Location     Location     `bun:"embed:location_"`
-	Tier         ProviderTier `bun:"tier,notnull"`
-	State        RentalState  `bun:"state,notnull"`
-	Cause        *JobCause    `bun:"cause"`
-	Message      *string      `bun:"message"`
-	ExitCode     *int         `bun:"exit_code"`
-	LogTail      *string      `bun:"log_tail"`
-	EndsBy       *time.Time   `bun:"ends_by"`
-	CreatedAt    time.Time    `bun:"created_at,notnull"`
-	StartedAt    *time.Time   `bun:"started_at"`
+	ID           int64  `bun:"id,pk,autoincrement"`
+	JobID        string `bun:"job_uid,notnull"`
+	CustomerID   int64  `bun:"customer_id,notnull"`
+	ProviderID   int64  `bun:"provider_id,notnull"`
+	MachineID    int64  `bun:"machine_id,notnull"`
+	ModelKey     string `bun:"model_key,notnull"`
+	GpuCount     int    `bun:"gpu_count,notnull"`
+	PricePerHour USDC   `bun:"price_micros,notnull"`
+	// FeeBps is the platform's fee in force when the rental started, in
+	// basis points of what it is charged.
+	FeeBps    int          `bun:"fee_bps,notnull"`
+	Image     string       `bun:"image,notnull"`
+	Command   []string     `bun:"command,type:text,notnull"`
+	EnvNames  []string     `bun:"env_names,type:text,notnull"`
+	Location  Location     `bun:"embed:location_"`
+	Tier      ProviderTier `bun:"tier,notnull"`
+	State     RentalState  `bun:"state,notnull"`
+	Cause     *JobCause    `bun:"cause"`
+	Message   *string      `bun:"message"`
+	ExitCode  *int         `bun:"exit_code"`
+	LogTail   *string      `bun:"log_tail"`
+	EndsBy    *time.Time   `bun:"ends_by"`
+	CreatedAt time.Time    `bun:"created_at,notnull"`
+	StartedAt *time.Time   `bun:"started_at"`
 	// StopRequestedAt is when the customer asked to stop: a rental
 	// STOPPING longer than the market's stop grace ends STOPPED.
 	StopRequestedAt *time.Time `bun:"stop_requested_at"`

@@ -56,6 +56,9 @@ const (
 	// Unavailable: the GPUs asked for cannot be rented now (taken by
 	// another rental meanwhile, delisted, offline, out of schedule).
 	Unavailable ProblemCode = "UNAVAILABLE"
+	// InsufficientFunds: the customer's prepaid balance does not cover
+	// what is asked (a rental's minimum prepaid time).
+	InsufficientFunds ProblemCode = "INSUFFICIENT_FUNDS"
 )
 
 // ProblemCodes returns every ProblemCode, in the order of the
@@ -65,6 +68,7 @@ func ProblemCodes() []ProblemCode {
 		Required, InvalidValue, TooShort, TooLong, OutOfRange, TooMany, Duplicate, InFuture,
 		Taken, InvalidCredentials, UnknownTimeZone, UnknownModel, EmptyWindow, Overlap,
 		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired, TooSoon, Unavailable,
+		InsufficientFunds,
 	}
 }
 

@@ -76,6 +76,15 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 			lastErr = err
 			continue
 		}
+		if s.deps.Funds != nil {
+			field := "input.model"
+			if viaListing {
+				field = "input.listingId"
+			}
+			if err := s.deps.Funds.Require(ctx, customerID, models.USDC(c.PriceMicros)*models.USDC(in.GpuCount), field); err != nil {
+				return nil, err
+			}
+		}
 		for attempts < s.cfg.StartAttempts {
 			attempts++
 			r, gpus, err := s.allocate(ctx, customerID, c, &in)
@@ -198,7 +207,7 @@ func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow,
 	}
 	r := &models.Rental{
 		JobID: jobID, CustomerID: customerID, ProviderID: c.ProviderID, MachineID: c.MachineID, ModelKey: c.ModelKey,
-		GpuCount: in.GpuCount, PricePerHour: models.USDC(c.PriceMicros), Image: in.Image, Command: in.Command,
+		GpuCount: in.GpuCount, PricePerHour: models.USDC(c.PriceMicros), FeeBps: s.cfg.FeeBps, Image: in.Image, Command: in.Command,
 		EnvNames: make([]string, 0, len(in.Env)), Location: c.listing().Location, Tier: models.ProviderTier(c.Tier),
 		State: models.RentalStarting, EndsBy: in.EndBy, CreatedAt: now, UpdatedAt: now,
 	}

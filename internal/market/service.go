@@ -19,6 +19,17 @@ type Deps struct {
 	Fleet  *fleet.Service
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// Funds, when set, is asked before a rental starts whether the
+	// customer can pay for it (billing's prepaid balance); nil: anyone
+	// may rent.
+	Funds Funds
+}
+
+// Funds is the check of a customer's means before a rental starts.
+type Funds interface {
+	// Require returns nil when the customer can pay perHour for the
+	// configured minimum, else a *fault.Validation naming field.
+	Require(ctx context.Context, customerID int64, perHour models.USDC, field string) error
 }
 
 // Config tunes the market. Zero values take the defaults.
@@ -34,6 +45,9 @@ type Config struct {
 	// StartAttempts bounds how many times one startRental tries again
 	// after another rental took the GPUs it chose (default 8).
 	StartAttempts int
+	// FeeBps is the platform's fee a rental locks when it starts, in
+	// basis points (default 1500).
+	FeeBps int
 }
 
 func (c *Config) defaults() {
@@ -45,6 +59,9 @@ func (c *Config) defaults() {
 	}
 	if c.StartAttempts <= 0 {
 		c.StartAttempts = 8
+	}
+	if c.FeeBps <= 0 || c.FeeBps >= 10_000 {
+		c.FeeBps = 1500
 	}
 }
 

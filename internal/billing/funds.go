@@ -1,0 +1,131 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+func isNoRows(err error) bool { return store.IsNoRows(err) }
+
+// MaxCredit bounds one credit of a customer's funds: 1,000,000 USDC.
+const MaxCredit = models.USDC(1_000_000 * models.MicrosPerUSDC)
+
+// Credit adds amount to a customer's prepaid balance, from outside (a
+// deposit the admin confirms, with its reference: a transfer's id). A
+// reference is used once: crediting it again is refused (DUPLICATE), so a
+// retried request never credits twice. Problems come back as a
+// *fault.Validation naming input fields; nothing changes then.
+func (s *Service) Credit(ctx context.Context, userID int64, amount models.USDC, reference string) (models.USDC, error) {
+	var v fault.Validation
+	reference = strings.TrimSpace(reference)
+	switch {
+	case amount <= 0:
+		v.Add("input.amount", fault.OutOfRange, "the amount must be more than 0")
+	case amount > MaxCredit:
+		v.Add("input.amount", fault.OutOfRange, fmt.Sprintf("one credit may be at most %s USDC", MaxCredit))
+	}
+	switch {
+	case reference == "":
+		v.Add("input.reference", fault.Required, "give the deposit's reference (the transfer's id)")
+	case len(reference) > 200:
+		v.Add("input.reference", fault.TooLong, "at most 200 characters")
+	}
+	if err := v.Err(); err != nil {
+		return 0, err
+	}
+	n, err := s.deps.DB.NewSelect().Model((*models.User)(nil)).Where("id = ?", userID).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("billing: unable to find the customer: %w", err)
+	}
+	if n == 0 {
+		return 0, fault.E(fault.NotFound, "no such user")
+	}
+	var balance models.USDC
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		dup, err := tx.NewSelect().Model((*models.LedgerTransaction)(nil)).Where("kind = ? AND reference = ?", models.TxDeposit, reference).Count(ctx)
+		if err != nil {
+			return err
+		}
+		if dup > 0 {
+			v.Add("input.reference", fault.Duplicate, "this reference was credited already")
+			return &v
+		}
+		now := s.deps.Clock.Now()
+		if err := post(ctx, tx, now, []*posting{{
+			tx: &models.LedgerTransaction{Kind: models.TxDeposit, Reference: reference},
+			legs: []leg{
+				{accountKey{models.AccountDeposits, 0}, -amount},
+				{accountKey{models.AccountCustomerFunds, userID}, amount},
+			},
+		}}); err != nil {
+			return err
+		}
+		balance, err = s.balance(ctx, tx, models.AccountCustomerFunds, userID)
+		return err
+	})
+	if err != nil {
+		if _, ok := fault.AsValidation(err); ok {
+			return 0, err
+		}
+		return 0, fmt.Errorf("billing: unable to credit funds: %w", err)
+	}
+	return balance, nil
+}
+
+// Funds is a customer's prepaid balance and what it means.
+type Funds struct {
+	Balance models.USDC
+	// PerHour is what the customer's running rentals cost per hour now.
+	PerHour models.USDC
+	// RunsOutAt is when the balance runs out at that rate (nil: nothing
+	// runs).
+	RunsOutAt *time.Time
+}
+
+// FundsOf is a customer's balance and burn rate.
+func (s *Service) FundsOf(ctx context.Context, userID int64) (*Funds, error) {
+	b, err := s.balance(ctx, s.deps.DB, models.AccountCustomerFunds, userID)
+	if err != nil {
+		return nil, err
+	}
+	var rate int64
+	if err := s.deps.DB.NewSelect().Model((*models.Rental)(nil)).ColumnExpr("COALESCE(SUM(price_micros * gpu_count), 0)").
+		Where("customer_id = ? AND state IN (?)", userID, bun.List(activeStates)).Scan(ctx, &rate); err != nil {
+		return nil, fmt.Errorf("billing: unable to read the customer's rentals: %w", err)
+	}
+	f := &Funds{Balance: b, PerHour: models.USDC(rate)}
+	if rate > 0 {
+		at := s.deps.Clock.Now().Add(time.Duration(int64(b) * int64(time.Hour) / rate))
+		f.RunsOutAt = &at
+	}
+	return f, nil
+}
+
+// Require is the market's check before a rental starts: the customer's
+// balance must pay perHour for Config.MinPrepaid, or the start is refused
+// with INSUFFICIENT_FUNDS on field.
+func (s *Service) Require(ctx context.Context, customerID int64, rate models.USDC, field string) error {
+	b, err := s.balance(ctx, s.deps.DB, models.AccountCustomerFunds, customerID)
+	if err != nil {
+		return err
+	}
+	need := models.USDC(int64(rate) * int64(s.cfg.MinPrepaid/time.Second) / 3600)
+	if b >= need {
+		return nil
+	}
+	var v fault.Validation
+	v.Add(field, fault.InsufficientFunds, fmt.Sprintf("your balance of %s USDC does not cover %s of this rental (%s USDC); add funds first",
+		b, s.cfg.MinPrepaid, need))
+	return &v
+}
+
+// activeStates are the rental states that are billed while they last.
+var activeStates = []models.RentalState{models.RentalStarting, models.RentalRunning, models.RentalStopping}

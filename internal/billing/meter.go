@@ -1,0 +1,383 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/models"
+)
+
+// meterRow is an open meter with its rental.
+type meterRow struct {
+	RentalID    int64              `bun:"rental_id"`
+	CustomerID  int64              `bun:"customer_id"`
+	ProviderID  int64              `bun:"provider_id"`
+	MachineID   int64              `bun:"machine_id"`
+	ModelKey    string             `bun:"model_key"`
+	GpuCount    int                `bun:"gpu_count"`
+	Price       models.USDC        `bun:"price_micros"`
+	FeeBps      int                `bun:"fee_bps"`
+	State       models.RentalState `bun:"state"`
+	StartedAt   time.Time          `bun:"started_at"`
+	EndedAt     *time.Time         `bun:"ended_at"`
+	BilledUntil time.Time          `bun:"billed_until"`
+	Charged     models.USDC        `bun:"charged_micros"`
+	Fee         models.USDC        `bun:"fee_micros"`
+	LowFundsAt  *time.Time         `bun:"low_funds_at"`
+}
+
+// EndedLookback is how far back a rental that ended may be found without
+// a meter (it started and ended between two ticks while metering was
+// down): a week.
+const EndedLookback = 7 * 24 * time.Hour
+
+// openMetersSQL opens a meter for every rental that has started and has
+// none: running ones, and those that ended within EndedLookback.
+const openMetersSQL = `INSERT INTO rental_meters (rental_id, billed_until, charged_micros, fee_micros, closed, updated_at)
+SELECT r.id, r.started_at, 0, 0, FALSE, ? FROM rentals r
+WHERE r.started_at IS NOT NULL AND (r.state IN (?) OR r.ended_at >= ?)
+AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)
+ON CONFLICT (rental_id) DO NOTHING`
+
+const meterRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
+	r.fee_bps, r.state, r.started_at, r.ended_at, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
+FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
+WHERE NOT rm.closed AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
+
+// Tick meters every open rental up to now, in chunks of
+// Config.ChunkSize, each in one transaction: for each rental the
+// cumulative charge from its start to now (or its end) at its locked rate,
+// per second, and the fee at its locked rate on that; it posts only the
+// difference from what was charged before, with the hourly rollups per GPU
+// and per provider and model in the same transaction. So ticks are
+// idempotent and never drift, a crash between ticks loses nothing (the
+// next computes from the stored cumulative figures), and two replicas
+// ticking at once do not bill twice: the meters are locked (FOR UPDATE on
+// PostgreSQL; SQLite's transactions are IMMEDIATE) and the second finds
+// nothing left. A customer whose balance cannot pay is billed up to the
+// second the balance covers; the rental is then stopped (Deps.Stop) and
+// the customer told; a customer whose balance is about to run out is told
+// once per rental.
+func (s *Service) Tick(ctx context.Context) error {
+	now := s.deps.Clock.Now()
+	if _, err := s.deps.DB.ExecContext(ctx, openMetersSQL, now, bun.List(activeStates), now.Add(-EndedLookback)); err != nil {
+		return fmt.Errorf("billing: unable to open meters: %w", err)
+	}
+	var after int64
+	for {
+		res, err := s.meterChunk(ctx, now, after)
+		if err != nil {
+			return err
+		}
+		s.afterChunk(ctx, res)
+		if res.n < s.cfg.ChunkSize {
+			return nil
+		}
+		after = res.last
+	}
+}
+
+// chunkResult is what one chunk did, for what follows its commit.
+type chunkResult struct {
+	n         int
+	last      int64
+	providers []int64
+	exhausted []int64
+}
+
+type gpuHourKey struct {
+	gpu  int64
+	hour time.Time
+}
+
+type providerHourKey struct {
+	provider int64
+	model    string
+	hour     time.Time
+}
+
+func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*chunkResult, error) {
+	res := &chunkResult{}
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		*res = chunkResult{}
+		q := meterRowsSQL
+		if s.deps.DB.Backend() == "postgres" {
+			q += " FOR UPDATE OF rm"
+		}
+		var rows []*meterRow
+		if err := tx.NewRaw(q, after, s.cfg.ChunkSize).Scan(ctx, &rows); err != nil {
+			return fmt.Errorf("billing: unable to read meters: %w", err)
+		}
+		res.n = len(rows)
+		if len(rows) == 0 {
+			return nil
+		}
+		res.last = rows[len(rows)-1].RentalID
+
+		keys := []accountKey{{models.AccountPlatformFees, 0}}
+		rentalIDs := make([]int64, len(rows))
+		for i, r := range rows {
+			rentalIDs[i] = r.RentalID
+			keys = append(keys, accountKey{models.AccountCustomerFunds, r.CustomerID}, accountKey{models.AccountProviderEarnings, r.ProviderID})
+		}
+		ids, balances, err := accountsWithBalances(ctx, tx, now, keys)
+		if err != nil {
+			return err
+		}
+		var rgs []*models.RentalGpu
+		if err := tx.NewSelect().Model(&rgs).Where("rental_id IN (?)", bun.List(rentalIDs)).Order("rental_id", "gpu_id").Scan(ctx); err != nil {
+			return fmt.Errorf("billing: unable to read rentals' GPUs: %w", err)
+		}
+		gpusOf := map[int64][]int64{}
+		for _, g := range rgs {
+			gpusOf[g.RentalID] = append(gpusOf[g.RentalID], g.GpuID)
+		}
+
+		var postings []*posting
+		var meters []*models.RentalMeter
+		gpuHours := map[gpuHourKey]*models.EarningsHour{}
+		provHours := map[providerHourKey]*models.ProviderEarningsHour{}
+		providers := map[int64]bool{}
+		for _, r := range rows {
+			customer := accountKey{models.AccountCustomerFunds, r.CustomerID}
+			c := s.charge(r, now, balances[ids[customer]])
+			balances[ids[customer]] -= c.gross
+			m := &models.RentalMeter{RentalID: r.RentalID, BilledUntil: c.billedUntil, Charged: r.Charged + c.gross, Fee: r.Fee + c.fee,
+				Closed: c.closed, LowFundsAt: r.LowFundsAt, UpdatedAt: now}
+			if c.gross > 0 {
+				ref := "rental " + strconv.FormatInt(r.RentalID, 10) + " to " + c.billedUntil.UTC().Format(time.RFC3339)
+				rid := r.RentalID
+				postings = append(postings, &posting{
+					tx: &models.LedgerTransaction{Kind: models.TxRentalCharge, Reference: ref, RentalID: &rid},
+					legs: []leg{
+						{customer, -c.gross},
+						{accountKey{models.AccountProviderEarnings, r.ProviderID}, c.gross - c.fee},
+						{accountKey{models.AccountPlatformFees, 0}, c.fee},
+					},
+				})
+				providers[r.ProviderID] = true
+				s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
+			}
+			if c.exhausted && r.EndedAt == nil {
+				res.exhausted = append(res.exhausted, r.RentalID)
+			}
+			left := balances[ids[customer]]
+			if r.EndedAt == nil && !c.exhausted && m.LowFundsAt == nil && left < models.USDC(int64(perHourOf(r))*int64(s.cfg.LowFunds/time.Second)/3600) {
+				m.LowFundsAt = &now
+				if err := s.notifyLowFunds(ctx, tx, r, left); err != nil {
+					return err
+				}
+			}
+			if c.exhausted && r.EndedAt == nil {
+				if err := s.notifyExhausted(ctx, tx, r); err != nil {
+					return err
+				}
+			}
+			meters = append(meters, m)
+		}
+		if err := postWith(ctx, tx, now, postings, ids); err != nil {
+			return err
+		}
+		if _, err := tx.NewInsert().Model(&meters).On("CONFLICT (rental_id) DO UPDATE").
+			Set("billed_until = EXCLUDED.billed_until, charged_micros = EXCLUDED.charged_micros, fee_micros = EXCLUDED.fee_micros").
+			Set("closed = EXCLUDED.closed, low_funds_at = EXCLUDED.low_funds_at, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
+			return fmt.Errorf("billing: unable to update meters: %w", err)
+		}
+		if err := upsertHours(ctx, tx, gpuHours, provHours); err != nil {
+			return err
+		}
+		for p := range providers {
+			res.providers = append(res.providers, p)
+		}
+		slices.Sort(res.providers)
+		return nil
+	})
+	return res, err
+}
+
+// afterChunk publishes the providers' earnings changes and stops the
+// rentals whose funds ran out, once the chunk committed.
+func (s *Service) afterChunk(ctx context.Context, res *chunkResult) {
+	for _, p := range res.providers {
+		s.announce(ctx, p)
+	}
+	if s.deps.Stop == nil {
+		return
+	}
+	for _, id := range res.exhausted {
+		if err := s.deps.Stop(ctx, id); err != nil {
+			s.deps.Logger.WarnContext(ctx, "billing: unable to stop a rental whose funds ran out", "rental_id", id, "err", err)
+		}
+	}
+}
+
+func perHourOf(r *meterRow) models.USDC { return r.Price * models.USDC(r.GpuCount) }
+
+// charge is what one tick bills of a rental.
+type charge struct {
+	// fromSecs and toSecs are the billed span, in whole seconds since
+	// the rental started.
+	fromSecs, toSecs int64
+	gross, fee       models.USDC
+	billedUntil      time.Time
+	// exhausted: the balance could not pay up to the end.
+	exhausted bool
+	// closed: the rental ended and nothing more will be billed.
+	closed bool
+}
+
+// cumulative is what a rental costs from its start for secs seconds:
+// rate × GPUs × secs / 3600, rounded down to the micro-USDC.
+func cumulative(r *meterRow, secs int64) models.USDC {
+	return models.USDC(int64(perHourOf(r)) * secs / 3600)
+}
+
+// feeOn is the fee on a cumulative charge: bps of it, rounded down.
+func feeOn(gross models.USDC, bps int) models.USDC { return gross * models.USDC(bps) / 10_000 }
+
+// charge works out what to bill r up to now (or its end), given the
+// customer's balance.
+func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge {
+	end := now
+	if r.EndedAt != nil && r.EndedAt.Before(now) {
+		end = *r.EndedAt
+	}
+	c := charge{fromSecs: int64(r.BilledUntil.Sub(r.StartedAt) / time.Second)}
+	c.toSecs = max(c.fromSecs, int64(end.Sub(r.StartedAt)/time.Second))
+	target := cumulative(r, c.toSecs)
+	if target-r.Charged > max(balance, 0) {
+		// Bill up to the last second the balance pays for.
+		rate := int64(perHourOf(r))
+		c.toSecs = max(c.fromSecs, (int64(r.Charged+max(balance, 0))*3600)/rate)
+		target = cumulative(r, c.toSecs)
+		c.exhausted = true
+	}
+	c.gross = max(0, target-r.Charged)
+	c.fee = max(0, feeOn(target, r.FeeBps)-r.Fee)
+	c.billedUntil = r.StartedAt.Add(time.Duration(c.toSecs) * time.Second)
+	c.closed = r.EndedAt != nil && !r.EndedAt.After(now)
+	return c
+}
+
+// rollUp spreads a charge over the UTC hours it covers (each hour's part
+// is the difference of the cumulative figures at its ends, so the parts
+// add up to the charge exactly) and over the rental's GPUs (equal shares,
+// the remainder to the first GPU).
+func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHourKey]*models.EarningsHour, provHours map[providerHourKey]*models.ProviderEarningsHour) {
+	if len(gpus) == 0 {
+		gpus = []int64{0}
+	}
+	n := models.USDC(len(gpus))
+	for from := c.fromSecs; from < c.toSecs; {
+		at := r.StartedAt.Add(time.Duration(from) * time.Second)
+		hour := at.UTC().Truncate(time.Hour)
+		to := min(c.toSecs, from+int64(hour.Add(time.Hour).Sub(at)/time.Second))
+		if to <= from {
+			to = from + 1
+		}
+		gross := cumulative(r, to) - cumulative(r, from)
+		fee := feeOn(cumulative(r, to), r.FeeBps) - feeOn(cumulative(r, from), r.FeeBps)
+		if gross != 0 || fee != 0 {
+			pk := providerHourKey{r.ProviderID, r.ModelKey, hour}
+			ph := provHours[pk]
+			if ph == nil {
+				ph = &models.ProviderEarningsHour{ProviderID: r.ProviderID, ModelKey: r.ModelKey, Hour: hour}
+				provHours[pk] = ph
+			}
+			ph.Gross += gross
+			ph.Fee += fee
+			for i, g := range gpus {
+				share, feeShare := gross/n, fee/n
+				if i == 0 {
+					share += gross % n
+					feeShare += fee % n
+				}
+				gk := gpuHourKey{g, hour}
+				gh := gpuHours[gk]
+				if gh == nil {
+					gh = &models.EarningsHour{GpuID: g, Hour: hour, ProviderID: r.ProviderID, MachineID: r.MachineID, ModelKey: r.ModelKey}
+					gpuHours[gk] = gh
+				}
+				gh.Gross += share
+				gh.Fee += feeShare
+			}
+		}
+		from = to
+	}
+}
+
+// upsertHours adds the chunk's hourly figures to the rollups: one
+// statement per table.
+func upsertHours(ctx context.Context, tx bun.Tx, gpuHours map[gpuHourKey]*models.EarningsHour, provHours map[providerHourKey]*models.ProviderEarningsHour) error {
+	if len(gpuHours) > 0 {
+		rows := make([]*models.EarningsHour, 0, len(gpuHours))
+		for _, h := range gpuHours {
+			rows = append(rows, h)
+		}
+		slices.SortFunc(rows, func(a, b *models.EarningsHour) int {
+			if a.GpuID != b.GpuID {
+				return int(a.GpuID - b.GpuID)
+			}
+			return a.Hour.Compare(b.Hour)
+		})
+		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (gpu_id, hour) DO UPDATE").
+			Set("gross_micros = egh.gross_micros + EXCLUDED.gross_micros, fee_micros = egh.fee_micros + EXCLUDED.fee_micros").Exec(ctx); err != nil {
+			return fmt.Errorf("billing: unable to roll up GPU hours: %w", err)
+		}
+	}
+	if len(provHours) > 0 {
+		rows := make([]*models.ProviderEarningsHour, 0, len(provHours))
+		for _, h := range provHours {
+			rows = append(rows, h)
+		}
+		slices.SortFunc(rows, func(a, b *models.ProviderEarningsHour) int {
+			if a.ProviderID != b.ProviderID {
+				return int(a.ProviderID - b.ProviderID)
+			}
+			if a.ModelKey != b.ModelKey {
+				if a.ModelKey < b.ModelKey {
+					return -1
+				}
+				return 1
+			}
+			return a.Hour.Compare(b.Hour)
+		})
+		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (provider_id, model_key, hour) DO UPDATE").
+			Set("gross_micros = eph.gross_micros + EXCLUDED.gross_micros, fee_micros = eph.fee_micros + EXCLUDED.fee_micros").Exec(ctx); err != nil {
+			return fmt.Errorf("billing: unable to roll up provider hours: %w", err)
+		}
+	}
+	return nil
+}
+
+// Notification kinds billing sends a customer.
+const (
+	KindFundsLow       = "billing.funds_low"
+	KindFundsExhausted = "billing.funds_exhausted"
+)
+
+func (s *Service) notifyLowFunds(ctx context.Context, tx bun.Tx, r *meterRow, left models.USDC) error {
+	if s.deps.Notify == nil {
+		return nil
+	}
+	return s.deps.Notify.Add(ctx, tx, &models.Notification{UserID: r.CustomerID, Kind: KindFundsLow,
+		Title: "Your balance is running low",
+		Body:  fmt.Sprintf("Your balance of %s USDC pays for less than %s more of rental %d. Add funds to keep it running.", left, s.cfg.LowFunds, r.RentalID),
+		Params: map[string]string{"rentalId": strconv.FormatInt(r.RentalID, 10), "balance": left.String(),
+			"perHour": perHourOf(r).String()}})
+}
+
+func (s *Service) notifyExhausted(ctx context.Context, tx bun.Tx, r *meterRow) error {
+	if s.deps.Notify == nil {
+		return nil
+	}
+	return s.deps.Notify.Add(ctx, tx, &models.Notification{UserID: r.CustomerID, Kind: KindFundsExhausted,
+		Title:  "A rental stopped: your balance ran out",
+		Body:   fmt.Sprintf("Rental %d was stopped because your balance ran out. Add funds to rent again.", r.RentalID),
+		Params: map[string]string{"rentalId": strconv.FormatInt(r.RentalID, 10)}})
+}

@@ -1,0 +1,285 @@
+package billing
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// A rental of 2 GPUs at 2.50 USDC per GPU-hour for 90 minutes and 7
+// seconds, metered by ticks at odd moments, costs 7.509722 USDC (5.00 ×
+// 5407 s / 3600, rounded down): the customer pays exactly that, the
+// provider gets it less the 15 % fee (rounded down on the cumulative
+// amount), and the hourly rollups split it over the two hours and GPUs.
+func TestMeteringChargesPerSecondAndPostsOnlyTheDifference(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		customer := b.user(t, "customer")
+		b.credit(t, customer, 100_000_000)
+		provider, machine, gpus := b.provider(t, 2)
+		b.clock.Set(start.Add(20 * time.Minute)) // 09:20
+		id := b.rental(t, customer, provider, machine, gpus, 2_500_000, 1500)
+		for _, step := range []time.Duration{17 * time.Second, 59 * time.Minute, 0, 13 * time.Minute, 18*time.Minute + 7*time.Second - 17*time.Second} {
+			b.clock.Advance(step)
+			require.NoError(t, b.svc.Tick(b.ctx))
+		}
+		b.end(t, id, models.RentalStopped, b.clock.Now())
+		b.clock.Advance(45 * time.Second)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.NoError(t, b.svc.Tick(b.ctx))
+
+		const charged = models.USDC(5_000_000 * 5407 / 3600)
+		const fee = charged * 1500 / 10_000
+		require.Equal(t, models.USDC(7_509_722), charged)
+		require.Equal(t, 100_000_000-charged, b.balanceOf(t, models.AccountCustomerFunds, customer))
+		require.Equal(t, charged-fee, b.balanceOf(t, models.AccountProviderEarnings, provider))
+		require.Equal(t, fee, b.balanceOf(t, models.AccountPlatformFees, 0))
+
+		var meter models.RentalMeter
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.True(t, meter.Closed)
+		require.Equal(t, charged, meter.Charged)
+		require.True(t, meter.BilledUntil.Equal(start.Add(20*time.Minute+5407*time.Second)))
+
+		// 09:20–10:00 is 2400 s, 10:00–10:50:07 is 3007 s.
+		var hours []*models.ProviderEarningsHour
+		require.NoError(t, db.NewSelect().Model(&hours).Order("hour").Scan(b.ctx))
+		require.Len(t, hours, 2)
+		first := models.USDC(5_000_000 * 2400 / 3600)
+		require.Equal(t, []models.USDC{first, charged - first}, []models.USDC{hours[0].Gross, hours[1].Gross})
+		var gpuHours []*models.EarningsHour
+		require.NoError(t, db.NewSelect().Model(&gpuHours).Order("hour", "gpu_id").Scan(b.ctx))
+		require.Len(t, gpuHours, 4)
+		require.Equal(t, hours[0].Gross, gpuHours[0].Gross+gpuHours[1].Gross)
+		require.Equal(t, hours[0].Fee, gpuHours[0].Fee+gpuHours[1].Fee)
+		requireBalancedLedger(t, b)
+	})
+}
+
+// A customer whose balance runs out is billed up to the second it pays
+// for, told before and after, and the rental is stopped; the balance is
+// never below zero.
+func TestMeteringStopsARentalWhenTheFundsRunOut(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		customer := b.user(t, "customer")
+		b.credit(t, customer, 3_000_000) // 3 USDC: 1.2 h at 2.50
+		provider, machine, gpus := b.provider(t, 1)
+		id := b.rental(t, customer, provider, machine, gpus, 2_500_000, 1500)
+
+		b.clock.Advance(20 * time.Minute)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		var kinds []string
+		require.NoError(t, db.NewSelect().Model((*models.Notification)(nil)).Column("kind").Where("user_id = ?", customer).Scan(b.ctx, &kinds))
+		require.Equal(t, []string{KindFundsLow}, kinds, "told while less than an hour is left")
+
+		b.clock.Advance(2 * time.Hour)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.Equal(t, []int64{id}, b.stopped)
+		require.Zero(t, b.balanceOf(t, models.AccountCustomerFunds, customer))
+		var meter models.RentalMeter
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.Equal(t, models.USDC(3_000_000), meter.Charged, "billed exactly what the balance held")
+		require.True(t, meter.BilledUntil.Equal(start.Add(4320*time.Second)), "to the second it paid for: 3 / 2.5 h")
+		kinds = nil
+		require.NoError(t, db.NewSelect().Model((*models.Notification)(nil)).Column("kind").Where("user_id = ?", customer).Order("id").Scan(b.ctx, &kinds))
+		require.Equal(t, []string{KindFundsLow, KindFundsExhausted}, kinds)
+
+		b.clock.Advance(time.Minute)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.True(t, meter.Closed)
+		requireBalancedLedger(t, b)
+	})
+}
+
+func TestCreditAndTheMinimumToRent(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		customer := b.user(t, "customer")
+		err := b.svc.Require(b.ctx, customer, 2_500_000, "input.listingId")
+		v, ok := fault.AsValidation(err)
+		require.True(t, ok)
+		require.Equal(t, fault.InsufficientFunds, v.Problems[0].Code)
+		require.Equal(t, "input.listingId", v.Problems[0].Field)
+
+		bal, err := b.svc.Credit(b.ctx, customer, 2_500_000, "wire-1")
+		require.NoError(t, err)
+		require.Equal(t, models.USDC(2_500_000), bal)
+		require.NoError(t, b.svc.Require(b.ctx, customer, 2_500_000, "input.listingId"), "an hour at the rate")
+
+		_, err = b.svc.Credit(b.ctx, customer, 1, "wire-1")
+		v, ok = fault.AsValidation(err)
+		require.True(t, ok, "%v", err)
+		require.Equal(t, fault.Duplicate, v.Problems[0].Code, "a reference credits once")
+		_, err = b.svc.Credit(b.ctx, customer, 0, " ")
+		v, _ = fault.AsValidation(err)
+		require.Len(t, v.Problems, 2)
+		_, err = b.svc.Credit(b.ctx, customer, MaxCredit+1, "big")
+		require.Error(t, err)
+		require.Equal(t, models.USDC(2_500_000), b.balanceOf(t, models.AccountCustomerFunds, customer), "nothing changed")
+		requireBalancedLedger(t, b)
+	})
+}
+
+// Random rental timelines: starts, stops, interruptions, credits, rates
+// and fees that differ per rental, ticks at random moments and on two
+// replicas at once. Afterwards: every posting sums to zero, balances are
+// their entries' sums and never negative, what customers paid is what
+// providers earned plus the fees, the rollups equal the postings, and a
+// rental whose customer could always pay was charged exactly rate × GPUs ×
+// seconds.
+func TestMeteringPropertiesOverRandomTimelines(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		for seed := range uint64(3) {
+			b := setup(t, db, Config{ChunkSize: 3})
+			b.serial = int(seed) * 10_000
+			other := b.replica(Config{ChunkSize: 2})
+			rng := rand.New(rand.NewPCG(seed, 42))
+			rich := b.user(t, "rich")
+			b.credit(t, rich, 1_000_000_000_000)
+			poor := b.user(t, "poor")
+			b.credit(t, poor, 4_000_000)
+			type live struct {
+				id        int64
+				customer  int64
+				started   time.Time
+				perHour   models.USDC
+				feeBps    int
+				ended     *time.Time
+				unlimited bool
+			}
+			var rentals []*live
+			var providers []int64
+			for range 3 {
+				p, m, g := b.provider(t, 4)
+				providers = append(providers, p)
+				for i := range 2 {
+					price := models.USDC(100_000 + rng.Int64N(5_000_000))
+					fee := []int{1000, 1500, 2000}[rng.IntN(3)]
+					customer := rich
+					if rng.IntN(3) == 0 {
+						customer = poor
+					}
+					id := b.rental(t, customer, p, m, g[2*i:2*i+1+rng.IntN(2)], price, fee)
+					var n int
+					require.NoError(t, db.NewSelect().Model((*models.RentalGpu)(nil)).ColumnExpr("COUNT(*)").Where("rental_id = ?", id).Scan(b.ctx, &n))
+					rentals = append(rentals, &live{id: id, customer: customer, started: b.clock.Now(), perHour: price * models.USDC(n), feeBps: fee, unlimited: customer == rich})
+				}
+				b.clock.Advance(time.Duration(rng.IntN(300)) * time.Second)
+			}
+			for range 40 {
+				b.clock.Advance(time.Duration(1+rng.IntN(900)) * time.Second)
+				switch rng.IntN(5) {
+				case 0:
+					r := rentals[rng.IntN(len(rentals))]
+					if r.ended == nil {
+						at := b.clock.Now()
+						state := models.RentalStopped
+						if rng.IntN(2) == 0 {
+							// Interrupted: billed to the last heartbeat, a little before.
+							at, state = at.Add(-time.Duration(rng.IntN(30))*time.Second), models.RentalInterrupted
+							at = maxTime(at, r.started)
+						}
+						b.end(t, r.id, state, at)
+						r.ended = &at
+					}
+				case 1:
+					var wg sync.WaitGroup
+					for _, svc := range []*Service{b.svc, other} {
+						wg.Go(func() { require.NoError(t, svc.Tick(b.ctx)) })
+					}
+					wg.Wait()
+				default:
+					require.NoError(t, []*Service{b.svc, other}[rng.IntN(2)].Tick(b.ctx))
+				}
+			}
+			for _, r := range rentals {
+				if r.ended == nil {
+					at := b.clock.Now()
+					b.end(t, r.id, models.RentalCompleted, at)
+					r.ended = &at
+				}
+			}
+			b.clock.Advance(time.Minute)
+			require.NoError(t, b.svc.Tick(b.ctx))
+			require.NoError(t, other.Tick(b.ctx))
+
+			for _, r := range rentals {
+				var m models.RentalMeter
+				require.NoError(t, db.NewSelect().Model(&m).Where("rental_id = ?", r.id).Scan(b.ctx))
+				require.True(t, m.Closed)
+				if r.unlimited {
+					secs := int64(r.ended.Sub(r.started) / time.Second)
+					want := models.USDC(int64(r.perHour) * secs / 3600)
+					require.Equal(t, want, m.Charged, "seed %d rental %d", seed, r.id)
+					require.Equal(t, want*models.USDC(r.feeBps)/10_000, m.Fee)
+				}
+			}
+			require.GreaterOrEqual(t, b.balanceOf(t, models.AccountCustomerFunds, poor), models.USDC(0))
+			requireBalancedLedger(t, b)
+			_ = providers
+			// Clean the slate for the next seed (the ledger checks are
+			// over the whole database).
+			for _, table := range []string{"ledger_entries", "ledger_transactions", "ledger_accounts", "earnings_gpu_hours", "earnings_provider_hours",
+				"rental_meters", "notifications", "rental_gpus", "rentals"} {
+				_, err := db.ExecContext(b.ctx, "DELETE FROM "+table)
+				require.NoError(t, err)
+			}
+		}
+	})
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// requireBalancedLedger checks the ledger's invariants over the whole
+// database.
+func requireBalancedLedger(t *testing.T, b *bundle) {
+	t.Helper()
+	var unbalanced int
+	require.NoError(t, b.db.NewRaw(`SELECT COUNT(*) FROM (SELECT transaction_id FROM ledger_entries GROUP BY transaction_id
+		HAVING SUM(amount_micros) <> 0) x`).Scan(b.ctx, &unbalanced))
+	require.Zero(t, unbalanced, "every posting sums to zero")
+	var drift int
+	require.NoError(t, b.db.NewRaw(`SELECT COUNT(*) FROM ledger_accounts la WHERE la.balance_micros <>
+		COALESCE((SELECT SUM(le.amount_micros) FROM ledger_entries le WHERE le.account_id = la.id), 0)`).Scan(b.ctx, &drift))
+	require.Zero(t, drift, "each balance is the sum of its entries")
+	var negative int
+	require.NoError(t, b.db.NewRaw(`SELECT COUNT(*) FROM ledger_accounts WHERE balance_micros < 0 AND kind <> 'DEPOSITS'`).Scan(b.ctx, &negative))
+	require.Zero(t, negative)
+
+	sum := func(q string) int64 {
+		var v int64
+		require.NoError(t, b.db.NewRaw(q).Scan(b.ctx, &v))
+		return v
+	}
+	charged := -sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
+		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'CUSTOMER_FUNDS'`)
+	earned := sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
+		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'PROVIDER_EARNINGS'`)
+	fees := sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
+		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'PLATFORM_FEES'`)
+	require.Equal(t, charged, earned+fees, "charges = provider earnings + platform fees")
+	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(charged_micros), 0) FROM rental_meters`))
+	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(gross_micros), 0) FROM earnings_provider_hours`), "provider rollups = postings")
+	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(gross_micros), 0) FROM earnings_gpu_hours`), "GPU rollups = postings")
+	require.Equal(t, fees, sum(`SELECT COALESCE(SUM(fee_micros), 0) FROM earnings_provider_hours`))
+	require.Equal(t, fees, sum(`SELECT COALESCE(SUM(fee_micros), 0) FROM earnings_gpu_hours`))
+}

@@ -1,0 +1,111 @@
+package billing
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/notification"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Deps are what billing uses.
+type Deps struct {
+	DB     *store.DB
+	Bus    bus.Bus
+	Notify *notification.Service
+	Clock  clock.Clock
+	Logger *slog.Logger
+	// Stop ends a rental whose customer's funds ran out (the market's
+	// StopForFunds); nil: such a rental is only billed up to the funds.
+	Stop func(ctx context.Context, rentalID int64) error
+}
+
+// Config tunes billing. Zero values take the defaults.
+type Config struct {
+	// TickEvery is how often the leading replica meters rentals (default
+	// 30s, at most 60s).
+	TickEvery time.Duration
+	// MinPrepaid is how long a customer's balance must pay for a rental
+	// at its rate before it starts (default 1h).
+	MinPrepaid time.Duration
+	// LowFunds is how much running time left on a customer's balance
+	// warns them (default 1h).
+	LowFunds time.Duration
+	// ChunkSize bounds the rentals one metering transaction handles
+	// (default 500).
+	ChunkSize int
+}
+
+func (c Config) withDefaults() Config {
+	if c.TickEvery <= 0 || c.TickEvery > time.Minute {
+		c.TickEvery = 30 * time.Second
+	}
+	if c.MinPrepaid <= 0 {
+		c.MinPrepaid = time.Hour
+	}
+	if c.LowFunds <= 0 {
+		c.LowFunds = time.Hour
+	}
+	if c.ChunkSize <= 0 {
+		c.ChunkSize = 500
+	}
+	return c
+}
+
+// Service keeps the ledger: customer funds, metering, earnings.
+type Service struct {
+	deps Deps
+	cfg  Config
+	live *bus.Shared[int64]
+}
+
+// New returns the billing service.
+func New(deps Deps, cfg Config) *Service {
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Clock == nil {
+		deps.Clock = clock.Real{}
+	}
+	s := &Service{deps: deps, cfg: cfg.withDefaults()}
+	s.live = bus.NewShared(deps.Bus, deps.Logger, decodeProviderEvent)
+	return s
+}
+
+// Config returns the configuration in effect.
+func (s *Service) Config() Config { return s.cfg }
+
+// RunBackground meters rentals every TickEvery on the one replica that
+// leads (the store's lease), until ctx ends.
+func (s *Service) RunBackground(ctx context.Context) {
+	ticker := time.NewTicker(s.cfg.TickEvery)
+	defer ticker.Stop()
+	var lease *store.Lease
+	defer func() { lease.Release() }()
+	for {
+		if lease != nil && !lease.Alive(ctx) {
+			lease.Release()
+			lease = nil
+		}
+		if lease == nil {
+			lease, _ = s.deps.DB.TryLead(ctx, "billing-meter")
+		}
+		if lease != nil {
+			if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+				s.deps.Logger.WarnContext(ctx, "billing: metering failed", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// perHour is a rental's charge per hour: its locked rate times its GPUs.
+func perHour(r *models.Rental) models.USDC { return r.PricePerHour * models.USDC(r.GpuCount) }

@@ -1,0 +1,122 @@
+package models
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// LedgerAccountKind is what a ledger account holds.
+type LedgerAccountKind string
+
+// The account kinds. Customer funds and provider earnings belong to a
+// user or a provider (OwnerID); the others are the platform's, one each.
+const (
+	// AccountCustomerFunds is a customer's prepaid balance (owner: user).
+	AccountCustomerFunds LedgerAccountKind = "CUSTOMER_FUNDS"
+	// AccountProviderEarnings is what a provider has earned and not been
+	// paid (owner: provider).
+	AccountProviderEarnings LedgerAccountKind = "PROVIDER_EARNINGS"
+	// AccountPayoutsInFlight holds payouts being sent (owner: provider).
+	AccountPayoutsInFlight LedgerAccountKind = "PAYOUTS_IN_FLIGHT"
+	// AccountPlatformFees is the platform's fees.
+	AccountPlatformFees LedgerAccountKind = "PLATFORM_FEES"
+	// AccountDeposits is where customer funds come from outside (its
+	// balance is minus all funds ever credited).
+	AccountDeposits LedgerAccountKind = "DEPOSITS"
+	// AccountPaidOut is where payouts go outside (its balance is all ever
+	// paid).
+	AccountPaidOut LedgerAccountKind = "PAID_OUT"
+)
+
+// LedgerAccount is one account of the double-entry ledger. Balance is
+// the sum of its entries, kept in the transaction that posts them (and
+// checked against them by the tests).
+type LedgerAccount struct {
+	bun.BaseModel `bun:"table:ledger_accounts,alias:la"`
+
+	ID        int64             `bun:"id,pk,autoincrement"`
+	Kind      LedgerAccountKind `bun:"kind,notnull"`
+	OwnerID   int64             `bun:"owner_id,notnull"`
+	Balance   USDC              `bun:"balance_micros,notnull"`
+	UpdatedAt time.Time         `bun:"updated_at,notnull"`
+}
+
+// LedgerTxKind is why money moved.
+type LedgerTxKind string
+
+// The ledger transaction kinds.
+const (
+	TxDeposit      LedgerTxKind = "DEPOSIT"
+	TxRentalCharge LedgerTxKind = "RENTAL_CHARGE"
+	TxPayout       LedgerTxKind = "PAYOUT"
+	TxPayoutPaid   LedgerTxKind = "PAYOUT_PAID"
+	TxPayoutReturn LedgerTxKind = "PAYOUT_RETURN"
+)
+
+// LedgerTransaction is one posting: entries that sum to zero. It is
+// never changed; a correction is a new transaction.
+type LedgerTransaction struct {
+	bun.BaseModel `bun:"table:ledger_transactions,alias:lt"`
+
+	ID        int64        `bun:"id,pk,autoincrement"`
+	Kind      LedgerTxKind `bun:"kind,notnull"`
+	Reference string       `bun:"reference,notnull"`
+	RentalID  *int64       `bun:"rental_id"`
+	PayoutID  *int64       `bun:"payout_id"`
+	CreatedAt time.Time    `bun:"created_at,notnull"`
+}
+
+// LedgerEntry is one side of a posting: an amount into (positive) or out
+// of (negative) an account.
+type LedgerEntry struct {
+	bun.BaseModel `bun:"table:ledger_entries,alias:le"`
+
+	ID            int64     `bun:"id,pk,autoincrement"`
+	TransactionID int64     `bun:"transaction_id,notnull"`
+	AccountID     int64     `bun:"account_id,notnull"`
+	Amount        USDC      `bun:"amount_micros,notnull"`
+	CreatedAt     time.Time `bun:"created_at,notnull"`
+}
+
+// RentalMeter is how much of a rental has been billed: the cumulative
+// charge and fee up to BilledUntil. A tick computes the cumulative amount
+// to its end and posts only the difference.
+type RentalMeter struct {
+	bun.BaseModel `bun:"table:rental_meters,alias:rm"`
+
+	RentalID    int64      `bun:"rental_id,pk"`
+	BilledUntil time.Time  `bun:"billed_until,notnull"`
+	Charged     USDC       `bun:"charged_micros,notnull"`
+	Fee         USDC       `bun:"fee_micros,notnull"`
+	Closed      bool       `bun:"closed,notnull"`
+	LowFundsAt  *time.Time `bun:"low_funds_at"`
+	UpdatedAt   time.Time  `bun:"updated_at,notnull"`
+}
+
+// EarningsHour is one GPU's billed rental time in one UTC hour: what its
+// customers were charged (Gross) and the platform's fee of it; the
+// provider earned Gross − Fee.
+type EarningsHour struct {
+	bun.BaseModel `bun:"table:earnings_gpu_hours,alias:egh"`
+
+	GpuID      int64     `bun:"gpu_id,pk"`
+	Hour       time.Time `bun:"hour,pk"`
+	ProviderID int64     `bun:"provider_id,notnull"`
+	MachineID  int64     `bun:"machine_id,notnull"`
+	ModelKey   string    `bun:"model_key,notnull"`
+	Gross      USDC      `bun:"gross_micros,notnull"`
+	Fee        USDC      `bun:"fee_micros,notnull"`
+}
+
+// ProviderEarningsHour is a provider's billed rental time of one model in
+// one UTC hour, summed over its GPUs: what earnings history reads.
+type ProviderEarningsHour struct {
+	bun.BaseModel `bun:"table:earnings_provider_hours,alias:eph"`
+
+	ProviderID int64     `bun:"provider_id,pk"`
+	ModelKey   string    `bun:"model_key,pk"`
+	Hour       time.Time `bun:"hour,pk"`
+	Gross      USDC      `bun:"gross_micros,notnull"`
+	Fee        USDC      `bun:"fee_micros,notnull"`
+}
