@@ -5,7 +5,7 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
 import { formatUsdc, sameUsdc } from '../ui/usdc';
-import { curveChart, feeShare, numberWords, reasonSentence, regionName, wholeCents, type Recommendation } from './advice';
+import { capitalizeFirst, curveChart, feeShare, numberWords, reasonSentence, regionName, wholeCents, type Recommendation } from './advice';
 import type { ModelRow } from './pricing';
 import { usePriceAdvice } from './usePricing';
 
@@ -144,7 +144,7 @@ function MarketPrices({ advice }: { advice: Recommendation }) {
       <dl className="facts compact">
         <dt>{t('pricing.advice.market.region')}</dt>
         <dd data-testid="price-market-region">
-          {market.region.level === 'WORLD' ? region : t('pricing.advice.market.regionLevel', { region: isolate(region), level: t(`pricing.advice.level.${market.region.level}`) })}
+          {market.region.level === 'WORLD' ? capitalizeFirst(region, lng) : t('pricing.advice.market.regionLevel', { region: isolate(region), level: t(`pricing.advice.level.${market.region.level}`) })}
         </dd>
         <dt>{t('pricing.advice.market.p10')}</dt>
         <dd data-testid="price-market-p10">{perHour(market.p10)}</dd>

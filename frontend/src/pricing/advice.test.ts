@@ -6,7 +6,7 @@ import en from '../i18n/locales/en.json';
 import es from '../i18n/locales/es.json';
 import hi from '../i18n/locales/hi.json';
 import pt from '../i18n/locales/pt.json';
-import { capitalizeCity, CONTINENTS, countryName, curveChart, feeShare, reasonSentence, regionName, wholeCents, type Reason } from './advice';
+import { capitalizeCity, capitalizeFirst, CONTINENTS, countryName, curveChart, feeShare, reasonSentence, regionName, wholeCents, type Reason } from './advice';
 
 // A translator per language from the shipped locale files, as the SPA's
 // i18n has them, without its browser detection.
@@ -63,6 +63,13 @@ describe('regionName', () => {
         expect(name, `${lng} ${code}`).not.toMatch(/^pricing\./);
       }
     }
+  });
+});
+
+describe('capitalizeFirst', () => {
+  it('upper-cases the first letter past an isolate, and leaves scripts without case alone', () => {
+    expect(capitalizeFirst('\u2068worldwide\u2069: x', 'en')).toBe('\u2068Worldwide\u2069: x');
+    expect(capitalizeFirst('دولة', 'ar')).toBe('دولة');
   });
 });
 

@@ -124,7 +124,7 @@ export function reasonSentence(reason: Reason, lng: string, t: TFunction): strin
  * capitalizeFirst upper-cases a sentence's first letter, past the isolate
  * a region opening it is wrapped in ("worldwide: …" → "Worldwide: …").
  */
-function capitalizeFirst(sentence: string, lng: string): string {
+export function capitalizeFirst(sentence: string, lng: string): string {
   return sentence.replace(/^(\u2068?)(\p{Ll})/u, (_m, lead: string, letter: string) => lead + letter.toLocaleUpperCase(lng));
 }
 

@@ -86,6 +86,7 @@ const ADVICE_CONTEXT = { additionalTypenames: ['GpuPrice'] };
 /** PriceAdviceView is what usePriceAdvice gives a model's card. */
 export interface PriceAdviceView {
   advice: Recommendation | undefined;
+  /** fetching is true while the advice is loaded, or loaded again. */
   fetching: boolean;
   error: CombinedError | undefined;
   refresh: () => void;
@@ -97,10 +98,11 @@ export interface PriceAdviceView {
  */
 export function usePriceAdvice(model: string): PriceAdviceView {
   const variables = useMemo(() => ({ model }), [model]);
-  const [{ data, fetching, error }, reexecute] = useQuery({ query: PricingRecommendationQuery, variables, requestPolicy: 'cache-and-network', context: ADVICE_CONTEXT });
+  const [{ data, fetching, stale, error }, reexecute] = useQuery({ query: PricingRecommendationQuery, variables, requestPolicy: 'cache-and-network', context: ADVICE_CONTEXT });
   return {
     advice: data?.pricingRecommendation,
-    fetching,
+    // A refetch after a rate is set shows the last answer, stale, until the new one.
+    fetching: fetching || stale,
     error,
     refresh: () => reexecute({ requestPolicy: 'network-only' }),
   };

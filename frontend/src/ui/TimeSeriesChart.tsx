@@ -70,7 +70,7 @@ const NO_MARKS: readonly ChartMark[] = [];
  * ticks in the reader's language, the value axis on the reader's starting
  * side, and a legend that gives each series' latest value (or its value at
  * index at), or its value under the pointer, and names the marks. Screen
- * readers get each series' range and latest value.
+ * readers get each series' range and latest value, and each mark's x.
  */
 export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId, marks = NO_MARKS, at = null }: TimeSeriesChartProps) {
   const { t, i18n } = useTranslation();
@@ -92,13 +92,14 @@ export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId,
       }),
     )
     .join(' ');
+  const marksText = marks.map((m) => t('chart.at', { label: m.label, value: isolate(formatX(m.x)) })).join(' ');
   const shown = hovered ?? at;
   const shownX = shown === null ? undefined : xs[shown];
 
   return (
     <figure className="chart" data-testid={testId} data-series={series.length} data-points={xs.length}>
       <figcaption className="chart-title">{title}</figcaption>
-      <div ref={plot} className="chart-plot" role="img" aria-label={t('chart.description', { title, series: seriesText })} data-testid="chart-plot" />
+      <div ref={plot} className="chart-plot" role="img" aria-label={t('chart.description', { title, series: marksText ? `${seriesText} ${marksText}` : seriesText })} data-testid="chart-plot" />
       <p className="chart-at muted small" data-testid="chart-at">
         {shownX === undefined ? t('chart.latest') : t('chart.at', { label: x.label, value: isolate(formatX(shownX)) })}
       </p>
