@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/geo"
@@ -39,12 +41,17 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ApplicationEvent() ApplicationEventResolver
 	ApplicationGpu() ApplicationGpuResolver
+	Earnings() EarningsResolver
+	EarningsBucket() EarningsBucketResolver
+	EarningsPeriod() EarningsPeriodResolver
 	Gpu() GpuResolver
 	GpuBenchmarkEvidence() GpuBenchmarkEvidenceResolver
+	GpuEarnings() GpuEarningsResolver
 	GpuPrice() GpuPriceResolver
 	GpuTelemetry() GpuTelemetryResolver
 	Listing() ListingResolver
 	MarketRegion() MarketRegionResolver
+	ModelEarnings() ModelEarningsResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
 	PriceOutcome() PriceOutcomeResolver
@@ -186,12 +193,51 @@ type ComplexityRoot struct {
 		UserErrors     func(childComplexity int) int
 	}
 
+	CreditFundsPayload struct {
+		Balance    func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	DemandBand struct {
 		Max          func(childComplexity int) int
 		Min          func(childComplexity int) int
 		OfferedHours func(childComplexity int) int
 		RentedHours  func(childComplexity int) int
 		Utilization  func(childComplexity int) int
+	}
+
+	Earnings struct {
+		AccrualPerHour func(childComplexity int) int
+		AsOf           func(childComplexity int) int
+		Available      func(childComplexity int) int
+		ByGpu          func(childComplexity int) int
+		ByModel        func(childComplexity int) int
+		History        func(childComplexity int, from time.Time, to time.Time, groupBy billing.Grouping) int
+		HistoryCSV     func(childComplexity int, from time.Time, to time.Time, groupBy billing.Grouping) int
+		Period         func(childComplexity int) int
+		TimeZone       func(childComplexity int) int
+	}
+
+	EarningsBucket struct {
+		Fee   func(childComplexity int) int
+		Gross func(childComplexity int) int
+		Net   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
+	EarningsPeriod struct {
+		End   func(childComplexity int) int
+		Fee   func(childComplexity int) int
+		Gross func(childComplexity int) int
+		Kind  func(childComplexity int) int
+		Net   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
+	Funds struct {
+		Balance   func(childComplexity int) int
+		PerHour   func(childComplexity int) int
+		RunsOutAt func(childComplexity int) int
 	}
 
 	Gpu struct {
@@ -252,6 +298,15 @@ type ComplexityRoot struct {
 		ListingChangedAt func(childComplexity int) int
 		Score            func(childComplexity int) int
 		Shortfalls       func(childComplexity int) int
+	}
+
+	GpuEarnings struct {
+		GpuID     func(childComplexity int) int
+		Hostname  func(childComplexity int) int
+		MachineID func(childComplexity int) int
+		ModelKey  func(childComplexity int) int
+		Net       func(childComplexity int) int
+		UUID      func(childComplexity int) int
 	}
 
 	GpuModel struct {
@@ -406,10 +461,17 @@ type ComplexityRoot struct {
 		Level     func(childComplexity int) int
 	}
 
+	ModelEarnings struct {
+		Model    func(childComplexity int) int
+		ModelKey func(childComplexity int) int
+		Net      func(childComplexity int) int
+	}
+
 	Mutation struct {
 		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
 		ConfirmEmail               func(childComplexity int, token string) int
 		CreateAgentToken           func(childComplexity int, name string) int
+		CreditFunds                func(childComplexity int, input model.CreditFundsInput) int
 		Heartbeat                  func(childComplexity int, input protocol.HeartbeatInput) int
 		LogIn                      func(childComplexity int, input model.LogInInput) int
 		LogOut                     func(childComplexity int) int
@@ -513,6 +575,7 @@ type ComplexityRoot struct {
 		AgentTokens func(childComplexity int) int
 		Benchmarks  func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
+		Earnings    func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Machines    func(childComplexity int) int
 		Maintenance func(childComplexity int) int
@@ -582,6 +645,7 @@ type ComplexityRoot struct {
 		Marketplace           func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
 		Me                    func(childComplexity int) int
 		MyApplication         func(childComplexity int) int
+		MyFunds               func(childComplexity int) int
 		MyProvider            func(childComplexity int) int
 		MyRentals             func(childComplexity int, first *int, after *string) int
 		Notifications         func(childComplexity int, first *int, after *string) int
@@ -675,6 +739,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		BenchmarkUpdated           func(childComplexity int) int
+		EarningsUpdated            func(childComplexity int) int
 		MachineStatusChanged       func(childComplexity int) int
 		NotificationAdded          func(childComplexity int, afterID *string) int
 		ProviderApplicationChanged func(childComplexity int, id *string) int
@@ -713,11 +778,24 @@ type ApplicationEventResolver interface {
 type ApplicationGpuResolver interface {
 	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
 }
+type EarningsResolver interface {
+	History(ctx context.Context, obj *billing.Summary, from time.Time, to time.Time, groupBy billing.Grouping) ([]*billing.Bucket, error)
+	HistoryCSV(ctx context.Context, obj *billing.Summary, from time.Time, to time.Time, groupBy billing.Grouping) (string, error)
+}
+type EarningsBucketResolver interface {
+	Net(ctx context.Context, obj *billing.Bucket) (models.USDC, error)
+}
+type EarningsPeriodResolver interface {
+	Net(ctx context.Context, obj *billing.Period) (models.USDC, error)
+}
 type GpuResolver interface {
 	Model(ctx context.Context, obj *models.MachineGpu) (*catalog.GpuModel, error)
 }
 type GpuBenchmarkEvidenceResolver interface {
 	ThrottleReasons(ctx context.Context, obj *protocol.GpuBenchEvidence) ([]string, error)
+}
+type GpuEarningsResolver interface {
+	Net(ctx context.Context, obj *billing.GpuEarnings) (models.USDC, error)
 }
 type GpuPriceResolver interface {
 	Model(ctx context.Context, obj *models.GpuPrice) (*catalog.GpuModel, error)
@@ -735,6 +813,10 @@ type MarketRegionResolver interface {
 	Country(ctx context.Context, obj *geo.Region) (*string, error)
 	Continent(ctx context.Context, obj *geo.Region) (*string, error)
 }
+type ModelEarningsResolver interface {
+	Model(ctx context.Context, obj *billing.ModelEarnings) (*catalog.GpuModel, error)
+	Net(ctx context.Context, obj *billing.ModelEarnings) (models.USDC, error)
+}
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
 	ConfirmEmail(ctx context.Context, token string) (*model.AuthPayload, error)
@@ -742,6 +824,7 @@ type MutationResolver interface {
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
 	SubmitBenchmarkResult(ctx context.Context, input protocol.BenchmarkResultInput) (*model.SubmitBenchmarkResultPayload, error)
 	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
+	CreditFunds(ctx context.Context, input model.CreditFundsInput) (*model.CreditFundsPayload, error)
 	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
 	Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error)
 	StartRental(ctx context.Context, input model.StartRentalInput) (*model.StartRentalPayload, error)
@@ -770,6 +853,7 @@ type PricingRecommendationResolver interface {
 type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
 	Benchmarks(ctx context.Context, obj *models.Provider) ([]*bench.MachineBenchmarks, error)
+	Earnings(ctx context.Context, obj *models.Provider) (*billing.Summary, error)
 	Machines(ctx context.Context, obj *models.Provider) ([]*models.Machine, error)
 	Rentals(ctx context.Context, obj *models.Provider) ([]*market.ProviderRental, error)
 	Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error)
@@ -784,6 +868,7 @@ type ProviderApplicationResolver interface {
 type QueryResolver interface {
 	Health(ctx context.Context) (bool, error)
 	Me(ctx context.Context) (*models.User, error)
+	MyFunds(ctx context.Context) (*billing.Funds, error)
 	Marketplace(ctx context.Context, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) (*model.ListingConnection, error)
 	MyRentals(ctx context.Context, first *int, after *string) (*model.RentalConnection, error)
 	Rental(ctx context.Context, id string) (*models.Rental, error)
@@ -800,6 +885,7 @@ type RentalResolver interface {
 }
 type SubscriptionResolver interface {
 	BenchmarkUpdated(ctx context.Context) (<-chan *bench.Event, error)
+	EarningsUpdated(ctx context.Context) (<-chan *billing.Summary, error)
 	MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error)
 	RentalUpdated(ctx context.Context, id *string) (<-chan *models.Rental, error)
 	ProviderRentalUpdated(ctx context.Context) (<-chan *market.ProviderRental, error)
@@ -1292,6 +1378,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateAgentTokenPayload.UserErrors(childComplexity), true
 
+	case "CreditFundsPayload.balance":
+		if e.ComplexityRoot.CreditFundsPayload.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreditFundsPayload.Balance(childComplexity), true
+	case "CreditFundsPayload.userErrors":
+		if e.ComplexityRoot.CreditFundsPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreditFundsPayload.UserErrors(childComplexity), true
+
 	case "DemandBand.maxPricePerHour":
 		if e.ComplexityRoot.DemandBand.Max == nil {
 			break
@@ -1322,6 +1421,152 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DemandBand.Utilization(childComplexity), true
+
+	case "Earnings.accrualPerHour":
+		if e.ComplexityRoot.Earnings.AccrualPerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.AccrualPerHour(childComplexity), true
+	case "Earnings.asOf":
+		if e.ComplexityRoot.Earnings.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.AsOf(childComplexity), true
+	case "Earnings.availableBalance":
+		if e.ComplexityRoot.Earnings.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.Available(childComplexity), true
+	case "Earnings.byGpu":
+		if e.ComplexityRoot.Earnings.ByGpu == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.ByGpu(childComplexity), true
+	case "Earnings.byModel":
+		if e.ComplexityRoot.Earnings.ByModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.ByModel(childComplexity), true
+	case "Earnings.history":
+		if e.ComplexityRoot.Earnings.History == nil {
+			break
+		}
+
+		args, err := ec.field_Earnings_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Earnings.History(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["groupBy"].(billing.Grouping)), true
+	case "Earnings.historyCsv":
+		if e.ComplexityRoot.Earnings.HistoryCSV == nil {
+			break
+		}
+
+		args, err := ec.field_Earnings_historyCsv_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Earnings.HistoryCSV(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["groupBy"].(billing.Grouping)), true
+	case "Earnings.period":
+		if e.ComplexityRoot.Earnings.Period == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.Period(childComplexity), true
+	case "Earnings.timeZone":
+		if e.ComplexityRoot.Earnings.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.TimeZone(childComplexity), true
+
+	case "EarningsBucket.fees":
+		if e.ComplexityRoot.EarningsBucket.Fee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsBucket.Fee(childComplexity), true
+	case "EarningsBucket.gross":
+		if e.ComplexityRoot.EarningsBucket.Gross == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsBucket.Gross(childComplexity), true
+	case "EarningsBucket.net":
+		if e.ComplexityRoot.EarningsBucket.Net == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsBucket.Net(childComplexity), true
+	case "EarningsBucket.start":
+		if e.ComplexityRoot.EarningsBucket.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsBucket.Start(childComplexity), true
+
+	case "EarningsPeriod.end":
+		if e.ComplexityRoot.EarningsPeriod.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsPeriod.End(childComplexity), true
+	case "EarningsPeriod.fees":
+		if e.ComplexityRoot.EarningsPeriod.Fee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsPeriod.Fee(childComplexity), true
+	case "EarningsPeriod.gross":
+		if e.ComplexityRoot.EarningsPeriod.Gross == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsPeriod.Gross(childComplexity), true
+	case "EarningsPeriod.kind":
+		if e.ComplexityRoot.EarningsPeriod.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsPeriod.Kind(childComplexity), true
+	case "EarningsPeriod.net":
+		if e.ComplexityRoot.EarningsPeriod.Net == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsPeriod.Net(childComplexity), true
+	case "EarningsPeriod.start":
+		if e.ComplexityRoot.EarningsPeriod.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EarningsPeriod.Start(childComplexity), true
+
+	case "Funds.balance":
+		if e.ComplexityRoot.Funds.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funds.Balance(childComplexity), true
+	case "Funds.perHour":
+		if e.ComplexityRoot.Funds.PerHour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funds.PerHour(childComplexity), true
+	case "Funds.runsOutAt":
+		if e.ComplexityRoot.Funds.RunsOutAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funds.RunsOutAt(childComplexity), true
 
 	case "Gpu.id":
 		if e.ComplexityRoot.Gpu.ID == nil {
@@ -1614,6 +1859,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GpuBenchmarkStatus.Shortfalls(childComplexity), true
+
+	case "GpuEarnings.gpuId":
+		if e.ComplexityRoot.GpuEarnings.GpuID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.GpuID(childComplexity), true
+	case "GpuEarnings.hostname":
+		if e.ComplexityRoot.GpuEarnings.Hostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.Hostname(childComplexity), true
+	case "GpuEarnings.machineId":
+		if e.ComplexityRoot.GpuEarnings.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.MachineID(childComplexity), true
+	case "GpuEarnings.modelKey":
+		if e.ComplexityRoot.GpuEarnings.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.ModelKey(childComplexity), true
+	case "GpuEarnings.net":
+		if e.ComplexityRoot.GpuEarnings.Net == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.Net(childComplexity), true
+	case "GpuEarnings.gpuUuid":
+		if e.ComplexityRoot.GpuEarnings.UUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.UUID(childComplexity), true
 
 	case "GpuModel.family":
 		if e.ComplexityRoot.GpuModel.Family == nil {
@@ -2238,6 +2520,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MarketRegion.Level(childComplexity), true
 
+	case "ModelEarnings.model":
+		if e.ComplexityRoot.ModelEarnings.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelEarnings.Model(childComplexity), true
+	case "ModelEarnings.modelKey":
+		if e.ComplexityRoot.ModelEarnings.ModelKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelEarnings.ModelKey(childComplexity), true
+	case "ModelEarnings.net":
+		if e.ComplexityRoot.ModelEarnings.Net == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelEarnings.Net(childComplexity), true
+
 	case "Mutation.approveProviderApplication":
 		if e.ComplexityRoot.Mutation.ApproveProviderApplication == nil {
 			break
@@ -2271,6 +2572,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAgentToken(childComplexity, args["name"].(string)), true
+	case "Mutation.creditFunds":
+		if e.ComplexityRoot.Mutation.CreditFunds == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_creditFunds_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreditFunds(childComplexity, args["input"].(model.CreditFundsInput)), true
 	case "Mutation.heartbeat":
 		if e.ComplexityRoot.Mutation.Heartbeat == nil {
 			break
@@ -2804,6 +3116,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.CreatedAt(childComplexity), true
+	case "Provider.earnings":
+		if e.ComplexityRoot.Provider.Earnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Earnings(childComplexity), true
 	case "Provider.id":
 		if e.ComplexityRoot.Provider.ID == nil {
 			break
@@ -3105,6 +3423,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyApplication(childComplexity), true
+	case "Query.myFunds":
+		if e.ComplexityRoot.Query.MyFunds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyFunds(childComplexity), true
 	case "Query.myProvider":
 		if e.ComplexityRoot.Query.MyProvider == nil {
 			break
@@ -3472,6 +3796,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.BenchmarkUpdated(childComplexity), true
+	case "Subscription.earningsUpdated":
+		if e.ComplexityRoot.Subscription.EarningsUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.EarningsUpdated(childComplexity), true
 	case "Subscription.machineStatusChanged":
 		if e.ComplexityRoot.Subscription.MachineStatusChanged == nil {
 			break
@@ -3602,6 +3932,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BenchmarkMeasurementInput", ec.unmarshalInputBenchmarkMeasurementInput),
 			graphql.NewInputUnmarshaler("BenchmarkResultInput", ec.unmarshalInputBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("BenchmarkSectionInput", ec.unmarshalInputBenchmarkSectionInput),
+			graphql.NewInputUnmarshaler("CreditFundsInput", ec.unmarshalInputCreditFundsInput),
 			graphql.NewInputUnmarshaler("EnvVarInput", ec.unmarshalInputEnvVarInput),
 			graphql.NewInputUnmarshaler("GpuBenchmarkEvidenceInput", ec.unmarshalInputGpuBenchmarkEvidenceInput),
 			graphql.NewInputUnmarshaler("GpuBenchmarkResultInput", ec.unmarshalInputGpuBenchmarkResultInput),
@@ -4097,6 +4428,128 @@ extend type Mutation {
 extend type Subscription {
   "The signed-in provider's benchmarks: every machine's standing first, then each result, request and listing change."
   benchmarkUpdated: BenchmarkEvent!
+}
+`, BuiltIn: false},
+	{Name: "../schema/billing.graphqls", Input: `# Money: customers' prepaid funds, rentals metered per second into a
+# double-entry ledger, and providers' earnings. Amounts are USDC
+# (micro-USDC integers underneath, six decimals on the wire).
+
+"A customer's prepaid balance: rentals are charged from it."
+type Funds {
+  balance: USDC!
+  "What the customer's running rentals cost per hour now."
+  perHour: USDC!
+  "When the balance runs out at that rate (null: nothing runs)."
+  runsOutAt: DateTime
+}
+
+input CreditFundsInput {
+  "The customer (User.id)."
+  userId: ID!
+  "More than 0, at most 1,000,000 USDC."
+  amount: USDC!
+  "The deposit's reference (a transfer's id): each is credited once."
+  reference: String!
+}
+
+type CreditFundsPayload {
+  "The customer's balance after the credit."
+  balance: USDC
+  userErrors: [UserError!]!
+}
+
+"How often a provider is paid; the earnings period follows it."
+enum PayoutSchedule {
+  "Every Monday, for the week before (from Monday 00:00 in the provider's time zone)."
+  WEEKLY
+  "On the first business day of the month, for the month before."
+  MONTHLY
+}
+
+"The bucket size of earnings history."
+enum EarningsGrouping {
+  HOUR
+  DAY
+  WEEK
+  MONTH
+}
+
+"A payout period and what was earned in it so far."
+type EarningsPeriod {
+  kind: PayoutSchedule!
+  start: DateTime!
+  end: DateTime!
+  "What customers were charged."
+  gross: USDC!
+  "The platform's fee of it."
+  fees: USDC!
+  "What the provider keeps: gross − fees."
+  net: USDC!
+}
+
+"One GPU's earnings in the period."
+type GpuEarnings {
+  gpuId: ID!
+  gpuUuid: String!
+  machineId: ID!
+  hostname: String!
+  modelKey: String!
+  net: USDC!
+}
+
+"One model's earnings in the period."
+type ModelEarnings {
+  modelKey: String!
+  model: GpuModel
+  net: USDC!
+}
+
+"One step of earnings history."
+type EarningsBucket {
+  start: DateTime!
+  gross: USDC!
+  fees: USDC!
+  net: USDC!
+}
+
+"A provider's earnings tracker."
+type Earnings {
+  "The provider's time zone (its schedule's; UTC without one): periods and buckets follow it."
+  timeZone: String!
+  "When these figures were taken: the period's net grows by accrualPerHour from here."
+  asOf: DateTime!
+  period: EarningsPeriod!
+  "What the rentals running now earn per hour after the fee."
+  accrualPerHour: USDC!
+  "Per GPU in the period, GPUs that earned nothing left out."
+  byGpu: [GpuEarnings!]!
+  byModel: [ModelEarnings!]!
+  "Earned and neither paid out nor in a payout."
+  availableBalance: USDC!
+  "From from to to (exclusive), in buckets of groupBy in the provider's time zone, empty ones included (at most 10,000)."
+  history(from: DateTime!, to: DateTime!, groupBy: EarningsGrouping!): [EarningsBucket!]!
+  "history as CSV (start, gross_usdc, fee_usdc, net_usdc), for download."
+  historyCsv(from: DateTime!, to: DateTime!, groupBy: EarningsGrouping!): String!
+}
+
+extend type Provider {
+  "The provider's earnings (the provider and admins)."
+  earnings: Earnings!
+}
+
+extend type Query {
+  "Signed in: your prepaid balance."
+  myFunds: Funds!
+}
+
+extend type Mutation {
+  "Admin: credit a customer's prepaid balance with a deposit's reference (once per reference)."
+  creditFunds(input: CreditFundsInput!): CreditFundsPayload!
+}
+
+extend type Subscription {
+  "Provider: the earnings tracker now, then again after every change (metering ticks at most every minute); between them the period's net grows by accrualPerHour."
+  earningsUpdated: Earnings!
 }
 `, BuiltIn: false},
 	{Name: "../schema/fleet.graphqls", Input: `# The live fleet: machines and GPUs registered by gpunex-agent, their
@@ -5205,6 +5658,8 @@ enum UserErrorCode {
   TOO_SOON
   "The GPUs asked for cannot be rented now: another rental took them meanwhile, or they were delisted, went offline or left their schedule."
   UNAVAILABLE
+  "The prepaid balance does not cover it (a rental needs its minimum prepaid time)."
+  INSUFFICIENT_FUNDS
 }
 
 """
@@ -5507,6 +5962,16 @@ func (ec *executionContext) childFields_CreateAgentTokenPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateAgentTokenPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreditFundsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "balance":
+		return ec.fieldContext_CreditFundsPayload_balance(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_CreditFundsPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreditFundsPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DemandBand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "minPricePerHour":
@@ -5521,6 +5986,74 @@ func (ec *executionContext) childFields_DemandBand(ctx context.Context, field gr
 		return ec.fieldContext_DemandBand_utilization(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DemandBand", field.Name)
+}
+
+func (ec *executionContext) childFields_Earnings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timeZone":
+		return ec.fieldContext_Earnings_timeZone(ctx, field)
+	case "asOf":
+		return ec.fieldContext_Earnings_asOf(ctx, field)
+	case "period":
+		return ec.fieldContext_Earnings_period(ctx, field)
+	case "accrualPerHour":
+		return ec.fieldContext_Earnings_accrualPerHour(ctx, field)
+	case "byGpu":
+		return ec.fieldContext_Earnings_byGpu(ctx, field)
+	case "byModel":
+		return ec.fieldContext_Earnings_byModel(ctx, field)
+	case "availableBalance":
+		return ec.fieldContext_Earnings_availableBalance(ctx, field)
+	case "history":
+		return ec.fieldContext_Earnings_history(ctx, field)
+	case "historyCsv":
+		return ec.fieldContext_Earnings_historyCsv(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Earnings", field.Name)
+}
+
+func (ec *executionContext) childFields_EarningsBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_EarningsBucket_start(ctx, field)
+	case "gross":
+		return ec.fieldContext_EarningsBucket_gross(ctx, field)
+	case "fees":
+		return ec.fieldContext_EarningsBucket_fees(ctx, field)
+	case "net":
+		return ec.fieldContext_EarningsBucket_net(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EarningsBucket", field.Name)
+}
+
+func (ec *executionContext) childFields_EarningsPeriod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_EarningsPeriod_kind(ctx, field)
+	case "start":
+		return ec.fieldContext_EarningsPeriod_start(ctx, field)
+	case "end":
+		return ec.fieldContext_EarningsPeriod_end(ctx, field)
+	case "gross":
+		return ec.fieldContext_EarningsPeriod_gross(ctx, field)
+	case "fees":
+		return ec.fieldContext_EarningsPeriod_fees(ctx, field)
+	case "net":
+		return ec.fieldContext_EarningsPeriod_net(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EarningsPeriod", field.Name)
+}
+
+func (ec *executionContext) childFields_Funds(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "balance":
+		return ec.fieldContext_Funds_balance(ctx, field)
+	case "perHour":
+		return ec.fieldContext_Funds_perHour(ctx, field)
+	case "runsOutAt":
+		return ec.fieldContext_Funds_runsOutAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Funds", field.Name)
 }
 
 func (ec *executionContext) childFields_Gpu(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5641,6 +6174,24 @@ func (ec *executionContext) childFields_GpuBenchmarkStatus(ctx context.Context, 
 		return ec.fieldContext_GpuBenchmarkStatus_history(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GpuBenchmarkStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_GpuEarnings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "gpuId":
+		return ec.fieldContext_GpuEarnings_gpuId(ctx, field)
+	case "gpuUuid":
+		return ec.fieldContext_GpuEarnings_gpuUuid(ctx, field)
+	case "machineId":
+		return ec.fieldContext_GpuEarnings_machineId(ctx, field)
+	case "hostname":
+		return ec.fieldContext_GpuEarnings_hostname(ctx, field)
+	case "modelKey":
+		return ec.fieldContext_GpuEarnings_modelKey(ctx, field)
+	case "net":
+		return ec.fieldContext_GpuEarnings_net(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GpuEarnings", field.Name)
 }
 
 func (ec *executionContext) childFields_GpuModel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5947,6 +6498,18 @@ func (ec *executionContext) childFields_MarketRegion(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type MarketRegion", field.Name)
 }
 
+func (ec *executionContext) childFields_ModelEarnings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "modelKey":
+		return ec.fieldContext_ModelEarnings_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_ModelEarnings_model(ctx, field)
+	case "net":
+		return ec.fieldContext_ModelEarnings_net(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelEarnings", field.Name)
+}
+
 func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6119,6 +6682,8 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_agentTokens(ctx, field)
 	case "benchmarks":
 		return ec.fieldContext_Provider_benchmarks(ctx, field)
+	case "earnings":
+		return ec.fieldContext_Provider_earnings(ctx, field)
 	case "machines":
 		return ec.fieldContext_Provider_machines(ctx, field)
 	case "rentals":
@@ -6559,6 +7124,66 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Earnings_historyCsv_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) (billing.Grouping, error) {
+			return ec.unmarshalNEarningsGrouping2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGrouping(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Earnings_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) (billing.Grouping, error) {
+			return ec.unmarshalNEarningsGrouping2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGrouping(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveProviderApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6614,6 +7239,20 @@ func (ec *executionContext) field_Mutation_createAgentToken_args(ctx context.Con
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_creditFunds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreditFundsInput, error) {
+			return ec.unmarshalNCreditFundsInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreditFundsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -9058,6 +9697,61 @@ func (ec *executionContext) fieldContext_CreateAgentTokenPayload_userErrors(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _CreditFundsPayload_balance(ctx context.Context, field graphql.CollectedField, obj *model.CreditFundsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreditFundsPayload_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreditFundsPayload_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreditFundsPayload", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _CreditFundsPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.CreditFundsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreditFundsPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreditFundsPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreditFundsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DemandBand_minPricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9171,6 +9865,581 @@ func (ec *executionContext) _DemandBand_utilization(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_DemandBand_utilization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Earnings_timeZone(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_timeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_timeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Earnings", field, false, false, "String")
+}
+
+func (ec *executionContext) _Earnings_asOf(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Earnings", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Earnings_period(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_period(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Period, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v billing.Period) graphql.Marshaler {
+			return ec.marshalNEarningsPeriod2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐPeriod(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_period(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Earnings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EarningsPeriod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Earnings_accrualPerHour(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_accrualPerHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccrualPerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_accrualPerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Earnings", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Earnings_byGpu(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_byGpu(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByGpu, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []billing.GpuEarnings) graphql.Marshaler {
+			return ec.marshalNGpuEarnings2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGpuEarningsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_byGpu(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Earnings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuEarnings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Earnings_byModel(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_byModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []billing.ModelEarnings) graphql.Marshaler {
+			return ec.marshalNModelEarnings2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐModelEarningsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_byModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Earnings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelEarnings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Earnings_availableBalance(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_availableBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_availableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Earnings", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Earnings_history(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Earnings().History(ctx, obj, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["groupBy"].(billing.Grouping))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*billing.Bucket) graphql.Marshaler {
+			return ec.marshalNEarningsBucket2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Earnings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EarningsBucket(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Earnings_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Earnings_historyCsv(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_historyCsv(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Earnings().HistoryCSV(ctx, obj, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["groupBy"].(billing.Grouping))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_historyCsv(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Earnings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Earnings_historyCsv_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EarningsBucket_start(ctx context.Context, field graphql.CollectedField, obj *billing.Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsBucket_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsBucket_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsBucket", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _EarningsBucket_gross(ctx context.Context, field graphql.CollectedField, obj *billing.Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsBucket_gross(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gross, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsBucket_gross(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsBucket", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _EarningsBucket_fees(ctx context.Context, field graphql.CollectedField, obj *billing.Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsBucket_fees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsBucket_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsBucket", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _EarningsBucket_net(ctx context.Context, field graphql.CollectedField, obj *billing.Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsBucket_net(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EarningsBucket().Net(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsBucket_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsBucket", field, true, true, "USDC")
+}
+
+func (ec *executionContext) _EarningsPeriod_kind(ctx context.Context, field graphql.CollectedField, obj *billing.Period) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsPeriod_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v billing.Schedule) graphql.Marshaler {
+			return ec.marshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSchedule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsPeriod_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsPeriod", field, false, false, "PayoutSchedule")
+}
+
+func (ec *executionContext) _EarningsPeriod_start(ctx context.Context, field graphql.CollectedField, obj *billing.Period) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsPeriod_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsPeriod_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsPeriod", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _EarningsPeriod_end(ctx context.Context, field graphql.CollectedField, obj *billing.Period) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsPeriod_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsPeriod_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsPeriod", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _EarningsPeriod_gross(ctx context.Context, field graphql.CollectedField, obj *billing.Period) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsPeriod_gross(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gross, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsPeriod_gross(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsPeriod", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _EarningsPeriod_fees(ctx context.Context, field graphql.CollectedField, obj *billing.Period) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsPeriod_fees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsPeriod_fees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsPeriod", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _EarningsPeriod_net(ctx context.Context, field graphql.CollectedField, obj *billing.Period) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EarningsPeriod_net(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EarningsPeriod().Net(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EarningsPeriod_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EarningsPeriod", field, true, true, "USDC")
+}
+
+func (ec *executionContext) _Funds_balance(ctx context.Context, field graphql.CollectedField, obj *billing.Funds) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funds_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funds_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funds", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Funds_perHour(ctx context.Context, field graphql.CollectedField, obj *billing.Funds) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funds_perHour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PerHour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funds_perHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funds", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Funds_runsOutAt(ctx context.Context, field graphql.CollectedField, obj *billing.Funds) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funds_runsOutAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunsOutAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Funds_runsOutAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funds", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Gpu_id(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
@@ -10365,6 +11634,144 @@ func (ec *executionContext) fieldContext_GpuBenchmarkStatus_history(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _GpuEarnings_gpuId(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_gpuId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_gpuId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "ID")
+}
+
+func (ec *executionContext) _GpuEarnings_gpuUuid(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_gpuUuid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_gpuUuid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuEarnings_machineId(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "ID")
+}
+
+func (ec *executionContext) _GpuEarnings_hostname(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_hostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_hostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuEarnings_modelKey(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuEarnings_net(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_net(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.GpuEarnings().Net(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, true, true, "USDC")
 }
 
 func (ec *executionContext) _GpuModel_key(ctx context.Context, field graphql.CollectedField, obj *catalog.GpuModel) (ret graphql.Marshaler) {
@@ -12834,6 +14241,84 @@ func (ec *executionContext) fieldContext_MarketRegion_continent(_ context.Contex
 	return graphql.NewScalarFieldContext("MarketRegion", field, true, true, "String")
 }
 
+func (ec *executionContext) _ModelEarnings_modelKey(ctx context.Context, field graphql.CollectedField, obj *billing.ModelEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelEarnings_modelKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelEarnings_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelEarnings", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelEarnings_model(ctx context.Context, field graphql.CollectedField, obj *billing.ModelEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelEarnings_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ModelEarnings().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ModelEarnings_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModelEarnings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ModelEarnings_net(ctx context.Context, field graphql.CollectedField, obj *billing.ModelEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelEarnings_net(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ModelEarnings().Net(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelEarnings_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelEarnings", field, true, true, "USDC")
+}
+
 func (ec *executionContext) _Mutation_signUp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13080,6 +14565,50 @@ func (ec *executionContext) fieldContext_Mutation_requestBenchmark(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_requestBenchmark_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_creditFunds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_creditFunds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreditFunds(ctx, fc.Args["input"].(model.CreditFundsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreditFundsPayload) graphql.Marshaler {
+			return ec.marshalNCreditFundsPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreditFundsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_creditFunds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreditFundsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_creditFunds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15233,6 +16762,38 @@ func (ec *executionContext) fieldContext_Provider_benchmarks(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Provider_earnings(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_earnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Earnings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *billing.Summary) graphql.Marshaler {
+			return ec.marshalNEarnings2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_earnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Earnings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Provider_machines(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16352,6 +17913,38 @@ func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graph
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myFunds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myFunds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyFunds(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *billing.Funds) graphql.Marshaler {
+			return ec.marshalNFunds2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐFunds(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myFunds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Funds(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18097,6 +19690,38 @@ func (ec *executionContext) fieldContext_Subscription_benchmarkUpdated(_ context
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BenchmarkEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_earningsUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_earningsUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().EarningsUpdated(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *billing.Summary) graphql.Marshaler {
+			return ec.marshalNEarnings2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_earningsUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Earnings(ctx, field)
 		},
 	}
 	return fc, nil
@@ -20048,6 +21673,62 @@ func (ec *executionContext) unmarshalInputBenchmarkSectionInput(ctx context.Cont
 func UnmarshalBenchmarkSectionInput(ctx context.Context, raw any) (protocol.BenchSection, error) {
 	var out protocol.BenchSection
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "BenchmarkSectionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreditFundsInput(ctx context.Context, obj any) (model.CreditFundsInput, error) {
+	var it model.CreditFundsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "amount", "reference"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "reference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reference"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reference = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreditFundsInput unmarshals raw into the CreditFundsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreditFundsInput(ctx context.Context, raw any) (model.CreditFundsInput, error) {
+	var out model.CreditFundsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreditFundsInput", raw, &out)
 	return out, err
 }
 
@@ -22221,6 +23902,44 @@ func (ec *executionContext) _CreateAgentTokenPayload(ctx context.Context, sel as
 	return out
 }
 
+var creditFundsPayloadImplementors = []string{"CreditFundsPayload"}
+
+func (ec *executionContext) _CreditFundsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreditFundsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, creditFundsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreditFundsPayload")
+		case "balance":
+			out.Values[i] = ec._CreditFundsPayload_balance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._CreditFundsPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var demandBandImplementors = []string{"DemandBand"}
 
 func (ec *executionContext) _DemandBand(ctx context.Context, sel ast.SelectionSet, obj *pricing.DemandBand) graphql.Marshaler {
@@ -22255,6 +23974,232 @@ func (ec *executionContext) _DemandBand(ctx context.Context, sel ast.SelectionSe
 		case "utilization":
 			out.Values[i] = ec._DemandBand_utilization(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var earningsImplementors = []string{"Earnings"}
+
+func (ec *executionContext) _Earnings(ctx context.Context, sel ast.SelectionSet, obj *billing.Summary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, earningsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Earnings")
+		case "timeZone":
+			out.Values[i] = ec._Earnings_timeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "asOf":
+			out.Values[i] = ec._Earnings_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "period":
+			out.Values[i] = ec._Earnings_period(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "accrualPerHour":
+			out.Values[i] = ec._Earnings_accrualPerHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "byGpu":
+			out.Values[i] = ec._Earnings_byGpu(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "byModel":
+			out.Values[i] = ec._Earnings_byModel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "availableBalance":
+			out.Values[i] = ec._Earnings_availableBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "history":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Earnings_history(ctx, field, obj)
+				})
+		case "historyCsv":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Earnings_historyCsv(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var earningsBucketImplementors = []string{"EarningsBucket"}
+
+func (ec *executionContext) _EarningsBucket(ctx context.Context, sel ast.SelectionSet, obj *billing.Bucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, earningsBucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EarningsBucket")
+		case "start":
+			out.Values[i] = ec._EarningsBucket_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gross":
+			out.Values[i] = ec._EarningsBucket_gross(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fees":
+			out.Values[i] = ec._EarningsBucket_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "net":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._EarningsBucket_net(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var earningsPeriodImplementors = []string{"EarningsPeriod"}
+
+func (ec *executionContext) _EarningsPeriod(ctx context.Context, sel ast.SelectionSet, obj *billing.Period) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, earningsPeriodImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EarningsPeriod")
+		case "kind":
+			out.Values[i] = ec._EarningsPeriod_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._EarningsPeriod_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._EarningsPeriod_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gross":
+			out.Values[i] = ec._EarningsPeriod_gross(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fees":
+			out.Values[i] = ec._EarningsPeriod_fees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "net":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._EarningsPeriod_net(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var fundsImplementors = []string{"Funds"}
+
+func (ec *executionContext) _Funds(ctx context.Context, sel ast.SelectionSet, obj *billing.Funds) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Funds")
+		case "balance":
+			out.Values[i] = ec._Funds_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "perHour":
+			out.Values[i] = ec._Funds_perHour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runsOutAt":
+			out.Values[i] = ec._Funds_runsOutAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -22611,6 +24556,65 @@ func (ec *executionContext) _GpuBenchmarkStatus(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gpuEarningsImplementors = []string{"GpuEarnings"}
+
+func (ec *executionContext) _GpuEarnings(ctx context.Context, sel ast.SelectionSet, obj *billing.GpuEarnings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gpuEarningsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GpuEarnings")
+		case "gpuId":
+			out.Values[i] = ec._GpuEarnings_gpuId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gpuUuid":
+			out.Values[i] = ec._GpuEarnings_gpuUuid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "machineId":
+			out.Values[i] = ec._GpuEarnings_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hostname":
+			out.Values[i] = ec._GpuEarnings_hostname(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modelKey":
+			out.Values[i] = ec._GpuEarnings_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "net":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GpuEarnings_net(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23616,6 +25620,51 @@ func (ec *executionContext) _MarketRegion(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var modelEarningsImplementors = []string{"ModelEarnings"}
+
+func (ec *executionContext) _ModelEarnings(ctx context.Context, sel ast.SelectionSet, obj *billing.ModelEarnings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelEarningsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModelEarnings")
+		case "modelKey":
+			out.Values[i] = ec._ModelEarnings_modelKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ModelEarnings_model(ctx, field, obj)
+				})
+		case "net":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ModelEarnings_net(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -23673,6 +25722,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "requestBenchmark":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_requestBenchmark(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "creditFunds":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_creditFunds(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -24357,6 +26413,12 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_benchmarks(ctx, field, obj)
 				})
+		case "earnings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_earnings(ctx, field, obj)
+				})
 		case "machines":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24784,6 +26846,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_me(ctx, field)
+				})
+		case "myFunds":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myFunds(ctx, field)
 				})
 		case "marketplace":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -25453,6 +27521,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "benchmarkUpdated":
 		return ec._Subscription_benchmarkUpdated(ctx, fields[0])
+	case "earningsUpdated":
+		return ec._Subscription_earningsUpdated(ctx, fields[0])
 	case "machineStatusChanged":
 		return ec._Subscription_machineStatusChanged(ctx, fields[0])
 	case "rentalUpdated":
@@ -26374,6 +28444,19 @@ func (ec *executionContext) marshalNCreateAgentTokenPayload2ᚖgithubᚗcomᚋgp
 	return ec._CreateAgentTokenPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreditFundsInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreditFundsInput(ctx context.Context, v any) (model.CreditFundsInput, error) {
+	res, err := ec.unmarshalInputCreditFundsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreditFundsPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreditFundsPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreditFundsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreditFundsPayload!")
+		return graphql.Null
+	}
+	return ec._CreditFundsPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := models.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26406,6 +28489,57 @@ func (ec *executionContext) marshalNDemandBand2ᚕgithubᚗcomᚋgpunexᚋgpunex
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNEarnings2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSummary(ctx context.Context, sel ast.SelectionSet, v *billing.Summary) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Earnings!")
+		return graphql.Null
+	}
+	return ec._Earnings(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEarningsBucket2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []*billing.Bucket) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEarningsBucket2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐBucket(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEarningsBucket2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐBucket(ctx context.Context, sel ast.SelectionSet, v *billing.Bucket) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EarningsBucket!")
+		return graphql.Null
+	}
+	return ec._EarningsBucket(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEarningsGrouping2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGrouping(ctx context.Context, v any) (billing.Grouping, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := billing.Grouping(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEarningsGrouping2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGrouping(ctx context.Context, sel ast.SelectionSet, v billing.Grouping) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "EarningsGrouping!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNEarningsPeriod2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐPeriod(ctx context.Context, sel ast.SelectionSet, v billing.Period) graphql.Marshaler {
+	return ec._EarningsPeriod(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNEnvVarInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐEnvVarInput(ctx context.Context, v any) (*model.EnvVarInput, error) {
@@ -26454,6 +28588,14 @@ func (ec *executionContext) marshalNFloat2ᚕfloat64ᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNFunds2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐFunds(ctx context.Context, sel ast.SelectionSet, v *billing.Funds) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Funds!")
+		return graphql.Null
+	}
+	return ec._Funds(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNGpu2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineGpuᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.MachineGpu) graphql.Marshaler {
@@ -26545,6 +28687,26 @@ func (ec *executionContext) marshalNGpuBenchmarkStatus2ᚖgithubᚗcomᚋgpunex�
 		return graphql.Null
 	}
 	return ec._GpuBenchmarkStatus(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNGpuEarnings2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGpuEarnings(ctx context.Context, sel ast.SelectionSet, v billing.GpuEarnings) graphql.Marshaler {
+	return ec._GpuEarnings(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNGpuEarnings2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGpuEarningsᚄ(ctx context.Context, sel ast.SelectionSet, v []billing.GpuEarnings) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGpuEarnings2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐGpuEarnings(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNGpuInventoryInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐGpuInventory(ctx context.Context, v any) (protocol.GpuInventory, error) {
@@ -26906,6 +29068,26 @@ func (ec *executionContext) marshalNMarketRegion2githubᚗcomᚋgpunexᚋgpunex�
 	return ec._MarketRegion(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNModelEarnings2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐModelEarnings(ctx context.Context, sel ast.SelectionSet, v billing.ModelEarnings) graphql.Marshaler {
+	return ec._ModelEarnings(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNModelEarnings2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐModelEarningsᚄ(ctx context.Context, sel ast.SelectionSet, v []billing.ModelEarnings) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNModelEarnings2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐModelEarnings(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNNotification2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐNotification(ctx context.Context, sel ast.SelectionSet, v *models.Notification) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Notification!")
@@ -26976,6 +29158,21 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSchedule(ctx context.Context, v any) (billing.Schedule, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := billing.Schedule(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSchedule(ctx context.Context, sel ast.SelectionSet, v billing.Schedule) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "PayoutSchedule!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNPriceDemand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemand(ctx context.Context, sel ast.SelectionSet, v pricing.Demand) graphql.Marshaler {

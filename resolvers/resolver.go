@@ -10,6 +10,7 @@ import (
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/notification"
@@ -28,6 +29,7 @@ type Resolver struct {
 	Bench      *bench.Service
 	Pricing    *pricing.Service
 	Market     *market.Service
+	Billing    *billing.Service
 	Logger     *slog.Logger
 }
 

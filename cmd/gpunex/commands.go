@@ -27,6 +27,7 @@ import (
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/installer"
 	"github.com/gpunex/gpunex/internal/mail"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/store"
@@ -274,6 +275,7 @@ func newServeCommand() *cobra.Command {
 				Fleet:   fleet.Config{Interval: hbInterval},
 				Bench:   benchCfg,
 				Pricing: pricing.Config{FeeBps: feeBps},
+				Market:  market.Config{FeeBps: feeBps},
 				Logger:  logger, Clock: clock.Real{},
 				API: apiCfg,
 			})
@@ -292,7 +294,7 @@ func newServeCommand() *cobra.Command {
 				// The demo world is not part of the platform: its machines
 				// are agents, which the server proper never links.
 				world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Bench: p.Bench,
-					Pricing: p.Pricing, Market: p.Market,
+					Pricing: p.Pricing, Market: p.Market, Billing: p.Billing,
 					DataDir: st.dataDir, Logger: logger}
 				if err := world.Seed(cmd.Context()); err != nil {
 					return err

@@ -79,6 +79,21 @@ type CreateAgentTokenPayload struct {
 	UserErrors     []*protocol.UserError `json:"userErrors"`
 }
 
+type CreditFundsInput struct {
+	// The customer (User.id).
+	UserID string `json:"userId"`
+	// More than 0, at most 1,000,000 USDC.
+	Amount models.USDC `json:"amount"`
+	// The deposit's reference (a transfer's id): each is credited once.
+	Reference string `json:"reference"`
+}
+
+type CreditFundsPayload struct {
+	// The customer's balance after the credit.
+	Balance    *models.USDC          `json:"balance,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
 type EnvVarInput struct {
 	// A portable variable name: letters, digits and _, not starting with a digit.
 	Name  string `json:"name"`

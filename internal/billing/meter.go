@@ -163,7 +163,9 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 				providers[r.ProviderID] = true
 				s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
 			}
-			if c.exhausted && r.EndedAt == nil {
+			// A rental being stopped already was told and stopped once.
+			stopping := r.State == models.RentalStopping
+			if c.exhausted && r.EndedAt == nil && !stopping {
 				res.exhausted = append(res.exhausted, r.RentalID)
 			}
 			left := balances[ids[customer]]
@@ -173,7 +175,7 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 					return err
 				}
 			}
-			if c.exhausted && r.EndedAt == nil {
+			if c.exhausted && r.EndedAt == nil && !stopping {
 				if err := s.notifyExhausted(ctx, tx, r); err != nil {
 					return err
 				}

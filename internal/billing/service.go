@@ -60,7 +60,7 @@ func (c Config) withDefaults() Config {
 type Service struct {
 	deps Deps
 	cfg  Config
-	live *bus.Shared[int64]
+	live *bus.Shared[*Summary]
 }
 
 // New returns the billing service.
@@ -72,9 +72,13 @@ func New(deps Deps, cfg Config) *Service {
 		deps.Clock = clock.Real{}
 	}
 	s := &Service{deps: deps, cfg: cfg.withDefaults()}
-	s.live = bus.NewShared(deps.Bus, deps.Logger, decodeProviderEvent)
+	s.live = bus.NewShared(deps.Bus, deps.Logger, s.resolveEvent)
 	return s
 }
+
+// SetStop sets Deps.Stop once the market exists (it is built after
+// billing, which it asks about funds). Call it while assembling.
+func (s *Service) SetStop(stop func(ctx context.Context, rentalID int64) error) { s.deps.Stop = stop }
 
 // Config returns the configuration in effect.
 func (s *Service) Config() Config { return s.cfg }

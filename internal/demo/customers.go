@@ -176,6 +176,9 @@ func (w World) customersTurn(ctx context.Context, logger *slog.Logger, pace Pace
 	l := listings[rand.N(len(listings))]
 	customer := customers[rand.N(len(customers))]
 	in := pace.rental(l)
+	if err := w.topUp(ctx, customer); err != nil {
+		return fmt.Errorf("%s topping up: %w", customer.Email, err)
+	}
 	r, err := w.Market.Start(ctx, customer.ID, in)
 	if fault.CodeOf(err) == fault.Invalid {
 		// Taken meanwhile (by a person trying the demo, say): next turn.

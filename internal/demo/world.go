@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
@@ -171,6 +172,9 @@ type World struct {
 	// Market is where the demo customers rent; without it they do not,
 	// and the demo agents report jobs only over their API.
 	Market *market.Service
+	// Billing credits the demo customers' funds; without it they have
+	// none (and cannot rent where the market asks for funds).
+	Billing *billing.Service
 	// Rentals paces the demo customers (the zero value: the demo's pace).
 	Rentals Pace
 	// DataDir holds the in-process agents' state, under demo-agents/
@@ -239,6 +243,9 @@ func (w World) Seed(ctx context.Context) error {
 		return err
 	}
 	if err := w.seedMarketHistory(ctx); err != nil {
+		return err
+	}
+	if err := w.seedFunds(ctx); err != nil {
 		return err
 	}
 	w.logger().Info("demo: world ready", "accounts", len(Accounts))

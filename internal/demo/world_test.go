@@ -30,6 +30,7 @@ func world(t *testing.T, srv *platformtest.Server) demo.World {
 		Bench:      srv.Platform.Bench,
 		Pricing:    srv.Platform.Pricing,
 		Market:     srv.Platform.Market,
+		Billing:    srv.Platform.Billing,
 		// No demo rentals unless a test asks for them.
 		Rentals: demo.Pace{Every: time.Hour},
 		DataDir: t.TempDir(),

@@ -291,6 +291,21 @@ func newJobID() (string, error) {
 // until the agent reports, or StopGrace passes, then STOPPED. Another
 // customer's rental is NOT_FOUND; stopping a stopping rental changes
 // nothing; an ended one is INVALID_STATE.
+// StopUnfunded stops a rental whose customer's funds ran out (billing's
+// hook), as its customer would; one that is stopping or has ended is left
+// as it is.
+func (s *Service) StopUnfunded(ctx context.Context, id int64) error {
+	var customerID int64
+	if err := s.deps.DB.NewSelect().Model((*models.Rental)(nil)).Column("customer_id").Where("id = ?", id).Scan(ctx, &customerID); err != nil {
+		return fmt.Errorf("market: unable to find the rental: %w", err)
+	}
+	_, err := s.Stop(ctx, customerID, id)
+	if v, ok := fault.AsValidation(err); ok && len(v.Problems) == 1 && v.Problems[0].Code == fault.InvalidState {
+		return nil
+	}
+	return err
+}
+
 func (s *Service) Stop(ctx context.Context, customerID, id int64) (*models.Rental, error) {
 	r := new(models.Rental)
 	already := false

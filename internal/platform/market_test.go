@@ -44,7 +44,12 @@ func marketMachine(t *testing.T, s *platformtest.Server, p *platformtest.Provide
 func customer(t *testing.T, s *platformtest.Server, name string) *platformtest.Client {
 	t.Helper()
 	c := s.NewAPIClient(t, "")
-	c.SignUp(platformtest.UniqueEmail(name), "correct horse battery", name)
+	email := platformtest.UniqueEmail(name)
+	c.SignUp(email, "correct horse battery", name)
+	u, err := s.Platform.Auth.UserByEmail(context.Background(), email)
+	require.NoError(t, err)
+	_, err = s.Platform.Billing.Credit(context.Background(), u.ID, 1000*models.MicrosPerUSDC, "test deposit "+email)
+	require.NoError(t, err)
 	return c
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
@@ -73,6 +74,8 @@ type Config struct {
 	// rentals.
 	Pricing pricing.Config
 	Market  market.Config
+	// Billing tunes metering and customer funds.
+	Billing billing.Config
 	API     api.Config
 	Logger  *slog.Logger
 	// Clock defaults to the real clock.
@@ -100,6 +103,7 @@ type Platform struct {
 	Bench      *bench.Service
 	Pricing    *pricing.Service
 	Market     *market.Service
+	Billing    *billing.Service
 	Mail       *mail.Worker
 	Handler    *api.Server
 	redis      *redis.Client
@@ -224,10 +228,12 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Fleet.OnRegistered(p.Bench.OnRegistered)
 	p.Pricing = pricing.New(pricing.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Pricing)
 	p.Fleet.OnRegistered(p.Pricing.OnRegistered)
-	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Market)
+	p.Billing = billing.New(billing.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Billing)
+	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing}, cfg.Market)
+	p.Billing.SetStop(p.Market.StopUnfunded)
 
 	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
-		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Logger: cfg.Logger}
+		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -312,6 +318,7 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	}()
 	background.Go(func() { p.Bench.RunBackground(baseCtx) })
 	background.Go(func() { p.Market.RunBackground(baseCtx) })
+	background.Go(func() { p.Billing.RunBackground(baseCtx) })
 	background.Go(func() { p.Pricing.RunBackground(baseCtx) })
 	for _, fn := range p.background {
 		background.Go(func() { fn(baseCtx, "http://"+ln.Addr().String()) })

@@ -1,0 +1,3 @@
+DROP TABLE payouts;
+--bun:split
+DROP TABLE payout_methods;
