@@ -4,7 +4,9 @@
 #   - installs the Debian packages the tests need when they are absent
 #     (apt-get update first): chromium (driven by playwright-core in the
 #     browser tests), fonts-noto-core (Hindi and Arabic glyphs), shellcheck
-#     (the agent installer's lint test), docker.io and busybox-static (the
+#     (the agent installer's lint test), libxml2-utils (xmllint: the bank
+#     transfer files checked against the ISO 20022 schema by
+#     internal/billing/bank's tests), docker.io and busybox-static (the
 #     agent's job containers on a real engine, their image imported from
 #     busybox by the tests), and postgresql / redis-server when their
 #     servers are needed and not installed;
@@ -22,8 +24,8 @@
 #
 #   scripts/test-env.sh [--services-only] ENV_FILE
 #
-# --services-only skips the browser, fonts, shellcheck and Docker (make
-# bench).
+# --services-only skips the browser, fonts, shellcheck, xmllint and Docker
+# (make bench).
 # Not root: apt-get and pg_ctlcluster run through sudo.
 # scripts/test-env.test.sh checks this script against stub commands.
 set -euo pipefail
@@ -74,6 +76,7 @@ if ! $services_only; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   dpkg -s fonts-noto-core >/dev/null 2>&1 || need+=(fonts-noto-core)
   command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
+  command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
   if [ -z "$docker_from_caller" ]; then
     { command -v dockerd && command -v docker; } >/dev/null 2>&1 || need+=(docker.io)
     dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
@@ -89,7 +92,7 @@ if [ ${#need[@]} -eq 0 ]; then
   if $services_only; then
     log "Debian packages: postgresql and redis-server present"
   else
-    log "Debian packages: chromium, fonts-noto-core, shellcheck, docker.io, busybox-static present"
+    log "Debian packages: chromium, fonts-noto-core, shellcheck, libxml2-utils, docker.io, busybox-static present"
   fi
 else
   command -v apt-get >/dev/null 2>&1 ||

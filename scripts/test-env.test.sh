@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks scripts/test-env.sh (the set-up `make test` does first) against a
 # PATH of stub commands that record their calls (apt-get, dpkg, chromium,
-# the linter, pg_isready, pg_lsclusters, pg_ctlcluster, psql, redis-cli,
+# xmllint, the linter, pg_isready, pg_lsclusters, pg_ctlcluster, psql, redis-cli,
 # redis-server, docker, dockerd, id). Nothing real is installed or started. Run by `make test`
 # (target test-setup); also checks that .ci/run leaves all set-up to it.
 # shellcheck disable=SC2016 # the stubs' bodies expand when the stubs run
@@ -65,7 +65,7 @@ quiet_stub() { # quiet_stub NAME BODY: a stub that does not record (probes asked
 }
 
 # new_world NAME: a fresh bin directory holding the basic tools the script
-# uses and the stubs: the five packages absent (docker.io's dockerd and
+# uses and the stubs: the six packages absent (docker.io's dockerd and
 # docker wait in lib/ for apt-get to install them), PostgreSQL and Redis
 # installed (as on the machines CI runs on) but down.
 new_world() {
@@ -84,6 +84,7 @@ if [ "$3" = install ]; then
     case $p in -*) continue ;; esac
     : >"$STUB_STATE/pkg/$p"
     case $p in chromium|shellcheck) printf "#!/bin/sh\necho %s 1.0\n" "$p" >"'"$world"'/bin/$p"; "'"$chmod_bin"'" +x "'"$world"'/bin/$p" ;; esac
+    case $p in libxml2-utils) printf "#!/bin/sh\n" >"'"$world"'/bin/xmllint"; "'"$chmod_bin"'" +x "'"$world"'/bin/xmllint" ;; esac
     case $p in docker.io) for c in docker dockerd; do "'"$cp_bin"'" "'"$world"'/lib/$c" "'"$world"'/bin/$c"; done ;; esac
   done
 fi'
@@ -101,13 +102,14 @@ fi'
   stub_in lib dockerd ': >"$STUB_STATE/docker-up"'
 }
 
-present() { # present: chromium, fonts-noto-core, shellcheck, docker.io and busybox-static installed
+present() { # present: chromium, fonts-noto-core, shellcheck, libxml2-utils, docker.io and busybox-static installed
   : >"$state/pkg/fonts-noto-core"
   : >"$state/pkg/busybox-static"
   cp "$world/lib/docker" "$world/lib/dockerd" "$world/bin/"
   printf '#!/bin/sh\necho Chromium 1.0\n' >"$world/bin/chromium"
   printf '#!/bin/sh\necho shellcheck\n' >"$world/bin/shellcheck"
-  chmod +x "$world/bin/chromium" "$world/bin/shellcheck"
+  printf '#!/bin/sh\n' >"$world/bin/xmllint"
+  chmod +x "$world/bin/chromium" "$world/bin/shellcheck" "$world/bin/xmllint"
 }
 running() { : >"$state/pg-up"; : >"$state/redis-up"; : >"$state/docker-up"; }
 
@@ -138,18 +140,18 @@ psql_call() {
   printf 'psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -q -v ON_ERROR_STOP=1 -c DROP DATABASE IF EXISTS %s WITH (FORCE) -c CREATE DATABASE %s' "$(db_name)" "$(db_name)"
 }
 
-# 1. A fresh machine: the five packages absent, PostgreSQL, Redis and
+# 1. A fresh machine: the six packages absent, PostgreSQL, Redis and
 # Docker down.
 new_world fresh-machine
 run_script
 expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
-apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium fonts-noto-core shellcheck docker.io busybox-static
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium fonts-noto-core shellcheck libxml2-utils docker.io busybox-static
 pg_ctlcluster --skip-systemctl-redirect 15 main start
 $(psql_call)
 redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save  --appendonly no --dir $world/redis --logfile $world/redis/test.log
 $(dockerd_call)"
 expect_env "$(default_env)"
-expect_output "Debian packages: installing chromium fonts-noto-core shellcheck docker.io busybox-static"
+expect_output "Debian packages: installing chromium fonts-noto-core shellcheck libxml2-utils docker.io busybox-static"
 expect_output "PostgreSQL: starting cluster 15 main"
 expect_output "Redis: starting redis-server"
 expect_output "Docker: starting dockerd on /var/run/docker.sock (log in $world/dockerd.log)"
@@ -173,7 +175,7 @@ running
 run_script
 expect_calls "$(psql_call)"
 expect_env "$(default_env)"
-expect_output "Debian packages: chromium, fonts-noto-core, shellcheck, docker.io, busybox-static present"
+expect_output "Debian packages: chromium, fonts-noto-core, shellcheck, libxml2-utils, docker.io, busybox-static present"
 expect_output "PostgreSQL: running on 127.0.0.1:5432"
 expect_output "Redis: running on 127.0.0.1:6379"
 expect_output "Docker: engine 20.10.24 answering on /var/run/docker.sock"
@@ -232,7 +234,21 @@ apt-get -o DPkg::Lock::Timeout=300 install -y -qq busybox-static
 $(psql_call)"
 expect_output "Docker: engine 20.10.24 answering"
 
-# 9. .ci/run leaves all set-up to make test.
+# 9. Only xmllint missing: exactly libxml2-utils is installed, and it is
+# there afterwards for the bank file tests.
+new_world xmllint-missing
+present
+rm "$world/bin/xmllint"
+running
+run_script
+expect_calls "apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq libxml2-utils
+$(psql_call)"
+expect_output "Debian packages: installing libxml2-utils"
+checks=$((checks + 1))
+[ -x "$world/bin/xmllint" ] || fail "xmllint not installed by apt-get install libxml2-utils"
+
+# 10. .ci/run leaves all set-up to make test.
 case_name=ci-run
 checks=$((checks + 1))
 if grep -nE '^[^#]*\b(apt-get|dpkg|pg_ctlcluster|redis-server|psql|npm (ci|install))\b' .ci/run; then
