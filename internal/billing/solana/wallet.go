@@ -1,0 +1,169 @@
+package solana
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"filippo.io/edwards25519"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/mr-tron/base58"
+
+	"github.com/gpunex/gpunex/internal/fault"
+)
+
+// WalletCode is the stable reason a payout address was refused. Clients
+// translate by the code; the message is English for logs and the API.
+type WalletCode string
+
+// The reasons ParseWallet and CheckNotTokenAccount refuse an address.
+const (
+	// WalletEmpty: no address was given.
+	WalletEmpty WalletCode = "WALLET_EMPTY"
+	// WalletWhitespace: the address has spaces, tabs or line breaks (often a
+	// copy-paste that took a neighbour along); nothing is trimmed silently.
+	WalletWhitespace WalletCode = "WALLET_WHITESPACE"
+	// WalletNotBase58: a character outside Solana's base58 alphabet.
+	WalletNotBase58 WalletCode = "WALLET_NOT_BASE58"
+	// WalletWrongLength: base58 that decodes to other than 32 bytes.
+	WalletWrongLength WalletCode = "WALLET_WRONG_LENGTH"
+	// WalletOffCurve: 32 bytes that are not an ed25519 public key, so no
+	// one holds a private key for it: a program-derived address such as an
+	// associated token account.
+	WalletOffCurve WalletCode = "WALLET_OFF_CURVE"
+	// WalletIsMint: the address of the USDC mint itself.
+	WalletIsMint WalletCode = "WALLET_IS_MINT"
+	// WalletIsProgram: the id of a program (System, SPL Token, Token-2022,
+	// Associated Token Account, Memo).
+	WalletIsProgram WalletCode = "WALLET_IS_PROGRAM"
+	// WalletTokenAccount: the chain says the account is a token account
+	// (owned by SPL Token or Token-2022), not a wallet.
+	WalletTokenAccount WalletCode = "WALLET_TOKEN_ACCOUNT"
+	// WalletNotSystemOwned: the account exists and belongs to a program
+	// other than the System program (or is a program), so it is no wallet.
+	WalletNotSystemOwned WalletCode = "WALLET_NOT_SYSTEM_OWNED"
+)
+
+// WalletError is a refused payout address: a stable Code and an English
+// Message that says what to give instead. It never carries the input
+// beyond what the message quotes.
+type WalletError struct {
+	Code    WalletCode
+	Message string
+}
+
+// Error returns the code and the message.
+func (e *WalletError) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Validation returns e as one problem with field, so a resolver presents it
+// as a userError through internal/fault like any other validation problem
+// (the fine-grained Code stays in the message's place for logs).
+func (e *WalletError) Validation(field string) *fault.Validation {
+	v := &fault.Validation{}
+	code := fault.InvalidValue
+	if e.Code == WalletEmpty {
+		code = fault.Required
+	}
+	v.Add(field, code, e.Message)
+	return v
+}
+
+func walletErr(code WalletCode, format string, args ...any) *WalletError {
+	return &WalletError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// maxWalletChars bounds the input before base58 decoding, whose cost grows
+// with the square of the length: 32 bytes are at most 44 characters.
+const maxWalletChars = 64
+
+// ParseWallet reads a payout wallet address for USDC of mint: base58 of
+// exactly 32 bytes that is a point on the ed25519 curve (a key someone
+// holds), neither mint itself nor a well-known program id. An associated
+// token account is off the curve and refused with a message asking for the
+// wallet address instead. A token account created from a keypair is on
+// the curve; only the chain can tell it apart (CheckNotTokenAccount).
+// Errors are *WalletError.
+func ParseWallet(s string, mint PublicKey) (PublicKey, error) {
+	if s == "" {
+		return PublicKey{}, walletErr(WalletEmpty, "a Solana wallet address is required")
+	}
+	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+		return PublicKey{}, walletErr(WalletWhitespace, "the wallet address contains spaces or line breaks; paste only the address")
+	}
+	if len(s) > maxWalletChars {
+		return PublicKey{}, walletErr(WalletWrongLength, "a Solana address has 32 to 44 characters, this has %d", len(s))
+	}
+	b, err := base58.Decode(s)
+	if err != nil {
+		return PublicKey{}, walletErr(WalletNotBase58, "the wallet address is not base58 (letters and digits without 0, O, I and l)")
+	}
+	if len(b) != len(PublicKey{}) {
+		return PublicKey{}, walletErr(WalletWrongLength, "a Solana address is 32 bytes, this decodes to %d", len(b))
+	}
+	pk := PublicKey(b)
+	if err := checkWallet(pk, mint); err != nil {
+		return PublicKey{}, err
+	}
+	return pk, nil
+}
+
+// checkWallet applies ParseWallet's rules to a decoded key; Prepare applies
+// them again so a payout never goes to an address the parser would refuse.
+func checkWallet(pk, mint PublicKey) error {
+	if pk == mint {
+		return walletErr(WalletIsMint, "%s is the USDC mint, not a wallet; give the address of the wallet that should receive USDC", pk)
+	}
+	if name, ok := wellKnownPrograms[pk]; ok {
+		return walletErr(WalletIsProgram, "%s is the %s program, not a wallet; give the address of the wallet that should receive USDC", pk, name)
+	}
+	if !onCurve(pk) {
+		return walletErr(WalletOffCurve, "%s is not a wallet's address but a program-derived one, such as a token account; give the wallet address, not a token account", pk)
+	}
+	return nil
+}
+
+// wellKnownPrograms are ids a wallet field must never hold. The System
+// program's id (32 zero bytes) is even on the curve.
+var wellKnownPrograms = map[PublicKey]string{
+	systemProgramID: "System",
+	tokenProgramID:  "SPL Token",
+	token2022ID:     "Token-2022",
+	ataProgramID:    "Associated Token Account",
+	memoProgramID:   "Memo",
+}
+
+// onCurve reports whether pk decodes to an ed25519 point, as the runtime's
+// is_on_curve does (curve25519-dalek's decompress, which like
+// edwards25519.Point.SetBytes accepts non-canonical encodings).
+func onCurve(pk PublicKey) bool {
+	_, err := new(edwards25519.Point).SetBytes(pk[:])
+	return err == nil
+}
+
+// CheckNotTokenAccount asks the node (getAccountInfo) who owns pk and
+// refuses an account of the SPL Token or Token-2022 program
+// (WalletTokenAccount), a program, or an account of any other program
+// (WalletNotSystemOwned): a wallet is owned by the System program, or does
+// not exist yet, which is fine (the payout creates its token account).
+// Errors other than *WalletError are the node's.
+func CheckNotTokenAccount(ctx context.Context, client *rpc.Client, pk PublicKey) error {
+	res, err := client.GetAccountInfo(ctx, pk)
+	if errors.Is(err, rpc.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return rpcError("getAccountInfo", err)
+	}
+	acct := res.Value
+	switch {
+	case acct.Owner == tokenProgramID || acct.Owner == token2022ID:
+		return walletErr(WalletTokenAccount, "%s is a token account, not a wallet; give the wallet address, not a token account", pk)
+	case acct.Executable:
+		return walletErr(WalletNotSystemOwned, "%s is a program, not a wallet; give the address of the wallet that should receive USDC", pk)
+	case acct.Owner != systemProgramID:
+		return walletErr(WalletNotSystemOwned, "%s belongs to program %s, not to a wallet; give the address of the wallet that should receive USDC", pk, acct.Owner)
+	}
+	return nil
+}
