@@ -52,6 +52,9 @@ const (
 	TxPayout       LedgerTxKind = "PAYOUT"
 	TxPayoutPaid   LedgerTxKind = "PAYOUT_PAID"
 	TxPayoutReturn LedgerTxKind = "PAYOUT_RETURN"
+	// TxAdjustment is a correction an operator posts (a new entry, never
+	// an edit).
+	TxAdjustment LedgerTxKind = "ADJUSTMENT"
 )
 
 // LedgerTransaction is one posting: entries that sum to zero. It is
@@ -119,4 +122,73 @@ type ProviderEarningsHour struct {
 	Hour       time.Time `bun:"hour,pk"`
 	Gross      USDC      `bun:"gross_micros,notnull"`
 	Fee        USDC      `bun:"fee_micros,notnull"`
+}
+
+// PayoutKind is how a payout is sent.
+type PayoutKind string
+
+// The payout kinds. MANUAL is a Solana payout without a Solana node
+// configured: an admin sends it and marks it paid with its reference.
+const (
+	PayoutSolana PayoutKind = "SOLANA"
+	PayoutBank   PayoutKind = "BANK"
+	PayoutManual PayoutKind = "MANUAL"
+)
+
+// PayoutState is where a payout is.
+type PayoutState string
+
+// The payout states: PENDING (its amount moved from the provider's
+// earnings to payouts in flight), PROCESSING (being sent: a transaction
+// signed and stored, or a bank file made), PAID, or FAILED (the amount
+// back in the provider's earnings).
+const (
+	PayoutPending    PayoutState = "PENDING"
+	PayoutProcessing PayoutState = "PROCESSING"
+	PayoutPaid       PayoutState = "PAID"
+	PayoutFailed     PayoutState = "FAILED"
+)
+
+// PayoutMethod is where and how often a provider is paid: a Solana
+// wallet (SolanaAddress) or a bank account (IBAN, BIC, AccountHolder).
+// Payouts wait until HoldUntil after a change of destination.
+type PayoutMethod struct {
+	bun.BaseModel `bun:"table:payout_methods,alias:pm"`
+
+	ProviderID    int64     `bun:"provider_id,pk"`
+	Schedule      string    `bun:"schedule,notnull"`
+	Kind          string    `bun:"kind,notnull"`
+	SolanaAddress *string   `bun:"solana_address"`
+	IBAN          *string   `bun:"iban"`
+	BIC           *string   `bun:"bic"`
+	AccountHolder *string   `bun:"account_holder"`
+	ChangedAt     time.Time `bun:"changed_at,notnull"`
+	HoldUntil     time.Time `bun:"hold_until,notnull"`
+}
+
+// Payout is one payment of a provider's earnings for one period.
+type Payout struct {
+	bun.BaseModel `bun:"table:payouts,alias:po"`
+
+	ID          int64       `bun:"id,pk,autoincrement"`
+	ProviderID  int64       `bun:"provider_id,notnull"`
+	PeriodStart time.Time   `bun:"period_start,notnull"`
+	PeriodEnd   time.Time   `bun:"period_end,notnull"`
+	Amount      USDC        `bun:"amount_micros,notnull"`
+	Kind        PayoutKind  `bun:"kind,notnull"`
+	Destination string      `bun:"destination,notnull"`
+	State       PayoutState `bun:"state,notnull"`
+	// Reference is the payout's own reference (memo, end-to-end id).
+	Reference string `bun:"reference,notnull"`
+	// Signature, RawTx (base64) and LastValidBlockHeight are a Solana
+	// payout's signed transaction, stored before it is sent.
+	Signature            *string `bun:"signature"`
+	RawTx                *string `bun:"raw_tx"`
+	LastValidBlockHeight *int64  `bun:"last_valid_block_height"`
+	// PaidReference is the bank's or an admin's reference of the payment.
+	PaidReference *string    `bun:"paid_reference"`
+	Failure       *string    `bun:"failure"`
+	CreatedAt     time.Time  `bun:"created_at,notnull"`
+	UpdatedAt     time.Time  `bun:"updated_at,notnull"`
+	PaidAt        *time.Time `bun:"paid_at"`
 }

@@ -276,6 +276,35 @@ func (s *Service) LogIn(ctx context.Context, email, password string, kind models
 	return user, sess, nil
 }
 
+// VerifyPassword checks userID's password again before a sensitive
+// change (a payout method): a wrong one is INVALID_CREDENTIALS on
+// input.password, counted by the log-in limiter like a failed log-in.
+func (s *Service) VerifyPassword(ctx context.Context, userID int64, password string) error {
+	var v fault.Validation
+	validate.Text{Required: true, MaxBytes: MaxPasswordLength, Chars: validate.Secret}.Check(&v, validate.At("input.password"), password)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	user := new(models.User)
+	if err := s.deps.DB.NewSelect().Model(user).Column("email", "password_hash").Where("id = ?", userID).Scan(ctx); err != nil {
+		return fmt.Errorf("auth: unable to look up user: %w", err)
+	}
+	addr := ClientAddr(ctx)
+	if err := s.limiter.checkLogIn(ctx, user.Email, addr); err != nil {
+		return err
+	}
+	ok, err := s.hasher.verify(ctx, password, user.PasswordHash)
+	if err != nil {
+		return fmt.Errorf("auth: unable to verify password: %w", err)
+	}
+	if !ok {
+		s.limiter.failedLogIn(ctx, user.Email, addr)
+		v.Add("input.password", fault.InvalidCredentials, "the password is wrong")
+		return &v
+	}
+	return nil
+}
+
 func (s *Service) newSession(ctx context.Context, idb bun.IDB, userID int64, kind models.SessionKind) (*Session, error) {
 	now := s.deps.Clock.Now()
 	token := newToken(SessionTokenPrefix)

@@ -5,11 +5,12 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/store"
-	"github.com/gpunex/gpunex/models"
 )
 
 // Deps are what billing uses.
@@ -20,8 +21,15 @@ type Deps struct {
 	Clock  clock.Clock
 	Logger *slog.Logger
 	// Stop ends a rental whose customer's funds ran out (the market's
-	// StopForFunds); nil: such a rental is only billed up to the funds.
+	// StopUnfunded); nil: such a rental is only billed up to the funds.
 	Stop func(ctx context.Context, rentalID int64) error
+	// Solana sends USDC payouts; nil: Solana payouts are MANUAL (an admin
+	// sends them and marks them paid).
+	Solana *solana.Client
+	// Passwords checks the password again before a payout method change.
+	Passwords Passwords
+	// Outbox sends the payout method change's email.
+	Outbox *mail.Outbox
 }
 
 // Config tunes billing. Zero values take the defaults.
@@ -38,6 +46,8 @@ type Config struct {
 	// ChunkSize bounds the rentals one metering transaction handles
 	// (default 500).
 	ChunkSize int
+	// Payouts tunes payouts.
+	Payouts PayoutConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -53,6 +63,7 @@ func (c Config) withDefaults() Config {
 	if c.ChunkSize <= 0 {
 		c.ChunkSize = 500
 	}
+	c.Payouts = c.Payouts.withDefaults()
 	return c
 }
 
@@ -60,6 +71,7 @@ func (c Config) withDefaults() Config {
 type Service struct {
 	deps Deps
 	cfg  Config
+	pcfg PayoutConfig
 	live *bus.Shared[*Summary]
 }
 
@@ -72,6 +84,7 @@ func New(deps Deps, cfg Config) *Service {
 		deps.Clock = clock.Real{}
 	}
 	s := &Service{deps: deps, cfg: cfg.withDefaults()}
+	s.pcfg = s.cfg.Payouts
 	s.live = bus.NewShared(deps.Bus, deps.Logger, s.resolveEvent)
 	return s
 }
@@ -83,10 +96,22 @@ func (s *Service) SetStop(stop func(ctx context.Context, rentalID int64) error) 
 // Config returns the configuration in effect.
 func (s *Service) Config() Config { return s.cfg }
 
-// RunBackground meters rentals every TickEvery on the one replica that
-// leads (the store's lease), until ctx ends.
+// RunBackground meters rentals every TickEvery and runs payouts every
+// Payouts.RunEvery, each on the one replica that leads its lease (the
+// store's leader lock), until ctx ends.
 func (s *Service) RunBackground(ctx context.Context) {
-	ticker := time.NewTicker(s.cfg.TickEvery)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.lead(ctx, "billing-payouts", s.pcfg.RunEvery, s.RunPayouts, "payouts")
+	}()
+	s.lead(ctx, "billing-meter", s.cfg.TickEvery, s.Tick, "metering")
+	<-done
+}
+
+// lead runs work every every while this replica holds the lease name.
+func (s *Service) lead(ctx context.Context, name string, every time.Duration, work func(context.Context) error, what string) {
+	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	var lease *store.Lease
 	defer func() { lease.Release() }()
@@ -96,11 +121,11 @@ func (s *Service) RunBackground(ctx context.Context) {
 			lease = nil
 		}
 		if lease == nil {
-			lease, _ = s.deps.DB.TryLead(ctx, "billing-meter")
+			lease, _ = s.deps.DB.TryLead(ctx, name)
 		}
 		if lease != nil {
-			if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "billing: metering failed", "err", err)
+			if err := work(ctx); err != nil && ctx.Err() == nil {
+				s.deps.Logger.WarnContext(ctx, "billing: "+what+" failed", "err", err)
 			}
 		}
 		select {
@@ -110,6 +135,3 @@ func (s *Service) RunBackground(ctx context.Context) {
 		}
 	}
 }
-
-// perHour is a rental's charge per hour: its locked rate times its GPUs.
-func perHour(r *models.Rental) models.USDC { return r.PricePerHour * models.USDC(r.GpuCount) }

@@ -1,0 +1,274 @@
+package billing
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/billing/solana"
+	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+func TestPayoutsAreDueOnMondaysAndFirstBusinessDays(t *testing.T) {
+	t.Parallel()
+	lisbon, _ := time.LoadLocation("Europe/Lisbon")
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	ny, _ := time.LoadLocation("America/New_York")
+	at := func(loc *time.Location, y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, loc) }
+	for _, c := range []struct {
+		name              string
+		kind              Schedule
+		now               time.Time
+		loc               *time.Location
+		start, end, dueAt time.Time
+	}{
+		{"weekly, Monday morning in Lisbon", Weekly, at(lisbon, 2026, 12, 7, 9), lisbon,
+			at(lisbon, 2026, 11, 30, 0), at(lisbon, 2026, 12, 7, 0), at(lisbon, 2026, 12, 7, 0)},
+		{"weekly, Sunday night in Lisbon: still the week before's", Weekly, at(lisbon, 2026, 12, 6, 23), lisbon,
+			at(lisbon, 2026, 11, 23, 0), at(lisbon, 2026, 11, 30, 0), at(lisbon, 2026, 11, 30, 0)},
+		{"weekly, Monday 00:30 in Tokyo is Sunday in UTC", Weekly, at(tokyo, 2026, 12, 7, 0).Add(30 * time.Minute), tokyo,
+			at(tokyo, 2026, 11, 30, 0), at(tokyo, 2026, 12, 7, 0), at(tokyo, 2026, 12, 7, 0)},
+		{"weekly across a month end", Weekly, at(ny, 2026, 11, 2, 12), ny,
+			at(ny, 2026, 10, 26, 0), at(ny, 2026, 11, 2, 0), at(ny, 2026, 11, 2, 0)},
+		{"monthly: 1 August 2026 is a Saturday, due Monday the 3rd", Monthly, at(lisbon, 2026, 8, 3, 8), lisbon,
+			at(lisbon, 2026, 7, 1, 0), at(lisbon, 2026, 8, 1, 0), at(lisbon, 2026, 8, 3, 0)},
+		{"monthly: on the Saturday the month before's is not due yet", Monthly, at(lisbon, 2026, 8, 1, 12), lisbon,
+			at(lisbon, 2026, 6, 1, 0), at(lisbon, 2026, 7, 1, 0), at(lisbon, 2026, 7, 1, 0)},
+		{"monthly: a weekday first", Monthly, at(ny, 2026, 12, 1, 0), ny,
+			at(ny, 2026, 11, 1, 0), at(ny, 2026, 12, 1, 0), at(ny, 2026, 12, 1, 0)},
+		{"monthly across the year end (1 January 2028 is a Saturday)", Monthly, at(tokyo, 2028, 1, 3, 0), tokyo,
+			at(tokyo, 2027, 12, 1, 0), at(tokyo, 2028, 1, 1, 0), at(tokyo, 2028, 1, 3, 0)},
+	} {
+		start, end, due := Due(c.kind, c.now, c.loc)
+		require.True(t, start.Equal(c.start) && end.Equal(c.end) && due.Equal(c.dueAt), "%s: got %s–%s due %s", c.name, start, end, due)
+	}
+}
+
+// passwords accepts "right password" for everyone.
+type passwords struct{}
+
+func (passwords) VerifyPassword(_ context.Context, _ int64, p string) error {
+	if p == "right password" {
+		return nil
+	}
+	var v fault.Validation
+	v.Add("input.password", fault.InvalidCredentials, "the password is wrong")
+	return &v
+}
+
+func problems(t *testing.T, err error) map[string]string {
+	t.Helper()
+	v, ok := fault.AsValidation(err)
+	require.True(t, ok, "a validation error: %v", err)
+	out := map[string]string{}
+	for _, p := range v.Problems {
+		out[p.Field] = string(p.Code)
+	}
+	return out
+}
+
+func TestPayoutMethodIsCheckedAndANewDestinationCoolsOff(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		b.svc.deps.Passwords = passwords{}
+		provider, _, _ := b.provider(t, 1)
+		var user int64
+		require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", provider).Scan(b.ctx, &user))
+		wallet := solana.NewKey().PublicKey().String()
+		set := func(in MethodInput) error {
+			_, err := b.svc.SetMethod(b.ctx, provider, user, in)
+			return err
+		}
+		require.Equal(t, map[string]string{"input.password": "INVALID_CREDENTIALS"},
+			problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "wrong"})))
+		for _, bad := range []string{solana.USDCMint.String(), "not base58 0OIl", wallet[:20], " " + wallet} {
+			require.Equal(t, map[string]string{"input.solanaAddress": "INVALID"},
+				problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &bad, Password: "right password"})), bad)
+		}
+		ata, err := solana.AssociatedTokenAddress(solana.NewKey().PublicKey(), solana.USDCMint)
+		require.NoError(t, err)
+		offCurve := ata.String()
+		require.Equal(t, map[string]string{"input.solanaAddress": "INVALID"},
+			problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &offCurve, Password: "right password"})), "a token account")
+		badIBAN, bic := "DE89370400440532013001", "COBADEFFXXX"
+		require.Equal(t, map[string]string{"input.iban": "INVALID", "input.accountHolder": "REQUIRED", "input.schedule": "INVALID"},
+			problems(t, set(MethodInput{Schedule: "DAILY", IBAN: &badIBAN, BIC: &bic, Password: "right password"})))
+		m, err := b.svc.MethodOf(b.ctx, provider)
+		require.NoError(t, err)
+		require.Nil(t, m, "nothing was set")
+
+		got, err := b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "right password"})
+		require.NoError(t, err)
+		require.True(t, got.HoldUntil.Equal(b.clock.Now().Add(48*time.Hour)), "a new destination cools off")
+		var kinds []string
+		require.NoError(t, db.NewSelect().Model((*models.Notification)(nil)).Column("kind").Where("user_id = ?", user).Scan(b.ctx, &kinds))
+		require.Equal(t, []string{KindPayoutMethodChanged}, kinds)
+
+		b.clock.Advance(72 * time.Hour)
+		got, err = b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Monthly, SolanaAddress: &wallet, Password: "right password"})
+		require.NoError(t, err)
+		require.True(t, got.HoldUntil.Before(b.clock.Now()), "the same wallet on another schedule is no new destination")
+
+		iban, holder := "de89 3704 0044 0532 0130 00", "Priya Provider"
+		got, err = b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Monthly, IBAN: &iban, BIC: &bic, AccountHolder: &holder, Password: "right password"})
+		require.NoError(t, err)
+		require.Equal(t, "DE••••••••••••••••3000", *got.IBANMasked)
+		require.True(t, got.HoldUntil.After(b.clock.Now()), "a bank account is a new destination")
+	})
+}
+
+// earn posts earnings to a provider as metering would.
+func (b *bundle) earn(t *testing.T, provider int64, amount models.USDC) {
+	t.Helper()
+	require.NoError(t, b.db.InTx(b.ctx, func(ctx context.Context, tx bun.Tx) error {
+		return post(ctx, tx, b.clock.Now(), []*posting{{
+			tx: &models.LedgerTransaction{Kind: models.TxAdjustment, Reference: "test earnings"},
+			legs: []leg{{accountKey{models.AccountDeposits, 0}, -amount}, {accountKey{models.AccountProviderEarnings, provider}, amount}},
+		}})
+	}))
+}
+
+// payoutWorld is a provider with a weekly payout method whose cooling-off
+// ended, and earnings, on a Monday after the period.
+func payoutWorld(t *testing.T, db *store.DB, cfg Config, earned models.USDC) (*bundle, int64, string) {
+	b := setup(t, db, cfg)
+	b.svc.deps.Passwords = passwords{}
+	provider, _, _ := b.provider(t, 1)
+	var user int64
+	require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", provider).Scan(b.ctx, &user))
+	wallet := solana.NewKey().PublicKey().String()
+	_, err := b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "right password"})
+	require.NoError(t, err)
+	b.earn(t, provider, earned)
+	b.clock.Set(time.Date(2026, 12, 7, 6, 0, 0, 0, time.UTC)) // Monday, after the 48 h
+	return b, provider, wallet
+}
+
+func TestAManualPayoutIsMadeOncePerPeriodAndSettledByAnAdmin(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b, provider, wallet := payoutWorld(t, db, Config{}, 25_000_000)
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		require.NoError(t, b.svc.RunPayouts(b.ctx), "a second run makes no second payout")
+		ps, err := b.svc.Payouts(b.ctx, provider, 10)
+		require.NoError(t, err)
+		require.Len(t, ps, 1)
+		p := ps[0]
+		require.Equal(t, []any{models.PayoutManual, models.PayoutPending, models.USDC(25_000_000), wallet},
+			[]any{p.Kind, p.State, p.Amount, p.Destination})
+		require.True(t, p.PeriodStart.Equal(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)), "the week before, in UTC (no schedule)")
+		require.Zero(t, b.balanceOf(t, models.AccountProviderEarnings, provider))
+		require.Equal(t, p.Amount, b.balanceOf(t, models.AccountPayoutsInFlight, provider))
+
+		// More earnings the same week: the period's payout exists.
+		b.earn(t, provider, 30_000_000)
+		b.clock.Advance(time.Hour)
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, _ = b.svc.Payouts(b.ctx, provider, 10)
+		require.Len(t, ps, 1)
+
+		_, err = b.svc.MarkPaid(b.ctx, p.ID, " ")
+		require.Equal(t, map[string]string{"input.reference": "REQUIRED"}, problems(t, err))
+		paid, err := b.svc.MarkPaid(b.ctx, p.ID, "solana tx 5xyz")
+		require.NoError(t, err)
+		require.Equal(t, models.PayoutPaid, paid.State)
+		_, err = b.svc.MarkPaid(b.ctx, p.ID, "again")
+		require.Equal(t, map[string]string{"id": "INVALID_STATE"}, problems(t, err), "paid once")
+		require.Zero(t, b.balanceOf(t, models.AccountPayoutsInFlight, provider))
+		require.Equal(t, p.Amount, b.balanceOf(t, models.AccountPaidOut, 0))
+		requireBalancedLedger(t, b)
+
+		// Next Monday: the rest is paid; one below the threshold is not.
+		b.clock.Advance(7 * 24 * time.Hour)
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, _ = b.svc.Payouts(b.ctx, provider, 10)
+		require.Len(t, ps, 2)
+		require.Equal(t, models.USDC(30_000_000), ps[0].Amount)
+		b.earn(t, provider, 9_999_999)
+		b.clock.Advance(7 * 24 * time.Hour)
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, _ = b.svc.Payouts(b.ctx, provider, 10)
+		require.Len(t, ps, 2, "under the 10 USDC threshold")
+	})
+}
+
+func solanaWorld(t *testing.T, db *store.DB) (*bundle, int64, string, *solanatest.Server) {
+	payer := solana.NewKey()
+	node := solanatest.New(t, solanatest.Config{Payer: payer.PublicKey()})
+	client, err := solana.New(solana.Config{RPCURL: node.URL(), Payer: payer, PollInterval: 5 * time.Millisecond})
+	require.NoError(t, err)
+	b, provider, wallet := payoutWorld(t, db, Config{Payouts: PayoutConfig{ConfirmTimeout: 300 * time.Millisecond}}, 42_123_456)
+	b.svc.deps.Solana = client
+	return b, provider, wallet, node
+}
+
+func TestASolanaPayoutIsSentOnceThroughTheNode(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b, provider, wallet, node := solanaWorld(t, db)
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, err := b.svc.Payouts(b.ctx, provider, 10)
+		require.NoError(t, err)
+		require.Len(t, ps, 1)
+		require.Equal(t, models.PayoutPaid, ps[0].State)
+		transfers := node.Transfers()
+		require.Len(t, transfers, 1)
+		require.Equal(t, []any{wallet, models.USDC(42_123_456), ps[0].Reference, *ps[0].Signature},
+			[]any{transfers[0].Recipient.String(), transfers[0].Amount, transfers[0].Memo, transfers[0].Signature})
+		require.Equal(t, models.USDC(42_123_456), b.balanceOf(t, models.AccountPaidOut, 0))
+		requireBalancedLedger(t, b)
+	})
+}
+
+// The node confirms too late for the run (a crash after sending looks the
+// same): the payout stays PROCESSING with its signature, and the next run
+// finds it on chain instead of paying again.
+func TestASolanaPayoutUnconfirmedAtTheRunsEndIsRecoveredNotResent(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b, provider, _, node := solanaWorld(t, db)
+		node.Delay(200)
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, _ := b.svc.Payouts(b.ctx, provider, 10)
+		require.Equal(t, models.PayoutProcessing, ps[0].State)
+		require.NotNil(t, ps[0].Signature, "stored before it was sent")
+		// The chain confirms it meanwhile.
+		for range 300 {
+			st, err := b.svc.deps.Solana.Status(b.ctx, *ps[0].Signature)
+			require.NoError(t, err)
+			if st.State == solana.Confirmed {
+				break
+			}
+		}
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, _ = b.svc.Payouts(b.ctx, provider, 10)
+		require.Equal(t, models.PayoutPaid, ps[0].State)
+		require.Len(t, node.Transfers(), 1)
+		requireBalancedLedger(t, b)
+	})
+}
+
+func TestAFailedSolanaPayoutReturnsToTheBalance(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b, provider, _, node := solanaWorld(t, db)
+		node.FailOnChain()
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, _ := b.svc.Payouts(b.ctx, provider, 10)
+		require.Equal(t, models.PayoutFailed, ps[0].State)
+		require.NotNil(t, ps[0].Failure)
+		require.Equal(t, models.USDC(42_123_456), b.balanceOf(t, models.AccountProviderEarnings, provider), "back in the balance")
+		require.Zero(t, b.balanceOf(t, models.AccountPayoutsInFlight, provider))
+		require.Empty(t, node.Transfers())
+		requireBalancedLedger(t, b)
+	})
+}
