@@ -21,7 +21,9 @@ func TestPayoutsAreDueOnMondaysAndFirstBusinessDays(t *testing.T) {
 	lisbon, _ := time.LoadLocation("Europe/Lisbon")
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
 	ny, _ := time.LoadLocation("America/New_York")
-	at := func(loc *time.Location, y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, loc) }
+	at := func(loc *time.Location, y int, m time.Month, d, h int) time.Time {
+		return time.Date(y, m, d, h, 0, 0, 0, loc)
+	}
 	for _, c := range []struct {
 		name              string
 		kind              Schedule
@@ -130,7 +132,7 @@ func (b *bundle) earn(t *testing.T, provider int64, amount models.USDC) {
 	t.Helper()
 	require.NoError(t, b.db.InTx(b.ctx, func(ctx context.Context, tx bun.Tx) error {
 		return post(ctx, tx, b.clock.Now(), []*posting{{
-			tx: &models.LedgerTransaction{Kind: models.TxAdjustment, Reference: "test earnings"},
+			tx:   &models.LedgerTransaction{Kind: models.TxAdjustment, Reference: "test earnings"},
 			legs: []leg{{accountKey{models.AccountDeposits, 0}, -amount}, {accountKey{models.AccountProviderEarnings, provider}, amount}},
 		}})
 	}))
