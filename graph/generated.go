@@ -54,6 +54,7 @@ type ResolverRoot interface {
 	ModelEarnings() ModelEarningsResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
+	Payout() PayoutResolver
 	PriceOutcome() PriceOutcomeResolver
 	PricingRecommendation() PricingRecommendationResolver
 	Provider() ProviderResolver
@@ -138,6 +139,12 @@ type ComplexityRoot struct {
 		Start func(childComplexity int) int
 	}
 
+	BankPayoutFilePayload struct {
+		File       func(childComplexity int) int
+		Payouts    func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	BenchmarkEvent struct {
 		Initial func(childComplexity int) int
 		Machine func(childComplexity int) int
@@ -214,6 +221,7 @@ type ComplexityRoot struct {
 		ByModel        func(childComplexity int) int
 		History        func(childComplexity int, from time.Time, to time.Time, groupBy billing.Grouping) int
 		HistoryCSV     func(childComplexity int, from time.Time, to time.Time, groupBy billing.Grouping) int
+		PendingPayouts func(childComplexity int) int
 		Period         func(childComplexity int) int
 		TimeZone       func(childComplexity int) int
 	}
@@ -471,11 +479,14 @@ type ComplexityRoot struct {
 		ApproveProviderApplication func(childComplexity int, id string, tier *models.ProviderTier, message *string) int
 		ConfirmEmail               func(childComplexity int, token string) int
 		CreateAgentToken           func(childComplexity int, name string) int
+		CreateBankPayoutFile       func(childComplexity int) int
 		CreditFunds                func(childComplexity int, input model.CreditFundsInput) int
 		Heartbeat                  func(childComplexity int, input protocol.HeartbeatInput) int
 		LogIn                      func(childComplexity int, input model.LogInInput) int
 		LogOut                     func(childComplexity int) int
 		MarkNotificationsRead      func(childComplexity int, ids []string) int
+		MarkPayoutFailed           func(childComplexity int, input model.SettlePayoutInput) int
+		MarkPayoutPaid             func(childComplexity int, input model.SettlePayoutInput) int
 		RegisterMachine            func(childComplexity int, input protocol.RegisterMachineInput) int
 		RejectProviderApplication  func(childComplexity int, id string, reason string) int
 		ReportJobStatus            func(childComplexity int, input protocol.ReportJobStatusInput) int
@@ -484,12 +495,23 @@ type ComplexityRoot struct {
 		RevokeAgentToken           func(childComplexity int, id string) int
 		SetAvailabilitySchedule    func(childComplexity int, input model.SetAvailabilityScheduleInput) int
 		SetGpuPrice                func(childComplexity int, input model.SetGpuPriceInput) int
+		SetPayoutMethod            func(childComplexity int, input model.SetPayoutMethodInput) int
 		SignUp                     func(childComplexity int, input model.SignUpInput) int
 		StartRental                func(childComplexity int, input model.StartRentalInput) int
 		StopRental                 func(childComplexity int, id string) int
 		SubmitBenchmarkResult      func(childComplexity int, input protocol.BenchmarkResultInput) int
 		SubmitProviderApplication  func(childComplexity int, input model.ProviderApplicationInput) int
 		UpdateProviderApplication  func(childComplexity int, id string, input model.ProviderApplicationInput) int
+	}
+
+	NextPayout struct {
+		Available    func(childComplexity int) int
+		DueAt        func(childComplexity int) int
+		HeldUntil    func(childComplexity int) int
+		PeriodEnd    func(childComplexity int) int
+		PeriodStart  func(childComplexity int) int
+		Threshold    func(childComplexity int) int
+		ThresholdMet func(childComplexity int) int
 	}
 
 	Notification struct {
@@ -521,6 +543,34 @@ type ComplexityRoot struct {
 	PageInfo struct {
 		EndCursor   func(childComplexity int) int
 		HasNextPage func(childComplexity int) int
+	}
+
+	Payout struct {
+		Amount         func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Destination    func(childComplexity int) int
+		Failure        func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		PaidAt         func(childComplexity int) int
+		PaidReference  func(childComplexity int) int
+		PeriodEnd      func(childComplexity int) int
+		PeriodStart    func(childComplexity int) int
+		Reference      func(childComplexity int) int
+		Signature      func(childComplexity int) int
+		State          func(childComplexity int) int
+		TransactionURL func(childComplexity int) int
+	}
+
+	PayoutMethod struct {
+		AccountHolder func(childComplexity int) int
+		BIC           func(childComplexity int) int
+		ChangedAt     func(childComplexity int) int
+		HoldUntil     func(childComplexity int) int
+		IBANMasked    func(childComplexity int) int
+		Kind          func(childComplexity int) int
+		Schedule      func(childComplexity int) int
+		SolanaAddress func(childComplexity int) int
 	}
 
 	PriceDemand struct {
@@ -572,18 +622,21 @@ type ComplexityRoot struct {
 	}
 
 	Provider struct {
-		AgentTokens func(childComplexity int) int
-		Benchmarks  func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Earnings    func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Machines    func(childComplexity int) int
-		Maintenance func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Prices      func(childComplexity int) int
-		Rentals     func(childComplexity int) int
-		Schedule    func(childComplexity int) int
-		Tier        func(childComplexity int) int
+		AgentTokens  func(childComplexity int) int
+		Benchmarks   func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		Earnings     func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Machines     func(childComplexity int) int
+		Maintenance  func(childComplexity int) int
+		Name         func(childComplexity int) int
+		NextPayout   func(childComplexity int) int
+		PayoutMethod func(childComplexity int) int
+		Payouts      func(childComplexity int, first *int) int
+		Prices       func(childComplexity int) int
+		Rentals      func(childComplexity int) int
+		Schedule     func(childComplexity int) int
+		Tier         func(childComplexity int) int
 	}
 
 	ProviderApplication struct {
@@ -649,6 +702,7 @@ type ComplexityRoot struct {
 		MyProvider            func(childComplexity int) int
 		MyRentals             func(childComplexity int, first *int, after *string) int
 		Notifications         func(childComplexity int, first *int, after *string) int
+		Payouts               func(childComplexity int, state *models.PayoutState, first *int) int
 		PricingRecommendation func(childComplexity int, model string, region *string) int
 		ProviderApplication   func(childComplexity int, id string) int
 		ProviderApplications  func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
@@ -722,6 +776,16 @@ type ComplexityRoot struct {
 		UserErrors func(childComplexity int) int
 	}
 
+	SetPayoutMethodPayload struct {
+		Method     func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
+	SettlePayoutPayload struct {
+		Payout     func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	StartRentalPayload struct {
 		Rental     func(childComplexity int) int
 		UserErrors func(childComplexity int) int
@@ -779,6 +843,7 @@ type ApplicationGpuResolver interface {
 	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
 }
 type EarningsResolver interface {
+	PendingPayouts(ctx context.Context, obj *billing.Summary) ([]*models.Payout, error)
 	History(ctx context.Context, obj *billing.Summary, from time.Time, to time.Time, groupBy billing.Grouping) ([]*billing.Bucket, error)
 	HistoryCSV(ctx context.Context, obj *billing.Summary, from time.Time, to time.Time, groupBy billing.Grouping) (string, error)
 }
@@ -825,6 +890,10 @@ type MutationResolver interface {
 	SubmitBenchmarkResult(ctx context.Context, input protocol.BenchmarkResultInput) (*model.SubmitBenchmarkResultPayload, error)
 	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
 	CreditFunds(ctx context.Context, input model.CreditFundsInput) (*model.CreditFundsPayload, error)
+	SetPayoutMethod(ctx context.Context, input model.SetPayoutMethodInput) (*model.SetPayoutMethodPayload, error)
+	MarkPayoutPaid(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error)
+	MarkPayoutFailed(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error)
+	CreateBankPayoutFile(ctx context.Context) (*model.BankPayoutFilePayload, error)
 	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
 	Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error)
 	StartRental(ctx context.Context, input model.StartRentalInput) (*model.StartRentalPayload, error)
@@ -844,6 +913,9 @@ type MutationResolver interface {
 type NotificationResolver interface {
 	Params(ctx context.Context, obj *models.Notification) ([]*model.NotificationParam, error)
 }
+type PayoutResolver interface {
+	TransactionURL(ctx context.Context, obj *models.Payout) (*string, error)
+}
 type PriceOutcomeResolver interface {
 	Utilization(ctx context.Context, obj *pricing.Outcome) (float64, error)
 }
@@ -854,6 +926,9 @@ type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
 	Benchmarks(ctx context.Context, obj *models.Provider) ([]*bench.MachineBenchmarks, error)
 	Earnings(ctx context.Context, obj *models.Provider) (*billing.Summary, error)
+	PayoutMethod(ctx context.Context, obj *models.Provider) (*billing.Method, error)
+	NextPayout(ctx context.Context, obj *models.Provider) (*billing.NextPayout, error)
+	Payouts(ctx context.Context, obj *models.Provider, first *int) ([]*models.Payout, error)
 	Machines(ctx context.Context, obj *models.Provider) ([]*models.Machine, error)
 	Rentals(ctx context.Context, obj *models.Provider) ([]*market.ProviderRental, error)
 	Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error)
@@ -869,6 +944,7 @@ type QueryResolver interface {
 	Health(ctx context.Context) (bool, error)
 	Me(ctx context.Context) (*models.User, error)
 	MyFunds(ctx context.Context) (*billing.Funds, error)
+	Payouts(ctx context.Context, state *models.PayoutState, first *int) ([]*models.Payout, error)
 	Marketplace(ctx context.Context, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) (*model.ListingConnection, error)
 	MyRentals(ctx context.Context, first *int, after *string) (*model.RentalConnection, error)
 	Rental(ctx context.Context, id string) (*models.Rental, error)
@@ -1166,6 +1242,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AvailabilityWindow.Start(childComplexity), true
+
+	case "BankPayoutFilePayload.file":
+		if e.ComplexityRoot.BankPayoutFilePayload.File == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BankPayoutFilePayload.File(childComplexity), true
+	case "BankPayoutFilePayload.payouts":
+		if e.ComplexityRoot.BankPayoutFilePayload.Payouts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BankPayoutFilePayload.Payouts(childComplexity), true
+	case "BankPayoutFilePayload.userErrors":
+		if e.ComplexityRoot.BankPayoutFilePayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BankPayoutFilePayload.UserErrors(childComplexity), true
 
 	case "BenchmarkEvent.initial":
 		if e.ComplexityRoot.BenchmarkEvent.Initial == nil {
@@ -1474,6 +1569,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Earnings.HistoryCSV(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["groupBy"].(billing.Grouping)), true
+	case "Earnings.pendingPayouts":
+		if e.ComplexityRoot.Earnings.PendingPayouts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Earnings.PendingPayouts(childComplexity), true
 	case "Earnings.period":
 		if e.ComplexityRoot.Earnings.Period == nil {
 			break
@@ -2572,6 +2673,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAgentToken(childComplexity, args["name"].(string)), true
+	case "Mutation.createBankPayoutFile":
+		if e.ComplexityRoot.Mutation.CreateBankPayoutFile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.CreateBankPayoutFile(childComplexity), true
 	case "Mutation.creditFunds":
 		if e.ComplexityRoot.Mutation.CreditFunds == nil {
 			break
@@ -2622,6 +2729,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["ids"].([]string)), true
+	case "Mutation.markPayoutFailed":
+		if e.ComplexityRoot.Mutation.MarkPayoutFailed == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markPayoutFailed_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkPayoutFailed(childComplexity, args["input"].(model.SettlePayoutInput)), true
+	case "Mutation.markPayoutPaid":
+		if e.ComplexityRoot.Mutation.MarkPayoutPaid == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markPayoutPaid_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkPayoutPaid(childComplexity, args["input"].(model.SettlePayoutInput)), true
 	case "Mutation.registerMachine":
 		if e.ComplexityRoot.Mutation.RegisterMachine == nil {
 			break
@@ -2710,6 +2839,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetGpuPrice(childComplexity, args["input"].(model.SetGpuPriceInput)), true
+	case "Mutation.setPayoutMethod":
+		if e.ComplexityRoot.Mutation.SetPayoutMethod == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setPayoutMethod_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetPayoutMethod(childComplexity, args["input"].(model.SetPayoutMethodInput)), true
 	case "Mutation.signUp":
 		if e.ComplexityRoot.Mutation.SignUp == nil {
 			break
@@ -2776,6 +2916,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateProviderApplication(childComplexity, args["id"].(string), args["input"].(model.ProviderApplicationInput)), true
+
+	case "NextPayout.available":
+		if e.ComplexityRoot.NextPayout.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.Available(childComplexity), true
+	case "NextPayout.dueAt":
+		if e.ComplexityRoot.NextPayout.DueAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.DueAt(childComplexity), true
+	case "NextPayout.heldUntil":
+		if e.ComplexityRoot.NextPayout.HeldUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.HeldUntil(childComplexity), true
+	case "NextPayout.periodEnd":
+		if e.ComplexityRoot.NextPayout.PeriodEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.PeriodEnd(childComplexity), true
+	case "NextPayout.periodStart":
+		if e.ComplexityRoot.NextPayout.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.PeriodStart(childComplexity), true
+	case "NextPayout.threshold":
+		if e.ComplexityRoot.NextPayout.Threshold == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.Threshold(childComplexity), true
+	case "NextPayout.thresholdMet":
+		if e.ComplexityRoot.NextPayout.ThresholdMet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NextPayout.ThresholdMet(childComplexity), true
 
 	case "Notification.body":
 		if e.ComplexityRoot.Notification.Body == nil {
@@ -2877,6 +3060,140 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+
+	case "Payout.amount":
+		if e.ComplexityRoot.Payout.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Amount(childComplexity), true
+	case "Payout.createdAt":
+		if e.ComplexityRoot.Payout.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.CreatedAt(childComplexity), true
+	case "Payout.destination":
+		if e.ComplexityRoot.Payout.Destination == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Destination(childComplexity), true
+	case "Payout.failure":
+		if e.ComplexityRoot.Payout.Failure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Failure(childComplexity), true
+	case "Payout.id":
+		if e.ComplexityRoot.Payout.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.ID(childComplexity), true
+	case "Payout.kind":
+		if e.ComplexityRoot.Payout.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Kind(childComplexity), true
+	case "Payout.paidAt":
+		if e.ComplexityRoot.Payout.PaidAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.PaidAt(childComplexity), true
+	case "Payout.paidReference":
+		if e.ComplexityRoot.Payout.PaidReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.PaidReference(childComplexity), true
+	case "Payout.periodEnd":
+		if e.ComplexityRoot.Payout.PeriodEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.PeriodEnd(childComplexity), true
+	case "Payout.periodStart":
+		if e.ComplexityRoot.Payout.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.PeriodStart(childComplexity), true
+	case "Payout.reference":
+		if e.ComplexityRoot.Payout.Reference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Reference(childComplexity), true
+	case "Payout.signature":
+		if e.ComplexityRoot.Payout.Signature == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Signature(childComplexity), true
+	case "Payout.state":
+		if e.ComplexityRoot.Payout.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.State(childComplexity), true
+	case "Payout.transactionUrl":
+		if e.ComplexityRoot.Payout.TransactionURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.TransactionURL(childComplexity), true
+
+	case "PayoutMethod.accountHolder":
+		if e.ComplexityRoot.PayoutMethod.AccountHolder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.AccountHolder(childComplexity), true
+	case "PayoutMethod.bic":
+		if e.ComplexityRoot.PayoutMethod.BIC == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.BIC(childComplexity), true
+	case "PayoutMethod.changedAt":
+		if e.ComplexityRoot.PayoutMethod.ChangedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.ChangedAt(childComplexity), true
+	case "PayoutMethod.holdUntil":
+		if e.ComplexityRoot.PayoutMethod.HoldUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.HoldUntil(childComplexity), true
+	case "PayoutMethod.ibanMasked":
+		if e.ComplexityRoot.PayoutMethod.IBANMasked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.IBANMasked(childComplexity), true
+	case "PayoutMethod.kind":
+		if e.ComplexityRoot.PayoutMethod.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.Kind(childComplexity), true
+	case "PayoutMethod.schedule":
+		if e.ComplexityRoot.PayoutMethod.Schedule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.Schedule(childComplexity), true
+	case "PayoutMethod.solanaAddress":
+		if e.ComplexityRoot.PayoutMethod.SolanaAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutMethod.SolanaAddress(childComplexity), true
 
 	case "PriceDemand.bands":
 		if e.ComplexityRoot.PriceDemand.Bands == nil {
@@ -3146,6 +3463,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.Name(childComplexity), true
+	case "Provider.nextPayout":
+		if e.ComplexityRoot.Provider.NextPayout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.NextPayout(childComplexity), true
+	case "Provider.payoutMethod":
+		if e.ComplexityRoot.Provider.PayoutMethod == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.PayoutMethod(childComplexity), true
+	case "Provider.payouts":
+		if e.ComplexityRoot.Provider.Payouts == nil {
+			break
+		}
+
+		args, err := ec.field_Provider_payouts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Provider.Payouts(childComplexity, args["first"].(*int)), true
 	case "Provider.prices":
 		if e.ComplexityRoot.Provider.Prices == nil {
 			break
@@ -3457,6 +3797,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Notifications(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.payouts":
+		if e.ComplexityRoot.Query.Payouts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_payouts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Payouts(childComplexity, args["state"].(*models.PayoutState), args["first"].(*int)), true
 	case "Query.pricingRecommendation":
 		if e.ComplexityRoot.Query.PricingRecommendation == nil {
 			break
@@ -3751,6 +4102,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SetGpuPricePayload.UserErrors(childComplexity), true
 
+	case "SetPayoutMethodPayload.method":
+		if e.ComplexityRoot.SetPayoutMethodPayload.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetPayoutMethodPayload.Method(childComplexity), true
+	case "SetPayoutMethodPayload.userErrors":
+		if e.ComplexityRoot.SetPayoutMethodPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetPayoutMethodPayload.UserErrors(childComplexity), true
+
+	case "SettlePayoutPayload.payout":
+		if e.ComplexityRoot.SettlePayoutPayload.Payout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlePayoutPayload.Payout(childComplexity), true
+	case "SettlePayoutPayload.userErrors":
+		if e.ComplexityRoot.SettlePayoutPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlePayoutPayload.UserErrors(childComplexity), true
+
 	case "StartRentalPayload.rental":
 		if e.ComplexityRoot.StartRentalPayload.Rental == nil {
 			break
@@ -3949,6 +4326,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RequestBenchmarkInput", ec.unmarshalInputRequestBenchmarkInput),
 			graphql.NewInputUnmarshaler("SetAvailabilityScheduleInput", ec.unmarshalInputSetAvailabilityScheduleInput),
 			graphql.NewInputUnmarshaler("SetGpuPriceInput", ec.unmarshalInputSetGpuPriceInput),
+			graphql.NewInputUnmarshaler("SetPayoutMethodInput", ec.unmarshalInputSetPayoutMethodInput),
+			graphql.NewInputUnmarshaler("SettlePayoutInput", ec.unmarshalInputSettlePayoutInput),
 			graphql.NewInputUnmarshaler("SignUpInput", ec.unmarshalInputSignUpInput),
 			graphql.NewInputUnmarshaler("StartRentalInput", ec.unmarshalInputStartRentalInput),
 		)
@@ -4526,6 +4905,8 @@ type Earnings {
   byModel: [ModelEarnings!]!
   "Earned and neither paid out nor in a payout."
   availableBalance: USDC!
+  "Payouts made and not yet paid (PENDING or PROCESSING)."
+  pendingPayouts: [Payout!]!
   "From from to to (exclusive), in buckets of groupBy in the provider's time zone, empty ones included (at most 10,000)."
   history(from: DateTime!, to: DateTime!, groupBy: EarningsGrouping!): [EarningsBucket!]!
   "history as CSV (start, gross_usdc, fee_usdc, net_usdc), for download."
@@ -4550,6 +4931,140 @@ extend type Mutation {
 extend type Subscription {
   "Provider: the earnings tracker now, then again after every change (metering ticks at most every minute); between them the period's net grows by accrualPerHour."
   earningsUpdated: Earnings!
+}
+
+"How a payout is sent."
+enum PayoutKind {
+  "USDC on Solana, sent by the platform's node."
+  SOLANA
+  "A bank transfer in the finance operator's ISO 20022 batch."
+  BANK
+  "USDC to a Solana wallet, sent by an admin (no Solana node configured)."
+  MANUAL
+}
+
+"Where a payout is."
+enum PayoutState {
+  "Made: its amount left the available balance."
+  PENDING
+  "Being sent: a signed transaction or a bank file exists."
+  PROCESSING
+  PAID
+  "Not paid: its amount is back in the available balance."
+  FAILED
+}
+
+"Where and how often a provider is paid."
+type PayoutMethod {
+  schedule: PayoutSchedule!
+  kind: PayoutKind!
+  solanaAddress: String
+  "The IBAN with all but its country and last four characters hidden."
+  ibanMasked: String
+  bic: String
+  accountHolder: String
+  changedAt: DateTime!
+  "Payouts to a new destination wait until then."
+  holdUntil: DateTime!
+}
+
+"One payment of a provider's earnings for a period."
+type Payout {
+  id: ID!
+  periodStart: DateTime!
+  periodEnd: DateTime!
+  amount: USDC!
+  kind: PayoutKind!
+  "The Solana wallet or the IBAN paid."
+  destination: String!
+  state: PayoutState!
+  "The payout's own reference (the transfer's memo or end-to-end id)."
+  reference: String!
+  "The Solana transaction's signature, stored before it was sent."
+  signature: String
+  "A link to the transaction on a Solana explorer."
+  transactionUrl: String
+  "The bank's or an admin's reference of the payment."
+  paidReference: String
+  failure: String
+  createdAt: DateTime!
+  paidAt: DateTime
+}
+
+"The next payout: when it is due and whether it will be made."
+type NextPayout {
+  periodStart: DateTime!
+  periodEnd: DateTime!
+  dueAt: DateTime!
+  available: USDC!
+  "A weekly payout is made from this balance up; a monthly one for any balance."
+  threshold: USDC!
+  thresholdMet: Boolean!
+  "Set while a new destination cools off."
+  heldUntil: DateTime
+}
+
+extend type Provider {
+  "Null until the provider sets one."
+  payoutMethod: PayoutMethod
+  "Null without a payout method."
+  nextPayout: NextPayout
+  "Newest first."
+  payouts(first: Int = 20): [Payout!]!
+}
+
+input SetPayoutMethodInput {
+  schedule: PayoutSchedule!
+  "A Solana wallet (base58 of its 32-byte ed25519 key): not a token account, not the USDC mint."
+  solanaAddress: String
+  "Or a bank account: its IBAN (mod-97 checked; supported countries: SEPA and AE, BH, BR, EG, GE, IL, JO, KW, KZ, PK, QA, SA, TR, UA) ..."
+  iban: String
+  "... its bank's BIC ..."
+  bic: String
+  "... and the holder's name as the bank holds it."
+  accountHolder: String
+  "The provider's password, asked again."
+  password: String!
+}
+
+type SetPayoutMethodPayload {
+  method: PayoutMethod
+  userErrors: [UserError!]!
+}
+
+input SettlePayoutInput {
+  id: ID!
+  "Paid: the bank's or the transfer's reference. Failed: why."
+  reference: String!
+}
+
+type SettlePayoutPayload {
+  payout: Payout
+  userErrors: [UserError!]!
+}
+
+type BankPayoutFilePayload {
+  "The ISO 20022 pain.001.001.09 file (XML) for the bank."
+  file: String
+  "The payouts in it, now PROCESSING."
+  payouts: [Payout!]!
+  userErrors: [UserError!]!
+}
+
+extend type Query {
+  "Admin: payouts, newest first, optionally in one state."
+  payouts(state: PayoutState, first: Int = 50): [Payout!]!
+}
+
+extend type Mutation {
+  "Provider: set where and how often it is paid (the password again; the provider is told by email)."
+  setPayoutMethod(input: SetPayoutMethodInput!): SetPayoutMethodPayload!
+  "Admin: a bank or manual payout was paid, with its reference."
+  markPayoutPaid(input: SettlePayoutInput!): SettlePayoutPayload!
+  "Admin: a bank or manual payout failed; its amount returns to the provider's balance."
+  markPayoutFailed(input: SettlePayoutInput!): SettlePayoutPayload!
+  "Admin: the bank file of every pending bank payout (they become PROCESSING)."
+  createBankPayoutFile: BankPayoutFilePayload!
 }
 `, BuiltIn: false},
 	{Name: "../schema/fleet.graphqls", Input: `# The live fleet: machines and GPUs registered by gpunex-agent, their
@@ -5852,6 +6367,18 @@ func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AvailabilityWindow", field.Name)
 }
 
+func (ec *executionContext) childFields_BankPayoutFilePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "file":
+		return ec.fieldContext_BankPayoutFilePayload_file(ctx, field)
+	case "payouts":
+		return ec.fieldContext_BankPayoutFilePayload_payouts(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_BankPayoutFilePayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BankPayoutFilePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_BenchmarkEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "machine":
@@ -6004,6 +6531,8 @@ func (ec *executionContext) childFields_Earnings(ctx context.Context, field grap
 		return ec.fieldContext_Earnings_byModel(ctx, field)
 	case "availableBalance":
 		return ec.fieldContext_Earnings_availableBalance(ctx, field)
+	case "pendingPayouts":
+		return ec.fieldContext_Earnings_pendingPayouts(ctx, field)
 	case "history":
 		return ec.fieldContext_Earnings_history(ctx, field)
 	case "historyCsv":
@@ -6510,6 +7039,26 @@ func (ec *executionContext) childFields_ModelEarnings(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ModelEarnings", field.Name)
 }
 
+func (ec *executionContext) childFields_NextPayout(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "periodStart":
+		return ec.fieldContext_NextPayout_periodStart(ctx, field)
+	case "periodEnd":
+		return ec.fieldContext_NextPayout_periodEnd(ctx, field)
+	case "dueAt":
+		return ec.fieldContext_NextPayout_dueAt(ctx, field)
+	case "available":
+		return ec.fieldContext_NextPayout_available(ctx, field)
+	case "threshold":
+		return ec.fieldContext_NextPayout_threshold(ctx, field)
+	case "thresholdMet":
+		return ec.fieldContext_NextPayout_thresholdMet(ctx, field)
+	case "heldUntil":
+		return ec.fieldContext_NextPayout_heldUntil(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NextPayout", field.Name)
+}
+
 func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6570,6 +7119,62 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_Payout(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Payout_id(ctx, field)
+	case "periodStart":
+		return ec.fieldContext_Payout_periodStart(ctx, field)
+	case "periodEnd":
+		return ec.fieldContext_Payout_periodEnd(ctx, field)
+	case "amount":
+		return ec.fieldContext_Payout_amount(ctx, field)
+	case "kind":
+		return ec.fieldContext_Payout_kind(ctx, field)
+	case "destination":
+		return ec.fieldContext_Payout_destination(ctx, field)
+	case "state":
+		return ec.fieldContext_Payout_state(ctx, field)
+	case "reference":
+		return ec.fieldContext_Payout_reference(ctx, field)
+	case "signature":
+		return ec.fieldContext_Payout_signature(ctx, field)
+	case "transactionUrl":
+		return ec.fieldContext_Payout_transactionUrl(ctx, field)
+	case "paidReference":
+		return ec.fieldContext_Payout_paidReference(ctx, field)
+	case "failure":
+		return ec.fieldContext_Payout_failure(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Payout_createdAt(ctx, field)
+	case "paidAt":
+		return ec.fieldContext_Payout_paidAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Payout", field.Name)
+}
+
+func (ec *executionContext) childFields_PayoutMethod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "schedule":
+		return ec.fieldContext_PayoutMethod_schedule(ctx, field)
+	case "kind":
+		return ec.fieldContext_PayoutMethod_kind(ctx, field)
+	case "solanaAddress":
+		return ec.fieldContext_PayoutMethod_solanaAddress(ctx, field)
+	case "ibanMasked":
+		return ec.fieldContext_PayoutMethod_ibanMasked(ctx, field)
+	case "bic":
+		return ec.fieldContext_PayoutMethod_bic(ctx, field)
+	case "accountHolder":
+		return ec.fieldContext_PayoutMethod_accountHolder(ctx, field)
+	case "changedAt":
+		return ec.fieldContext_PayoutMethod_changedAt(ctx, field)
+	case "holdUntil":
+		return ec.fieldContext_PayoutMethod_holdUntil(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PayoutMethod", field.Name)
 }
 
 func (ec *executionContext) childFields_PriceDemand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6684,6 +7289,12 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_benchmarks(ctx, field)
 	case "earnings":
 		return ec.fieldContext_Provider_earnings(ctx, field)
+	case "payoutMethod":
+		return ec.fieldContext_Provider_payoutMethod(ctx, field)
+	case "nextPayout":
+		return ec.fieldContext_Provider_nextPayout(ctx, field)
+	case "payouts":
+		return ec.fieldContext_Provider_payouts(ctx, field)
 	case "machines":
 		return ec.fieldContext_Provider_machines(ctx, field)
 	case "rentals":
@@ -6936,6 +7547,26 @@ func (ec *executionContext) childFields_SetGpuPricePayload(ctx context.Context, 
 		return ec.fieldContext_SetGpuPricePayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SetGpuPricePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetPayoutMethodPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "method":
+		return ec.fieldContext_SetPayoutMethodPayload_method(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SetPayoutMethodPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetPayoutMethodPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SettlePayoutPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "payout":
+		return ec.fieldContext_SettlePayoutPayload_payout(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SettlePayoutPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SettlePayoutPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_StartRentalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7298,6 +7929,34 @@ func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_markPayoutFailed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SettlePayoutInput, error) {
+			return ec.unmarshalNSettlePayoutInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSettlePayoutInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_markPayoutPaid_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SettlePayoutInput, error) {
+			return ec.unmarshalNSettlePayoutInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSettlePayoutInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_registerMachine_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7426,6 +8085,20 @@ func (ec *executionContext) field_Mutation_setGpuPrice_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setPayoutMethod_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetPayoutMethodInput, error) {
+			return ec.unmarshalNSetPayoutMethodInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetPayoutMethodInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7515,6 +8188,20 @@ func (ec *executionContext) field_Mutation_updateProviderApplication_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Provider_payouts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -7611,6 +8298,28 @@ func (ec *executionContext) field_Query_notifications_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_payouts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "state",
+		func(ctx context.Context, v any) (*models.PayoutState, error) {
+			return ec.unmarshalOPayoutState2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["state"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -8852,6 +9561,93 @@ func (ec *executionContext) fieldContext_AvailabilityWindow_end(_ context.Contex
 	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "String")
 }
 
+func (ec *executionContext) _BankPayoutFilePayload_file(ctx context.Context, field graphql.CollectedField, obj *model.BankPayoutFilePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BankPayoutFilePayload_file(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.File, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BankPayoutFilePayload_file(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BankPayoutFilePayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _BankPayoutFilePayload_payouts(ctx context.Context, field graphql.CollectedField, obj *model.BankPayoutFilePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BankPayoutFilePayload_payouts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payouts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.Payout) graphql.Marshaler {
+			return ec.marshalNPayout2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BankPayoutFilePayload_payouts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BankPayoutFilePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payout(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BankPayoutFilePayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.BankPayoutFilePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BankPayoutFilePayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BankPayoutFilePayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BankPayoutFilePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BenchmarkEvent_machine(ctx context.Context, field graphql.CollectedField, obj *bench.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10053,6 +10849,38 @@ func (ec *executionContext) _Earnings_availableBalance(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_Earnings_availableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Earnings", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Earnings_pendingPayouts(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Earnings_pendingPayouts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Earnings().PendingPayouts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.Payout) graphql.Marshaler {
+			return ec.marshalNPayout2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Earnings_pendingPayouts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Earnings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payout(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Earnings_history(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
@@ -14615,6 +15443,170 @@ func (ec *executionContext) fieldContext_Mutation_creditFunds(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setPayoutMethod(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setPayoutMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetPayoutMethod(ctx, fc.Args["input"].(model.SetPayoutMethodInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetPayoutMethodPayload) graphql.Marshaler {
+			return ec.marshalNSetPayoutMethodPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetPayoutMethodPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setPayoutMethod(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetPayoutMethodPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setPayoutMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markPayoutPaid(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markPayoutPaid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkPayoutPaid(ctx, fc.Args["input"].(model.SettlePayoutInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SettlePayoutPayload) graphql.Marshaler {
+			return ec.marshalNSettlePayoutPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSettlePayoutPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markPayoutPaid(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlePayoutPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markPayoutPaid_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markPayoutFailed(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markPayoutFailed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkPayoutFailed(ctx, fc.Args["input"].(model.SettlePayoutInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SettlePayoutPayload) graphql.Marshaler {
+			return ec.marshalNSettlePayoutPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSettlePayoutPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markPayoutFailed(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlePayoutPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markPayoutFailed_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createBankPayoutFile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createBankPayoutFile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().CreateBankPayoutFile(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BankPayoutFilePayload) graphql.Marshaler {
+			return ec.marshalNBankPayoutFilePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐBankPayoutFilePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createBankPayoutFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BankPayoutFilePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_registerMachine(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15275,6 +16267,167 @@ func (ec *executionContext) fieldContext_Mutation_revokeAgentToken(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _NextPayout_periodStart(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_periodStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_periodStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _NextPayout_periodEnd(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_periodEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_periodEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _NextPayout_dueAt(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_dueAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _NextPayout_available(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _NextPayout_threshold(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_threshold(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Threshold, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_threshold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _NextPayout_thresholdMet(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_thresholdMet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ThresholdMet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_thresholdMet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _NextPayout_heldUntil(ctx context.Context, field graphql.CollectedField, obj *billing.NextPayout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NextPayout_heldUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeldUntil, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NextPayout_heldUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NextPayout", field, false, false, "DateTime")
+}
+
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *models.Notification) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15677,6 +16830,512 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _Payout_id(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Payout_periodStart(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_periodStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_periodStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Payout_periodEnd(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_periodEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_periodEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Payout_amount(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Payout_kind(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.PayoutKind) graphql.Marshaler {
+			return ec.marshalNPayoutKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "PayoutKind")
+}
+
+func (ec *executionContext) _Payout_destination(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_destination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Destination, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_destination(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "String")
+}
+
+func (ec *executionContext) _Payout_state(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.PayoutState) graphql.Marshaler {
+			return ec.marshalNPayoutState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "PayoutState")
+}
+
+func (ec *executionContext) _Payout_reference(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_reference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_reference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "String")
+}
+
+func (ec *executionContext) _Payout_signature(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_signature(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Signature, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_signature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "String")
+}
+
+func (ec *executionContext) _Payout_transactionUrl(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_transactionUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Payout().TransactionURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_transactionUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, true, true, "String")
+}
+
+func (ec *executionContext) _Payout_paidReference(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_paidReference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidReference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_paidReference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "String")
+}
+
+func (ec *executionContext) _Payout_failure(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_failure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failure, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_failure(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "String")
+}
+
+func (ec *executionContext) _Payout_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Payout_paidAt(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_paidAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_paidAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payout", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _PayoutMethod_schedule(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_schedule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Schedule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v billing.Schedule) graphql.Marshaler {
+			return ec.marshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSchedule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_schedule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "PayoutSchedule")
+}
+
+func (ec *executionContext) _PayoutMethod_kind(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.PayoutKind) graphql.Marshaler {
+			return ec.marshalNPayoutKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "PayoutKind")
+}
+
+func (ec *executionContext) _PayoutMethod_solanaAddress(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_solanaAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SolanaAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_solanaAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _PayoutMethod_ibanMasked(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_ibanMasked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IBANMasked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_ibanMasked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _PayoutMethod_bic(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_bic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BIC, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_bic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _PayoutMethod_accountHolder(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_accountHolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountHolder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_accountHolder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _PayoutMethod_changedAt(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_changedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_changedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _PayoutMethod_holdUntil(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutMethod_holdUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HoldUntil, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutMethod_holdUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _PriceDemand_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
@@ -16790,6 +18449,114 @@ func (ec *executionContext) fieldContext_Provider_earnings(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Earnings(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_payoutMethod(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_payoutMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().PayoutMethod(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *billing.Method) graphql.Marshaler {
+			return ec.marshalOPayoutMethod2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_payoutMethod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PayoutMethod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_nextPayout(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_nextPayout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().NextPayout(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *billing.NextPayout) graphql.Marshaler {
+			return ec.marshalONextPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐNextPayout(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_nextPayout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NextPayout(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_payouts(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_payouts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Provider().Payouts(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.Payout) graphql.Marshaler {
+			return ec.marshalNPayout2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_payouts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payout(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Provider_payouts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -17946,6 +19713,50 @@ func (ec *executionContext) fieldContext_Query_myFunds(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Funds(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_payouts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_payouts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Payouts(ctx, fc.Args["state"].(*models.PayoutState), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.Payout) graphql.Marshaler {
+			return ec.marshalNPayout2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_payouts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payout(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_payouts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -19470,6 +21281,134 @@ func (ec *executionContext) _SetGpuPricePayload_userErrors(ctx context.Context, 
 func (ec *executionContext) fieldContext_SetGpuPricePayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "SetGpuPricePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetPayoutMethodPayload_method(ctx context.Context, field graphql.CollectedField, obj *model.SetPayoutMethodPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetPayoutMethodPayload_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *billing.Method) graphql.Marshaler {
+			return ec.marshalOPayoutMethod2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetPayoutMethodPayload_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetPayoutMethodPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PayoutMethod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetPayoutMethodPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SetPayoutMethodPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetPayoutMethodPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetPayoutMethodPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetPayoutMethodPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SettlePayoutPayload_payout(ctx context.Context, field graphql.CollectedField, obj *model.SettlePayoutPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlePayoutPayload_payout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Payout) graphql.Marshaler {
+			return ec.marshalOPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayout(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SettlePayoutPayload_payout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SettlePayoutPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payout(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SettlePayoutPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SettlePayoutPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlePayoutPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SettlePayoutPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SettlePayoutPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -22894,6 +24833,132 @@ func UnmarshalSetGpuPriceInput(ctx context.Context, raw any) (model.SetGpuPriceI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSetPayoutMethodInput(ctx context.Context, obj any) (model.SetPayoutMethodInput, error) {
+	var it model.SetPayoutMethodInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"schedule", "solanaAddress", "iban", "bic", "accountHolder", "password"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "schedule":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("schedule"))
+			data, err := ec.unmarshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSchedule(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Schedule = data
+		case "solanaAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("solanaAddress"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SolanaAddress = data
+		case "iban":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("iban"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Iban = data
+		case "bic":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bic"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bic = data
+		case "accountHolder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("accountHolder"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AccountHolder = data
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetPayoutMethodInput unmarshals raw into the SetPayoutMethodInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetPayoutMethodInput(ctx context.Context, raw any) (model.SetPayoutMethodInput, error) {
+	var out model.SetPayoutMethodInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetPayoutMethodInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSettlePayoutInput(ctx context.Context, obj any) (model.SettlePayoutInput, error) {
+	var it model.SettlePayoutInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "reference"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reference"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reference = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSettlePayoutInput unmarshals raw into the SettlePayoutInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSettlePayoutInput(ctx context.Context, raw any) (model.SettlePayoutInput, error) {
+	var out model.SettlePayoutInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SettlePayoutInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj any) (model.SignUpInput, error) {
 	var it model.SignUpInput
 	if obj == nil {
@@ -23536,6 +25601,49 @@ func (ec *executionContext) _AvailabilityWindow(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var bankPayoutFilePayloadImplementors = []string{"BankPayoutFilePayload"}
+
+func (ec *executionContext) _BankPayoutFilePayload(ctx context.Context, sel ast.SelectionSet, obj *model.BankPayoutFilePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bankPayoutFilePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BankPayoutFilePayload")
+		case "file":
+			out.Values[i] = ec._BankPayoutFilePayload_file(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "payouts":
+			out.Values[i] = ec._BankPayoutFilePayload_payouts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._BankPayoutFilePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var benchmarkEventImplementors = []string{"BenchmarkEvent"}
 
 func (ec *executionContext) _BenchmarkEvent(ctx context.Context, sel ast.SelectionSet, obj *bench.Event) graphql.Marshaler {
@@ -24039,6 +26147,12 @@ func (ec *executionContext) _Earnings(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "pendingPayouts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Earnings_pendingPayouts(ctx, field, obj)
+				})
 		case "history":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -25733,6 +27847,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setPayoutMethod":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setPayoutMethod(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markPayoutPaid":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markPayoutPaid(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markPayoutFailed":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markPayoutFailed(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createBankPayoutFile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createBankPayoutFile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "registerMachine":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_registerMachine(ctx, field)
@@ -25836,6 +27978,69 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 				return ec._Mutation_revokeAgentToken(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nextPayoutImplementors = []string{"NextPayout"}
+
+func (ec *executionContext) _NextPayout(ctx context.Context, sel ast.SelectionSet, obj *billing.NextPayout) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nextPayoutImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NextPayout")
+		case "periodStart":
+			out.Values[i] = ec._NextPayout_periodStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "periodEnd":
+			out.Values[i] = ec._NextPayout_periodEnd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dueAt":
+			out.Values[i] = ec._NextPayout_dueAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "available":
+			out.Values[i] = ec._NextPayout_available(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "threshold":
+			out.Values[i] = ec._NextPayout_threshold(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "thresholdMet":
+			out.Values[i] = ec._NextPayout_thresholdMet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "heldUntil":
+			out.Values[i] = ec._NextPayout_heldUntil(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -26057,6 +28262,173 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var payoutImplementors = []string{"Payout"}
+
+func (ec *executionContext) _Payout(ctx context.Context, sel ast.SelectionSet, obj *models.Payout) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, payoutImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Payout")
+		case "id":
+			out.Values[i] = ec._Payout_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "periodStart":
+			out.Values[i] = ec._Payout_periodStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "periodEnd":
+			out.Values[i] = ec._Payout_periodEnd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			out.Values[i] = ec._Payout_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			out.Values[i] = ec._Payout_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "destination":
+			out.Values[i] = ec._Payout_destination(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Payout_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reference":
+			out.Values[i] = ec._Payout_reference(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "signature":
+			out.Values[i] = ec._Payout_signature(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactionUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Payout_transactionUrl(ctx, field, obj)
+				})
+		case "paidReference":
+			out.Values[i] = ec._Payout_paidReference(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failure":
+			out.Values[i] = ec._Payout_failure(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Payout_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paidAt":
+			out.Values[i] = ec._Payout_paidAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var payoutMethodImplementors = []string{"PayoutMethod"}
+
+func (ec *executionContext) _PayoutMethod(ctx context.Context, sel ast.SelectionSet, obj *billing.Method) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, payoutMethodImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PayoutMethod")
+		case "schedule":
+			out.Values[i] = ec._PayoutMethod_schedule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._PayoutMethod_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "solanaAddress":
+			out.Values[i] = ec._PayoutMethod_solanaAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ibanMasked":
+			out.Values[i] = ec._PayoutMethod_ibanMasked(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bic":
+			out.Values[i] = ec._PayoutMethod_bic(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "accountHolder":
+			out.Values[i] = ec._PayoutMethod_accountHolder(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "changedAt":
+			out.Values[i] = ec._PayoutMethod_changedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "holdUntil":
+			out.Values[i] = ec._PayoutMethod_holdUntil(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -26418,6 +28790,24 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_earnings(ctx, field, obj)
+				})
+		case "payoutMethod":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_payoutMethod(ctx, field, obj)
+				})
+		case "nextPayout":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_nextPayout(ctx, field, obj)
+				})
+		case "payouts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_payouts(ctx, field, obj)
 				})
 		case "machines":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -26852,6 +29242,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_myFunds(ctx, field)
+				})
+		case "payouts":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_payouts(ctx, field)
 				})
 		case "marketplace":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -27372,6 +29768,82 @@ func (ec *executionContext) _SetGpuPricePayload(ctx context.Context, sel ast.Sel
 			}
 		case "userErrors":
 			out.Values[i] = ec._SetGpuPricePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var setPayoutMethodPayloadImplementors = []string{"SetPayoutMethodPayload"}
+
+func (ec *executionContext) _SetPayoutMethodPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetPayoutMethodPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setPayoutMethodPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetPayoutMethodPayload")
+		case "method":
+			out.Values[i] = ec._SetPayoutMethodPayload_method(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SetPayoutMethodPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var settlePayoutPayloadImplementors = []string{"SettlePayoutPayload"}
+
+func (ec *executionContext) _SettlePayoutPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SettlePayoutPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, settlePayoutPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SettlePayoutPayload")
+		case "payout":
+			out.Values[i] = ec._SettlePayoutPayload_payout(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SettlePayoutPayload_userErrors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28263,6 +30735,14 @@ func (ec *executionContext) marshalNAvailabilityWindow2ᚖgithubᚗcomᚋgpunex�
 func (ec *executionContext) unmarshalNAvailabilityWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInput(ctx context.Context, v any) (*model.AvailabilityWindowInput, error) {
 	res, err := ec.unmarshalInputAvailabilityWindowInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBankPayoutFilePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐBankPayoutFilePayload(ctx context.Context, sel ast.SelectionSet, v *model.BankPayoutFilePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BankPayoutFilePayload!")
+		return graphql.Null
+	}
+	return ec._BankPayoutFilePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBenchmarkEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbenchᚐEvent(ctx context.Context, sel ast.SelectionSet, v *bench.Event) graphql.Marshaler {
@@ -29160,6 +31640,45 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPayout2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.Payout) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayout(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayout(ctx context.Context, sel ast.SelectionSet, v *models.Payout) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Payout!")
+		return graphql.Null
+	}
+	return ec._Payout(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPayoutKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutKind(ctx context.Context, v any) (models.PayoutKind, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.PayoutKind(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPayoutKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutKind(ctx context.Context, sel ast.SelectionSet, v models.PayoutKind) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "PayoutKind!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSchedule(ctx context.Context, v any) (billing.Schedule, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := billing.Schedule(tmp)
@@ -29171,6 +31690,21 @@ func (ec *executionContext) marshalNPayoutSchedule2githubᚗcomᚋgpunexᚋgpune
 	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "PayoutSchedule!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNPayoutState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx context.Context, v any) (models.PayoutState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.PayoutState(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPayoutState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx context.Context, sel ast.SelectionSet, v models.PayoutState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "PayoutState!")
 	}
 	return res
 }
@@ -29528,6 +32062,32 @@ func (ec *executionContext) marshalNSetGpuPricePayload2ᚖgithubᚗcomᚋgpunex�
 		return graphql.Null
 	}
 	return ec._SetGpuPricePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetPayoutMethodInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetPayoutMethodInput(ctx context.Context, v any) (model.SetPayoutMethodInput, error) {
+	res, err := ec.unmarshalInputSetPayoutMethodInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetPayoutMethodPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetPayoutMethodPayload(ctx context.Context, sel ast.SelectionSet, v *model.SetPayoutMethodPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetPayoutMethodPayload!")
+		return graphql.Null
+	}
+	return ec._SetPayoutMethodPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSettlePayoutInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSettlePayoutInput(ctx context.Context, v any) (model.SettlePayoutInput, error) {
+	res, err := ec.unmarshalInputSettlePayoutInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSettlePayoutPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSettlePayoutPayload(ctx context.Context, sel ast.SelectionSet, v *model.SettlePayoutPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SettlePayoutPayload!")
+		return graphql.Null
+	}
+	return ec._SettlePayoutPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSignUpInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSignUpInput(ctx context.Context, v any) (model.SignUpInput, error) {
@@ -30272,6 +32832,13 @@ func (ec *executionContext) marshalOMarketplaceSort2ᚖgithubᚗcomᚋgpunexᚋg
 	return v
 }
 
+func (ec *executionContext) marshalONextPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐNextPayout(ctx context.Context, sel ast.SelectionSet, v *billing.NextPayout) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._NextPayout(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐOfflineReason(ctx context.Context, v any) (*models.OfflineReason, error) {
 	if v == nil {
 		return nil, nil
@@ -30286,6 +32853,39 @@ func (ec *executionContext) marshalOOfflineReason2ᚖgithubᚗcomᚋgpunexᚋgpu
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayout(ctx context.Context, sel ast.SelectionSet, v *models.Payout) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Payout(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPayoutMethod2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐMethod(ctx context.Context, sel ast.SelectionSet, v *billing.Method) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PayoutMethod(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPayoutState2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx context.Context, v any) (*models.PayoutState, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.PayoutState(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPayoutState2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx context.Context, sel ast.SelectionSet, v *models.PayoutState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
 }
 
 func (ec *executionContext) marshalOPriceOutcome2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐOutcome(ctx context.Context, sel ast.SelectionSet, v *pricing.Outcome) graphql.Marshaler {

@@ -18,6 +18,11 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
+// PendingPayouts is the resolver for the pendingPayouts field.
+func (r *earningsResolver) PendingPayouts(ctx context.Context, obj *billing.Summary) ([]*models.Payout, error) {
+	return r.Billing.PendingPayouts(ctx, obj.ProviderID)
+}
+
 // History is the resolver for the history field.
 func (r *earningsResolver) History(ctx context.Context, obj *billing.Summary, from time.Time, to time.Time, groupBy billing.Grouping) ([]*billing.Bucket, error) {
 	// Earnings is reached only through Provider.earnings and
@@ -74,12 +79,83 @@ func (r *mutationResolver) CreditFunds(ctx context.Context, input model.CreditFu
 	})
 }
 
+// SetPayoutMethod is the resolver for the setPayoutMethod field.
+func (r *mutationResolver) SetPayoutMethod(ctx context.Context, input model.SetPayoutMethodInput) (*model.SetPayoutMethodPayload, error) {
+	p, err := r.requireProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	method, err := r.Billing.SetMethod(ctx, p.ID, p.UserID, billing.MethodInput{Schedule: input.Schedule, SolanaAddress: input.SolanaAddress,
+		IBAN: input.Iban, BIC: input.Bic, AccountHolder: input.AccountHolder, Password: input.Password})
+	return payload(err, func(ue []*protocol.UserError) *model.SetPayoutMethodPayload {
+		return &model.SetPayoutMethodPayload{Method: method, UserErrors: ue}
+	})
+}
+
+// MarkPayoutPaid is the resolver for the markPayoutPaid field.
+func (r *mutationResolver) MarkPayoutPaid(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error) {
+	return r.settlePayout(ctx, input, r.Billing.MarkPaid)
+}
+
+// MarkPayoutFailed is the resolver for the markPayoutFailed field.
+func (r *mutationResolver) MarkPayoutFailed(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error) {
+	return r.settlePayout(ctx, input, r.Billing.MarkFailed)
+}
+
+// CreateBankPayoutFile is the resolver for the createBankPayoutFile field.
+func (r *mutationResolver) CreateBankPayoutFile(ctx context.Context) (*model.BankPayoutFilePayload, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	file, payouts, err := r.Billing.BankFile(ctx)
+	return payload(err, func(ue []*protocol.UserError) *model.BankPayoutFilePayload {
+		out := &model.BankPayoutFilePayload{Payouts: payouts, UserErrors: ue}
+		if out.Payouts == nil {
+			out.Payouts = []*models.Payout{}
+		}
+		if file != nil {
+			f := string(file)
+			out.File = &f
+		}
+		return out
+	})
+}
+
+// TransactionURL is the resolver for the transactionUrl field.
+func (r *payoutResolver) TransactionURL(ctx context.Context, obj *models.Payout) (*string, error) {
+	return r.Billing.TransactionURL(obj), nil
+}
+
 // Earnings is the resolver for the earnings field.
 func (r *providerResolver) Earnings(ctx context.Context, obj *models.Provider) (*billing.Summary, error) {
 	if err := r.requireProviderAccess(ctx, obj); err != nil {
 		return nil, err
 	}
 	return r.Billing.Summary(ctx, obj.ID)
+}
+
+// PayoutMethod is the resolver for the payoutMethod field.
+func (r *providerResolver) PayoutMethod(ctx context.Context, obj *models.Provider) (*billing.Method, error) {
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Billing.MethodOf(ctx, obj.ID)
+}
+
+// NextPayout is the resolver for the nextPayout field.
+func (r *providerResolver) NextPayout(ctx context.Context, obj *models.Provider) (*billing.NextPayout, error) {
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Billing.Next(ctx, obj.ID)
+}
+
+// Payouts is the resolver for the payouts field.
+func (r *providerResolver) Payouts(ctx context.Context, obj *models.Provider, first *int) ([]*models.Payout, error) {
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Billing.Payouts(ctx, obj.ID, boundedFirst(first, 100))
 }
 
 // MyFunds is the resolver for the myFunds field.
@@ -89,6 +165,14 @@ func (r *queryResolver) MyFunds(ctx context.Context) (*billing.Funds, error) {
 		return nil, err
 	}
 	return r.Billing.FundsOf(ctx, v.User.ID)
+}
+
+// Payouts is the resolver for the payouts field.
+func (r *queryResolver) Payouts(ctx context.Context, state *models.PayoutState, first *int) ([]*models.Payout, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	return r.Billing.AllPayouts(ctx, state, boundedFirst(first, 200))
 }
 
 // EarningsUpdated is the resolver for the earningsUpdated field.
@@ -115,10 +199,14 @@ func (r *Resolver) GpuEarnings() graph.GpuEarningsResolver { return &gpuEarnings
 // ModelEarnings returns graph.ModelEarningsResolver implementation.
 func (r *Resolver) ModelEarnings() graph.ModelEarningsResolver { return &modelEarningsResolver{r} }
 
+// Payout returns graph.PayoutResolver implementation.
+func (r *Resolver) Payout() graph.PayoutResolver { return &payoutResolver{r} }
+
 type (
 	earningsResolver       struct{ *Resolver }
 	earningsBucketResolver struct{ *Resolver }
 	earningsPeriodResolver struct{ *Resolver }
 	gpuEarningsResolver    struct{ *Resolver }
 	modelEarningsResolver  struct{ *Resolver }
+	payoutResolver         struct{ *Resolver }
 )

@@ -20,6 +20,7 @@ import (
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/demo"
@@ -235,6 +236,7 @@ func newServeCommand() *cobra.Command {
 		benchCool   time.Duration
 		benchRules  string
 		feeBps      int
+		pay         payoutFlags
 		demoAgents  bool
 		withDemo    bool
 		af          apiFlags
@@ -258,6 +260,10 @@ func newServeCommand() *cobra.Command {
 			if feeBps < 1 || feeBps > 9999 {
 				return fmt.Errorf("--platform-fee-bps must be between 1 and 9999 basis points")
 			}
+			payouts, solanaClient, err := pay.config(logger)
+			if err != nil {
+				return err
+			}
 			benchCfg := bench.Config{Every: benchEvery, Cooldown: benchCool}
 			if benchEvery < time.Hour || benchCool < time.Minute {
 				return fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
@@ -276,6 +282,8 @@ func newServeCommand() *cobra.Command {
 				Bench:   benchCfg,
 				Pricing: pricing.Config{FeeBps: feeBps},
 				Market:  market.Config{FeeBps: feeBps},
+				Billing: billing.Config{Payouts: payouts},
+				Solana:  solanaClient,
 				Logger:  logger, Clock: clock.Real{},
 				API: apiCfg,
 			})
@@ -335,6 +343,7 @@ func newServeCommand() *cobra.Command {
 	fs.DurationVar(&benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
 	fs.StringVar(&benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
 	fs.IntVar(&feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
+	pay.register(fs)
 	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	af.register(fs)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
@@ -68,6 +69,14 @@ type AvailabilityWindowInput struct {
 	Start string `json:"start"`
 	// HH:MM after start, up to 24:00.
 	End string `json:"end"`
+}
+
+type BankPayoutFilePayload struct {
+	// The ISO 20022 pain.001.001.09 file (XML) for the bank.
+	File *string `json:"file,omitempty"`
+	// The payouts in it, now PROCESSING.
+	Payouts    []*models.Payout      `json:"payouts"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
 type CreateAgentTokenPayload struct {
@@ -273,6 +282,36 @@ type SetGpuPriceInput struct {
 
 type SetGpuPricePayload struct {
 	Price      *models.GpuPrice      `json:"price,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
+type SetPayoutMethodInput struct {
+	Schedule billing.Schedule `json:"schedule"`
+	// A Solana wallet (base58 of its 32-byte ed25519 key): not a token account, not the USDC mint.
+	SolanaAddress *string `json:"solanaAddress,omitempty"`
+	// Or a bank account: its IBAN (mod-97 checked; supported countries: SEPA and AE, BH, BR, EG, GE, IL, JO, KW, KZ, PK, QA, SA, TR, UA) ...
+	Iban *string `json:"iban,omitempty"`
+	// ... its bank's BIC ...
+	Bic *string `json:"bic,omitempty"`
+	// ... and the holder's name as the bank holds it.
+	AccountHolder *string `json:"accountHolder,omitempty"`
+	// The provider's password, asked again.
+	Password string `json:"password"`
+}
+
+type SetPayoutMethodPayload struct {
+	Method     *billing.Method       `json:"method,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
+type SettlePayoutInput struct {
+	ID string `json:"id"`
+	// Paid: the bank's or the transfer's reference. Failed: why.
+	Reference string `json:"reference"`
+}
+
+type SettlePayoutPayload struct {
+	Payout     *models.Payout        `json:"payout,omitempty"`
 	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 

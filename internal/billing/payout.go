@@ -36,6 +36,11 @@ type PayoutConfig struct {
 	// Bank is the platform's account bank files debit, with the batch's
 	// currency and the USDC rate (RateOne: USD at par).
 	Bank BankConfig
+	// ExplorerURL prefixes a transaction's signature for its link
+	// (default https://explorer.solana.com/tx/); ExplorerCluster, when
+	// set, is its cluster parameter (devnet).
+	ExplorerURL     string
+	ExplorerCluster string
 }
 
 // BankConfig is the debtor side of bank payout files.
@@ -63,6 +68,9 @@ func (c PayoutConfig) withDefaults() PayoutConfig {
 	}
 	if c.Bank.Currency == "" {
 		c.Bank.Currency = "USD"
+	}
+	if c.ExplorerURL == "" {
+		c.ExplorerURL = "https://explorer.solana.com/tx/"
 	}
 	return c
 }
@@ -727,4 +735,27 @@ func payoutIDs(ps []*models.Payout) []int64 {
 		out[i] = p.ID
 	}
 	return out
+}
+
+// PendingPayouts are providerID's payouts not yet settled, oldest first.
+func (s *Service) PendingPayouts(ctx context.Context, providerID int64) ([]*models.Payout, error) {
+	out := []*models.Payout{}
+	if err := s.deps.DB.NewSelect().Model(&out).ExcludeColumn("raw_tx").Where("provider_id = ? AND state IN (?)", providerID,
+		bun.List([]models.PayoutState{models.PayoutPending, models.PayoutProcessing})).Order("id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("billing: unable to list pending payouts: %w", err)
+	}
+	return out, nil
+}
+
+// TransactionURL links a Solana payout's transaction on the explorer
+// (nil for others).
+func (s *Service) TransactionURL(p *models.Payout) *string {
+	if p.Signature == nil || p.Kind != models.PayoutSolana {
+		return nil
+	}
+	u := s.pcfg.ExplorerURL + *p.Signature
+	if s.pcfg.ExplorerCluster != "" {
+		u += "?cluster=" + s.pcfg.ExplorerCluster
+	}
+	return &u
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/billing"
+	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
@@ -74,10 +75,13 @@ type Config struct {
 	// rentals.
 	Pricing pricing.Config
 	Market  market.Config
-	// Billing tunes metering and customer funds.
+	// Billing tunes metering, customer funds and payouts.
 	Billing billing.Config
-	API     api.Config
-	Logger  *slog.Logger
+	// Solana sends USDC payouts; nil: they are MANUAL (an admin sends
+	// them and marks them paid), so the embedded default needs no node.
+	Solana *solana.Client
+	API    api.Config
+	Logger *slog.Logger
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// PasswordParams default to auth.DefaultParams (tests pass cheap ones).
@@ -228,7 +232,8 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Fleet.OnRegistered(p.Bench.OnRegistered)
 	p.Pricing = pricing.New(pricing.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Pricing)
 	p.Fleet.OnRegistered(p.Pricing.OnRegistered)
-	p.Billing = billing.New(billing.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Billing)
+	p.Billing = billing.New(billing.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger,
+		Solana: cfg.Solana, Passwords: p.Auth, Outbox: outbox}, cfg.Billing)
 	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing}, cfg.Market)
 	p.Billing.SetStop(p.Market.StopUnfunded)
 

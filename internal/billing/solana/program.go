@@ -1,6 +1,8 @@
 package solana
 
 import (
+	"fmt"
+
 	solanago "github.com/gagliardetto/solana-go"
 )
 
@@ -30,4 +32,13 @@ var (
 func AssociatedTokenAddress(wallet, mint PublicKey) (PublicKey, error) {
 	ata, _, err := solanago.FindAssociatedTokenAddress(wallet, mint)
 	return ata, err
+}
+
+// ParseMint reads a mint's address (base58 of 32 bytes).
+func ParseMint(s string) (PublicKey, error) {
+	pk, err := solanago.PublicKeyFromBase58(s)
+	if err != nil {
+		return PublicKey{}, fmt.Errorf("solana: %q is not an address: %w", s, err)
+	}
+	return pk, nil
 }
