@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,6 +87,10 @@ var demoJobs = []demoJob{
 	}},
 }
 
+// DemoJobEnv marks the rentals the demo customers start (an environment
+// variable name the rental keeps), so they stop only their own.
+const DemoJobEnv = "GPUNEX_DEMO_JOB"
+
 // runCustomers is the demo customers (the accounts that Rents): every
 // pause, now and then one stops a running rental early, then one rents
 // GPUs of a demo provider's listing (those in providers) for a short job,
@@ -138,7 +143,9 @@ func (w World) customersTurn(ctx context.Context, logger *slog.Logger, pace Pace
 			return err
 		}
 		for _, r := range page.Rentals {
-			if !r.State.Ended() {
+			// Only the rentals the demo started: a person (or a test)
+			// renting as a demo customer keeps theirs.
+			if !r.State.Ended() && slices.Contains(r.EnvNames, DemoJobEnv) {
 				rentals = append(rentals, active{c, r})
 			}
 		}
@@ -208,7 +215,7 @@ func (p Pace) rental(l *market.Listing) market.StartInput {
 	return market.StartInput{
 		ListingID: &l.ID, GpuCount: count, Image: kind.image,
 		Command: []string{"sh", "-c", kind.script(n, sleep)},
-		Env:     []market.EnvVar{{Name: "WANDB_MODE", Value: "offline"}},
+		Env:     []market.EnvVar{{Name: "WANDB_MODE", Value: "offline"}, {Name: DemoJobEnv, Value: "1"}},
 		EndBy:   &endBy,
 	}
 }

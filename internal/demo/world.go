@@ -248,6 +248,9 @@ func (w World) Seed(ctx context.Context) error {
 	if err := w.seedFunds(ctx); err != nil {
 		return err
 	}
+	if err := w.seedEarningsHistory(ctx); err != nil {
+		return err
+	}
 	w.logger().Info("demo: world ready", "accounts", len(Accounts))
 	return nil
 }

@@ -88,6 +88,38 @@ func TestSeedCreatesTheREADMEsAccountsOnceAndKeepsChanges(t *testing.T) {
 			require.NotNil(t, out.MyApplication, tc.desc)
 			require.Equal(t, *tc.status, out.MyApplication.Status, tc.desc)
 		}
+
+		// The demo providers have a history: three weeks of earnings,
+		// each paid out the Monday after; the customers have funds.
+		var money struct {
+			MyProvider struct {
+				PayoutMethod struct{ Schedule, Kind, SolanaAddress string }
+				Payouts      []struct{ State, Amount string }
+				Earnings     struct {
+					History []struct{ Net string }
+				}
+			}
+		}
+		now := time.Now().UTC()
+		logIn(t, srv, "provider@gpunex.demo").MustDo(&money, `query($from: DateTime!, $to: DateTime!) { myProvider {
+			payoutMethod { schedule kind solanaAddress } payouts { state amount }
+			earnings { history(from: $from, to: $to, groupBy: WEEK) { net } } } }`,
+			map[string]any{"from": now.AddDate(0, 0, -28).Format(time.RFC3339), "to": now.Format(time.RFC3339)})
+		require.Equal(t, []string{"WEEKLY", "SOLANA"}, []string{money.MyProvider.PayoutMethod.Schedule, money.MyProvider.PayoutMethod.Kind})
+		require.Len(t, money.MyProvider.Payouts, demo.HistoryWeeks, "seeding twice pays each week once")
+		weeks := 0
+		for _, p := range money.MyProvider.Payouts {
+			require.Equal(t, "PAID", p.State)
+		}
+		for _, h := range money.MyProvider.Earnings.History {
+			if h.Net != "0.000000" {
+				weeks++
+			}
+		}
+		require.Equal(t, demo.HistoryWeeks, weeks, "%+v", money.MyProvider.Earnings.History)
+		var funds struct{ MyFunds struct{ Balance string } }
+		logIn(t, srv, "customer@gpunex.demo").MustDo(&funds, `{ myFunds { balance } }`, nil)
+		require.Equal(t, demo.OpeningBalance.String(), funds.MyFunds.Balance)
 	})
 }
 
