@@ -98,7 +98,7 @@ func (s *Service) RecordPast(ctx context.Context, providerID int64, wallet strin
 			}
 			pid := p.ID
 			if err := post(ctx, tx, now, []*posting{{
-				tx: &models.LedgerTransaction{Kind: models.TxPayoutPaid, Reference: ref, PayoutID: &pid},
+				tx:   &models.LedgerTransaction{Kind: models.TxPayoutPaid, Reference: ref, PayoutID: &pid},
 				legs: []leg{{accountKey{models.AccountProviderEarnings, providerID}, -amount}, {accountKey{models.AccountPaidOut, 0}, amount}},
 			}}); err != nil {
 				return err
