@@ -87,6 +87,13 @@ export type BenchmarkRunState =
   /** Asked of the agent; no result yet. */
   | 'PENDING';
 
+/** The bucket size of earnings history. */
+export type EarningsGrouping =
+  | 'DAY'
+  | 'HOUR'
+  | 'MONTH'
+  | 'WEEK';
+
 /**
  * ErrorCode is the extensions.code of a top-level GraphQL error (in
  * "errors", beside or instead of "data"). The server sends no other value.
@@ -163,6 +170,32 @@ export type OfflineReason =
   | 'PLANNED'
   /** Heartbeats stopped without notice (grace period of 3 intervals). */
   | 'UNPLANNED';
+
+/** How a payout is sent. */
+export type PayoutKind =
+  /** A bank transfer in the finance operator's ISO 20022 batch. */
+  | 'BANK'
+  /** USDC to a Solana wallet, sent by an admin (no Solana node configured). */
+  | 'MANUAL'
+  /** USDC on Solana, sent by the platform's node. */
+  | 'SOLANA';
+
+/** How often a provider is paid; the earnings period follows it. */
+export type PayoutSchedule =
+  /** On the first business day of the month, for the month before. */
+  | 'MONTHLY'
+  /** Every Monday, for the week before (from Monday 00:00 in the provider's time zone). */
+  | 'WEEKLY';
+
+/** Where a payout is. */
+export type PayoutState =
+  /** Not paid: its amount is back in the available balance. */
+  | 'FAILED'
+  | 'PAID'
+  /** Made: its amount left the available balance. */
+  | 'PENDING'
+  /** Being sent: a signed transaction or a bank file exists. */
+  | 'PROCESSING';
 
 /** Why the recommendation is what it is. */
 export type PriceReasonCode =
@@ -249,6 +282,8 @@ export type UserErrorCode =
   | 'DUPLICATE'
   /** An availability window that does not end after it starts. */
   | 'EMPTY_WINDOW'
+  /** The prepaid balance does not cover it (a rental needs its minimum prepaid time). */
+  | 'INSUFFICIENT_FUNDS'
   /** The value is not of the accepted form: an address that is not an email, a control character, an identifier out of its pattern, a choice not offered. */
   | 'INVALID'
   /** The email and password do not match an account. */

@@ -330,6 +330,8 @@ export type UserErrorCode =
   | 'DUPLICATE'
   /** An availability window that does not end after it starts. */
   | 'EMPTY_WINDOW'
+  /** The prepaid balance does not cover it (a rental needs its minimum prepaid time). */
+  | 'INSUFFICIENT_FUNDS'
   /** The value is not of the accepted form: an address that is not an email, a control character, an identifier out of its pattern, a choice not offered. */
   | 'INVALID'
   /** The email and password do not match an account. */
