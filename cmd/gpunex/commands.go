@@ -20,7 +20,6 @@ import (
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
-	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/demo"
@@ -260,7 +259,7 @@ func newServeCommand() *cobra.Command {
 			if feeBps < 1 || feeBps > 9999 {
 				return fmt.Errorf("--platform-fee-bps must be between 1 and 9999 basis points")
 			}
-			payouts, solanaClient, err := pay.config(logger)
+			billingCfg, solanaClient, err := pay.config(logger)
 			if err != nil {
 				return err
 			}
@@ -282,7 +281,7 @@ func newServeCommand() *cobra.Command {
 				Bench:   benchCfg,
 				Pricing: pricing.Config{FeeBps: feeBps},
 				Market:  market.Config{FeeBps: feeBps},
-				Billing: billing.Config{Payouts: payouts},
+				Billing: billingCfg,
 				Solana:  solanaClient,
 				Logger:  logger, Clock: clock.Real{},
 				API: apiCfg,

@@ -23,6 +23,7 @@ type payoutFlags struct {
 	coolingOff                                 time.Duration
 	debtorName, debtorIBAN, debtorBIC          string
 	currency, rate                             string
+	meterEvery, payoutEvery                    time.Duration
 }
 
 func (f *payoutFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +34,8 @@ func (f *payoutFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cluster, "solana-explorer-cluster", os.Getenv("GPUNEX_SOLANA_EXPLORER_CLUSTER"), "the cluster of transaction links (devnet, testnet; empty: mainnet) (env GPUNEX_SOLANA_EXPLORER_CLUSTER)")
 	fs.StringVar(&f.threshold, "payout-threshold", envOr("GPUNEX_PAYOUT_THRESHOLD", "10"), "the least balance, in USDC, a weekly payout is made for (env GPUNEX_PAYOUT_THRESHOLD)")
 	fs.DurationVar(&f.coolingOff, "payout-cooling-off", envDuration("GPUNEX_PAYOUT_COOLING_OFF", 48*time.Hour), "how long payouts to a new destination wait (env GPUNEX_PAYOUT_COOLING_OFF)")
+	fs.DurationVar(&f.meterEvery, "metering-every", envDuration("GPUNEX_METERING_EVERY", 30*time.Second), "how often running rentals are metered into the ledger, at most 1m (env GPUNEX_METERING_EVERY)")
+	fs.DurationVar(&f.payoutEvery, "payout-every", envDuration("GPUNEX_PAYOUT_EVERY", 5*time.Minute), "how often due payouts are made and sent (env GPUNEX_PAYOUT_EVERY)")
 	fs.StringVar(&f.debtorName, "bank-debtor-name", envOr("GPUNEX_BANK_DEBTOR_NAME", "GPUnex"), "the platform's account holder name in bank payout files (env GPUNEX_BANK_DEBTOR_NAME)")
 	fs.StringVar(&f.debtorIBAN, "bank-debtor-iban", os.Getenv("GPUNEX_BANK_DEBTOR_IBAN"), "the platform's IBAN bank payout files debit (env GPUNEX_BANK_DEBTOR_IBAN)")
 	fs.StringVar(&f.debtorBIC, "bank-debtor-bic", os.Getenv("GPUNEX_BANK_DEBTOR_BIC"), "the platform's bank's BIC (env GPUNEX_BANK_DEBTOR_BIC)")
@@ -40,9 +43,21 @@ func (f *payoutFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rate, "bank-rate", envOr("GPUNEX_BANK_RATE", "1"), "units of the bank currency per USDC (1: USD at par) (env GPUNEX_BANK_RATE)")
 }
 
-// config turns the flags into the payout configuration and, with an RPC
+// config turns the flags into billing's configuration and, with an RPC
 // URL, the Solana client.
-func (f *payoutFlags) config(logger *slog.Logger) (billing.PayoutConfig, *solana.Client, error) {
+func (f *payoutFlags) config(logger *slog.Logger) (billing.Config, *solana.Client, error) {
+	b, client, err := f.payouts(logger)
+	if err != nil {
+		return billing.Config{}, nil, err
+	}
+	if f.meterEvery <= 0 || f.meterEvery > time.Minute || f.payoutEvery < time.Second {
+		return billing.Config{}, nil, fmt.Errorf("--metering-every must be between 1ns and 1m and --payout-every at least 1s")
+	}
+	b.RunEvery = f.payoutEvery
+	return billing.Config{TickEvery: f.meterEvery, Payouts: b}, client, nil
+}
+
+func (f *payoutFlags) payouts(logger *slog.Logger) (billing.PayoutConfig, *solana.Client, error) {
 	var cfg billing.PayoutConfig
 	threshold, err := models.ParseUSDC(f.threshold)
 	if err != nil || threshold <= 0 {
