@@ -104,7 +104,9 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 			next := func() earnings {
 				m := ws.MustRead(30 * time.Second)
 				require.Equal(t, "next", m.Type, "%s", m.Payload)
-				var ev struct{ Data struct{ EarningsUpdated earnings } }
+				var ev struct {
+					Data struct{ EarningsUpdated earnings }
+				}
 				require.NoError(t, json.Unmarshal(m.Payload, &ev))
 				return ev.Data.EarningsUpdated
 			}
@@ -134,13 +136,15 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 			}, 60*time.Second, time.Millisecond, "earningsUpdated shows the rental's earnings")
 			require.Equal(t, "30.600000", grown.AccrualPerHour, "36 USDC/h less the 15 % fee")
 
-			var stopped struct{ StopRental struct{ UserErrors []struct{ Field string } } }
+			var stopped struct {
+				StopRental struct{ UserErrors []struct{ Field string } }
+			}
 			customer.MustDo(&stopped, `mutation($id: ID!) { stopRental(id: $id) { userErrors { field } } }`, map[string]any{"id": started.StartRental.Rental.ID})
 			require.Empty(t, stopped.StopRental.UserErrors)
 
 			// The payout run pays the balance through the node, once.
 			type payout struct {
-				State, Amount, Reference string
+				State, Amount, Reference  string
 				Signature, TransactionURL *string
 			}
 			var paid payout
