@@ -40,6 +40,11 @@
 // Apart from rule 1, only the packages' own (non-test) imports are
 // checked: those are what the binaries link.
 //
+// Rule 7 is about arithmetic, not imports: money is models.USDC (int64
+// micro-USDC) and no code of the module converts it to a float
+// (money_test.go type-checks the module's packages and names every
+// float32 or float64 conversion of a models.USDC value).
+//
 // The test also checks that cmd/gpunex depends on no package outside the
 // standard library with cgo files, so `CGO_ENABLED=0 go build ./cmd/gpunex`
 // gives a static binary (cmd/gpunex's own test builds it and reads its ELF
