@@ -84,11 +84,17 @@ func (u USDC) MarshalGQL(w io.Writer) {
 }
 
 // UnmarshalGQL reads the amount from a decimal string; numbers are refused
-// because a JSON number may already have been rounded by a float.
+// because a JSON number may already have been rounded by a float. On the
+// wire the form is strict: digits, an optional point and up to six
+// decimals, nothing around them and no sign (every amount a client sends
+// is positive; the service says so for zero).
 func (u *USDC) UnmarshalGQL(v any) error {
 	s, ok := v.(string)
 	if !ok {
 		return fault.E(fault.Invalid, "USDC must be a decimal string such as \"2.150000\"")
+	}
+	if s != strings.TrimSpace(s) || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		return fault.E(fault.Invalid, "%q is not a valid USDC amount: digits and up to six decimals, without a sign or spaces", s)
 	}
 	p, err := ParseUSDC(s)
 	if err != nil {
