@@ -93,7 +93,6 @@ func TestPricesAreSetWithHistoryAndBadPricesChangeNothing(t *testing.T) {
 			want                []fieldCode
 		}{
 			{"zero", "H100_SXM_80GB", "0", []fieldCode{{"input.pricePerHour", "OUT_OF_RANGE"}}},
-			{"negative", "H100_SXM_80GB", "-1", []fieldCode{{"input.pricePerHour", "OUT_OF_RANGE"}}},
 			{"over the 100 USDC cap", "H100_SXM_80GB", "100.000001", []fieldCode{{"input.pricePerHour", "OUT_OF_RANGE"}}},
 			{"unknown model", "TPU_V5", "1", []fieldCode{{"input.model", "UNKNOWN_MODEL"}}},
 			{"a model the provider has not", "L4_24GB", "1", []fieldCode{{"input.model", "INVALID"}}},
@@ -102,8 +101,13 @@ func TestPricesAreSetWithHistoryAndBadPricesChangeNothing(t *testing.T) {
 			require.Equal(t, tc.want, res.SetGpuPrice.UserErrors, tc.desc)
 			require.Nil(t, res.SetGpuPrice.Price, tc.desc)
 		}
-		r := p.User.Do(setGpuPrice, map[string]any{"i": map[string]any{"model": "H100_SXM_80GB", "pricePerHour": "1.0000001"}})
-		require.NotEmpty(t, r.Codes(), "the USDC scalar refuses a seventh decimal")
+		// The USDC scalar refuses, naming the field: a seventh decimal, an
+		// exponent, a sign, spaces, more than int64 holds.
+		for _, bad := range []string{"1.0000001", "1e3", "-1", "+1", " 1", "1 ", "99999999999999999999"} {
+			r := p.User.Do(setGpuPrice, map[string]any{"i": map[string]any{"model": "H100_SXM_80GB", "pricePerHour": bad}})
+			require.Equal(t, []string{"BAD_USER_INPUT"}, r.Codes(), bad)
+			require.Equal(t, "input.pricePerHour", r.Errors[0].Extensions["field"], bad)
+		}
 
 		var view pricingView
 		p.User.MustDo(&view, myPricing, nil)
