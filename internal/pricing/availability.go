@@ -234,3 +234,33 @@ func NextChange(a models.Availability, t time.Time) *time.Time {
 		return to
 	}
 }
+
+// OpenDuring is how long a's schedule is open between from and to (zero
+// when to is not after from): the time reliability counts as scheduled.
+// It walks the schedule's open intervals with openInterval, so it follows
+// the zone across daylight-saving changes as OpenAt does.
+func OpenDuring(a models.Availability, from, to time.Time) time.Duration {
+	var total time.Duration
+	for t := from; t.Before(to); {
+		start, end, ok := openInterval(a, t)
+		if !ok {
+			return total
+		}
+		if start.After(t) {
+			t = start
+			if !t.Before(to) {
+				return total
+			}
+		}
+		stop := to
+		if end != nil && end.Before(to) {
+			stop = *end
+		}
+		total += stop.Sub(t)
+		if end == nil {
+			return total
+		}
+		t = stop
+	}
+	return total
+}

@@ -220,3 +220,20 @@ func TestScheduleInputRefusesOverlapsEmptyWindowsAndUnknownZones(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenDuringCountsTheScheduledTime(t *testing.T) {
+	t.Parallel()
+	zone := "Europe/Lisbon"
+	a := models.Availability{Kind: models.AvailabilityWeekly, TimeZone: &zone, Windows: []*models.AvailabilityWindow{
+		{Day: models.Monday, Start: "20:00", End: "08:00"}, {Day: models.Tuesday, Start: "09:00", End: "10:00"}}}
+	at := func(d, h, m int) time.Time { return time.Date(2026, 12, d, h, m, 0, 0, time.UTC) } // WET = UTC in December
+	require.Equal(t, 13*time.Hour, OpenDuring(a, at(7, 0, 0), at(9, 0, 0)), "Monday 20:00–Tuesday 08:00 and Tuesday 09:00–10:00")
+	require.Equal(t, 150*time.Minute, OpenDuring(a, at(8, 6, 30), at(8, 12, 0)), "the end of the night (1.5 h) and the hour")
+	require.Equal(t, time.Duration(0), OpenDuring(a, at(8, 10, 0), at(8, 19, 0)))
+	require.Equal(t, 48*time.Hour, OpenDuring(models.Availability{Kind: models.AvailabilityAlways}, at(1, 0, 0), at(3, 0, 0)), "24/7")
+	require.Equal(t, time.Duration(0), OpenDuring(a, at(9, 0, 0), at(8, 0, 0)))
+	// Across the autumn change (2026-10-25, Lisbon): the night is an hour longer.
+	oct := func(d, h int) time.Time { return time.Date(2026, 10, d, h, 0, 0, 0, time.UTC) }
+	sun := models.Availability{Kind: models.AvailabilityWeekly, TimeZone: &zone, Windows: []*models.AvailabilityWindow{{Day: models.Saturday, Start: "20:00", End: "08:00"}}}
+	require.Equal(t, 13*time.Hour, OpenDuring(sun, oct(23, 0), oct(27, 0)))
+}
