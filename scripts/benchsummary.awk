@@ -1,7 +1,8 @@
 # benchsummary.awk sums up `go test -bench` output (several runs of each
 # benchmark with -count) against the targets the README states: for each
 # ratio the median of the runs, then every run; for SQL writes and
-# publishes, statements per page and rentals won the largest. POSIX awk.
+# publishes, statements per page or advice and rentals won the largest.
+# POSIX awk.
 
 function add(key, v) { val[key, ++count[key]] = v + 0 }
 
@@ -32,7 +33,7 @@ function largest(key,    i, m) {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 	for (i = 3; i <= NF; i++)
-		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable)$/) add(name SUBSEP $i, $(i - 1))
+		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable|p95_x_1x|sql\/advice|seed_s|rentals)$/) add(name SUBSEP $i, $(i - 1))
 }
 
 END {
@@ -71,6 +72,14 @@ END {
 			printf "%s: %g concurrent starts for 50 free GPUs: %g succeeded, %g UNAVAILABLE (target: exactly 50, the rest UNAVAILABLE); a start takes %.0f ms at p50, %.0f ms at p99\n", \
 				b, largest(b SUBSEP "starts_won") + largest(b SUBSEP "starts_unavailable"), largest(b SUBSEP "starts_won"), largest(b SUBSEP "starts_unavailable"), \
 				median(b SUBSEP "start_p50_ms"), median(b SUBSEP "start_p99_ms")
+		} else if ((b SUBSEP "sql/advice") in count) {
+			printf "%s: price advice over %d rentals: p50 %.4g ms, p95 %.4g ms", b, largest(b SUBSEP "rentals"), median(b SUBSEP "p50_ms"), median(b SUBSEP "p95_ms")
+			if ((b SUBSEP "p95_x_1x") in count) {
+				r = median(b SUBSEP "p95_x_1x")
+				printf " = %.3g x the p95 over a tenth of the history (target <= 1.2; runs %s)%s", r, runs(b SUBSEP "p95_x_1x"), (r > 1.2) ? " OVER TARGET" : ""
+			}
+			s = largest(b SUBSEP "sql/advice")
+			printf "; at most %g SQL statements per advice (target <= 3)%s; history laid down in %.3g s\n", s, (s > 3) ? " OVER TARGET" : "", median(b SUBSEP "seed_s")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}
