@@ -7,6 +7,7 @@ import { StatusBadge, TierBadge } from '../ui/Badge';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
+import '../ui/tabs.css';
 import './admin.css';
 import { changesMembership, compareIds, fresher, useLiveMessages, type LoadedQueue, type QueueRow } from './live';
 import { ApplicationQueueChangedSubscription, ApplicationQueueQuery } from './operations';
