@@ -115,3 +115,65 @@ export const RequestApplicationInfoMutation = graphql(`
     }
   }
 `);
+
+// The admins' payouts page: the list by state, settling bank and manual
+// payouts by hand, the bank file, and crediting a customer's funds.
+
+export const AdminPayoutsQuery = graphql(`
+  query AdminPayouts($state: PayoutState, $first: Int) {
+    payouts(state: $state, first: $first) {
+      ...PayoutFields
+    }
+  }
+`);
+
+export const MarkPayoutPaidMutation = graphql(`
+  mutation MarkPayoutPaid($input: SettlePayoutInput!) {
+    markPayoutPaid(input: $input) {
+      payout {
+        ...PayoutFields
+      }
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+  }
+`);
+
+export const MarkPayoutFailedMutation = graphql(`
+  mutation MarkPayoutFailed($input: SettlePayoutInput!) {
+    markPayoutFailed(input: $input) {
+      payout {
+        ...PayoutFields
+      }
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+  }
+`);
+
+export const CreateBankPayoutFileMutation = graphql(`
+  mutation CreateBankPayoutFile {
+    createBankPayoutFile {
+      file
+      payouts {
+        ...PayoutFields
+      }
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+  }
+`);
+
+export const CreditFundsMutation = graphql(`
+  mutation CreditFunds($input: CreditFundsInput!) {
+    creditFunds(input: $input) {
+      balance
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+  }
+`);

@@ -29,6 +29,11 @@ type Documents = {
     "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.ApproveApplicationDocument,
     "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.RejectApplicationDocument,
     "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.RequestApplicationInfoDocument,
+    "\n  query AdminPayouts($state: PayoutState, $first: Int) {\n    payouts(state: $state, first: $first) {\n      ...PayoutFields\n    }\n  }\n": typeof types.AdminPayoutsDocument,
+    "\n  mutation MarkPayoutPaid($input: SettlePayoutInput!) {\n    markPayoutPaid(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.MarkPayoutPaidDocument,
+    "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.MarkPayoutFailedDocument,
+    "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateBankPayoutFileDocument,
+    "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreditFundsDocument,
     "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": typeof types.UserErrorFieldsFragmentDoc,
     "\n  fragment BenchmarkFigureFields on BenchmarkFigure {\n    metric\n    supported\n    measured\n    reference\n    expected\n    minimum\n    ratio\n    passed\n  }\n": typeof types.BenchmarkFigureFieldsFragmentDoc,
     "\n  fragment GpuBenchmarkFields on GpuBenchmark {\n    id\n    runId\n    reason\n    at\n    simulated\n    outcome\n    error\n    score\n    passed\n    consistency\n  }\n": typeof types.GpuBenchmarkFieldsFragmentDoc,
@@ -38,6 +43,12 @@ type Documents = {
     "\n  query ProviderBenchmarks {\n    myProvider {\n      id\n      name\n      machines {\n        id\n        gpus {\n          id\n          index\n          name\n          model {\n            name\n          }\n        }\n      }\n      benchmarks {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": typeof types.ProviderBenchmarksDocument,
     "\n  subscription BenchmarkUpdated {\n    benchmarkUpdated {\n      initial\n      machine {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": typeof types.BenchmarkUpdatedDocument,
     "\n  mutation RequestBenchmark($input: RequestBenchmarkInput!) {\n    requestBenchmark(input: $input) {\n      run {\n        ...BenchmarkRunFields\n      }\n      requestAllowedAt\n      userErrors {\n        field\n        code\n        message\n      }\n    }\n  }\n": typeof types.RequestBenchmarkDocument,
+    "\n  fragment EarningsFields on Earnings {\n    timeZone\n    asOf\n    accrualPerHour\n    period {\n      kind\n      start\n      end\n      gross\n      fees\n      net\n    }\n    byGpu {\n      gpuId\n      gpuUuid\n      machineId\n      hostname\n      modelKey\n      net\n    }\n    byModel {\n      modelKey\n      model {\n        key\n        name\n      }\n      net\n    }\n    availableBalance\n    pendingPayouts {\n      ...PayoutFields\n    }\n  }\n": typeof types.EarningsFieldsFragmentDoc,
+    "\n  query ProviderEarnings {\n    myProvider {\n      id\n      earnings {\n        ...EarningsFields\n      }\n    }\n  }\n": typeof types.ProviderEarningsDocument,
+    "\n  subscription EarningsUpdated {\n    earningsUpdated {\n      ...EarningsFields\n    }\n  }\n": typeof types.EarningsUpdatedDocument,
+    "\n  query EarningsHistory($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        timeZone\n        history(from: $from, to: $to, groupBy: $groupBy) {\n          start\n          gross\n          fees\n          net\n        }\n      }\n    }\n  }\n": typeof types.EarningsHistoryDocument,
+    "\n  query EarningsHistoryCsv($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        historyCsv(from: $from, to: $to, groupBy: $groupBy)\n      }\n    }\n  }\n": typeof types.EarningsHistoryCsvDocument,
+    "\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n": typeof types.MyFundsDocument,
     "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n": typeof types.ListingFieldsFragmentDoc,
     "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.MarketplaceDocument,
     "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n": typeof types.MarketplaceModelsDocument,
@@ -57,6 +68,10 @@ type Documents = {
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": typeof types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.ProviderFleetDocument,
     "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.MachineStatusChangedDocument,
+    "\n  fragment PayoutFields on Payout {\n    id\n    periodStart\n    periodEnd\n    amount\n    kind\n    destination\n    state\n    reference\n    signature\n    transactionUrl\n    paidReference\n    failure\n    createdAt\n    paidAt\n  }\n": typeof types.PayoutFieldsFragmentDoc,
+    "\n  fragment PayoutMethodFields on PayoutMethod {\n    schedule\n    kind\n    solanaAddress\n    ibanMasked\n    bic\n    accountHolder\n    changedAt\n    holdUntil\n  }\n": typeof types.PayoutMethodFieldsFragmentDoc,
+    "\n  query ProviderPayouts {\n    myProvider {\n      id\n      payoutMethod {\n        ...PayoutMethodFields\n      }\n      nextPayout {\n        periodStart\n        periodEnd\n        dueAt\n        available\n        threshold\n        thresholdMet\n        heldUntil\n      }\n      earnings {\n        availableBalance\n      }\n      payouts(first: 50) {\n        ...PayoutFields\n      }\n    }\n  }\n": typeof types.ProviderPayoutsDocument,
+    "\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetPayoutMethodDocument,
     "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n": typeof types.GpuPriceFieldsFragmentDoc,
     "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n": typeof types.ScheduleFieldsFragmentDoc,
     "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n": typeof types.MaintenanceWindowFieldsFragmentDoc,
@@ -95,6 +110,11 @@ const documents: Documents = {
     "\n  mutation ApproveApplication($id: ID!, $tier: ProviderTier, $message: String) {\n    approveProviderApplication(id: $id, tier: $tier, message: $message) {\n      application {\n        ...ApplicationFields\n      }\n      provider {\n        id\n        tier\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.ApproveApplicationDocument,
     "\n  mutation RejectApplication($id: ID!, $reason: String!) {\n    rejectProviderApplication(id: $id, reason: $reason) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.RejectApplicationDocument,
     "\n  mutation RequestApplicationInfo($id: ID!, $message: String!) {\n    requestApplicationInfo(id: $id, message: $message) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.RequestApplicationInfoDocument,
+    "\n  query AdminPayouts($state: PayoutState, $first: Int) {\n    payouts(state: $state, first: $first) {\n      ...PayoutFields\n    }\n  }\n": types.AdminPayoutsDocument,
+    "\n  mutation MarkPayoutPaid($input: SettlePayoutInput!) {\n    markPayoutPaid(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.MarkPayoutPaidDocument,
+    "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.MarkPayoutFailedDocument,
+    "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateBankPayoutFileDocument,
+    "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreditFundsDocument,
     "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": types.UserErrorFieldsFragmentDoc,
     "\n  fragment BenchmarkFigureFields on BenchmarkFigure {\n    metric\n    supported\n    measured\n    reference\n    expected\n    minimum\n    ratio\n    passed\n  }\n": types.BenchmarkFigureFieldsFragmentDoc,
     "\n  fragment GpuBenchmarkFields on GpuBenchmark {\n    id\n    runId\n    reason\n    at\n    simulated\n    outcome\n    error\n    score\n    passed\n    consistency\n  }\n": types.GpuBenchmarkFieldsFragmentDoc,
@@ -104,6 +124,12 @@ const documents: Documents = {
     "\n  query ProviderBenchmarks {\n    myProvider {\n      id\n      name\n      machines {\n        id\n        gpus {\n          id\n          index\n          name\n          model {\n            name\n          }\n        }\n      }\n      benchmarks {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": types.ProviderBenchmarksDocument,
     "\n  subscription BenchmarkUpdated {\n    benchmarkUpdated {\n      initial\n      machine {\n        ...MachineBenchmarksFields\n      }\n    }\n  }\n": types.BenchmarkUpdatedDocument,
     "\n  mutation RequestBenchmark($input: RequestBenchmarkInput!) {\n    requestBenchmark(input: $input) {\n      run {\n        ...BenchmarkRunFields\n      }\n      requestAllowedAt\n      userErrors {\n        field\n        code\n        message\n      }\n    }\n  }\n": types.RequestBenchmarkDocument,
+    "\n  fragment EarningsFields on Earnings {\n    timeZone\n    asOf\n    accrualPerHour\n    period {\n      kind\n      start\n      end\n      gross\n      fees\n      net\n    }\n    byGpu {\n      gpuId\n      gpuUuid\n      machineId\n      hostname\n      modelKey\n      net\n    }\n    byModel {\n      modelKey\n      model {\n        key\n        name\n      }\n      net\n    }\n    availableBalance\n    pendingPayouts {\n      ...PayoutFields\n    }\n  }\n": types.EarningsFieldsFragmentDoc,
+    "\n  query ProviderEarnings {\n    myProvider {\n      id\n      earnings {\n        ...EarningsFields\n      }\n    }\n  }\n": types.ProviderEarningsDocument,
+    "\n  subscription EarningsUpdated {\n    earningsUpdated {\n      ...EarningsFields\n    }\n  }\n": types.EarningsUpdatedDocument,
+    "\n  query EarningsHistory($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        timeZone\n        history(from: $from, to: $to, groupBy: $groupBy) {\n          start\n          gross\n          fees\n          net\n        }\n      }\n    }\n  }\n": types.EarningsHistoryDocument,
+    "\n  query EarningsHistoryCsv($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        historyCsv(from: $from, to: $to, groupBy: $groupBy)\n      }\n    }\n  }\n": types.EarningsHistoryCsvDocument,
+    "\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n": types.MyFundsDocument,
     "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n": types.ListingFieldsFragmentDoc,
     "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.MarketplaceDocument,
     "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n": types.MarketplaceModelsDocument,
@@ -123,6 +149,10 @@ const documents: Documents = {
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": types.ProviderFleetDocument,
     "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n": types.MachineStatusChangedDocument,
+    "\n  fragment PayoutFields on Payout {\n    id\n    periodStart\n    periodEnd\n    amount\n    kind\n    destination\n    state\n    reference\n    signature\n    transactionUrl\n    paidReference\n    failure\n    createdAt\n    paidAt\n  }\n": types.PayoutFieldsFragmentDoc,
+    "\n  fragment PayoutMethodFields on PayoutMethod {\n    schedule\n    kind\n    solanaAddress\n    ibanMasked\n    bic\n    accountHolder\n    changedAt\n    holdUntil\n  }\n": types.PayoutMethodFieldsFragmentDoc,
+    "\n  query ProviderPayouts {\n    myProvider {\n      id\n      payoutMethod {\n        ...PayoutMethodFields\n      }\n      nextPayout {\n        periodStart\n        periodEnd\n        dueAt\n        available\n        threshold\n        thresholdMet\n        heldUntil\n      }\n      earnings {\n        availableBalance\n      }\n      payouts(first: 50) {\n        ...PayoutFields\n      }\n    }\n  }\n": types.ProviderPayoutsDocument,
+    "\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetPayoutMethodDocument,
     "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n": types.GpuPriceFieldsFragmentDoc,
     "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n": types.ScheduleFieldsFragmentDoc,
     "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n": types.MaintenanceWindowFieldsFragmentDoc,
@@ -223,6 +253,26 @@ export function graphql(source: "\n  mutation RequestApplicationInfo($id: ID!, $
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query AdminPayouts($state: PayoutState, $first: Int) {\n    payouts(state: $state, first: $first) {\n      ...PayoutFields\n    }\n  }\n"): (typeof documents)["\n  query AdminPayouts($state: PayoutState, $first: Int) {\n    payouts(state: $state, first: $first) {\n      ...PayoutFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkPayoutPaid($input: SettlePayoutInput!) {\n    markPayoutPaid(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation MarkPayoutPaid($input: SettlePayoutInput!) {\n    markPayoutPaid(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n"): (typeof documents)["\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -256,6 +306,30 @@ export function graphql(source: "\n  subscription BenchmarkUpdated {\n    benchm
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RequestBenchmark($input: RequestBenchmarkInput!) {\n    requestBenchmark(input: $input) {\n      run {\n        ...BenchmarkRunFields\n      }\n      requestAllowedAt\n      userErrors {\n        field\n        code\n        message\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RequestBenchmark($input: RequestBenchmarkInput!) {\n    requestBenchmark(input: $input) {\n      run {\n        ...BenchmarkRunFields\n      }\n      requestAllowedAt\n      userErrors {\n        field\n        code\n        message\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment EarningsFields on Earnings {\n    timeZone\n    asOf\n    accrualPerHour\n    period {\n      kind\n      start\n      end\n      gross\n      fees\n      net\n    }\n    byGpu {\n      gpuId\n      gpuUuid\n      machineId\n      hostname\n      modelKey\n      net\n    }\n    byModel {\n      modelKey\n      model {\n        key\n        name\n      }\n      net\n    }\n    availableBalance\n    pendingPayouts {\n      ...PayoutFields\n    }\n  }\n"): (typeof documents)["\n  fragment EarningsFields on Earnings {\n    timeZone\n    asOf\n    accrualPerHour\n    period {\n      kind\n      start\n      end\n      gross\n      fees\n      net\n    }\n    byGpu {\n      gpuId\n      gpuUuid\n      machineId\n      hostname\n      modelKey\n      net\n    }\n    byModel {\n      modelKey\n      model {\n        key\n        name\n      }\n      net\n    }\n    availableBalance\n    pendingPayouts {\n      ...PayoutFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ProviderEarnings {\n    myProvider {\n      id\n      earnings {\n        ...EarningsFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query ProviderEarnings {\n    myProvider {\n      id\n      earnings {\n        ...EarningsFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription EarningsUpdated {\n    earningsUpdated {\n      ...EarningsFields\n    }\n  }\n"): (typeof documents)["\n  subscription EarningsUpdated {\n    earningsUpdated {\n      ...EarningsFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EarningsHistory($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        timeZone\n        history(from: $from, to: $to, groupBy: $groupBy) {\n          start\n          gross\n          fees\n          net\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query EarningsHistory($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        timeZone\n        history(from: $from, to: $to, groupBy: $groupBy) {\n          start\n          gross\n          fees\n          net\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EarningsHistoryCsv($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        historyCsv(from: $from, to: $to, groupBy: $groupBy)\n      }\n    }\n  }\n"): (typeof documents)["\n  query EarningsHistoryCsv($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        historyCsv(from: $from, to: $to, groupBy: $groupBy)\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n"): (typeof documents)["\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -332,6 +406,22 @@ export function graphql(source: "\n  query ProviderFleet {\n    myProvider {\n  
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription MachineStatusChanged {\n    machineStatusChanged {\n      initial\n      machine {\n        ...MachineFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment PayoutFields on Payout {\n    id\n    periodStart\n    periodEnd\n    amount\n    kind\n    destination\n    state\n    reference\n    signature\n    transactionUrl\n    paidReference\n    failure\n    createdAt\n    paidAt\n  }\n"): (typeof documents)["\n  fragment PayoutFields on Payout {\n    id\n    periodStart\n    periodEnd\n    amount\n    kind\n    destination\n    state\n    reference\n    signature\n    transactionUrl\n    paidReference\n    failure\n    createdAt\n    paidAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment PayoutMethodFields on PayoutMethod {\n    schedule\n    kind\n    solanaAddress\n    ibanMasked\n    bic\n    accountHolder\n    changedAt\n    holdUntil\n  }\n"): (typeof documents)["\n  fragment PayoutMethodFields on PayoutMethod {\n    schedule\n    kind\n    solanaAddress\n    ibanMasked\n    bic\n    accountHolder\n    changedAt\n    holdUntil\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ProviderPayouts {\n    myProvider {\n      id\n      payoutMethod {\n        ...PayoutMethodFields\n      }\n      nextPayout {\n        periodStart\n        periodEnd\n        dueAt\n        available\n        threshold\n        thresholdMet\n        heldUntil\n      }\n      earnings {\n        availableBalance\n      }\n      payouts(first: 50) {\n        ...PayoutFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query ProviderPayouts {\n    myProvider {\n      id\n      payoutMethod {\n        ...PayoutMethodFields\n      }\n      nextPayout {\n        periodStart\n        periodEnd\n        dueAt\n        available\n        threshold\n        thresholdMet\n        heldUntil\n      }\n      earnings {\n        availableBalance\n      }\n      payouts(first: 50) {\n        ...PayoutFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -4,6 +4,8 @@ import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { useMutation, type CombinedError } from 'urql';
 import { useSession } from '../account/session';
 import { errorsByPath, FORM_FIELD, type PathErrors } from '../api/errors';
+import { FundsSummary } from '../funds/FundsSummary';
+import { useFunds } from '../funds/useFunds';
 import type { ListingFieldsFragment } from '../gql/graphql';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
@@ -77,6 +79,7 @@ function RentForm({ listing, onClose }: { listing: ListingFieldsFragment; onClos
   const [errors, setErrors] = useState<PathErrors>({});
   const [failure, setFailure] = useState<CombinedError | undefined>(undefined);
   const [result, start] = useMutation(StartRentalMutation);
+  const funds = useFunds();
   const set = <K extends keyof RentDraft>(key: K, value: RentDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
 
   async function onSubmit(e: FormEvent) {
@@ -93,16 +96,29 @@ function RentForm({ listing, onClose }: { listing: ListingFieldsFragment; onClos
     if (!payload) return;
     if (payload.userErrors.length > 0 || !payload.rental) {
       setErrors(rowErrors(errorsByPath(payload.userErrors), draft));
+      if (payload.userErrors.some((u) => u.code === 'INSUFFICIENT_FUNDS')) funds.refresh();
       return;
     }
     navigate(`/rentals/${payload.rental.id}`);
   }
 
+  // Funds that do not cover the rental get a notice of their own, with the
+  // balance, rather than a line among the form's errors.
+  const formErrors = errors[FORM_FIELD] ?? [];
+  const insufficient = formErrors.includes('INSUFFICIENT_FUNDS');
+  const otherFormErrors = formErrors.filter((c) => c !== 'INSUFFICIENT_FUNDS');
   const setEnv = (i: number, patch: Partial<RentDraft['env'][number]>) => set('env', draft.env.map((row, j) => (j === i ? { ...row, ...patch } : row)));
 
   return (
     <form onSubmit={(e) => void onSubmit(e)} noValidate data-testid="rent-form">
-      <FieldErrorText name={FORM_FIELD} errors={errors[FORM_FIELD]} className="form-error" testId="rent-form-error" />
+      <FundsSummary view={funds} compact />
+      {insufficient && (
+        <div className="notice error" role="alert" data-testid="rent-insufficient-funds">
+          <p>{t('marketplace.rent.insufficientFunds')}</p>
+          <p>{t('marketplace.rent.addFunds')}</p>
+        </div>
+      )}
+      <FieldErrorText name={FORM_FIELD} errors={otherFormErrors} className="form-error" testId="rent-form-error" />
       {failure && <ErrorNotice error={failure} />}
       <FormField
         name="gpuCount"

@@ -1,5 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
+import { FundsSummary } from '../funds/FundsSummary';
+import { useFunds } from '../funds/useFunds';
 import { RentalStateBadge } from '../ui/Badge';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
@@ -10,12 +12,14 @@ import { useRentals } from './useRentals';
 
 /**
  * RentalsPage lists the customer's rentals, newest first, each state live
- * over rentalUpdated, each linking to its page (log, stop).
+ * over rentalUpdated, each linking to its page (log, stop), under the
+ * customer's prepaid balance.
  */
 export function RentalsPage() {
   const { t, i18n } = useTranslation();
   const f = useFormat();
   const view = useRentals();
+  const funds = useFunds();
 
   if (!view.loaded && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
   if (!view.loaded) return <Loading />;
@@ -26,6 +30,7 @@ export function RentalsPage() {
         <h1>{t('rentals.title')}</h1>
         <p className="lead">{t('rentals.lead')}</p>
       </header>
+      <FundsSummary view={funds} />
       {view.error && <ErrorNotice error={view.error} />}
       {view.rentals.length === 0 ? (
         <section className="card" data-testid="rentals-empty">

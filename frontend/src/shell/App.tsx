@@ -22,6 +22,8 @@ const ApplicationStatusPage = lazy(() =>
 const OverviewPage = lazy(() => import('../overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
 const BenchmarksPage = lazy(() => import('../benchmarks/BenchmarksPage').then((m) => ({ default: m.BenchmarksPage })));
 const PricingPage = lazy(() => import('../pricing/PricingPage').then((m) => ({ default: m.PricingPage })));
+const EarningsPage = lazy(() => import('../earnings/EarningsPage').then((m) => ({ default: m.EarningsPage })));
+const PayoutsPage = lazy(() => import('../payouts/PayoutsPage').then((m) => ({ default: m.PayoutsPage })));
 const MarketplacePage = lazy(() => import('../marketplace/MarketplacePage').then((m) => ({ default: m.MarketplacePage })));
 const RentalsPage = lazy(() => import('../rentals/RentalsPage').then((m) => ({ default: m.RentalsPage })));
 const RentalPage = lazy(() => import('../rentals/RentalPage').then((m) => ({ default: m.RentalPage })));
@@ -29,6 +31,7 @@ const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ de
 const ApplicationQueuePage = lazy(() =>
   import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
 );
+const PayoutsAdminPage = lazy(() => import('../admin/PayoutsAdminPage').then((m) => ({ default: m.PayoutsAdminPage })));
 const ApplicationReviewPage = lazy(() =>
   import('../admin/ApplicationReviewPage').then((m) => ({ default: m.ApplicationReviewPage })),
 );
@@ -127,6 +130,22 @@ export function App() {
                   </Area>
                 }
               />
+              <Route
+                path="provider/earnings"
+                element={
+                  <Area>
+                    <EarningsPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/payouts"
+                element={
+                  <Area>
+                    <PayoutsPage />
+                  </Area>
+                }
+              />
               {/* Anyone may browse the marketplace; renting asks to sign in. */}
               <Route
                 path="marketplace"
@@ -176,6 +195,16 @@ export function App() {
                   <Area>
                     <RequireRole role="ADMIN">
                       <ApplicationReviewPage />
+                    </RequireRole>
+                  </Area>
+                }
+              />
+              <Route
+                path="admin/payouts"
+                element={
+                  <Area>
+                    <RequireRole role="ADMIN">
+                      <PayoutsAdminPage />
                     </RequireRole>
                   </Area>
                 }

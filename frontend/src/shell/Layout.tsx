@@ -61,6 +61,16 @@ export function Layout() {
                 </NavLink>
               )}
               {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/earnings" data-testid="nav-earnings">
+                  {t('nav.earnings')}
+                </NavLink>
+              )}
+              {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/payouts" data-testid="nav-payouts">
+                  {t('nav.payouts')}
+                </NavLink>
+              )}
+              {user.roles.includes('PROVIDER') && (
                 <NavLink to="/provider/tokens" data-testid="nav-tokens">
                   {t('nav.tokens')}
                 </NavLink>
@@ -68,6 +78,11 @@ export function Layout() {
               {user.roles.includes('ADMIN') && (
                 <NavLink to="/admin/applications" data-testid="nav-admin-applications">
                   {t('nav.review')}
+                </NavLink>
+              )}
+              {user.roles.includes('ADMIN') && (
+                <NavLink to="/admin/payouts" data-testid="nav-admin-payouts">
+                  {t('nav.adminPayouts')}
                 </NavLink>
               )}
               <NavLink to="/account" data-testid="nav-account">

@@ -1,0 +1,311 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { useMutation, useQuery, type CombinedError } from 'urql';
+import { useSession } from '../account/session';
+import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
+import type { PayoutMethodFieldsFragment, ProviderPayoutsQuery as ProviderPayoutsResult } from '../gql/graphql';
+import { ErrorNotice } from '../ui/ErrorNotice';
+import { isolate, useFormat } from '../ui/format';
+import { ChoiceField, FieldErrorText, FormField } from '../ui/FormField';
+import { Loading } from '../ui/Loading';
+import { formatUsdc } from '../ui/usdc';
+import { useNow } from '../ui/useNow';
+import { ProviderPayoutsQuery, SetPayoutMethodMutation } from './operations';
+import { destinationOf, METHOD_FIELDS, methodInput, nextPayoutNotes, PAYOUT_SCHEDULES, type Destination, type MethodDraft } from './payout';
+import './payouts.css';
+import { PayoutsTable } from './PayoutsTable';
+
+/**
+ * PAYOUTS_CONTEXT: a provider without payouts names no Payout typename in
+ * urql's document cache; the query says it depends on them (and on the
+ * method), so setPayoutMethod's answer reads it again, next payout included.
+ */
+const PAYOUTS_CONTEXT = { additionalTypenames: ['Payout', 'PayoutMethod'] };
+
+type Provider = NonNullable<ProviderPayoutsResult['myProvider']>;
+
+/**
+ * PayoutsPage is the provider's Payouts tab: where and how often it is
+ * paid (with a form to change it, the password asked again), the balance
+ * and the next payout in plain words, and the payouts made.
+ */
+export function PayoutsPage() {
+  const { user } = useSession();
+  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  return <ProviderPayouts />;
+}
+
+function NotProvider() {
+  const { t } = useTranslation();
+  return (
+    <section className="card narrow" data-testid="payouts-not-provider">
+      <h1>{t('payouts.title')}</h1>
+      <p>{t('payouts.notProvider')}</p>
+      <Link to="/provider/application" className="button primary">
+        {t('roles.applicationStatus')}
+      </Link>
+    </section>
+  );
+}
+
+function ProviderPayouts() {
+  const { t } = useTranslation();
+  const [{ data, error }, reexecute] = useQuery({ query: ProviderPayoutsQuery, requestPolicy: 'cache-and-network', context: PAYOUTS_CONTEXT });
+  const provider = data?.myProvider;
+  const refresh = () => reexecute({ requestPolicy: 'network-only' });
+
+  if (data === undefined && error) return <ErrorNotice error={error} onRetry={refresh} />;
+  if (data === undefined) return <Loading />;
+  if (!provider) return <NotProvider />;
+
+  return (
+    <section className="page payouts" data-testid="payouts-page">
+      <header className="page-head">
+        <h1>{t('payouts.title')}</h1>
+        <p className="lead">{t('payouts.lead')}</p>
+      </header>
+      {error && <ErrorNotice error={error} />}
+      <div className="two-columns">
+        <MethodCard method={provider.payoutMethod ?? null} onSaved={refresh} />
+        <NextPayoutCard provider={provider} />
+      </div>
+      <section className="card" aria-labelledby="payouts-history" data-testid="payouts-history">
+        <h2 id="payouts-history">{t('payouts.history.title')}</h2>
+        {provider.payouts.length === 0 ? (
+          <p data-testid="payouts-none">{t('payouts.history.none')}</p>
+        ) : (
+          <PayoutsTable payouts={provider.payouts} caption={t('payouts.history.title')} testId="payouts-table" />
+        )}
+      </section>
+    </section>
+  );
+}
+
+/** NextPayoutCard is the available balance and when it is paid, or why not yet. */
+function NextPayoutCard({ provider }: { provider: Provider }) {
+  const { t, i18n } = useTranslation();
+  const lng = i18n.language;
+  const f = useFormat();
+  const now = useNow(60_000);
+  const next = provider.nextPayout;
+  return (
+    <section className="card next-payout" aria-labelledby="payouts-next" data-testid="next-payout" data-due={next?.dueAt ?? ''} data-held-until={next?.heldUntil ?? ''} data-threshold-met={next?.thresholdMet ?? ''}>
+      <h2 id="payouts-next">{t('payouts.next.title')}</h2>
+      <p className="balance-figure" data-testid="payouts-available" data-amount={provider.earnings.availableBalance}>
+        {t('common.usdc', { amount: isolate(formatUsdc(provider.earnings.availableBalance, lng)) })}
+      </p>
+      <p className="muted small">{t('payouts.next.available')}</p>
+      {!next ? (
+        <p className="notice info" data-testid="next-payout-no-method">
+          {t('payouts.next.noMethod')}
+        </p>
+      ) : (
+        nextPayoutNotes(next, now).map((note) => {
+          switch (note.kind) {
+            case 'DUE':
+              return (
+                <p key={note.kind} data-testid="next-payout-due">
+                  {t('payouts.next.due', { date: f.date(note.at), start: f.date(next.periodStart) })}
+                </p>
+              );
+            case 'BELOW_THRESHOLD':
+              return (
+                <p key={note.kind} className="notice warning" data-testid="next-payout-threshold">
+                  {t('payouts.next.belowThreshold', { threshold: isolate(formatUsdc(next.threshold, lng)), available: isolate(formatUsdc(next.available, lng)) })}
+                </p>
+              );
+            case 'HELD':
+              return (
+                <p key={note.kind} className="notice warning" data-testid="next-payout-held">
+                  {t('payouts.next.held', { date: f.dateTime(note.until) })}
+                </p>
+              );
+          }
+        })
+      )}
+    </section>
+  );
+}
+
+/** MethodCard shows the payout method and the form that sets it. */
+function MethodCard({ method, onSaved }: { method: PayoutMethodFieldsFragment | null; onSaved: () => void }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const [editing, setEditing] = useState(method === null);
+  const [saved, setSaved] = useState(false);
+  return (
+    <section className="card" aria-labelledby="payouts-method" data-testid="payout-method" data-kind={method?.kind ?? ''} data-schedule={method?.schedule ?? ''}>
+      <h2 id="payouts-method">{t('payouts.method.title')}</h2>
+      {method ? (
+        <dl className="facts compact" data-testid="payout-method-current">
+          <dt>{t('payouts.method.schedule')}</dt>
+          <dd data-testid="payout-method-schedule">{t(`payoutSchedule.${method.schedule}`)}</dd>
+          <dt>{t('payouts.method.kind')}</dt>
+          <dd>{t(`payoutKind.${method.kind}`)}</dd>
+          {method.solanaAddress && (
+            <>
+              <dt>{t('payouts.method.solanaAddress')}</dt>
+              <dd className="mono wrap-anywhere" dir="ltr" data-testid="payout-method-address">
+                {method.solanaAddress}
+              </dd>
+            </>
+          )}
+          {method.ibanMasked && (
+            <>
+              <dt>{t('payouts.method.iban')}</dt>
+              <dd className="mono wrap-anywhere" dir="ltr" data-testid="payout-method-iban">
+                {method.ibanMasked}
+              </dd>
+            </>
+          )}
+          {method.bic && (
+            <>
+              <dt>{t('payouts.method.bic')}</dt>
+              <dd className="mono" dir="ltr">
+                {method.bic}
+              </dd>
+            </>
+          )}
+          {method.accountHolder && (
+            <>
+              <dt>{t('payouts.method.accountHolder')}</dt>
+              <dd className="wrap-anywhere" dir="auto">
+                {method.accountHolder}
+              </dd>
+            </>
+          )}
+          <dt>{t('payouts.method.changedAt')}</dt>
+          <dd>{f.dateTime(method.changedAt)}</dd>
+        </dl>
+      ) : (
+        <p data-testid="payout-method-none">{t('payouts.method.none')}</p>
+      )}
+      {saved && (
+        <p className="notice success" role="status" data-testid="payout-method-saved">
+          {t('payouts.method.saved')}
+        </p>
+      )}
+      {editing ? (
+        <MethodForm
+          method={method}
+          onSaved={() => {
+            setSaved(true);
+            setEditing(false);
+            onSaved();
+          }}
+          onCancel={method ? () => setEditing(false) : undefined}
+        />
+      ) : (
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            setSaved(false);
+            setEditing(true);
+          }}
+          data-testid="payout-method-change"
+        >
+          {t('payouts.method.change')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** The form's fields the server's userErrors are shown at; the password's name keeps its texts apart from log-in's. */
+const KNOWN = METHOD_FIELDS.filter((f) => f !== 'password');
+
+function MethodForm({ method, onSaved, onCancel }: { method: PayoutMethodFieldsFragment | null; onSaved: () => void; onCancel?: () => void }) {
+  const { t } = useTranslation();
+  const [draft, setDraft] = useState<MethodDraft>(() => ({
+    schedule: method?.schedule ?? 'WEEKLY',
+    destination: destinationOf(method?.kind),
+    solanaAddress: '',
+    iban: '',
+    bic: '',
+    accountHolder: method?.accountHolder ?? '',
+    password: '',
+  }));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [failure, setFailure] = useState<CombinedError | undefined>(undefined);
+  const [result, setMethod] = useMutation(SetPayoutMethodMutation);
+  const set = <K extends keyof MethodDraft>(key: K, value: MethodDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    const res = await setMethod({ input: methodInput(draft) });
+    setFailure(res.error);
+    const payload = res.data?.setPayoutMethod;
+    if (!payload) return;
+    if (payload.userErrors.length > 0 || !payload.method) {
+      // Every problem at once, each at its field; the password's under its own name.
+      const byField = fieldErrors(payload.userErrors, [...KNOWN, 'password']);
+      const { password, ...rest } = byField;
+      setErrors(password ? { ...rest, payoutPassword: password } : rest);
+      return;
+    }
+    onSaved();
+  }
+
+  const destinations: { value: Destination; label: string }[] = [
+    { value: 'SOLANA', label: t('payouts.form.solana') },
+    { value: 'BANK', label: t('payouts.form.bank') },
+  ];
+  return (
+    <form className="payout-method-form" onSubmit={(e) => void onSubmit(e)} noValidate data-testid="payout-method-form">
+      <FieldErrorText name={FORM_FIELD} errors={errors[FORM_FIELD]} className="form-error" testId="payout-method-form-error" />
+      {failure && <ErrorNotice error={failure} />}
+      <ChoiceField
+        name="schedule"
+        label={t('payouts.form.schedule')}
+        hint={t('payouts.form.scheduleHint')}
+        value={draft.schedule}
+        choices={PAYOUT_SCHEDULES.map((s) => ({ value: s, label: t(`payoutSchedule.${s}`) }))}
+        onChange={(v) => set('schedule', v)}
+        errors={errors.schedule}
+      />
+      <ChoiceField name="destination" label={t('payouts.form.destination')} value={draft.destination} choices={destinations} onChange={(v) => set('destination', v)} />
+      {draft.destination === 'SOLANA' ? (
+        <FormField
+          name="solanaAddress"
+          label={t('payouts.form.solanaAddress')}
+          hint={t('payouts.form.solanaHint')}
+          autoComplete="off"
+          spellCheck={false}
+          dir="ltr"
+          value={draft.solanaAddress}
+          onChange={(e) => set('solanaAddress', e.target.value)}
+          errors={errors.solanaAddress}
+        />
+      ) : (
+        <>
+          <FormField name="iban" label={t('payouts.form.iban')} hint={t('payouts.form.ibanHint')} autoComplete="off" spellCheck={false} dir="ltr" value={draft.iban} onChange={(e) => set('iban', e.target.value)} errors={errors.iban} />
+          <FormField name="bic" label={t('payouts.form.bic')} autoComplete="off" spellCheck={false} dir="ltr" value={draft.bic} onChange={(e) => set('bic', e.target.value)} errors={errors.bic} />
+          <FormField name="accountHolder" label={t('payouts.form.accountHolder')} hint={t('payouts.form.accountHolderHint')} autoComplete="name" dir="auto" value={draft.accountHolder} onChange={(e) => set('accountHolder', e.target.value)} errors={errors.accountHolder} />
+        </>
+      )}
+      <FormField
+        name="payoutPassword"
+        type="password"
+        label={t('payouts.form.password')}
+        hint={t('payouts.form.passwordHint')}
+        autoComplete="current-password"
+        value={draft.password}
+        onChange={(e) => set('password', e.target.value)}
+        errors={errors.payoutPassword}
+      />
+      <div className="actions">
+        <button type="submit" className="button primary" disabled={result.fetching} data-testid="payout-method-save">
+          {t('payouts.form.save')}
+        </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            {t('common.cancel')}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

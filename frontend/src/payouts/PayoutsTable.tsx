@@ -1,0 +1,109 @@
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { PayoutFieldsFragment, PayoutState } from '../gql/graphql';
+import { isolate, useFormat } from '../ui/format';
+import { formatUsdc } from '../ui/usdc';
+import { lastMoment, payoutStateTone } from './payout';
+import './payouts.css';
+
+/** PayoutStateBadge names a payout's state in a coloured pill. */
+export function PayoutStateBadge({ state }: { state: PayoutState }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`status payout-${payoutStateTone(state)}`} data-testid="payout-state" data-state={state}>
+      {t(`payoutState.${state}`)}
+    </span>
+  );
+}
+
+interface PayoutsTableProps {
+  payouts: readonly PayoutFieldsFragment[];
+  caption: string;
+  testId: string;
+  /** actions renders a last column per row (the admins' settle forms); no column without it. */
+  actions?: (p: PayoutFieldsFragment) => ReactNode;
+}
+
+/**
+ * PayoutsTable lists payouts: the period, the amount, how and where it is
+ * sent, its state, its own reference, the transaction (a link to the
+ * explorer) or the bank's reference, and why it failed. The provider's
+ * Payouts and Earnings tabs and the admins' page show the same columns.
+ */
+export function PayoutsTable({ payouts, caption, testId, actions }: PayoutsTableProps) {
+  const { t, i18n } = useTranslation();
+  const f = useFormat();
+  return (
+    <div className="table-card">
+      <table className="data-table stacked-table payouts-table" data-testid={testId}>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('payouts.table.period')}</th>
+            <th scope="col">{t('payouts.table.amount')}</th>
+            <th scope="col">{t('payouts.table.destination')}</th>
+            <th scope="col">{t('payouts.table.state')}</th>
+            <th scope="col">{t('payouts.table.reference')}</th>
+            <th scope="col">{t('payouts.table.details')}</th>
+            {actions && <th scope="col">{t('payouts.table.actions')}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {payouts.map((p) => (
+            <tr key={p.id} data-testid="payout-row" data-id={p.id} data-state={p.state} data-kind={p.kind} data-amount={p.amount}>
+              <th scope="row" data-label={t('payouts.table.period')}>
+                {t('payouts.table.periodRange', { start: f.date(p.periodStart), end: f.date(lastMoment(p.periodEnd)) })}
+              </th>
+              <td data-label={t('payouts.table.amount')} className="amount">
+                {t('common.usdc', { amount: isolate(formatUsdc(p.amount, i18n.language)) })}
+              </td>
+              <td data-label={t('payouts.table.destination')}>
+                {t(`payoutKind.${p.kind}`)}
+                <span className="mono wrap-anywhere small destination" dir="ltr">
+                  {p.destination}
+                </span>
+              </td>
+              <td data-label={t('payouts.table.state')}>
+                <PayoutStateBadge state={p.state} />
+              </td>
+              <td data-label={t('payouts.table.reference')} className="mono wrap-anywhere small" dir="ltr">
+                {p.reference}
+              </td>
+              <td data-label={t('payouts.table.details')} className="wrap-anywhere">
+                <PayoutDetails payout={p} />
+              </td>
+              {actions && <td data-label={t('payouts.table.actions')}>{actions(p)}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** PayoutDetails is what happened to a payout: paid when and how, the transaction, or why it failed. */
+function PayoutDetails({ payout: p }: { payout: PayoutFieldsFragment }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  return (
+    <>
+      {p.transactionUrl && (
+        <a href={p.transactionUrl} target="_blank" rel="noreferrer noopener" data-testid="payout-transaction">
+          {t('payouts.table.transaction')}
+        </a>
+      )}
+      {p.paidAt && <span className="block">{t('payouts.table.paidAt', { at: f.dateTime(p.paidAt) })}</span>}
+      {p.paidReference && (
+        <span className="block" data-testid="payout-paid-reference">
+          {t('payouts.table.paidReference', { reference: isolate(p.paidReference) })}
+        </span>
+      )}
+      {p.failure && (
+        <span className="block failure" data-testid="payout-failure">
+          {t('payouts.table.failure', { reason: isolate(p.failure) })}
+        </span>
+      )}
+      {!p.transactionUrl && !p.paidAt && !p.paidReference && !p.failure && <span className="muted">{t('payouts.table.created', { at: f.dateTime(p.createdAt) })}</span>}
+    </>
+  );
+}
