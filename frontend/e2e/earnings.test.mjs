@@ -1,0 +1,319 @@
+// Earnings and payouts end to end: a real gpunex server with the demo world
+// (its customers rent the demo provider's GPUs continuously, and the server
+// meters every 30 s) and Chromium on the embedded SPA.
+//
+// (a) The demo provider opens the Earnings tab: the period's net total
+// grows without a reload, between events by the accrual rate (read from
+// the total's data-micros, exact micro-USDC); the tables per GPU and per
+// model, the history chart over a range (hourly grouping refused over 31
+// days) and the range's CSV download follow. The tab is taken at 390 px
+// in English and in Arabic and must not be wider than the screen.
+//
+// (b) The provider sets a Solana payout address on the Payouts tab: a
+// wrong password is refused at the password field; with the right one the
+// method is saved, payouts are held after the change of destination, and
+// the next payout's date is given. Screens: artifacts/e2e-earnings*.png.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { frontendDir, startServer } from './server.mjs';
+
+const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
+const en = locale('en');
+const ar = locale('ar');
+
+const STEP_TIMEOUT = 30_000;
+// The total ticks every second at the accrual rate: it must grow within this.
+const GROW_TIMEOUT = 20_000;
+// With nothing rented at the moment, a demo customer rents within this.
+const RENTAL_TIMEOUT = 60_000;
+const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
+const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
+const CUSTOMER = { email: 'customer@gpunex.demo', password: 'gpunex-demo' };
+const PHONE = { width: 390, height: 844 };
+
+async function logIn(page, server, who) {
+  await page.goto(`${server.url}/login`);
+  await page.getByTestId('field-email').fill(who.email);
+  await page.getByTestId('field-password').fill(who.password);
+  await page.getByTestId('login-submit').click();
+  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+// base58 encodes bytes as Solana writes keys (Bitcoin's alphabet).
+function base58(bytes) {
+  let n = 0n;
+  for (const b of bytes) n = n * 256n + BigInt(b);
+  let out = '';
+  while (n > 0n) {
+    out = BASE58[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+// solanaWallet is a fresh wallet address: an ed25519 public key (the last
+// 32 bytes of its DER form) in base58.
+function solanaWallet() {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const der = publicKey.export({ type: 'spki', format: 'der' });
+  return base58(der.subarray(der.length - 32));
+}
+
+const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
+
+// graphql posts a query with a context's cookies and returns its data.
+async function graphql(context, server, query, variables = {}) {
+  const res = await context.request.post(`${server.url}/graphql`, { headers: HEADERS, data: { query, variables } });
+  const body = await res.json();
+  assert.equal(res.status(), 200, JSON.stringify(body));
+  assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+  return body.data;
+}
+
+// rentLisbon has the demo customer rent a GPU of the demo provider (its
+// machines are in Lisbon) for a few minutes, as the demo customers do on
+// their own every 30 to 90 s among all the demo providers' listings.
+async function rentLisbon(browser, server) {
+  const context = await browser.newContext();
+  try {
+    const login = await graphql(context, server, 'mutation($input: LogInInput!) { logIn(input: $input) { userErrors { field code } } }', { input: CUSTOMER });
+    assert.deepEqual(login.logIn.userErrors, []);
+    const market = await graphql(context, server, 'query($filter: MarketplaceFilter) { marketplace(filter: $filter, first: 50) { edges { node { id modelKey gpuCount nextMaintenanceAt location { city } } } } }', { filter: {} });
+    const lisbon = market.marketplace.edges.map((e) => e.node).filter((l) => (l.location.city ?? '').toLowerCase() === 'lisbon' && !l.nextMaintenanceAt);
+    assert.ok(lisbon.length > 0, `a free Lisbon listing: ${JSON.stringify(market)}`);
+    const start = await graphql(context, server, 'mutation($input: StartRentalInput!) { startRental(input: $input) { rental { id state } userErrors { field code message } } }', {
+      input: { listingId: lisbon[0].id, gpuCount: 1, image: 'busybox', command: ['sh', '-c', 'sleep 300'] },
+    });
+    assert.deepEqual(start.startRental.userErrors, [], 'the demo customer rents');
+    console.log(`the demo customer rents ${lisbon[0].modelKey} in Lisbon: rental ${start.startRental.rental.id}`);
+  } finally {
+    await context.close();
+  }
+}
+
+// periodAttr reads an attribute of the Earnings tab's period card.
+const periodAttr = (page, name) => page.getByTestId('earnings-period').getAttribute(name);
+
+// widthOf is the page's scroll width against the viewport's.
+const widthOf = (page) => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+
+test('earnings: the demo provider watches the period\'s net grow live on the Earnings tab, charts and downloads its history', { timeout: 300_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let page;
+  let phone;
+  let step = 'start';
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+
+  try {
+    browser = await launchBrowser();
+    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 }, acceptDownloads: true }, name: 'provider' });
+
+    at('the demo provider opens the Earnings tab');
+    await logIn(page, server, PROVIDER);
+    await page.getByTestId('nav-earnings').click();
+    await page.getByTestId('earnings-page').waitFor();
+    await page.evaluate(() => {
+      window.__gpunexNoReload = true;
+    });
+    assert.equal(plain(await page.locator('h1').textContent()), en.earnings.title);
+    await page.waitForFunction(() => document.querySelector('[data-testid="earnings-period"]')?.getAttribute('data-live') === 'true');
+
+    at('the period\'s net grows without a reload');
+    let accrual = await periodAttr(page, 'data-accrual');
+    const accruing = (timeout) =>
+      page
+        .waitForFunction(() => Number(document.querySelector('[data-testid="earnings-period"]')?.getAttribute('data-accrual') ?? '0') > 0, null, { timeout })
+        .then(() => true, () => false);
+    if (Number(accrual) === 0) {
+      console.log(`nothing rented at the moment; waiting up to ${RENTAL_TIMEOUT / 1000} s for a demo rental`);
+      if (!(await accruing(RENTAL_TIMEOUT))) {
+        // The demo customers rent among every demo provider's GPUs: this
+        // provider's may stay free a few minutes. One is rented for it.
+        await rentLisbon(browser, server);
+        assert.ok(await accruing(RENTAL_TIMEOUT), `the rental accrues within ${RENTAL_TIMEOUT / 1000} s`);
+      }
+      accrual = await periodAttr(page, 'data-accrual');
+    }
+    // The figure and its data-micros, read together (the page renders both at once).
+    const reading = () =>
+      page.evaluate(() => ({
+        micros: document.querySelector('[data-testid="earnings-period"]')?.getAttribute('data-micros') ?? '0',
+        text: (document.querySelector('[data-testid="earnings-net"]')?.textContent ?? '').replace(/[\u2068\u2069]/g, '').trim(),
+      }));
+    const before = await reading();
+    console.log(`net ${before.micros} micro-USDC (${before.text}) at ${accrual} USDC/h`);
+    assert.match(before.text, /^[\d,]+\.\d{2,6} USDC$/);
+    await page.waitForFunction(
+      (m) => BigInt(document.querySelector('[data-testid="earnings-period"]')?.getAttribute('data-micros') ?? '0') > BigInt(m),
+      before.micros,
+      { timeout: GROW_TIMEOUT },
+    );
+    const after = await reading();
+    assert.ok(BigInt(after.micros) > BigInt(before.micros), `the total grew: ${before.micros} → ${after.micros}`);
+    assert.notEqual(after.text, before.text, 'the figure on the page changed');
+    assert.match(plain(await page.getByTestId('earnings-accrual').textContent()), /^[\d,]+\.\d{2,6} USDC per hour$/);
+
+    at('per GPU and per model: the GPUs rented now appear once metered');
+    await page.locator('[data-testid="earnings-model"]').first().waitFor({ timeout: 90_000 });
+    await page.locator('[data-testid="earnings-gpu"]').first().waitFor();
+    const models = await page.getByTestId('earnings-model').evaluateAll((els) => els.map((el) => el.getAttribute('data-net')));
+    assert.ok(models.every((n) => /^\d+\.\d{6}$/.test(n ?? '')), `model nets: ${models}`);
+
+    at('the history: 30 days by day, 7 days, 12 months by month, hourly refused over 31 days');
+    const history = page.getByTestId('earnings-history');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="earnings-history"]')?.getAttribute('data-buckets') || '0') >= 30);
+    await history.getByTestId('history-chart').locator('canvas').first().waitFor();
+    await history.getByTestId('history-preset-DAYS_7').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="earnings-history"]')?.getAttribute('data-buckets') === '7');
+    await history.getByTestId('history-preset-MONTHS_12').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="earnings-history"]')?.getAttribute('data-buckets') === '12');
+    await history.getByTestId('field-historyGroupBy').selectOption('HOUR');
+    const problem = history.getByTestId('history-problem');
+    await problem.waitFor();
+    assert.equal(await problem.getAttribute('data-problem'), 'HOUR_TOO_LONG');
+    assert.equal(plain(await problem.textContent()), en.earnings.history.problem.HOUR_TOO_LONG.replace('{{days}}', '31'));
+    assert.equal(await history.getByTestId('history-csv').isDisabled(), true, 'no CSV of a refused range');
+
+    at('custom dates, grouped by hour, download as CSV');
+    await history.getByTestId('history-preset-CUSTOM').click();
+    const to = await history.getAttribute('data-to');
+    const from = new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    await history.getByTestId('field-historyFrom').fill(from);
+    await history.getByTestId('field-historyGroupBy').selectOption('HOUR');
+    await page.waitForFunction(() => document.querySelector('[data-testid="earnings-history"]')?.getAttribute('data-buckets') === '48');
+    assert.equal(await problem.count(), 0);
+    const [download] = await Promise.all([page.waitForEvent('download'), history.getByTestId('history-csv').click()]);
+    assert.equal(download.suggestedFilename(), `earnings-${from}-${to}.csv`);
+    const csv = readFileSync(await download.path(), 'utf8').trim().split('\n');
+    assert.equal(csv[0], 'start,gross_usdc,fee_usdc,net_usdc');
+    assert.equal(csv.length, 49, 'a line per hour of the two days');
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-earnings.png')}`);
+    assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the tab was not reloaded');
+
+    at('on a 390 px phone the Earnings tab is no wider than the screen, in English and in Arabic');
+    const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
+    context.setDefaultTimeout(STEP_TIMEOUT);
+    phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
+    await phone.goto(`${server.url}/`);
+    for (const language of ['en', 'ar']) {
+      await phone.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
+      await phone.goto(`${server.url}/provider/earnings`);
+      await phone.getByTestId('earnings-page').waitFor();
+      await phone.waitForFunction((lng) => document.documentElement.lang === lng, language);
+      await phone.getByTestId('history-chart').locator('canvas').first().waitFor();
+      const width = await widthOf(phone);
+      console.log(`screenshot: ${await saveScreenshot(phone, `e2e-earnings-390-${language}.png`)}`);
+      assert.ok(width.scroll <= PHONE.width, `the Earnings tab in ${language}: ${width.scroll} px wide on a ${PHONE.width} px screen`);
+      if (language === 'ar') {
+        assert.equal(await phone.evaluate(() => document.documentElement.dir), 'rtl');
+        assert.equal(plain(await phone.locator('h1').textContent()), ar.earnings.title);
+      }
+    }
+    await context.close();
+    phone = undefined;
+
+    assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request failed');
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  } catch (err) {
+    throw await explainFailure(err, {
+      step,
+      screenshots: { 'e2e-earnings-failure.png': page, ...(phone && { 'e2e-earnings-failure-390.png': phone }) },
+      logs: { 'server output': server.output() },
+    });
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
+
+test('payouts: the demo provider sets a Solana payout address with its password, and is told payouts are held and when the next one comes', { timeout: 180_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let page;
+  let step = 'start';
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+
+  try {
+    browser = await launchBrowser();
+    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
+
+    at('the demo provider opens the Payouts tab');
+    await logIn(page, server, PROVIDER);
+    await page.getByTestId('nav-payouts').click();
+    await page.getByTestId('payouts-page').waitFor();
+    if ((await page.getByTestId('payout-method-form').count()) === 0) await page.getByTestId('payout-method-change').click();
+    const form = page.getByTestId('payout-method-form');
+    await form.waitFor();
+
+    at('a wrong password is refused at the password field, nothing saved');
+    const wallet = solanaWallet();
+    console.log(`wallet ${wallet}`);
+    await form.getByTestId('field-schedule-WEEKLY').check();
+    await form.getByTestId('field-destination-SOLANA').check();
+    await form.getByTestId('field-solanaAddress').fill(wallet);
+    await form.getByTestId('field-payoutPassword').fill('not-the-password');
+    await form.getByTestId('payout-method-save').click();
+    const passwordError = form.getByTestId('field-payoutPassword-error');
+    await passwordError.waitFor();
+    assert.equal(plain(await passwordError.textContent()), en.userErrors.payoutPassword.INVALID_CREDENTIALS);
+    assert.equal(await form.getByTestId('field-payoutPassword').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByTestId('payout-method-saved').count(), 0);
+
+    at('with the right password the method is saved');
+    await form.getByTestId('field-payoutPassword').fill(PROVIDER.password);
+    await form.getByTestId('payout-method-save').click();
+    await page.getByTestId('payout-method-saved').waitFor();
+    assert.equal(plain(await page.getByTestId('payout-method-saved').textContent()), en.payouts.method.saved);
+    assert.equal(plain(await page.getByTestId('payout-method-address').textContent()), wallet);
+    assert.equal(plain(await page.getByTestId('payout-method-schedule').textContent()), en.payoutSchedule.WEEKLY);
+
+    at('payouts are held after the change of destination, and the next payout has a date');
+    const held = page.getByTestId('next-payout-held');
+    await held.waitFor();
+    assert.match(plain(await held.textContent()), /^Payouts are held until .+ after a change of destination\.$/);
+    const due = page.getByTestId('next-payout-due');
+    assert.match(plain(await due.textContent()), /^Next payout on \w+ \d{1,2}, \d{4}, for your earnings since \w+ \d{1,2}, \d{4}\.$/);
+    const dueAt = await page.getByTestId('next-payout').getAttribute('data-due');
+    assert.ok(Date.parse(dueAt ?? '') > Date.now(), `the next payout is ahead: ${dueAt}`);
+    if ((await page.getByTestId('next-payout').getAttribute('data-threshold-met')) === 'false') {
+      assert.match(plain(await page.getByTestId('next-payout-threshold').textContent()), /below the [\d.,]+ USDC threshold/);
+    }
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-earnings-payouts.png')}`);
+
+    at('on a 390 px phone the Payouts tab is no wider than the screen');
+    await page.setViewportSize(PHONE);
+    await page.reload();
+    await page.getByTestId('payouts-page').waitFor();
+    const width = await widthOf(page);
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-earnings-payouts-390.png')}`);
+    assert.ok(width.scroll <= PHONE.width, `the Payouts tab: ${width.scroll} px wide on a ${PHONE.width} px screen`);
+
+    assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request failed');
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+  } catch (err) {
+    throw await explainFailure(err, { step, screenshots: { 'e2e-earnings-payouts-failure.png': page }, logs: { 'server output': server.output() } });
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
