@@ -24,6 +24,7 @@ import (
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/pricing"
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/models"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -50,6 +51,7 @@ type ResolverRoot interface {
 	GpuPrice() GpuPriceResolver
 	GpuTelemetry() GpuTelemetryResolver
 	Listing() ListingResolver
+	Machine() MachineResolver
 	MarketRegion() MarketRegionResolver
 	ModelEarnings() ModelEarningsResolver
 	Mutation() MutationResolver
@@ -60,6 +62,7 @@ type ResolverRoot interface {
 	Provider() ProviderResolver
 	ProviderApplication() ProviderApplicationResolver
 	Query() QueryResolver
+	Reliability() ReliabilityResolver
 	Rental() RentalResolver
 	Subscription() SubscriptionResolver
 }
@@ -419,6 +422,7 @@ type ComplexityRoot struct {
 		MachineID       func(childComplexity int) int
 		OfflineReason   func(childComplexity int) int
 		RegisteredAt    func(childComplexity int) int
+		Reliability     func(childComplexity int) int
 		Simulated       func(childComplexity int) int
 		Status          func(childComplexity int) int
 		StatusChangedAt func(childComplexity int) int
@@ -432,6 +436,14 @@ type ComplexityRoot struct {
 		NextScheduledAt  func(childComplexity int) int
 		PendingRun       func(childComplexity int) int
 		RequestAllowedAt func(childComplexity int) int
+	}
+
+	MachineReliability struct {
+		BelowFloor func(childComplexity int) int
+		Components func(childComplexity int) int
+		Hostname   func(childComplexity int) int
+		MachineID  func(childComplexity int) int
+		Score      func(childComplexity int) int
 	}
 
 	MachineStatusEvent struct {
@@ -634,6 +646,7 @@ type ComplexityRoot struct {
 		PayoutMethod func(childComplexity int) int
 		Payouts      func(childComplexity int, first *int) int
 		Prices       func(childComplexity int) int
+		Reliability  func(childComplexity int) int
 		Rentals      func(childComplexity int) int
 		Schedule     func(childComplexity int) int
 		Tier         func(childComplexity int) int
@@ -677,6 +690,12 @@ type ComplexityRoot struct {
 		UserErrors  func(childComplexity int) int
 	}
 
+	ProviderReliability struct {
+		Name       func(childComplexity int) int
+		ProviderID func(childComplexity int) int
+		Score      func(childComplexity int) int
+	}
+
 	ProviderRental struct {
 		Cause        func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
@@ -694,26 +713,64 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Health                func(childComplexity int) int
-		Marketplace           func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
-		Me                    func(childComplexity int) int
-		MyApplication         func(childComplexity int) int
-		MyFunds               func(childComplexity int) int
-		MyProvider            func(childComplexity int) int
-		MyRentals             func(childComplexity int, first *int, after *string) int
-		Notifications         func(childComplexity int, first *int, after *string) int
-		Payouts               func(childComplexity int, state *models.PayoutState, first *int) int
-		PricingRecommendation func(childComplexity int, model string, region *string) int
-		ProviderApplication   func(childComplexity int, id string) int
-		ProviderApplications  func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
-		Rental                func(childComplexity int, id string) int
-		SupportedGpuModels    func(childComplexity int) int
+		Health                 func(childComplexity int) int
+		Marketplace            func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
+		Me                     func(childComplexity int) int
+		MyApplication          func(childComplexity int) int
+		MyFunds                func(childComplexity int) int
+		MyProvider             func(childComplexity int) int
+		MyRentals              func(childComplexity int, first *int, after *string) int
+		Notifications          func(childComplexity int, first *int, after *string) int
+		Payouts                func(childComplexity int, state *models.PayoutState, first *int) int
+		PricingRecommendation  func(childComplexity int, model string, region *string) int
+		ProviderApplication    func(childComplexity int, id string) int
+		ProviderApplications   func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
+		ProvidersByReliability func(childComplexity int, first *int) int
+		Rental                 func(childComplexity int, id string) int
+		SupportedGpuModels     func(childComplexity int) int
 	}
 
 	RegisterMachinePayload struct {
 		HeartbeatIntervalSeconds func(childComplexity int) int
 		Machine                  func(childComplexity int) int
 		UserErrors               func(childComplexity int) int
+	}
+
+	Reliability struct {
+		Advice       func(childComplexity int) int
+		AsOf         func(childComplexity int) int
+		BelowFloor   func(childComplexity int) int
+		Components   func(childComplexity int) int
+		Events       func(childComplexity int) int
+		Floor        func(childComplexity int) int
+		HalfLifeDays func(childComplexity int) int
+		Machines     func(childComplexity int) int
+		Projection   func(childComplexity int) int
+		Score        func(childComplexity int) int
+		Trend        func(childComplexity int) int
+		WindowDays   func(childComplexity int) int
+	}
+
+	ReliabilityComponents struct {
+		Completion  func(childComplexity int) int
+		Consistency func(childComplexity int) int
+		Uptime      func(childComplexity int) int
+	}
+
+	ReliabilityEvent struct {
+		At        func(childComplexity int) int
+		Cost      func(childComplexity int) int
+		Detail    func(childComplexity int) int
+		EndedAt   func(childComplexity int) int
+		Hostname  func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		MachineID func(childComplexity int) int
+		Magnitude func(childComplexity int) int
+	}
+
+	ReliabilityPoint struct {
+		Day   func(childComplexity int) int
+		Score func(childComplexity int) int
 	}
 
 	Rental struct {
@@ -808,6 +865,7 @@ type ComplexityRoot struct {
 		NotificationAdded          func(childComplexity int, afterID *string) int
 		ProviderApplicationChanged func(childComplexity int, id *string) int
 		ProviderRentalUpdated      func(childComplexity int) int
+		ReliabilityUpdated         func(childComplexity int) int
 		RentalUpdated              func(childComplexity int, id *string) int
 	}
 
@@ -873,6 +931,9 @@ type GpuTelemetryResolver interface {
 type ListingResolver interface {
 	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
 }
+type MachineResolver interface {
+	Reliability(ctx context.Context, obj *models.Machine) (*reliability.Summary, error)
+}
 type MarketRegionResolver interface {
 	City(ctx context.Context, obj *geo.Region) (*string, error)
 	Country(ctx context.Context, obj *geo.Region) (*string, error)
@@ -934,6 +995,7 @@ type ProviderResolver interface {
 	Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error)
 	Schedule(ctx context.Context, obj *models.Provider) (*pricing.Schedule, error)
 	Maintenance(ctx context.Context, obj *models.Provider) ([]*models.MaintenanceWindow, error)
+	Reliability(ctx context.Context, obj *models.Provider) (*reliability.Summary, error)
 }
 type ProviderApplicationResolver interface {
 	SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error)
@@ -955,6 +1017,10 @@ type QueryResolver interface {
 	ProviderApplication(ctx context.Context, id string) (*models.ProviderApplication, error)
 	PricingRecommendation(ctx context.Context, model string, region *string) (*pricing.Recommendation, error)
 	MyProvider(ctx context.Context) (*models.Provider, error)
+	ProvidersByReliability(ctx context.Context, first *int) ([]*reliability.ProviderScore, error)
+}
+type ReliabilityResolver interface {
+	Advice(ctx context.Context, obj *reliability.Summary) ([]model.ReliabilityAdvice, error)
 }
 type RentalResolver interface {
 	Model(ctx context.Context, obj *models.Rental) (*catalog.GpuModel, error)
@@ -967,6 +1033,7 @@ type SubscriptionResolver interface {
 	ProviderRentalUpdated(ctx context.Context) (<-chan *market.ProviderRental, error)
 	NotificationAdded(ctx context.Context, afterID *string) (<-chan *models.Notification, error)
 	ProviderApplicationChanged(ctx context.Context, id *string) (<-chan *onboarding.Change, error)
+	ReliabilityUpdated(ctx context.Context) (<-chan *reliability.Summary, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -2434,6 +2501,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Machine.RegisteredAt(childComplexity), true
+	case "Machine.reliability":
+		if e.ComplexityRoot.Machine.Reliability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.Reliability(childComplexity), true
 	case "Machine.simulated":
 		if e.ComplexityRoot.Machine.Simulated == nil {
 			break
@@ -2495,6 +2568,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MachineBenchmarks.RequestAllowedAt(childComplexity), true
+
+	case "MachineReliability.belowFloor":
+		if e.ComplexityRoot.MachineReliability.BelowFloor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineReliability.BelowFloor(childComplexity), true
+	case "MachineReliability.components":
+		if e.ComplexityRoot.MachineReliability.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineReliability.Components(childComplexity), true
+	case "MachineReliability.hostname":
+		if e.ComplexityRoot.MachineReliability.Hostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineReliability.Hostname(childComplexity), true
+	case "MachineReliability.machineId":
+		if e.ComplexityRoot.MachineReliability.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineReliability.MachineID(childComplexity), true
+	case "MachineReliability.score":
+		if e.ComplexityRoot.MachineReliability.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineReliability.Score(childComplexity), true
 
 	case "MachineStatusEvent.initial":
 		if e.ComplexityRoot.MachineStatusEvent.Initial == nil {
@@ -3492,6 +3596,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.Prices(childComplexity), true
+	case "Provider.reliability":
+		if e.ComplexityRoot.Provider.Reliability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Reliability(childComplexity), true
 	case "Provider.rentals":
 		if e.ComplexityRoot.Provider.Rentals == nil {
 			break
@@ -3653,6 +3763,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProviderApplicationPayload.UserErrors(childComplexity), true
+
+	case "ProviderReliability.name":
+		if e.ComplexityRoot.ProviderReliability.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.Name(childComplexity), true
+	case "ProviderReliability.providerId":
+		if e.ComplexityRoot.ProviderReliability.ProviderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.ProviderID(childComplexity), true
+	case "ProviderReliability.score":
+		if e.ComplexityRoot.ProviderReliability.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.Score(childComplexity), true
 
 	case "ProviderRental.cause":
 		if e.ComplexityRoot.ProviderRental.Cause == nil {
@@ -3841,6 +3970,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ProviderApplications(childComplexity, args["status"].(*models.ApplicationStatus), args["first"].(*int), args["after"].(*string)), true
+	case "Query.providersByReliability":
+		if e.ComplexityRoot.Query.ProvidersByReliability == nil {
+			break
+		}
+
+		args, err := ec.field_Query_providersByReliability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ProvidersByReliability(childComplexity, args["first"].(*int)), true
 	case "Query.rental":
 		if e.ComplexityRoot.Query.Rental == nil {
 			break
@@ -3877,6 +4017,160 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RegisterMachinePayload.UserErrors(childComplexity), true
+
+	case "Reliability.advice":
+		if e.ComplexityRoot.Reliability.Advice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Advice(childComplexity), true
+	case "Reliability.asOf":
+		if e.ComplexityRoot.Reliability.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.AsOf(childComplexity), true
+	case "Reliability.belowFloor":
+		if e.ComplexityRoot.Reliability.BelowFloor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.BelowFloor(childComplexity), true
+	case "Reliability.components":
+		if e.ComplexityRoot.Reliability.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Components(childComplexity), true
+	case "Reliability.events":
+		if e.ComplexityRoot.Reliability.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Events(childComplexity), true
+	case "Reliability.floor":
+		if e.ComplexityRoot.Reliability.Floor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Floor(childComplexity), true
+	case "Reliability.halfLifeDays":
+		if e.ComplexityRoot.Reliability.HalfLifeDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.HalfLifeDays(childComplexity), true
+	case "Reliability.machines":
+		if e.ComplexityRoot.Reliability.Machines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Machines(childComplexity), true
+	case "Reliability.projection":
+		if e.ComplexityRoot.Reliability.Projection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Projection(childComplexity), true
+	case "Reliability.score":
+		if e.ComplexityRoot.Reliability.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Score(childComplexity), true
+	case "Reliability.trend":
+		if e.ComplexityRoot.Reliability.Trend == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Trend(childComplexity), true
+	case "Reliability.windowDays":
+		if e.ComplexityRoot.Reliability.WindowDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.WindowDays(childComplexity), true
+
+	case "ReliabilityComponents.completion":
+		if e.ComplexityRoot.ReliabilityComponents.Completion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityComponents.Completion(childComplexity), true
+	case "ReliabilityComponents.consistency":
+		if e.ComplexityRoot.ReliabilityComponents.Consistency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityComponents.Consistency(childComplexity), true
+	case "ReliabilityComponents.uptime":
+		if e.ComplexityRoot.ReliabilityComponents.Uptime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityComponents.Uptime(childComplexity), true
+
+	case "ReliabilityEvent.at":
+		if e.ComplexityRoot.ReliabilityEvent.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.At(childComplexity), true
+	case "ReliabilityEvent.cost":
+		if e.ComplexityRoot.ReliabilityEvent.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.Cost(childComplexity), true
+	case "ReliabilityEvent.detail":
+		if e.ComplexityRoot.ReliabilityEvent.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.Detail(childComplexity), true
+	case "ReliabilityEvent.endedAt":
+		if e.ComplexityRoot.ReliabilityEvent.EndedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.EndedAt(childComplexity), true
+	case "ReliabilityEvent.hostname":
+		if e.ComplexityRoot.ReliabilityEvent.Hostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.Hostname(childComplexity), true
+	case "ReliabilityEvent.kind":
+		if e.ComplexityRoot.ReliabilityEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.Kind(childComplexity), true
+	case "ReliabilityEvent.machineId":
+		if e.ComplexityRoot.ReliabilityEvent.MachineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.MachineID(childComplexity), true
+	case "ReliabilityEvent.magnitude":
+		if e.ComplexityRoot.ReliabilityEvent.Magnitude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityEvent.Magnitude(childComplexity), true
+
+	case "ReliabilityPoint.day":
+		if e.ComplexityRoot.ReliabilityPoint.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityPoint.Day(childComplexity), true
+	case "ReliabilityPoint.score":
+		if e.ComplexityRoot.ReliabilityPoint.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReliabilityPoint.Score(childComplexity), true
 
 	case "Rental.cause":
 		if e.ComplexityRoot.Rental.Cause == nil {
@@ -4213,6 +4507,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ProviderRentalUpdated(childComplexity), true
+	case "Subscription.reliabilityUpdated":
+		if e.ComplexityRoot.Subscription.ReliabilityUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.ReliabilityUpdated(childComplexity), true
 	case "Subscription.rentalUpdated":
 		if e.ComplexityRoot.Subscription.RentalUpdated == nil {
 			break
@@ -6090,6 +6390,125 @@ extend type Mutation {
   revokeAgentToken(id: ID!): RevokeAgentTokenPayload!
 }
 `, BuiltIn: false},
+	{Name: "../schema/reliability.graphqls", Input: `# The reliability score: uptime against the schedule, job completion and
+# benchmark consistency, decayed so recent behaviour weighs more, with a
+# prior for new providers, explained event by event.
+
+"What lowered a component."
+enum ReliabilityEventKind {
+  "Unplanned time offline inside the schedule (maintenance declared ahead is left out)."
+  OUTAGE
+  "A rental ended by the provider's side: a provider-caused failure or the machine going offline."
+  JOB_INTERRUPTED
+  "A GPU measured below its own baseline, or throttling for heat or power."
+  BENCHMARK_DEGRADED
+}
+
+"What would raise the score."
+enum ReliabilityAdvice {
+  "Keep machines online through the hours the schedule promises."
+  STAY_ONLINE_IN_SCHEDULE
+  "Declare planned downtime as maintenance ahead: it does not count."
+  DECLARE_MAINTENANCE_AHEAD
+  "Avoid ending rentals from the provider's side (restarts, failures)."
+  AVOID_INTERRUPTIONS
+  "Fix throttling (cooling, power limits) so GPUs hold their baseline."
+  FIX_THROTTLING
+  "Nothing stands out: keep it up."
+  KEEP_IT_UP
+}
+
+"The three parts of a score (each 0–1)."
+type ReliabilityComponents {
+  "Scheduled time online over scheduled time."
+  uptime: Float!
+  "Jobs that ran to their end over jobs that ended (only provider-side causes count against)."
+  completion: Float!
+  "Benchmark results against each GPU's own baseline."
+  consistency: Float!
+}
+
+"One event behind a component."
+type ReliabilityEvent {
+  kind: ReliabilityEventKind!
+  machineId: ID!
+  hostname: String!
+  at: DateTime!
+  endedAt: DateTime
+  "Scheduled seconds offline (OUTAGE), 1 (JOB_INTERRUPTED) or the shortfall 0–1 (BENCHMARK_DEGRADED)."
+  magnitude: Float!
+  "Points of the score it costs now (it fades as it ages)."
+  cost: Float!
+  "The rental's id, or the GPU's id with the throttle seen."
+  detail: String!
+}
+
+"A score on a day."
+type ReliabilityPoint {
+  day: DateTime!
+  score: Int!
+}
+
+"One machine's score within its provider's."
+type MachineReliability {
+  machineId: ID!
+  hostname: String!
+  score: Int!
+  components: ReliabilityComponents!
+  belowFloor: Boolean!
+}
+
+"A provider's (or one machine's) reliability."
+type Reliability {
+  "0–100: 100 × (0.5 uptime + 0.3 completion + 0.2 consistency)."
+  score: Int!
+  components: ReliabilityComponents!
+  "An event's weight halves every halfLifeDays."
+  halfLifeDays: Float!
+  "Events and the trend look this far back."
+  windowDays: Int!
+  "A machine under it is flagged to its provider and to admins."
+  floor: Int!
+  belowFloor: Boolean!
+  "Daily scores, oldest first."
+  trend: [ReliabilityPoint!]!
+  "The events that weigh most now (at most 50), costliest first."
+  events: [ReliabilityEvent!]!
+  "The score over the next four weeks if every machine stays online through its schedule."
+  projection: [ReliabilityPoint!]!
+  advice: [ReliabilityAdvice!]!
+  "Per machine (a provider's only)."
+  machines: [MachineReliability!]!
+  asOf: DateTime!
+}
+
+"A provider's current score, for admins."
+type ProviderReliability {
+  providerId: ID!
+  name: String!
+  score: Int!
+}
+
+extend type Provider {
+  "The provider's reliability (the provider and admins)."
+  reliability: Reliability!
+}
+
+extend type Machine {
+  "The machine's reliability."
+  reliability: Reliability!
+}
+
+extend type Query {
+  "Admin: scored providers, lowest score first."
+  providersByReliability(first: Int = 100): [ProviderReliability!]!
+}
+
+extend type Subscription {
+  "Provider: its reliability now, then after every change (a transition, a job outcome, a benchmark)."
+  reliabilityUpdated: Reliability!
+}
+`, BuiltIn: false},
 	{Name: "../schema/root.graphqls", Input: `# Root operation types. Each domain area extends them in its own file.
 
 """
@@ -6933,6 +7352,8 @@ func (ec *executionContext) childFields_Machine(ctx context.Context, field graph
 		return ec.fieldContext_Machine_registeredAt(ctx, field)
 	case "gpus":
 		return ec.fieldContext_Machine_gpus(ctx, field)
+	case "reliability":
+		return ec.fieldContext_Machine_reliability(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Machine", field.Name)
 }
@@ -6955,6 +7376,22 @@ func (ec *executionContext) childFields_MachineBenchmarks(ctx context.Context, f
 		return ec.fieldContext_MachineBenchmarks_requestAllowedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MachineBenchmarks", field.Name)
+}
+
+func (ec *executionContext) childFields_MachineReliability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "machineId":
+		return ec.fieldContext_MachineReliability_machineId(ctx, field)
+	case "hostname":
+		return ec.fieldContext_MachineReliability_hostname(ctx, field)
+	case "score":
+		return ec.fieldContext_MachineReliability_score(ctx, field)
+	case "components":
+		return ec.fieldContext_MachineReliability_components(ctx, field)
+	case "belowFloor":
+		return ec.fieldContext_MachineReliability_belowFloor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MachineReliability", field.Name)
 }
 
 func (ec *executionContext) childFields_MachineStatusEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7305,6 +7742,8 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_schedule(ctx, field)
 	case "maintenance":
 		return ec.fieldContext_Provider_maintenance(ctx, field)
+	case "reliability":
+		return ec.fieldContext_Provider_reliability(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Provider", field.Name)
 }
@@ -7385,6 +7824,18 @@ func (ec *executionContext) childFields_ProviderApplicationPayload(ctx context.C
 	return nil, fmt.Errorf("no field named %q was found under type ProviderApplicationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ProviderReliability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "providerId":
+		return ec.fieldContext_ProviderReliability_providerId(ctx, field)
+	case "name":
+		return ec.fieldContext_ProviderReliability_name(ctx, field)
+	case "score":
+		return ec.fieldContext_ProviderReliability_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProviderReliability", field.Name)
+}
+
 func (ec *executionContext) childFields_ProviderRental(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7427,6 +7878,80 @@ func (ec *executionContext) childFields_RegisterMachinePayload(ctx context.Conte
 		return ec.fieldContext_RegisterMachinePayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RegisterMachinePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Reliability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "score":
+		return ec.fieldContext_Reliability_score(ctx, field)
+	case "components":
+		return ec.fieldContext_Reliability_components(ctx, field)
+	case "halfLifeDays":
+		return ec.fieldContext_Reliability_halfLifeDays(ctx, field)
+	case "windowDays":
+		return ec.fieldContext_Reliability_windowDays(ctx, field)
+	case "floor":
+		return ec.fieldContext_Reliability_floor(ctx, field)
+	case "belowFloor":
+		return ec.fieldContext_Reliability_belowFloor(ctx, field)
+	case "trend":
+		return ec.fieldContext_Reliability_trend(ctx, field)
+	case "events":
+		return ec.fieldContext_Reliability_events(ctx, field)
+	case "projection":
+		return ec.fieldContext_Reliability_projection(ctx, field)
+	case "advice":
+		return ec.fieldContext_Reliability_advice(ctx, field)
+	case "machines":
+		return ec.fieldContext_Reliability_machines(ctx, field)
+	case "asOf":
+		return ec.fieldContext_Reliability_asOf(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reliability", field.Name)
+}
+
+func (ec *executionContext) childFields_ReliabilityComponents(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "uptime":
+		return ec.fieldContext_ReliabilityComponents_uptime(ctx, field)
+	case "completion":
+		return ec.fieldContext_ReliabilityComponents_completion(ctx, field)
+	case "consistency":
+		return ec.fieldContext_ReliabilityComponents_consistency(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReliabilityComponents", field.Name)
+}
+
+func (ec *executionContext) childFields_ReliabilityEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ReliabilityEvent_kind(ctx, field)
+	case "machineId":
+		return ec.fieldContext_ReliabilityEvent_machineId(ctx, field)
+	case "hostname":
+		return ec.fieldContext_ReliabilityEvent_hostname(ctx, field)
+	case "at":
+		return ec.fieldContext_ReliabilityEvent_at(ctx, field)
+	case "endedAt":
+		return ec.fieldContext_ReliabilityEvent_endedAt(ctx, field)
+	case "magnitude":
+		return ec.fieldContext_ReliabilityEvent_magnitude(ctx, field)
+	case "cost":
+		return ec.fieldContext_ReliabilityEvent_cost(ctx, field)
+	case "detail":
+		return ec.fieldContext_ReliabilityEvent_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReliabilityEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ReliabilityPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_ReliabilityPoint_day(ctx, field)
+	case "score":
+		return ec.fieldContext_ReliabilityPoint_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReliabilityPoint", field.Name)
 }
 
 func (ec *executionContext) childFields_Rental(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8386,6 +8911,20 @@ func (ec *executionContext) field_Query_providerApplications_args(ctx context.Co
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_providersByReliability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -14394,6 +14933,38 @@ func (ec *executionContext) fieldContext_Machine_gpus(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Machine_reliability(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_reliability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Machine().Reliability(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Summary) graphql.Marshaler {
+			return ec.marshalNReliability2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_reliability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Machine",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reliability(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MachineBenchmarks_machineId(ctx context.Context, field graphql.CollectedField, obj *bench.MachineBenchmarks) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14580,6 +15151,130 @@ func (ec *executionContext) _MachineBenchmarks_requestAllowedAt(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_MachineBenchmarks_requestAllowedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MachineBenchmarks", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _MachineReliability_machineId(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineReliability_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineReliability_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineReliability", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MachineReliability_hostname(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineReliability_hostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineReliability_hostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineReliability", field, false, false, "String")
+}
+
+func (ec *executionContext) _MachineReliability_score(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineReliability_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineReliability_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineReliability", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MachineReliability_components(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineReliability_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v reliability.Components) graphql.Marshaler {
+			return ec.marshalNReliabilityComponents2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐComponents(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineReliability_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MachineReliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityComponents(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MachineReliability_belowFloor(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineReliability_belowFloor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BelowFloor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineReliability_belowFloor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineReliability", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _MachineStatusEvent_machine(ctx context.Context, field graphql.CollectedField, obj *fleet.StatusEvent) (ret graphql.Marshaler) {
@@ -18721,6 +19416,38 @@ func (ec *executionContext) fieldContext_Provider_maintenance(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Provider_reliability(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_reliability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Reliability(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Summary) graphql.Marshaler {
+			return ec.marshalNReliability2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_reliability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reliability(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProviderApplication_id(ctx context.Context, field graphql.CollectedField, obj *models.ProviderApplication) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19329,6 +20056,75 @@ func (ec *executionContext) fieldContext_ProviderApplicationPayload_userErrors(_
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ProviderReliability_providerId(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_providerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProviderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_providerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ProviderReliability_name(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProviderReliability_score(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProviderRental_id(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
@@ -20165,6 +20961,50 @@ func (ec *executionContext) fieldContext_Query_myProvider(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_providersByReliability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_providersByReliability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ProvidersByReliability(ctx, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*reliability.ProviderScore) graphql.Marshaler {
+			return ec.marshalNProviderReliability2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐProviderScoreᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_providersByReliability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProviderReliability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_providersByReliability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20326,6 +21166,626 @@ func (ec *executionContext) fieldContext_RegisterMachinePayload_userErrors(_ con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_score(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reliability_components(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v reliability.Components) graphql.Marshaler {
+			return ec.marshalNReliabilityComponents2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐComponents(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityComponents(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_halfLifeDays(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_halfLifeDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HalfLifeDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_halfLifeDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Reliability_windowDays(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_windowDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WindowDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_windowDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reliability_floor(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_floor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Floor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_floor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reliability_belowFloor(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_belowFloor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BelowFloor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_belowFloor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Reliability_trend(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_trend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Trend, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []reliability.Point) graphql.Marshaler {
+			return ec.marshalNReliabilityPoint2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_trend(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_events(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []reliability.Event) graphql.Marshaler {
+			return ec.marshalNReliabilityEvent2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_projection(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_projection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Projection, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []reliability.Point) graphql.Marshaler {
+			return ec.marshalNReliabilityPoint2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_projection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_advice(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_advice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Reliability().Advice(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ReliabilityAdvice) graphql.Marshaler {
+			return ec.marshalNReliabilityAdvice2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdviceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_advice(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, true, true, "ReliabilityAdvice")
+}
+
+func (ec *executionContext) _Reliability_machines(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_machines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Machines, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []reliability.MachineScore) graphql.Marshaler {
+			return ec.marshalNMachineReliability2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐMachineScoreᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_machines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MachineReliability(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_asOf(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ReliabilityComponents_uptime(ctx context.Context, field graphql.CollectedField, obj *reliability.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityComponents_uptime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uptime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityComponents_uptime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityComponents", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReliabilityComponents_completion(ctx context.Context, field graphql.CollectedField, obj *reliability.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityComponents_completion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Completion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityComponents_completion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityComponents", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReliabilityComponents_consistency(ctx context.Context, field graphql.CollectedField, obj *reliability.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityComponents_consistency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Consistency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityComponents_consistency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityComponents", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReliabilityEvent_kind(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ReliabilityEventKind) graphql.Marshaler {
+			return ec.marshalNReliabilityEventKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐReliabilityEventKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "ReliabilityEventKind")
+}
+
+func (ec *executionContext) _ReliabilityEvent_machineId(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_machineId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ReliabilityEvent_hostname(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_hostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_hostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReliabilityEvent_at(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ReliabilityEvent_endedAt(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_endedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_endedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ReliabilityEvent_magnitude(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_magnitude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Magnitude, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_magnitude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReliabilityEvent_cost(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReliabilityEvent_detail(ctx context.Context, field graphql.CollectedField, obj *reliability.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityEvent_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityEvent_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReliabilityPoint_day(ctx context.Context, field graphql.CollectedField, obj *reliability.Point) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityPoint_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityPoint_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityPoint", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ReliabilityPoint_score(ctx context.Context, field graphql.CollectedField, obj *reliability.Point) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReliabilityPoint_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReliabilityPoint_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReliabilityPoint", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Rental_id(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
@@ -21858,6 +23318,38 @@ func (ec *executionContext) fieldContext_Subscription_providerApplicationChanged
 	if fc.Args, err = ec.field_Subscription_providerApplicationChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_reliabilityUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_reliabilityUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().ReliabilityUpdated(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Summary) graphql.Marshaler {
+			return ec.marshalNReliability2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_reliabilityUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reliability(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -27349,68 +28841,74 @@ func (ec *executionContext) _Machine(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Machine_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "machineId":
 			out.Values[i] = ec._Machine_machineId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "hostname":
 			out.Values[i] = ec._Machine_hostname(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._Machine_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "offlineReason":
 			out.Values[i] = ec._Machine_offlineReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "statusChangedAt":
 			out.Values[i] = ec._Machine_statusChangedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastHeartbeatAt":
 			out.Values[i] = ec._Machine_lastHeartbeatAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "agentVersion":
 			out.Values[i] = ec._Machine_agentVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "driverVersion":
 			out.Values[i] = ec._Machine_driverVersion(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "cudaVersion":
 			out.Values[i] = ec._Machine_cudaVersion(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "simulated":
 			out.Values[i] = ec._Machine_simulated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "registeredAt":
 			out.Values[i] = ec._Machine_registeredAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "gpus":
 			out.Values[i] = ec._Machine_gpus(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "reliability":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Machine_reliability(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27471,6 +28969,59 @@ func (ec *executionContext) _MachineBenchmarks(ctx context.Context, sel ast.Sele
 			}
 		case "requestAllowedAt":
 			out.Values[i] = ec._MachineBenchmarks_requestAllowedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var machineReliabilityImplementors = []string{"MachineReliability"}
+
+func (ec *executionContext) _MachineReliability(ctx context.Context, sel ast.SelectionSet, obj *reliability.MachineScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, machineReliabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MachineReliability")
+		case "machineId":
+			out.Values[i] = ec._MachineReliability_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hostname":
+			out.Values[i] = ec._MachineReliability_hostname(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._MachineReliability_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._MachineReliability_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "belowFloor":
+			out.Values[i] = ec._MachineReliability_belowFloor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28839,6 +30390,12 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_maintenance(ctx, field, obj)
 				})
+		case "reliability":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_reliability(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29113,6 +30670,49 @@ func (ec *executionContext) _ProviderApplicationPayload(ctx context.Context, sel
 	return out
 }
 
+var providerReliabilityImplementors = []string{"ProviderReliability"}
+
+func (ec *executionContext) _ProviderReliability(ctx context.Context, sel ast.SelectionSet, obj *reliability.ProviderScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, providerReliabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProviderReliability")
+		case "providerId":
+			out.Values[i] = ec._ProviderReliability_providerId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ProviderReliability_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._ProviderReliability_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var providerRentalImplementors = []string{"ProviderRental"}
 
 func (ec *executionContext) _ProviderRental(ctx context.Context, sel ast.SelectionSet, obj *market.ProviderRental) graphql.Marshaler {
@@ -29309,6 +30909,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_myProvider(ctx, field)
 				})
+		case "providersByReliability":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_providersByReliability(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -29363,6 +30969,244 @@ func (ec *executionContext) _RegisterMachinePayload(ctx context.Context, sel ast
 			}
 		case "userErrors":
 			out.Values[i] = ec._RegisterMachinePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reliabilityImplementors = []string{"Reliability"}
+
+func (ec *executionContext) _Reliability(ctx context.Context, sel ast.SelectionSet, obj *reliability.Summary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reliabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reliability")
+		case "score":
+			out.Values[i] = ec._Reliability_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "components":
+			out.Values[i] = ec._Reliability_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "halfLifeDays":
+			out.Values[i] = ec._Reliability_halfLifeDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "windowDays":
+			out.Values[i] = ec._Reliability_windowDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "floor":
+			out.Values[i] = ec._Reliability_floor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "belowFloor":
+			out.Values[i] = ec._Reliability_belowFloor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trend":
+			out.Values[i] = ec._Reliability_trend(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "events":
+			out.Values[i] = ec._Reliability_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "projection":
+			out.Values[i] = ec._Reliability_projection(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "advice":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Reliability_advice(ctx, field, obj)
+				})
+		case "machines":
+			out.Values[i] = ec._Reliability_machines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "asOf":
+			out.Values[i] = ec._Reliability_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reliabilityComponentsImplementors = []string{"ReliabilityComponents"}
+
+func (ec *executionContext) _ReliabilityComponents(ctx context.Context, sel ast.SelectionSet, obj *reliability.Components) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reliabilityComponentsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReliabilityComponents")
+		case "uptime":
+			out.Values[i] = ec._ReliabilityComponents_uptime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completion":
+			out.Values[i] = ec._ReliabilityComponents_completion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "consistency":
+			out.Values[i] = ec._ReliabilityComponents_consistency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reliabilityEventImplementors = []string{"ReliabilityEvent"}
+
+func (ec *executionContext) _ReliabilityEvent(ctx context.Context, sel ast.SelectionSet, obj *reliability.Event) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reliabilityEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReliabilityEvent")
+		case "kind":
+			out.Values[i] = ec._ReliabilityEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "machineId":
+			out.Values[i] = ec._ReliabilityEvent_machineId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hostname":
+			out.Values[i] = ec._ReliabilityEvent_hostname(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._ReliabilityEvent_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endedAt":
+			out.Values[i] = ec._ReliabilityEvent_endedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "magnitude":
+			out.Values[i] = ec._ReliabilityEvent_magnitude(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cost":
+			out.Values[i] = ec._ReliabilityEvent_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._ReliabilityEvent_detail(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reliabilityPointImplementors = []string{"ReliabilityPoint"}
+
+func (ec *executionContext) _ReliabilityPoint(ctx context.Context, sel ast.SelectionSet, obj *reliability.Point) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reliabilityPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReliabilityPoint")
+		case "day":
+			out.Values[i] = ec._ReliabilityPoint_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._ReliabilityPoint_score(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -30005,6 +31849,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_notificationAdded(ctx, fields[0])
 	case "providerApplicationChanged":
 		return ec._Subscription_providerApplicationChanged(ctx, fields[0])
+	case "reliabilityUpdated":
+		return ec._Subscription_reliabilityUpdated(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -31489,6 +33335,26 @@ func (ec *executionContext) marshalNMachineBenchmarks2ᚖgithubᚗcomᚋgpunex�
 	return ec._MachineBenchmarks(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMachineReliability2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐMachineScore(ctx context.Context, sel ast.SelectionSet, v reliability.MachineScore) graphql.Marshaler {
+	return ec._MachineReliability(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMachineReliability2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐMachineScoreᚄ(ctx context.Context, sel ast.SelectionSet, v []reliability.MachineScore) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMachineReliability2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐMachineScore(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, v any) (models.MachineStatus, error) {
 	var res models.MachineStatus
 	err := res.UnmarshalGQL(v)
@@ -31852,6 +33718,30 @@ func (ec *executionContext) marshalNProviderApplicationPayload2ᚖgithubᚗcom�
 	return ec._ProviderApplicationPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNProviderReliability2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐProviderScoreᚄ(ctx context.Context, sel ast.SelectionSet, v []*reliability.ProviderScore) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProviderReliability2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐProviderScore(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProviderReliability2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐProviderScore(ctx context.Context, sel ast.SelectionSet, v *reliability.ProviderScore) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProviderReliability!")
+		return graphql.Null
+	}
+	return ec._ProviderReliability(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNProviderRental2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐProviderRentalᚄ(ctx context.Context, sel ast.SelectionSet, v []*market.ProviderRental) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -31912,6 +33802,113 @@ func (ec *executionContext) marshalNRegisterMachinePayload2ᚖgithubᚗcomᚋgpu
 		return graphql.Null
 	}
 	return ec._RegisterMachinePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReliability2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐSummary(ctx context.Context, sel ast.SelectionSet, v *reliability.Summary) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Reliability!")
+		return graphql.Null
+	}
+	return ec._Reliability(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReliabilityAdvice2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdvice(ctx context.Context, v any) (model.ReliabilityAdvice, error) {
+	var res model.ReliabilityAdvice
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReliabilityAdvice2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdvice(ctx context.Context, sel ast.SelectionSet, v model.ReliabilityAdvice) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNReliabilityAdvice2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdviceᚄ(ctx context.Context, v any) ([]model.ReliabilityAdvice, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ReliabilityAdvice, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNReliabilityAdvice2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdvice(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNReliabilityAdvice2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdviceᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ReliabilityAdvice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReliabilityAdvice2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReliabilityAdvice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReliabilityComponents2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐComponents(ctx context.Context, sel ast.SelectionSet, v reliability.Components) graphql.Marshaler {
+	return ec._ReliabilityComponents(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReliabilityEvent2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐEvent(ctx context.Context, sel ast.SelectionSet, v reliability.Event) graphql.Marshaler {
+	return ec._ReliabilityEvent(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReliabilityEvent2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []reliability.Event) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReliabilityEvent2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNReliabilityEventKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐReliabilityEventKind(ctx context.Context, v any) (models.ReliabilityEventKind, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.ReliabilityEventKind(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReliabilityEventKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐReliabilityEventKind(ctx context.Context, sel ast.SelectionSet, v models.ReliabilityEventKind) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ReliabilityEventKind!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNReliabilityPoint2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐPoint(ctx context.Context, sel ast.SelectionSet, v reliability.Point) graphql.Marshaler {
+	return ec._ReliabilityPoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReliabilityPoint2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐPointᚄ(ctx context.Context, sel ast.SelectionSet, v []reliability.Point) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReliabilityPoint2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNRental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx context.Context, sel ast.SelectionSet, v *models.Rental) graphql.Marshaler {

@@ -17,6 +17,7 @@ import (
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/provider"
+	"github.com/gpunex/gpunex/internal/reliability"
 )
 
 // Resolver is the dependency-injection root; gqlgen never regenerates it.
@@ -30,6 +31,7 @@ type Resolver struct {
 	Pricing    *pricing.Service
 	Market     *market.Service
 	Billing    *billing.Service
+	Scoring    *reliability.Service
 	Logger     *slog.Logger
 }
 

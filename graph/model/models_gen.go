@@ -425,3 +425,70 @@ func (e MarketplaceSort) MarshalJSON() ([]byte, error) {
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
 }
+
+// What would raise the score.
+type ReliabilityAdvice string
+
+const (
+	// Keep machines online through the hours the schedule promises.
+	ReliabilityAdviceStayOnlineInSchedule ReliabilityAdvice = "STAY_ONLINE_IN_SCHEDULE"
+	// Declare planned downtime as maintenance ahead: it does not count.
+	ReliabilityAdviceDeclareMaintenanceAhead ReliabilityAdvice = "DECLARE_MAINTENANCE_AHEAD"
+	// Avoid ending rentals from the provider's side (restarts, failures).
+	ReliabilityAdviceAvoidInterruptions ReliabilityAdvice = "AVOID_INTERRUPTIONS"
+	// Fix throttling (cooling, power limits) so GPUs hold their baseline.
+	ReliabilityAdviceFixThrottling ReliabilityAdvice = "FIX_THROTTLING"
+	// Nothing stands out: keep it up.
+	ReliabilityAdviceKeepItUp ReliabilityAdvice = "KEEP_IT_UP"
+)
+
+var AllReliabilityAdvice = []ReliabilityAdvice{
+	ReliabilityAdviceStayOnlineInSchedule,
+	ReliabilityAdviceDeclareMaintenanceAhead,
+	ReliabilityAdviceAvoidInterruptions,
+	ReliabilityAdviceFixThrottling,
+	ReliabilityAdviceKeepItUp,
+}
+
+func (e ReliabilityAdvice) IsValid() bool {
+	switch e {
+	case ReliabilityAdviceStayOnlineInSchedule, ReliabilityAdviceDeclareMaintenanceAhead, ReliabilityAdviceAvoidInterruptions, ReliabilityAdviceFixThrottling, ReliabilityAdviceKeepItUp:
+		return true
+	}
+	return false
+}
+
+func (e ReliabilityAdvice) String() string {
+	return string(e)
+}
+
+func (e *ReliabilityAdvice) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ReliabilityAdvice(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ReliabilityAdvice", str)
+	}
+	return nil
+}
+
+func (e ReliabilityAdvice) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ReliabilityAdvice) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ReliabilityAdvice) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}

@@ -108,6 +108,15 @@ type Service struct {
 	// live resolves each change once per replica for every dashboard of
 	// the provider (see Subscribe).
 	live *bus.Shared[*Event]
+	// scored are called with each stored run's GPU results (OnScored).
+	scored []func(context.Context, []*models.GpuBenchmark)
+}
+
+// OnScored adds fn to the functions called with a run's GPU results once
+// they are stored (after the transaction commits, on the replica that
+// stored them). Call it while assembling the platform.
+func (s *Service) OnScored(fn func(ctx context.Context, results []*models.GpuBenchmark)) {
+	s.scored = append(s.scored, fn)
 }
 
 // New returns the benchmark service.

@@ -306,6 +306,16 @@ func (s *Service) store(ctx context.Context, run *models.BenchmarkRun, in protoc
 		return err
 	}
 	s.deps.Logger.InfoContext(ctx, "bench: result stored", "run_id", run.RunID, "machine_id", run.MachineID, "gpus", len(in.Gpus), "listing_changes", len(changes))
+	if len(s.scored) > 0 {
+		var results []*models.GpuBenchmark
+		if err := s.deps.DB.NewSelect().Model(&results).Where("run_id = ?", run.ID).Order("gpu_id").Scan(ctx); err != nil {
+			s.deps.Logger.WarnContext(ctx, "bench: unable to load the run's results for its followers", "run_id", run.RunID, "err", err)
+			return nil
+		}
+		for _, fn := range s.scored {
+			fn(ctx, results)
+		}
+	}
 	return nil
 }
 

@@ -25,12 +25,12 @@
 //
 // RANK orders by (see Rank; the same formula runs in SQL, rankSQL):
 //
-//	rank = 0.40 · min(median / price, 2) / 2
-//	     + 0.30 · performance / 100
-//	     + 0.15 · uptime
+//	rank = 0.35 · min(median / price, 2) / 2
+//	     + 0.25 · performance / 100
+//	     + 0.20 · reliability / 100   (94, the score's prior, until scored)
+//	     + 0.05 · uptime
 //	     + 0.10 · (1 if the provider is Enterprise, else 0)
 //	     + 0.05 · min(commitment months, 12) / 12
-//	     + 0    · reliability   (a placeholder until the score exists)
 //
 // median is the model's median rate over every provider's price (a rate at
 // the median scores half the price weight, half the median or less all of
@@ -41,9 +41,12 @@
 // model_market_prices and machine_market_stats. PRICE orders cheapest
 // first; PERFORMANCE_PER_DOLLAR by performance score per USDC of the
 // hourly rate. Ties break by machine id, then model key, which makes the
-// keyset cursors (the sort's value and the listing's key) exact. A
-// minReliability filter is accepted, and keeps every listing out until
-// reliability scores exist.
+// keyset cursors (the sort's value and the listing's key) exact.
+// reliability is the provider's score (internal/reliability), kept current
+// in reliability_providers by that package's leader job; minReliability
+// keeps listings of providers scoring at least that, leaving out those not
+// scored yet. The scheduler (startRental by model) tries machines in RANK
+// order, so a more reliable provider is preferred for new rentals.
 //
 // # Rentals
 //

@@ -46,8 +46,8 @@ type Filter struct {
 	// MinGpus asks for at least this many free GPUs on one machine.
 	MinGpus         *int
 	MaxPricePerHour *models.USDC
-	// MinReliability is accepted now, but no reliability score exists
-	// yet: when set, no listing qualifies.
+	// MinReliability keeps listings of providers scoring at least this
+	// (0–100); providers without a score yet are left out.
 	MinReliability *int
 	// MinPerformance is the lowest performance score every GPU of the
 	// listing must reach.
@@ -146,6 +146,7 @@ type listingRow struct {
 	Region            *string    `bun:"region"`
 	CommitmentMonths  int        `bun:"commitment_months"`
 	Uptime            *float64   `bun:"uptime"`
+	Reliability       *int       `bun:"reliability"`
 	MedianMicros      int64      `bun:"median_micros"`
 	Rank              float64    `bun:"listing_rank"`
 	PerDollar         float64    `bun:"per_dollar"`
@@ -156,6 +157,7 @@ func (r *listingRow) listing() *Listing {
 	l := &Listing{
 		ID: ListingID(r.MachineID, r.ModelKey), MachineID: r.MachineID, ProviderID: r.ProviderID, ModelKey: r.ModelKey,
 		GpuCount: r.GpuCount, PricePerHour: models.USDC(r.PriceMicros), PerformanceScore: r.Perf, Uptime: r.Uptime,
+		ReliabilityScore: r.Reliability,
 		Tier: models.ProviderTier(r.Tier), CommitmentMonths: r.CommitmentMonths,
 		Location: models.Location{City: r.City, Country: r.Country, Region: r.Region},
 		Rank:     r.Rank, Simulated: r.Simulated,
@@ -241,10 +243,6 @@ func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, fir
 // maintenance per machine, orders and limits, and looks up the next
 // maintenance only for the rows of the page.
 func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*listingRow, error) {
-	if q.filter.MinReliability != nil {
-		// No reliability score exists yet: nothing reaches a minimum.
-		return nil, nil
-	}
 	now := s.deps.Clock.Now()
 	f := q.filter
 
@@ -343,7 +341,7 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	groups := `SELECT f.machine_id AS machine_id, f.model_key AS model_key, m.provider_id AS provider_id,
 			m.simulated AS simulated, f.gpu_count AS gpu_count, f.perf AS perf, gp.price_micros AS price_micros,
 			p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
-			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime,
+			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime, rlp.score AS reliability,
 			COALESCE(mmp.median_micros, gp.price_micros) AS median_micros
 		FROM free f
 		` + machinesJoin + `
@@ -352,6 +350,7 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		LEFT JOIN provider_schedules ps ON ps.provider_id = m.provider_id
 		LEFT JOIN provider_market_profiles pmp ON pmp.provider_id = m.provider_id
 		LEFT JOIN machine_market_stats mms ON mms.machine_id = m.id
+		LEFT JOIN reliability_providers rlp ON rlp.provider_id = m.provider_id
 		LEFT JOIN model_market_prices mmp ON mmp.model_key = f.model_key
 		WHERE (ps.provider_id IS NULL OR (ps.open_from IS NOT NULL AND ps.open_from <= ? AND (ps.open_until IS NULL OR ps.open_until > ?)))
 		AND NOT EXISTS (SELECT 1 FROM maintenance_windows mw WHERE mw.provider_id = m.provider_id
@@ -375,6 +374,10 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	if f.Tier != nil {
 		groups += ` AND p.tier = ?`
 		args = append(args, string(*f.Tier))
+	}
+	if f.MinReliability != nil {
+		groups += ` AND rlp.score >= ?`
+		args = append(args, *f.MinReliability)
 	}
 
 	col, dir, cmp := "listing_rank", "DESC", "<"

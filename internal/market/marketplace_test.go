@@ -20,12 +20,15 @@ func TestRankFormula(t *testing.T) {
 		in   RankInput
 		want float64
 	}{
-		{"at the median, nothing else", RankInput{PriceMicros: 2, MedianMicros: 2}, 0.20},
-		{"half the median scores the whole price weight", RankInput{PriceMicros: 1, MedianMicros: 2}, 0.40},
-		{"a quarter of the median is capped", RankInput{PriceMicros: 1, MedianMicros: 4}, 0.40},
-		{"everything at its best", RankInput{PriceMicros: 1, MedianMicros: 2, Performance: 100, Uptime: 1, Enterprise: true, CommitmentMonths: 24}, 1.0},
-		{"performance and uptime", RankInput{PriceMicros: 4, MedianMicros: 2, Performance: 50, Uptime: 0.5}, 0.10 + 0.15 + 0.075},
-		{"commitment of 6 months", RankInput{PriceMicros: 2, MedianMicros: 2, CommitmentMonths: 6}, 0.20 + 0.025},
+		{"at the median, nothing else (unscored: the prior)", RankInput{PriceMicros: 2, MedianMicros: 2, Reliability: ptr(0)}, 0.175},
+		{"half the median scores the whole price weight", RankInput{PriceMicros: 1, MedianMicros: 2, Reliability: ptr(0)}, 0.35},
+		{"a quarter of the median is capped", RankInput{PriceMicros: 1, MedianMicros: 4, Reliability: ptr(0)}, 0.35},
+		{"everything at its best", RankInput{PriceMicros: 1, MedianMicros: 2, Performance: 100, Uptime: 1, Enterprise: true, CommitmentMonths: 24,
+			Reliability: ptr(100)}, 1.0},
+		{"performance and uptime", RankInput{PriceMicros: 4, MedianMicros: 2, Performance: 50, Uptime: 0.5, Reliability: ptr(0)}, 0.0875 + 0.125 + 0.025},
+		{"commitment of 6 months", RankInput{PriceMicros: 2, MedianMicros: 2, CommitmentMonths: 6, Reliability: ptr(0)}, 0.175 + 0.025},
+		{"a reliable provider", RankInput{PriceMicros: 2, MedianMicros: 2, Reliability: ptr(80)}, 0.175 + 0.16},
+		{"not scored yet: the prior, 94", RankInput{PriceMicros: 2, MedianMicros: 2}, 0.175 + 0.188},
 	} {
 		require.InDelta(t, tc.want, Rank(tc.in), 1e-12, tc.desc)
 	}
@@ -134,7 +137,7 @@ func TestMarketplaceFiltersSortsAndRanks(t *testing.T) {
 				median = 500_000
 			}
 			want := Rank(RankInput{PriceMicros: int64(x.PricePerHour), MedianMicros: median, Performance: *x.PerformanceScore,
-				Uptime: uptime, Enterprise: x.Tier == models.TierEnterprise, CommitmentMonths: x.CommitmentMonths})
+				Uptime: uptime, Enterprise: x.Tier == models.TierEnterprise, CommitmentMonths: x.CommitmentMonths, Reliability: x.ReliabilityScore})
 			require.InDelta(t, want, x.Rank, 1e-9, "SQL rank of machine %d equals Rank", x.MachineID)
 		}
 		for i := 1; i < len(all); i++ {
@@ -209,5 +212,42 @@ func TestMarketplacePageCostsAtMostThreeStatements(t *testing.T) {
 		}
 		require.NoError(t, b.svc.Refresh(b.ctx))
 		require.Equal(t, 2, count(), "steady state: check and page, for 16 listings as for 1")
+	})
+}
+
+// The provider's reliability score ranks its listings and steers the
+// scheduler; minReliability keeps out providers under it and those not
+// scored yet.
+func TestReliabilityRanksFiltersAndSchedules(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		shaky, steady, fresh := b.provider(t, providerSpec{}), b.provider(t, providerSpec{}), b.provider(t, providerSpec{})
+		sm := b.machine(t, shaky, h100, 1, 90, 2_000_000)
+		tm := b.machine(t, steady, h100, 1, 90, 2_000_000)
+		fm := b.machine(t, fresh, h100, 1, 90, 2_000_000)
+		for p, score := range map[int64]int{shaky.id: 60, steady.id: 97} {
+			_, err := db.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p, Score: score, UpdatedAt: b.clock.Now()}).Exec(b.ctx)
+			require.NoError(t, err)
+		}
+		order := func(ls []*Listing) []int64 {
+			var out []int64
+			for _, l := range ls {
+				out = append(out, l.MachineID)
+			}
+			return out
+		}
+		all := b.list(t, Filter{}, SortRank)
+		require.Equal(t, []int64{tm.id, fm.id, sm.id}, order(all), "97, then the unscored at the prior 94, then 60")
+		require.Equal(t, 97, *all[0].ReliabilityScore)
+		require.Nil(t, all[1].ReliabilityScore)
+		require.Equal(t, []int64{tm.id}, order(b.list(t, Filter{MinReliability: ptr(90)}, SortRank)), "the unscored are left out")
+		require.Equal(t, []int64{tm.id, sm.id}, order(b.list(t, Filter{MinReliability: ptr(0)}, SortRank)))
+
+		// The scheduler rents the most reliable first.
+		customer := b.user(t, "customer")
+		r, err := b.svc.Start(b.ctx, customer, StartInput{Model: ptr(h100), GpuCount: 1, Image: "python:3.12"})
+		require.NoError(t, err)
+		require.Equal(t, tm.id, r.MachineID)
 	})
 }

@@ -392,6 +392,14 @@ func (s *Service) endTx(ctx context.Context, tx bun.Tx, r *models.Rental, state 
 		return fmt.Errorf("market: unable to free the rental's GPUs: %w", err)
 	}
 	s.announce(ctx, r)
+	if len(s.ended) > 0 {
+		ended := *r
+		store.AfterCommit(ctx, func() {
+			for _, fn := range s.ended {
+				fn(ctx, &ended)
+			}
+		})
+	}
 	return nil
 }
 

@@ -74,6 +74,15 @@ type Service struct {
 	// replica for every subscriber following it (bus.Shared).
 	customers *bus.Shared[*models.Rental]
 	providers *bus.Shared[*ProviderRental]
+	// ended are called with each rental that ended (OnEnded).
+	ended []func(context.Context, *models.Rental)
+}
+
+// OnEnded adds fn to the functions called with each rental that ends
+// (after its transaction commits, on the replica that ended it, with a
+// copy of the rental). Call it while assembling the platform.
+func (s *Service) OnEnded(fn func(ctx context.Context, r *models.Rental)) {
+	s.ended = append(s.ended, fn)
 }
 
 // New returns the market service. It follows the fleet's transitions: a

@@ -38,6 +38,7 @@ import (
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/provider"
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/resolvers"
 )
@@ -77,6 +78,8 @@ type Config struct {
 	Market  market.Config
 	// Billing tunes metering, customer funds and payouts.
 	Billing billing.Config
+	// Reliability tunes the reliability score (its floor).
+	Reliability reliability.Config
 	// Solana sends USDC payouts; nil: they are MANUAL (an admin sends
 	// them and marks them paid), so the embedded default needs no node.
 	Solana *solana.Client
@@ -95,23 +98,24 @@ type Config struct {
 
 // Platform is an assembled server.
 type Platform struct {
-	cfg        Config
-	DB         *store.DB
-	Bus        bus.Bus
-	Presence   presence.Store
-	Auth       *auth.Service
-	Notify     *notification.Service
-	Providers  *provider.Service
-	Onboarding *onboarding.Service
-	Fleet      *fleet.Service
-	Bench      *bench.Service
-	Pricing    *pricing.Service
-	Market     *market.Service
-	Billing    *billing.Service
-	Mail       *mail.Worker
-	Handler    *api.Server
-	redis      *redis.Client
-	background []Background
+	cfg         Config
+	DB          *store.DB
+	Bus         bus.Bus
+	Presence    presence.Store
+	Auth        *auth.Service
+	Notify      *notification.Service
+	Providers   *provider.Service
+	Onboarding  *onboarding.Service
+	Fleet       *fleet.Service
+	Bench       *bench.Service
+	Pricing     *pricing.Service
+	Market      *market.Service
+	Billing     *billing.Service
+	Reliability *reliability.Service
+	Mail        *mail.Worker
+	Handler     *api.Server
+	redis       *redis.Client
+	background  []Background
 	// publicURL is where providers reach the platform: links in emails
 	// and the install command (set to the bound address when no
 	// --public-url is configured).
@@ -236,9 +240,13 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		Solana: cfg.Solana, Passwords: p.Auth, Outbox: outbox}, cfg.Billing)
 	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing}, cfg.Market)
 	p.Billing.SetStop(p.Market.StopUnfunded)
+	p.Reliability = reliability.New(reliability.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Reliability)
+	p.Fleet.OnTransition(p.Reliability.OnTransition)
+	p.Market.OnEnded(p.Reliability.OnRentalEnded)
+	p.Bench.OnScored(p.Reliability.OnBenchmarked)
 
 	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
-		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Logger: cfg.Logger}
+		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Scoring: p.Reliability, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -324,6 +332,7 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	background.Go(func() { p.Bench.RunBackground(baseCtx) })
 	background.Go(func() { p.Market.RunBackground(baseCtx) })
 	background.Go(func() { p.Billing.RunBackground(baseCtx) })
+	background.Go(func() { p.Reliability.RunBackground(baseCtx) })
 	background.Go(func() { p.Pricing.RunBackground(baseCtx) })
 	for _, fn := range p.background {
 		background.Go(func() { fn(baseCtx, "http://"+ln.Addr().String()) })

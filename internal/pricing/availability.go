@@ -237,30 +237,36 @@ func NextChange(a models.Availability, t time.Time) *time.Time {
 
 // OpenDuring is how long a's schedule is open between from and to (zero
 // when to is not after from): the time reliability counts as scheduled.
-// It walks the schedule's open intervals with openInterval, so it follows
-// the zone across daylight-saving changes as OpenAt does.
 func OpenDuring(a models.Availability, from, to time.Time) time.Duration {
 	var total time.Duration
+	OpenSpans(a, from, to, func(f, t time.Time) { total += t.Sub(f) })
+	return total
+}
+
+// OpenSpans calls fn with each stretch of time between from and to in
+// which a's schedule is open, in order. It walks the schedule's open
+// intervals with openInterval, so it follows the zone across
+// daylight-saving changes as OpenAt does.
+func OpenSpans(a models.Availability, from, to time.Time, fn func(from, to time.Time)) {
 	for t := from; t.Before(to); {
 		start, end, ok := openInterval(a, t)
 		if !ok {
-			return total
+			return
 		}
 		if start.After(t) {
 			t = start
 			if !t.Before(to) {
-				return total
+				return
 			}
 		}
 		stop := to
 		if end != nil && end.Before(to) {
 			stop = *end
 		}
-		total += stop.Sub(t)
+		fn(t, stop)
 		if end == nil {
-			return total
+			return
 		}
 		t = stop
 	}
-	return total
 }
