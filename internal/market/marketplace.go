@@ -158,7 +158,7 @@ func (r *listingRow) listing() *Listing {
 		ID: ListingID(r.MachineID, r.ModelKey), MachineID: r.MachineID, ProviderID: r.ProviderID, ModelKey: r.ModelKey,
 		GpuCount: r.GpuCount, PricePerHour: models.USDC(r.PriceMicros), PerformanceScore: r.Perf, Uptime: r.Uptime,
 		ReliabilityScore: r.Reliability,
-		Tier: models.ProviderTier(r.Tier), CommitmentMonths: r.CommitmentMonths,
+		Tier:             models.ProviderTier(r.Tier), CommitmentMonths: r.CommitmentMonths,
 		Location: models.Location{City: r.City, Country: r.Country, Region: r.Region},
 		Rank:     r.Rank, Simulated: r.Simulated,
 	}

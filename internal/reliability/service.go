@@ -72,12 +72,12 @@ func (s *Service) Config() Config { return s.cfg }
 // maintenance windows overlapping an interval: the one read of an update.
 type contextRow struct {
 	models.ReliabilityMachine `bun:",extend"`
-	Found                     bool            `bun:"found"`
-	AvailKind                 *string         `bun:"availability_kind"`
-	AvailZone                 *string         `bun:"availability_time_zone"`
-	AvailWindows              *string         `bun:"availability_windows"`
-	MaintFrom                 *time.Time      `bun:"mw_starts_at"`
-	MaintTo                   *time.Time      `bun:"mw_ends_at"`
+	Found                     bool       `bun:"found"`
+	AvailKind                 *string    `bun:"availability_kind"`
+	AvailZone                 *string    `bun:"availability_time_zone"`
+	AvailWindows              *string    `bun:"availability_windows"`
+	MaintFrom                 *time.Time `bun:"mw_starts_at"`
+	MaintTo                   *time.Time `bun:"mw_ends_at"`
 }
 
 // load reads machineID's row (Found false when it has none yet), its
