@@ -30,6 +30,7 @@ import (
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/pricing"
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -236,6 +237,8 @@ func newServeCommand() *cobra.Command {
 		benchRules  string
 		feeBps      int
 		pay         payoutFlags
+		relEvery    time.Duration
+		relFloor    int
 		demoAgents  bool
 		withDemo    bool
 		af          apiFlags
@@ -263,6 +266,9 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if relEvery < time.Second || relFloor < 1 || relFloor > 100 {
+				return fmt.Errorf("--reliability-every must be at least 1s and --reliability-floor between 1 and 100")
+			}
 			benchCfg := bench.Config{Every: benchEvery, Cooldown: benchCool}
 			if benchEvery < time.Hour || benchCool < time.Minute {
 				return fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
@@ -277,13 +283,14 @@ func newServeCommand() *cobra.Command {
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
-				Fleet:   fleet.Config{Interval: hbInterval},
-				Bench:   benchCfg,
-				Pricing: pricing.Config{FeeBps: feeBps},
-				Market:  market.Config{FeeBps: feeBps},
-				Billing: billingCfg,
-				Solana:  solanaClient,
-				Logger:  logger, Clock: clock.Real{},
+				Fleet:       fleet.Config{Interval: hbInterval},
+				Bench:       benchCfg,
+				Pricing:     pricing.Config{FeeBps: feeBps},
+				Market:      market.Config{FeeBps: feeBps},
+				Billing:     billingCfg,
+				Reliability: reliability.Config{SnapshotEvery: relEvery, Floor: relFloor},
+				Solana:      solanaClient,
+				Logger:      logger, Clock: clock.Real{},
 				API: apiCfg,
 			})
 			if err != nil {
@@ -343,6 +350,8 @@ func newServeCommand() *cobra.Command {
 	fs.StringVar(&benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
 	fs.IntVar(&feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
 	pay.register(fs)
+	fs.DurationVar(&relEvery, "reliability-every", envDuration("GPUNEX_RELIABILITY_EVERY", time.Minute), "how often providers' reliability scores (what the marketplace ranks by) and today's snapshots are refreshed (env GPUNEX_RELIABILITY_EVERY)")
+	fs.IntVar(&relFloor, "reliability-floor", envInt("GPUNEX_RELIABILITY_FLOOR", 70), "the reliability score under which a machine is flagged to its provider and admins (env GPUNEX_RELIABILITY_FLOOR)")
 	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	af.register(fs)
