@@ -97,7 +97,9 @@ func TestKillingAnAgentDuringARentalLowersTheScoreAndTheRanking(t *testing.T) {
 			next := func() summary {
 				m := ws.MustRead(60 * time.Second)
 				require.Equal(t, "next", m.Type, "%s", m.Payload)
-				var ev struct{ Data struct{ ReliabilityUpdated summary } }
+				var ev struct {
+					Data struct{ ReliabilityUpdated summary }
+				}
 				require.NoError(t, json.Unmarshal(m.Payload, &ev))
 				return ev.Data.ReliabilityUpdated
 			}
