@@ -34,6 +34,7 @@ const RENTAL_TIMEOUT = 60_000;
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const CUSTOMER = { email: 'customer@gpunex.demo', password: 'gpunex-demo' };
+const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const PHONE = { width: 390, height: 844 };
 
 async function logIn(page, server, who) {
@@ -312,6 +313,79 @@ test('payouts: the demo provider sets a Solana payout address with its password,
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   } catch (err) {
     throw await explainFailure(err, { step, screenshots: { 'e2e-earnings-payouts-failure.png': page }, logs: { 'server output': server.output() } });
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
+
+test('admin payouts: the demo admin filters payouts by state, is told no bank payout is pending, and credits the demo customer\'s funds, which its Rentals page shows', { timeout: 180_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let admin;
+  let customer;
+  let step = 'start';
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+
+  try {
+    browser = await launchBrowser();
+    const desktop = { viewport: { width: 1360, height: 1000 } };
+
+    at('the demo customer\'s id and balance');
+    customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'customer' });
+    await logIn(customer, server, CUSTOMER);
+    const { me, myFunds } = await graphql(customer.context(), server, '{ me { id } myFunds { balance } }');
+
+    at('the admin opens Payouts: tabs by state');
+    admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'admin' });
+    await logIn(admin, server, ADMIN);
+    await admin.getByTestId('nav-admin-payouts').click();
+    await admin.getByTestId('admin-payouts-page').waitFor();
+    for (const state of ['PENDING', 'PROCESSING', 'PAID', 'FAILED', 'ALL']) {
+      await admin.getByTestId(`payouts-tab-${state}`).click();
+      await admin.waitForURL(state === 'ALL' ? /\/admin\/payouts$/ : new RegExp(`state=${state}$`));
+      await admin.locator('[data-testid="admin-payouts-none"], [data-testid="admin-payouts-table"]').first().waitFor();
+    }
+
+    at('the bank file: nothing pending is said in words');
+    await admin.getByTestId('bank-file').click();
+    const bankError = admin.getByTestId('bank-file-error');
+    await bankError.waitFor();
+    assert.equal(plain(await bankError.textContent()), en.userErrors.bankFile.INVALID_STATE);
+
+    at('credit funds: the balance grows once per reference');
+    const form = admin.getByTestId('credit-form');
+    const reference = `e2e-${Date.now()}`;
+    await form.getByTestId('field-userId').fill(me.id);
+    await form.getByTestId('field-amount').fill('25');
+    await form.getByTestId('field-reference').fill(reference);
+    await form.getByTestId('credit-submit').click();
+    await admin.getByTestId('credit-done').waitFor();
+    const credited = plain(await admin.getByTestId('credit-done').textContent());
+    assert.match(credited, /^Credited\. The customer's balance is now [\d,]+\.\d{2,6} USDC\.$/);
+    await form.getByTestId('field-amount').fill('25');
+    await form.getByTestId('field-reference').fill(reference);
+    await form.getByTestId('credit-submit').click();
+    await form.getByTestId('field-reference-error').waitFor();
+    assert.equal(plain(await form.getByTestId('field-reference-error').textContent()), en.userErrors.reference.DUPLICATE);
+
+    at('the customer\'s Rentals page shows the prepaid balance');
+    await customer.getByTestId('nav-rentals').click();
+    await customer.getByTestId('funds').waitFor();
+    const balance = await customer.getByTestId('funds').getAttribute('data-balance');
+    console.log(`balance ${myFunds.balance} → ${balance}`);
+    assert.ok(Number(balance) >= Number(myFunds.balance) + 25 - 5, `the credit is in the balance (less what running rentals cost meanwhile): ${myFunds.balance} → ${balance}`);
+    assert.match(plain(await customer.getByTestId('funds-balance').textContent()), /^[\d,]+\.\d{2,6} USDC$/);
+    console.log(`screenshot: ${await saveScreenshot(admin, 'e2e-earnings-admin.png')}`);
+
+    assert.equal(await admin.getByTestId('error-notice').count(), 0, 'no request of the admin failed');
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  } catch (err) {
+    throw await explainFailure(err, { step, screenshots: { 'e2e-earnings-admin-failure.png': admin, 'e2e-earnings-customer-failure.png': customer }, logs: { 'server output': server.output() } });
   } finally {
     await browser?.close().catch(() => {});
     await server.stop();
