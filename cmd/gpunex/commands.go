@@ -308,7 +308,7 @@ func newServeCommand() *cobra.Command {
 				// The demo world is not part of the platform: its machines
 				// are agents, which the server proper never links.
 				world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Bench: p.Bench,
-					Pricing: p.Pricing, Market: p.Market, Billing: p.Billing,
+					Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Reliability: p.Reliability,
 					DataDir: st.dataDir, Logger: logger}
 				if err := world.Seed(cmd.Context()); err != nil {
 					return err

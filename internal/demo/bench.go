@@ -44,7 +44,8 @@ func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m de
 	}
 	for _, v := range views {
 		if v.MachineID == machine.ID && len(v.Gpus) > 0 && len(v.Gpus[0].History) > 0 {
-			return nil // recorded at an earlier start
+			// Recorded at an earlier start.
+			return w.seedReliabilityHistory(ctx, machine.ID, m)
 		}
 	}
 	healthy := make(gpu.SimSpec, len(m.spec))
@@ -66,7 +67,10 @@ func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m de
 		res.FinishedAt = res.StartedAt.Add(40 * time.Second)
 		results = append(results, res)
 	}
-	return w.Bench.RecordPast(ctx, machine.ID, results)
+	if err := w.Bench.RecordPast(ctx, machine.ID, results); err != nil {
+		return err
+	}
+	return w.seedReliabilityHistory(ctx, machine.ID, m)
 }
 
 // benchRunner is the demo agent's benchmark: the agent's own suite on the

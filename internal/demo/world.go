@@ -28,6 +28,7 @@ import (
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/provider"
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -175,6 +176,9 @@ type World struct {
 	// Billing credits the demo customers' funds; without it they have
 	// none (and cannot rent where the market asks for funds).
 	Billing *billing.Service
+	// Reliability replays the demo machines' past month (outages, jobs);
+	// without it their scores start at the prior.
+	Reliability *reliability.Service
 	// Rentals paces the demo customers (the zero value: the demo's pace).
 	Rentals Pace
 	// DataDir holds the in-process agents' state, under demo-agents/

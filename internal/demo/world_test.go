@@ -23,14 +23,15 @@ import (
 func world(t *testing.T, srv *platformtest.Server) demo.World {
 	t.Helper()
 	return demo.World{
-		Auth:       srv.Platform.Auth,
-		Providers:  srv.Platform.Providers,
-		Onboarding: srv.Platform.Onboarding,
-		Fleet:      srv.Platform.Fleet,
-		Bench:      srv.Platform.Bench,
-		Pricing:    srv.Platform.Pricing,
-		Market:     srv.Platform.Market,
-		Billing:    srv.Platform.Billing,
+		Auth:        srv.Platform.Auth,
+		Providers:   srv.Platform.Providers,
+		Onboarding:  srv.Platform.Onboarding,
+		Fleet:       srv.Platform.Fleet,
+		Bench:       srv.Platform.Bench,
+		Pricing:     srv.Platform.Pricing,
+		Market:      srv.Platform.Market,
+		Billing:     srv.Platform.Billing,
+		Reliability: srv.Platform.Reliability,
 		// No demo rentals unless a test asks for them.
 		Rentals: demo.Pace{Every: time.Hour},
 		DataDir: t.TempDir(),
@@ -342,6 +343,40 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 		require.Less(t, usdc(l.Recommended.PricePerHour), usdc(l.Market.P50))
 		require.True(t, codes(h100Advice)["SUPPLY_SCARCE"] && codes(h100Advice)["MARKET_WIDENED"], "%v", codes(h100Advice))
 		require.True(t, codes(l4Advice)["SUPPLY_GLUT"], "%v", codes(l4Advice))
+
+		// Reliability differs by provider, and says why: Lisbon's outage,
+		// interrupted job and throttled H100; São Paulo's three home-link
+		// outages; Frankfurt's clean month.
+		type rel struct {
+			MyProvider struct {
+				Reliability struct {
+					Score  int
+					Events []struct{ Kind string }
+				}
+			}
+		}
+		reliabilityOf := func(email string) (int, map[string]int) {
+			var r rel
+			logIn(t, srv, email).MustDo(&r, `{ myProvider { reliability { score events { kind } } } }`, nil)
+			kinds := map[string]int{}
+			for _, e := range r.MyProvider.Reliability.Events {
+				kinds[e.Kind]++
+			}
+			return r.MyProvider.Reliability.Score, kinds
+		}
+		var lisbon, frankfurt, saopaulo int
+		var lisbonWhy, saopauloWhy map[string]int
+		require.Eventually(t, func() bool {
+			lisbon, lisbonWhy = reliabilityOf("provider@gpunex.demo")
+			return lisbonWhy["BENCHMARK_DEGRADED"] > 0
+		}, 30*time.Second, 200*time.Millisecond, "the throttled H100's benchmarks reach reliability")
+		frankfurt, _ = reliabilityOf("frankfurt@gpunex.demo")
+		saopaulo, saopauloWhy = reliabilityOf("saopaulo@gpunex.demo")
+		require.Greater(t, frankfurt, lisbon)
+		require.Greater(t, frankfurt, saopaulo)
+		require.Equal(t, 1, lisbonWhy["OUTAGE"])
+		require.Equal(t, 1, lisbonWhy["JOB_INTERRUPTED"])
+		require.Equal(t, 3, saopauloWhy["OUTAGE"])
 
 		// Seeding again keeps the prices a provider changed.
 		provider.MustDo(nil, `mutation { setGpuPrice(input: {model: "L4_24GB", pricePerHour: "0.420000"}) { userErrors { message } } }`, nil)

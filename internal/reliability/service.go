@@ -369,3 +369,43 @@ func consistencyOf(g *models.GpuBenchmark) (float64, string, bool) {
 	}
 	return sample, detail, true
 }
+
+// PastStep is one step of a machine's past the demo world lays down: a
+// status change at At, or (Ended set) a rental ending then.
+type PastStep struct {
+	At     time.Time
+	Status models.MachineStatus
+	// Ended, when set, is a rental of the machine that ended at At in
+	// this state and cause (Status is then ignored).
+	Ended *models.Rental
+}
+
+// RecordPast replays steps (oldest first) on a machine that has no uptime
+// history yet, through the same paths as live transitions and job ends:
+// the demo world's history. It reports whether it replayed.
+func (s *Service) RecordPast(ctx context.Context, machineID int64, steps []PastStep) (bool, error) {
+	var den float64
+	err := s.deps.DB.NewSelect().Model((*models.ReliabilityMachine)(nil)).Column("up_den").Where("machine_id = ?", machineID).Scan(ctx, &den)
+	if err != nil && !store.IsNoRows(err) {
+		return false, fmt.Errorf("reliability: unable to read machine %d: %w", machineID, err)
+	}
+	if den > 0 {
+		return false, nil
+	}
+	var providerID int64
+	if err := s.deps.DB.NewSelect().Model((*models.Machine)(nil)).Column("provider_id").Where("id = ?", machineID).Scan(ctx, &providerID); err != nil {
+		return false, fmt.Errorf("reliability: unable to find machine %d: %w", machineID, err)
+	}
+	for _, st := range steps {
+		if st.Ended != nil {
+			r := *st.Ended
+			r.MachineID, r.ProviderID, r.EndedAt = machineID, providerID, &st.At
+			s.OnRentalEnded(ctx, &r)
+			continue
+		}
+		if err := s.transition(ctx, machineID, st.Status, st.At); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
