@@ -247,6 +247,28 @@ export type RegionLevel =
   | 'COUNTRY'
   | 'WORLD';
 
+/** What would raise the score. */
+export type ReliabilityAdvice =
+  /** Avoid ending rentals from the provider's side (restarts, failures). */
+  | 'AVOID_INTERRUPTIONS'
+  /** Declare planned downtime as maintenance ahead: it does not count. */
+  | 'DECLARE_MAINTENANCE_AHEAD'
+  /** Fix throttling (cooling, power limits) so GPUs hold their baseline. */
+  | 'FIX_THROTTLING'
+  /** Nothing stands out: keep it up. */
+  | 'KEEP_IT_UP'
+  /** Keep machines online through the hours the schedule promises. */
+  | 'STAY_ONLINE_IN_SCHEDULE';
+
+/** What lowered a component. */
+export type ReliabilityEventKind =
+  /** A GPU measured below its own baseline, or throttling for heat or power. */
+  | 'BENCHMARK_DEGRADED'
+  /** A rental ended by the provider's side: a provider-caused failure or the machine going offline. */
+  | 'JOB_INTERRUPTED'
+  /** Unplanned time offline inside the schedule (maintenance declared ahead is left out). */
+  | 'OUTAGE';
+
 /** Where a rental is. */
 export type RentalState =
   /** Ran to its end. */
