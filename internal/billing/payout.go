@@ -360,11 +360,12 @@ func (s *Service) threshold(kind Schedule) models.USDC {
 	return s.pcfg.Threshold
 }
 
-// Payouts lists providerID's payouts, newest first (at most limit).
+// Payouts lists providerID's payouts, the latest period first (at most
+// limit).
 func (s *Service) Payouts(ctx context.Context, providerID int64, limit int) ([]*models.Payout, error) {
 	var out []*models.Payout
 	if err := s.deps.DB.NewSelect().Model(&out).ExcludeColumn("raw_tx").Where("provider_id = ?", providerID).
-		Order("id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+		Order("period_start DESC", "id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("billing: unable to list payouts: %w", err)
 	}
 	return out, nil
