@@ -85,7 +85,11 @@ func (r *Resolver) Gpu() graph.GpuResolver { return &gpuResolver{r} }
 // GpuTelemetry returns graph.GpuTelemetryResolver implementation.
 func (r *Resolver) GpuTelemetry() graph.GpuTelemetryResolver { return &gpuTelemetryResolver{r} }
 
+// Machine returns graph.MachineResolver implementation.
+func (r *Resolver) Machine() graph.MachineResolver { return &machineResolver{r} }
+
 type (
 	gpuResolver          struct{ *Resolver }
 	gpuTelemetryResolver struct{ *Resolver }
+	machineResolver      struct{ *Resolver }
 )
