@@ -33,7 +33,7 @@ function largest(key,    i, m) {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 	for (i = 3; i <= NF; i++)
-		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable|p95_x_1x|sql\/advice|seed_s|rentals)$/) add(name SUBSEP $i, $(i - 1))
+		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable|p95_x_1x|sql\/advice|seed_s|rentals|p50_x_1x|p95_10x_ms|sql\/history|ledger_tx_x_1x|ms_per_tick|sql\/rental|sql\/tick|deliveries\/s|events\/s)$/) add(name SUBSEP $i, $(i - 1))
 }
 
 END {
@@ -80,6 +80,19 @@ END {
 			}
 			s = largest(b SUBSEP "sql/advice")
 			printf "; at most %g SQL statements per advice (target <= 3)%s; history laid down in %.3g s\n", s, (s > 3) ? " OVER TARGET" : "", median(b SUBSEP "seed_s")
+		} else if ((b SUBSEP "sql/history") in count) {
+			r = median(b SUBSEP "p95_x_1x")
+			printf "%s: a year of earnings by day: p95 %.4g ms at the metering's cadence, %.4g ms with 10x the ticks = %.3g x (target <= 1.2; runs %s)%s; p50 %.3g x; %g SQL statements per history\n", \
+				b, median(b SUBSEP "p95_ms"), median(b SUBSEP "p95_10x_ms"), r, runs(b SUBSEP "p95_x_1x"), (r > 1.2) ? " OVER TARGET" : "", \
+				median(b SUBSEP "p50_x_1x"), largest(b SUBSEP "sql/history")
+		} else if ((b SUBSEP "sql/rental") in count) {
+			s = largest(b SUBSEP "sql/rental")
+			printf "%s: one metering tick over %d rentals takes %.4g ms (median); %g SQL statements, %.3g per rental (target <= 2)%s\n", \
+				b, largest(b SUBSEP "rentals"), median(b SUBSEP "ms_per_tick"), largest(b SUBSEP "sql/tick"), s, (s > 2) ? " OVER TARGET" : ""
+		} else if ((b SUBSEP "deliveries/s") in count) {
+			r = largest(b SUBSEP "resolves/event/replica")
+			printf "%s: earnings changes to 1000 followers: %.0f deliveries/s (%.3g changes/s); %g summary resolves per change per replica (target 1)%s, %g SQL statements each\n", \
+				b, median(b SUBSEP "deliveries/s"), median(b SUBSEP "events/s"), r, (r > 1) ? " OVER TARGET" : "", largest(b SUBSEP "sql/event/replica")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}
