@@ -177,3 +177,14 @@ export const CreditFundsMutation = graphql(`
     }
   }
 `);
+
+// The admins' fleet by reliability: every scored provider, lowest first.
+export const ProvidersByReliabilityQuery = graphql(`
+  query ProvidersByReliability($first: Int!) {
+    providersByReliability(first: $first) {
+      providerId
+      name
+      score
+    }
+  }
+`);

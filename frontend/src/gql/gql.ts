@@ -34,6 +34,7 @@ type Documents = {
     "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.MarkPayoutFailedDocument,
     "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateBankPayoutFileDocument,
     "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreditFundsDocument,
+    "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n    }\n  }\n": typeof types.ProvidersByReliabilityDocument,
     "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": typeof types.UserErrorFieldsFragmentDoc,
     "\n  fragment BenchmarkFigureFields on BenchmarkFigure {\n    metric\n    supported\n    measured\n    reference\n    expected\n    minimum\n    ratio\n    passed\n  }\n": typeof types.BenchmarkFigureFieldsFragmentDoc,
     "\n  fragment GpuBenchmarkFields on GpuBenchmark {\n    id\n    runId\n    reason\n    at\n    simulated\n    outcome\n    error\n    score\n    passed\n    consistency\n  }\n": typeof types.GpuBenchmarkFieldsFragmentDoc,
@@ -87,6 +88,10 @@ type Documents = {
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": typeof types.MyProviderTokensDocument,
     "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateAgentTokenDocument,
     "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.RevokeAgentTokenDocument,
+    "\n  fragment ReliabilityComponentsFields on ReliabilityComponents {\n    uptime\n    completion\n    consistency\n  }\n": typeof types.ReliabilityComponentsFieldsFragmentDoc,
+    "\n  fragment ReliabilityFields on Reliability {\n    score\n    components {\n      ...ReliabilityComponentsFields\n    }\n    halfLifeDays\n    windowDays\n    floor\n    belowFloor\n    trend {\n      day\n      score\n    }\n    events {\n      kind\n      machineId\n      hostname\n      at\n      endedAt\n      magnitude\n      cost\n      detail\n    }\n    projection {\n      day\n      score\n    }\n    advice\n    machines {\n      machineId\n      hostname\n      score\n      components {\n        ...ReliabilityComponentsFields\n      }\n      belowFloor\n    }\n    asOf\n  }\n": typeof types.ReliabilityFieldsFragmentDoc,
+    "\n  query ProviderReliability {\n    myProvider {\n      id\n      reliability {\n        ...ReliabilityFields\n      }\n    }\n  }\n": typeof types.ProviderReliabilityDocument,
+    "\n  subscription ReliabilityUpdated {\n    reliabilityUpdated {\n      ...ReliabilityFields\n    }\n  }\n": typeof types.ReliabilityUpdatedDocument,
     "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n": typeof types.RentalFieldsFragmentDoc,
     "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.MyRentalsDocument,
     "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": typeof types.RentalDocument,
@@ -115,6 +120,7 @@ const documents: Documents = {
     "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.MarkPayoutFailedDocument,
     "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateBankPayoutFileDocument,
     "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreditFundsDocument,
+    "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n    }\n  }\n": types.ProvidersByReliabilityDocument,
     "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": types.UserErrorFieldsFragmentDoc,
     "\n  fragment BenchmarkFigureFields on BenchmarkFigure {\n    metric\n    supported\n    measured\n    reference\n    expected\n    minimum\n    ratio\n    passed\n  }\n": types.BenchmarkFigureFieldsFragmentDoc,
     "\n  fragment GpuBenchmarkFields on GpuBenchmark {\n    id\n    runId\n    reason\n    at\n    simulated\n    outcome\n    error\n    score\n    passed\n    consistency\n  }\n": types.GpuBenchmarkFieldsFragmentDoc,
@@ -168,6 +174,10 @@ const documents: Documents = {
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": types.MyProviderTokensDocument,
     "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateAgentTokenDocument,
     "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.RevokeAgentTokenDocument,
+    "\n  fragment ReliabilityComponentsFields on ReliabilityComponents {\n    uptime\n    completion\n    consistency\n  }\n": types.ReliabilityComponentsFieldsFragmentDoc,
+    "\n  fragment ReliabilityFields on Reliability {\n    score\n    components {\n      ...ReliabilityComponentsFields\n    }\n    halfLifeDays\n    windowDays\n    floor\n    belowFloor\n    trend {\n      day\n      score\n    }\n    events {\n      kind\n      machineId\n      hostname\n      at\n      endedAt\n      magnitude\n      cost\n      detail\n    }\n    projection {\n      day\n      score\n    }\n    advice\n    machines {\n      machineId\n      hostname\n      score\n      components {\n        ...ReliabilityComponentsFields\n      }\n      belowFloor\n    }\n    asOf\n  }\n": types.ReliabilityFieldsFragmentDoc,
+    "\n  query ProviderReliability {\n    myProvider {\n      id\n      reliability {\n        ...ReliabilityFields\n      }\n    }\n  }\n": types.ProviderReliabilityDocument,
+    "\n  subscription ReliabilityUpdated {\n    reliabilityUpdated {\n      ...ReliabilityFields\n    }\n  }\n": types.ReliabilityUpdatedDocument,
     "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n": types.RentalFieldsFragmentDoc,
     "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.MyRentalsDocument,
     "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": types.RentalDocument,
@@ -270,6 +280,10 @@ export function graphql(source: "\n  mutation CreateBankPayoutFile {\n    create
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n    }\n  }\n"): (typeof documents)["\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -482,6 +496,22 @@ export function graphql(source: "\n  mutation CreateAgentToken($name: String!) {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ReliabilityComponentsFields on ReliabilityComponents {\n    uptime\n    completion\n    consistency\n  }\n"): (typeof documents)["\n  fragment ReliabilityComponentsFields on ReliabilityComponents {\n    uptime\n    completion\n    consistency\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ReliabilityFields on Reliability {\n    score\n    components {\n      ...ReliabilityComponentsFields\n    }\n    halfLifeDays\n    windowDays\n    floor\n    belowFloor\n    trend {\n      day\n      score\n    }\n    events {\n      kind\n      machineId\n      hostname\n      at\n      endedAt\n      magnitude\n      cost\n      detail\n    }\n    projection {\n      day\n      score\n    }\n    advice\n    machines {\n      machineId\n      hostname\n      score\n      components {\n        ...ReliabilityComponentsFields\n      }\n      belowFloor\n    }\n    asOf\n  }\n"): (typeof documents)["\n  fragment ReliabilityFields on Reliability {\n    score\n    components {\n      ...ReliabilityComponentsFields\n    }\n    halfLifeDays\n    windowDays\n    floor\n    belowFloor\n    trend {\n      day\n      score\n    }\n    events {\n      kind\n      machineId\n      hostname\n      at\n      endedAt\n      magnitude\n      cost\n      detail\n    }\n    projection {\n      day\n      score\n    }\n    advice\n    machines {\n      machineId\n      hostname\n      score\n      components {\n        ...ReliabilityComponentsFields\n      }\n      belowFloor\n    }\n    asOf\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ProviderReliability {\n    myProvider {\n      id\n      reliability {\n        ...ReliabilityFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query ProviderReliability {\n    myProvider {\n      id\n      reliability {\n        ...ReliabilityFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ReliabilityUpdated {\n    reliabilityUpdated {\n      ...ReliabilityFields\n    }\n  }\n"): (typeof documents)["\n  subscription ReliabilityUpdated {\n    reliabilityUpdated {\n      ...ReliabilityFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -54,7 +54,14 @@ export function ListingsTable({ listings, onRent }: { listings: readonly Listing
               {t('marketplace.listing.perHour', { price: isolate(formatUsdc(l.pricePerHour, i18n.language)) })}
             </td>
             <td data-label={t('marketplace.listing.performance')}>{l.performanceScore === null || l.performanceScore === undefined ? none : f.number(l.performanceScore)}</td>
-            <td data-label={t('marketplace.listing.reliability')}>{l.reliabilityScore === null || l.reliabilityScore === undefined ? none : f.number(l.reliabilityScore)}</td>
+            <td data-label={t('marketplace.listing.reliability')} data-testid="listing-reliability" data-score={l.reliabilityScore ?? ''}>
+              {/* A listing without a score yet is a new provider's: said so, not left blank. */}
+              {l.reliabilityScore === null || l.reliabilityScore === undefined ? (
+                <span className="status reliability-new">{t('marketplace.listing.reliabilityNew')}</span>
+              ) : (
+                <span className="status reliability-badge">{t('marketplace.listing.reliabilityBadge', { score: f.number(l.reliabilityScore) })}</span>
+              )}
+            </td>
             <td data-label={t('marketplace.listing.tier')}>
               <TierBadge tier={l.tier} />
             </td>

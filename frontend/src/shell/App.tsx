@@ -31,6 +31,10 @@ const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ de
 const ApplicationQueuePage = lazy(() =>
   import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
 );
+const PerformancePage = lazy(() => import('../reliability/PerformancePage').then((m) => ({ default: m.PerformancePage })));
+const ReliabilityAdminPage = lazy(() =>
+  import('../admin/ReliabilityAdminPage').then((m) => ({ default: m.ReliabilityAdminPage })),
+);
 const PayoutsAdminPage = lazy(() => import('../admin/PayoutsAdminPage').then((m) => ({ default: m.PayoutsAdminPage })));
 const ApplicationReviewPage = lazy(() =>
   import('../admin/ApplicationReviewPage').then((m) => ({ default: m.ApplicationReviewPage })),
@@ -146,6 +150,14 @@ export function App() {
                   </Area>
                 }
               />
+              <Route
+                path="provider/performance"
+                element={
+                  <Area>
+                    <PerformancePage />
+                  </Area>
+                }
+              />
               {/* Anyone may browse the marketplace; renting asks to sign in. */}
               <Route
                 path="marketplace"
@@ -205,6 +217,16 @@ export function App() {
                   <Area>
                     <RequireRole role="ADMIN">
                       <PayoutsAdminPage />
+                    </RequireRole>
+                  </Area>
+                }
+              />
+              <Route
+                path="admin/reliability"
+                element={
+                  <Area>
+                    <RequireRole role="ADMIN">
+                      <ReliabilityAdminPage />
                     </RequireRole>
                   </Area>
                 }

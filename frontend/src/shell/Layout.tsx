@@ -71,6 +71,11 @@ export function Layout() {
                 </NavLink>
               )}
               {user.roles.includes('PROVIDER') && (
+                <NavLink to="/provider/performance" data-testid="nav-performance">
+                  {t('nav.performance')}
+                </NavLink>
+              )}
+              {user.roles.includes('PROVIDER') && (
                 <NavLink to="/provider/tokens" data-testid="nav-tokens">
                   {t('nav.tokens')}
                 </NavLink>
@@ -83,6 +88,11 @@ export function Layout() {
               {user.roles.includes('ADMIN') && (
                 <NavLink to="/admin/payouts" data-testid="nav-admin-payouts">
                   {t('nav.adminPayouts')}
+                </NavLink>
+              )}
+              {user.roles.includes('ADMIN') && (
+                <NavLink to="/admin/reliability" data-testid="nav-admin-reliability">
+                  {t('nav.adminReliability')}
                 </NavLink>
               )}
               <NavLink to="/account" data-testid="nav-account">
