@@ -266,15 +266,24 @@ func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge
 	return c
 }
 
-// rollUp spreads a charge over the UTC hours it covers (each hour's part
-// is the difference of the cumulative figures at its ends, so the parts
-// add up to the charge exactly) and over the rental's GPUs (equal shares,
-// the remainder to the first GPU).
+// rollUp spreads a charge over the UTC hours it covers and over the
+// rental's GPUs. Each part is a difference of cumulative figures at its
+// ends (the hour's: cumulative(to) − cumulative(from); a GPU's: its share
+// of the cumulative, cum/n plus one micro-USDC for the first cum mod n
+// GPUs), so the parts add up to the charge exactly and do not depend on
+// how often the ticks come.
 func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHourKey]*models.EarningsHour, provHours map[providerHourKey]*models.ProviderEarningsHour) {
 	if len(gpus) == 0 {
 		gpus = []int64{0}
 	}
 	n := models.USDC(len(gpus))
+	share := func(cum models.USDC, i int) models.USDC {
+		v := cum / n
+		if models.USDC(i) < cum%n {
+			v++
+		}
+		return v
+	}
 	for from := c.fromSecs; from < c.toSecs; {
 		at := r.StartedAt.Add(time.Duration(from) * time.Second)
 		hour := at.UTC().Truncate(time.Hour)
@@ -282,31 +291,26 @@ func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHo
 		if to <= from {
 			to = from + 1
 		}
-		gross := cumulative(r, to) - cumulative(r, from)
-		fee := feeOn(cumulative(r, to), r.FeeBps) - feeOn(cumulative(r, from), r.FeeBps)
-		if gross != 0 || fee != 0 {
+		cumFrom, cumTo := cumulative(r, from), cumulative(r, to)
+		feeFrom, feeTo := feeOn(cumFrom, r.FeeBps), feeOn(cumTo, r.FeeBps)
+		if cumTo != cumFrom || feeTo != feeFrom {
 			pk := providerHourKey{r.ProviderID, r.ModelKey, hour}
 			ph := provHours[pk]
 			if ph == nil {
 				ph = &models.ProviderEarningsHour{ProviderID: r.ProviderID, ModelKey: r.ModelKey, Hour: hour}
 				provHours[pk] = ph
 			}
-			ph.Gross += gross
-			ph.Fee += fee
+			ph.Gross += cumTo - cumFrom
+			ph.Fee += feeTo - feeFrom
 			for i, g := range gpus {
-				share, feeShare := gross/n, fee/n
-				if i == 0 {
-					share += gross % n
-					feeShare += fee % n
-				}
 				gk := gpuHourKey{g, hour}
 				gh := gpuHours[gk]
 				if gh == nil {
 					gh = &models.EarningsHour{GpuID: g, Hour: hour, ProviderID: r.ProviderID, MachineID: r.MachineID, ModelKey: r.ModelKey}
 					gpuHours[gk] = gh
 				}
-				gh.Gross += share
-				gh.Fee += feeShare
+				gh.Gross += share(cumTo, i) - share(cumFrom, i)
+				gh.Fee += share(feeTo, i) - share(feeFrom, i)
 			}
 		}
 		from = to

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
@@ -282,4 +283,33 @@ func requireBalancedLedger(t *testing.T, b *bundle) {
 	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(gross_micros), 0) FROM earnings_gpu_hours`), "GPU rollups = postings")
 	require.Equal(t, fees, sum(`SELECT COALESCE(SUM(fee_micros), 0) FROM earnings_provider_hours`))
 	require.Equal(t, fees, sum(`SELECT COALESCE(SUM(fee_micros), 0) FROM earnings_gpu_hours`))
+}
+
+// A rental's hourly split over its GPUs does not depend on how often the
+// ticks come: two identical rentals of three GPUs, metered every 30 s and
+// every 450 s, leave the same per-GPU rows.
+func TestPerGPURollupsDoNotDependOnTheTickCadence(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		fast, slow := setup(t, db, Config{}), setup(t, db, Config{})
+		slow.serial = 1000
+		rows := func(b *bundle, every time.Duration) []models.USDC {
+			customer := b.user(t, "customer")
+			b.credit(t, customer, 1_000_000_000)
+			provider, machine, gpus := b.provider(t, 3)
+			b.rental(t, customer, provider, machine, gpus, 1_234_567, 1700)
+			for range int(2 * time.Hour / every) {
+				b.clock.Advance(every)
+				require.NoError(t, b.svc.Tick(b.ctx))
+			}
+			var hours []*models.EarningsHour
+			require.NoError(t, db.NewSelect().Model(&hours).Where("gpu_id IN (?)", bun.List(gpus)).Order("hour", "gpu_id").Scan(b.ctx))
+			var out []models.USDC
+			for _, h := range hours {
+				out = append(out, h.Gross, h.Fee)
+			}
+			return out
+		}
+		require.Equal(t, rows(fast, 30*time.Second), rows(slow, 450*time.Second))
+	})
 }
