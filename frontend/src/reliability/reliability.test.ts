@@ -7,6 +7,7 @@ describe('eventSentence', () => {
     { name: 'an outage rounds to the minute', e: { kind: 'OUTAGE', magnitude: 5_430, detail: '' }, want: { key: 'outage', hours: 1, minutes: 31 } },
     { name: 'an outage under an hour in minutes', e: { kind: 'OUTAGE', magnitude: 1_500, detail: '' }, want: { key: 'outageMinutes', minutes: 25 } },
     { name: 'an interrupted job names its rental', e: { kind: 'JOB_INTERRUPTED', magnitude: 1, detail: '42' }, want: { key: 'interrupted', rental: '42' } },
+    { name: 'an interrupted job without a rental says so', e: { kind: 'JOB_INTERRUPTED', magnitude: 1, detail: '0' }, want: { key: 'interruptedUnknown' } },
     { name: 'a degraded benchmark as a percentage', e: { kind: 'BENCHMARK_DEGRADED', magnitude: 0.18, detail: 'gpu-7' }, want: { key: 'degraded', percent: 18 } },
     { name: 'a degraded benchmark with thermal throttling', e: { kind: 'BENCHMARK_DEGRADED', magnitude: 0.181, detail: 'gpu-7 THERMAL_THROTTLING' }, want: { key: 'degradedThrottling', percent: 18 } },
     { name: 'power throttling too', e: { kind: 'BENCHMARK_DEGRADED', magnitude: 0.05, detail: 'POWER_THROTTLING' }, want: { key: 'degradedThrottling', percent: 5 } },

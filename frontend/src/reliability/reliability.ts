@@ -21,7 +21,7 @@ export interface EventInput {
  * the baseline, the rental's id).
  */
 export interface EventSentence {
-  key: 'outage' | 'outageMinutes' | 'interrupted' | 'degraded' | 'degradedThrottling' | 'throttling';
+  key: 'outage' | 'outageMinutes' | 'interrupted' | 'interruptedUnknown' | 'degraded' | 'degradedThrottling' | 'throttling';
   hours?: number;
   minutes?: number;
   percent?: number;
@@ -34,7 +34,7 @@ const THROTTLE_REASONS = ['THERMAL_THROTTLING', 'POWER_THROTTLING'];
 /**
  * eventSentence says what an event was: an outage as the scheduled time
  * offline (magnitude in seconds, rounded to the minute), an interrupted job
- * with its rental (detail), a degraded benchmark as the percentage below
+ * with its rental (detail) when it names one, a degraded benchmark as the percentage below
  * the baseline (magnitude 0–1) and whether throttling was seen (detail).
  */
 export function eventSentence(e: EventInput): EventSentence {
@@ -45,8 +45,11 @@ export function eventSentence(e: EventInput): EventSentence {
       const minutes = total % 60;
       return hours > 0 ? { key: 'outage', hours, minutes } : { key: 'outageMinutes', minutes };
     }
-    case 'JOB_INTERRUPTED':
-      return { key: 'interrupted', rental: e.detail };
+    case 'JOB_INTERRUPTED': {
+      // The demo's replayed past has no rental behind it (detail "0"): no "#0".
+      const rental = e.detail.trim();
+      return rental === '' || rental === '0' ? { key: 'interruptedUnknown' } : { key: 'interrupted', rental };
+    }
     case 'BENCHMARK_DEGRADED': {
       const percent = Math.round(Math.max(0, Math.min(1, e.magnitude)) * 100);
       const throttled = THROTTLE_REASONS.some((r) => e.detail.toUpperCase().includes(r));

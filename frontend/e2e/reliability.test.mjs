@@ -1,0 +1,274 @@
+// Reliability end to end: a real gpunex server with the demo world (each
+// demo machine's past month is replayed through the reliability service a
+// few seconds after the demo agents start) and Chromium on the embedded SPA.
+//
+// (a) The demo provider opens the Performance tab: its score, the three
+// components as percentages, the events that lowered it costliest first
+// (Lisbon's three-hour outage five days ago on lisbon-rack-01 with its
+// cost in points, the interrupted job), the projected recovery sentence and
+// the advice; the trend chart draws the scores and the projection. The tab
+// is taken at 390 px in English and in Arabic and must not be wider than
+// the screen.
+//
+// (b) The demo admin opens the providers by reliability: lowest first,
+// São Paulo's host and Lisbon below Frankfurt, those under the floor
+// highlighted. Screens: artifacts/e2e-reliability*.png.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { frontendDir, startServer } from './server.mjs';
+
+const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
+const en = locale('en');
+const ar = locale('ar');
+
+const STEP_TIMEOUT = 30_000;
+// The demo's past month is replayed once its agents start: the page is
+// read again until the replayed events are there.
+const REPLAY_TIMEOUT = 90_000;
+const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
+const fill = (template, values) => template.replace(/\{\{(\w+)\}\}/g, (_, k) => String(values[k]));
+const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
+const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
+const PHONE = { width: 390, height: 844 };
+
+async function logIn(page, server, who) {
+  await page.goto(`${server.url}/login`);
+  await page.getByTestId('field-email').fill(who.email);
+  await page.getByTestId('field-password').fill(who.password);
+  await page.getByTestId('login-submit').click();
+  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
+}
+
+// widthOf is the page's scroll width against the viewport's.
+const widthOf = (page) => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+
+// eventKinds are the kinds of the events the Performance tab lists.
+const eventKinds = (page) => page.getByTestId('performance-event').evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
+
+// untilReplayed reads the Performance tab again until it lists an outage
+// and an interrupted job (the replay of the demo's month has reached it).
+async function untilReplayed(page, server) {
+  const deadline = Date.now() + REPLAY_TIMEOUT;
+  for (;;) {
+    await page.getByTestId('performance-page').waitFor();
+    const kinds = await eventKinds(page);
+    if (kinds.includes('OUTAGE') && kinds.includes('JOB_INTERRUPTED')) return kinds;
+    if (Date.now() > deadline) throw new Error(`no outage and interrupted job within ${REPLAY_TIMEOUT / 1000} s: ${kinds}`);
+    await page.waitForTimeout(2_000);
+    await page.goto(`${server.url}/provider/performance`);
+  }
+}
+
+test('reliability: the demo provider reads its score, what lowered it, its recovery and advice on the Performance tab', { timeout: 300_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let page;
+  let phone;
+  let step = 'start';
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+
+  try {
+    browser = await launchBrowser();
+    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
+
+    at('the demo provider opens the Performance tab');
+    await logIn(page, server, PROVIDER);
+    assert.equal(plain(await page.getByTestId('nav-performance').textContent()), en.nav.performance);
+    await page.getByTestId('nav-performance').click();
+    await page.getByTestId('performance-page').waitFor();
+    assert.equal(plain(await page.locator('h1').textContent()), en.reliability.title);
+
+    at('the replayed month reaches the page: an outage and an interrupted job');
+    const kinds = await untilReplayed(page, server);
+    console.log(`events: ${kinds.join(', ')}`);
+
+    at('the score, against the floor, and its three components');
+    const score = Number(await page.getByTestId('performance-score').getAttribute('data-score'));
+    assert.ok(score >= 0 && score <= 100, `score ${score}`);
+    assert.match(plain(await page.getByTestId('performance-score').textContent()), new RegExp(`^${score}`));
+    const floorText = plain(await page.getByTestId('performance-floor').textContent());
+    assert.ok(floorText.includes('floor of'), floorText);
+    const components = await page.getByTestId('performance-component').evaluateAll((els) =>
+      els.map((el) => ({ name: el.getAttribute('data-component'), text: (el.textContent ?? '').replace(/[\u2068\u2069]/g, '') })),
+    );
+    assert.deepEqual(components.map((c) => c.name), ['uptime', 'completion', 'consistency']);
+    for (const c of components) {
+      assert.match(c.text, /\d+(\.\d)? %/, `${c.name} as a percentage: ${c.text}`);
+      assert.ok(c.text.includes(en.reliability.components[c.name].help), `${c.name} says what it measures`);
+    }
+    console.log(`score ${score}: ${components.map((c) => c.text.split(' %')[0]).join(' | ')}`);
+
+    at('the events, costliest first: the outage on lisbon-rack-01 with its cost, the interrupted job');
+    const events = await page.getByTestId('performance-event').evaluateAll((els) =>
+      els.map((el) => ({
+        kind: el.getAttribute('data-kind'),
+        hostname: el.getAttribute('data-hostname'),
+        cost: Number(el.getAttribute('data-cost')),
+        magnitude: Number(el.getAttribute('data-magnitude')),
+        what: (el.querySelector('[data-testid="performance-event-what"]')?.textContent ?? '').replace(/[\u2068\u2069]/g, '').trim(),
+        costText: (el.querySelector('[data-testid="performance-event-cost"]')?.textContent ?? '').replace(/[\u2068\u2069]/g, '').trim(),
+      })),
+    );
+    for (let i = 1; i < events.length; i++) assert.ok(events[i - 1].cost >= events[i].cost, `costliest first: ${events.map((e) => e.cost)}`);
+    const outage = events.find((e) => e.kind === 'OUTAGE');
+    assert.equal(outage.hostname, 'lisbon-rack-01');
+    const minutes = Math.round(outage.magnitude / 60);
+    assert.ok(Math.abs(minutes - 180) <= 5, `about three hours offline: ${outage.magnitude} s`);
+    assert.equal(outage.what, fill(en.reliability.event.outage, { hours: Math.floor(minutes / 60), minutes: minutes % 60 }));
+    assert.equal(outage.costText, fill(en.reliability.events.points, { points: outage.cost.toFixed(1) }));
+    assert.ok(outage.cost > 0, 'the outage costs points');
+    const interrupted = events.find((e) => e.kind === 'JOB_INTERRUPTED');
+    assert.ok(interrupted.what === en.reliability.event.interruptedUnknown || /^A rental ended by the machine \(rental #\S+\)$/.test(interrupted.what), interrupted.what);
+    assert.match(interrupted.costText, /^−\d+\.\d points$/);
+    console.log(`outage: ${outage.what} on ${outage.hostname}, ${outage.costText}; ${interrupted.what}, ${interrupted.costText}`);
+
+    at('the projected recovery in words, and the advice');
+    const projection = page.getByTestId('performance-projection');
+    const week = await projection.getAttribute('data-week');
+    const month = await projection.getAttribute('data-month');
+    assert.ok(week && month, 'the projection names 7 and 28 days on');
+    assert.equal(plain(await projection.textContent()), fill(en.reliability.projection.both, { week, month }));
+    const advice = await page.getByTestId('performance-advice').evaluateAll((els) => els.map((el) => el.getAttribute('data-advice')));
+    assert.ok(advice.length > 0 && !advice.includes('KEEP_IT_UP'), `advice after an outage and an interrupted job: ${advice}`);
+    for (const code of advice) assert.equal(plain(await page.locator(`[data-advice="${code}"]`).textContent()), en.reliability.advice[code]);
+    console.log(`projection: ${plain(await projection.textContent())}; advice: ${advice.join(', ')}`);
+
+    at('the trend chart draws the scores and the projection; the machines are listed');
+    const chart = page.getByTestId('performance-trend-chart');
+    await chart.locator('canvas').first().waitFor();
+    assert.equal(await chart.getAttribute('data-series'), '2');
+    const machines = await page.getByTestId('performance-machine').evaluateAll((els) => els.map((el) => el.getAttribute('data-hostname')));
+    assert.ok(machines.includes('lisbon-rack-01'), `machines: ${machines}`);
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-reliability.png')}`);
+
+    at('on a 390 px phone the Performance tab is no wider than the screen, in English and in Arabic');
+    const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
+    context.setDefaultTimeout(STEP_TIMEOUT);
+    phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
+    await phone.goto(`${server.url}/`);
+    for (const language of ['en', 'ar']) {
+      await phone.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
+      await phone.goto(`${server.url}/provider/performance`);
+      await phone.getByTestId('performance-page').waitFor();
+      await phone.waitForFunction((lng) => document.documentElement.lang === lng, language);
+      await phone.getByTestId('performance-trend-chart').locator('canvas').first().waitFor();
+      await phone.getByTestId('performance-event').first().waitFor();
+      const width = await widthOf(phone);
+      console.log(`screenshot: ${await saveScreenshot(phone, `e2e-reliability-390-${language}.png`)}`);
+      assert.ok(width.scroll <= PHONE.width, `the Performance tab in ${language}: ${width.scroll} px wide on a ${PHONE.width} px screen`);
+      if (language === 'ar') {
+        assert.equal(await phone.evaluate(() => document.documentElement.dir), 'rtl');
+        assert.equal(plain(await phone.locator('h1').textContent()), ar.reliability.title);
+      }
+    }
+    await context.close();
+    phone = undefined;
+
+    assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request failed');
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  } catch (err) {
+    throw await explainFailure(err, {
+      step,
+      screenshots: { 'e2e-reliability-failure.png': page, ...(phone && { 'e2e-reliability-failure-390.png': phone }) },
+      logs: { 'server output': server.output() },
+    });
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
+
+test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt', { timeout: 240_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let page;
+  let phone;
+  let step = 'start';
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+  const rowsOf = (p) =>
+    p.getByTestId('admin-reliability-row').evaluateAll((els) =>
+      els.map((el) => ({ name: el.getAttribute('data-name') ?? '', score: Number(el.getAttribute('data-score')), below: el.getAttribute('data-below-floor') === 'true', highlighted: el.classList.contains('below-floor-row') })),
+    );
+  const find = (rows, pattern) => rows.findIndex((r) => pattern.test(r.name));
+  const LISBON = /Lisbon|Priya/;
+  const SAO_PAULO = /São Paulo|Sofia/;
+  const FRANKFURT = /Rhein-Main|Felix Frankfurt/;
+
+  try {
+    browser = await launchBrowser();
+    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'admin' });
+
+    at('the demo admin opens the providers by reliability');
+    await logIn(page, server, ADMIN);
+    assert.equal(plain(await page.getByTestId('nav-admin-reliability').textContent()), en.nav.adminReliability);
+    await page.getByTestId('nav-admin-reliability').click();
+    await page.getByTestId('admin-reliability-page').waitFor();
+    assert.equal(plain(await page.locator('h1').textContent()), en.admin.reliability.title);
+
+    at('once the demo month is replayed, São Paulo and Lisbon are listed below Frankfurt, lowest first');
+    const deadline = Date.now() + REPLAY_TIMEOUT;
+    let rows = [];
+    for (;;) {
+      await page.getByTestId('admin-reliability-refresh').click();
+      await page.waitForTimeout(1_000);
+      rows = await rowsOf(page);
+      const [l, s, f] = [find(rows, LISBON), find(rows, SAO_PAULO), find(rows, FRANKFURT)];
+      if (l >= 0 && s >= 0 && f >= 0 && rows[l].score < rows[f].score && rows[s].score < rows[f].score) break;
+      if (Date.now() > deadline) throw new Error(`São Paulo and Lisbon not below Frankfurt within ${REPLAY_TIMEOUT / 1000} s: ${JSON.stringify(rows)}`);
+      await page.waitForTimeout(2_000);
+    }
+    console.log(`providers: ${rows.map((r) => `${r.name} ${r.score}${r.below ? ' (under the floor)' : ''}`).join('; ')}`);
+    for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].score <= rows[i].score, `lowest first: ${rows.map((r) => r.score)}`);
+    assert.ok(find(rows, SAO_PAULO) < find(rows, FRANKFURT) && find(rows, LISBON) < find(rows, FRANKFURT), 'São Paulo and Lisbon are listed before Frankfurt');
+    for (const r of rows) assert.equal(r.highlighted, r.below, `${r.name}: highlighted exactly when under the floor`);
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-reliability-admin.png')}`);
+
+    at('on a 390 px phone the list is no wider than the screen, in English and in Arabic');
+    const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
+    context.setDefaultTimeout(STEP_TIMEOUT);
+    phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
+    await phone.goto(`${server.url}/`);
+    for (const language of ['en', 'ar']) {
+      await phone.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
+      await phone.goto(`${server.url}/admin/reliability`);
+      await phone.getByTestId('admin-reliability-row').first().waitFor();
+      await phone.waitForFunction((lng) => document.documentElement.lang === lng, language);
+      const width = await widthOf(phone);
+      console.log(`screenshot: ${await saveScreenshot(phone, `e2e-reliability-admin-390-${language}.png`)}`);
+      assert.ok(width.scroll <= PHONE.width, `the admins' list in ${language}: ${width.scroll} px wide on a ${PHONE.width} px screen`);
+      if (language === 'ar') assert.equal(plain(await phone.locator('h1').textContent()), ar.admin.reliability.title);
+    }
+    await context.close();
+    phone = undefined;
+
+    at('the marketplace shows each listing\'s reliability as a badge');
+    await page.goto(`${server.url}/marketplace`);
+    await page.getByTestId('listing').first().waitFor();
+    const badges = await page.getByTestId('listing-reliability').evaluateAll((els) => els.map((el) => (el.textContent ?? '').replace(/[\u2068\u2069]/g, '').trim()));
+    assert.ok(badges.length > 0 && badges.every((b) => /^reliability \d+$/.test(b) || b === en.marketplace.listing.reliabilityNew), `badges: ${badges}`);
+
+    assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request failed');
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  } catch (err) {
+    throw await explainFailure(err, {
+      step,
+      screenshots: { 'e2e-reliability-admin-failure.png': page, ...(phone && { 'e2e-reliability-admin-failure-390.png': phone }) },
+      logs: { 'server output': server.output() },
+    });
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
