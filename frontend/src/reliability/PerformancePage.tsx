@@ -150,7 +150,7 @@ function AdviceCard({ reliability: r }: { reliability: ReliabilityFieldsFragment
 function TrendCard({ reliability: r }: { reliability: ReliabilityFieldsFragment }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const data = useMemo(() => trendChartData(r.trend, r.projection), [r.trend, r.projection]);
+  const data = useMemo(() => trendChartData(r.trend, r.projection, { day: r.asOf, score: r.score }), [r.trend, r.projection, r.asOf, r.score]);
   const scoreLabel = t('reliability.trend.score');
   const projectedLabel = t('reliability.trend.projected');
   const series = useMemo(

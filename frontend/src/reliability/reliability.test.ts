@@ -69,6 +69,14 @@ describe('trendChartData', () => {
   });
 });
 
+describe('trendChartData without daily scores', () => {
+  it('starts the projection from the score now', () => {
+    const d = trendChartData([], [{ day: '2026-12-03T00:00:00Z', score: 96 }], { day: '2026-12-02T01:07:00Z', score: 95 });
+    expect(d.scores).toEqual([95, null]);
+    expect(d.projected).toEqual([95, 96]);
+  });
+});
+
 describe('percent', () => {
   it('does not round 99.96 % up to 100', () => {
     expect(percent(0.9996)).toBe(99.9);

@@ -113,9 +113,17 @@ export interface TrendChartData {
 /**
  * trendChartData puts the daily scores and the projection on one axis: the
  * projection's line starts at the last measured day, so it reads as the
- * trend's continuation.
+ * trend's continuation. With no daily scores yet, the score now (asOf)
+ * stands in for the trend.
  */
-export function trendChartData(trend: readonly { day: string; score: number }[], projection: readonly { day: string; score: number }[]): TrendChartData {
+export function trendChartData(
+  trend: readonly { day: string; score: number }[],
+  projection: readonly { day: string; score: number }[],
+  now?: { day: string; score: number },
+): TrendChartData {
+  // With no daily score kept yet (a new provider, or before the first
+  // daily snapshot), the score now is the trend's one point.
+  if (trend.length === 0 && now) trend = [now];
   const at = new Map<number, { score: number | null; projected: number | null }>();
   const slot = (day: string) => {
     const x = Math.floor(Date.parse(day) / 1000);
