@@ -90,6 +90,9 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
     const kinds = await untilReplayed(page, server);
     console.log(`events: ${kinds.join(', ')}`);
 
+    at('the page follows reliabilityUpdated: its first event (the score now) arrives');
+    await page.waitForFunction(() => document.querySelector('[data-testid="performance-page"]')?.getAttribute('data-live') === 'true');
+
     at('the score, against the floor, and its three components');
     const score = Number(await page.getByTestId('performance-score').getAttribute('data-score'));
     assert.ok(score >= 0 && score <= 100, `score ${score}`);

@@ -65,8 +65,8 @@ export function ReliabilityAdminPage() {
                 const below = p.score < FLOOR;
                 return (
                   <tr key={p.providerId} className={below ? 'below-floor-row' : undefined} data-testid="admin-reliability-row" data-provider={p.providerId} data-name={p.name} data-score={p.score} data-below-floor={below}>
-                    <th scope="row" data-label={t('admin.reliability.provider')} className="wrap-anywhere" dir="auto">
-                      {p.name}
+                    <th scope="row" data-label={t('admin.reliability.provider')} className="wrap-anywhere">
+                      <bdi>{p.name}</bdi>
                     </th>
                     <td data-label={t('admin.reliability.score')}>
                       <strong>{f.number(p.score)}</strong>

@@ -212,8 +212,8 @@ function EventsCard({ reliability: r }: { reliability: ReliabilityFieldsFragment
                 <th scope="row" data-label={t('reliability.events.what')} data-testid="performance-event-what">
                   {sentence(eventSentence(e))}
                 </th>
-                <td data-label={t('reliability.events.machine')} className="wrap-anywhere" dir="auto">
-                  {e.hostname}
+                <td data-label={t('reliability.events.machine')} className="wrap-anywhere">
+                  <bdi>{e.hostname}</bdi>
                 </td>
                 <td data-label={t('reliability.events.when')}>{f.dateTime(e.at)}</td>
                 <td data-label={t('reliability.events.cost')}>
@@ -269,8 +269,8 @@ function MachinesCard({ reliability: r }: { reliability: ReliabilityFieldsFragme
           <tbody>
             {r.machines.map((m) => (
               <tr key={m.machineId} className={m.belowFloor ? 'below-floor-row' : undefined} data-testid="performance-machine" data-hostname={m.hostname} data-score={m.score} data-below-floor={m.belowFloor}>
-                <th scope="row" data-label={t('reliability.machines.machine')} className="wrap-anywhere" dir="auto">
-                  {m.hostname}
+                <th scope="row" data-label={t('reliability.machines.machine')} className="wrap-anywhere">
+                  <bdi>{m.hostname}</bdi>
                 </th>
                 <td data-label={t('reliability.machines.score')}>
                   <strong>{f.number(m.score)}</strong>
