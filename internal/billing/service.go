@@ -103,35 +103,8 @@ func (s *Service) RunBackground(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.lead(ctx, "billing-payouts", s.pcfg.RunEvery, s.RunPayouts, "payouts")
+		s.deps.DB.Periodic(ctx, "billing-payouts", s.pcfg.RunEvery, s.deps.Logger, "billing: payouts", s.RunPayouts)
 	}()
-	s.lead(ctx, "billing-meter", s.cfg.TickEvery, s.Tick, "metering")
+	s.deps.DB.Periodic(ctx, "billing-meter", s.cfg.TickEvery, s.deps.Logger, "billing: metering", s.Tick)
 	<-done
-}
-
-// lead runs work every every while this replica holds the lease name.
-func (s *Service) lead(ctx context.Context, name string, every time.Duration, work func(context.Context) error, what string) {
-	ticker := time.NewTicker(every)
-	defer ticker.Stop()
-	var lease *store.Lease
-	defer func() { lease.Release() }()
-	for {
-		if lease != nil && !lease.Alive(ctx) {
-			lease.Release()
-			lease = nil
-		}
-		if lease == nil {
-			lease, _ = s.deps.DB.TryLead(ctx, name)
-		}
-		if lease != nil {
-			if err := work(ctx); err != nil && ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "billing: "+what+" failed", "err", err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
 }

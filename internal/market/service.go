@@ -107,29 +107,7 @@ func (s *Service) Config() Config { return s.cfg }
 // RunBackground runs until ctx ends: on the one replica that leads, every
 // RefreshEvery (and once at the start) it runs Tick.
 func (s *Service) RunBackground(ctx context.Context) {
-	ticker := time.NewTicker(s.cfg.RefreshEvery)
-	defer ticker.Stop()
-	var lease *store.Lease
-	defer func() { lease.Release() }()
-	for {
-		if lease != nil && !lease.Alive(ctx) {
-			lease.Release()
-			lease = nil
-		}
-		if lease == nil {
-			lease, _ = s.deps.DB.TryLead(ctx, "market-refresh")
-		}
-		if lease != nil {
-			if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "market: refresh failed", "err", err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+	s.deps.DB.Periodic(ctx, "market-refresh", s.cfg.RefreshEvery, s.deps.Logger, "market: refresh", s.Tick)
 }
 
 // Tick is the leader's periodic work: Refresh, then ending rentals whose

@@ -90,28 +90,5 @@ func (s *Service) OnRegistered(ctx context.Context, r fleet.Registered) {
 // RunBackground refreshes the schedules every Tick until ctx ends, on the
 // one replica that leads (store.DB.TryLead).
 func (s *Service) RunBackground(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Tick)
-	defer t.Stop()
-	var lease *store.Lease
-	defer func() { lease.Release() }()
-	for {
-		if !lease.Alive(ctx) {
-			lease.Release()
-			l, err := s.deps.DB.TryLead(ctx, "pricing.schedule")
-			if err != nil && ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "pricing: unable to contend for the schedule refresh", "err", err)
-			}
-			lease = l
-		}
-		if lease != nil {
-			if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "pricing: schedule refresh failed", "err", err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	s.deps.DB.Periodic(ctx, "pricing.schedule", s.cfg.Tick, s.deps.Logger, "pricing: schedule refresh", s.Refresh)
 }

@@ -6,36 +6,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
 
 // RunBackground runs Refresh every SnapshotEvery on the one replica that
 // leads, until ctx ends.
 func (s *Service) RunBackground(ctx context.Context) {
-	ticker := time.NewTicker(s.cfg.SnapshotEvery)
-	defer ticker.Stop()
-	var lease *store.Lease
-	defer func() { lease.Release() }()
-	for {
-		if lease != nil && !lease.Alive(ctx) {
-			lease.Release()
-			lease = nil
-		}
-		if lease == nil {
-			lease, _ = s.deps.DB.TryLead(ctx, "reliability")
-		}
-		if lease != nil {
-			if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
-				s.deps.Logger.WarnContext(ctx, "reliability: refresh failed", "err", err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+	s.deps.DB.Periodic(ctx, "reliability", s.cfg.SnapshotEvery, s.deps.Logger, "reliability: refresh", s.Refresh)
 }
 
 // KindBelowFloor is the notification a provider and the admins get when

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
+	"time"
 )
 
 // Lease is this process's leadership of a named background task.
@@ -70,4 +72,36 @@ func (postgresBackend) tryLead(ctx context.Context, db *DB, name string) (*Lease
 		return nil, nil
 	}
 	return &Lease{conn: conn, key: key}, nil
+}
+
+// Periodic runs work at once and then every every until ctx ends, on the
+// one replica that holds the lease name (TryLead; a replica that loses it,
+// or never had it, tries again at each tick): the one way background work
+// runs once per cluster. A failed attempt at the lease or a failed work
+// is logged under what, and the next tick tries again.
+func (db *DB) Periodic(ctx context.Context, name string, every time.Duration, logger *slog.Logger, what string, work func(context.Context) error) {
+	ticker := time.NewTicker(every)
+	defer ticker.Stop()
+	var lease *Lease
+	defer func() { lease.Release() }()
+	for {
+		if !lease.Alive(ctx) {
+			lease.Release()
+			l, err := db.TryLead(ctx, name)
+			if err != nil && ctx.Err() == nil {
+				logger.WarnContext(ctx, what+": unable to contend for the lease", "lease", name, "err", err)
+			}
+			lease = l
+		}
+		if lease != nil {
+			if err := work(ctx); err != nil && ctx.Err() == nil {
+				logger.WarnContext(ctx, what+" failed", "lease", name, "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
 }
