@@ -125,8 +125,9 @@ bench:
 	bash scripts/test-env.sh --services-only $(BENCH_ENV)
 	set -o pipefail; . ./$(BENCH_ENV) && { $(GO) test -run '^$$' -bench . -benchtime 3s -count 3 -benchmem ./internal/platform/ && \
 	  $(GO) test -run '^$$' -bench ConcurrentSignInMemory -benchtime 1x ./internal/auth/ && \
-	  $(GO) test -run '^$$' -bench Market -benchtime 1x ./internal/market/ && \
+	  $(GO) test -run '^$$' -bench Market -benchtime 1x -timeout 30m ./internal/market/ && \
 	  $(GO) test -run '^$$' -bench Billing -benchtime 1x ./internal/billing/ && \
+	  $(GO) test -run '^$$' -bench Reliability -benchtime 1x ./internal/reliability/ && \
 	  $(GO) test -run '^$$' -bench AgentResources -benchtime 1x ./internal/e2e/; } | tee /dev/stderr | \
 	  awk -f scripts/benchsummary.awk
 

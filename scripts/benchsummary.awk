@@ -33,7 +33,7 @@ function largest(key,    i, m) {
 	name = $1
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 	for (i = 3; i <= NF; i++)
-		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable|p95_x_1x|sql\/advice|seed_s|rentals|p50_x_1x|p95_10x_ms|sql\/history|ledger_tx_x_1x|ms_per_tick|sql\/rental|sql\/tick|deliveries\/s|events\/s)$/) add(name SUBSEP $i, $(i - 1))
+		if ($i ~ /(x_bare|x_benign|_MiB|\/hb|_of_a_core|_x_hub|\/dashboard|\/event|\/replica|_ms_to_last|ms_to_last|recovered_s|_x_hand|p50_ms|p95_ms|start_p99_ms|\/page|starts_won|starts_unavailable|p95_x_1x|sql\/advice|seed_s|rentals|p50_x_1x|p95_10x_ms|sql\/history|ledger_tx_x_1x|ms_per_tick|sql\/rental|sql\/tick|deliveries\/s|events\/s|sql\/summary|sql\/transition|events|_1x_ms)$/) add(name SUBSEP $i, $(i - 1))
 }
 
 END {
@@ -93,6 +93,15 @@ END {
 			r = largest(b SUBSEP "resolves/event/replica")
 			printf "%s: earnings changes to 1000 followers: %.0f deliveries/s (%.3g changes/s); %g summary resolves per change per replica (target 1)%s, %g SQL statements each\n", \
 				b, median(b SUBSEP "deliveries/s"), median(b SUBSEP "events/s"), r, (r > 1) ? " OVER TARGET" : "", largest(b SUBSEP "sql/event/replica")
+		} else if ((b SUBSEP "sql/summary") in count) {
+			r = median(b SUBSEP "p95_x_1x")
+			printf "%s: provider summary over %d events: p95 %.4g ms = %.3g x the p95 over a tenth of the history, %.4g ms, read alternately (target <= 1.2; runs %s)%s; p50 %.4g ms against %.4g ms; its events statement p95 %.3g x (%.4g ms against %.4g ms); %g SQL statements per summary; tenfold history laid down in %.3g s\n", \
+				b, largest(b SUBSEP "events"), median(b SUBSEP "p95_ms"), r, median(b SUBSEP "p95_1x_ms"), runs(b SUBSEP "p95_x_1x"), (r > 1.2) ? " OVER TARGET" : "", \
+				median(b SUBSEP "p50_ms"), median(b SUBSEP "p50_1x_ms"), median(b SUBSEP "events_p95_x_1x"), median(b SUBSEP "events_p95_ms"), median(b SUBSEP "events_p95_1x_ms"), \
+				largest(b SUBSEP "sql/summary"), median(b SUBSEP "seed_s")
+		} else if ((b SUBSEP "sql/transition") in count) {
+			s = largest(b SUBSEP "sql/transition")
+			printf "%s: at most %g SQL statements per transition besides BEGIN and COMMIT (target <= 3)%s; p50 %.4g ms, p95 %.4g ms\n", b, s, (s > 3) ? " OVER TARGET" : "", median(b SUBSEP "transition_p50_ms"), median(b SUBSEP "transition_p95_ms")
 		} else if ((b SUBSEP "rss_MiB") in count) {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}
