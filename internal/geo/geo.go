@@ -164,3 +164,15 @@ func ParseRegion(s string) (Region, bool) {
 	}
 	return Region{}, false
 }
+
+// CountryNames are the lower-cased ways a country is written (its
+// alpha-2 and alpha-3 codes and English name) when s names one, else just
+// s lower-cased: what a stored, typed-in country is compared with.
+func CountryNames(s string) []string {
+	s = strings.TrimSpace(s)
+	c := countries.ByName(s)
+	if c == countries.Unknown || !c.IsValid() {
+		return []string{strings.ToLower(s)}
+	}
+	return []string{strings.ToLower(c.Alpha2()), strings.ToLower(c.Alpha3()), strings.ToLower(c.String())}
+}

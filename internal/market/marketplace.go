@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -37,7 +38,8 @@ const MaxPageSize = 100
 type Filter struct {
 	// Model is a catalogue model key.
 	Model *string
-	// Country matches the provider's country, case-insensitively.
+	// Country matches the provider's country by ISO code (PT, PRT) or
+	// English name, case-insensitively.
 	Country *string
 	// Region matches the provider's city or datacenter region,
 	// case-insensitively.
@@ -278,11 +280,14 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	// machines fm, prices fp, profiles fpm and providers fp2.
 	var provWhere []string
 	var provArgs []any
-	var country, region string
+	var region string
+	var countries []string
 	if f.Country != nil {
-		country = strings.ToLower(strings.TrimSpace(*f.Country))
-		provWhere = append(provWhere, "LOWER(fpm.location_country) = ?")
-		provArgs = append(provArgs, country)
+		// Applications keep the country as typed: "PT", "PRT" and
+		// "Portugal" are one country.
+		countries = geo.CountryNames(*f.Country)
+		provWhere = append(provWhere, "LOWER(fpm.location_country) IN (?)")
+		provArgs = append(provArgs, bun.List(countries))
 	}
 	if f.Region != nil {
 		region = strings.ToLower(strings.TrimSpace(*f.Region))
@@ -360,8 +365,8 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		groups += ` AND m.id = f.machine_id AND m.status = 'ONLINE'`
 	}
 	if f.Country != nil {
-		groups += ` AND LOWER(pmp.location_country) = ?`
-		args = append(args, country)
+		groups += ` AND LOWER(pmp.location_country) IN (?)`
+		args = append(args, bun.List(countries))
 	}
 	if f.Region != nil {
 		groups += ` AND (LOWER(pmp.location_city) = ? OR LOWER(pmp.location_region) = ?)`

@@ -155,6 +155,8 @@ func TestMarketplaceFiltersSortsAndRanks(t *testing.T) {
 		}{
 			{"model", Filter{Model: ptr(l4)}, []int64{l.id}},
 			{"country, any case", Filter{Country: ptr("pORTUGAL")}, []int64{a.id}},
+			{"country by its ISO code", Filter{Country: ptr("PT")}, []int64{a.id}},
+			{"country by its alpha-3 code", Filter{Country: ptr("prt")}, []int64{a.id}},
 			{"city as region", Filter{Region: ptr("paris")}, []int64{c.id, l.id}},
 			{"datacenter region", Filter{Region: ptr("EU-CENTRAL-1")}, []int64{e.id}},
 			{"VRAM", Filter{MinVramGb: ptr(48)}, []int64{e.id, a.id, c.id}},
