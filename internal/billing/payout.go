@@ -269,8 +269,8 @@ func (s *Service) tellMethodChanged(ctx context.Context, tx bun.Tx, userID int64
 	return s.deps.Outbox.Enqueue(ctx, tx, mail.Message{To: email, Subject: title, Text: body + "\n", Kind: KindPayoutMethodChanged})
 }
 
-// MethodOf is providerID's payout method (nil: none set).
-func (s *Service) MethodOf(ctx context.Context, providerID int64) (*Method, error) {
+// payoutMethod is providerID's stored payout method (nil: none set).
+func (s *Service) payoutMethod(ctx context.Context, providerID int64) (*models.PayoutMethod, error) {
 	var m models.PayoutMethod
 	err := s.deps.DB.NewSelect().Model(&m).Where("provider_id = ?", providerID).Scan(ctx)
 	if store.IsNoRows(err) {
@@ -279,7 +279,16 @@ func (s *Service) MethodOf(ctx context.Context, providerID int64) (*Method, erro
 	if err != nil {
 		return nil, fmt.Errorf("billing: unable to read the payout method: %w", err)
 	}
-	return methodOf(&m), nil
+	return &m, nil
+}
+
+// MethodOf is providerID's payout method (nil: none set).
+func (s *Service) MethodOf(ctx context.Context, providerID int64) (*Method, error) {
+	m, err := s.payoutMethod(ctx, providerID)
+	if m == nil || err != nil {
+		return nil, err
+	}
+	return methodOf(m), nil
 }
 
 // Due is the payout period whose payout is due at or before now: for
@@ -321,13 +330,9 @@ type NextPayout struct {
 
 // Next is providerID's next payout (nil without a payout method).
 func (s *Service) Next(ctx context.Context, providerID int64) (*NextPayout, error) {
-	var m models.PayoutMethod
-	err := s.deps.DB.NewSelect().Model(&m).Where("provider_id = ?", providerID).Scan(ctx)
-	if store.IsNoRows(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("billing: unable to read the payout method: %w", err)
+	m, err := s.payoutMethod(ctx, providerID)
+	if m == nil || err != nil {
+		return nil, err
 	}
 	loc, err := s.zoneOf(ctx, providerID)
 	if err != nil {
