@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { FundsSummary } from '../funds/FundsSummary';
 import { useFunds } from '../funds/useFunds';
 import { RentalStateBadge } from '../ui/Badge';
+import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
@@ -40,39 +41,39 @@ export function RentalsPage() {
           </Link>
         </section>
       ) : (
-        <table className="data-table stacked-table rentals-table">
-          <caption className="visually-hidden">{t('rentals.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('rentals.field.rental')}</th>
-              <th scope="col">{t('rentals.field.state')}</th>
-              <th scope="col">{t('rentals.field.image')}</th>
-              <th scope="col">{t('rentals.field.price')}</th>
-              <th scope="col">{t('rentals.field.when')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.rentals.map((r) => (
-              <tr key={r.id} data-testid="rental-row" data-id={r.id} data-state={r.state}>
-                <th scope="row" data-label={t('rentals.field.rental')}>
-                  <Link to={`/rentals/${r.id}`} data-testid="rental-link">
-                    {t('rentals.gpus', { count: r.gpuCount, model: isolate(r.model?.name ?? r.modelKey) })}
-                  </Link>
-                </th>
-                <td data-label={t('rentals.field.state')}>
-                  <RentalStateBadge state={r.state} cause={r.cause} testId="rental-state" />
-                </td>
-                <td data-label={t('rentals.field.image')} className="mono wrap-anywhere" dir="ltr">
-                  {r.image}
-                </td>
-                <td data-label={t('rentals.field.price')}>{t('rentals.perHour', { price: isolate(formatUsdc(r.pricePerHour, i18n.language)) })}</td>
-                <td data-label={t('rentals.field.when')}>
-                  {r.endedAt ? t('rentals.ended', { at: f.dateTime(r.endedAt) }) : r.startedAt ? t('rentals.started', { at: f.dateTime(r.startedAt) }) : t('rentals.created', { at: f.dateTime(r.createdAt) })}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          className="rentals-table"
+          caption={t('rentals.title')}
+          rows={view.rentals}
+          rowKey={(r) => r.id}
+          rowProps={(r) => ({ 'data-testid': 'rental-row', 'data-id': r.id, 'data-state': r.state })}
+          columns={[
+            {
+              key: 'rental',
+              header: t('rentals.field.rental'),
+              primary: true,
+              cell: (r) => (
+                <Link to={`/rentals/${r.id}`} data-testid="rental-link">
+                  {t('rentals.gpus', { count: r.gpuCount, model: isolate(r.model?.name ?? r.modelKey) })}
+                </Link>
+              ),
+            },
+            { key: 'state', header: t('rentals.field.state'), cell: (r) => <RentalStateBadge state={r.state} cause={r.cause} testId="rental-state" /> },
+            {
+              key: 'image',
+              header: t('rentals.field.image'),
+              className: 'mono wrap-anywhere',
+              cell: (r) => <span dir="ltr">{r.image}</span>,
+            },
+            { key: 'price', header: t('rentals.field.price'), cell: (r) => t('rentals.perHour', { price: isolate(formatUsdc(r.pricePerHour, i18n.language)) }) },
+            {
+              key: 'when',
+              header: t('rentals.field.when'),
+              cell: (r) =>
+                r.endedAt ? t('rentals.ended', { at: f.dateTime(r.endedAt) }) : r.startedAt ? t('rentals.started', { at: f.dateTime(r.startedAt) }) : t('rentals.created', { at: f.dateTime(r.createdAt) }),
+            },
+          ]}
+        />
       )}
       {view.hasMore && (
         <button type="button" className="button" onClick={view.loadMore} disabled={view.fetching} data-testid="rentals-more">
