@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,4 +114,34 @@ func TestReferenceFiguresMatchTheDatasheets(t *testing.T) {
 	l4 := catalog.ByKey("L4_24GB")
 	require.Equal(t, 72, l4.MaxPowerW)
 	require.Equal(t, 121.0, l4.Fp16TensorTflops)
+}
+
+// The family is what the application form groups models under and what
+// an unlisted GPU is scored against: a family that names a memory size
+// holds only models of that size.
+func TestEveryModelOfAFamilyHasTheFamilysMemory(t *testing.T) {
+	t.Parallel()
+	for _, m := range catalog.Models() {
+		f := strings.Fields(m.Family)
+		require.GreaterOrEqual(t, len(f), 3, m.Key)
+		require.Equal(t, "GB", f[len(f)-1], "%s: family %q names its memory", m.Key, m.Family)
+		require.Equal(t, strconv.Itoa(m.VramGb), f[len(f)-2], "%s (%d GB) is in family %q", m.Key, m.VramGb, m.Family)
+	}
+}
+
+// Issue 11, point 15: the H100 NVL 94 GB is its own family, not an
+// "H100 80 GB", with the reference figures of GPU-REFERENCE.md.
+func TestH100NVLIsItsOwnFamily(t *testing.T) {
+	t.Parallel()
+	nvl := catalog.ByNVMLName("NVIDIA H100 NVL")
+	require.NotNil(t, nvl)
+	require.Equal(t, "H100_NVL_94GB", nvl.Key)
+	require.Equal(t, "H100 NVL 94 GB", nvl.Family)
+	require.Equal(t, 94, nvl.VramGb)
+	require.Equal(t, 3900.0, nvl.MemoryBandwidthGBs)
+	require.Equal(t, 400, nvl.MaxPowerW)
+	require.Same(t, nvl, catalog.Lookup("h100-nvl"))
+	for _, key := range []string{"H100_SXM_80GB", "H100_PCIE_80GB"} {
+		require.Equal(t, "H100 80 GB", catalog.ByKey(key).Family, key)
+	}
 }
