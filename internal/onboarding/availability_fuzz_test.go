@@ -16,7 +16,8 @@ import (
 )
 
 // The clock forms the schema documents for a window: start "HH:MM,
-// 00:00–23:59", end "HH:MM after start, up to 24:00".
+// 00:00–23:59", end "HH:MM, 00:00–24:00" (an end not after the start runs
+// into the next day).
 var (
 	startClock = regexp.MustCompile(`^(?:[01][0-9]|2[0-3]):[0-5][0-9]$`)
 	endClock   = regexp.MustCompile(`^(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]|24:00)$`)
@@ -31,8 +32,8 @@ func minutes(clock string) int {
 // scheduleIsValid is the schedule rule read from the schema and the form,
 // worked out independently of normalize: ALWAYS takes no windows; WEEKLY
 // takes an IANA zone and 1 to MaxWindows windows in the documented clock
-// forms, each ending after it starts, none sharing a minute with another
-// on the same day.
+// forms, none ending when it starts (an end before the start is on the
+// next day), none sharing a minute of the week with another.
 func scheduleIsValid(a AvailabilityInput) bool {
 	tz := ""
 	if a.TimeZone != nil {
@@ -53,21 +54,27 @@ func scheduleIsValid(a AvailabilityInput) bool {
 		if tz == "" || len(a.Windows) == 0 || len(a.Windows) > MaxWindows {
 			return false
 		}
-		var taken [7][24 * 60]bool
+		// Minutes of the week, Monday 00:00 first: an end not after the
+		// start runs into the next day, Sunday into Monday.
+		var taken [7 * 24 * 60]bool
 		for _, w := range a.Windows {
 			if !startClock.MatchString(w.Start) || !endClock.MatchString(w.End) {
 				return false
 			}
 			s, e := minutes(w.Start), minutes(w.End)
-			if e <= s {
+			if e == s {
 				return false
+			}
+			if e < s {
+				e += 24 * 60
 			}
 			day := dayIndex(w.Day)
 			for m := s; m < e; m++ {
-				if taken[day][m] {
+				i := (day*24*60 + m) % len(taken)
+				if taken[i] {
 					return false
 				}
-				taken[day][m] = true
+				taken[i] = true
 			}
 		}
 		return true
@@ -134,6 +141,9 @@ func FuzzAvailability(f *testing.F) {
 		{"WEEKLY", " America/New_York ", true, "SUNDAY,00:00,00:01;SUNDAY,00:01,24:00"},
 		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,09:00,17:00;MONDAY,16:59,18:00"},
 		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,17:00,09:00"},
+		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,20:00,08:00;TUESDAY,07:00,09:00"},
+		{"WEEKLY", "Europe/Lisbon", true, "SUNDAY,22:00,02:00;MONDAY,02:00,08:00"},
+		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,20:00,00:00;TUESDAY,00:00,08:00"},
 		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,24:00,24:00"},
 		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,9:00,17:00"},
 		{"WEEKLY", "Europe/Lisbon", true, "MONDAY,09:60,17:00"},

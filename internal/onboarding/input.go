@@ -2,12 +2,12 @@ package onboarding
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // IANA zones even on hosts without /usr/share/zoneinfo
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/validate"
@@ -88,33 +88,6 @@ var (
 // reviewer) of at most max characters.
 func checkText(v *fault.Validation, field, s string, max int, required bool) {
 	validate.Text{Required: required, MaxRunes: max, Chars: validate.MultiLine}.Check(v, validate.At(field), s)
-}
-
-// parseClock reads "HH:MM" into minutes since midnight; "24:00" is allowed
-// only as an end.
-func parseClock(s string, isEnd bool) (int, bool) {
-	h, m, ok := strings.Cut(s, ":")
-	if !ok || !twoDigits(h) || !twoDigits(m) {
-		return 0, false
-	}
-	hh, _ := strconv.Atoi(h)
-	mm, _ := strconv.Atoi(m)
-	if mm > 59 {
-		return 0, false
-	}
-	if hh == 24 && mm == 0 && isEnd {
-		return 24 * 60, true
-	}
-	if hh > 23 {
-		return 0, false
-	}
-	return hh*60 + mm, true
-}
-
-// twoDigits reports whether s is exactly two ASCII digits (no sign, which
-// strconv.Atoi would take: "+9" is not an hour).
-func twoDigits(s string) bool {
-	return len(s) == 2 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9'
 }
 
 // normalize trims the input in place and validates it, naming each bad
@@ -211,33 +184,10 @@ func (a *AvailabilityInput) normalize(v *fault.Validation, field validate.Path) 
 			v.Add(windows.String(), fault.TooMany, fmt.Sprintf("at most %d windows", MaxWindows))
 			return
 		}
-		type span struct{ start, end, idx int }
-		byDay := map[models.Weekday][]span{}
-		for i, w := range a.Windows {
-			wf := windows.Index(i)
-			s, ok1 := parseClock(w.Start, false)
-			e, ok2 := parseClock(w.End, true)
-			if !ok1 {
-				v.Add(wf.Field("start").String(), fault.InvalidValue, "use HH:MM between 00:00 and 23:59")
-			}
-			if !ok2 {
-				v.Add(wf.Field("end").String(), fault.InvalidValue, "use HH:MM between 00:01 and 24:00")
-			}
-			if !ok1 || !ok2 {
-				continue
-			}
-			if e <= s {
-				v.Add(wf.Field("end").String(), fault.EmptyWindow, "the window must end after it starts")
-				continue
-			}
-			for _, o := range byDay[w.Day] {
-				if s < o.end && o.start < e {
-					v.Add(wf.String(), fault.Overlap, fmt.Sprintf("overlaps window %d on the same day", o.idx))
-					break
-				}
-			}
-			byDay[w.Day] = append(byDay[w.Day], span{s, e, i})
-		}
+		// The schedule's rules (package availability): a window whose end
+		// is not after its start runs into the next day (20:00–08:00), and
+		// no two windows share a minute of the week.
+		availability.CheckWindows(v, windows, a.Windows)
 	default:
 		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
 	}

@@ -86,8 +86,21 @@ func TestInputRules(t *testing.T) {
 		{desc: "an unknown model", change: func(in *Input) { in.Gpus[0].ModelKey = "TPU" }, field: "input.gpus.0.modelKey", code: fault.UnknownModel},
 		{desc: "an unknown time zone", change: func(in *Input) { in.Gpus[1].Availability.TimeZone = ptr("Mars/Olympus") },
 			field: "input.gpus.1.availability.timeZone", code: fault.UnknownTimeZone},
-		{desc: "a window ending before it starts", change: func(in *Input) { in.Gpus[1].Availability.Windows[1].End = "08:00" },
+		{desc: "issue 11 point 4: an overnight window 20:00–08:00 is accepted", change: func(in *Input) {
+			in.Gpus[1].Availability.Windows[1] = models.AvailabilityWindow{Day: models.Tuesday, Start: "20:00", End: "08:00"}
+		}},
+		{desc: "a window ending when it starts", change: func(in *Input) { in.Gpus[1].Availability.Windows[1].End = "09:00" },
 			field: "input.gpus.1.availability.windows.1.end", code: fault.EmptyWindow},
+		{desc: "issue 11 point 4: Monday 20:00–08:00 overlaps Tuesday 07:00–09:00", change: func(in *Input) {
+			in.Gpus[1].Availability.Windows = []models.AvailabilityWindow{
+				{Day: models.Monday, Start: "20:00", End: "08:00"}, {Day: models.Tuesday, Start: "07:00", End: "09:00"},
+			}
+		}, field: "input.gpus.1.availability.windows.1", code: fault.Overlap},
+		{desc: "issue 11 point 4: Sunday 22:00–02:00 overlaps Monday 01:00–03:00", change: func(in *Input) {
+			in.Gpus[1].Availability.Windows = []models.AvailabilityWindow{
+				{Day: models.Monday, Start: "01:00", End: "03:00"}, {Day: models.Sunday, Start: "22:00", End: "02:00"},
+			}
+		}, field: "input.gpus.1.availability.windows.1", code: fault.Overlap},
 		{desc: "overlapping windows", change: func(in *Input) { in.Gpus[1].Availability.Windows[1].Day = models.Monday },
 			field: "input.gpus.1.availability.windows.1", code: fault.Overlap},
 	}

@@ -2,85 +2,49 @@ package pricing
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 	_ "time/tzdata" // IANA zones even on hosts without /usr/share/zoneinfo
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/models"
 )
 
 // minutesPerDay and minutesPerWeek measure the weekly clock windows are
-// read on.
+// read on (package availability's).
 const (
-	minutesPerDay  = 24 * 60
-	minutesPerWeek = 7 * minutesPerDay
+	minutesPerDay  = availability.MinutesPerDay
+	minutesPerWeek = availability.MinutesPerWeek
 )
 
 // interval is a half-open span of instants [from, to).
 type interval struct{ from, to time.Time }
 
+// The window rules are package availability's, which the application form
+// shares: these names keep the schedule's code short.
+
 // clockMinutes reads "HH:MM" (00:00–23:59, and 24:00 when end is true)
 // into minutes since midnight.
-func clockMinutes(s string, end bool) (int, bool) {
-	h, m, ok := strings.Cut(s, ":")
-	if !ok || len(h) != 2 || len(m) != 2 || !digits(h) || !digits(m) {
-		return 0, false
-	}
-	hh, _ := strconv.Atoi(h)
-	mm, _ := strconv.Atoi(m)
-	switch {
-	case mm > 59:
-		return 0, false
-	case hh == 24 && mm == 0 && end:
-		return minutesPerDay, true
-	case hh > 23:
-		return 0, false
-	}
-	return hh*60 + mm, true
-}
-
-func digits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+func clockMinutes(s string, end bool) (int, bool) { return availability.ClockMinutes(s, end) }
 
 // weekday is d's offset from Monday (0–6), or -1 for an unknown day.
-func weekday(d models.Weekday) int { return slices.Index(models.Weekdays, d) }
+func weekday(d models.Weekday) int { return availability.Weekday(d) }
 
-// span is a window on the weekly clock: minutes since Monday 00:00, end
-// after start, end possibly past the week's end (a Sunday window that
-// crosses midnight).
+// span is a window on the weekly clock (availability.Span): minutes since
+// Monday 00:00, end after start, end possibly past the week's end (a
+// Sunday window that crosses midnight).
 type span struct{ start, end int }
 
 // spanOf places w on the weekly clock; a window whose end is not after its
 // start runs into the next day. ok is false for a malformed window.
 func spanOf(w models.AvailabilityWindow) (span, bool) {
-	d := weekday(w.Day)
-	s, ok1 := clockMinutes(w.Start, false)
-	e, ok2 := clockMinutes(w.End, true)
-	if d < 0 || !ok1 || !ok2 {
-		return span{}, false
-	}
-	if e <= s {
-		e += minutesPerDay
-	}
-	return span{d*minutesPerDay + s, d*minutesPerDay + e}, true
+	sp, ok := availability.SpanOf(w)
+	return span{sp.Start, sp.End}, ok
 }
 
 // overlaps reports whether a and b share a minute on the weekly clock, a
 // window crossing Sunday midnight included.
 func (a span) overlaps(b span) bool {
-	for _, shift := range []int{-minutesPerWeek, 0, minutesPerWeek} {
-		if a.start < b.end+shift && b.start+shift < a.end {
-			return true
-		}
-	}
-	return false
+	return availability.Span{Start: a.start, End: a.end}.Overlaps(availability.Span{Start: b.start, End: b.end})
 }
 
 // wallTime is the instant at which the zone's clock first shows the given
