@@ -11,12 +11,15 @@ import (
 type User struct {
 	bun.BaseModel `bun:"table:users,alias:u"`
 
-	ID           int64     `bun:"id,pk,autoincrement"`
-	Email        string    `bun:"email,notnull"`
-	Name         string    `bun:"name,notnull"`
-	PasswordHash string    `bun:"password_hash,notnull" json:"-"`
-	CreatedAt    time.Time `bun:"created_at,notnull"`
-	UpdatedAt    time.Time `bun:"updated_at,notnull"`
+	ID           int64  `bun:"id,pk,autoincrement"`
+	Email        string `bun:"email,notnull"`
+	Name         string `bun:"name,notnull"`
+	PasswordHash string `bun:"password_hash,notnull" json:"-"`
+	// Language is the language the user reads the SPA and their emails
+	// in. A zero value inserts the column's default, en.
+	Language  Language  `bun:"language,nullzero,notnull,default:'en'"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
 
 	// Roles are loaded from user_roles by the auth service; not a column.
 	Roles []Role `bun:"-"`

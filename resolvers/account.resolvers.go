@@ -16,7 +16,7 @@ import (
 
 // SignUp is the resolver for the signUp field.
 func (r *mutationResolver) SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error) {
-	err := r.Auth.RequestSignUp(ctx, auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name})
+	err := r.Auth.RequestSignUp(ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name}})
 	return payload(err, func(ue []*protocol.UserError) *model.AuthPayload {
 		return &model.AuthPayload{UserErrors: ue, ConfirmationSent: len(ue) == 0}
 	})

@@ -19,6 +19,15 @@ const SignUpTokenPrefix = "gpx_c_"
 // SignUpTokenTTL is how long a confirmation link works.
 const SignUpTokenTTL = 24 * time.Hour
 
+// SignUpRequest is the public sign-up's input: the account's fields and
+// the language the person is reading the SPA in. The confirmation email is
+// written in that language and the account starts with it; an invalid or
+// empty language is English.
+type SignUpRequest struct {
+	SignUpInput
+	Language models.Language
+}
+
 // RequestSignUp is the public sign-up. It validates the input as SignUp
 // does (a *fault.Validation naming each bad field, the per-address limit)
 // and then answers nil whether or not the email has an account, after the
@@ -31,12 +40,12 @@ const SignUpTokenTTL = 24 * time.Hour
 //     nothing else changes.
 //
 // The email is enqueued in the transaction that records the sign-up.
-func (s *Service) RequestSignUp(ctx context.Context, in SignUpInput) error {
+func (s *Service) RequestSignUp(ctx context.Context, in SignUpRequest) error {
 	m, err := s.signUpMail()
 	if err != nil {
 		return err
 	}
-	email, name, err := s.checkSignUp(ctx, in)
+	email, name, err := s.checkSignUp(ctx, in.SignUpInput)
 	if err != nil {
 		return err
 	}
@@ -62,7 +71,7 @@ func (s *Service) RequestSignUp(ctx context.Context, in SignUpInput) error {
 		token := newToken(SignUpTokenPrefix)
 		p := &models.PendingSignUp{
 			Email: email, Name: name, PasswordHash: hash, TokenHash: HashToken(token),
-			CreatedAt: now, ExpiresAt: now.Add(SignUpTokenTTL),
+			Language: in.Language.Or(models.DefaultLanguage), CreatedAt: now, ExpiresAt: now.Add(SignUpTokenTTL),
 		}
 		if _, err := tx.NewInsert().Model(p).Exec(ctx); err != nil {
 			return fmt.Errorf("auth: unable to record the sign-up: %w", err)
@@ -114,7 +123,7 @@ func (s *Service) ConfirmEmail(ctx context.Context, token string, kind models.Se
 		if _, err := tx.NewDelete().Model((*models.PendingSignUp)(nil)).Where("email = ?", p.Email).Exec(ctx); err != nil {
 			return fmt.Errorf("auth: unable to consume the sign-up: %w", err)
 		}
-		user, sess, err = s.openAccount(ctx, tx, p.Email, p.Name, p.PasswordHash, kind)
+		user, sess, err = s.openAccount(ctx, tx, p.Email, p.Name, p.PasswordHash, p.Language, kind)
 		if _, ok := fault.AsValidation(err); ok {
 			// The email got an account between the check and the insert.
 			return invalidSignUpToken()

@@ -23,7 +23,7 @@ const signUpPassword = "correct horse battery"
 // requestSignUp starts a public sign-up, failing the test on error.
 func (b *bundle) requestSignUp(t *testing.T, email, password, name string) {
 	t.Helper()
-	require.NoError(t, b.auth.RequestSignUp(b.ctx, auth.SignUpInput{Email: email, Password: password, Name: name}))
+	require.NoError(t, b.auth.RequestSignUp(b.ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: email, Password: password, Name: name}}))
 }
 
 // mails returns the outbox rows to email, oldest first.
@@ -67,7 +67,7 @@ func TestSignUpAnswersTheSameForANewAndATakenEmailAfterTheSameWork(t *testing.T)
 		b.signUp(t, "ada@example.com")
 		for _, email := range []string{"new@example.com", "ADA@example.com"} {
 			checks := b.auth.PasswordChecks()
-			err := b.auth.RequestSignUp(b.ctx, auth.SignUpInput{Email: email, Password: "another password", Name: "Someone"})
+			err := b.auth.RequestSignUp(b.ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: email, Password: "another password", Name: "Someone"}})
 			require.NoError(t, err, email)
 			require.Equal(t, checks+1, b.auth.PasswordChecks(), "%s: the password is hashed either way", email)
 			require.Len(t, b.mails(t, auth.NormalizeEmail(email)), 1, "%s: the address is mailed either way", email)
@@ -275,7 +275,7 @@ func TestRequestSignUpValidatesAsSignUpAndStoresAndMailsNothing(t *testing.T) {
 			{desc: "short password", field: "input.password", code: "TOO_SHORT", in: auth.SignUpInput{Email: "ada@example.com", Password: "short", Name: "Ada"}},
 			{desc: "empty name", field: "input.name", code: "REQUIRED", in: auth.SignUpInput{Email: "ada@example.com", Password: signUpPassword, Name: " "}},
 		} {
-			err := b.auth.RequestSignUp(b.ctx, tc.in)
+			err := b.auth.RequestSignUp(b.ctx, auth.SignUpRequest{SignUpInput: tc.in})
 			requireProblem(t, err, tc.field, tc.code)
 		}
 		require.Zero(t, b.count(t, (*models.PendingSignUp)(nil)))
@@ -289,9 +289,9 @@ func TestRequestSignUpKeepsThePerAddressLimit(t *testing.T) {
 		b := setup(t, db)
 		ctx := auth.WithClientAddr(b.ctx, "203.0.113.7")
 		for i := range auth.DefaultLimits.SignUps {
-			require.NoError(t, b.auth.RequestSignUp(ctx, auth.SignUpInput{Email: "many@example.com", Password: signUpPassword, Name: "Many"}), "sign-up %d", i+1)
+			require.NoError(t, b.auth.RequestSignUp(ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: "many@example.com", Password: signUpPassword, Name: "Many"}}), "sign-up %d", i+1)
 		}
-		err := b.auth.RequestSignUp(ctx, auth.SignUpInput{Email: "many@example.com", Password: signUpPassword, Name: "Many"})
+		err := b.auth.RequestSignUp(ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: "many@example.com", Password: signUpPassword, Name: "Many"}})
 		require.Equal(t, fault.RateLimited, fault.CodeOf(err), "%v", err)
 	})
 }
@@ -301,7 +301,7 @@ func TestRequestSignUpWithoutSignUpMailFails(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
 		bare := auth.New(auth.Deps{DB: db, Clock: b.clock, Logger: slog.New(slog.DiscardHandler)}, auth.Config{PasswordParams: authtest.Params})
-		err := bare.RequestSignUp(b.ctx, auth.SignUpInput{Email: "x@example.com", Password: signUpPassword, Name: "X"})
+		err := bare.RequestSignUp(b.ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: "x@example.com", Password: signUpPassword, Name: "X"}})
 		require.Error(t, err)
 		require.Equal(t, fault.Internal, fault.CodeOf(err))
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -58,27 +57,29 @@ func (m SignUpMail) publicURL() string {
 	return strings.TrimRight(m.PublicURL(), "/")
 }
 
-// confirmation is the email that carries a new sign-up's link.
+// confirmation is the email that carries a new sign-up's link, in the
+// language of the sign-up's request (the address has no account to read
+// one from).
 func (m SignUpMail) confirmation(p *models.PendingSignUp, token string) mail.Message {
-	return mail.Message{
-		To: p.Email, Kind: MailKindConfirmEmail,
-		Subject: "Confirm your email to finish signing up for GPUnex",
-		Text: fmt.Sprintf("Hello %s,\n\nTo finish creating your GPUnex account, confirm your email address by opening this link:\n\n%s%s?token=%s\n\n"+
-			"The link works once, until %s. If you did not sign up for GPUnex, ignore this email: no account is created without the link.\n\nThe GPUnex team\n",
-			p.Name, m.publicURL(), ConfirmEmailPath, token, p.ExpiresAt.UTC().Format(time.RFC1123)),
-	}
+	link := m.publicURL() + ConfirmEmailPath + "?token=" + token
+	msg := mail.InLanguage(p.Language, func(lang models.Language) *mail.Email {
+		e := mail.Compose(lang, MailKindConfirmEmail).Subject(nil).Greeting(p.Name)
+		return e.P("intro", nil).URL(link).
+			P("expiry", mail.Vars{"expires": e.DateTime(p.ExpiresAt)}).P("ignore", nil).SignOff()
+	})
+	msg.To = p.Email
+	return msg
 }
 
 // existingAccount is the email to the owner of an account when someone
-// signs up with its address: the answer to the sign-up is the same either
-// way, so only the owner learns the account exists.
+// signs up with its address, in the owner's language: the answer to the
+// sign-up is the same either way, so only the owner learns the account
+// exists.
 func (m SignUpMail) existingAccount(owner *models.User) mail.Message {
-	return mail.Message{
-		To: owner.Email, Kind: MailKindSignUpExisting,
-		Subject: "Someone tried to sign up for GPUnex with your email",
-		Text: fmt.Sprintf("Hello %s,\n\nSomeone tried to create a GPUnex account with this email address, which already has one.\n\n"+
-			"If it was you, sign in here instead: %s/login\n\n"+
-			"Nothing changed: your account, password and sessions are as they were. If it was not you, you can ignore this email.\n\nThe GPUnex team\n",
-			owner.Name, m.publicURL()),
-	}
+	msg := mail.InLanguage(owner.Language, func(lang models.Language) *mail.Email {
+		return mail.Compose(lang, MailKindSignUpExisting).Subject(nil).Greeting(owner.Name).
+			P("intro", nil).P("signIn", nil).URL(m.publicURL()+"/login").P("nothing", nil).SignOff()
+	})
+	msg.To = owner.Email
+	return msg
 }

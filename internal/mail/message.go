@@ -45,6 +45,10 @@ type Message struct {
 	// Created is when the message was enqueued and becomes its Date
 	// header; zero means the time of sending.
 	Created time.Time
+
+	// recipient, set by ForUser and InLanguage, writes Subject, Text and
+	// HTML in the reader's language when the message is enqueued.
+	recipient *recipient
 }
 
 // ErrInvalidMessage is wrapped by every validation error of a Message.
@@ -53,6 +57,9 @@ var ErrInvalidMessage = errors.New("mail: invalid message")
 // Validate checks the message can be sent: a parseable recipient address,
 // a one-line subject, a text body, a kind, and every field within limits.
 func (m Message) Validate() error {
+	if m.recipient != nil {
+		return fmt.Errorf("%w: not written yet (ForUser and InLanguage messages are written by Outbox.Enqueue)", ErrInvalidMessage)
+	}
 	if _, err := parseAddress(m.To); err != nil {
 		return fmt.Errorf("%w: to: %v", ErrInvalidMessage, err)
 	}

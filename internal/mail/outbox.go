@@ -30,7 +30,13 @@ func NewOutbox(clk clock.Clock, wake func()) *Outbox {
 // then exists if and only if that transaction commits. A message whose
 // DedupeKey was enqueued before is silently dropped (nil error), so a
 // decision made twice sends one email. ID and Created of msg are ignored.
+// A message of ForUser or InLanguage is written first, in its reader's
+// language (read with idb for ForUser).
 func (o *Outbox) Enqueue(ctx context.Context, idb bun.IDB, msg Message) error {
+	msg, err := msg.written(ctx, idb)
+	if err != nil {
+		return err
+	}
 	if err := msg.Validate(); err != nil {
 		return err
 	}

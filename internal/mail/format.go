@@ -1,0 +1,69 @@
+package mail
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DateTime formats t for e's reader: the day, the month's name and the
+// year in the order and words of the language (format.dateTime and
+// format.months in the templates), a 24-hour time, and always UTC, as an
+// email cannot know the reader's time zone; digits are the language's own
+// (Arabic-Indic in Arabic, as the SPA's Intl formatting shows them).
+func (e *Email) DateTime(t time.Time) string {
+	t = t.UTC()
+	return e.T("^format.dateTime", Vars{
+		"day":   e.Digits(strconv.Itoa(t.Day())),
+		"month": e.T("^format.months."+strconv.Itoa(int(t.Month())), nil),
+		"year":  e.Digits(strconv.Itoa(t.Year())),
+		"time":  e.Digits(t.Format("15:04")),
+	})
+}
+
+// Number formats x for e's reader with at most decimals decimals (trailing
+// zeros dropped), the language's decimal separator and digits, and its
+// thousands separator in a number of five or more digits (so a year or a
+// port is never split, as CLDR does for Spanish).
+func (e *Email) Number(x float64, decimals int) string {
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	sign := ""
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		sign, s = "-", rest
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(whole) >= 5 {
+		group := e.T("^format.group", nil)
+		var b strings.Builder
+		for i, r := range whole {
+			if i > 0 && (len(whole)-i)%3 == 0 {
+				b.WriteString(group)
+			}
+			b.WriteRune(r)
+		}
+		whole = b.String()
+	}
+	out := sign + whole
+	if frac != "" {
+		out += e.T("^format.decimal", nil) + frac
+	}
+	return e.Digits(out)
+}
+
+// Digits writes the ASCII digits of s in the language's digits
+// (format.digits: the ten digits 0 to 9).
+func (e *Email) Digits(s string) string {
+	digits := []rune(e.T("^format.digits", nil))
+	if len(digits) != 10 || string(digits) == "0123456789" {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return digits[r-'0']
+		}
+		return r
+	}, s)
+}
