@@ -76,11 +76,7 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 			}
 		},
 		email: func(app *models.ProviderApplication, _ int64) mail.Message {
-			return mail.Message{
-				To: app.Email, Kind: "application.approved", DedupeKey: fmt.Sprintf("application:%d:approved", app.ID),
-				Subject: "You're approved to provide GPUs on GPUnex",
-				Text:    s.approvalText(app, tierLabel(*app.Tier), message),
-			}
+			return s.approvalEmail(app, message)
 		},
 	})
 	if err != nil {
@@ -100,29 +96,6 @@ func tierLabel(t models.ProviderTier) string {
 		return "Enterprise"
 	}
 	return "Community"
-}
-
-func (s *Service) approvalText(app *models.ProviderApplication, tierName string, message *string) string {
-	base := s.publicURL()
-	var b strings.Builder
-	fmt.Fprintf(&b, "Hello %s,\n\nYour application to provide GPUs on GPUnex is approved. Your tier: %s.\n\n", app.FullName, tierName)
-	if message != nil {
-		fmt.Fprintf(&b, "A note from the reviewer:\n%s\n\n", *message)
-	}
-	fmt.Fprintf(&b, "Next steps\n\n")
-	fmt.Fprintf(&b, "1. Sign in at %s and open Agent tokens (%s/provider/tokens).\n", base, base)
-	fmt.Fprintf(&b, "   Create a token; it starts with %s and is shown once, so copy it.\n\n", auth.AgentTokenPrefix)
-	fmt.Fprintf(&b, "2. On each GPU host (Docker and the NVIDIA Container Toolkit installed), run:\n\n   %s\n\n", s.deps.Providers.InstallCommand())
-	fmt.Fprintf(&b, "   The installer asks for your agent token: paste it when asked (what you type is hidden).\n")
-	fmt.Fprintf(&b, "   Never put the token on the command line, where other users of the host can read it.\n")
-	fmt.Fprintf(&b, "   On a host without a terminal (cloud-init, Ansible), write the token to a file only root\n")
-	fmt.Fprintf(&b, "   can read, such as /root/gpunex-token (chmod 600), and end the command with\n")
-	fmt.Fprintf(&b, "   sudo sh -s -- --token-file /root/gpunex-token instead of sudo sh.\n")
-	fmt.Fprintf(&b, "   The installer checks Docker and the toolkit, starts the gpunex-agent container,\n")
-	fmt.Fprintf(&b, "   and tells you how to check it: docker ps | grep gpunex-agent\n\n")
-	fmt.Fprintf(&b, "3. Within a minute your machine and each GPU show Online on your dashboard, and the first benchmark starts.\n\n")
-	fmt.Fprintf(&b, "Welcome aboard,\nThe GPUnex team\n")
-	return b.String()
 }
 
 // decision is a reviewer's answer that sends an open application to a new
@@ -220,12 +193,7 @@ func (s *Service) Reject(ctx context.Context, admin *auth.Viewer, id int64, reas
 			}
 		},
 		email: func(app *models.ProviderApplication, _ int64) mail.Message {
-			return mail.Message{
-				To: app.Email, Kind: "application.rejected", DedupeKey: fmt.Sprintf("application:%d:rejected", app.ID),
-				Subject: "Your GPUnex provider application",
-				Text: fmt.Sprintf("Hello %s,\n\nThank you for applying to provide GPUs on GPUnex. We cannot approve your application at this time.\n\nReason:\n%s\n\nYou are welcome to apply again once this is addressed: %s/provider/apply\n\nThe GPUnex team\n",
-					app.FullName, reason, s.publicURL()),
-			}
+			return s.rejectionEmail(app, reason)
 		},
 	})
 }
@@ -249,12 +217,7 @@ func (s *Service) RequestInfo(ctx context.Context, admin *auth.Viewer, id int64,
 			}
 		},
 		email: func(app *models.ProviderApplication, eventID int64) mail.Message {
-			return mail.Message{
-				To: app.Email, Kind: "application.info_requested", DedupeKey: fmt.Sprintf("application:%d:info:%d", app.ID, eventID),
-				Subject: "GPUnex needs more information about your provider application",
-				Text: fmt.Sprintf("Hello %s,\n\nA reviewer needs more information before deciding on your application:\n\n%s\n\nEdit and resubmit it here: %s/provider/application\n\nThe GPUnex team\n",
-					app.FullName, message, s.publicURL()),
-			}
+			return s.infoRequestEmail(app, message, eventID)
 		},
 	})
 }
