@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { useQuery } from 'urql';
+import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
@@ -52,31 +53,27 @@ export function ReliabilityAdminPage() {
         ) : providers.length === 0 ? (
           <p data-testid="admin-reliability-none">{t('admin.reliability.none')}</p>
         ) : (
-          <table className="data-table stacked-table" data-testid="admin-reliability-table">
-            <caption className="visually-hidden">{t('admin.reliability.list')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('admin.reliability.provider')}</th>
-                <th scope="col">{t('admin.reliability.score')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {providers.map((p) => {
-                const below = p.score < FLOOR;
-                return (
-                  <tr key={p.providerId} className={below ? 'below-floor-row' : undefined} data-testid="admin-reliability-row" data-provider={p.providerId} data-name={p.name} data-score={p.score} data-below-floor={below}>
-                    <th scope="row" data-label={t('admin.reliability.provider')} className="wrap-anywhere">
-                      <bdi>{p.name}</bdi>
-                    </th>
-                    <td data-label={t('admin.reliability.score')}>
-                      <strong>{f.number(p.score)}</strong>
-                      {below && <span className="status below-floor-tag">{t('admin.reliability.belowFloor')}</span>}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DataTable
+            testId="admin-reliability-table"
+            caption={t('admin.reliability.list')}
+            rows={providers}
+            rowKey={(p) => p.providerId}
+            rowClassName={(p) => (p.score < FLOOR ? 'below-floor-row' : undefined)}
+            rowProps={(p) => ({ 'data-testid': 'admin-reliability-row', 'data-provider': p.providerId, 'data-name': p.name, 'data-score': p.score, 'data-below-floor': p.score < FLOOR })}
+            columns={[
+              { key: 'provider', header: t('admin.reliability.provider'), primary: true, className: 'wrap-anywhere', cell: (p) => <bdi>{p.name}</bdi> },
+              {
+                key: 'score',
+                header: t('admin.reliability.score'),
+                cell: (p) => (
+                  <>
+                    <strong>{f.number(p.score)}</strong>
+                    {p.score < FLOOR && <span className="status below-floor-tag">{t('admin.reliability.belowFloor')}</span>}
+                  </>
+                ),
+              },
+            ]}
+          />
         )}
       </section>
     </section>

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { BenchmarkFigureFieldsFragment } from '../gql/graphql';
+import { DataTable } from '../ui/DataTable';
 import { minimumMark, ratioBar, sortFigures } from './figure';
 import { useBenchmarkFormat } from './format';
 
@@ -18,63 +19,74 @@ export type Figure = BenchmarkFigureFieldsFragment;
  */
 export function FiguresTable({ figures, caption }: { figures: readonly Figure[]; caption: string }) {
   const { t } = useTranslation();
+  const fmt = useBenchmarkFormat();
+  const value = (figure: Figure, v: number | null) => (v === null ? <span className="muted">{t('benchmarks.figure.none')}</span> : fmt.inUnit(figure.metric, v));
   return (
-    <table className="data-table bench-figures stacked-table" data-testid="bench-figures">
-      <caption className="visually-hidden">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t('benchmarks.figure.metric')}</th>
-          <th scope="col">{t('benchmarks.figure.measured')}</th>
-          <th scope="col">{t('benchmarks.figure.expected')}</th>
-          <th scope="col">{t('benchmarks.figure.minimum')}</th>
-          <th scope="col">{t('benchmarks.figure.ratio')}</th>
-          <th scope="col">{t('benchmarks.figure.result')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {sortFigures(figures).map((figure) => (
-          <FigureRow key={figure.metric} figure={figure} />
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      className="bench-figures"
+      testId="bench-figures"
+      caption={caption}
+      rows={sortFigures(figures)}
+      rowKey={(figure) => figure.metric}
+      rowProps={(figure) => ({
+        'data-testid': 'bench-figure',
+        'data-metric': figure.metric,
+        'data-supported': figure.supported,
+        'data-passed': figure.passed,
+        'data-ratio': figure.ratio ?? '',
+      })}
+      columns={[
+        { key: 'metric', header: t('benchmarks.figure.metric'), primary: true, cell: (figure) => fmt.metric(figure.metric) },
+        {
+          key: 'measured',
+          header: t('benchmarks.figure.measured'),
+          align: 'end',
+          cellProps: () => ({ 'data-testid': 'bench-figure-measured' }),
+          cell: (figure) => (figure.supported ? value(figure, figure.measured) : <span className="muted">{t('benchmarks.figure.unsupported')}</span>),
+        },
+        { key: 'expected', header: t('benchmarks.figure.expected'), align: 'end', cell: (figure) => value(figure, figure.expected) },
+        {
+          key: 'minimum',
+          header: t('benchmarks.figure.minimum'),
+          align: 'end',
+          cell: (figure) => (figure.minimum === null ? <span className="muted">{t('benchmarks.figure.noThreshold')}</span> : value(figure, figure.minimum)),
+        },
+        { key: 'ratio', header: t('benchmarks.figure.ratio'), cell: (figure) => <RatioBar figure={figure} /> },
+        {
+          key: 'result',
+          header: t('benchmarks.figure.result'),
+          cell: (figure) => {
+            const result = resultOf(figure);
+            return (
+              <span className={`status bench-result-${result}`} data-testid="bench-figure-result">
+                {t(`benchmarks.figure.${result}`)}
+              </span>
+            );
+          },
+        },
+      ]}
+    />
   );
 }
 
-function FigureRow({ figure }: { figure: Figure }) {
+function resultOf(figure: Figure): 'unsupported' | 'passed' | 'failed' {
+  return !figure.supported ? 'unsupported' : figure.passed ? 'passed' : 'failed';
+}
+
+/** RatioBar is measured over expected as a bar, the minimum marked on it, and as a percentage. */
+function RatioBar({ figure }: { figure: Figure }) {
   const { t } = useTranslation();
   const fmt = useBenchmarkFormat();
-  const value = (v: number | null) => (v === null ? <span className="muted">{t('benchmarks.figure.none')}</span> : fmt.inUnit(figure.metric, v));
   const bar = ratioBar(figure);
   const mark = minimumMark(figure);
-  const result = !figure.supported ? 'unsupported' : figure.passed ? 'passed' : 'failed';
+  if (bar === null) return <span className="muted">{t('benchmarks.figure.none')}</span>;
   return (
-    <tr data-testid="bench-figure" data-metric={figure.metric} data-supported={figure.supported} data-passed={figure.passed} data-ratio={figure.ratio ?? ''}>
-      <th scope="row" data-label={t('benchmarks.figure.metric')}>
-        {fmt.metric(figure.metric)}
-      </th>
-      <td data-label={t('benchmarks.figure.measured')} data-testid="bench-figure-measured">
-        {figure.supported ? value(figure.measured) : <span className="muted">{t('benchmarks.figure.unsupported')}</span>}
-      </td>
-      <td data-label={t('benchmarks.figure.expected')}>{value(figure.expected)}</td>
-      <td data-label={t('benchmarks.figure.minimum')}>{figure.minimum === null ? <span className="muted">{t('benchmarks.figure.noThreshold')}</span> : value(figure.minimum)}</td>
-      <td data-label={t('benchmarks.figure.ratio')}>
-        {bar === null ? (
-          <span className="muted">{t('benchmarks.figure.none')}</span>
-        ) : (
-          <span className="ratio">
-            <span className={`ratio-bar ratio-${result}`} aria-hidden="true">
-              <span className="ratio-fill" style={{ inlineSize: `${bar}%` }} />
-              {mark !== null && <span className="ratio-min" style={{ insetInlineStart: `${mark}%` }} />}
-            </span>
-            <span className="ratio-text">{figure.ratio === null ? '' : fmt.percent(figure.ratio)}</span>
-          </span>
-        )}
-      </td>
-      <td data-label={t('benchmarks.figure.result')}>
-        <span className={`status bench-result-${result}`} data-testid="bench-figure-result">
-          {t(`benchmarks.figure.${result}`)}
-        </span>
-      </td>
-    </tr>
+    <span className="ratio">
+      <span className={`ratio-bar ratio-${resultOf(figure)}`} aria-hidden="true">
+        <span className="ratio-fill" style={{ inlineSize: `${bar}%` }} />
+        {mark !== null && <span className="ratio-min" style={{ insetInlineStart: `${mark}%` }} />}
+      </span>
+      <span className="ratio-text">{figure.ratio === null ? '' : fmt.percent(figure.ratio)}</span>
+    </span>
   );
 }

@@ -5,6 +5,7 @@ import { useSession } from '../account/session';
 import type { EarningsFieldsFragment } from '../gql/graphql';
 import { PayoutsTable } from '../payouts/PayoutsTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
+import { DataTable } from '../ui/DataTable';
 import { isolate } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { formatUsdc, fromMicros, toMicros } from '../ui/usdc';
@@ -149,33 +150,24 @@ function ByGpuCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
       {rows.length === 0 ? (
         <p data-testid="earnings-by-gpu-none">{t('earnings.byGpu.none')}</p>
       ) : (
-        <table className="data-table stacked-table">
-          <caption className="visually-hidden">{t('earnings.byGpu.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('earnings.byGpu.machine')}</th>
-              <th scope="col">{t('earnings.byGpu.gpu')}</th>
-              <th scope="col">{t('earnings.byGpu.model')}</th>
-              <th scope="col">{t('earnings.net')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((g) => (
-              <tr key={g.gpuId} data-testid="earnings-gpu" data-gpu={g.gpuId} data-net={g.net}>
-                <th scope="row" data-label={t('earnings.byGpu.machine')} className="wrap-anywhere">
-                  {g.hostname}
-                </th>
-                <td data-label={t('earnings.byGpu.gpu')} className="mono wrap-anywhere small" dir="ltr">
-                  {g.gpuUuid}
-                </td>
-                <td data-label={t('earnings.byGpu.model')}>{g.modelKey}</td>
-                <td data-label={t('earnings.net')} className="amount">
-                  {t('common.usdc', { amount: isolate(formatUsdc(g.net, i18n.language)) })}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption={t('earnings.byGpu.title')}
+          rows={rows}
+          rowKey={(g) => g.gpuId}
+          rowProps={(g) => ({ 'data-testid': 'earnings-gpu', 'data-gpu': g.gpuId, 'data-net': g.net })}
+          columns={[
+            { key: 'machine', header: t('earnings.byGpu.machine'), primary: true, className: 'wrap-anywhere', cell: (g) => <bdi>{g.hostname}</bdi> },
+            { key: 'gpu', header: t('earnings.byGpu.gpu'), className: 'mono wrap-anywhere small', cell: (g) => <span dir="ltr">{g.gpuUuid}</span> },
+            { key: 'model', header: t('earnings.byGpu.model'), cell: (g) => <bdi>{g.modelKey}</bdi> },
+            {
+              key: 'net',
+              header: t('earnings.net'),
+              align: 'end',
+              className: 'amount',
+              cell: (g) => t('common.usdc', { amount: isolate(formatUsdc(g.net, i18n.language)) }),
+            },
+          ]}
+        />
       )}
     </section>
   );
@@ -191,27 +183,22 @@ function ByModelCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
       {rows.length === 0 ? (
         <p data-testid="earnings-by-model-none">{t('earnings.byModel.none')}</p>
       ) : (
-        <table className="data-table stacked-table">
-          <caption className="visually-hidden">{t('earnings.byModel.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('earnings.byModel.model')}</th>
-              <th scope="col">{t('earnings.net')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((m) => (
-              <tr key={m.modelKey} data-testid="earnings-model" data-model={m.modelKey} data-net={m.net}>
-                <th scope="row" data-label={t('earnings.byModel.model')} dir="auto">
-                  {m.model?.name ?? m.modelKey}
-                </th>
-                <td data-label={t('earnings.net')} className="amount">
-                  {t('common.usdc', { amount: isolate(formatUsdc(m.net, i18n.language)) })}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption={t('earnings.byModel.title')}
+          rows={rows}
+          rowKey={(m) => m.modelKey}
+          rowProps={(m) => ({ 'data-testid': 'earnings-model', 'data-model': m.modelKey, 'data-net': m.net })}
+          columns={[
+            { key: 'model', header: t('earnings.byModel.model'), primary: true, cell: (m) => <span dir="auto">{m.model?.name ?? m.modelKey}</span> },
+            {
+              key: 'net',
+              header: t('earnings.net'),
+              align: 'end',
+              className: 'amount',
+              cell: (m) => t('common.usdc', { amount: isolate(formatUsdc(m.net, i18n.language)) }),
+            },
+          ]}
+        />
       )}
     </section>
   );

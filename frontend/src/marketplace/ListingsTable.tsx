@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { ListingFieldsFragment } from '../gql/graphql';
 import { TierBadge } from '../ui/Badge';
+import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import { formatUsdc } from '../ui/usdc';
 
@@ -14,69 +15,86 @@ export function placeOf(location: ListingFieldsFragment['location']): string {
  * ListingsTable lists what can be rented now: model, free GPUs, memory,
  * rate, performance and reliability, tier, place and the next planned
  * maintenance, each row with a Rent button. On a phone each listing is a
- * block of labelled lines (stacked-table).
+ * card (DataTable) with its Rent button last.
  */
 export function ListingsTable({ listings, onRent }: { listings: readonly ListingFieldsFragment[]; onRent: (l: ListingFieldsFragment) => void }) {
   const { t, i18n } = useTranslation();
   const f = useFormat();
   const none = <span className="muted">{t('marketplace.listing.none')}</span>;
   return (
-    <table className="data-table stacked-table listings" data-testid="listings">
-      <caption className="visually-hidden">{t('marketplace.listing.caption')}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t('marketplace.listing.model')}</th>
-          <th scope="col">{t('marketplace.listing.free')}</th>
-          <th scope="col">{t('marketplace.listing.vram')}</th>
-          <th scope="col">{t('marketplace.listing.price')}</th>
-          <th scope="col">{t('marketplace.listing.performance')}</th>
-          <th scope="col">{t('marketplace.listing.reliability')}</th>
-          <th scope="col">{t('marketplace.listing.tier')}</th>
-          <th scope="col">{t('marketplace.listing.location')}</th>
-          <th scope="col">{t('marketplace.listing.maintenance')}</th>
-          <th scope="col">
-            <span className="visually-hidden">{t('common.actions')}</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {listings.map((l) => (
-          <tr key={l.id} data-testid="listing" data-id={l.id} data-model={l.modelKey} data-gpus={l.gpuCount} data-price={l.pricePerHour} data-simulated={l.simulated}>
-            <th scope="row" data-label={t('marketplace.listing.model')} className="wrap-anywhere">
+    <DataTable
+      className="listings"
+      testId="listings"
+      caption={t('marketplace.listing.caption')}
+      rows={listings}
+      rowKey={(l) => l.id}
+      rowProps={(l) => ({ 'data-testid': 'listing', 'data-id': l.id, 'data-model': l.modelKey, 'data-gpus': l.gpuCount, 'data-price': l.pricePerHour, 'data-simulated': l.simulated })}
+      columns={[
+        {
+          key: 'model',
+          header: t('marketplace.listing.model'),
+          primary: true,
+          className: 'wrap-anywhere',
+          cell: (l) => (
+            <>
               <span dir="auto">{l.model?.name ?? l.modelKey}</span>
               {l.simulated && <span className="status listing-pending simulated-tag">{t('marketplace.listing.simulated')}</span>}
-            </th>
-            <td data-label={t('marketplace.listing.free')} data-testid="listing-free">
-              {f.number(l.gpuCount)}
-            </td>
-            <td data-label={t('marketplace.listing.vram')}>{l.vramGb === null || l.vramGb === undefined ? none : t('marketplace.listing.gb', { value: f.number(l.vramGb) })}</td>
-            <td data-label={t('marketplace.listing.price')} data-testid="listing-price" className="nowrap-figure">
-              {t('marketplace.listing.perHour', { price: isolate(formatUsdc(l.pricePerHour, i18n.language)) })}
-            </td>
-            <td data-label={t('marketplace.listing.performance')}>{l.performanceScore === null || l.performanceScore === undefined ? none : f.number(l.performanceScore)}</td>
-            <td data-label={t('marketplace.listing.reliability')} data-testid="listing-reliability" data-score={l.reliabilityScore ?? ''}>
-              {/* A listing without a score yet is a new provider's: said so, not left blank. */}
-              {l.reliabilityScore === null || l.reliabilityScore === undefined ? (
-                <span className="status reliability-new">{t('marketplace.listing.reliabilityNew')}</span>
-              ) : (
-                <span className="status reliability-badge">{t('marketplace.listing.reliabilityBadge', { score: f.number(l.reliabilityScore) })}</span>
-              )}
-            </td>
-            <td data-label={t('marketplace.listing.tier')}>
-              <TierBadge tier={l.tier} />
-            </td>
-            <td data-label={t('marketplace.listing.location')} className="wrap-anywhere" dir="auto">
-              {placeOf(l.location) || none}
-            </td>
-            <td data-label={t('marketplace.listing.maintenance')}>{l.nextMaintenanceAt ? f.dateTime(l.nextMaintenanceAt) : none}</td>
-            <td>
-              <button type="button" className="button primary small" onClick={() => onRent(l)} data-testid="listing-rent">
-                {t('marketplace.listing.rent')}
-              </button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { key: 'free', header: t('marketplace.listing.free'), align: 'end', cellProps: () => ({ 'data-testid': 'listing-free' }), cell: (l) => f.number(l.gpuCount) },
+        {
+          key: 'vram',
+          header: t('marketplace.listing.vram'),
+          align: 'end',
+          cell: (l) => (l.vramGb === null || l.vramGb === undefined ? none : t('marketplace.listing.gb', { value: f.number(l.vramGb) })),
+        },
+        {
+          key: 'price',
+          header: t('marketplace.listing.price'),
+          align: 'end',
+          className: 'nowrap-figure',
+          cellProps: () => ({ 'data-testid': 'listing-price' }),
+          cell: (l) => t('marketplace.listing.perHour', { price: isolate(formatUsdc(l.pricePerHour, i18n.language)) }),
+        },
+        {
+          key: 'performance',
+          header: t('marketplace.listing.performance'),
+          align: 'end',
+          cell: (l) => (l.performanceScore === null || l.performanceScore === undefined ? none : f.number(l.performanceScore)),
+        },
+        {
+          key: 'reliability',
+          header: t('marketplace.listing.reliability'),
+          cellProps: (l) => ({ 'data-testid': 'listing-reliability', 'data-score': l.reliabilityScore ?? '' }),
+          // A listing without a score yet is a new provider's: said so, not left blank.
+          cell: (l) =>
+            l.reliabilityScore === null || l.reliabilityScore === undefined ? (
+              <span className="status reliability-new">{t('marketplace.listing.reliabilityNew')}</span>
+            ) : (
+              <span className="status reliability-badge">{t('marketplace.listing.reliabilityBadge', { score: f.number(l.reliabilityScore) })}</span>
+            ),
+        },
+        { key: 'tier', header: t('marketplace.listing.tier'), cell: (l) => <TierBadge tier={l.tier} /> },
+        {
+          key: 'location',
+          header: t('marketplace.listing.location'),
+          className: 'wrap-anywhere',
+          cellProps: () => ({ dir: 'auto' }),
+          cell: (l) => placeOf(l.location) || none,
+        },
+        { key: 'maintenance', header: t('marketplace.listing.maintenance'), cell: (l) => (l.nextMaintenanceAt ? f.dateTime(l.nextMaintenanceAt) : none) },
+        {
+          key: 'rent',
+          header: t('common.actions'),
+          actions: true,
+          cell: (l) => (
+            <button type="button" className="button primary small" onClick={() => onRent(l)} data-testid="listing-rent">
+              {t('marketplace.listing.rent')}
+            </button>
+          ),
+        },
+      ]}
+    />
   );
 }

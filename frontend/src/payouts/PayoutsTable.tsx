@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PayoutFieldsFragment, PayoutState } from '../gql/graphql';
+import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import { formatUsdc } from '../ui/usdc';
 import { lastMoment, payoutStateTone } from './payout';
@@ -34,50 +35,50 @@ export function PayoutsTable({ payouts, caption, testId, actions }: PayoutsTable
   const { t, i18n } = useTranslation();
   const f = useFormat();
   return (
-    <div className="table-card">
-      <table className="data-table stacked-table payouts-table" data-testid={testId}>
-        <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('payouts.table.period')}</th>
-            <th scope="col">{t('payouts.table.amount')}</th>
-            <th scope="col">{t('payouts.table.destination')}</th>
-            <th scope="col">{t('payouts.table.state')}</th>
-            <th scope="col">{t('payouts.table.reference')}</th>
-            <th scope="col">{t('payouts.table.details')}</th>
-            {actions && <th scope="col">{t('payouts.table.actions')}</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {payouts.map((p) => (
-            <tr key={p.id} data-testid="payout-row" data-id={p.id} data-state={p.state} data-kind={p.kind} data-amount={p.amount}>
-              <th scope="row" data-label={t('payouts.table.period')}>
-                {t('payouts.table.periodRange', { start: f.date(p.periodStart), end: f.date(lastMoment(p.periodEnd)) })}
-              </th>
-              <td data-label={t('payouts.table.amount')} className="amount">
-                {t('common.usdc', { amount: isolate(formatUsdc(p.amount, i18n.language)) })}
-              </td>
-              <td data-label={t('payouts.table.destination')}>
-                {t(`payoutKind.${p.kind}`)}
-                <span className="mono wrap-anywhere small destination" dir="ltr">
-                  {p.destination}
-                </span>
-              </td>
-              <td data-label={t('payouts.table.state')}>
-                <PayoutStateBadge state={p.state} />
-              </td>
-              <td data-label={t('payouts.table.reference')} className="mono wrap-anywhere small" dir="ltr">
-                {p.reference}
-              </td>
-              <td data-label={t('payouts.table.details')} className="wrap-anywhere">
-                <PayoutDetails payout={p} />
-              </td>
-              {actions && <td data-label={t('payouts.table.actions')}>{actions(p)}</td>}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      className="payouts-table"
+      testId={testId}
+      caption={caption}
+      rows={payouts}
+      rowKey={(p) => p.id}
+      rowProps={(p) => ({ 'data-testid': 'payout-row', 'data-id': p.id, 'data-state': p.state, 'data-kind': p.kind, 'data-amount': p.amount })}
+      columns={[
+        {
+          key: 'period',
+          header: t('payouts.table.period'),
+          primary: true,
+          cell: (p) => t('payouts.table.periodRange', { start: f.date(p.periodStart), end: f.date(lastMoment(p.periodEnd)) }),
+        },
+        {
+          key: 'amount',
+          header: t('payouts.table.amount'),
+          align: 'end',
+          className: 'amount',
+          cell: (p) => t('common.usdc', { amount: isolate(formatUsdc(p.amount, i18n.language)) }),
+        },
+        {
+          key: 'destination',
+          header: t('payouts.table.destination'),
+          cell: (p) => (
+            <>
+              {t(`payoutKind.${p.kind}`)}
+              <span className="mono wrap-anywhere small destination" dir="ltr">
+                {p.destination}
+              </span>
+            </>
+          ),
+        },
+        { key: 'state', header: t('payouts.table.state'), cell: (p) => <PayoutStateBadge state={p.state} /> },
+        {
+          key: 'reference',
+          header: t('payouts.table.reference'),
+          className: 'mono wrap-anywhere small',
+          cell: (p) => <span dir="ltr">{p.reference}</span>,
+        },
+        { key: 'details', header: t('payouts.table.details'), className: 'wrap-anywhere', cell: (p) => <PayoutDetails payout={p} /> },
+        ...(actions ? [{ key: 'actions', header: t('payouts.table.actions'), actions: true, cell: actions }] : []),
+      ]}
+    />
   );
 }
 

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { ProviderRentalFieldsFragment } from '../gql/graphql';
 import { RentalStateBadge } from '../ui/Badge';
+import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import { formatUsdc } from '../ui/usdc';
 
@@ -20,43 +21,29 @@ export function ProviderRentalsCard({ rentals, live, events }: { rentals: readon
       {rentals.length === 0 ? (
         <p data-testid="provider-rentals-none">{t('pricing.rentals.none')}</p>
       ) : (
-        <table className="data-table stacked-table">
-          <caption className="visually-hidden">{t('pricing.rentals.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('pricing.rentals.machine')}</th>
-              <th scope="col">{t('pricing.rentals.gpus')}</th>
-              <th scope="col">{t('pricing.rentals.image')}</th>
-              <th scope="col">{t('pricing.rentals.price')}</th>
-              <th scope="col">{t('pricing.rentals.state')}</th>
-              <th scope="col">{t('pricing.rentals.time')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rentals.map((r) => (
-              <tr key={r.id} data-testid="provider-rental" data-id={r.id} data-state={r.state} data-hostname={r.hostname}>
-                <th scope="row" data-label={t('pricing.rentals.machine')} className="wrap-anywhere">
-                  {r.hostname}
-                </th>
-                <td data-label={t('pricing.rentals.gpus')}>{t('pricing.rentals.gpuCount', { count: r.gpuCount, model: isolate(r.modelKey) })}</td>
-                <td data-label={t('pricing.rentals.image')} className="mono wrap-anywhere" dir="ltr">
-                  {r.image}
-                </td>
-                <td data-label={t('pricing.rentals.price')}>{t('pricing.rentals.perHour', { price: isolate(formatUsdc(r.pricePerHour, i18n.language)) })}</td>
-                <td data-label={t('pricing.rentals.state')}>
-                  <RentalStateBadge state={r.state} cause={r.cause} testId="provider-rental-state" />
-                </td>
-                <td data-label={t('pricing.rentals.time')}>
-                  {r.endedAt
-                    ? t('pricing.rentals.ended', { at: f.dateTime(r.endedAt) })
-                    : r.startedAt
-                      ? t('pricing.rentals.started', { at: f.dateTime(r.startedAt) })
-                      : t('pricing.rentals.created', { at: f.dateTime(r.createdAt) })}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption={t('pricing.rentals.title')}
+          rows={rentals}
+          rowKey={(r) => r.id}
+          rowProps={(r) => ({ 'data-testid': 'provider-rental', 'data-id': r.id, 'data-state': r.state, 'data-hostname': r.hostname })}
+          columns={[
+            { key: 'machine', header: t('pricing.rentals.machine'), primary: true, className: 'wrap-anywhere', cell: (r) => <bdi>{r.hostname}</bdi> },
+            { key: 'gpus', header: t('pricing.rentals.gpus'), cell: (r) => t('pricing.rentals.gpuCount', { count: r.gpuCount, model: isolate(r.modelKey) }) },
+            { key: 'image', header: t('pricing.rentals.image'), className: 'mono wrap-anywhere', cell: (r) => <span dir="ltr">{r.image}</span> },
+            { key: 'price', header: t('pricing.rentals.price'), cell: (r) => t('pricing.rentals.perHour', { price: isolate(formatUsdc(r.pricePerHour, i18n.language)) }) },
+            { key: 'state', header: t('pricing.rentals.state'), cell: (r) => <RentalStateBadge state={r.state} cause={r.cause} testId="provider-rental-state" /> },
+            {
+              key: 'time',
+              header: t('pricing.rentals.time'),
+              cell: (r) =>
+                r.endedAt
+                  ? t('pricing.rentals.ended', { at: f.dateTime(r.endedAt) })
+                  : r.startedAt
+                    ? t('pricing.rentals.started', { at: f.dateTime(r.startedAt) })
+                    : t('pricing.rentals.created', { at: f.dateTime(r.createdAt) }),
+            },
+          ]}
+        />
       )}
     </section>
   );

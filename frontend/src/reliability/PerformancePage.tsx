@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { useSession } from '../account/session';
 import type { ReliabilityComponentsFieldsFragment, ReliabilityFieldsFragment } from '../gql/graphql';
 import { ErrorNotice } from '../ui/ErrorNotice';
+import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
@@ -196,34 +197,33 @@ function EventsCard({ reliability: r }: { reliability: ReliabilityFieldsFragment
       {events.length === 0 ? (
         <p data-testid="performance-events-none">{t('reliability.events.none')}</p>
       ) : (
-        <table className="data-table stacked-table">
-          <caption className="visually-hidden">{t('reliability.events.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('reliability.events.what')}</th>
-              <th scope="col">{t('reliability.events.machine')}</th>
-              <th scope="col">{t('reliability.events.when')}</th>
-              <th scope="col">{t('reliability.events.cost')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.map((e, i) => (
-              <tr key={`${e.kind}-${e.machineId}-${e.at}-${i}`} data-testid="performance-event" data-kind={e.kind} data-hostname={e.hostname} data-cost={e.cost} data-magnitude={e.magnitude}>
-                <th scope="row" data-label={t('reliability.events.what')} data-testid="performance-event-what">
-                  {sentence(eventSentence(e))}
-                </th>
-                <td data-label={t('reliability.events.machine')} className="wrap-anywhere">
-                  <bdi>{e.hostname}</bdi>
-                </td>
-                <td data-label={t('reliability.events.when')}>{f.dateTime(e.at)}</td>
-                <td data-label={t('reliability.events.cost')}>
+        <DataTable
+          caption={t('reliability.events.title')}
+          rows={events}
+          rowKey={(e) => `${e.kind}-${e.machineId}-${e.at}-${events.indexOf(e)}`}
+          rowProps={(e) => ({ 'data-testid': 'performance-event', 'data-kind': e.kind, 'data-hostname': e.hostname, 'data-cost': e.cost, 'data-magnitude': e.magnitude })}
+          columns={[
+            {
+              key: 'what',
+              header: t('reliability.events.what'),
+              primary: true,
+              cellProps: () => ({ 'data-testid': 'performance-event-what' }),
+              cell: (e) => sentence(eventSentence(e)),
+            },
+            { key: 'machine', header: t('reliability.events.machine'), className: 'wrap-anywhere', cell: (e) => <bdi>{e.hostname}</bdi> },
+            { key: 'when', header: t('reliability.events.when'), cell: (e) => f.dateTime(e.at) },
+            {
+              key: 'cost',
+              header: t('reliability.events.cost'),
+              cell: (e) => (
+                <>
                   <span data-testid="performance-event-cost">{t('reliability.events.points', { points: points.format(e.cost) })}</span>
                   <span className="muted small fading">{t('reliability.events.fading', { days: f.number(r.halfLifeDays) })}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );
@@ -253,38 +253,32 @@ function MachinesCard({ reliability: r }: { reliability: ReliabilityFieldsFragme
       {r.machines.length === 0 ? (
         <p data-testid="performance-machines-none">{t('reliability.machines.none')}</p>
       ) : (
-        <table className="data-table stacked-table">
-          <caption className="visually-hidden">{t('reliability.machines.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('reliability.machines.machine')}</th>
-              <th scope="col">{t('reliability.machines.score')}</th>
-              {COMPONENTS.map((c) => (
-                <th key={c} scope="col">
-                  {t(`reliability.components.${c}.name`)}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {r.machines.map((m) => (
-              <tr key={m.machineId} className={m.belowFloor ? 'below-floor-row' : undefined} data-testid="performance-machine" data-hostname={m.hostname} data-score={m.score} data-below-floor={m.belowFloor}>
-                <th scope="row" data-label={t('reliability.machines.machine')} className="wrap-anywhere">
-                  <bdi>{m.hostname}</bdi>
-                </th>
-                <td data-label={t('reliability.machines.score')}>
+        <DataTable
+          caption={t('reliability.machines.title')}
+          rows={r.machines}
+          rowKey={(m) => m.machineId}
+          rowClassName={(m) => (m.belowFloor ? 'below-floor-row' : undefined)}
+          rowProps={(m) => ({ 'data-testid': 'performance-machine', 'data-hostname': m.hostname, 'data-score': m.score, 'data-below-floor': m.belowFloor })}
+          columns={[
+            { key: 'machine', header: t('reliability.machines.machine'), primary: true, className: 'wrap-anywhere', cell: (m) => <bdi>{m.hostname}</bdi> },
+            {
+              key: 'score',
+              header: t('reliability.machines.score'),
+              cell: (m) => (
+                <>
                   <strong>{f.number(m.score)}</strong>
                   {m.belowFloor && <span className="status below-floor-tag">{t('reliability.machines.belowFloor')}</span>}
-                </td>
-                {COMPONENTS.map((c) => (
-                  <td key={c} data-label={t(`reliability.components.${c}.name`)}>
-                    {pct(m.components[c])}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            ...COMPONENTS.map((c) => ({
+              key: c,
+              header: t(`reliability.components.${c}.name`),
+              align: 'end' as const,
+              cell: (m: (typeof r.machines)[number]) => pct(m.components[c]),
+            })),
+          ]}
+        />
       )}
     </section>
   );

@@ -1,0 +1,189 @@
+// Every main page on a phone, in English and in Arabic (right to left): a
+// real gpunex server with the demo world, Chromium at 390 × 844, one tab
+// per demo user (a visitor, a customer, an applicant asked for more
+// information, the demo provider, an admin), each page opened in turn. A
+// page fails if the document is wider than the screen or if any element's
+// box leaves [0, 390] (content hidden behind a sideways scroll counts: a
+// phone user does not find it), and the failure names the page, the
+// language and the outermost offending elements (tag, classes, test id,
+// text, where its box lies). A screenshot of each page is saved in the
+// artifacts folder as phone-<language>-<page>.png.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { startServer } from './server.mjs';
+
+const PHONE = { width: 390, height: 844 };
+const STEP_TIMEOUT = 20_000;
+const LANGUAGES = ['en', 'ar'];
+const PASSWORD = 'gpunex-demo';
+
+// The pages each demo user opens; ready is what the page shows once its
+// data came (its loading placeholder is also waited out).
+const USERS = [
+  {
+    who: 'visitor',
+    pages: [
+      { name: 'home', path: '/', ready: '[data-testid="home-page"]' },
+      { name: 'log-in', path: '/login', ready: '[data-testid="login-form"]' },
+      { name: 'sign-up', path: '/signup', ready: '[data-testid="signup-form"]' },
+    ],
+  },
+  {
+    who: 'customer',
+    email: 'customer@gpunex.demo',
+    pages: [
+      { name: 'account', path: '/account', ready: '[data-testid="account-page"]' },
+      { name: 'apply', path: '/provider/apply', ready: '[data-testid="apply-page"]' },
+      { name: 'marketplace', path: '/marketplace', ready: '[data-testid="listing"], [data-testid="marketplace-empty"]' },
+      { name: 'rentals', path: '/rentals', ready: '[data-testid="rentals-page"]' },
+    ],
+  },
+  {
+    // Asked for more information: the reviewer's question and the answers.
+    who: 'applicant',
+    email: 'info@gpunex.demo',
+    pages: [{ name: 'application', path: '/provider/application', ready: '[data-testid="application-page"], [data-testid="application-edit"]' }],
+  },
+  {
+    who: 'provider',
+    email: 'provider@gpunex.demo',
+    pages: [
+      { name: 'overview', path: '/provider/overview', ready: '[data-testid="gpu-row"]' },
+      { name: 'tokens', path: '/provider/tokens', ready: '[data-testid="tokens-page"]' },
+      { name: 'benchmarks', path: '/provider/benchmarks', ready: '[data-testid="benchmarks-page"]' },
+      { name: 'pricing', path: '/provider/pricing', ready: '[data-testid="pricing-page"]' },
+      { name: 'earnings', path: '/provider/earnings', ready: '[data-testid="earnings-page"]' },
+      { name: 'payouts', path: '/provider/payouts', ready: '[data-testid="payouts-page"]' },
+      { name: 'performance', path: '/provider/performance', ready: '[data-testid="performance-page"]' },
+    ],
+  },
+  {
+    who: 'admin',
+    email: 'admin@gpunex.demo',
+    pages: [
+      { name: 'admin-queue', path: '/admin/applications', ready: '[data-testid="queue-open"]' },
+      // The first application of the queue, its path read from the queue.
+      { name: 'admin-review', path: null, ready: '[data-testid="admin-review-page"]' },
+      { name: 'admin-payouts', path: '/admin/payouts', ready: '[data-testid="admin-payouts-page"]' },
+      { name: 'admin-reliability', path: '/admin/reliability', ready: '[data-testid="admin-reliability-page"]' },
+    ],
+  },
+];
+
+const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
+
+// logIn signs the context's user in through the API (its cookie is the
+// browser's): the log-in form itself is one of the pages checked.
+async function logIn(context, server, email) {
+  const res = await context.request.post(`${server.url}/graphql`, {
+    headers: HEADERS,
+    data: { query: 'mutation($input: LogInInput!) { logIn(input: $input) { userErrors { field code } } }', variables: { input: { email, password: PASSWORD } } },
+  });
+  const body = await res.json();
+  assert.equal(res.status(), 200, JSON.stringify(body));
+  assert.deepEqual(body.data?.logIn?.userErrors, [], `${email} logs in: ${JSON.stringify(body)}`);
+}
+
+// overflowing runs in the page: the document's width, and the outermost
+// elements whose box leaves [0, innerWidth] (their descendants are not
+// listed again). Visually hidden boxes (clipped to nothing, for screen
+// readers) and boxes of no size are passed over.
+function overflowing() {
+  const width = window.innerWidth;
+  const slack = 0.5;
+  const hidden = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden' || s.clipPath === 'inset(50%)') return true;
+      if (e.classList.contains('visually-hidden')) return true;
+    }
+    return false;
+  };
+  const out = [];
+  const found = new Set();
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.left >= -slack && r.right <= width + slack) continue;
+    let parent = el.parentElement;
+    while (parent && !found.has(parent)) parent = parent.parentElement;
+    if (parent) continue;
+    if (hidden(el)) continue;
+    found.add(el);
+    out.push({
+      tag: el.tagName.toLowerCase(),
+      className: typeof el.className === 'string' ? el.className : (el.getAttribute('class') ?? ''),
+      testId: el.closest('[data-testid]')?.getAttribute('data-testid') ?? '',
+      text: (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60),
+      left: Math.round(r.left),
+      right: Math.round(r.right),
+    });
+  }
+  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: width, elements: out };
+}
+
+function describe(o) {
+  const cls = o.className ? `.${o.className.trim().split(/\s+/).join('.')}` : '';
+  const id = o.testId ? ` in [data-testid="${o.testId}"]` : '';
+  return `<${o.tag}${cls}>${id} "${o.text}" spans ${o.left}..${o.right} px`;
+}
+
+test('phone: every main page fits a 390 px screen in English and in Arabic', { timeout: 180_000 }, async () => {
+  const server = await startServer();
+  let browser;
+  let step = 'start';
+  const pageErrors = [];
+  const failures = [];
+  const screens = {};
+  try {
+    browser = await launchBrowser();
+    for (const user of USERS) {
+      const page = await openPage(browser, {
+        errors: pageErrors,
+        timeout: STEP_TIMEOUT,
+        name: user.who,
+        contextOptions: { viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true },
+      });
+      screens[`phone-failure-${user.who}.png`] = page;
+      if (user.email) await logIn(page.context(), server, user.email);
+      let reviewPath = null;
+      for (const language of LANGUAGES) {
+        // The SPA reads the reader's language from localStorage on load.
+        await page.goto(`${server.url}/`);
+        await page.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
+        for (const p of user.pages) {
+          step = `${p.name} in ${language} (${user.who})`;
+          const path = p.path ?? reviewPath;
+          assert.ok(path, `${step}: no path (the queue lists no application)`);
+          const started = Date.now();
+          await page.goto(`${server.url}${path}`);
+          await page.locator(p.ready).first().waitFor();
+          await page.waitForFunction(() => document.querySelector('[data-testid="loading"]') === null);
+          await page.evaluate(() => document.fonts.ready);
+          const dir = language === 'ar' ? 'rtl' : 'ltr';
+          const lang = await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
+          assert.deepEqual(lang, [language, dir], `${step}: the page is in ${language}, ${dir}`);
+          if (p.name === 'admin-queue' && !reviewPath) reviewPath = await page.locator('[data-testid="queue-open"]').first().getAttribute('href');
+          const o = await page.evaluate(overflowing);
+          await saveScreenshot(page, `phone-${language}-${p.name}.png`);
+          console.log(`${p.name} (${language}): ${o.scrollWidth} px wide, ${o.elements.length} overflowing, ${Date.now() - started} ms`);
+          if (o.scrollWidth > o.innerWidth || o.elements.length > 0) {
+            const lines = o.elements.slice(0, 8).map((e) => `    ${describe(e)}`);
+            if (o.elements.length > 8) lines.push(`    … and ${o.elements.length - 8} more`);
+            failures.push(`${p.name} in ${language} (${path}): the document is ${o.scrollWidth} px wide on a ${o.innerWidth} px screen\n${lines.join('\n')}`);
+          }
+        }
+      }
+    }
+    step = 'the pages checked';
+    assert.deepEqual(pageErrors, [], 'no uncaught error in any page');
+    assert.equal(failures.length, 0, `wider than a ${PHONE.width} px phone:\n${failures.join('\n')}`);
+  } catch (err) {
+    throw await explainFailure(err, { step, screenshots: screens, logs: { server: server.output() } });
+  } finally {
+    await browser?.close();
+    await server.stop();
+  }
+});
