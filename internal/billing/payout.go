@@ -262,11 +262,34 @@ func (s *Service) tellMethodChanged(ctx context.Context, tx bun.Tx, userID int64
 	if s.deps.Outbox == nil {
 		return nil
 	}
-	var email string
-	if err := tx.NewSelect().Model((*models.User)(nil)).Column("email").Where("id = ?", userID).Scan(ctx, &email); err != nil {
+	var to struct {
+		Email string `bun:"email"`
+		Name  string `bun:"name"`
+	}
+	if err := tx.NewSelect().Model((*models.User)(nil)).Column("email", "name").Where("id = ?", userID).Scan(ctx, &to); err != nil {
 		return err
 	}
-	return s.deps.Outbox.Enqueue(ctx, tx, mail.Message{To: email, Subject: title, Text: body + "\n", Kind: KindPayoutMethodChanged})
+	return s.deps.Outbox.Enqueue(ctx, tx, methodChangedEmail(userID, to.Email, to.Name, m))
+}
+
+// methodChangedEmail tells userID (at email, named name), in their
+// language, where payouts go now and from when.
+func methodChangedEmail(userID int64, email, name string, m *models.PayoutMethod) mail.Message {
+	msg := mail.ForUser(userID, func(lang models.Language) *mail.Email {
+		e := mail.Compose(lang, KindPayoutMethodChanged).Subject(nil).Greeting(name)
+		schedule := e.T("schedule."+m.Schedule, nil)
+		switch {
+		case m.SolanaAddress != nil:
+			e.P("solana", mail.Vars{"address": *m.SolanaAddress, "schedule": schedule})
+		case m.IBAN != nil:
+			e.P("iban", mail.Vars{"iban": *methodOf(m).IBANMasked, "schedule": schedule})
+		default:
+			e.P("bank", mail.Vars{"schedule": schedule})
+		}
+		return e.P("hold", mail.Vars{"holdUntil": e.DateTime(m.HoldUntil)}).P("warning", nil).SignOff()
+	})
+	msg.To = email
+	return msg
 }
 
 // payoutMethod is providerID's stored payout method (nil: none set).
