@@ -91,27 +91,87 @@ func (s *Service) notice(run *models.BenchmarkRun, hostname string, c contact, t
 	params := map[string]string{"machineId": strconv.FormatInt(run.MachineID, 10), "hostname": hostname, "gpus": strings.Join(gpus, ","),
 		"runId": run.RunID}
 	n := &models.Notification{UserID: c.UserID, Params: params}
-	var subject, intro, kind string
+	var kind string
 	if to == models.GpuListingDelisted {
 		params["metrics"], params["guidance"] = strings.Join(metrics, ","), strings.Join(guidance, ",")
-		n.Kind, kind = KindGpuDelisted, "benchmark.delisted"
+		n.Kind, kind = KindGpuDelisted, MailKindDelisted
 		n.Title = fmt.Sprintf("GPU delisted on %s after a benchmark", hostname)
-		subject = fmt.Sprintf("GPUnex: GPU delisted on %s", hostname)
-		intro = "A benchmark of your machine %s found GPUs under the platform's minimum. Customers cannot rent them until a benchmark passes; after you fix the cause, ask for a new run on the Benchmarks tab."
 	} else {
-		n.Kind, kind = KindGpuRelisted, "benchmark.relisted"
+		n.Kind, kind = KindGpuRelisted, MailKindRelisted
 		n.Title = fmt.Sprintf("GPU listed again on %s", hostname)
-		subject = fmt.Sprintf("GPUnex: GPU listed again on %s", hostname)
-		intro = "A benchmark of your machine %s passed: customers can rent these GPUs again."
 	}
 	n.Body = strings.TrimSpace(body.String())
-	msg := mail.Message{
-		To: c.Email, Kind: kind, DedupeKey: fmt.Sprintf("benchmark:%s:%s", run.RunID, strings.ToLower(string(to))),
-		Subject: subject,
-		Text: fmt.Sprintf("Hello %s,\n\n"+intro+"\n\n%s\nBenchmarks: %s/provider/benchmarks\n\nThe GPUnex team\n",
-			c.Name, hostname, body.String(), s.cfg.PublicURL()),
-	}
+	link := s.cfg.PublicURL() + "/provider/benchmarks"
+	msg := mail.ForUser(c.UserID, func(lang models.Language) *mail.Email {
+		return noticeEmail(lang, kind, hostname, c.Name, changes, link)
+	})
+	msg.To, msg.DedupeKey = c.Email, fmt.Sprintf("benchmark:%s:%s", run.RunID, strings.ToLower(string(to)))
 	return n, msg
+}
+
+// The kinds of the benchmark emails, also their groups in the mail
+// templates.
+const (
+	MailKindDelisted = "benchmark.delisted"
+	MailKindRelisted = "benchmark.relisted"
+)
+
+// noticeEmail writes a delisting or relisting email in lang: per GPU, in a
+// delisting, each metric under its threshold with the measured, expected
+// and minimum figures as numbers of the language, and what to check.
+func noticeEmail(lang models.Language, kind, hostname, name string, changes []listingChange, link string) *mail.Email {
+	e := mail.Compose(lang, kind).Subject(mail.Vars{"hostname": hostname}).Greeting(name).
+		P("intro", mail.Vars{"hostname": hostname})
+	figure := func(p *float64) string {
+		if p == nil {
+			return e.T("unknown", nil)
+		}
+		return e.Number(*p, 3)
+	}
+	if kind == MailKindRelisted {
+		var items []mail.Item
+		for _, ch := range changes {
+			vars := mail.Vars{"index": e.Digits(strconv.Itoa(ch.gpu.Index)), "name": ch.gpu.Name}
+			if ch.result.Score != nil {
+				vars["score"] = e.Digits(strconv.Itoa(*ch.result.Score))
+				items = append(items, mail.Item{Key: "passedScore", Vars: vars})
+			} else {
+				items = append(items, mail.Item{Key: "passed", Vars: vars})
+			}
+		}
+		e.List(items...)
+	} else {
+		for _, ch := range changes {
+			e.P("gpu", mail.Vars{"index": e.Digits(strconv.Itoa(ch.gpu.Index)), "name": ch.gpu.Name})
+			var items []mail.Item
+			if ch.result.Outcome != "COMPLETED" && ch.result.Error != nil {
+				items = append(items, mail.Item{Key: "failed", Vars: mail.Vars{"error": *ch.result.Error}})
+			}
+			for _, f := range ch.result.Shortfalls {
+				metric := string(f.Metric)
+				if e.Has("metrics."+metric, nil) {
+					metric = e.T("metrics."+metric, nil)
+				}
+				items = append(items, mail.Item{Key: "shortfall", Vars: mail.Vars{"metric": metric,
+					"measured": figure(f.Measured), "expected": figure(f.Expected), "minimum": figure(f.Minimum)}})
+			}
+			for _, g := range ch.result.Guidance {
+				vars := mail.Vars{}
+				for _, p := range g.Params {
+					vars[p.Key] = p.Value
+				}
+				// A code or a parameter newer than the templates keeps
+				// the English guidance rather than losing it.
+				text := g.Message
+				if key := "guidance." + string(g.Code); e.Has(key, vars) {
+					text = e.T(key, vars)
+				}
+				items = append(items, mail.Item{Key: "check", Vars: mail.Vars{"guidance": text}})
+			}
+			e.List(items...)
+		}
+	}
+	return e.P("link", nil).URL(link).SignOff()
 }
 
 func expectedText(f models.BenchmarkFigure) string {

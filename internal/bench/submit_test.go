@@ -65,9 +65,9 @@ func TestSubmitDelistsWithNoticesAndARequestedPassingRunRelists(t *testing.T) {
 		require.Equal(t, b.email, es[0].ToAddress)
 		require.Equal(t, "benchmark.delisted", es[0].Kind)
 		require.Contains(t, es[0].Subject, "host-machine-1")
-		require.Contains(t, es[0].TextBody, "FP32_TFLOPS measured 33.165; expected 60.3, minimum 42.21")
-		require.Contains(t, es[0].TextBody, "TENSOR_FP16_TFLOPS measured 299.324; expected 544.225")
-		require.Contains(t, es[0].TextBody, "throttled for heat during 62 %")
+		require.Contains(t, es[0].TextBody, "FP32 compute measured 33.165; expected 60.3, minimum 42.21")
+		require.Contains(t, es[0].TextBody, "Tensor cores (FP16) measured 299.324; expected 544.225")
+		require.Contains(t, es[0].TextBody, "What to check: Throttled for heat during 62 % of the run")
 		require.Contains(t, es[0].TextBody, "https://gpunex.test/provider/benchmarks")
 		require.NotContains(t, es[0].TextBody, "GPU 0", "the listed GPU is not in the notice")
 

@@ -334,11 +334,21 @@ func (e *Email) lookup(key string) (string, bool) {
 	return text, ok
 }
 
-// Has reports whether e's kind has the text key, for a value that may lack
-// a translation (a guidance code added after the templates).
-func (e *Email) Has(key string) bool {
-	_, ok := e.texts[e.section+"."+key]
-	return ok
+// Has reports whether e's kind has the text key and vars hold a value for
+// each of its placeholders: for a text chosen by a code that may be newer
+// than the templates (a guidance code), or filled from data that may lack a
+// value, so the caller can write something else instead of failing.
+func (e *Email) Has(key string, vars Vars) bool {
+	text, ok := e.texts[e.section+"."+key]
+	if !ok {
+		return false
+	}
+	for _, name := range Placeholders(text) {
+		if _, ok := vars[name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // fill splits key's text at its placeholders and puts vars' values in.
