@@ -78,12 +78,13 @@ type ComplexityRoot struct {
 	}
 
 	AgentToken struct {
-		CreatedAt  func(childComplexity int) int
-		ID         func(childComplexity int) int
-		LastUsedAt func(childComplexity int) int
-		Name       func(childComplexity int) int
-		Prefix     func(childComplexity int) int
-		RevokedAt  func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		ID           func(childComplexity int) int
+		LastUsedAt   func(childComplexity int) int
+		MachineCount func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Prefix       func(childComplexity int) int
+		RevokedAt    func(childComplexity int) int
 	}
 
 	ApplicationActor struct {
@@ -95,8 +96,15 @@ type ComplexityRoot struct {
 		Action  func(childComplexity int) int
 		Actor   func(childComplexity int) int
 		At      func(childComplexity int) int
+		Changes func(childComplexity int) int
 		Message func(childComplexity int) int
 		Tier    func(childComplexity int) int
+	}
+
+	ApplicationFieldChange struct {
+		After  func(childComplexity int) int
+		Before func(childComplexity int) int
+		Field  func(childComplexity int) int
 	}
 
 	ApplicationGpu struct {
@@ -108,6 +116,11 @@ type ComplexityRoot struct {
 		Quantity     func(childComplexity int) int
 		RAMGb        func(childComplexity int) int
 		UploadGbps   func(childComplexity int) int
+	}
+
+	ApplicationStatusCount struct {
+		Count  func(childComplexity int) int
+		Status func(childComplexity int) int
 	}
 
 	ApprovalPayload struct {
@@ -513,7 +526,7 @@ type ComplexityRoot struct {
 		StopRental                 func(childComplexity int, id string) int
 		SubmitBenchmarkResult      func(childComplexity int, input protocol.BenchmarkResultInput) int
 		SubmitProviderApplication  func(childComplexity int, input model.ProviderApplicationInput) int
-		UpdateProviderApplication  func(childComplexity int, id string, input model.ProviderApplicationInput) int
+		UpdateProviderApplication  func(childComplexity int, id string, input model.ProviderApplicationInput, reply *string) int
 	}
 
 	NextPayout struct {
@@ -713,21 +726,22 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Health                 func(childComplexity int) int
-		Marketplace            func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
-		Me                     func(childComplexity int) int
-		MyApplication          func(childComplexity int) int
-		MyFunds                func(childComplexity int) int
-		MyProvider             func(childComplexity int) int
-		MyRentals              func(childComplexity int, first *int, after *string) int
-		Notifications          func(childComplexity int, first *int, after *string) int
-		Payouts                func(childComplexity int, state *models.PayoutState, first *int) int
-		PricingRecommendation  func(childComplexity int, model string, region *string) int
-		ProviderApplication    func(childComplexity int, id string) int
-		ProviderApplications   func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
-		ProvidersByReliability func(childComplexity int, first *int) int
-		Rental                 func(childComplexity int, id string) int
-		SupportedGpuModels     func(childComplexity int) int
+		Health                    func(childComplexity int) int
+		Marketplace               func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
+		Me                        func(childComplexity int) int
+		MyApplication             func(childComplexity int) int
+		MyFunds                   func(childComplexity int) int
+		MyProvider                func(childComplexity int) int
+		MyRentals                 func(childComplexity int, first *int, after *string) int
+		Notifications             func(childComplexity int, first *int, after *string) int
+		Payouts                   func(childComplexity int, state *models.PayoutState, first *int) int
+		PricingRecommendation     func(childComplexity int, model string, region *string) int
+		ProviderApplication       func(childComplexity int, id string) int
+		ProviderApplicationCounts func(childComplexity int) int
+		ProviderApplications      func(childComplexity int, status *models.ApplicationStatus, first *int, after *string) int
+		ProvidersByReliability    func(childComplexity int, first *int) int
+		Rental                    func(childComplexity int, id string) int
+		SupportedGpuModels        func(childComplexity int) int
 	}
 
 	RegisterMachinePayload struct {
@@ -896,6 +910,8 @@ type ComplexityRoot struct {
 
 type ApplicationEventResolver interface {
 	Actor(ctx context.Context, obj *models.ApplicationEvent) (*model.ApplicationActor, error)
+
+	Changes(ctx context.Context, obj *models.ApplicationEvent) ([]*models.ApplicationFieldChange, error)
 }
 type ApplicationGpuResolver interface {
 	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
@@ -962,7 +978,7 @@ type MutationResolver interface {
 	ReportJobStatus(ctx context.Context, input protocol.ReportJobStatusInput) (*protocol.ReportJobStatusAnswer, error)
 	MarkNotificationsRead(ctx context.Context, ids []string) (*model.MarkNotificationsReadPayload, error)
 	SubmitProviderApplication(ctx context.Context, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
-	UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error)
+	UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput, reply *string) (*model.ProviderApplicationPayload, error)
 	ApproveProviderApplication(ctx context.Context, id string, tier *models.ProviderTier, message *string) (*model.ApprovalPayload, error)
 	RejectProviderApplication(ctx context.Context, id string, reason string) (*model.ProviderApplicationPayload, error)
 	RequestApplicationInfo(ctx context.Context, id string, message string) (*model.ProviderApplicationPayload, error)
@@ -1015,6 +1031,7 @@ type QueryResolver interface {
 	MyApplication(ctx context.Context) (*models.ProviderApplication, error)
 	ProviderApplications(ctx context.Context, status *models.ApplicationStatus, first *int, after *string) (*model.ProviderApplicationConnection, error)
 	ProviderApplication(ctx context.Context, id string) (*models.ProviderApplication, error)
+	ProviderApplicationCounts(ctx context.Context) ([]*model.ApplicationStatusCount, error)
 	PricingRecommendation(ctx context.Context, model string, region *string) (*pricing.Recommendation, error)
 	MyProvider(ctx context.Context) (*models.Provider, error)
 	ProvidersByReliability(ctx context.Context, first *int) ([]*reliability.ProviderScore, error)
@@ -1091,6 +1108,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentToken.LastUsedAt(childComplexity), true
+	case "AgentToken.machineCount":
+		if e.ComplexityRoot.AgentToken.MachineCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentToken.MachineCount(childComplexity), true
 	case "AgentToken.name":
 		if e.ComplexityRoot.AgentToken.Name == nil {
 			break
@@ -1141,6 +1164,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApplicationEvent.At(childComplexity), true
+	case "ApplicationEvent.changes":
+		if e.ComplexityRoot.ApplicationEvent.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEvent.Changes(childComplexity), true
 	case "ApplicationEvent.message":
 		if e.ComplexityRoot.ApplicationEvent.Message == nil {
 			break
@@ -1153,6 +1182,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApplicationEvent.Tier(childComplexity), true
+
+	case "ApplicationFieldChange.after":
+		if e.ComplexityRoot.ApplicationFieldChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationFieldChange.After(childComplexity), true
+	case "ApplicationFieldChange.before":
+		if e.ComplexityRoot.ApplicationFieldChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationFieldChange.Before(childComplexity), true
+	case "ApplicationFieldChange.field":
+		if e.ComplexityRoot.ApplicationFieldChange.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationFieldChange.Field(childComplexity), true
 
 	case "ApplicationGpu.availability":
 		if e.ComplexityRoot.ApplicationGpu.Availability == nil {
@@ -1202,6 +1250,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApplicationGpu.UploadGbps(childComplexity), true
+
+	case "ApplicationStatusCount.count":
+		if e.ComplexityRoot.ApplicationStatusCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationStatusCount.Count(childComplexity), true
+	case "ApplicationStatusCount.status":
+		if e.ComplexityRoot.ApplicationStatusCount.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationStatusCount.Status(childComplexity), true
 
 	case "ApprovalPayload.application":
 		if e.ComplexityRoot.ApprovalPayload.Application == nil {
@@ -3019,7 +3080,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateProviderApplication(childComplexity, args["id"].(string), args["input"].(model.ProviderApplicationInput)), true
+		return e.ComplexityRoot.Mutation.UpdateProviderApplication(childComplexity, args["id"].(string), args["input"].(model.ProviderApplicationInput), args["reply"].(*string)), true
 
 	case "NextPayout.available":
 		if e.ComplexityRoot.NextPayout.Available == nil {
@@ -3959,6 +4020,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ProviderApplication(childComplexity, args["id"].(string)), true
+	case "Query.providerApplicationCounts":
+		if e.ComplexityRoot.Query.ProviderApplicationCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ProviderApplicationCounts(childComplexity), true
 	case "Query.providerApplications":
 		if e.ComplexityRoot.Query.ProviderApplications == nil {
 			break
@@ -5394,7 +5461,10 @@ type Machine {
   status: MachineStatus!
   offlineReason: OfflineReason
   statusChangedAt: DateTime!
-  "Time of the latest heartbeat this replica knows of (live while online)."
+  """
+  Time of the latest heartbeat: live while online; once offline, the last
+  heartbeat before it went offline (null if none ever arrived).
+  """
   lastHeartbeatAt: DateTime
   agentVersion: String!
   driverVersion: String
@@ -5890,7 +5960,11 @@ enum Weekday {
   SUNDAY
 }
 
-"A weekly window in the entry's time zone, e.g. MONDAY 09:00–18:00. end may be 24:00."
+"""
+A weekly window in the entry's time zone, e.g. MONDAY 09:00–18:00. end may
+be 24:00; an end before the start runs into the next day (MONDAY
+20:00–08:00 ends Tuesday 08:00, SUNDAY 22:00–02:00 ends Monday 02:00).
+"""
 type AvailabilityWindow {
   day: Weekday!
   start: String!
@@ -5901,7 +5975,11 @@ input AvailabilityWindowInput {
   day: Weekday!
   "HH:MM, 00:00–23:59."
   start: String!
-  "HH:MM after start, up to 24:00."
+  """
+  HH:MM, 00:00–24:00; an end before start is on the next day (20:00–08:00),
+  an end equal to start is refused (EMPTY_WINDOW). No two windows of an
+  entry may share a minute of the week (OVERLAP).
+  """
   end: String!
 }
 
@@ -5962,7 +6040,11 @@ input ProviderApplicationInput {
   email: String!
   company: String
   gpus: [ApplicationGpuInput!]!
-  upsProtected: Boolean!
+  """
+  Required: null (the applicant has not answered yet) is refused as REQUIRED
+  on upsProtected, in the same answer as every other problem of the form.
+  """
+  upsProtected: Boolean
   "3, 6, 12 or more months."
   commitmentMonths: Int!
   maintenanceNotes: String
@@ -5993,9 +6075,43 @@ enum ApplicationAction {
 type ApplicationEvent {
   action: ApplicationAction!
   actor: ApplicationActor!
+  """
+  What they said: the reviewer's note, reason or question, or, on a
+  RESUBMITTED step, the applicant's reply to the reviewer.
+  """
   message: String
   tier: ProviderTier
   at: DateTime!
+  """
+  Admins: on a RESUBMITTED step, the answers it changed since the
+  submission or resubmission before it, field by field (empty when the
+  applicant changed no answer). Null on other steps, on steps recorded
+  before answers were kept, and for anyone but an admin.
+  """
+  changes: [ApplicationFieldChange!]
+}
+
+"""
+ApplicationFieldChange is one answer a resubmission changed. field is the
+answer's path in ProviderApplicationInput: fullName, email, company,
+upsProtected, commitmentMonths, maintenanceNotes, and per GPU entry
+gpus.N.model, .quantity, .ramGb, .uploadGbps, .downloadGbps,
+.availability.kind, .availability.timeZone, .availability.windows
+("MONDAY 20:00-08:00, TUESDAY 09:00-17:00"), .location.city,
+.location.country, .location.region. before and after are the answer as
+text (upsProtected "true" or "false"); null where it was not given (a GPU
+entry added or removed).
+"""
+type ApplicationFieldChange {
+  field: String!
+  before: String
+  after: String
+}
+
+"ApplicationStatusCount is how many applications are in one status."
+type ApplicationStatusCount {
+  status: ApplicationStatus!
+  count: Int!
 }
 
 "ApplicationActor is who took a step: the applicant or a reviewer."
@@ -6015,7 +6131,7 @@ type ProviderApplication {
   commitmentMonths: Int!
   maintenanceNotes: String
   suggestedTier: TierSuggestion!
-  "The tier set at approval."
+  "The tier decided at approval (null until then): the suggestion, or the admin's override."
   tier: ProviderTier
   history: [ApplicationEvent!]!
   submittedAt: DateTime!
@@ -6063,12 +6179,22 @@ extend type Query {
   providerApplications(status: ApplicationStatus, first: Int = 20, after: String): ProviderApplicationConnection!
   "Admins, or the applicant: one application."
   providerApplication(id: ID!): ProviderApplication
+  """
+  Admins: how many applications are in each status, every status in review
+  order (SUBMITTED, INFO_REQUESTED, APPROVED, REJECTED), zero included: the
+  review queue's filter tabs.
+  """
+  providerApplicationCounts: [ApplicationStatusCount!]!
 }
 
 extend type Mutation {
   submitProviderApplication(input: ProviderApplicationInput!): ProviderApplicationPayload!
-  "Edit an application that awaits review or more information; it returns to SUBMITTED."
-  updateProviderApplication(id: ID!, input: ProviderApplicationInput!): ProviderApplicationPayload!
+  """
+  Edit an application that awaits review or more information; it returns to
+  SUBMITTED. reply is the applicant's answer to the reviewer's question
+  (multi-line, at most 2,000 characters), the message of the history step.
+  """
+  updateProviderApplication(id: ID!, input: ProviderApplicationInput!, reply: String): ProviderApplicationPayload!
   "Admins: approve with the suggested tier, or override it."
   approveProviderApplication(id: ID!, tier: ProviderTier, message: String): ApprovalPayload!
   rejectProviderApplication(id: ID!, reason: String!): ProviderApplicationPayload!
@@ -6360,8 +6486,15 @@ type AgentToken {
   "First characters of the token, to recognise it (e.g. gpx_a_Xy12)."
   prefix: String!
   createdAt: DateTime!
+  """
+  When an agent last used the token (any authenticated agent request:
+  registration, heartbeat, benchmark). Written at most once a minute per
+  token, so it may lag the latest request by up to a minute.
+  """
   lastUsedAt: DateTime
   revokedAt: DateTime
+  "How many machines last registered with this token."
+  machineCount: Int!
 }
 
 type CreateAgentTokenPayload {
@@ -6384,7 +6517,11 @@ extend type Query {
 }
 
 extend type Mutation {
-  "Providers: make an agent token; its secret is in this answer only."
+  """
+  Providers: make an agent token; its secret is in this answer only. The
+  name must differ, ignoring case, from the provider's active tokens'
+  (userError TAKEN on name); a revoked token's name may be used again.
+  """
   createAgentToken(name: String!): CreateAgentTokenPayload!
   "Providers: revoke one of their agent tokens at once (every replica drops it)."
   revokeAgentToken(id: ID!): RevokeAgentTokenPayload!
@@ -6670,6 +6807,8 @@ func (ec *executionContext) childFields_AgentToken(ctx context.Context, field gr
 		return ec.fieldContext_AgentToken_lastUsedAt(ctx, field)
 	case "revokedAt":
 		return ec.fieldContext_AgentToken_revokedAt(ctx, field)
+	case "machineCount":
+		return ec.fieldContext_AgentToken_machineCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgentToken", field.Name)
 }
@@ -6696,8 +6835,22 @@ func (ec *executionContext) childFields_ApplicationEvent(ctx context.Context, fi
 		return ec.fieldContext_ApplicationEvent_tier(ctx, field)
 	case "at":
 		return ec.fieldContext_ApplicationEvent_at(ctx, field)
+	case "changes":
+		return ec.fieldContext_ApplicationEvent_changes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApplicationEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationFieldChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_ApplicationFieldChange_field(ctx, field)
+	case "before":
+		return ec.fieldContext_ApplicationFieldChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_ApplicationFieldChange_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationFieldChange", field.Name)
 }
 
 func (ec *executionContext) childFields_ApplicationGpu(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6720,6 +6873,16 @@ func (ec *executionContext) childFields_ApplicationGpu(ctx context.Context, fiel
 		return ec.fieldContext_ApplicationGpu_location(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApplicationGpu", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationStatusCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ApplicationStatusCount_status(ctx, field)
+	case "count":
+		return ec.fieldContext_ApplicationStatusCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationStatusCount", field.Name)
 }
 
 func (ec *executionContext) childFields_ApprovalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8713,6 +8876,14 @@ func (ec *executionContext) field_Mutation_updateProviderApplication_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "reply",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reply"] = arg2
 	return args, nil
 }
 
@@ -9265,6 +9436,29 @@ func (ec *executionContext) fieldContext_AgentToken_revokedAt(_ context.Context,
 	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "DateTime")
 }
 
+func (ec *executionContext) _AgentToken_machineCount(ctx context.Context, field graphql.CollectedField, obj *models.AgentToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentToken_machineCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MachineCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentToken_machineCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentToken", field, false, false, "Int")
+}
+
 func (ec *executionContext) _ApplicationActor_name(ctx context.Context, field graphql.CollectedField, obj *model.ApplicationActor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9433,6 +9627,107 @@ func (ec *executionContext) _ApplicationEvent_at(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_ApplicationEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ApplicationEvent", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ApplicationEvent_changes(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEvent_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApplicationEvent().Changes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.ApplicationFieldChange) graphql.Marshaler {
+			return ec.marshalOApplicationFieldChange2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationFieldChangeᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEvent_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationFieldChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationFieldChange_field(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationFieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationFieldChange_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationFieldChange_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationFieldChange", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplicationFieldChange_before(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationFieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationFieldChange_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationFieldChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationFieldChange", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplicationFieldChange_after(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationFieldChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationFieldChange_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationFieldChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationFieldChange", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApplicationGpu_model(ctx context.Context, field graphql.CollectedField, obj *models.ApplicationGpu) (ret graphql.Marshaler) {
@@ -9644,6 +9939,52 @@ func (ec *executionContext) fieldContext_ApplicationGpu_location(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationStatusCount_status(ctx context.Context, field graphql.CollectedField, obj *model.ApplicationStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationStatusCount_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ApplicationStatus) graphql.Marshaler {
+			return ec.marshalNApplicationStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationStatusCount_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationStatusCount", field, false, false, "ApplicationStatus")
+}
+
+func (ec *executionContext) _ApplicationStatusCount_count(ctx context.Context, field graphql.CollectedField, obj *model.ApplicationStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationStatusCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationStatusCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationStatusCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ApprovalPayload_application(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalPayload) (ret graphql.Marshaler) {
@@ -16620,7 +16961,7 @@ func (ec *executionContext) _Mutation_updateProviderApplication(ctx context.Cont
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateProviderApplication(ctx, fc.Args["id"].(string), fc.Args["input"].(model.ProviderApplicationInput))
+			return ec.Resolvers.Mutation().UpdateProviderApplication(ctx, fc.Args["id"].(string), fc.Args["input"].(model.ProviderApplicationInput), fc.Args["reply"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ProviderApplicationPayload) graphql.Marshaler {
@@ -20881,6 +21222,38 @@ func (ec *executionContext) fieldContext_Query_providerApplication(ctx context.C
 	if fc.Args, err = ec.field_Query_providerApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_providerApplicationCounts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_providerApplicationCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ProviderApplicationCounts(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ApplicationStatusCount) graphql.Marshaler {
+			return ec.marshalNApplicationStatusCount2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationStatusCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_providerApplicationCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationStatusCount(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -25995,7 +26368,7 @@ func (ec *executionContext) unmarshalInputProviderApplicationInput(ctx context.C
 			it.Gpus = data
 		case "upsProtected":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upsProtected"))
-			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -26690,6 +27063,11 @@ func (ec *executionContext) _AgentToken(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "machineCount":
+			out.Values[i] = ec._AgentToken_machineCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26782,6 +27160,55 @@ func (ec *executionContext) _ApplicationEvent(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "changes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApplicationEvent_changes(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applicationFieldChangeImplementors = []string{"ApplicationFieldChange"}
+
+func (ec *executionContext) _ApplicationFieldChange(ctx context.Context, sel ast.SelectionSet, obj *models.ApplicationFieldChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationFieldChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationFieldChange")
+		case "field":
+			out.Values[i] = ec._ApplicationFieldChange_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._ApplicationFieldChange_before(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._ApplicationFieldChange_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26850,6 +27277,44 @@ func (ec *executionContext) _ApplicationGpu(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._ApplicationGpu_location(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applicationStatusCountImplementors = []string{"ApplicationStatusCount"}
+
+func (ec *executionContext) _ApplicationStatusCount(ctx context.Context, sel ast.SelectionSet, obj *model.ApplicationStatusCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationStatusCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationStatusCount")
+		case "status":
+			out.Values[i] = ec._ApplicationStatusCount_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ApplicationStatusCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -30897,6 +31362,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_providerApplication(ctx, field)
 				})
+		case "providerApplicationCounts":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_providerApplicationCounts(ctx, field)
+				})
 		case "pricingRecommendation":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -32458,6 +32929,14 @@ func (ec *executionContext) marshalNApplicationEvent2ᚖgithubᚗcomᚋgpunexᚋ
 	return ec._ApplicationEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNApplicationFieldChange2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationFieldChange(ctx context.Context, sel ast.SelectionSet, v *models.ApplicationFieldChange) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ApplicationFieldChange!")
+		return graphql.Null
+	}
+	return ec._ApplicationFieldChange(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNApplicationGpu2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationGpuᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.ApplicationGpu) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -32509,6 +32988,30 @@ func (ec *executionContext) unmarshalNApplicationStatus2githubᚗcomᚋgpunexᚋ
 
 func (ec *executionContext) marshalNApplicationStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx context.Context, sel ast.SelectionSet, v models.ApplicationStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNApplicationStatusCount2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationStatusCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ApplicationStatusCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationStatusCount2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationStatusCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApplicationStatusCount2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApplicationStatusCount(ctx context.Context, sel ast.SelectionSet, v *model.ApplicationStatusCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ApplicationStatusCount!")
+		return graphql.Null
+	}
+	return ec._ApplicationStatusCount(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNApprovalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐApprovalPayload(ctx context.Context, sel ast.SelectionSet, v *model.ApprovalPayload) graphql.Marshaler {
@@ -34397,6 +34900,25 @@ func (ec *executionContext) marshalOAgentToken2ᚖgithubᚗcomᚋgpunexᚋgpunex
 		return graphql.Null
 	}
 	return ec._AgentToken(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOApplicationFieldChange2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationFieldChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.ApplicationFieldChange) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationFieldChange2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationFieldChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOApplicationStatus2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐApplicationStatus(ctx context.Context, v any) (*models.ApplicationStatus, error) {

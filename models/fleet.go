@@ -64,7 +64,8 @@ const (
 )
 
 // Machine is a provider's host running gpunex-agent. Status columns change
-// only on transitions; the latest heartbeat lives in the presence store.
+// only on transitions; the latest heartbeat of an online machine lives in
+// the presence store.
 type Machine struct {
 	bun.BaseModel `bun:"table:machines,alias:m"`
 
@@ -81,10 +82,16 @@ type Machine struct {
 	StatusChangedAt time.Time      `bun:"status_changed_at,notnull"`
 	RegisteredAt    time.Time      `bun:"registered_at,notnull"`
 	UpdatedAt       time.Time      `bun:"updated_at,notnull"`
+	// AgentTokenID is the agent token of the machine's latest
+	// registration (nil for machines registered before it was kept).
+	AgentTokenID *int64 `bun:"agent_token_id"`
 
 	Gpus []*MachineGpu `bun:"rel:has-many,join:id=machine_id"`
-	// LastHeartbeatAt comes from the presence store, not a column.
-	LastHeartbeatAt *time.Time `bun:"-"`
+	// LastHeartbeatAt is the latest heartbeat: read from the presence
+	// store while the machine is online; the column keeps it, written with
+	// each status transition, so an offline machine still tells when it
+	// was last heard from.
+	LastHeartbeatAt *time.Time `bun:"last_heartbeat_at"`
 }
 
 // MachineGpu is one GPU of a machine. A GPU that disappears from the

@@ -242,4 +242,7 @@ type AgentToken struct {
 	CreatedAt  time.Time  `bun:"created_at,notnull"`
 	LastUsedAt *time.Time `bun:"last_used_at"`
 	RevokedAt  *time.Time `bun:"revoked_at"`
+	// MachineCount is how many machines last registered with the token;
+	// filled by the provider service's listing, never stored.
+	MachineCount int `bun:"machine_count,scanonly"`
 }

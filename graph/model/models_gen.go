@@ -35,6 +35,12 @@ type ApplicationGpuInput struct {
 	Location     *LocationInput     `json:"location"`
 }
 
+// ApplicationStatusCount is how many applications are in one status.
+type ApplicationStatusCount struct {
+	Status models.ApplicationStatus `json:"status"`
+	Count  int                      `json:"count"`
+}
+
 type ApprovalPayload struct {
 	Application *models.ProviderApplication `json:"application,omitempty"`
 	Provider    *models.Provider            `json:"provider,omitempty"`
@@ -67,7 +73,9 @@ type AvailabilityWindowInput struct {
 	Day models.Weekday `json:"day"`
 	// HH:MM, 00:00–23:59.
 	Start string `json:"start"`
-	// HH:MM after start, up to 24:00.
+	// HH:MM, 00:00–24:00; an end before start is on the next day (20:00–08:00),
+	// an end equal to start is refused (EMPTY_WINDOW). No two windows of an
+	// entry may share a minute of the week (OVERLAP).
 	End string `json:"end"`
 }
 
@@ -208,11 +216,13 @@ type ProviderApplicationEdge struct {
 }
 
 type ProviderApplicationInput struct {
-	FullName     string                 `json:"fullName"`
-	Email        string                 `json:"email"`
-	Company      *string                `json:"company,omitempty"`
-	Gpus         []*ApplicationGpuInput `json:"gpus"`
-	UpsProtected bool                   `json:"upsProtected"`
+	FullName string                 `json:"fullName"`
+	Email    string                 `json:"email"`
+	Company  *string                `json:"company,omitempty"`
+	Gpus     []*ApplicationGpuInput `json:"gpus"`
+	// Required: null (the applicant has not answered yet) is refused as REQUIRED
+	// on upsProtected, in the same answer as every other problem of the form.
+	UpsProtected *bool `json:"upsProtected,omitempty"`
 	// 3, 6, 12 or more months.
 	CommitmentMonths int     `json:"commitmentMonths"`
 	MaintenanceNotes *string `json:"maintenanceNotes,omitempty"`

@@ -22,10 +22,6 @@ const (
 	MaxAgentTokenName = 64
 	// MaxActiveAgentTokens bounds a provider's live tokens.
 	MaxActiveAgentTokens = 50
-	// agentLastUsedResolution bounds writes of last use: heartbeats arrive
-	// every few seconds and must not each write a row (hourly keeps a
-	// token's writes under 0.003 per heartbeat at a 10 s interval).
-	agentLastUsedResolution = time.Hour
 	// agentCacheTTL bounds how long a replica trusts a token it checked
 	// without reading the database again. Revocations evict at once, on
 	// every replica, through the event bus; the TTL covers a lost event.
@@ -145,6 +141,7 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 	if v, ok := s.agentCache.Load(hash); ok {
 		c := v.(cachedAgent)
 		if now.Before(c.until) {
+			s.agentUse(ctx, c.agent, now)
 			return c.agent, nil
 		}
 		s.agentCache.Delete(hash)
@@ -160,15 +157,26 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 	if tok.RevokedAt != nil {
 		return nil, fault.E(fault.Unauthenticated, "the agent token was revoked")
 	}
-	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= agentLastUsedResolution {
-		if _, err := s.deps.DB.NewUpdate().Model((*models.AgentToken)(nil)).Set("last_used_at = ?", now).
-			Where("id = ?", tok.ID).Exec(ctx); err != nil {
-			s.deps.Logger.WarnContext(ctx, "auth: unable to record agent token use", "token_id", tok.ID, "err", err)
-		}
-	}
 	agent := &Agent{TokenID: tok.ID, ProviderID: tok.ProviderID}
 	s.agentCache.Store(hash, cachedAgent{agent: agent, until: now.Add(agentCacheTTL)})
+	s.agentUse(ctx, agent, now)
 	return agent, nil
+}
+
+// OnAgentUse adds fn to the functions told of every request an agent token
+// authenticates (AuthenticateAgent, from the cache or not), with the time
+// of the request, in the order added. The token's last use is recorded
+// this way (internal/provider), not here: fn runs on the request's
+// goroutine, heartbeats included, so it must be quick and must not write
+// a row per call. Call it while assembling the platform, before serving.
+func (s *Service) OnAgentUse(fn func(ctx context.Context, a *Agent, at time.Time)) {
+	s.agentUsed = append(s.agentUsed, fn)
+}
+
+func (s *Service) agentUse(ctx context.Context, a *Agent, at time.Time) {
+	for _, fn := range s.agentUsed {
+		fn(ctx, a, at)
+	}
 }
 
 type cachedAgent struct {

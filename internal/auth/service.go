@@ -95,6 +95,9 @@ type Service struct {
 	// UseSignUpMail).
 	signUpMailer *SignUpMail
 	agentCache   sync.Map // token hash -> cachedAgent
+	// agentUsed are told of every request an agent token authenticates
+	// (see OnAgentUse).
+	agentUsed []func(ctx context.Context, a *Agent, at time.Time)
 	// dummyHash is verified against when an email is unknown, so a login
 	// takes the same time whether or not the account exists.
 	dummyHash string

@@ -88,7 +88,7 @@ func TestConcurrentTransitionsAreRecordedOnce(t *testing.T) {
 		require.NoError(t, err)
 		errs := make(chan error, 4)
 		for range 4 {
-			go func() { errs <- b.svc.transition(ctx, ref, models.MachineOnline, nil, b.clock.Now()) }()
+			go func() { errs <- b.svc.transition(ctx, ref, models.MachineOnline, nil, b.clock.Now(), b.clock.Now()) }()
 		}
 		for range 4 {
 			require.NoError(t, <-errs)

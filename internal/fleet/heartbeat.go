@@ -75,8 +75,9 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 		if _, err := s.deps.Presence.Remove(ctx, presenceKey(ref.id)); err != nil {
 			return nil, fmt.Errorf("fleet: unable to clear presence: %w", err)
 		}
+		// The agent's last words are its last heartbeat.
 		reason := models.OfflinePlanned
-		if err := s.transition(ctx, ref, models.MachineOffline, &reason, now); err != nil {
+		if err := s.transition(ctx, ref, models.MachineOffline, &reason, now, now); err != nil {
 			return nil, err
 		}
 		st := models.MachineOffline
@@ -102,7 +103,7 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 		return nil, fmt.Errorf("fleet: unable to record presence: %w", err)
 	}
 	if appeared {
-		if err := s.transition(ctx, ref, models.MachineOnline, nil, at); err != nil {
+		if err := s.transition(ctx, ref, models.MachineOnline, nil, at, at); err != nil {
 			return nil, err
 		}
 	}
@@ -116,10 +117,12 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 	return res, nil
 }
 
-// transition moves a machine to status, recording the interval and
+// transition moves a machine to status at at, recording the interval and
 // announcing it, unless it is there already (so racing replicas record it
-// once).
-func (s *Service) transition(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at time.Time) error {
+// once). lastBeat is the machine's latest heartbeat, kept with the status
+// so an offline machine still says when it was last heard from: this
+// write is the transition's, never a heartbeat's.
+func (s *Service) transition(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error {
 	from := models.MachineOffline
 	if to == models.MachineOffline {
 		from = models.MachineOnline
@@ -128,7 +131,7 @@ func (s *Service) transition(ctx context.Context, ref machineRef, to models.Mach
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		now := s.deps.Clock.Now()
 		res, err := tx.NewUpdate().Model((*models.Machine)(nil)).
-			Set("status = ?", to).Set("offline_reason = ?", reason).Set("status_changed_at = ?", at).Set("updated_at = ?", now).
+			Set("status = ?", to).Set("offline_reason = ?", reason).Set("status_changed_at = ?", at).Set("last_heartbeat_at = ?", lastBeat).Set("updated_at = ?", now).
 			Where("id = ? AND status = ?", ref.id, from).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("fleet: unable to change status: %w", err)

@@ -44,7 +44,8 @@ func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error
 }
 
 // attachLive fills in the latest heartbeat and telemetry of online
-// machines from the presence store, in one round trip.
+// machines from the presence store, in one round trip. An offline machine
+// keeps the last heartbeat its transition recorded, and no telemetry.
 func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 	keys := make([]string, 0, len(ms))
 	for _, m := range ms {

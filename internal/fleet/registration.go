@@ -38,7 +38,7 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 				ProviderID: agent.ProviderID, MachineID: in.MachineID, Status: models.MachineOffline,
 				OfflineReason: &reason, StatusChangedAt: now, RegisteredAt: now,
 			}
-			applyRegistration(m, &in, now)
+			applyRegistration(m, agent, &in, now)
 			created = true
 			if _, err := tx.NewInsert().Model(m).Returning("id").Exec(ctx); err != nil {
 				if s.deps.DB.IsUniqueViolation(err) {
@@ -56,8 +56,8 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 		case m.ProviderID != agent.ProviderID:
 			return fault.E(fault.Forbidden, "this machine id is registered to another provider")
 		default:
-			applyRegistration(m, &in, now)
-			if _, err := tx.NewUpdate().Model(m).Column("hostname", "agent_version", "driver_version", "cuda_version", "simulated", "updated_at").
+			applyRegistration(m, agent, &in, now)
+			if _, err := tx.NewUpdate().Model(m).Column("hostname", "agent_version", "driver_version", "cuda_version", "simulated", "agent_token_id", "updated_at").
 				WherePK().Exec(ctx); err != nil {
 				return fmt.Errorf("fleet: unable to update machine: %w", err)
 			}
@@ -81,8 +81,12 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 	return m, nil
 }
 
-func applyRegistration(m *models.Machine, in *protocol.RegisterMachineInput, now time.Time) {
+// applyRegistration sets m's columns from a registration by agent: the
+// machine counts for the token it last registered with.
+func applyRegistration(m *models.Machine, agent *auth.Agent, in *protocol.RegisterMachineInput, now time.Time) {
 	m.Hostname, m.AgentVersion, m.UpdatedAt = in.Hostname, in.AgentVersion, now
+	tokenID := agent.TokenID
+	m.AgentTokenID = &tokenID
 	m.DriverVersion, m.CudaVersion = nil, nil
 	m.Simulated = len(in.Gpus) > 0
 	for _, g := range in.Gpus {

@@ -17,7 +17,7 @@ import (
 const epochKey = "fleet:epoch"
 
 // transitionFunc moves a machine to a status (see Service.transition).
-type transitionFunc func(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at time.Time) error
+type transitionFunc func(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error
 
 // sweeper finds machines whose presence expired and marks them offline,
 // and compacts the open uptime intervals; on one replica at a time, the
@@ -32,6 +32,12 @@ type sweeper struct {
 
 	mu           sync.Mutex
 	healthySince time.Time
+	// seen is the latest heartbeat of each machine present at the sweep
+	// of seenAt. A silent machine's key expires a grace period (three
+	// intervals) after its last heartbeat, so the sweep before the one
+	// that finds the key gone read that very heartbeat.
+	seen   map[int64]time.Time
+	seenAt time.Time
 }
 
 func newSweeper(deps Deps, cfg Config, transition transitionFunc) *sweeper {
@@ -77,22 +83,47 @@ func (w *sweeper) sweep(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	online, present, err := w.onlinePresence(ctx)
-	if err != nil || len(online) == 0 {
+	if err != nil {
 		return 0, err
 	}
+	seen, seenAt := w.remember(online, present, now)
 	n := 0
 	reason := models.OfflineUnplanned
+	// The key expired one grace period after the last heartbeat, so that
+	// is when the machine went offline. Its last heartbeat is the one the
+	// previous sweep saw, if that sweep ran within a grace period (after
+	// the heartbeat); otherwise the latest it can have been.
+	expired := now.Add(-w.cfg.Grace())
 	for _, m := range online {
 		if _, ok := present[presenceKey(m.ID)]; ok {
 			continue
 		}
-		// The key expired one grace period after the last heartbeat.
-		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, models.MachineOffline, &reason, now.Add(-w.cfg.Grace())); err != nil {
+		lastBeat := expired
+		if at, ok := seen[m.ID]; ok && !seenAt.Before(expired) {
+			lastBeat = at
+		}
+		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, models.MachineOffline, &reason, expired, lastBeat); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, nil
+}
+
+// remember keeps the heartbeats of this sweep for the next one and returns
+// those of the previous sweep, with its time.
+func (w *sweeper) remember(online []*models.Machine, present map[string][]byte, now time.Time) (map[int64]time.Time, time.Time) {
+	beats := make(map[int64]time.Time, len(present))
+	for _, m := range online {
+		if b, ok := beatOf(present, m.ID); ok {
+			beats[m.ID] = b.At
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen, seenAt := w.seen, w.seenAt
+	w.seen, w.seenAt = beats, now
+	return seen, seenAt
 }
 
 func (w *sweeper) compact(ctx context.Context) error {

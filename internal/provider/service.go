@@ -32,16 +32,22 @@ type Config struct {
 
 // Service is the provider service.
 type Service struct {
-	deps Deps
-	cfg  Config
+	deps    Deps
+	cfg     Config
+	lastUse *lastUse
 }
 
-// New returns the provider service.
+// New returns the provider service. It records the last use of agent
+// tokens from then on (auth.Service.OnAgentUse; see LastUseInterval).
 func New(deps Deps, cfg Config) *Service {
 	if cfg.InstallCommand == nil {
 		cfg.InstallCommand = func() string { return "" }
 	}
-	return &Service{deps: deps, cfg: cfg}
+	s := &Service{deps: deps, cfg: cfg, lastUse: newLastUse(deps.DB, deps.Logger)}
+	if deps.Auth != nil {
+		deps.Auth.OnAgentUse(s.lastUse.record)
+	}
+	return s
 }
 
 // Create makes the provider of an approved application, in the approval's
@@ -106,31 +112,4 @@ func (s *Service) Require(ctx context.Context, viewer *auth.Viewer) (*models.Pro
 // asks for the token (or reads it from a file), so no command line holds it.
 func (s *Service) InstallCommand() string {
 	return s.cfg.InstallCommand()
-}
-
-// NewAgentToken is a token just made: the secret is shown once.
-type NewAgentToken struct {
-	Token          *models.AgentToken
-	Secret         string
-	InstallCommand string
-}
-
-// CreateAgentToken makes an agent token for p named name.
-func (s *Service) CreateAgentToken(ctx context.Context, p *models.Provider, name string) (*NewAgentToken, error) {
-	tok, secret, err := s.deps.Auth.CreateAgentToken(ctx, p.ID, name)
-	if err != nil {
-		return nil, err
-	}
-	return &NewAgentToken{Token: tok, Secret: secret, InstallCommand: s.InstallCommand()}, nil
-}
-
-// AgentTokens lists p's agent tokens, newest first.
-func (s *Service) AgentTokens(ctx context.Context, p *models.Provider) ([]*models.AgentToken, error) {
-	return s.deps.Auth.AgentTokens(ctx, p.ID)
-}
-
-// RevokeAgentToken revokes p's token tokenID at once; another provider's
-// token is NOT_FOUND.
-func (s *Service) RevokeAgentToken(ctx context.Context, p *models.Provider, tokenID int64) (*models.AgentToken, error) {
-	return s.deps.Auth.RevokeAgentToken(ctx, p.ID, tokenID)
 }

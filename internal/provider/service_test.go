@@ -26,6 +26,7 @@ type bundle struct {
 	db        *store.DB
 	auth      *auth.Service
 	providers *provider.Service
+	clock     *clock.Manual
 }
 
 func setup(t *testing.T, db *store.DB) *bundle {
@@ -33,7 +34,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	clk := clock.NewManual(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	logger := slog.New(slog.DiscardHandler)
 	a := auth.New(auth.Deps{DB: db, Clock: clk, Logger: logger}, auth.Config{PasswordParams: authtest.Params})
-	return &bundle{ctx: t.Context(), db: db, auth: a, providers: provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
+	return &bundle{ctx: t.Context(), db: db, auth: a, clock: clk, providers: provider.New(provider.Deps{DB: db, Auth: a, Clock: clk, Logger: logger},
 		provider.Config{InstallCommand: func() string { return "curl -fsSL https://gpunex.example/agent/install.sh | sudo sh" }})}
 }
 

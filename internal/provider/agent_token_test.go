@@ -1,0 +1,171 @@
+package provider_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/provider"
+	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Issue 11, point 11: an active token's name is unique per provider,
+// ignoring case; the refusal names the field and creates nothing.
+func TestATokenNameInUseIsRefusedIgnoringCase(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, mine := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+		_, theirs := b.approved(t, "grace@example.com", nil, models.TierCommunity)
+		first, err := b.providers.CreateAgentToken(b.ctx, mine, "Rack-01")
+		require.NoError(t, err)
+		_, err = b.providers.CreateAgentToken(b.ctx, mine, "Ärger")
+		require.NoError(t, err)
+
+		for _, name := range []string{"Rack-01", "rack-01", "  RACK-01 ", "ärger"} {
+			writes := db.Writes()
+			_, err := b.providers.CreateAgentToken(b.ctx, mine, name)
+			v, ok := fault.AsValidation(err)
+			require.True(t, ok, "%q: %v", name, err)
+			require.Len(t, v.Problems, 1)
+			require.Equal(t, "name", v.Problems[0].Field)
+			require.Equal(t, fault.Taken, v.Problems[0].Code)
+			require.Equal(t, writes, db.Writes(), "%q: a refused name creates nothing", name)
+		}
+		list, err := b.providers.AgentTokens(b.ctx, mine)
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+
+		_, err = b.providers.CreateAgentToken(b.ctx, theirs, "rack-01")
+		require.NoError(t, err, "another provider may use the name")
+		_, err = b.providers.RevokeAgentToken(b.ctx, mine, first.Token.ID)
+		require.NoError(t, err)
+		again, err := b.providers.CreateAgentToken(b.ctx, mine, "rack-01")
+		require.NoError(t, err, "a revoked token's name is free again")
+		require.Equal(t, "rack-01", again.Token.Name)
+	})
+}
+
+// Two creations of one name at once: the database's unique index lets
+// exactly one through, and the other gets the same coded problem.
+func TestConcurrentCreationsOfOneNameMakeOneToken(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, p := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+		const n = 6
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				_, errs[i] = b.providers.CreateAgentToken(b.ctx, p, "rack-01")
+			})
+		}
+		close(start)
+		wg.Wait()
+		made := 0
+		for _, err := range errs {
+			if err == nil {
+				made++
+				continue
+			}
+			v, ok := fault.AsValidation(err)
+			require.True(t, ok, "%v", err)
+			require.Equal(t, "name", v.Problems[0].Field)
+			require.Equal(t, fault.Taken, v.Problems[0].Code)
+		}
+		require.Equal(t, 1, made)
+		list, err := b.providers.AgentTokens(b.ctx, p)
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+	})
+}
+
+// Issue 11, point 11: every authenticated agent request counts as a use,
+// heartbeats included, and the use is written at most once a minute per
+// token, so "last used" lags the real last use by less than a minute.
+func TestLastUseFollowsEveryRequestWithOneWriteAMinute(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, p := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+		made, err := b.providers.CreateAgentToken(b.ctx, p, "rack-01")
+		require.NoError(t, err)
+		lastUsed := func() *time.Time {
+			list, err := b.providers.AgentTokens(b.ctx, p)
+			require.NoError(t, err)
+			return list[0].LastUsedAt
+		}
+		require.Nil(t, lastUsed(), "never used")
+		use := func() {
+			_, err := b.auth.AuthenticateAgent(b.ctx, made.Secret)
+			require.NoError(t, err)
+		}
+
+		first := b.clock.Now()
+		use() // registration
+		require.True(t, lastUsed().Equal(first))
+
+		// Heartbeats every 10 s for a minute: one write, at the minute.
+		writes := db.Writes()
+		for range 5 {
+			b.clock.Advance(10 * time.Second)
+			use()
+		}
+		require.Equal(t, writes, db.Writes(), "no write per heartbeat")
+		require.True(t, lastUsed().Equal(first), "shown within a minute of the real last use")
+		b.clock.Advance(10 * time.Second)
+		use()
+		require.Equal(t, writes+1, db.Writes())
+		require.True(t, lastUsed().Equal(first.Add(provider.LastUseInterval)))
+
+		// Used an hour later: shown at once.
+		b.clock.Advance(time.Hour)
+		use()
+		require.True(t, lastUsed().Equal(b.clock.Now()))
+	})
+}
+
+// Issue 11, point 11: the tokens list counts the machines whose latest
+// registration used each token.
+func TestTheTokensListCountsEachTokensMachines(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, p := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+		_, other := b.approved(t, "grace@example.com", nil, models.TierCommunity)
+		rack, err := b.providers.CreateAgentToken(b.ctx, p, "rack")
+		require.NoError(t, err)
+		_, err = b.providers.CreateAgentToken(b.ctx, p, "spare")
+		require.NoError(t, err)
+		now := b.clock.Now()
+		for i, m := range []struct {
+			provider int64
+			token    *int64
+		}{{p.ID, &rack.Token.ID}, {p.ID, &rack.Token.ID}, {p.ID, nil}, {other.ID, &rack.Token.ID}} {
+			_, err := db.NewInsert().Model(&models.Machine{ProviderID: m.provider, MachineID: "machine-" + string(rune('a'+i)) + "-0001", Hostname: "h",
+				AgentVersion: "1", Status: models.MachineOffline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now, AgentTokenID: m.token}).Exec(b.ctx)
+			require.NoError(t, err)
+		}
+
+		list, err := b.providers.AgentTokens(b.ctx, p)
+		require.NoError(t, err)
+		counts := map[string]int{}
+		for _, tok := range list {
+			counts[tok.Name] = tok.MachineCount
+		}
+		require.Equal(t, map[string]int{"rack": 2, "spare": 0}, counts, "another provider's machine is not counted")
+
+		revoked, err := b.providers.RevokeAgentToken(b.ctx, p, rack.Token.ID)
+		require.NoError(t, err)
+		require.NotNil(t, revoked.RevokedAt)
+		require.Equal(t, 2, revoked.MachineCount, "its machines are still there")
+	})
+}
