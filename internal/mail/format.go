@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpunex/gpunex/models"
 )
 
 // DateTime formats t for e's reader: the day, the month's name and the
@@ -24,7 +26,8 @@ func (e *Email) DateTime(t time.Time) string {
 // Number formats x for e's reader with at most decimals decimals (trailing
 // zeros dropped), the language's decimal separator and digits, and its
 // thousands separator in a number of five or more digits (so a year or a
-// port is never split, as CLDR does for Spanish).
+// port is never split, as CLDR does for Spanish), grouped as the language
+// groups (Hindi in lakhs: 12,34,567).
 func (e *Email) Number(x float64, decimals int) string {
 	s := strconv.FormatFloat(x, 'f', decimals, 64)
 	if strings.Contains(s, ".") {
@@ -36,21 +39,30 @@ func (e *Email) Number(x float64, decimals int) string {
 	}
 	whole, frac, _ := strings.Cut(s, ".")
 	if len(whole) >= 5 {
-		group := e.T("^format.group", nil)
-		var b strings.Builder
-		for i, r := range whole {
-			if i > 0 && (len(whole)-i)%3 == 0 {
-				b.WriteString(group)
-			}
-			b.WriteRune(r)
-		}
-		whole = b.String()
+		whole = groupDigits(whole, e.T("^format.group", nil), e.lang == models.LanguageHindi)
 	}
 	out := sign + whole
 	if frac != "" {
 		out += e.T("^format.decimal", nil) + frac
 	}
 	return e.Digits(out)
+}
+
+// groupDigits puts sep between the thousands of the ASCII digits whole,
+// and, in the Indian system Hindi uses, between each two digits above
+// them (12,34,567).
+func groupDigits(whole, sep string, indian bool) string {
+	var groups []string
+	for i := len(whole); i > 0; {
+		size := 3
+		if indian && len(groups) > 0 {
+			size = 2
+		}
+		start := max(0, i-size)
+		groups = append([]string{whole[start:i]}, groups...)
+		i = start
+	}
+	return strings.Join(groups, sep)
 }
 
 // Digits writes the ASCII digits of s in the language's digits

@@ -240,6 +240,10 @@ func Compose(lang models.Language, kind string) *Email {
 	return e
 }
 
+// Err is the first problem met while composing e (a key or a value
+// missing), or nil.
+func (e *Email) Err() error { return e.err }
+
 // Language is the language e is written in.
 func (e *Email) Language() models.Language { return e.lang }
 
