@@ -81,7 +81,7 @@ export function PayoutsAdminPage() {
             payouts={data.payouts}
             caption={t('admin.payouts.list')}
             testId="admin-payouts-table"
-            actions={(p) => (settleable(p) ? <SettleForms payout={p} /> : <span className="muted">—</span>)}
+            actions={(p) => (settleable(p) ? <SettleForms payout={p} /> : null)}
           />
         )}
       </section>

@@ -139,8 +139,10 @@ describe('DataTable', () => {
     expect(trs[1]?.attrs.class).toBe('muted');
   });
 
-  it('aligns a figure column at the end in the table', () => {
-    const doc = render({ columns: [...columns, { key: 'price', header: 'Price', align: 'end', cell: () => '2.5' }] });
-    expect(all(doc, cellOf('price'))[0]?.attrs.class).toBe('dt-align-end');
+  it('aligns a figure column at the end in the table, and styles its values, not its label', () => {
+    const doc = render({ columns: [...columns, { key: 'price', header: 'Price', align: 'end', className: 'mono amount', cell: () => '2.5' }] });
+    const price = all(doc, cellOf('price'))[0];
+    expect(price?.attrs.class).toBe('dt-align-end');
+    expect(price?.children[0]?.attrs.class).toBe('dt-value mono amount');
   });
 });

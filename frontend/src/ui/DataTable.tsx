@@ -37,11 +37,16 @@ export interface DataColumn<Row> {
   hideLabel?: boolean;
   /**
    * actions marks the row's buttons (Rent, Revoke, Settle): in the table a
-   * last column whose head is visually hidden; on a phone, the card's last
-   * line, at full width and wrapping, so no button is ever off-screen.
+   * column whose head is visually hidden; on a phone, the card's last line,
+   * at full width and wrapping, so no button is ever off-screen. A row
+   * without actions renders null there (no line on its card).
    */
   actions?: boolean;
-  /** className is added to each of the column's cells (e.g. "mono", "nowrap-figure"). */
+  /**
+   * className is added to the box of each of the column's values (e.g.
+   * "mono", "amount", "wrap-anywhere"), not to the cell, so that on a phone
+   * the label keeps the card's font.
+   */
   className?: string;
   /** cellProps gives a cell its data-testid and data-* attributes. */
   cellProps?: (row: Row) => DataAttributes;
@@ -140,12 +145,12 @@ export function DataTable<Row>({
                   ...c.cellProps?.(row),
                   'data-column': c.key,
                   'data-label': c.hideLabel || c.actions || c.primary ? undefined : c.header,
-                  className: classes(alignClass(c), c.primary && 'dt-primary', c.actions && 'dt-actions', c.hideLabel && 'dt-nolabel', c.className) || undefined,
+                  className: classes(alignClass(c), c.primary && 'dt-primary', c.actions && 'dt-actions', c.hideLabel && 'dt-nolabel') || undefined,
                 };
                 // The value is wrapped so that, on a phone, the label
                 // (td::before) and the value are the two columns of a line
                 // however many elements the value has.
-                const value = <div className="dt-value">{c.cell(row)}</div>;
+                const value = <div className={classes('dt-value', c.className)}>{c.cell(row)}</div>;
                 return c.primary ? (
                   <th key={c.key} scope="row" role="rowheader" {...props}>
                     {value}
