@@ -520,6 +520,7 @@ type ComplexityRoot struct {
 		RevokeAgentToken           func(childComplexity int, id string) int
 		SetAvailabilitySchedule    func(childComplexity int, input model.SetAvailabilityScheduleInput) int
 		SetGpuPrice                func(childComplexity int, input model.SetGpuPriceInput) int
+		SetLanguage                func(childComplexity int, language models.Language) int
 		SetPayoutMethod            func(childComplexity int, input model.SetPayoutMethodInput) int
 		SignUp                     func(childComplexity int, input model.SignUpInput) int
 		StartRental                func(childComplexity int, input model.StartRentalInput) int
@@ -847,6 +848,11 @@ type ComplexityRoot struct {
 		UserErrors func(childComplexity int) int
 	}
 
+	SetLanguagePayload struct {
+		User       func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	SetPayoutMethodPayload struct {
 		Method     func(childComplexity int) int
 		UserErrors func(childComplexity int) int
@@ -893,6 +899,7 @@ type ComplexityRoot struct {
 		CreatedAt func(childComplexity int) int
 		Email     func(childComplexity int) int
 		ID        func(childComplexity int) int
+		Language  func(childComplexity int) int
 		Name      func(childComplexity int) int
 		Roles     func(childComplexity int) int
 	}
@@ -964,6 +971,7 @@ type MutationResolver interface {
 	ConfirmEmail(ctx context.Context, token string) (*model.AuthPayload, error)
 	LogIn(ctx context.Context, input model.LogInInput) (*model.AuthPayload, error)
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
+	SetLanguage(ctx context.Context, language models.Language) (*model.SetLanguagePayload, error)
 	SubmitBenchmarkResult(ctx context.Context, input protocol.BenchmarkResultInput) (*model.SubmitBenchmarkResultPayload, error)
 	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
 	CreditFunds(ctx context.Context, input model.CreditFundsInput) (*model.CreditFundsPayload, error)
@@ -3004,6 +3012,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetGpuPrice(childComplexity, args["input"].(model.SetGpuPriceInput)), true
+	case "Mutation.setLanguage":
+		if e.ComplexityRoot.Mutation.SetLanguage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setLanguage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetLanguage(childComplexity, args["language"].(models.Language)), true
 	case "Mutation.setPayoutMethod":
 		if e.ComplexityRoot.Mutation.SetPayoutMethod == nil {
 			break
@@ -4463,6 +4482,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SetGpuPricePayload.UserErrors(childComplexity), true
 
+	case "SetLanguagePayload.user":
+		if e.ComplexityRoot.SetLanguagePayload.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetLanguagePayload.User(childComplexity), true
+	case "SetLanguagePayload.userErrors":
+		if e.ComplexityRoot.SetLanguagePayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetLanguagePayload.UserErrors(childComplexity), true
+
 	case "SetPayoutMethodPayload.method":
 		if e.ComplexityRoot.SetPayoutMethodPayload.Method == nil {
 			break
@@ -4629,6 +4661,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.language":
+		if e.ComplexityRoot.User.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Language(childComplexity), true
 	case "User.name":
 		if e.ComplexityRoot.User.Name == nil {
 			break
@@ -4799,12 +4837,29 @@ enum Role {
   ADMIN
 }
 
+"""
+Language is a language GPUnex speaks, in the SPA and in every email: EN
+English, ES Spanish, PT Portuguese, HI Hindi, AR Arabic (right to left).
+"""
+enum Language {
+  EN
+  ES
+  PT
+  HI
+  AR
+}
+
 "User is a person with an account."
 type User {
   id: ID!
   email: String!
   name: String!
   roles: [Role!]!
+  """
+  The language the user reads GPUnex in: the SPA adopts it at log-in, and
+  every email to the user is written in it. EN until the user chooses.
+  """
+  language: Language!
   createdAt: DateTime!
 }
 
@@ -4813,6 +4868,11 @@ input SignUpInput {
   "At least 10 characters."
   password: String!
   name: String!
+  """
+  The language the SPA shows: the confirmation email is written in it and
+  the new account starts in it. EN when absent.
+  """
+  language: Language
 }
 
 input LogInInput {
@@ -4838,6 +4898,13 @@ type AuthPayload {
   owner. Always false for logIn and confirmEmail.
   """
   confirmationSent: Boolean!
+}
+
+"SetLanguagePayload answers setLanguage."
+type SetLanguagePayload {
+  "The signed-in user with the language stored; null when userErrors is not empty."
+  user: User
+  userErrors: [UserError!]!
 }
 
 type LogOutPayload {
@@ -4867,6 +4934,12 @@ extend type Mutation {
   logIn(input: LogInInput!): AuthPayload!
   "Ends the current session (cookie or bearer token) and clears the cookie."
   logOut: LogOutPayload!
+  """
+  Makes language the signed-in user's language, for the SPA and every
+  email sent to them from now on. Requires a session; a user changes only
+  their own language.
+  """
+  setLanguage(language: Language!): SetLanguagePayload!
 }
 `, BuiltIn: false},
 	{Name: "../schema/bench.graphqls", Input: `# Benchmarks: the agent measures every GPU (compute and memory), the
@@ -8237,6 +8310,16 @@ func (ec *executionContext) childFields_SetGpuPricePayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type SetGpuPricePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SetLanguagePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "user":
+		return ec.fieldContext_SetLanguagePayload_user(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SetLanguagePayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetLanguagePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_SetPayoutMethodPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "method":
@@ -8309,6 +8392,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_name(ctx, field)
 	case "roles":
 		return ec.fieldContext_User_roles(ctx, field)
+	case "language":
+		return ec.fieldContext_User_language(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_User_createdAt(ctx, field)
 	}
@@ -8770,6 +8855,20 @@ func (ec *executionContext) field_Mutation_setGpuPrice_args(ctx context.Context,
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setLanguage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (models.Language, error) {
+			return ec.unmarshalNLanguage2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg0
 	return args, nil
 }
 
@@ -16347,6 +16446,50 @@ func (ec *executionContext) fieldContext_Mutation_logOut(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setLanguage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetLanguage(ctx, fc.Args["language"].(models.Language))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetLanguagePayload) graphql.Marshaler {
+			return ec.marshalNSetLanguagePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetLanguagePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setLanguage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetLanguagePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setLanguage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_submitBenchmarkResult(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23124,6 +23267,70 @@ func (ec *executionContext) fieldContext_SetGpuPricePayload_userErrors(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _SetLanguagePayload_user(ctx context.Context, field graphql.CollectedField, obj *model.SetLanguagePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetLanguagePayload_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetLanguagePayload_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetLanguagePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetLanguagePayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SetLanguagePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetLanguagePayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetLanguagePayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetLanguagePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SetPayoutMethodPayload_method(ctx context.Context, field graphql.CollectedField, obj *model.SetPayoutMethodPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23886,6 +24093,29 @@ func (ec *executionContext) _User_roles(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_User_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, "Role")
+}
+
+func (ec *executionContext) _User_language(ctx context.Context, field graphql.CollectedField, obj *models.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Language) graphql.Marshaler {
+			return ec.marshalNLanguage2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, "Language")
 }
 
 func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.User) (ret graphql.Marshaler) {
@@ -26835,7 +27065,7 @@ func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj a
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"email", "password", "name"}
+	fieldsInOrder := [...]string{"email", "password", "name", "language"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -26863,6 +27093,13 @@ func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj a
 				return it, err
 			}
 			it.Name = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOLanguage2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
 		}
 	}
 	return it, nil
@@ -29842,6 +30079,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setLanguage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setLanguage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "submitBenchmarkResult":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_submitBenchmarkResult(ctx, field)
@@ -32103,6 +32347,44 @@ func (ec *executionContext) _SetGpuPricePayload(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var setLanguagePayloadImplementors = []string{"SetLanguagePayload"}
+
+func (ec *executionContext) _SetLanguagePayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetLanguagePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setLanguagePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetLanguagePayload")
+		case "user":
+			out.Values[i] = ec._SetLanguagePayload_user(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SetLanguagePayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var setPayoutMethodPayloadImplementors = []string{"SetPayoutMethodPayload"}
 
 func (ec *executionContext) _SetPayoutMethodPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetPayoutMethodPayload) graphql.Marshaler {
@@ -32398,6 +32680,11 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "roles":
 			out.Values[i] = ec._User_roles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "language":
+			out.Values[i] = ec._User_language(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -33728,6 +34015,16 @@ func (ec *executionContext) marshalNJobState2githubᚗcomᚋgpunexᚋgpunexᚋag
 	return res
 }
 
+func (ec *executionContext) unmarshalNLanguage2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx context.Context, v any) (models.Language, error) {
+	var res models.Language
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNLanguage2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx context.Context, sel ast.SelectionSet, v models.Language) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNListing2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐListing(ctx context.Context, sel ast.SelectionSet, v *market.Listing) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Listing!")
@@ -34564,6 +34861,14 @@ func (ec *executionContext) marshalNSetGpuPricePayload2ᚖgithubᚗcomᚋgpunex�
 	return ec._SetGpuPricePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSetLanguagePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetLanguagePayload(ctx context.Context, sel ast.SelectionSet, v *model.SetLanguagePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetLanguagePayload!")
+		return graphql.Null
+	}
+	return ec._SetLanguagePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNSetPayoutMethodInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐSetPayoutMethodInput(ctx context.Context, v any) (model.SetPayoutMethodInput, error) {
 	res, err := ec.unmarshalInputSetPayoutMethodInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -35249,6 +35554,22 @@ func (ec *executionContext) marshalOJobFailureCause2ᚖgithubᚗcomᚋgpunexᚋg
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) unmarshalOLanguage2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx context.Context, v any) (*models.Language, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(models.Language)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOLanguage2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐLanguage(ctx context.Context, sel ast.SelectionSet, v *models.Language) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx context.Context, sel ast.SelectionSet, v *models.Machine) graphql.Marshaler {

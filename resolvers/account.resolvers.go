@@ -16,7 +16,13 @@ import (
 
 // SignUp is the resolver for the signUp field.
 func (r *mutationResolver) SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error) {
-	err := r.Auth.RequestSignUp(ctx, auth.SignUpRequest{SignUpInput: auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name}})
+	lang := models.DefaultLanguage
+	if input.Language != nil {
+		lang = *input.Language
+	}
+	err := r.Auth.RequestSignUp(ctx, auth.SignUpRequest{
+		SignUpInput: auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name}, Language: lang,
+	})
 	return payload(err, func(ue []*protocol.UserError) *model.AuthPayload {
 		return &model.AuthPayload{UserErrors: ue, ConfirmationSent: len(ue) == 0}
 	})
@@ -48,6 +54,23 @@ func (r *mutationResolver) LogOut(ctx context.Context) (*model.LogOutPayload, er
 		return nil, err
 	}
 	return &model.LogOutPayload{Ok: ok}, nil
+}
+
+// SetLanguage is the resolver for the setLanguage field.
+func (r *mutationResolver) SetLanguage(ctx context.Context, language models.Language) (*model.SetLanguagePayload, error) {
+	v, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lang, err := r.Auth.SetLanguage(ctx, v.User.ID, language)
+	return payload(err, func(ue []*protocol.UserError) *model.SetLanguagePayload {
+		if len(ue) > 0 {
+			return &model.SetLanguagePayload{UserErrors: ue}
+		}
+		user := *v.User
+		user.Language = lang
+		return &model.SetLanguagePayload{User: &user, UserErrors: ue}
+	})
 }
 
 // Me is the resolver for the me field.

@@ -295,6 +295,13 @@ type SetGpuPricePayload struct {
 	UserErrors []*protocol.UserError `json:"userErrors"`
 }
 
+// SetLanguagePayload answers setLanguage.
+type SetLanguagePayload struct {
+	// The signed-in user with the language stored; null when userErrors is not empty.
+	User       *models.User          `json:"user,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
 type SetPayoutMethodInput struct {
 	Schedule billing.Schedule `json:"schedule"`
 	// A Solana wallet (base58 of its 32-byte ed25519 key): not a token account, not the USDC mint.
@@ -330,6 +337,9 @@ type SignUpInput struct {
 	// At least 10 characters.
 	Password string `json:"password"`
 	Name     string `json:"name"`
+	// The language the SPA shows: the confirmation email is written in it and
+	// the new account starts in it. EN when absent.
+	Language *models.Language `json:"language,omitempty"`
 }
 
 type StartRentalInput struct {
