@@ -1,15 +1,21 @@
 import { useTranslation } from 'react-i18next';
+import { CopyButton } from '../ui/CopyButton';
+import { DataTable, type DataColumn } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import type { FleetEntry, Gpu, Machine } from './fleet';
-import { secondsSince, throttleKey, useReadings } from './format';
+import { activeThrottles, secondsSince, severityOf, shortId, throttleKey, useReadings } from './format';
 import { Sparkline } from './Sparkline';
 import { UtilizationChart } from './UtilizationChart';
 import { useNow } from '../ui/useNow';
 
 /**
  * MachineCard shows one machine: hostname, live status (with why it is
- * offline), how long ago it was last heard from (ticking, see HeartbeatLine), its
- * driver, CUDA and agent versions, and a row per GPU with live telemetry.
+ * offline: a planned stop in neutral grey, an unplanned one as the alarm),
+ * how long ago it was last heard from (ticking, see HeartbeatLine; kept by
+ * the server once the machine is offline), its versions and shortened
+ * machine id (with a copy button), and its GPUs: the essentials as a
+ * compact row each (model, utilisation, memory, temperature, power), the
+ * rest (ids, PCI, clocks, throttle reasons, ECC) behind a disclosure.
  * The data-* attributes say the same for tests and tools.
  */
 export function MachineCard({ entry }: { entry: FleetEntry }) {
@@ -17,10 +23,11 @@ export function MachineCard({ entry }: { entry: FleetEntry }) {
   const f = useFormat();
   const m = entry.machine;
   const online = m.status === 'ONLINE';
+  const severity = severityOf(m.status, m.offlineReason);
 
   return (
     <article
-      className={`card machine machine-${m.status.toLowerCase()}`}
+      className={`card machine machine-${m.status.toLowerCase()} machine-${severity}`}
       aria-labelledby={`machine-${m.id}-name`}
       data-testid="machine-card"
       data-id={m.id}
@@ -28,6 +35,7 @@ export function MachineCard({ entry }: { entry: FleetEntry }) {
       data-hostname={m.hostname}
       data-status={m.status}
       data-offline-reason={m.offlineReason ?? ''}
+      data-severity={severity}
       data-simulated={m.simulated}
       data-live-events={entry.liveEvents}
     >
@@ -61,8 +69,12 @@ export function MachineCard({ entry }: { entry: FleetEntry }) {
           <span dir="ltr">{m.agentVersion}</span>
         </dd>
         <dt>{t('overview.machineId')}</dt>
-        <dd>
-          <code dir="ltr">{m.machineId}</code>
+        <dd className="machine-id">
+          <code dir="ltr" title={m.machineId} data-testid="machine-id">
+            <span aria-hidden="true">{shortId(m.machineId)}</span>
+            <span className="visually-hidden">{m.machineId}</span>
+          </code>
+          <CopyButton text={m.machineId} testId="machine-id-copy" />
         </dd>
         <dt>{t('overview.registered')}</dt>
         <dd>
@@ -85,16 +97,21 @@ function HeartbeatLine({ lastHeartbeatAt, online }: { lastHeartbeatAt: string | 
   const now = useNow(1000);
   const heartbeatSeconds = lastHeartbeatAt ? secondsSince(lastHeartbeatAt, now) : null;
   return (
-    <p className="machine-heartbeat" data-testid="machine-heartbeat" data-seconds={heartbeatSeconds ?? ''}>
+    <p className="machine-heartbeat" data-testid="machine-heartbeat" data-seconds={heartbeatSeconds ?? ''} data-at={lastHeartbeatAt ?? ''}>
       {online && <span className="pulse" aria-hidden="true" />}
-      {heartbeatSeconds === null ? t('overview.noHeartbeat') : t('overview.lastHeartbeat', { ago: r.ago(heartbeatSeconds) })}
+      {heartbeatSeconds === null ? (
+        t('overview.noHeartbeat')
+      ) : (
+        <span title={lastHeartbeatAt ?? undefined}>{t('overview.lastHeartbeat', { ago: r.ago(heartbeatSeconds) })}</span>
+      )}
     </p>
   );
 }
 
-/** MachineStatusBadge is Online, or Offline with its reason. */
+/** MachineStatusBadge is Online, or Offline with its reason: neutral when planned or never seen, the alarm when unplanned. */
 function MachineStatusBadge({ machine: m }: { machine: Machine }) {
   const { t } = useTranslation();
+  const severity = severityOf(m.status, m.offlineReason);
   const text =
     m.status === 'ONLINE'
       ? t('overview.status.ONLINE')
@@ -103,11 +120,12 @@ function MachineStatusBadge({ machine: m }: { machine: Machine }) {
         : t('overview.status.OFFLINE');
   return (
     <span
-      className={`status machine-status-${m.status.toLowerCase()}`}
+      className={`status machine-status-${m.status.toLowerCase()} machine-status-${severity}`}
       role="status"
       data-testid="machine-status"
       data-status={m.status}
       data-offline-reason={m.offlineReason ?? ''}
+      data-severity={severity}
     >
       {text}
     </span>
@@ -116,6 +134,7 @@ function MachineStatusBadge({ machine: m }: { machine: Machine }) {
 
 function GpuTable({ machine: m }: { machine: Machine }) {
   const { t } = useTranslation();
+  const r = useReadings();
   if (m.gpus.length === 0) {
     return (
       <p className="muted" data-testid="machine-no-gpus">
@@ -123,28 +142,72 @@ function GpuTable({ machine: m }: { machine: Machine }) {
       </p>
     );
   }
+  const columns: DataColumn<Gpu>[] = [
+    { key: 'gpu', header: t('overview.gpu.name'), primary: true, cell: (gpu) => <GpuSummary gpu={gpu} /> },
+    {
+      key: 'utilization',
+      header: t('overview.gpu.utilization'),
+      cellProps: () => ({ 'data-testid': 'gpu-utilization' }),
+      cell: ({ telemetry: tm }) => (
+        <div className="utilization">
+          <span className="reading">{tm?.utilizationPct != null ? r.percent(tm.utilizationPct) : <NotReported />}</span>
+          {tm && <Sparkline values={tm.recentUtilizationPct} />}
+        </div>
+      ),
+    },
+    {
+      key: 'memory',
+      header: t('overview.gpu.memory'),
+      className: 'reading-figure',
+      cellProps: () => ({ 'data-testid': 'gpu-memory' }),
+      cell: (gpu) => (
+        <ReadingOf
+          value={gpu.telemetry?.memoryUsedBytes}
+          max={gpu.vramBytes}
+          format={r.gib}
+          of={(used, total) => t('overview.memoryOf', { used, total })}
+        />
+      ),
+    },
+    {
+      key: 'temperature',
+      header: t('overview.gpu.temperature'),
+      className: 'reading-figure',
+      cellProps: () => ({ 'data-testid': 'gpu-temperature' }),
+      cell: ({ telemetry: tm }) => (tm?.temperatureC != null ? r.celsius(tm.temperatureC) : <NotReported />),
+    },
+    {
+      key: 'power',
+      header: t('overview.gpu.power'),
+      className: 'reading-figure',
+      cellProps: () => ({ 'data-testid': 'gpu-power' }),
+      cell: (gpu) => (
+        <ReadingOf
+          value={gpu.telemetry?.powerDrawW}
+          max={gpu.powerLimitW}
+          format={r.watts}
+          of={(draw, limit) => t('overview.powerOf', { draw, limit })}
+        />
+      ),
+    },
+  ];
   return (
     <div className="gpu-table-wrap">
-      <table className="data-table gpu-table" data-testid="gpu-table">
-        <caption className="visually-hidden">{t('overview.gpusOf', { hostname: m.hostname })}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('overview.gpu.index')}</th>
-            <th scope="col">{t('overview.gpu.name')}</th>
-            <th scope="col">{t('overview.gpu.utilization')}</th>
-            <th scope="col">{t('overview.gpu.memory')}</th>
-            <th scope="col">{t('overview.gpu.temperature')}</th>
-            <th scope="col">{t('overview.gpu.power')}</th>
-            <th scope="col">{t('overview.gpu.smClock')}</th>
-            <th scope="col">{t('overview.gpu.throttle')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {m.gpus.map((gpu) => (
-            <GpuRow key={gpu.id} gpu={gpu} />
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        caption={t('overview.gpusOf', { hostname: m.hostname })}
+        columns={columns}
+        rows={m.gpus}
+        rowKey={(gpu) => gpu.id}
+        rowProps={(gpu) => ({
+          'data-testid': 'gpu-row',
+          'data-index': gpu.index,
+          'data-uuid': gpu.uuid,
+          'data-live': Boolean(gpu.telemetry),
+          'data-throttled': activeThrottles(gpu.telemetry?.throttleReasons ?? []).length > 0,
+        })}
+        className="gpu-table"
+        testId="gpu-table"
+      />
       {m.status !== 'ONLINE' && (
         <p className="muted small" data-testid="machine-telemetry-offline">
           {t('overview.telemetryOffline')}
@@ -154,60 +217,75 @@ function GpuTable({ machine: m }: { machine: Machine }) {
   );
 }
 
-function GpuRow({ gpu }: { gpu: Gpu }) {
+/**
+ * GpuSummary names a GPU (its index and model) and flags a slowdown at a
+ * glance; its details (product name, memory, UUID, PCI bus, clocks, power
+ * limit, throttle reasons, ECC errors) open on demand.
+ */
+function GpuSummary({ gpu }: { gpu: Gpu }) {
   const { t } = useTranslation();
+  const f = useFormat();
   const r = useReadings();
   const tm = gpu.telemetry;
+  const throttles = activeThrottles(tm?.throttleReasons ?? []);
   return (
-    <tr data-testid="gpu-row" data-index={gpu.index} data-uuid={gpu.uuid} data-live={Boolean(tm)}>
-      <td data-testid="gpu-index">{gpu.index}</td>
-      <td>
+    <div className="gpu-summary">
+      <span className="gpu-title">
+        <span className="gpu-index muted" data-testid="gpu-index">
+          {t('overview.gpu.indexShort', { index: gpu.index })}
+        </span>{' '}
         <span className="gpu-name" dir="ltr" data-testid="gpu-name">
           {gpu.model?.name ?? gpu.name}
         </span>
-        {gpu.model && gpu.model.name !== gpu.name && (
-          <span className="muted small gpu-product" dir="ltr">
-            {gpu.name}
+        {throttles.length > 0 && (
+          <span className="chip small throttled" data-testid="gpu-throttled" title={throttles.join(', ')}>
+            {t('overview.gpu.throttled')}
           </span>
         )}
-        <span className="muted small gpu-product" data-testid="gpu-vram">
-          {gpu.vramBytes != null ? t('overview.vram', { value: isolate(r.gib(gpu.vramBytes)) }) : <NotReported />}
-        </span>
-        {gpu.pciBusId && (
-          <code className="muted small gpu-product" dir="ltr">
-            {gpu.pciBusId}
-          </code>
-        )}
-      </td>
-      <td data-testid="gpu-utilization">
-        <div className="utilization">
-          <span className="reading">{tm?.utilizationPct != null ? r.percent(tm.utilizationPct) : <NotReported />}</span>
-          {tm && <Sparkline values={tm.recentUtilizationPct} />}
-        </div>
-      </td>
-      <td data-testid="gpu-memory">
-        <ReadingOf
-          value={tm?.memoryUsedBytes}
-          max={gpu.vramBytes}
-          format={r.gib}
-          of={(used, total) => t('overview.memoryOf', { used, total })}
-        />
-      </td>
-      <td data-testid="gpu-temperature">{tm?.temperatureC != null ? r.celsius(tm.temperatureC) : <NotReported />}</td>
-      <td data-testid="gpu-power">
-        <ReadingOf
-          value={tm?.powerDrawW}
-          max={gpu.powerLimitW}
-          format={r.watts}
-          of={(draw, limit) => t('overview.powerOf', { draw, limit })}
-        />
-      </td>
-      <td data-testid="gpu-sm-clock">{tm?.smClockMHz != null ? r.mhz(tm.smClockMHz) : <NotReported />}</td>
-      <td data-testid="gpu-throttle">{tm ? <ThrottleReasons reasons={tm.throttleReasons} /> : <NotReported />}</td>
-    </tr>
+      </span>
+      <details className="gpu-details" data-testid="gpu-details">
+        <summary>{t('overview.gpu.details')}</summary>
+        <dl className="facts compact gpu-facts">
+          {gpu.model && gpu.model.name !== gpu.name && (
+            <>
+              <dt>{t('overview.gpu.product')}</dt>
+              <dd dir="ltr">{gpu.name}</dd>
+            </>
+          )}
+          <dt>{t('overview.gpu.vram')}</dt>
+          <dd data-testid="gpu-vram">{gpu.vramBytes != null ? t('overview.vram', { value: isolate(r.gib(gpu.vramBytes)) }) : <NotReported />}</dd>
+          <dt>{t('overview.gpu.uuid')}</dt>
+          <dd>
+            <code dir="ltr" data-testid="gpu-uuid">
+              {gpu.uuid}
+            </code>
+          </dd>
+          <dt>{t('overview.gpu.pciBus')}</dt>
+          <dd>{gpu.pciBusId ? <code dir="ltr">{gpu.pciBusId}</code> : <NotReported />}</dd>
+          <dt>{t('overview.gpu.smClock')}</dt>
+          <dd data-testid="gpu-sm-clock">{tm?.smClockMHz != null ? r.mhz(tm.smClockMHz) : <NotReported />}</dd>
+          <dt>{t('overview.gpu.powerLimit')}</dt>
+          <dd>{gpu.powerLimitW != null ? r.watts(gpu.powerLimitW) : <NotReported />}</dd>
+          <dt>{t('overview.gpu.throttle')}</dt>
+          <dd data-testid="gpu-throttle">{tm ? <ThrottleReasons reasons={throttles} /> : <NotReported />}</dd>
+          <dt>{t('overview.gpu.ecc')}</dt>
+          <dd data-testid="gpu-ecc">
+            {tm && (tm.eccCorrected != null || tm.eccUncorrected != null) ? (
+              t('overview.gpu.eccCounts', {
+                corrected: tm.eccCorrected != null ? f.number(tm.eccCorrected) : '—',
+                uncorrected: tm.eccUncorrected != null ? f.number(tm.eccUncorrected) : '—',
+              })
+            ) : (
+              <NotReported />
+            )}
+          </dd>
+        </dl>
+      </details>
+    </div>
   );
 }
 
+/** ThrottleReasons names what slows the GPU down, or says it is not throttled (idle included: see activeThrottles). */
 function ThrottleReasons({ reasons }: { reasons: readonly string[] }) {
   const { t } = useTranslation();
   if (reasons.length === 0) return <span className="muted">{t('overview.noThrottle')}</span>;

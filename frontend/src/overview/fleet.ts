@@ -89,8 +89,9 @@ export function fleetReducer(fleet: Fleet, action: FleetAction): Fleet {
 
 /**
  * withLatestHeartbeat is machine with the later lastHeartbeatAt of the two:
- * an offline machine has none on the server, but the page still knows when
- * it last heard from it.
+ * a poll may answer with an older heartbeat than one the page already has
+ * (it was read on another replica, or before an event), and the time shown
+ * never goes back.
  */
 function withLatestHeartbeat(machine: Machine, other: Machine | undefined): Machine {
   const theirs = other?.lastHeartbeatAt;

@@ -87,3 +87,31 @@ export function throttleKey(reason: string): ThrottleKey | null {
 export function secondsSince(iso: string, now: number): number {
   return Math.max(0, Math.floor((now - Date.parse(iso)) / 1000));
 }
+
+/**
+ * activeThrottles are the reasons that slow a GPU down: all but idle, which
+ * NVML reports when the clocks drop because nothing runs (not a slowdown of
+ * work). A GPU with none is "not throttled", in one wording, whether it
+ * reported nothing or only idle.
+ */
+export function activeThrottles(reasons: readonly string[]): string[] {
+  return reasons.filter((reason) => throttleKey(reason) !== 'gpuIdle');
+}
+
+/** shortId is a long id's first characters with an ellipsis ("3f2a9c41…"); a short one whole. */
+export function shortId(id: string, keep = 8): string {
+  return id.length <= keep + 2 ? id : `${id.slice(0, keep)}…`;
+}
+
+/** Severity is how a machine's state should catch the eye: fine, worth knowing, or an alarm. */
+export type Severity = 'ok' | 'neutral' | 'alarm';
+
+/**
+ * severityOf is online: ok; offline without notice (UNPLANNED): the alarm;
+ * a planned stop (the agent said it was stopping) or a machine never heard
+ * from yet: neutral, as nothing failed.
+ */
+export function severityOf(status: string, offlineReason: string | null | undefined): Severity {
+  if (status === 'ONLINE') return 'ok';
+  return offlineReason === 'UNPLANNED' ? 'alarm' : 'neutral';
+}

@@ -6,6 +6,7 @@ import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import type { AgentTokenFieldsFragment } from '../gql/graphql';
 import { TierBadge } from '../ui/Badge';
 import { CopyButton } from '../ui/CopyButton';
+import { DataTable, type DataColumn } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { FieldErrorText, FormField } from '../ui/FormField';
@@ -29,7 +30,8 @@ interface NewToken {
 
 /**
  * TokensPage is where a provider manages the credentials of gpunex-agent:
- * the list (name, prefix, created, last used, revoked), a form that creates a
+ * the list (name, prefix, created, last used, machines, state; a card per
+ * token on a phone), a form that creates a
  * token and shows its secret once with the install command, and revocation
  * after a confirmation.
  */
@@ -166,44 +168,80 @@ function NewTokenPanel({ token, onDone }: { token: NewToken; onDone: () => void 
 
 function TokenList({ tokens }: { tokens: readonly AgentTokenFieldsFragment[] }) {
   const { t } = useTranslation();
+  const f = useFormat();
+  const columns: DataColumn<AgentTokenFieldsFragment>[] = [
+    { key: 'name', header: t('tokens.name'), primary: true, cell: (token) => <span dir="auto">{token.name}</span> },
+    {
+      key: 'prefix',
+      header: t('tokens.prefix'),
+      cell: (token) => (
+        <code dir="ltr" data-testid="token-prefix">
+          {token.prefix}…
+        </code>
+      ),
+    },
+    { key: 'created', header: t('tokens.created'), cell: (token) => <time dateTime={token.createdAt}>{f.dateTime(token.createdAt)}</time> },
+    {
+      key: 'lastUsed',
+      header: t('tokens.lastUsed'),
+      cellProps: (token) => ({ 'data-testid': 'token-last-used', 'data-at': token.lastUsedAt ?? '' }),
+      cell: (token) =>
+        token.lastUsedAt ? (
+          <time dateTime={token.lastUsedAt} title={t('tokens.lastUsedHint')}>
+            {f.dateTime(token.lastUsedAt)}
+          </time>
+        ) : (
+          <span className="muted">{t('tokens.never')}</span>
+        ),
+    },
+    {
+      key: 'machines',
+      header: t('tokens.machines'),
+      align: 'end',
+      cellProps: (token) => ({ 'data-testid': 'token-machines', 'data-count': token.machineCount }),
+      cell: (token) => f.number(token.machineCount),
+    },
+    {
+      key: 'state',
+      header: t('tokens.state'),
+      cellProps: () => ({ 'data-testid': 'token-state' }),
+      cell: (token) =>
+        token.revokedAt ? (
+          <span className="status status-rejected">{t('tokens.revokedAt', { when: f.dateTime(token.revokedAt) })}</span>
+        ) : (
+          <span className="status status-approved">{t('tokens.active')}</span>
+        ),
+    },
+    { key: 'actions', header: t('common.actions'), actions: true, cell: (token) => <RevokeToken token={token} /> },
+  ];
   return (
-    <section className="card table-card">
+    <section className="card">
       <h2>{t('tokens.listTitle')}</h2>
-      {tokens.length === 0 ? (
-        <p className="muted" data-testid="tokens-empty">
-          {t('tokens.empty')}
-        </p>
-      ) : (
-        <table className="data-table tokens" data-testid="token-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('tokens.name')}</th>
-              <th scope="col">{t('tokens.prefix')}</th>
-              <th scope="col">{t('tokens.created')}</th>
-              <th scope="col">{t('tokens.lastUsed')}</th>
-              <th scope="col">{t('tokens.state')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.map((token) => (
-              <TokenRow key={token.id} token={token} />
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        caption={t('tokens.listTitle')}
+        columns={columns}
+        rows={tokens}
+        rowKey={(token) => token.id}
+        rowProps={(token) => ({ 'data-testid': 'token-row', 'data-id': token.id, 'data-name': token.name, 'data-revoked': Boolean(token.revokedAt) })}
+        rowClassName={(token) => (token.revokedAt ? 'revoked' : undefined)}
+        className="tokens"
+        testId="token-table"
+        empty={
+          <p className="muted" data-testid="tokens-empty">
+            {t('tokens.empty')}
+          </p>
+        }
+      />
     </section>
   );
 }
 
-function TokenRow({ token }: { token: AgentTokenFieldsFragment }) {
+/** RevokeToken revokes an active token after a confirmation; a revoked one has nothing to do. */
+function RevokeToken({ token }: { token: AgentTokenFieldsFragment }) {
   const { t } = useTranslation();
-  const f = useFormat();
   const [confirming, setConfirming] = useState(false);
   const [result, revoke] = useMutation(RevokeAgentTokenMutation);
-  const revoked = Boolean(token.revokedAt);
+  if (token.revokedAt) return null;
 
   async function onRevoke() {
     const res = await revoke({ id: token.id });
@@ -211,43 +249,23 @@ function TokenRow({ token }: { token: AgentTokenFieldsFragment }) {
   }
 
   return (
-    <tr data-testid="token-row" data-id={token.id} data-name={token.name} data-revoked={revoked} className={revoked ? 'revoked' : undefined}>
-      <td dir="auto">{token.name}</td>
-      <td>
-        <code dir="ltr" data-testid="token-prefix">
-          {token.prefix}…
-        </code>
-      </td>
-      <td>
-        <time dateTime={token.createdAt}>{f.dateTime(token.createdAt)}</time>
-      </td>
-      <td>{token.lastUsedAt ? <time dateTime={token.lastUsedAt}>{f.dateTime(token.lastUsedAt)}</time> : <span className="muted">{t('tokens.never')}</span>}</td>
-      <td data-testid="token-state">
-        {token.revokedAt ? (
-          <span className="status status-rejected">{t('tokens.revokedAt', { when: f.dateTime(token.revokedAt) })}</span>
-        ) : (
-          <span className="status status-approved">{t('tokens.active')}</span>
-        )}
-      </td>
-      <td>
-        {result.error && <ErrorNotice error={result.error} />}
-        {!revoked &&
-          (confirming ? (
-            <span className="confirm" role="group" aria-label={t('tokens.confirmRevoke', { name: isolate(token.name) })}>
-              <span>{t('tokens.confirmRevoke', { name: isolate(token.name) })}</span>
-              <button type="button" className="button danger small" onClick={() => void onRevoke()} disabled={result.fetching} data-testid="token-revoke-confirm">
-                {t('tokens.revokeYes')}
-              </button>
-              <button type="button" className="button small" onClick={() => setConfirming(false)} data-testid="token-revoke-cancel">
-                {t('common.cancel')}
-              </button>
-            </span>
-          ) : (
-            <button type="button" className="button danger-outline small" onClick={() => setConfirming(true)} data-testid="token-revoke">
-              {t('tokens.revoke')}
-            </button>
-          ))}
-      </td>
-    </tr>
+    <>
+      {result.error && <ErrorNotice error={result.error} />}
+      {confirming ? (
+        <span className="confirm" role="group" aria-label={t('tokens.confirmRevoke', { name: isolate(token.name) })}>
+          <span>{t('tokens.confirmRevoke', { name: isolate(token.name) })}</span>
+          <button type="button" className="button danger small" onClick={() => void onRevoke()} disabled={result.fetching} data-testid="token-revoke-confirm">
+            {t('tokens.revokeYes')}
+          </button>
+          <button type="button" className="button small" onClick={() => setConfirming(false)} data-testid="token-revoke-cancel">
+            {t('common.cancel')}
+          </button>
+        </span>
+      ) : (
+        <button type="button" className="button danger-outline small" onClick={() => setConfirming(true)} data-testid="token-revoke">
+          {t('tokens.revoke')}
+        </button>
+      )}
+    </>
   );
 }

@@ -11,6 +11,7 @@ export const AgentTokenFieldsFragment = graphql(`
     createdAt
     lastUsedAt
     revokedAt
+    machineCount
   }
 `);
 
