@@ -84,7 +84,7 @@ type Documents = {
     "\n  mutation SetGpuPrice($input: SetGpuPriceInput!) {\n    setGpuPrice(input: $input) {\n      price {\n        ...GpuPriceFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetGpuPriceDocument,
     "\n  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {\n    setAvailabilitySchedule(input: $input) {\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetAvailabilityScheduleDocument,
     "\n  subscription ProviderRentalUpdated {\n    providerRentalUpdated {\n      ...ProviderRentalFields\n    }\n  }\n": typeof types.ProviderRentalUpdatedDocument,
-    "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": typeof types.AgentTokenFieldsFragmentDoc,
+    "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n    machineCount\n  }\n": typeof types.AgentTokenFieldsFragmentDoc,
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": typeof types.MyProviderTokensDocument,
     "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateAgentTokenDocument,
     "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.RevokeAgentTokenDocument,
@@ -170,7 +170,7 @@ const documents: Documents = {
     "\n  mutation SetGpuPrice($input: SetGpuPriceInput!) {\n    setGpuPrice(input: $input) {\n      price {\n        ...GpuPriceFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetGpuPriceDocument,
     "\n  mutation SetAvailabilitySchedule($input: SetAvailabilityScheduleInput!) {\n    setAvailabilitySchedule(input: $input) {\n      schedule {\n        ...ScheduleFields\n      }\n      maintenance {\n        ...MaintenanceWindowFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetAvailabilityScheduleDocument,
     "\n  subscription ProviderRentalUpdated {\n    providerRentalUpdated {\n      ...ProviderRentalFields\n    }\n  }\n": types.ProviderRentalUpdatedDocument,
-    "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n": types.AgentTokenFieldsFragmentDoc,
+    "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n    machineCount\n  }\n": types.AgentTokenFieldsFragmentDoc,
     "\n  query MyProviderTokens {\n    myProvider {\n      id\n      tier\n      name\n      agentTokens {\n        ...AgentTokenFields\n      }\n    }\n  }\n": types.MyProviderTokensDocument,
     "\n  mutation CreateAgentToken($name: String!) {\n    createAgentToken(name: $name) {\n      token\n      installCommand\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateAgentTokenDocument,
     "\n  mutation RevokeAgentToken($id: ID!) {\n    revokeAgentToken(id: $id) {\n      agentToken {\n        ...AgentTokenFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.RevokeAgentTokenDocument,
@@ -483,7 +483,7 @@ export function graphql(source: "\n  subscription ProviderRentalUpdated {\n    p
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"): (typeof documents)["\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n  }\n"];
+export function graphql(source: "\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n    machineCount\n  }\n"): (typeof documents)["\n  fragment AgentTokenFields on AgentToken {\n    id\n    name\n    prefix\n    createdAt\n    lastUsedAt\n    revokedAt\n    machineCount\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
