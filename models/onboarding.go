@@ -203,6 +203,29 @@ type ApplicationEvent struct {
 	Message       *string           `bun:"message"`
 	Tier          *ProviderTier     `bun:"tier"`
 	At            time.Time         `bun:"at,notnull"`
+	// Answers are the application's answers as this step left them, for
+	// a submission or resubmission (nil for a reviewer's step, and for
+	// steps recorded before answers were kept).
+	Answers []ApplicationAnswer `bun:"answers,type:text"`
+	// FieldChanges are, for a resubmission, the answers it changed since
+	// the step before with answers; filled when the history is read, never
+	// stored (GraphQL's changes, which only admins read).
+	FieldChanges []ApplicationFieldChange `bun:"-"`
+}
+
+// ApplicationAnswer is one answer of an application as text, named by
+// its path in the form (fullName, gpus.1.ramGb).
+type ApplicationAnswer struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
+
+// ApplicationFieldChange is one answer a resubmission changed: its path,
+// and its text before and after (nil where it was not given).
+type ApplicationFieldChange struct {
+	Field  string
+	Before *string
+	After  *string
 }
 
 // ApplicationNotice remembers which notification told an admin that an

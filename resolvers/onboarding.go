@@ -12,7 +12,8 @@ import (
 func applicationInput(in model.ProviderApplicationInput) onboarding.Input {
 	out := onboarding.Input{
 		FullName: in.FullName, Email: in.Email, Company: in.Company,
-		UpsProtected: in.UpsProtected, CommitmentMonths: in.CommitmentMonths, MaintenanceNotes: in.MaintenanceNotes,
+		UpsProtected: in.UpsProtected != nil && *in.UpsProtected, UpsUnanswered: in.UpsProtected == nil,
+		CommitmentMonths: in.CommitmentMonths, MaintenanceNotes: in.MaintenanceNotes,
 		Gpus: make([]onboarding.GPUInput, 0, len(in.Gpus)),
 	}
 	for _, g := range in.Gpus {

@@ -22,6 +22,20 @@ func (r *applicationEventResolver) Actor(ctx context.Context, obj *models.Applic
 	return &model.ApplicationActor{Name: obj.ActorName, IsAdmin: obj.ActorIsAdmin}, nil
 }
 
+// Changes is the resolver for the changes field.
+func (r *applicationEventResolver) Changes(ctx context.Context, obj *models.ApplicationEvent) ([]*models.ApplicationFieldChange, error) {
+	// The difference between submissions is the reviewers' working view:
+	// the applicant reads their answers and their reply, not this.
+	if v := auth.ViewerFrom(ctx); v == nil || !v.IsAdmin() || obj.FieldChanges == nil {
+		return nil, nil
+	}
+	out := make([]*models.ApplicationFieldChange, len(obj.FieldChanges))
+	for i := range obj.FieldChanges {
+		out[i] = &obj.FieldChanges[i]
+	}
+	return out, nil
+}
+
 // Model is the resolver for the model field.
 func (r *applicationGpuResolver) Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error) {
 	return gpuModel(obj.ModelKey), nil
@@ -38,12 +52,12 @@ func (r *mutationResolver) SubmitProviderApplication(ctx context.Context, input 
 }
 
 // UpdateProviderApplication is the resolver for the updateProviderApplication field.
-func (r *mutationResolver) UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput) (*model.ProviderApplicationPayload, error) {
+func (r *mutationResolver) UpdateProviderApplication(ctx context.Context, id string, input model.ProviderApplicationInput, reply *string) (*model.ProviderApplicationPayload, error) {
 	v, appID, err := viewerAndID(ctx, auth.Require, id)
 	if err != nil {
 		return nil, err
 	}
-	app, err := r.Onboarding.Update(ctx, v, appID, applicationInput(input))
+	app, err := r.Onboarding.Update(ctx, v, appID, applicationInput(input), reply)
 	return applicationPayload(app, err)
 }
 
@@ -132,6 +146,22 @@ func (r *queryResolver) ProviderApplication(ctx context.Context, id string) (*mo
 		return nil, err
 	}
 	return r.Onboarding.GetFor(ctx, v, appID)
+}
+
+// ProviderApplicationCounts is the resolver for the providerApplicationCounts field.
+func (r *queryResolver) ProviderApplicationCounts(ctx context.Context) ([]*model.ApplicationStatusCount, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	counts, err := r.Onboarding.CountByStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.ApplicationStatusCount, len(counts))
+	for i, c := range counts {
+		out[i] = &model.ApplicationStatusCount{Status: c.Status, Count: c.Count}
+	}
+	return out, nil
 }
 
 // ProviderApplicationChanged is the resolver for the providerApplicationChanged field.

@@ -117,5 +117,6 @@ func (s *Service) watchState(ctx context.Context, id *int64) ([]*models.Provider
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to load applications awaiting a decision: %w", err)
 	}
+	fillChanges(apps...)
 	return apps, nil
 }

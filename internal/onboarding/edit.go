@@ -70,23 +70,30 @@ func storedGpus(ctx context.Context, tx bun.Tx, appID int64) ([]*models.Applicat
 }
 
 // recordEdit records in app's history that viewer edited the application
-// while it awaited review. Consecutive edits by the same applicant are one
-// step: when the latest step is already viewer's RESUBMITTED, it is moved
-// to now; otherwise (the latest is the submission, or a reviewer's step) a
-// RESUBMITTED step is added.
-func (s *Service) recordEdit(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, viewer *auth.Viewer) error {
+// while it awaited review, with their reply (if any) and the answers the
+// edit left. Consecutive edits by the same applicant are one step: when
+// the latest step is already viewer's RESUBMITTED, it is moved to now and
+// takes the new answers (and the new reply, when one is given); otherwise
+// (the latest is the submission, or a reviewer's step) a RESUBMITTED step
+// is added.
+func (s *Service) recordEdit(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, viewer *auth.Viewer, reply *string, answers []models.ApplicationAnswer) error {
 	last := new(models.ApplicationEvent)
 	err := tx.NewSelect().Model(last).Where("application_id = ?", app.ID).OrderExpr("id DESC").Limit(1).Scan(ctx)
 	if err != nil && !store.IsNoRows(err) {
 		return fmt.Errorf("onboarding: unable to read history: %w", err)
 	}
 	if err == nil && last.Action == models.ActionResubmitted && last.ActorUserID == viewer.User.ID {
-		last.At, last.ActorName = s.deps.Clock.Now(), viewer.User.Name
-		if _, err := tx.NewUpdate().Model(last).Column("at", "actor_name").WherePK().Exec(ctx); err != nil {
+		last.At, last.ActorName, last.Answers = s.deps.Clock.Now(), viewer.User.Name, answers
+		columns := []string{"at", "actor_name", "answers"}
+		if reply != nil {
+			last.Message = reply
+			columns = append(columns, "message")
+		}
+		if _, err := tx.NewUpdate().Model(last).Column(columns...).WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to record history: %w", err)
 		}
 		return nil
 	}
-	_, err = s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil)
+	_, err = s.addSubmission(ctx, tx, app, viewer, models.ActionResubmitted, reply, answers)
 	return err
 }

@@ -58,7 +58,7 @@ func (b *bundle) actions(t *testing.T, app *models.ProviderApplication) []models
 // the clock on a second.
 func (b *bundle) edit(t *testing.T, applicant *auth.Viewer, app *models.ProviderApplication, notes string) (*models.ProviderApplication, error) {
 	t.Helper()
-	got, err := b.service.Update(b.ctx, applicant, app.ID, input(applicant.User.Email, true, notes))
+	got, err := b.service.Update(b.ctx, applicant, app.ID, input(applicant.User.Email, true, notes), nil)
 	b.clock.Advance(time.Second)
 	return got, err
 }
@@ -121,7 +121,7 @@ func TestIssue9Point5AnEditThatChangesNoAnswerChangesNothing(t *testing.T) {
 				b.probe.take()
 				notices := b.notices(t, b.admin, app)
 
-				got, err := b.service.Update(b.ctx, grace, app.ID, tc.input(email))
+				got, err := b.service.Update(b.ctx, grace, app.ID, tc.input(email), nil)
 				require.NoError(t, err)
 				require.Equal(t, models.ApplicationSubmitted, got.Status)
 				require.True(t, app.UpdatedAt.Equal(got.UpdatedAt), "updated_at stays")

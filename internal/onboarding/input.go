@@ -31,11 +31,15 @@ const (
 
 // Input is an application as the applicant fills it in.
 type Input struct {
-	FullName         string
-	Email            string
-	Company          *string
-	Gpus             []GPUInput
-	UpsProtected     bool
+	FullName     string
+	Email        string
+	Company      *string
+	Gpus         []GPUInput
+	UpsProtected bool
+	// UpsUnanswered says the applicant has said neither yes nor no to UPS
+	// protection: refused as REQUIRED on input.upsProtected, reported with
+	// every other problem of the form.
+	UpsUnanswered    bool
 	CommitmentMonths int
 	MaintenanceNotes *string
 }
@@ -91,7 +95,8 @@ func checkText(v *fault.Validation, field, s string, max int, required bool) {
 }
 
 // normalize trims the input in place and validates it, naming each bad
-// field under input.*.
+// field under input.*: every problem of the form at once, so the
+// applicant fixes them in one pass.
 func (in *Input) normalize() error {
 	var v fault.Validation
 	in.FullName = strings.TrimSpace(in.FullName)
@@ -107,6 +112,9 @@ func (in *Input) normalize() error {
 	}
 	if in.MaintenanceNotes != nil {
 		notesRule.Check(&v, input.Field("maintenanceNotes"), *in.MaintenanceNotes)
+	}
+	if in.UpsUnanswered {
+		v.Add("input.upsProtected", fault.Required, "say whether the GPUs are protected by a UPS")
 	}
 	switch c := in.CommitmentMonths; {
 	case c == 3 || c == 6 || (c >= 12 && c <= MaxCommitment):
@@ -191,4 +199,22 @@ func (a *AvailabilityInput) normalize(v *fault.Validation, field validate.Path) 
 	default:
 		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
 	}
+}
+
+// normalizeWithReply normalizes in and checks reply (the applicant's
+// answer to a reviewer, named "reply"), reporting every problem of both at
+// once.
+func normalizeWithReply(in *Input, reply *string) error {
+	var v fault.Validation
+	if err := in.normalize(); err != nil {
+		problems, ok := fault.AsValidation(err)
+		if !ok {
+			return err
+		}
+		v.Problems = append(v.Problems, problems.Problems...)
+	}
+	if reply != nil {
+		checkText(&v, "reply", *reply, MaxMessageLength, false)
+	}
+	return v.Err()
 }

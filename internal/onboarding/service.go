@@ -126,7 +126,7 @@ func (s *Service) Submit(ctx context.Context, viewer *auth.Viewer, in Input) (*m
 		if err := s.insertGpus(ctx, tx, app, in.Gpus); err != nil {
 			return err
 		}
-		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionSubmitted, nil, nil); err != nil {
+		if _, err := s.addSubmission(ctx, tx, app, viewer, models.ActionSubmitted, nil, answersOf(app, gpuRows(app.ID, in.Gpus))); err != nil {
 			return err
 		}
 		s.announce(ctx, app.ID)
@@ -172,15 +172,19 @@ func (s *Service) checkMayApply(ctx context.Context, tx bun.Tx, viewer *auth.Vie
 	return nil
 }
 
-// Update replaces the answers of viewer's open application. Awaiting a
-// decision (SUBMITTED), it is an edit: answers that change nothing change,
-// record and announce nothing; other edits are recorded, folded into one
-// history step, and tell no admin. Awaiting the applicant's answer
-// (INFO_REQUESTED), it is a resubmission: the application returns to
-// SUBMITTED, the admins are told, and past MaxResubmissions it is refused
-// (TOO_MANY on id) and changes nothing.
-func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in Input) (*models.ProviderApplication, error) {
-	if err := in.normalize(); err != nil {
+// Update replaces the answers of viewer's open application; reply, if
+// given, is the applicant's answer to the reviewer's question (multi-line,
+// at most MaxMessageLength characters, named "reply"), the message of the
+// history step. Awaiting a decision (SUBMITTED), it is an edit: answers
+// and reply that change nothing change, record and announce nothing; other
+// edits are recorded, folded into one history step, and tell no admin.
+// Awaiting the applicant's answer (INFO_REQUESTED), it is a resubmission:
+// the application returns to SUBMITTED, the admins are told, and past
+// MaxResubmissions it is refused (TOO_MANY on id) and changes nothing.
+// Each step keeps the answers it left, so reviewers see what changed.
+func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in Input, reply *string) (*models.ProviderApplication, error) {
+	reply = trimmed(reply)
+	if err := normalizeWithReply(&in, reply); err != nil {
 		return nil, err
 	}
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -206,7 +210,7 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 			if err != nil {
 				return err
 			}
-			if unchanged(app, gpus, &in) {
+			if reply == nil && unchanged(app, gpus, &in) {
 				return nil
 			}
 		}
@@ -229,10 +233,11 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 			return err
 		}
 		s.announce(ctx, app.ID)
+		answers := answersOf(app, gpuRows(app.ID, in.Gpus))
 		if !resubmitting {
-			return s.recordEdit(ctx, tx, app, viewer)
+			return s.recordEdit(ctx, tx, app, viewer, reply, answers)
 		}
-		if _, err := s.addEvent(ctx, tx, app, viewer, models.ActionResubmitted, nil, nil); err != nil {
+		if _, err := s.addSubmission(ctx, tx, app, viewer, models.ActionResubmitted, reply, answers); err != nil {
 			return err
 		}
 		return s.notifyAdmins(ctx, tx, app, true)
@@ -258,10 +263,23 @@ func (s *Service) insertGpus(ctx context.Context, tx bun.Tx, app *models.Provide
 
 // addEvent records a step of app's history and returns its id.
 func (s *Service) addEvent(ctx context.Context, tx bun.IDB, app *models.ProviderApplication, actor *auth.Viewer, action models.ApplicationAction, message *string, tier *models.ProviderTier) (int64, error) {
-	ev := &models.ApplicationEvent{
+	return s.insertEvent(ctx, tx, &models.ApplicationEvent{
 		ApplicationID: app.ID, ActorUserID: actor.User.ID, ActorName: actor.User.Name, ActorIsAdmin: actor.IsAdmin(),
 		Action: action, Message: message, Tier: tier, At: s.deps.Clock.Now(),
-	}
+	})
+}
+
+// addSubmission records the applicant's submission or resubmission of
+// app, with their reply (if any) and the answers it leaves, and returns
+// the step's id.
+func (s *Service) addSubmission(ctx context.Context, tx bun.IDB, app *models.ProviderApplication, actor *auth.Viewer, action models.ApplicationAction, reply *string, answers []models.ApplicationAnswer) (int64, error) {
+	return s.insertEvent(ctx, tx, &models.ApplicationEvent{
+		ApplicationID: app.ID, ActorUserID: actor.User.ID, ActorName: actor.User.Name, ActorIsAdmin: actor.IsAdmin(),
+		Action: action, Message: reply, At: s.deps.Clock.Now(), Answers: answers,
+	})
+}
+
+func (s *Service) insertEvent(ctx context.Context, tx bun.IDB, ev *models.ApplicationEvent) (int64, error) {
 	if _, err := tx.NewInsert().Model(ev).Returning("id").Exec(ctx); err != nil {
 		return 0, fmt.Errorf("onboarding: unable to record history: %w", err)
 	}
@@ -287,6 +305,7 @@ func (s *Service) Get(ctx context.Context, id int64) (*models.ProviderApplicatio
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to load application: %w", err)
 	}
+	fillChanges(app)
 	return app, nil
 }
 
@@ -313,6 +332,7 @@ func (s *Service) Latest(ctx context.Context, userID int64) (*models.ProviderApp
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: unable to find application: %w", err)
 	}
+	fillChanges(app)
 	return app, nil
 }
 
@@ -358,6 +378,7 @@ func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, fi
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("onboarding: unable to list applications: %w", err)
 	}
+	fillChanges(apps...)
 	page := &Page{Items: apps}
 	if len(apps) > first {
 		page.Items, page.HasNextPage = apps[:first], true
@@ -373,4 +394,34 @@ func (s *Service) List(ctx context.Context, status *models.ApplicationStatus, fi
 	}
 	page.TotalCount = int(total)
 	return page, nil
+}
+
+// StatusCount is how many applications are in one status.
+type StatusCount struct {
+	Status models.ApplicationStatus
+	Count  int
+}
+
+// CountByStatus counts the applications in each status, for the review
+// queue's filter tabs: every status, in review order (SUBMITTED,
+// INFO_REQUESTED, APPROVED, REJECTED), zero where there are none. One
+// query.
+func (s *Service) CountByStatus(ctx context.Context) ([]StatusCount, error) {
+	var rows []struct {
+		Status models.ApplicationStatus `bun:"status"`
+		N      int                      `bun:"n"`
+	}
+	if err := s.deps.DB.NewSelect().Model((*models.ProviderApplication)(nil)).
+		ColumnExpr("pa.status AS status, COUNT(*) AS n").GroupExpr("pa.status").Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("onboarding: unable to count applications: %w", err)
+	}
+	n := map[models.ApplicationStatus]int{}
+	for _, r := range rows {
+		n[r.Status] = r.N
+	}
+	out := make([]StatusCount, 0, 4)
+	for _, st := range []models.ApplicationStatus{models.ApplicationSubmitted, models.ApplicationInfoRequested, models.ApplicationApproved, models.ApplicationRejected} {
+		out = append(out, StatusCount{Status: st, Count: n[st]})
+	}
+	return out, nil
 }

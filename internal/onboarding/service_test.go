@@ -167,7 +167,7 @@ func TestEveryChangeIsAnnouncedOnceCommittedAndNothingElseIs(t *testing.T) {
 				return err
 			}, []string{idOf(app, models.ApplicationInfoRequested)}},
 			{"the applicant's resubmission", func() error {
-				_, err := b.service.Update(b.ctx, grace, app.ID, input("grace@example.com", true, "APC Smart-UPS"))
+				_, err := b.service.Update(b.ctx, grace, app.ID, input("grace@example.com", true, "APC Smart-UPS"), nil)
 				return err
 			}, []string{idOf(app, models.ApplicationSubmitted)}},
 			{"an approval", func() error {

@@ -51,7 +51,7 @@ func TestSuggestTierFollowsTheDocumentedRules(t *testing.T) {
 	}
 }
 
-func TestWeeklyWindowsAreValidatedPerDay(t *testing.T) {
+func TestWeeklyWindowsAreValidatedOnTheWeeklyClock(t *testing.T) {
 	t.Parallel()
 	tz := "Asia/Kolkata"
 	cases := []struct {
@@ -64,7 +64,9 @@ func TestWeeklyWindowsAreValidatedPerDay(t *testing.T) {
 		{desc: "overlap", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "09:00", End: "12:00"}, {Day: models.Friday, Start: "11:59", End: "13:00"}}, field: "input.gpus.0.availability.windows.1"},
 		{desc: "24:00 is not a start", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "24:00", End: "24:00"}}, field: "input.gpus.0.availability.windows.0.start"},
 		{desc: "minutes past 59", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "09:60", End: "10:00"}}, field: "input.gpus.0.availability.windows.0.start"},
-		{desc: "end before start", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "10:00", End: "09:00"}}, field: "input.gpus.0.availability.windows.0.end"},
+		{desc: "an end before the start runs into the next day (issue 11 point 4)", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "10:00", End: "09:00"}}},
+		{desc: "an end equal to the start is empty", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "10:00", End: "10:00"}}, field: "input.gpus.0.availability.windows.0.end"},
+		{desc: "an overnight window overlaps the next morning", windows: []models.AvailabilityWindow{{Day: models.Friday, Start: "20:00", End: "08:00"}, {Day: models.Saturday, Start: "07:00", End: "09:00"}}, field: "input.gpus.0.availability.windows.1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
