@@ -1,6 +1,8 @@
 package api
 
 import (
+	"strings"
+
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -27,13 +29,60 @@ type operationLimits struct {
 	Aliases int
 }
 
-// fragmentMeasure is what a fragment adds where it is spread: its cost and
-// the levels of fields it nests. Neither depends on the spread's place
-// (no field of the schema has its own complexity function), so each
-// fragment is measured once per operation and reused for every spread.
+// Introspection is measured as any other selection (each field costs one,
+// it counts against the depth and complexity limits), with two
+// differences, both decided by the field's definition in the validated
+// document (a document measured unvalidated, before gqlgen validates it,
+// has none and gets neither):
+//
+//   - __Type.ofType adds no depth. It unwraps a list or non-null type one
+//     level, returns one type (never a list) and null past the last
+//     wrapper, so its chains fan out to nothing; the standard
+//     introspection query (graphql-js getIntrospectionQuery, which
+//     GraphiQL sends) nests it nine times in its TypeRef fragment, depth
+//     15 counted plainly and 6 this way. Every ofType still costs one, so
+//     a long chain is bounded by the complexity limit.
+//   - Introspection's own lists (the list fields of the __ types:
+//     types, fields, args, inputFields, interfaces, possibleTypes,
+//     enumValues, directives) nest at most introspectionListNesting deep.
+//     They are what makes introspection costly: each level multiplies
+//     the answer by the schema's width (a hundred types, tens of fields
+//     each), and the depth limit alone let types { fields { type {
+//     fields { type { args … } } } } } ask for millions of objects. The
+//     standard query nests three (types, fields, args). gqlparser's
+//     validation (graphql-js's MaxIntrospectionDepth rule) counts only
+//     fields, interfaces, possibleTypes and inputFields, and refuses
+//     three of them nested; this counts every list, so types { fields {
+//     args { type { fields { args } } } } } (two of those, five lists)
+//     is refused too.
+//
+// Both are refused with DEPTH_LIMIT_EXCEEDED, as the depth limit is.
+const introspectionListNesting = 3
+
+// fieldWeight is what a field adds to the depth and to the nesting of
+// introspection lists.
+func fieldWeight(f *ast.Field) (depth, lists int) {
+	if f.Definition == nil || f.ObjectDefinition == nil || !strings.HasPrefix(f.ObjectDefinition.Name, "__") {
+		return 1, 0
+	}
+	if f.ObjectDefinition.Name == "__Type" && f.Name == "ofType" {
+		return 0, 0
+	}
+	if f.Definition.Type != nil && f.Definition.Type.Elem != nil {
+		return 1, 1
+	}
+	return 1, 0
+}
+
+// fragmentMeasure is what a fragment adds where it is spread: its cost,
+// the levels of fields it nests and the levels of introspection lists.
+// None depends on the spread's place (no field of the schema has its own
+// complexity function, and a field's weight is its definition's), so
+// each fragment is measured once per operation and reused for every
+// spread.
 type fragmentMeasure struct {
-	cost, height int
-	done         bool // false while its body is being measured
+	cost, height, lists int
+	done                bool // false while its body is being measured
 }
 
 // meter measures one operation in a single pass over its document: a
@@ -68,63 +117,73 @@ func measureOperation(op *ast.OperationDefinition, fragments ast.FragmentDefinit
 			m.fragments[f.Name] = f
 		}
 	}
-	_, _, err = m.selectionSet(op.SelectionSet, 0)
+	_, _, _, err = m.selectionSet(op.SelectionSet, 0, 0)
 	return m.visited, err
 }
 
-// selectionSet returns the cost of set and the levels of fields it nests,
-// both relative to set. at is how deep set lies in the operation (at its
-// first place, for a fragment): it lets the walk stop as soon as a field
-// would pass the depth limit.
-func (m *meter) selectionSet(set ast.SelectionSet, at int) (cost, height int, err *gqlerror.Error) {
+// selectionSet returns the cost of set, the levels of fields it nests and
+// the levels of introspection lists, all relative to set. at and lists
+// are how deep set lies in the operation, in fields and in introspection
+// lists (at its first place, for a fragment): they let the walk stop as
+// soon as a field would pass a limit.
+func (m *meter) selectionSet(set ast.SelectionSet, at, lists int) (cost, height, listHeight int, err *gqlerror.Error) {
 	for _, sel := range set {
 		m.visited++
-		var c, h int
+		var c, h, l int
 		switch s := sel.(type) {
 		case *ast.Field:
 			if s.Alias != "" && s.Alias != s.Name {
 				if m.aliases++; m.aliases > m.limits.Aliases {
-					return 0, 0, overCap("the operation has more than %d aliases", m.limits.Aliases)
+					return 0, 0, 0, overCap("the operation has more than %d aliases", m.limits.Aliases)
 				}
 			}
-			if at+1 > m.limits.Depth {
-				return 0, 0, overDepth(m.limits.Depth)
+			dw, lw := fieldWeight(s)
+			if at+dw > m.limits.Depth {
+				return 0, 0, 0, overDepth(m.limits.Depth)
 			}
-			if c, h, err = m.selectionSet(s.SelectionSet, at+1); err != nil {
-				return 0, 0, err
+			if lists+lw > introspectionListNesting {
+				return 0, 0, 0, overIntrospectionNesting()
 			}
-			c, h = c+1, h+1 // c is at most the limit, so this cannot overflow
+			if c, h, l, err = m.selectionSet(s.SelectionSet, at+dw, lists+lw); err != nil {
+				return 0, 0, 0, err
+			}
+			c, h, l = c+1, h+dw, l+lw // c is at most the limit, so this cannot overflow
 		case *ast.InlineFragment:
-			if c, h, err = m.selectionSet(s.SelectionSet, at); err != nil {
-				return 0, 0, err
+			if c, h, l, err = m.selectionSet(s.SelectionSet, at, lists); err != nil {
+				return 0, 0, 0, err
 			}
 		case *ast.FragmentSpread:
 			if m.spreads++; m.spreads > m.limits.Spreads {
-				return 0, 0, overCap("the operation has more than %d fragment spreads", m.limits.Spreads)
+				return 0, 0, 0, overCap("the operation has more than %d fragment spreads", m.limits.Spreads)
 			}
-			f, err := m.fragment(s.Name, at)
+			f, err := m.fragment(s.Name, at, lists)
 			if err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 			if at+f.height > m.limits.Depth {
-				return 0, 0, overDepth(m.limits.Depth)
+				return 0, 0, 0, overDepth(m.limits.Depth)
 			}
-			c, h = f.cost, f.height
+			if lists+f.lists > introspectionListNesting {
+				return 0, 0, 0, overIntrospectionNesting()
+			}
+			c, h, l = f.cost, f.height, f.lists
 		}
 		// Both cost and c are at most the limit here, so comparing this
 		// way never overflows.
 		if c > m.limits.Complexity-cost {
-			return 0, 0, overComplexity(m.limits.Complexity)
+			return 0, 0, 0, overComplexity(m.limits.Complexity)
 		}
 		cost += c
 		height = max(height, h)
+		listHeight = max(listHeight, l)
 	}
-	return cost, height, nil
+	return cost, height, listHeight, nil
 }
 
 // fragment returns the measure of the fragment name, measuring its body
-// the first time it is spread (at depth at).
-func (m *meter) fragment(name string, at int) (*fragmentMeasure, *gqlerror.Error) {
+// the first time it is spread (at depth at, under lists introspection
+// lists).
+func (m *meter) fragment(name string, at, lists int) (*fragmentMeasure, *gqlerror.Error) {
 	if f, ok := m.measured[name]; ok {
 		if !f.done {
 			return nil, overCap("fragment %s spreads itself", name)
@@ -138,7 +197,7 @@ func (m *meter) fragment(name string, at int) (*fragmentMeasure, *gqlerror.Error
 	}
 	if def := m.fragments[name]; def != nil { // unknown names are refused by validation
 		var err *gqlerror.Error
-		if f.cost, f.height, err = m.selectionSet(def.SelectionSet, at); err != nil {
+		if f.cost, f.height, f.lists, err = m.selectionSet(def.SelectionSet, at, lists); err != nil {
 			return nil, err
 		}
 	}
@@ -206,6 +265,12 @@ func overComplexity(limit int) *gqlerror.Error {
 
 func overDepth(limit int) *gqlerror.Error {
 	return coded(fault.DepthLimitExceeded, gqlerror.Errorf("operation has depth over the limit of %d", limit))
+}
+
+// overIntrospectionNesting reports introspection lists nested past
+// introspectionListNesting: a limit on depth, coded as the depth limit is.
+func overIntrospectionNesting() *gqlerror.Error {
+	return coded(fault.DepthLimitExceeded, gqlerror.Errorf("operation nests introspection lists more than %d deep", introspectionListNesting))
 }
 
 // overCap reports a cap on the document's shape. The error presenter sends

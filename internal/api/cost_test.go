@@ -8,15 +8,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/formatter"
 	"github.com/vektah/gqlparser/v2/lexer"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/internal/fault"
@@ -348,4 +353,134 @@ func TestMeasureOperation(t *testing.T) {
 		require.NotNil(t, err, tc.desc)
 		require.Equal(t, string(tc.code), err.Extensions["code"], tc.desc)
 	}
+}
+
+// standardIntrospection reads a standard introspection query from
+// testdata/introspection (graphql-js getIntrospectionQuery's output).
+func standardIntrospection(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "introspection", name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// widened is query with its first root field (__schema) repeated n times
+// under aliases, its fragments kept.
+func widened(t *testing.T, query string, n int) string {
+	t.Helper()
+	doc, err := parser.ParseQuery(&ast.Source{Input: query})
+	require.NoError(t, err)
+	op := doc.Operations[0]
+	root, ok := op.SelectionSet[0].(*ast.Field)
+	require.True(t, ok)
+	op.SelectionSet = nil
+	for i := range n {
+		f := *root
+		f.Alias = fmt.Sprintf("a%d", i)
+		op.SelectionSet = append(op.SelectionSet, &f)
+	}
+	var b strings.Builder
+	formatter.NewFormatter(&b).FormatQueryDocument(doc)
+	return b.String()
+}
+
+// Point 13 of issue 11: the standard introspection query, the one GraphiQL
+// sends for its docs (graphql-js getIntrospectionQuery, its TypeRef
+// fragment nesting ofType nine times, depth 15 counted plainly), is
+// answered under the default limits, over HTTP and a WebSocket, with
+// every option too, as is gqlgen's own copy of it.
+func TestStandardIntrospectionQueryIsAnswered(t *testing.T) {
+	t.Parallel()
+	srv := graphqlServer(t, Config{Introspection: true})
+	for _, tc := range []struct{ desc, query string }{
+		{desc: "getIntrospectionQuery()", query: standardIntrospection(t, "standard.graphql")},
+		{desc: "getIntrospectionQuery() with every option", query: standardIntrospection(t, "every-option.graphql")},
+		{desc: "gqlgen's introspection.Query", query: introspection.Query},
+	} {
+		for transport, send := range map[string]func() answer{
+			"POST":      func() answer { return post(t, srv, tc.query, false) },
+			"WebSocket": func() answer { return subscribe(t, srv, tc.query) },
+		} {
+			a := send()
+			require.Empty(t, a.Errors, "%s over %s", tc.desc, transport)
+			var data struct {
+				Schema struct {
+					Types []struct{ Name string }
+				} `json:"__schema"`
+			}
+			require.NoError(t, json.Unmarshal(a.Data, &data), "%s over %s", tc.desc, transport)
+			var names []string
+			for _, ty := range data.Schema.Types {
+				names = append(names, ty.Name)
+			}
+			require.Contains(t, names, "Machine", "%s over %s: the schema's own types", tc.desc, transport)
+		}
+	}
+}
+
+// Point 13 of issue 11: introspection stays within the limits. Depth still
+// counts every field but __Type.ofType, introspection's lists nest at most
+// three deep, each ofType costs one, and copies of the standard query
+// count against the complexity limit: each refused whole, with the code
+// of the limit it passes.
+func TestAbusiveIntrospectionIsRefused(t *testing.T) {
+	t.Parallel()
+	srv := graphqlServer(t, Config{Introspection: true})
+	standard := standardIntrospection(t, "standard.graphql")
+	schema := graph.NewExecutableSchema(executableSchema()).Schema()
+	doc, errs := gqlparser.LoadQueryWithRules(schema, standard, nil)
+	require.Empty(t, errs)
+	_, err := measureOperation(doc.Operations[0], doc.Fragments, operationLimits{Complexity: 1 << 30, Depth: 6, Fragments: 4, Spreads: 1 << 30, Aliases: 0})
+	require.Nil(t, err, "the standard query is depth 6 and 4 fragments when ofType adds no depth")
+	cost := 0
+	for c := 1; ; c *= 2 { // the standard query's cost: the least limit it passes
+		if _, err := measureOperation(doc.Operations[0], doc.Fragments, operationLimits{Complexity: c, Depth: 6, Fragments: 4, Spreads: 1 << 30}); err == nil {
+			for cost = c / 2; ; cost++ {
+				if _, err := measureOperation(doc.Operations[0], doc.Fragments, operationLimits{Complexity: cost, Depth: 6, Fragments: 4, Spreads: 1 << 30}); err == nil {
+					break
+				}
+			}
+			break
+		}
+	}
+	copies := 1000/cost + 1 // the fewest copies over the default limit of 1000
+	t.Logf("the standard introspection query costs %d; %d copies pass the limit of 1000", cost, copies)
+	require.Empty(t, post(t, srv, widened(t, standard, copies-1), false).Errors, "as many copies as fit in the limit")
+
+	// ofTypes is two chains of n ofType each (the parser takes at most
+	// 1000 levels of nesting).
+	ofTypes := func(n int) string {
+		chain := `__type(name: "Machine") { ` + strings.Repeat("ofType { ", n) + "name" + strings.Repeat(" }", n) + " }"
+		return "{ a: " + chain + " b: " + chain + " }"
+	}
+	for _, tc := range []struct {
+		desc, query string
+		code        fault.Code
+		message     string
+	}{
+		{desc: "five nested lists, two of them fields (within graphql-js's MaxIntrospectionDepth)",
+			query: "{ __schema { types { fields { args { type { fields { args { name } } } } } } } }",
+			code:  fault.DepthLimitExceeded, message: "operation nests introspection lists more than 3 deep"},
+		{desc: "four nested lists, within the depth limit (types × fields × fields × args)",
+			query: "{ __schema { types { fields { type { fields { args { name } } } } } } }",
+			code:  fault.DepthLimitExceeded, message: "operation nests introspection lists more than 3 deep"},
+		{desc: "four nested lists behind ofType",
+			query: "{ __schema { types { fields { type { ofType { fields { type { ofType { enumValues { name } } } } } } } } } }",
+			code:  fault.DepthLimitExceeded, message: "operation nests introspection lists more than 3 deep"},
+		{desc: "four nested lists through a fragment",
+			query: "{ __schema { types { ...T } } } fragment T on __Type { fields { type { fields { args { name } } } } }",
+			code:  fault.DepthLimitExceeded, message: "operation nests introspection lists more than 3 deep"},
+		{desc: "an ofType chain costs one a level (two of 500)",
+			query: ofTypes(500), code: fault.ComplexityLimitExceeded, message: "operation has complexity over the limit of 1000"},
+		{desc: "copies of the standard query past the complexity limit",
+			query: widened(t, standard, copies), code: fault.ComplexityLimitExceeded, message: "operation has complexity over the limit of 1000"},
+	} {
+		a := post(t, srv, tc.query, false)
+		require.NotEmpty(t, a.Errors, tc.desc)
+		require.Equal(t, string(tc.code), a.code(), "%s: %+v", tc.desc, a.Errors)
+		require.Equal(t, tc.message, a.Errors[0].Message, tc.desc)
+		require.Contains(t, []string{"", "null"}, string(a.Data), "%s: refused whole", tc.desc)
+	}
+	require.Empty(t, post(t, srv, ofTypes(20), false).Errors, "a long ofType chain adds no depth")
+	require.Empty(t, post(t, srv, "{ __schema { types { fields { type { fields { name } } } } } }", false).Errors, "three nested lists")
 }
