@@ -25,6 +25,7 @@ export function ListingsTable({ listings, onRent }: { listings: readonly Listing
     <DataTable
       className="listings"
       testId="listings"
+      stackBelow="wide"
       caption={t('marketplace.listing.caption')}
       rows={listings}
       rowKey={(l) => l.id}

@@ -1,4 +1,4 @@
-import type { HTMLAttributes, ReactNode } from 'react';
+import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
 import './table.css';
 
 /**
@@ -73,14 +73,22 @@ export interface DataTableProps<Row> {
   testId?: string;
   /** tableProps gives the table more data-* attributes (e.g. data-live). */
   tableProps?: DataAttributes;
+  /**
+   * stackBelow is where rows become cards: below a 40rem wide box
+   * ("narrow", the default), or below 56rem ("wide") for a table of many
+   * columns (the marketplace's listings) that would not fit a tablet or a
+   * side column as a table. Where the box is wide enough, cards sit side
+   * by side.
+   */
+  stackBelow?: 'narrow' | 'wide';
 }
 
 /**
  * DataTable is every table of the SPA: write no <table> by hand.
  *
- * Where its box is at least 40rem wide it is a table (.data-table); where
- * it is narrower (a phone, or a narrow column on a desktop) each row is a
- * card: the primary column's value as the card's title, then each other
+ * Where its box is at least 40rem wide (56rem with stackBelow="wide") it
+ * is a table (.data-table); where it is narrower (a phone, or a narrow
+ * column on a desktop) each row is a card: the primary column's value as the card's title, then each other
  * column as a "label  value" line (data-label, drawn by table.css), and
  * the actions column last at full width. The breakpoint is a container
  * query on the component's own box, not the screen's width, so a table
@@ -116,10 +124,11 @@ export function DataTable<Row>({
   className,
   testId,
   tableProps,
+  stackBelow = 'narrow',
 }: DataTableProps<Row>) {
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
   return (
-    <div className="data-table-box">
+    <div className="data-table-box" data-stack-below={stackBelow} style={stackBelow === 'wide' ? WIDE : undefined}>
       <table
         {...tableProps}
         role="table"
@@ -168,6 +177,9 @@ export function DataTable<Row>({
     </div>
   );
 }
+
+// table.css reads --dt-stack on the box (a container style query).
+const WIDE = { '--dt-stack': 'wide' } as CSSProperties;
 
 function alignClass<Row>(c: DataColumn<Row>): string | undefined {
   return c.align && c.align !== 'start' ? `dt-align-${c.align}` : undefined;
