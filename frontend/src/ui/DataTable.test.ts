@@ -145,4 +145,13 @@ describe('DataTable', () => {
     expect(price?.attrs.class).toBe('dt-align-end');
     expect(price?.children[0]?.attrs.class).toBe('dt-value mono amount');
   });
+
+  it('stacks a wide table in a wider box when asked', () => {
+    const box = (doc: Node) => all(doc, (n) => (n.attrs.class ?? '') === 'data-table-box')[0];
+    expect(box(render())?.attrs['data-stack-below']).toBe('narrow');
+    expect(box(render())?.attrs.style).toBeUndefined();
+    const wide = box(render({ stackBelow: 'wide' }));
+    expect(wide?.attrs['data-stack-below']).toBe('wide');
+    expect(wide?.attrs.style).toBe('--dt-stack:wide');
+  });
 });
