@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
+import { apiLanguage, currentLanguage } from '../i18n';
 import { FormField } from '../ui/FormField';
 import { AuthCard } from './AuthCard';
 import { ACCOUNT_PATH } from './landing';
@@ -18,9 +19,12 @@ export function SignUpPage() {
   const form = useAuthForm({
     mutation: SignUpMutation,
     initial: { name: '', email: '', password: '' },
+    // The confirmation email is written in the page's language, and the
+    // account starts in it.
+    send: (values) => ({ ...values, language: apiLanguage(currentLanguage()) }),
     payload: (data) => data.signUp,
     destination: () => ACCOUNT_PATH,
-    onSent: (values) => setSentTo(values.email.trim()),
+    onSent: (values) => setSentTo((values.email ?? '').trim()),
   });
 
   if (sentTo !== null) {

@@ -4,7 +4,7 @@ import type { AuthPayloadFieldsFragment } from '../gql/graphql';
 import { FORM_FIELD } from '../api/errors';
 import { authOutcome, confirmationToken, confirmErrorCode, CONFIRM_EMAIL_PATH } from './authOutcome';
 
-const user = { id: '7', email: 'ada@example.com', name: 'Ada', roles: ['CUSTOMER' as const], createdAt: '2026-12-01T09:00:00Z' };
+const user = { id: '7', email: 'ada@example.com', name: 'Ada', roles: ['CUSTOMER' as const], language: 'EN' as const, createdAt: '2026-12-01T09:00:00Z' };
 const answer = (over: Partial<AuthPayloadFieldsFragment>): AuthPayloadFieldsFragment => ({
   user: null,
   userErrors: [],

@@ -9,6 +9,7 @@ export const UserFieldsFragment = graphql(`
     email
     name
     roles
+    language
     createdAt
   }
 `);
@@ -63,6 +64,22 @@ export const LogOutMutation = graphql(`
   mutation LogOut {
     logOut {
       ok
+    }
+  }
+`);
+
+// setLanguage stores the signed-in user's language: the SPA's after a
+// log-in, and every email's.
+export const SetLanguageMutation = graphql(`
+  mutation SetLanguage($language: Language!) {
+    setLanguage(language: $language) {
+      user {
+        id
+        language
+      }
+      userErrors {
+        ...UserErrorFields
+      }
     }
   }
 `);

@@ -1,7 +1,8 @@
-import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useQuery, type CombinedError } from 'urql';
 import { useApi } from '../api/ApiProvider';
 import type { UserFieldsFragment as User } from '../gql/graphql';
+import { changeLanguage, currentLanguage, fromApiLanguage } from '../i18n';
 import { MeQuery } from './operations';
 
 /** SessionUser is the signed-in user as the SPA knows it. */
@@ -29,6 +30,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const { reconnect } = useApi();
   const [{ data, fetching, error }, reexecute] = useQuery({ query: MeQuery });
   const retry = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
+  useAccountLanguage(data?.me ?? null);
 
   const value = useMemo<SessionValue>(
     () => ({
@@ -42,6 +44,23 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
 
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+/**
+ * useAccountLanguage switches the SPA to the language stored on the account
+ * once per signed-in user (after a log-in, or on loading a page already
+ * signed in): the choice made on another device, or at sign-up, follows the
+ * user. Later changes go the other way, from the LanguageSwitcher to the
+ * account.
+ */
+function useAccountLanguage(user: User | null) {
+  const adopted = useRef<string | null>(null);
+  useEffect(() => {
+    if (!user || adopted.current === user.id) return;
+    adopted.current = user.id;
+    const lng = fromApiLanguage(user.language);
+    if (lng && lng !== currentLanguage()) void changeLanguage(lng);
+  }, [user]);
 }
 
 /** useSession reads the session; it must be used under SessionProvider. */

@@ -6,14 +6,22 @@ import type { AuthPayloadFieldsFragment, UserErrorCode } from '../gql/graphql';
 import { authOutcome } from './authOutcome';
 import { useSession, type SessionUser } from './session';
 
-/** AuthInput is a sign-up or log-in form's values, one string a field. */
-type AuthInput = Record<string, string>;
+/**
+ * AuthInput is a sign-up or log-in form's values, one string a field, and
+ * what send adds to them (an enum such as the sign-up's language).
+ */
+type AuthInput = Record<string, string | null | undefined>;
 
 interface AuthFormOptions<Data, Input extends AuthInput> {
   /** mutation is signUp or logIn; it takes the form's values as its input. */
   mutation: TypedDocumentNode<Data, { input: Input }>;
   /** initial holds every field empty; its keys are the fields errors are shown at. */
   initial: Input;
+  /**
+   * send, if set, gives the input to send for the form's values, read when
+   * the form is submitted (the sign-up adds the page's language).
+   */
+  send?: (values: Input) => Input;
   /** payload picks the AuthPayload out of the mutation's answer. */
   payload: (data: Data) => AuthPayloadFieldsFragment;
   /** destination is where the user goes once signed in. */
@@ -55,6 +63,7 @@ export interface AuthForm<Input extends AuthInput> {
 export function useAuthForm<Data, Input extends AuthInput>({
   mutation,
   initial,
+  send,
   payload,
   destination,
   onSent,
@@ -67,7 +76,7 @@ export function useAuthForm<Data, Input extends AuthInput>({
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const res = await execute({ input: values });
+    const res = await execute({ input: send ? send(values) : values });
     const answer = res.data && payload(res.data);
     if (!answer) return; // top-level error: shown by ErrorNotice
     const outcome = authOutcome(answer, Object.keys(initial));

@@ -1,5 +1,6 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
+import type { Language as ApiLanguage } from '../gql/enums';
 import ar from './locales/ar.json';
 import en from './locales/en.json';
 import es from './locales/es.json';
@@ -43,6 +44,20 @@ function browserLanguage(): Language | null {
     if (isLanguage(base)) return base;
   }
   return null;
+}
+
+/** apiLanguage is lng as the API's Language enum writes it ('ar' is 'AR'). */
+export function apiLanguage(lng: Language): ApiLanguage {
+  return lng.toUpperCase() as ApiLanguage;
+}
+
+/**
+ * fromApiLanguage is the API's Language value as a locale of the SPA, or
+ * null for a value it does not ship (a newer server).
+ */
+export function fromApiLanguage(value: string | null | undefined): Language | null {
+  const lng = value?.toLowerCase();
+  return isLanguage(lng) ? lng : null;
 }
 
 /** currentLanguage is the active language, narrowed to LANGUAGES. */

@@ -1,15 +1,30 @@
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import i18n, { changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n';
+import { useMutation } from 'urql';
+import { SetLanguageMutation } from '../account/operations';
+import { useSession } from '../account/session';
+import i18n, { apiLanguage, changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n';
 
 /**
  * LanguageSwitcher lists every language by its own name (each locale file
  * names itself under language.name), so a user can find theirs whatever
- * language the page is in now.
+ * language the page is in now. A signed-in user's choice is also stored on
+ * the account (setLanguage): their emails are written in it and the SPA
+ * adopts it at their next log-in, on any device.
  */
 export function LanguageSwitcher() {
   const { t } = useTranslation();
   const id = useId();
+  const { user } = useSession();
+  const [, storeLanguage] = useMutation(SetLanguageMutation);
+
+  async function choose(lng: Language) {
+    await changeLanguage(lng);
+    // The page has switched already; a failed store leaves the account's
+    // language as it was, and the next choice tries again.
+    if (user) await storeLanguage({ language: apiLanguage(lng) });
+  }
+
   return (
     <div className="language">
       <label htmlFor={id} className="visually-hidden">
@@ -18,7 +33,7 @@ export function LanguageSwitcher() {
       <select
         id={id}
         value={currentLanguage()}
-        onChange={(e) => void changeLanguage(e.target.value as Language)}
+        onChange={(e) => void choose(e.target.value as Language)}
         data-testid="language-switcher"
       >
         {LANGUAGES.map((lng) => (
