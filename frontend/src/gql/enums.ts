@@ -149,6 +149,17 @@ export type JobState =
   | 'RUNNING'
   | 'STARTING';
 
+/**
+ * Language is a language GPUnex speaks, in the SPA and in every email: EN
+ * English, ES Spanish, PT Portuguese, HI Hindi, AR Arabic (right to left).
+ */
+export type Language =
+  | 'AR'
+  | 'EN'
+  | 'ES'
+  | 'HI'
+  | 'PT';
+
 export type MachineStatus =
   | 'OFFLINE'
   | 'ONLINE';
