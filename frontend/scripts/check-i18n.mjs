@@ -8,6 +8,12 @@
 //     label) with a literal string. The test is a heuristic (TypeScript
 //     interface, type and class lines are skipped); a line that is meant to
 //     show fixed text can say so with an `i18n-ignore` comment.
+//  5. the email templates (internal/mail/templates/<language>.json) break
+//     rules 1 and 2, or leave a text in English: a text equal to English with
+//     a word left once placeholders, acronyms in capitals (GPU, FP16) and the
+//     brand are taken out is an error, unless the file's "_sameAsEnglish"
+//     lists its key (a borrowed word, such as "Upload" in Portuguese). The
+//     Go test TestTemplatesAgreeInEveryLanguage applies the same rules.
 // Values equal to English in another locale are listed as a hint, not an error
 // (brand names and model numbers are the same in every language).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -143,6 +149,58 @@ for (const file of sourceFiles(srcDir)) {
   }
 }
 
+// 5: the email templates.
+const mailDir = join(root, '..', 'internal', 'mail', 'templates');
+const MAIL_LANGUAGES = ['en', 'es', 'pt', 'hi', 'ar'];
+const SAME_AS_ENGLISH = '_sameAsEnglish';
+const untranslated = (text) =>
+  /\p{L}{3,}/u.test(String(text).replace(/\{\{[^}]*\}\}|\b[A-Z0-9]{2,}\b|GPUnex/g, ''));
+const mail = new Map();
+const mailSame = new Map();
+for (const lang of MAIL_LANGUAGES) {
+  const file = join(mailDir, `${lang}.json`);
+  try {
+    const tree = JSON.parse(readFileSync(file, 'utf8'));
+    const same = tree[SAME_AS_ENGLISH] ?? [];
+    delete tree[SAME_AS_ENGLISH];
+    if (!Array.isArray(same) || same.some((k) => typeof k !== 'string')) {
+      problems.push(`mail ${lang}: ${SAME_AS_ENGLISH} is not a list of keys`);
+    }
+    mail.set(lang, flatten(tree));
+    mailSame.set(lang, Array.isArray(same) ? same : []);
+  } catch (err) {
+    problems.push(`mail ${relative(root, file)}: ${err.message}`);
+  }
+}
+const mailEn = mail.get(REFERENCE);
+if (mailEn) {
+  for (const [lang, keys] of mail) {
+    for (const [key, value] of keys) {
+      if (typeof value !== 'string' || value.trim() === '') problems.push(`mail ${lang}: ${key} is empty or not a string`);
+    }
+    if (lang === REFERENCE) continue;
+    for (const key of mailEn.keys()) {
+      if (!keys.has(key)) problems.push(`mail ${lang}: missing key ${key}`);
+    }
+    for (const [key, value] of keys) {
+      if (!mailEn.has(key)) {
+        problems.push(`mail ${lang}: extra key ${key} (not in ${REFERENCE})`);
+        continue;
+      }
+      const en = mailEn.get(key);
+      if (placeholders(value) !== placeholders(en)) {
+        problems.push(`mail ${lang}: ${key} has placeholders {${placeholders(value)}}, ${REFERENCE} has {${placeholders(en)}}`);
+      }
+      if (value === en && untranslated(en) && !mailSame.get(lang).includes(key)) {
+        problems.push(`mail ${lang}: ${key} is still English: ${JSON.stringify(en)}`);
+      }
+    }
+    for (const key of mailSame.get(lang)) {
+      if (!mailEn.has(key)) problems.push(`mail ${lang}: ${SAME_AS_ENGLISH} names ${key}, which ${REFERENCE} does not have`);
+    }
+  }
+}
+
 const keyCount = reference ? reference.size : 0;
 for (const hint of hints) console.log(`hint: ${hint}`);
 if (problems.length > 0) {
@@ -151,3 +209,4 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(`check:i18n: ok: ${locales.size} locales (${[...locales.keys()].join(', ')}) with the same ${keyCount} keys; no untranslated JSX text found`);
+console.log(`check:i18n: ok: ${mail.size} email template files with the same ${mailEn?.size ?? 0} keys, placeholders and no English left`);
