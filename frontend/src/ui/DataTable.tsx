@@ -88,12 +88,14 @@ export interface DataTableProps<Row> {
  *
  * Where its box is at least 40rem wide (56rem with stackBelow="wide") it
  * is a table (.data-table); where it is narrower (a phone, or a narrow
- * column on a desktop) each row is a card: the primary column's value as the card's title, then each other
- * column as a "label  value" line (data-label, drawn by table.css), and
- * the actions column last at full width. The breakpoint is a container
- * query on the component's own box, not the screen's width, so a table
- * in a side column stacks too. Long values wrap inside their card; a
- * wide table above the breakpoint scrolls inside its box, never the page.
+ * column on a desktop) each row is a card: the primary column's value as
+ * the card's title, then each other column as a "label  value" line
+ * (data-label, drawn by table.css), and the actions column last at full
+ * width. The breakpoint is a container query on the component's own box,
+ * not the screen's width, so a table in a side column stacks too. Long
+ * values wrap inside their card, and a chart (svg, canvas) shrinks to it;
+ * a table wider than its box above the breakpoint scrolls inside the box,
+ * never the page.
  *
  * Semantics are kept in both layouts: the element roles are stated (CSS
  * display changes drop a table's implicit roles in some browsers), and
