@@ -48,15 +48,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
 /**
  * useAccountLanguage switches the SPA to the language stored on the account
- * once per signed-in user (after a log-in, or on loading a page already
- * signed in): the choice made on another device, or at sign-up, follows the
+ * once per sign-in (after a log-in, or on loading a page already signed
+ * in): the choice made on another device, or at sign-up, follows the
  * user. Later changes go the other way, from the LanguageSwitcher to the
  * account.
  */
 function useAccountLanguage(user: User | null) {
   const adopted = useRef<string | null>(null);
   useEffect(() => {
-    if (!user || adopted.current === user.id) return;
+    if (!user) {
+      // Signed out: the next log-in, even as the same user, adopts again.
+      adopted.current = null;
+      return;
+    }
+    if (adopted.current === user.id) return;
     adopted.current = user.id;
     const lng = fromApiLanguage(user.language);
     if (lng && lng !== currentLanguage()) void changeLanguage(lng);
