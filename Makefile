@@ -7,7 +7,13 @@ NPM       ?= npm
 BIN       := bin
 FRONTEND  := frontend
 GO_FILES  := $(shell find . -name '*.go' -not -path './frontend/node_modules/*' 2>/dev/null)
-SPA_FILES := $(shell find $(FRONTEND)/src $(FRONTEND)/index.html $(FRONTEND)/vite.config.ts $(FRONTEND)/package.json schema -type f 2>/dev/null)
+SPA_FILES := $(shell find $(FRONTEND)/src $(FRONTEND)/index.html $(FRONTEND)/graphiql.html $(FRONTEND)/vite.config.ts $(FRONTEND)/package.json schema -type f 2>/dev/null)
+
+# The Node.js the SPA's tools need (frontend/package.json "engines": Vite 8
+# and rolldown need 20.19 on Node 20, Inquirer 22.13 on Node 22); every
+# target that runs npm checks it first (node-version), and says which it
+# found.
+NODE_NEEDED := ^20.19.0 || ^22.13.0 || >=24.0.0
 
 # The tests run every backend. scripts/test-env.sh (run first by make test
 # and make bench) installs the Debian packages the tests need when absent,
@@ -26,16 +32,23 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench gpu-bench deps clean
+.PHONY: node-version build run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench gpu-bench deps clean
+
+## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
+node-version:
+	@found=$$(node --version 2>/dev/null) || { echo "make: Node.js not found; the SPA needs Node.js $(NODE_NEEDED) with npm (frontend/package.json engines)" >&2; exit 1; }; \
+	v=$${found#v}; major=$${v%%.*}; minor=$${v#*.}; minor=$${minor%%.*}; \
+	case $$major in 20) ok=$$((minor >= 19));; 22) ok=$$((minor >= 13));; *) ok=$$((major >= 24));; esac; \
+	if [ "$$ok" != 1 ]; then echo "make: found Node.js $$found; the SPA needs Node.js $(NODE_NEEDED) (frontend/package.json engines)" >&2; exit 1; fi
 
 ## deps: install the SPA's npm packages from the lock file
 deps: $(FRONTEND)/node_modules/.package-lock.json
-$(FRONTEND)/node_modules/.package-lock.json: $(FRONTEND)/package-lock.json
+$(FRONTEND)/node_modules/.package-lock.json: $(FRONTEND)/package-lock.json | node-version
 	cd $(FRONTEND) && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
-## spa: build the SPA into frontend/dist (embedded by the Go build)
-$(FRONTEND)/dist/index.html: $(FRONTEND)/node_modules/.package-lock.json $(SPA_FILES)
+## spa: build the SPA, and GraphiQL into frontend/dist/graphiql, into frontend/dist (embedded by the Go build)
+$(FRONTEND)/dist/index.html: $(FRONTEND)/node_modules/.package-lock.json $(SPA_FILES) | node-version
 	cd $(FRONTEND) && $(NPM) run build
 
 ## build: the SPA, then bin/gpunex (SPA embedded) and bin/gpunex-agent
@@ -103,13 +116,13 @@ test-fuzz:
 	done; exit $$status
 
 ## test-unit: the SPA's unit tests (Vitest)
-test-unit: deps
+test-unit: deps node-version
 	cd $(FRONTEND) && $(NPM) run test:unit
 
-test-spa: deps
+test-spa: deps node-version
 	cd $(FRONTEND) && $(NPM) run check:i18n && $(NPM) run check:codegen && $(NPM) run typecheck
 
-e2e: build
+e2e: node-version build
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex GPUNEX_ARTIFACTS=$(CURDIR)/artifacts $(NPM) run e2e
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex $(NPM) run audit
 
@@ -145,4 +158,4 @@ lint-tool:
 	fi
 
 clean:
-	rm -rf $(BIN) $(FRONTEND)/dist/assets $(FRONTEND)/dist/index.html artifacts
+	rm -rf $(BIN) $(FRONTEND)/dist/assets $(FRONTEND)/dist/index.html $(FRONTEND)/dist/graphiql artifacts

@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -41,7 +40,10 @@ type Config struct {
 	// ComplexityLimit bounds an operation's cost (default 1000): each
 	// field costs one plus its children, fragments expanded where they are
 	// spread, introspection fields (__schema, __type) included.
-	// DepthLimit bounds how deeply its fields nest (default 12).
+	// DepthLimit bounds how deeply its fields nest (default 12);
+	// introspection's __Type.ofType adds no depth, and its lists nest at
+	// most three deep (cost.go), so the standard introspection query
+	// (GraphiQL's) passes and costs what it asks for.
 	ComplexityLimit int
 	DepthLimit      int
 	// FragmentLimit, SpreadLimit and AliasLimit cap an operation's shape:
@@ -276,10 +278,20 @@ func New(cfg Config, deps Deps) *Server {
 	gql.AroundResponses(m.countOperations)
 
 	mux := http.NewServeMux()
+	spa := spaHandler(deps.SPA)
 	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, checkRequest(authn.middleware(okForJSON(gql))))))
 	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
 	if cfg.Introspection {
-		mux.Handle("GET /graphiql", playground.Handler("GPUnex GraphiQL", "/graphql"))
+		// GraphiQL, built into the binary with the SPA, under its own CSP.
+		graphiql := graphiqlHandler(deps.SPA)
+		mux.Handle("GET /graphiql", graphiql)
+		mux.Handle("GET /graphiql/", graphiql)
+	} else {
+		// Off, /graphiql is the SPA's (its page for unknown paths), and
+		// GraphiQL's files are not served. (With only the /graphiql/
+		// pattern, the mux would redirect /graphiql to it.)
+		mux.Handle("/graphiql", spa)
+		mux.Handle("/graphiql/", http.NotFoundHandler())
 	}
 	mux.Handle("GET /healthz", m.instrument("/healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -295,7 +307,7 @@ func New(cfg Config, deps Deps) *Server {
 	for pattern, h := range deps.Routes {
 		mux.Handle(pattern, m.instrument(pattern, h))
 	}
-	mux.Handle("/", spaHandler(deps.SPA))
+	mux.Handle("/", spa)
 	return &Server{Handler: securityHeaders(mux), closeStreams: closeStreams, metrics: metricsHandler}
 }
 
@@ -349,9 +361,7 @@ func securityHeaders(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
-		if r.URL.Path != "/graphiql" {
-			h.Set("X-Frame-Options", "DENY")
-		}
+		h.Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})
 }
