@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router-dom';
 import type { Role } from '../gql/graphql';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
 import { landingPath } from './landing';
@@ -35,19 +35,13 @@ export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
 }
 
 /**
- * RequireRole renders its children for a user with role and tells anyone
- * else they may not (the server refuses them anyway; this saves a round of
- * FORBIDDEN errors). Use it inside RequireAuth.
+ * RequireRole renders its children for a user with role, and the one
+ * "not for you" page (a heading, why, a way on and home) to anyone else (the
+ * server refuses them anyway; this saves a round of FORBIDDEN errors). Use
+ * it inside RequireAuth.
  */
 export function RequireRole({ role, children }: { role: Role; children: ReactNode }) {
-  const { t } = useTranslation();
   const { user } = useSession();
-  if (!user?.roles.includes(role)) {
-    return (
-      <div className="notice error" role="alert" data-testid="forbidden" data-code="FORBIDDEN">
-        <p>{t('errors.codes.FORBIDDEN')}</p>
-      </div>
-    );
-  }
+  if (!user?.roles.includes(role)) return <ForbiddenPage role={role} />;
   return children;
 }

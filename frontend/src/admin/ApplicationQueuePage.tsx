@@ -4,13 +4,14 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { useQuery } from 'urql';
 import type { ApplicationStatus } from '../gql/graphql';
 import { StatusBadge, TierBadge } from '../ui/Badge';
+import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import '../ui/tabs.css';
 import './admin.css';
 import { changesMembership, compareIds, fresher, useLiveMessages, type LoadedQueue, type QueueRow } from './live';
-import { ApplicationQueueChangedSubscription, ApplicationQueueQuery } from './operations';
+import { ApplicationCountsQuery, ApplicationQueueChangedSubscription, ApplicationQueueQuery } from './operations';
 
 /** PAGE_SIZE is how many applications one "load more" fetches. */
 const PAGE_SIZE = 20;
@@ -35,15 +36,23 @@ function tabOf(value: string | null): Tab {
 const NO_VARIABLES = {};
 
 /**
- * ApplicationQueuePage is the admins' review queue: applications newest
- * first, filtered by status (tabs in the URL, so a filter can be shared),
- * paged with the connection's cursor ("load more"), and live: a row changes
- * as its application does, and new applications appear, without a reload.
+ * ApplicationQueuePage is the admins' review queue (where an admin lands):
+ * applications newest first, filtered by status (tabs in the URL, so a
+ * filter can be shared, each with how many applications it holds), paged
+ * with the connection's cursor ("load more"), and live: a row changes as
+ * its application does, new applications appear, and the counts follow,
+ * without a reload. On a phone each application is a card (DataTable).
  */
 export function ApplicationQueuePage() {
   const { t } = useTranslation();
+  const f = useFormat();
   const [params, setParams] = useSearchParams();
   const tab = tabOf(params.get('status'));
+  const [{ data: countData }, recount] = useQuery({ query: ApplicationCountsQuery, requestPolicy: 'cache-and-network', context: QUEUE_CONTEXT });
+  const counts = new Map<Tab, number>();
+  for (const c of countData?.providerApplicationCounts ?? []) counts.set(c.status, c.count);
+  if (countData) counts.set('ALL', [...counts.values()].reduce((a, b) => a + b, 0));
+  const onLiveChange = useCallback(() => recount({ requestPolicy: 'network-only' }), [recount]);
 
   return (
     <section className="page" data-testid="admin-queue-page">
@@ -52,22 +61,31 @@ export function ApplicationQueuePage() {
         <p className="lead">{t('admin.queue.lead')}</p>
       </header>
       <div className="tabs" role="tablist" aria-label={t('admin.queue.filter')}>
-        {STATUS_TABS.map((s) => (
-          <button
-            key={s}
-            type="button"
-            role="tab"
-            aria-selected={tab === s}
-            className={tab === s ? 'tab active' : 'tab'}
-            onClick={() => setParams(s === 'SUBMITTED' ? {} : { status: s })}
-            data-testid={`queue-tab-${s}`}
-          >
-            {s === 'ALL' ? t('admin.queue.all') : t(`application.status.${s}`)}
-          </button>
-        ))}
+        {STATUS_TABS.map((s) => {
+          const n = counts.get(s);
+          return (
+            <button
+              key={s}
+              type="button"
+              role="tab"
+              aria-selected={tab === s}
+              className={tab === s ? 'tab active' : 'tab'}
+              onClick={() => setParams(s === 'SUBMITTED' ? {} : { status: s })}
+              data-testid={`queue-tab-${s}`}
+              data-count={n}
+            >
+              {s === 'ALL' ? t('admin.queue.all') : t(`application.status.${s}`)}
+              {n !== undefined && (
+                <span className="tab-count" data-testid={`queue-count-${s}`} aria-label={t('admin.queue.count', { count: n })}>
+                  {f.number(n)}
+                </span>
+              )}
+            </button>
+          );
+        })}
       </div>
       {/* Keyed by the filter: a new filter starts again from the first page. */}
-      <QueueList key={tab} status={tab === 'ALL' ? null : tab} />
+      <QueueList key={tab} status={tab === 'ALL' ? null : tab} onLiveChange={onLiveChange} />
     </section>
   );
 }
@@ -76,25 +94,31 @@ export function ApplicationQueuePage() {
 interface LoadedPage {
   rows: readonly QueueRow[];
   hasNextPage: boolean;
+  endCursor: string | null;
+  totalCount: number;
 }
 
 /**
- * QueueList renders one QueuePage per cursor it has loaded; "load more"
- * appends the last page's endCursor.
+ * QueueList shows the pages it has loaded, one per cursor, as one table;
+ * "load more" appends the last page's endCursor.
  *
  * It watches every application (providerApplicationChanged): each message
- * is a row as it is now, and the pages show the fresher of it and what they
- * read. A message that adds a row to this view or takes one out of it (a new
- * application, a status that enters or leaves the filter) makes the loaded
- * pages read again, so rows and the total follow. Messages that arrive
- * before the first page are held until it has loaded.
+ * is a row as it is now, and the table shows the fresher of it and what the
+ * pages read. A message that adds a row to this view or takes one out of it
+ * (a new application, a status that enters or leaves the filter) makes the
+ * loaded pages read again, so rows and the total follow. Messages that
+ * arrive before the first page are held until it has loaded. Every live
+ * change after the opening state is told to onLiveChange (the tabs' counts).
  */
-function QueueList({ status }: { status: ApplicationStatus | null }) {
+function QueueList({ status, onLiveChange }: { status: ApplicationStatus | null; onLiveChange: () => void }) {
+  const { t } = useTranslation();
+  const f = useFormat();
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [refresh, setRefresh] = useState(0);
   const [live, setLive] = useState<ReadonlyMap<string, QueueRow>>(() => new Map());
+  const [shown, setShown] = useState<ReadonlyMap<string | null, LoadedPage>>(() => new Map());
   // What each page read, by cursor, and the messages that came before the
-  // first page; refs: the rule reads them, nothing renders them.
+  // first page; refs: the membership rule reads them between renders.
   const pages = useRef(new Map<string | null, LoadedPage>());
   const held = useRef<QueueRow[] | null>([]);
 
@@ -119,6 +143,7 @@ function QueueList({ status }: { status: ApplicationStatus | null }) {
 
   const { live: isLive } = useLiveMessages(ApplicationQueueChangedSubscription, NO_VARIABLES, (data) => {
     const app = data.providerApplicationChanged.application;
+    if (!data.providerApplicationChanged.initial) onLiveChange();
     setLive((known) => {
       if (fresher(app, known.get(app.id)) !== app) return known;
       const next = new Map(known);
@@ -131,6 +156,7 @@ function QueueList({ status }: { status: ApplicationStatus | null }) {
 
   const onLoaded = useCallback((after: string | null, page: LoadedPage) => {
     pages.current.set(after, page);
+    setShown(new Map(pages.current));
     if (after === null && held.current) {
       const early = held.current;
       held.current = null;
@@ -138,59 +164,124 @@ function QueueList({ status }: { status: ApplicationStatus | null }) {
     }
   }, [reread]);
 
-  return (
-    <div className="card table-card">
-      <table className="data-table queue" data-testid="queue-table" data-live={isLive}>
-        <QueueHead />
-        {cursors.map((after, i) => (
-          <QueuePage
-            key={after ?? 'first'}
-            status={status}
-            after={after}
-            first={i === 0}
-            last={i === cursors.length - 1}
-            refresh={refresh}
-            live={live}
-            onLoaded={onLoaded}
-            onMore={(cursor) => setCursors((list) => [...list, cursor])}
-          />
-        ))}
-      </table>
-    </div>
-  );
-}
+  // The loaded pages in order, each application once (a page read again
+  // may repeat a row of the next), each as fresh as known.
+  const seen = new Set<string>();
+  const rows: QueueRow[] = [];
+  for (const after of cursors) {
+    for (const node of shown.get(after)?.rows ?? []) {
+      if (seen.has(node.id)) continue;
+      seen.add(node.id);
+      rows.push(fresher(node, live.get(node.id)) ?? node);
+    }
+  }
+  const first = shown.get(null);
+  const last = shown.get(cursors[cursors.length - 1] ?? null);
+  const endCursor = last?.hasNextPage ? last.endCursor : null;
 
-function QueueHead() {
-  const { t } = useTranslation();
   return (
-    <thead>
-      <tr>
-        <th scope="col">{t('admin.queue.applicant')}</th>
-        <th scope="col">{t('admin.queue.gpus')}</th>
-        <th scope="col">{t('admin.queue.suggested')}</th>
-        <th scope="col">{t('admin.queue.status')}</th>
-        <th scope="col">{t('admin.queue.updated')}</th>
-      </tr>
-    </thead>
+    <div className="card table-card queue-card">
+      {first && (
+        <p className="muted queue-total" data-testid="queue-total" data-total={first.totalCount}>
+          {t('admin.queue.total', { total: f.number(first.totalCount) })}
+        </p>
+      )}
+      {first && rows.length === 0 && (
+        <p className="muted" data-testid="queue-empty">
+          {t('admin.queue.empty')}
+        </p>
+      )}
+      <DataTable
+        caption={t('admin.queue.title')}
+        className="queue"
+        testId="queue-table"
+        tableProps={{ 'data-live': isLive }}
+        rows={rows}
+        rowKey={(node) => node.id}
+        rowProps={(node) => ({ 'data-testid': 'queue-row', 'data-id': node.id, 'data-status': node.status, 'data-email': node.email })}
+        columns={[
+          {
+            key: 'applicant',
+            header: t('admin.queue.applicant'),
+            primary: true,
+            cell: (node) => (
+              <>
+                <Link to={`/admin/applications/${node.id}`} dir="auto" data-testid="queue-open">
+                  {node.fullName}
+                </Link>
+                <div className="muted small" dir="ltr">
+                  {node.email}
+                </div>
+                {node.company && <div className="muted small">{node.company}</div>}
+              </>
+            ),
+          },
+          {
+            key: 'gpus',
+            header: t('admin.queue.gpus'),
+            cell: (node) => (
+              <ul className="plain">
+                {node.gpus.map((g, i) => (
+                  <li key={i}>
+                    <bdi dir="ltr">
+                      {f.number(g.quantity)} × {g.model?.name ?? g.otherModel}
+                    </bdi>
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+          {
+            key: 'tier',
+            header: t('admin.queue.tier'),
+            // The tier decided, once there is one; before, the suggestion, said to be one.
+            cell: (node) =>
+              node.tier ? (
+                <TierBadge tier={node.tier} testId="queue-decided-tier" />
+              ) : (
+                <span className="queue-suggested" data-testid="queue-suggested-tier">
+                  <TierBadge tier={node.suggestedTier.tier} /> <span className="muted small">{t('admin.queue.suggestedNote')}</span>
+                </span>
+              ),
+          },
+          { key: 'status', header: t('admin.queue.status'), cell: (node) => <StatusBadge status={node.status} /> },
+          {
+            key: 'updated',
+            header: t('admin.queue.updated'),
+            cell: (node) => <time dateTime={node.updatedAt}>{f.dateTime(node.updatedAt)}</time>,
+          },
+        ]}
+      />
+      {cursors.map((after) => (
+        <QueuePage key={after ?? 'first'} status={status} after={after} refresh={refresh} onLoaded={onLoaded} />
+      ))}
+      {endCursor && (
+        <button
+          type="button"
+          className="button"
+          onClick={() => setCursors((list) => (list.includes(endCursor) ? list : [...list, endCursor]))}
+          data-testid="queue-load-more"
+        >
+          {t('admin.queue.loadMore')}
+        </button>
+      )}
+    </div>
   );
 }
 
 interface QueuePageProps {
   status: ApplicationStatus | null;
   after: string | null;
-  first: boolean;
-  last: boolean;
   refresh: number;
-  /** live holds the latest message of each application that changed. */
-  live: ReadonlyMap<string, QueueRow>;
   onLoaded: (after: string | null, page: LoadedPage) => void;
-  onMore: (cursor: string) => void;
 }
 
-function QueuePage({ status, after, first, last, refresh, live, onLoaded, onMore }: QueuePageProps) {
-  const { t } = useTranslation();
-  const f = useFormat();
-  const [{ data, fetching, error }, reexecute] = useQuery({
+/**
+ * QueuePage reads one page of the queue and hands it to the list; it
+ * shows only its loading state or its error.
+ */
+function QueuePage({ status, after, refresh, onLoaded }: QueuePageProps) {
+  const [{ data, error }, reexecute] = useQuery({
     query: ApplicationQueueQuery,
     variables: { status, first: PAGE_SIZE, after },
     requestPolicy: 'cache-and-network',
@@ -203,81 +294,16 @@ function QueuePage({ status, after, first, last, refresh, live, onLoaded, onMore
 
   const conn = data?.providerApplications;
   useEffect(() => {
-    if (conn) onLoaded(after, { rows: conn.edges.map((e) => e.node), hasNextPage: conn.pageInfo.hasNextPage });
+    if (conn) {
+      onLoaded(after, {
+        rows: conn.edges.map((e) => e.node),
+        hasNextPage: conn.pageInfo.hasNextPage,
+        endCursor: conn.pageInfo.endCursor ?? null,
+        totalCount: conn.totalCount,
+      });
+    }
   }, [conn, after, onLoaded]);
 
-  if (!conn) {
-    return (
-      <tbody>
-        <tr>
-          <td colSpan={5}>
-            {error ? <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} /> : <Loading />}
-          </td>
-        </tr>
-      </tbody>
-    );
-  }
-
-  const endCursor = conn.pageInfo.endCursor;
-  return (
-    <tbody>
-      {first && (
-        <tr className="queue-total">
-          <td colSpan={5} className="muted" data-testid="queue-total" data-total={conn.totalCount}>
-            {t('admin.queue.total', { total: f.number(conn.totalCount) })}
-          </td>
-        </tr>
-      )}
-      {first && conn.edges.length === 0 && (
-        <tr>
-          <td colSpan={5} className="muted" data-testid="queue-empty">
-            {t('admin.queue.empty')}
-          </td>
-        </tr>
-      )}
-      {conn.edges.map((edge) => fresher(edge.node, live.get(edge.node.id)) ?? edge.node).map((node) => (
-        <tr key={node.id} data-testid="queue-row" data-id={node.id} data-status={node.status} data-email={node.email}>
-          <td>
-            <Link to={`/admin/applications/${node.id}`} dir="auto" data-testid="queue-open">
-              {node.fullName}
-            </Link>
-            <div className="muted small" dir="ltr">
-              {node.email}
-            </div>
-            {node.company && <div className="muted small">{node.company}</div>}
-          </td>
-          <td>
-            <ul className="plain">
-              {node.gpus.map((g, i) => (
-                <li key={i}>
-                  <bdi dir="ltr">
-                    {f.number(g.quantity)} × {g.model?.name ?? g.otherModel}
-                  </bdi>
-                </li>
-              ))}
-            </ul>
-          </td>
-          <td>
-            <TierBadge tier={node.suggestedTier.tier} />
-          </td>
-          <td>
-            <StatusBadge status={node.status} />
-            {node.tier && <TierBadge tier={node.tier} />}
-          </td>
-          <td>
-            <time dateTime={node.updatedAt}>{f.dateTime(node.updatedAt)}</time>
-          </td>
-        </tr>
-      ))}
-      {last && conn.pageInfo.hasNextPage && endCursor && (
-        <tr>
-          <td colSpan={5}>
-            <button type="button" className="button" onClick={() => onMore(endCursor)} disabled={fetching} data-testid="queue-load-more">
-              {t('admin.queue.loadMore')}
-            </button>
-          </td>
-        </tr>
-      )}
-    </tbody>
-  );
+  if (conn) return null;
+  return error ? <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} /> : <Loading />;
 }

@@ -9,6 +9,7 @@ import type {
   ApplicationReviewChangedSubscription as ReviewChange,
   ProviderTier,
 } from '../gql/graphql';
+import { AnswerChanges } from '../onboarding/AnswerChanges';
 import { ApplicationRecord, ApplicationStatusLine } from '../onboarding/ApplicationDetails';
 import { TierBadge } from '../ui/Badge';
 import { ErrorNotice } from '../ui/ErrorNotice';
@@ -105,6 +106,7 @@ function ApplicationReview({ id }: { id: string }) {
         )
       )}
       <ApplicationRecord app={app}>
+        <LatestAnswer app={app} />
         {app.status === 'SUBMITTED' || app.status === 'INFO_REQUESTED' ? (
           // Keyed by status: a decision, or the resubmission that answers
           // one, starts the panel fresh; an edit while in review keeps what
@@ -122,6 +124,54 @@ function ApplicationReview({ id }: { id: string }) {
 }
 
 type Decision = 'approve' | 'reject' | 'info';
+
+/**
+ * LatestAnswer shows, beside the decision, how the applicant answered the
+ * latest request for more information: the question, their reply, and
+ * field by field what they changed. Nothing before any request was
+ * answered.
+ */
+function LatestAnswer({ app }: { app: ApplicationFieldsFragment }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const history = app.history;
+  const lastOf = (action: string) => history.map((e) => e.action as string).lastIndexOf(action);
+  const at = lastOf('RESUBMITTED');
+  const asked = lastOf('INFO_REQUESTED');
+  if (at < 0 || asked < 0 || asked > at) return null;
+  const answer = history[at];
+  const question = history[asked];
+  if (!answer || !question) return null;
+  return (
+    <section className="card latest-answer" data-testid="review-latest-answer">
+      <h2>{t('admin.review.answer.title')}</h2>
+      <p className="muted small">{t('admin.review.answer.asked', { name: isolate(question.actor.name) })}</p>
+      {question.message && (
+        <blockquote className="prewrap" dir="auto" data-testid="review-question">
+          {question.message}
+        </blockquote>
+      )}
+      <p className="muted small">
+        {t('admin.review.answer.replied', { name: isolate(answer.actor.name), when: f.dateTime(answer.at) })}
+      </p>
+      {answer.message ? (
+        <blockquote className="prewrap reply" dir="auto" data-testid="review-reply">
+          {answer.message}
+        </blockquote>
+      ) : (
+        <p className="muted" data-testid="review-no-reply">
+          {t('admin.review.answer.noReply')}
+        </p>
+      )}
+      {answer.changes && (
+        <>
+          <h3>{t('admin.review.answer.changes')}</h3>
+          <AnswerChanges changes={answer.changes} />
+        </>
+      )}
+    </section>
+  );
+}
 
 interface DecisionPanelProps {
   app: ApplicationFieldsFragment;

@@ -50,6 +50,16 @@ export const ApplicationQueueQuery = graphql(`
   }
 `);
 
+// The queue's filter tabs: how many applications each status holds.
+export const ApplicationCountsQuery = graphql(`
+  query ApplicationCounts {
+    providerApplicationCounts {
+      status
+      count
+    }
+  }
+`);
+
 // The queue watches every application; a message is a row as it is now.
 export const ApplicationQueueChangedSubscription = graphql(`
   subscription ApplicationQueueChanged {

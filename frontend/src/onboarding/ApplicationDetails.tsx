@@ -3,22 +3,47 @@ import { useTranslation } from 'react-i18next';
 import type { ApplicationFieldsFragment } from '../gql/graphql';
 import { StatusBadge, TierBadge } from '../ui/Badge';
 import { isolate, useFormat } from '../ui/format';
+import { AnswerChanges } from './AnswerChanges';
 import { useCommitmentText } from './commitment';
 import './onboarding.css';
 import { tierReasonText } from './tierReasons';
+import { WindowText } from './WindowText';
 
 type Application = ApplicationFieldsFragment;
 type Gpu = Application['gpus'][number];
 
-/** TierSuggestionView shows the tier the system suggests and why. */
-function TierSuggestionView({ suggestion }: { suggestion: Application['suggestedTier'] }) {
+/**
+ * TierView shows the tier: once decided, the tier the reviewer set, first
+ * and plainly, with the system's suggestion after it as what it was (a
+ * suggestion); before, the suggestion and why, saying the reviewer decides.
+ */
+function TierView({ decided, suggestion }: { decided: Application['tier']; suggestion: Application['suggestedTier'] }) {
   const { t } = useTranslation();
   return (
-    <div className="suggestion" data-testid="tier-suggestion" data-tier={suggestion.tier}>
-      <p>
-        {t('application.suggestedTier')} <TierBadge tier={suggestion.tier} />
+    <>
+      {decided && (
+        <div className="decided-tier" data-testid="decided-tier" data-tier={decided}>
+          <p>
+            {t('application.decidedTier')} <TierBadge tier={decided} />
+          </p>
+          <p className="muted">{t(`tiers.${decided}.description`)}</p>
+        </div>
+      )}
+      <TierSuggestionView suggestion={suggestion} decided={decided != null} />
+    </>
+  );
+}
+
+/** TierSuggestionView shows the tier the system suggests and why. */
+function TierSuggestionView({ suggestion, decided }: { suggestion: Application['suggestedTier']; decided: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <div className={decided ? 'suggestion past' : 'suggestion'} data-testid="tier-suggestion" data-tier={suggestion.tier}>
+      <p className={decided ? 'muted' : undefined}>
+        {decided ? t('application.suggestedTierWas') : t('application.suggestedTier')} <TierBadge tier={suggestion.tier} />
       </p>
-      <p className="muted">{t(`tiers.${suggestion.tier}.description`)}</p>
+      {decided ? null : <p className="muted">{t('application.suggestionOnly')}</p>}
+      {decided ? null : <p className="muted">{t(`tiers.${suggestion.tier}.description`)}</p>}
       {suggestion.reasons.length > 0 && (
         <>
           <p className="muted">{t('application.suggestionReasons')}</p>
@@ -57,7 +82,7 @@ function Availability({ gpu }: { gpu: Gpu }) {
       <ul className="windows-list">
         {a.windows.map((w, i) => (
           <li key={i}>
-            {t('application.window', { day: t(`weekdays.${w.day}`), start: w.start, end: w.end })}
+            <WindowText day={w.day} start={w.start} end={w.end} />
           </li>
         ))}
       </ul>
@@ -125,7 +150,11 @@ function ApplicationAnswers({ app }: { app: Application }) {
   );
 }
 
-/** ApplicationHistory lists every step: who, when, what they said. */
+/**
+ * ApplicationHistory lists every step: who, when, what they said (on a
+ * resubmission, the applicant's reply), and for admins what a resubmission
+ * changed.
+ */
 function ApplicationHistory({ history }: { history: Application['history'] }) {
   const { t } = useTranslation();
   const f = useFormat();
@@ -143,10 +172,14 @@ function ApplicationHistory({ history }: { history: Application['history'] }) {
             · <time dateTime={event.at}>{f.dateTime(event.at)}</time>
           </p>
           {event.message && (
-            <blockquote className="history-message prewrap" dir="auto" data-testid="history-message">
-              {event.message}
-            </blockquote>
+            <>
+              {event.action === 'RESUBMITTED' && <p className="muted small">{t('application.reply.title')}</p>}
+              <blockquote className="history-message prewrap" dir="auto" data-testid="history-message">
+                {event.message}
+              </blockquote>
+            </>
           )}
+          {event.changes && <AnswerChanges changes={event.changes} />}
         </li>
       ))}
     </ol>
@@ -189,7 +222,7 @@ export function ApplicationRecord({ app, children }: { app: Application; childre
       <div className="stack">
         <section className="card">
           <h2>{t('application.tier')}</h2>
-          <TierSuggestionView suggestion={app.suggestedTier} />
+          <TierView decided={app.tier} suggestion={app.suggestedTier} />
         </section>
         {children}
         <section className="card">

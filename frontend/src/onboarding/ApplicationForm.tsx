@@ -8,7 +8,6 @@ import { ChoiceField, FieldErrorText, FormField, SelectField, TextAreaField } fr
 import {
   COMMITMENT_MONTHS,
   fieldPaths,
-  missingAnswers,
   newGpu,
   toInput,
   type ApplicationDraft,
@@ -30,6 +29,12 @@ interface ApplicationFormProps {
   fetching: boolean;
   error: CombinedError | undefined;
   onCancel?: () => void;
+  /**
+   * reply, when given, adds a box for the applicant's answer to the
+   * reviewer's question (sent with the resubmission), at the top of the form;
+   * its errors come back on the path "reply".
+   */
+  reply?: { value: string; onChange: (value: string) => void; question: string | null };
 }
 
 /**
@@ -38,7 +43,7 @@ interface ApplicationFormProps {
  * its schedule and location), infrastructure. Every error the server returns
  * is shown at the field its path names; the rest at the top.
  */
-export function ApplicationForm({ initial, submitLabel, submit, fetching, error, onCancel }: ApplicationFormProps) {
+export function ApplicationForm({ initial, submitLabel, submit, fetching, error, onCancel, reply }: ApplicationFormProps) {
   const { t } = useTranslation();
   const commitmentText = useCommitmentText();
   const [draft, setDraft] = useState<ApplicationDraft>(initial);
@@ -83,15 +88,13 @@ export function ApplicationForm({ initial, submitLabel, submit, fetching, error,
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const missing = missingAnswers(draft);
-    if (Object.keys(missing).length > 0) {
-      setErrors(missing);
-      setShown((n) => n + 1);
-      return;
-    }
+    // One request, one answer with every problem (an unanswered UPS
+    // question included), each shown at its field.
     const userErrors = await submit(toInput(draft));
     if (userErrors === null) return; // top-level error: ErrorNotice below
-    setErrors(splitByKnown(errorsByPath(userErrors), fieldPaths(draft)));
+    const known = fieldPaths(draft);
+    if (reply) known.add('reply');
+    setErrors(splitByKnown(errorsByPath(userErrors), known));
     if (userErrors.length > 0) setShown((n) => n + 1);
   }
 
@@ -111,6 +114,26 @@ export function ApplicationForm({ initial, submitLabel, submit, fetching, error,
         </p>
       )}
       {error && <ErrorNotice error={error} />}
+
+      {reply && (
+        <fieldset className="form-section reply-section" data-testid="application-reply">
+          <legend>{t('application.reply.legend')}</legend>
+          {reply.question && (
+            <blockquote className="prewrap" dir="auto" data-testid="application-reply-question">
+              {reply.question}
+            </blockquote>
+          )}
+          <TextAreaField
+            name="reply"
+            label={t('application.reply.label')}
+            hint={t('application.reply.hint')}
+            rows={4}
+            value={reply.value}
+            onChange={(e) => reply.onChange(e.target.value)}
+            errors={at('reply')}
+          />
+        </fieldset>
+      )}
 
       <fieldset className="form-section">
         <legend>{t('apply.sections.applicant')}</legend>

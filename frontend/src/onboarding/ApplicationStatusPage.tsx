@@ -28,6 +28,7 @@ export function ApplicationStatusPage() {
   const [updateResult, update] = useMutation(UpdateProviderApplicationMutation);
   const [editing, setEditing] = useState(false);
   const [resubmitted, setResubmitted] = useState(false);
+  const [reply, setReply] = useState('');
 
   useNotificationListener((n) => {
     if (APPLICATION_KINDS.has(n.kind)) reexecute({ requestPolicy: 'network-only' });
@@ -57,12 +58,6 @@ export function ApplicationStatusPage() {
       <section className="page" data-testid="application-edit">
         <header className="page-head">
           <h1>{t('application.editTitle')}</h1>
-          {app.status === 'INFO_REQUESTED' && reviewerMessage && (
-            <div className="notice warning">
-              <p>{t('application.reviewerAsked')}</p>
-              <blockquote className="prewrap" dir="auto">{reviewerMessage}</blockquote>
-            </div>
-          )}
         </header>
         <ApplicationForm
           initial={draftFromApplication(app)}
@@ -70,13 +65,18 @@ export function ApplicationStatusPage() {
           fetching={updateResult.fetching}
           error={updateResult.error}
           onCancel={() => setEditing(false)}
+          // Asked for more information, the applicant answers the question
+          // in words as well as by editing answers.
+          reply={app.status === 'INFO_REQUESTED' ? { value: reply, onChange: setReply, question: reviewerMessage } : undefined}
           submit={async (input) => {
-            const res = await update({ id: app.id, input });
+            const text = app.status === 'INFO_REQUESTED' ? reply.trim() : '';
+            const res = await update({ id: app.id, input, reply: text === '' ? null : text });
             const payload = res.data?.updateProviderApplication;
             if (!payload) return null;
             if (payload.userErrors.length === 0) {
               setEditing(false);
               setResubmitted(true);
+              setReply('');
               // No refetch here: the mutation returns the application, so
               // urql's cacheExchange refetches MyApplication by itself.
             }

@@ -5,14 +5,16 @@ import { useSession } from '../account/session';
 import { StatusBadge } from '../ui/Badge';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
+import { latestReviewerMessage } from './ApplicationDetails';
 import { ApplicationForm } from './ApplicationForm';
-import { emptyDraft } from './applicationForm';
+import { draftFromApplication, emptyDraft } from './applicationForm';
 import { MyApplicationQuery, SubmitProviderApplicationMutation } from './operations';
 
 /**
  * ApplyPage is "Apply to provide GPUs". A user whose application is open or
  * approved is sent to it instead: there is one open application per user,
- * and a rejected applicant may apply again.
+ * and a rejected applicant may apply again, starting from the answers of
+ * the rejected application (with the reviewer's reason above the form).
  */
 export function ApplyPage() {
   const { t } = useTranslation();
@@ -39,15 +41,29 @@ export function ApplyPage() {
     );
   }
 
+  const reason = existing?.status === 'REJECTED' ? latestReviewerMessage(existing) : null;
+
   return (
-    <section className="page" data-testid="apply-page">
+    <section className="page" data-testid="apply-page" data-prefilled={existing?.status === 'REJECTED'}>
       <header className="page-head">
         <h1>{t('apply.title')}</h1>
         <p className="lead">{t('apply.lead')}</p>
-        {existing?.status === 'REJECTED' && <p className="notice info">{t('apply.reapply')}</p>}
+        {existing?.status === 'REJECTED' && (
+          <div className="notice info" data-testid="apply-reapply">
+            <p>{t('apply.reapplyPrefilled')}</p>
+            {reason && (
+              <>
+                <p className="muted">{t('apply.rejectedBecause')}</p>
+                <blockquote className="prewrap" dir="auto" data-testid="apply-rejection-reason">
+                  {reason}
+                </blockquote>
+              </>
+            )}
+          </div>
+        )}
       </header>
       <ApplicationForm
-        initial={emptyDraft(user)}
+        initial={existing?.status === 'REJECTED' ? draftFromApplication(existing) : emptyDraft(user)}
         submitLabel={t('apply.submit')}
         fetching={submitResult.fetching}
         error={submitResult.error}

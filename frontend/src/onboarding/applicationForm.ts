@@ -1,4 +1,3 @@
-import type { PathErrors } from '../api/errors';
 import type { ApplicationFieldsFragment, AvailabilityKind, ProviderApplicationInput } from '../gql/graphql';
 import { browserTimeZone, newKey, type WindowDraft } from '../ui/schedule';
 
@@ -76,7 +75,10 @@ export function emptyDraft(user: { name: string; email: string } | null): Applic
   };
 }
 
-/** draftFromApplication fills the form with a stored application, for editing. */
+/**
+ * draftFromApplication fills the form with a stored application: for
+ * editing it, or, after a rejection, as the start of a new one.
+ */
 export function draftFromApplication(app: ApplicationFieldsFragment): ApplicationDraft {
   return {
     fullName: app.fullName,
@@ -125,9 +127,10 @@ function optional(text: string): string | null {
 }
 
 /**
- * toInput turns a draft into ProviderApplicationInput. upsProtected must have
- * been answered (see missingAnswers); a weekly entry sends its zone and
- * windows, a 24/7 entry neither.
+ * toInput turns a draft into ProviderApplicationInput. An unanswered UPS
+ * question is sent as null, which the server reports as REQUIRED together
+ * with every other problem, so one submit shows them all; a weekly entry
+ * sends its zone and windows, a 24/7 entry neither.
  */
 export function toInput(draft: ApplicationDraft): ProviderApplicationInput {
   return {
@@ -151,19 +154,10 @@ export function toInput(draft: ApplicationDraft): ProviderApplicationInput {
           : { kind: 'ALWAYS' },
       location: { city: optional(g.city), country: optional(g.country), region: optional(g.region) },
     })),
-    upsProtected: draft.upsProtected ?? false,
+    upsProtected: draft.upsProtected,
     commitmentMonths: intOf(draft.commitmentMonths),
     maintenanceNotes: optional(draft.maintenanceNotes),
   };
-}
-
-/**
- * missingAnswers lists the paths the schema cannot leave unanswered but the
- * form can (a yes/no with neither chosen), as REQUIRED errors, so the form
- * asks before sending instead of guessing an answer.
- */
-export function missingAnswers(draft: ApplicationDraft): PathErrors {
-  return draft.upsProtected === null ? { upsProtected: ['REQUIRED'] } : {};
 }
 
 /**

@@ -63,6 +63,12 @@ export const ApplicationFieldsFragment = graphql(`
       message
       tier
       at
+      # Admins only (null for the applicant): what a resubmission changed.
+      changes {
+        field
+        before
+        after
+      }
     }
     submittedAt
     updatedAt
@@ -107,8 +113,8 @@ export const SubmitProviderApplicationMutation = graphql(`
 `);
 
 export const UpdateProviderApplicationMutation = graphql(`
-  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!) {
-    updateProviderApplication(id: $id, input: $input) {
+  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!, $reply: String) {
+    updateProviderApplication(id: $id, input: $input, reply: $reply) {
       ...ApplicationPayloadFields
     }
   }

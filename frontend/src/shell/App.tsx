@@ -51,7 +51,9 @@ function Area({ children }: { children: ReactNode }) {
 
 /**
  * App wires the API client, the session and the routes. Later dashboard areas
- * add their routes here, each page living in its own area folder.
+ * add their routes here, each page living in its own area folder. A page for
+ * a role (a provider's, an admin's) is wrapped in RequireRole, so whoever
+ * lacks the role meets the one ForbiddenPage.
  */
 export function App() {
   return (
@@ -114,7 +116,9 @@ export function App() {
                 path="provider/overview"
                 element={
                   <Area>
-                    <OverviewPage />
+                    <RequireRole role="PROVIDER">
+                      <OverviewPage />
+                    </RequireRole>
                   </Area>
                 }
               />
@@ -122,7 +126,9 @@ export function App() {
                 path="provider/benchmarks"
                 element={
                   <Area>
-                    <BenchmarksPage />
+                    <RequireRole role="PROVIDER">
+                      <BenchmarksPage />
+                    </RequireRole>
                   </Area>
                 }
               />
@@ -130,7 +136,9 @@ export function App() {
                 path="provider/pricing"
                 element={
                   <Area>
-                    <PricingPage />
+                    <RequireRole role="PROVIDER">
+                      <PricingPage />
+                    </RequireRole>
                   </Area>
                 }
               />
@@ -138,7 +146,9 @@ export function App() {
                 path="provider/earnings"
                 element={
                   <Area>
-                    <EarningsPage />
+                    <RequireRole role="PROVIDER">
+                      <EarningsPage />
+                    </RequireRole>
                   </Area>
                 }
               />
@@ -146,7 +156,9 @@ export function App() {
                 path="provider/payouts"
                 element={
                   <Area>
-                    <PayoutsPage />
+                    <RequireRole role="PROVIDER">
+                      <PayoutsPage />
+                    </RequireRole>
                   </Area>
                 }
               />
@@ -154,7 +166,9 @@ export function App() {
                 path="provider/performance"
                 element={
                   <Area>
-                    <PerformancePage />
+                    <RequireRole role="PROVIDER">
+                      <PerformancePage />
+                    </RequireRole>
                   </Area>
                 }
               />
@@ -187,7 +201,9 @@ export function App() {
                 path="provider/tokens"
                 element={
                   <Area>
-                    <TokensPage />
+                    <RequireRole role="PROVIDER">
+                      <TokensPage />
+                    </RequireRole>
                   </Area>
                 }
               />

@@ -2,6 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PathErrors } from '../api/errors';
 import type { AvailabilityKind, UserErrorCode } from '../gql/graphql';
+import { DataTable } from './DataTable';
 import { ChoiceField, FieldErrorText, SelectField } from './FormField';
 import { crossesMidnight, nextDay, nextWindow, newWindow, timeChoices, timeZones, WEEKDAYS, type ScheduleDraft, type WindowDraft } from './schedule';
 import './schedule.css';
@@ -13,7 +14,11 @@ interface ScheduleEditorProps {
   onChange: (value: ScheduleDraft) => void;
   /** errors are the form's errors by full path; the editor reads those under path. */
   errors: PathErrors;
-  /** crossMidnight lets a window end on the next day (the Pricing tab's schedule). */
+  /**
+   * crossMidnight lets a window end on the next day (20:00–08:00), as both
+   * the application and the Pricing tab's schedule accept (the server's
+   * rules are one: internal/availability); true unless set.
+   */
   crossMidnight?: boolean;
   /** onRowsChanged is called when windows are added or removed. */
   onRowsChanged?: () => void;
@@ -24,13 +29,20 @@ interface ScheduleEditorProps {
 /**
  * ScheduleEditor edits when GPUs can be rented: 24/7, or weekly windows
  * (day, start, end) in an IANA time zone (Intl.supportedValuesOf), shown
- * with the server's errors at each window. With crossMidnight a window may
- * end on the next day, and the row says so ("ends Saturday 08:00").
+ * with the server's errors at each window, in a DataTable (a card per
+ * window on a phone, its Remove button inside the card). A window may end
+ * on the next day (Friday 20:00–08:00), and the row says so ("ends
+ * Saturday").
  */
-export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight = false, onRowsChanged, legend }: ScheduleEditorProps) {
+export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight = true, onRowsChanged, legend }: ScheduleEditorProps) {
   const { t } = useTranslation();
   const at = (path: string) => errors[path ? `${p}.${path}` : p];
   const zones = useMemo(() => timeZones([value.timeZone]), [value.timeZone]);
+  // A window's own problems (an overlap, a bad day) are shown under its day.
+  const rowErrorsAt = (i: number) => [
+    ...(at(`windows.${i}`) ?? []).map((code) => ({ path: `${p}.windows.${i}`, code })),
+    ...(at(`windows.${i}.day`) ?? []).map((code) => ({ path: `${p}.windows.${i}.day`, code })),
+  ];
 
   function setKind(kind: AvailabilityKind) {
     // Switching to weekly starts with one window to edit, not an empty list.
@@ -84,41 +96,94 @@ export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight
             ))}
           </SelectField>
           {crossMidnight && <p className="field-hint">{t('schedule.crossMidnightHint')}</p>}
-          <table className="windows">
-            <thead>
-              <tr>
-                <th scope="col">{t('schedule.day')}</th>
-                <th scope="col">{t('schedule.start')}</th>
-                <th scope="col">{t('schedule.end')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {value.windows.map((w, i) => {
-                const wp = `windows.${i}`;
-                const rowErrors = [
-                  ...(at(wp) ?? []).map((code) => ({ path: `${p}.${wp}`, code })),
-                  ...(at(`${wp}.day`) ?? []).map((code) => ({ path: `${p}.${wp}.day`, code })),
-                ];
-                return (
-                  <WindowRow
-                    key={w.key}
-                    path={`${p}.${wp}`}
-                    number={i + 1}
+          <DataTable
+            caption={t('schedule.windowsCaption')}
+            className="windows"
+            rows={value.windows.map((w, i) => ({ w, i }))}
+            rowKey={({ w }) => w.key}
+            rowClassName={({ i }) => (rowErrorsAt(i).length > 0 ? 'invalid' : undefined)}
+            rowProps={({ w }) => ({ 'data-testid': 'window-row', 'data-crosses-midnight': crossMidnight && crossesMidnight(w) })}
+            columns={[
+              {
+                key: 'day',
+                header: t('schedule.day'),
+                primary: true,
+                cell: ({ w, i }) => (
+                  <WindowCell path={`${p}.windows.${i}`} name="day" label={t('schedule.windowDay', { number: i + 1 })}>
+                    <select
+                      id={`${p}.windows.${i}-day`}
+                      className="control"
+                      value={w.day}
+                      onChange={(e) => setWindow(i, { ...w, day: e.target.value as WindowDraft['day'] })}
+                      data-testid={`field-${p}.windows.${i}.day`}
+                    >
+                      {WEEKDAYS.map((d) => (
+                        <option key={d} value={d}>
+                          {t(`weekdays.${d}`)}
+                        </option>
+                      ))}
+                    </select>
+                    {rowErrorsAt(i).map((e, k) => (
+                      <FieldErrorText key={k} name={e.path} errors={[e.code]} />
+                    ))}
+                  </WindowCell>
+                ),
+              },
+              {
+                key: 'start',
+                header: t('schedule.start'),
+                cell: ({ w, i }) => (
+                  <TimeSelect
+                    path={`${p}.windows.${i}`}
+                    edge="start"
+                    label={t('schedule.windowStart', { number: i + 1 })}
                     window={w}
                     crossMidnight={crossMidnight}
+                    errors={at(`windows.${i}.start`)}
                     onChange={(x) => setWindow(i, x)}
-                    onRemove={() => removeWindow(i)}
-                    startErrors={at(`${wp}.start`)}
-                    endErrors={at(`${wp}.end`)}
-                    rowErrors={rowErrors}
                   />
-                );
-              })}
-            </tbody>
-          </table>
+                ),
+              },
+              {
+                key: 'end',
+                header: t('schedule.end'),
+                cell: ({ w, i }) => (
+                  <TimeSelect
+                    path={`${p}.windows.${i}`}
+                    edge="end"
+                    label={t('schedule.windowEnd', { number: i + 1 })}
+                    window={w}
+                    crossMidnight={crossMidnight}
+                    errors={at(`windows.${i}.end`)}
+                    onChange={(x) => setWindow(i, x)}
+                    note={
+                      crossMidnight && crossesMidnight(w) ? (
+                        <span className="window-next-day small muted" data-testid="window-next-day">
+                          {t('schedule.endsNextDay', { day: t(`weekdays.${nextDay(w.day)}`) })}
+                        </span>
+                      ) : undefined
+                    }
+                  />
+                ),
+              },
+              {
+                key: 'remove',
+                header: t('common.actions'),
+                actions: true,
+                cell: ({ i }) => (
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => removeWindow(i)}
+                    aria-label={t('schedule.removeWindow', { number: i + 1 })}
+                    data-testid="window-remove"
+                  >
+                    {t('common.remove')}
+                  </button>
+                ),
+              },
+            ]}
+          />
           <FieldErrorText name={`${p}.windows`} errors={at('windows')} />
           <button type="button" className="button small" onClick={addWindow} data-testid="window-add">
             {t('schedule.addWindow')}
@@ -130,38 +195,33 @@ export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight
   );
 }
 
-interface WindowRowProps {
-  path: string;
-  number: number;
-  window: WindowDraft;
-  crossMidnight: boolean;
-  onChange: (w: WindowDraft) => void;
-  onRemove: () => void;
-  startErrors?: UserErrorCode[];
-  endErrors?: UserErrorCode[];
-  rowErrors: { path: string; code: UserErrorCode }[];
-}
-
-/** WindowRow is one weekly window: day, start and end, and its errors. */
-function WindowRow({ path, number, window: w, crossMidnight, onChange, onRemove, startErrors, endErrors, rowErrors }: WindowRowProps) {
-  const { t } = useTranslation();
-  const crosses = crossMidnight && crossesMidnight(w);
-  const cell = (label: string, name: string, errors: UserErrorCode[] | undefined, control: ReactNode, note?: ReactNode) => (
-    <td data-label={label}>
+/** WindowCell is a window's control with its visually hidden label ("Window 2: day"). */
+function WindowCell({ path, name, label, children }: { path: string; name: string; label: string; children: ReactNode }) {
+  return (
+    <>
       <label className="visually-hidden" htmlFor={`${path}-${name}`}>
         {label}
       </label>
-      {control}
-      {note}
-      <FieldErrorText name={`${path}.${name}`} errors={errors} />
-    </td>
+      {children}
+    </>
   );
-  // The start and the end are alike: a time of day, shown left to right.
-  const timeCell = (edge: 'start' | 'end', label: string, errors: UserErrorCode[] | undefined, note?: ReactNode) =>
-    cell(
-      label,
-      edge,
-      errors,
+}
+
+interface TimeSelectProps {
+  path: string;
+  edge: 'start' | 'end';
+  label: string;
+  window: WindowDraft;
+  crossMidnight: boolean;
+  errors?: UserErrorCode[];
+  onChange: (w: WindowDraft) => void;
+  note?: ReactNode;
+}
+
+/** TimeSelect is a window's start or end: a time of day, shown left to right, with its errors. */
+function TimeSelect({ path, edge, label, window: w, crossMidnight, errors, onChange, note }: TimeSelectProps) {
+  return (
+    <WindowCell path={path} name={edge} label={label}>
       <select
         id={`${path}-${edge}`}
         className="control"
@@ -176,57 +236,9 @@ function WindowRow({ path, number, window: w, crossMidnight, onChange, onRemove,
             {v}
           </option>
         ))}
-      </select>,
-      note,
-    );
-
-  return (
-    <>
-      <tr data-testid="window-row" data-crosses-midnight={crosses} className={rowErrors.length > 0 ? 'invalid' : undefined}>
-        {cell(
-          t('schedule.windowDay', { number }),
-          'day',
-          undefined,
-          <select
-            id={`${path}-day`}
-            className="control"
-            value={w.day}
-            onChange={(e) => onChange({ ...w, day: e.target.value as WindowDraft['day'] })}
-            data-testid={`field-${path}.day`}
-          >
-            {WEEKDAYS.map((d) => (
-              <option key={d} value={d}>
-                {t(`weekdays.${d}`)}
-              </option>
-            ))}
-          </select>,
-        )}
-        {timeCell('start', t('schedule.windowStart', { number }), startErrors)}
-        {timeCell(
-          'end',
-          t('schedule.windowEnd', { number }),
-          endErrors,
-          crosses && (
-            <span className="window-next-day small muted" data-testid="window-next-day">
-              {t('schedule.endsNextDay', { day: t(`weekdays.${nextDay(w.day)}`) })}
-            </span>
-          ),
-        )}
-        <td>
-          <button type="button" className="link-button" onClick={onRemove} aria-label={t('schedule.removeWindow', { number })} data-testid="window-remove">
-            {t('common.remove')}
-          </button>
-        </td>
-      </tr>
-      {rowErrors.length > 0 && (
-        <tr className="window-errors">
-          <td colSpan={4}>
-            {rowErrors.map((e, i) => (
-              <FieldErrorText key={i} name={e.path} errors={[e.code]} />
-            ))}
-          </td>
-        </tr>
-      )}
-    </>
+      </select>
+      {note}
+      <FieldErrorText name={`${path}.${edge}`} errors={errors} />
+    </WindowCell>
   );
 }

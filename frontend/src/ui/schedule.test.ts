@@ -84,3 +84,18 @@ describe('availabilityInput', () => {
     });
   });
 });
+
+describe('an overnight window in the application (issue 11 point 4)', () => {
+  it('offers an end of 08:00 after a start of 20:00 and reads it as the next morning', () => {
+    const overnight = w('MONDAY', '20:00', '08:00');
+    expect(timeChoices('end', undefined, true)).toContain('08:00');
+    expect(crossesMidnight(overnight)).toBe(true);
+    expect(daySpans(overnight)).toEqual([
+      { day: 'MONDAY', from: 20 * 60, to: 24 * 60 },
+      { day: 'TUESDAY', from: 0, to: 8 * 60 },
+    ]);
+    expect(availabilityInput({ kind: 'WEEKLY', timeZone: 'Europe/Lisbon', windows: [overnight] }).windows).toEqual([
+      { day: 'MONDAY', start: '20:00', end: '08:00' },
+    ]);
+  });
+});

@@ -3,9 +3,9 @@ import type { AvailabilityInput, AvailabilityKind, Weekday } from '../gql/graphq
 // The pure half of the schedule editor (ScheduleEditor.tsx): weekly windows
 // as edited, the time zones offered, the times a window may start and end,
 // and what a window that crosses midnight covers. The application form and
-// the Pricing tab edit availability with the same editor; only the Pricing
-// tab's schedule lets a window cross midnight (FRIDAY 20:00–08:00 runs into
-// Saturday morning), which the application's answer does not.
+// the Pricing tab edit availability with the same editor, and both let a
+// window cross midnight (FRIDAY 20:00–08:00 runs into Saturday morning), as
+// the server's one set of window rules does (internal/availability).
 
 /** WEEKDAYS in calendar order, Monday first (ISO 8601). */
 export const WEEKDAYS: readonly Weekday[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
