@@ -24,6 +24,7 @@ type Documents = {
     "\n  mutation SetLanguage($language: Language!) {\n    setLanguage(language: $language) {\n      user {\n        id\n        language\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetLanguageDocument,
     "\n  fragment QueueRowFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        key\n        name\n      }\n      otherModel\n      quantity\n    }\n    suggestedTier {\n      tier\n    }\n    tier\n    submittedAt\n    updatedAt\n  }\n": typeof types.QueueRowFieldsFragmentDoc,
     "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...QueueRowFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": typeof types.ApplicationQueueDocument,
+    "\n  query ApplicationCounts {\n    providerApplicationCounts {\n      status\n      count\n    }\n  }\n": typeof types.ApplicationCountsDocument,
     "\n  subscription ApplicationQueueChanged {\n    providerApplicationChanged {\n      initial\n      application {\n        ...QueueRowFields\n      }\n    }\n  }\n": typeof types.ApplicationQueueChangedDocument,
     "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n": typeof types.ApplicationReviewDocument,
     "\n  subscription ApplicationReviewChanged($id: ID!) {\n    providerApplicationChanged(id: $id) {\n      initial\n      application {\n        ...ApplicationFields\n      }\n    }\n  }\n": typeof types.ApplicationReviewChangedDocument,
@@ -111,6 +112,7 @@ const documents: Documents = {
     "\n  mutation SetLanguage($language: Language!) {\n    setLanguage(language: $language) {\n      user {\n        id\n        language\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetLanguageDocument,
     "\n  fragment QueueRowFields on ProviderApplication {\n    id\n    status\n    fullName\n    email\n    company\n    gpus {\n      model {\n        key\n        name\n      }\n      otherModel\n      quantity\n    }\n    suggestedTier {\n      tier\n    }\n    tier\n    submittedAt\n    updatedAt\n  }\n": types.QueueRowFieldsFragmentDoc,
     "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...QueueRowFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n": types.ApplicationQueueDocument,
+    "\n  query ApplicationCounts {\n    providerApplicationCounts {\n      status\n      count\n    }\n  }\n": types.ApplicationCountsDocument,
     "\n  subscription ApplicationQueueChanged {\n    providerApplicationChanged {\n      initial\n      application {\n        ...QueueRowFields\n      }\n    }\n  }\n": types.ApplicationQueueChangedDocument,
     "\n  query ApplicationReview($id: ID!) {\n    providerApplication(id: $id) {\n      ...ApplicationFields\n    }\n  }\n": types.ApplicationReviewDocument,
     "\n  subscription ApplicationReviewChanged($id: ID!) {\n    providerApplicationChanged(id: $id) {\n      initial\n      application {\n        ...ApplicationFields\n      }\n    }\n  }\n": types.ApplicationReviewChangedDocument,
@@ -242,6 +244,10 @@ export function graphql(source: "\n  fragment QueueRowFields on ProviderApplicat
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...QueueRowFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  query ApplicationQueue($status: ApplicationStatus, $first: Int!, $after: String) {\n    providerApplications(status: $status, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...QueueRowFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApplicationCounts {\n    providerApplicationCounts {\n      status\n      count\n    }\n  }\n"): (typeof documents)["\n  query ApplicationCounts {\n    providerApplicationCounts {\n      status\n      count\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
