@@ -6,7 +6,8 @@
 // Online without a reload, with both GPUs and live telemetry, and the
 // utilisation chart draws each GPU's samples (in English, then in Arabic
 // with its value axis on the right); SIGTERM makes the agent say goodbye and
-// the card turns Offline (planned), pushed over the subscription. The Online
+// the card turns Offline (planned, neutral grey, still saying when it last
+// heard from the agent), pushed over the subscription. The Online
 // screen is saved as artifacts/e2e-overview.png (and -ar.png).
 //
 // GPUNEX_AGENT_BIN names the agent binary (default ../bin/gpunex-agent);
@@ -221,6 +222,8 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     console.log(`agent exited: ${JSON.stringify(exit)}`);
     await cardIs({ 'data-status': 'OFFLINE', 'data-offline-reason': 'PLANNED' });
     assert.equal(await text(card.getByTestId('machine-status')), en.overview.offline.PLANNED);
+    assert.equal(await card.getAttribute('data-severity'), 'neutral', 'a planned stop is no alarm');
+    assert.ok((await text(card.getByTestId('machine-heartbeat'))).startsWith('Last heartbeat:'), 'the last heartbeat stays');
     assert.ok(Number(await card.getAttribute('data-live-events')) > eventsBefore, 'Offline arrived over the subscription');
     await card.getByTestId('machine-telemetry-offline').waitFor();
     assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');

@@ -25,8 +25,8 @@ describe('activeThrottles', () => {
 });
 
 describe('shortId', () => {
-  it('keeps the first characters of a long id, and a short id whole', () => {
+  it('keeps the first characters of a long id, and an id of up to 20 characters whole', () => {
     expect(shortId('3f2a9c41d7e84b0c9a1e5f6b7c8d9e0f')).toBe('3f2a9c41…');
-    expect(shortId('machine-01')).toBe('machine-01');
+    expect(shortId('demo-lisbon-rack-01')).toBe('demo-lisbon-rack-01');
   });
 });

@@ -98,9 +98,13 @@ export function activeThrottles(reasons: readonly string[]): string[] {
   return reasons.filter((reason) => throttleKey(reason) !== 'gpuIdle');
 }
 
-/** shortId is a long id's first characters with an ellipsis ("3f2a9c41…"); a short one whole. */
+/**
+ * shortId is a long id's first characters with an ellipsis ("3f2a9c41…"),
+ * enough to tell machines apart at a glance; an id of up to 20 characters
+ * (a name such as "lisbon-rack-01") is shown whole.
+ */
 export function shortId(id: string, keep = 8): string {
-  return id.length <= keep + 2 ? id : `${id.slice(0, keep)}…`;
+  return id.length <= 20 ? id : `${id.slice(0, keep)}…`;
 }
 
 /** Severity is how a machine's state should catch the eye: fine, worth knowing, or an alarm. */
