@@ -158,10 +158,9 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await a('field-email').fill(ADMIN.email);
     await a('field-password').fill(ADMIN.password);
     await a('login-submit').click();
-    await a('account-page').waitFor();
-    await markNoReload(admin);
-    await a('nav-admin-applications').click();
+    // Admins land on the review queue (issue 11 point 8).
     await a('admin-queue-page').waitFor();
+    await markNoReload(admin);
     await admin.locator('[data-testid="queue-table"][data-live="true"]').waitFor();
     const watcher = await newPage('admin-watcher', undefined, admin.context());
     await watcher.goto(`${server.url}/admin/applications?status=ALL`);
