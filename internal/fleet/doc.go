@@ -13,6 +13,17 @@
 // machine record and announce it once. The sweeper runs on one replica at a
 // time (store.TryLead).
 //
+// A transition also keeps the machine's last heartbeat (last_heartbeat_at),
+// so an offline machine still says when it was last heard from: the beat
+// that brought it online, the agent's goodbye for a planned stop, and for
+// an unplanned one the beat the sweeper read one sweep before the key
+// expired (a key lives three intervals, a sweep comes every interval), or,
+// when this sweeper did not see it, the latest it can have been. While a
+// machine is online the presence store's beat is shown instead.
+//
+// A machine remembers the agent token it last registered with, for the
+// provider's list of tokens.
+//
 // Each replica rate-limits in memory: heartbeats per machine, and per
 // agent token whatever costs a query (registrations, and heartbeats naming
 // a machine id the replica has not resolved yet, unknown ones included).

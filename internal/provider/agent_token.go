@@ -88,6 +88,8 @@ func (s *Service) RevokeAgentToken(ctx context.Context, p *models.Provider, toke
 	return tok, nil
 }
 
+// tokensWithCounts selects agent tokens (alias at) into model with their
+// machine_count.
 func (s *Service) tokensWithCounts(model any) *bun.SelectQuery {
 	return s.deps.DB.NewSelect().Model(model).ColumnExpr("at.*").
 		ColumnExpr("(SELECT COUNT(*) FROM machines AS m WHERE m.agent_token_id = at.id AND m.provider_id = at.provider_id) AS machine_count")

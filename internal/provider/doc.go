@@ -11,4 +11,11 @@
 // given as Config.InstallCommand by the platform, so this domain package
 // does not import the installer). The command holds no token: the
 // installer asks for it, or reads it from a file.
+//
+// An active token's name is unique per provider, ignoring case (a partial
+// unique index backs the check against concurrent creations). A token's
+// last use is recorded here, told by auth of every request the token
+// authenticates, and written at most once a minute per token
+// (LastUseInterval), so heartbeats do not each write a row; the list of
+// tokens counts the machines that last registered with each.
 package provider
