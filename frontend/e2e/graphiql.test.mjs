@@ -3,7 +3,8 @@
 // aborted, as without internet), and GraphiQL as the binary embeds it. It
 // loads under the server's Content-Security-Policy without one violation,
 // runs a query as the signed-in user (the session cookie and the CSRF
-// header, as the SPA sends them), and its documentation explorer shows the
+// header, as the SPA sends them) and a subscription over
+// graphql-transport-ws (the cookie on the upgrade), and its documentation explorer shows the
 // schema, which needs the standard introspection query to pass the
 // operation limits; its dialogs open too. The last screen is saved as artifacts/e2e-graphiql.png.
 import assert from 'node:assert/strict';
@@ -16,7 +17,7 @@ const STEP_TIMEOUT = 20_000;
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
 
-test('GraphiQL loads offline under a strict CSP, runs a query as the session user and documents the schema', { timeout: 120_000 }, async () => {
+test('GraphiQL loads offline under a strict CSP, runs a query and a subscription as the session user and documents the schema', { timeout: 120_000 }, async () => {
   const server = await startServer();
   const origin = new URL(server.url).origin;
   let browser;
@@ -53,6 +54,19 @@ test('GraphiQL loads offline under a strict CSP, runs a query as the session use
     page.on('console', (msg) => {
       if (msg.type() === 'error') consoleErrors.push(msg.text());
     });
+    // The types of the messages the server sends on GraphiQL's WebSocket,
+    // read through the DevTools protocol: with context.route on,
+    // Playwright reports no 'websocket' event.
+    const received = [];
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    cdp.on('Network.webSocketFrameReceived', ({ response }) => {
+      try {
+        received.push(JSON.parse(response.payloadData).type);
+      } catch {
+        // not JSON: not ours to judge
+      }
+    });
 
     at('sign in through the API, as the SPA would');
     const res = await context.request.post(`${server.url}/graphql`, {
@@ -79,6 +93,19 @@ test('GraphiQL loads offline under a strict CSP, runs a query as the session use
     await response.getByText(PROVIDER.email).waitFor();
     const result = await response.evaluate((el) => el.CodeMirror.getValue());
     assert.deepEqual(JSON.parse(result), { data: { __typename: 'Query', me: { email: PROVIDER.email } } });
+
+    at('subscribe over graphql-transport-ws as the signed-in user');
+    await page.evaluate(() => {
+      document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue('subscription { notificationAdded(afterId: "0") { id } }');
+    });
+    await page.locator('.graphiql-execute-button').click();
+    // afterId "0" replays the demo provider's notifications at once.
+    await response.getByText('notificationAdded').waitFor();
+    const live = JSON.parse(await response.evaluate((el) => el.CodeMirror.getValue()));
+    assert.match(live.data.notificationAdded.id, /^\d+$/, JSON.stringify(live));
+    assert.ok(received.includes('connection_ack') && received.includes('next'), `graphql-transport-ws messages: ${received}`);
+    // Stop it (the button runs or stops), so the socket's work ends.
+    await page.locator('.graphiql-execute-button').click();
 
     at('open the documentation explorer and find a type of our schema');
     await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
