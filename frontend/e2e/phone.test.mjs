@@ -125,6 +125,14 @@ async function logIn(context, server, email) {
   assert.deepEqual(data.logIn.userErrors, [], `${email} logs in`);
 }
 
+// setLanguage stores language on the context's signed-in account.
+async function setLanguage(context, server, language) {
+  const data = await graphql(context, server, 'mutation($language: Language!) { setLanguage(language: $language) { userErrors { field code } } }', {
+    language: language.toUpperCase(),
+  });
+  assert.deepEqual(data.setLanguage.userErrors, [], `the account's language is set to ${language}`);
+}
+
 // applyLong submits LONG_APPLICATION as the context's user and returns its id.
 async function applyLong(context, server) {
   const data = await graphql(
@@ -204,9 +212,11 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
       for (const language of LANGUAGES) {
         const pages = user.pages.filter((p) => EVERY_PAGE.has(language) || p.spanish);
         if (pages.length === 0) continue;
-        // The SPA reads the reader's language from localStorage on load.
+        // A visitor's language is the one stored in the browser; a signed-in
+        // user's is the account's, which the SPA adopts on load.
         await page.goto(`${server.url}/`);
         await page.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
+        if (user.email) await setLanguage(page.context(), server, language);
         for (const p of pages) {
           step = `${p.name} in ${language} (${user.who})`;
           const path = p.path ?? reviewPath;
