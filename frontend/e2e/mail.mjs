@@ -74,3 +74,79 @@ export async function confirmationLink(dataDir, address, { timeoutMs = 20_000 } 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** decodeWords decodes the RFC 2047 encoded words of a header value. */
+export function decodeWords(value) {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?') // whitespace between encoded words is not text
+    .replace(/=\?([^?]+)\?([bq])\?([^?]*)\?=/gi, (_, charset, encoding, data) => {
+      const bytes =
+        encoding.toLowerCase() === 'b'
+          ? Buffer.from(data, 'base64')
+          : Buffer.from(
+              data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex) => String.fromCharCode(parseInt(hex, 16))),
+              'latin1',
+            );
+      return new TextDecoder(charset).decode(bytes);
+    });
+}
+
+/**
+ * readMessages returns every message in the outbox as { file, to, subject,
+ * text, html, language }: the subject decoded, the text/plain and text/html
+ * parts decoded apart (html is '' for a message without one), and the
+ * html's lang attribute.
+ */
+export function readMessages(dataDir) {
+  const dir = outboxDir(dataDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    .sort()
+    .map((file) => {
+      const raw = readFileSync(join(dir, file), 'utf8');
+      const split = raw.search(/\r?\n\r?\n/);
+      const headers = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
+      const body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
+      const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
+      const parts = boundary ? body.split(`--${boundary}`).slice(1, -1) : [`${headers}\n\n${body}`];
+      const byType = {};
+      for (const part of parts) {
+        const at = part.search(/\r?\n\r?\n/);
+        const partHeaders = part.slice(0, at).replace(/\r?\n[ \t]+/g, ' ');
+        const type = /content-type:\s*([\w/+-]+)/i.exec(partHeaders)?.[1]?.toLowerCase() ?? 'text/plain';
+        byType[type] ??= decodeBody(partHeaders, part.slice(at).replace(/^\r?\n\r?\n/, '')).replace(/\r\n/g, '\n');
+      }
+      const html = byType['text/html'] ?? '';
+      return {
+        file,
+        to: /^to:\s*(.*)$/im.exec(headers)?.[1] ?? '',
+        subject: decodeWords(/^subject:\s*(.*)$/im.exec(headers)?.[1] ?? ''),
+        text: byType['text/plain'] ?? '',
+        html,
+        language: /<html[^>]*\slang="([^"]+)"/i.exec(html)?.[1] ?? '',
+      };
+    });
+}
+
+/**
+ * waitForMessage polls the outbox until a message to address of kind (its
+ * X-GPUnex-Kind, e.g. account.confirm_email) arrives, and returns it as
+ * readMessages does.
+ */
+export async function waitForMessage(dataDir, address, kind, { timeoutMs = 20_000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  const dir = outboxDir(dataDir);
+  for (;;) {
+    for (const m of readMessages(dataDir)) {
+      if (!m.to.toLowerCase().includes(address.toLowerCase())) continue;
+      const raw = readFileSync(join(dir, m.file), 'utf8');
+      if (new RegExp(`^x-gpunex-kind:\\s*${kind.replace(/\./g, '\\.')}\\s*$`, 'im').test(raw)) return m;
+    }
+    if (Date.now() > deadline) {
+      const seen = readMessages(dataDir).map((m) => `${m.to}: ${m.subject}`);
+      throw new Error(`no ${kind} email to ${address} within ${timeoutMs} ms; outbox: ${JSON.stringify(seen)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
