@@ -35,7 +35,7 @@ func (b *bundle) deliver(t *testing.T) []*mailtest.Decoded {
 }
 
 // Issue 11, point 12: a decision email arrives in the applicant's chosen
-// language, Arabic (right to left) or Hindi, with a text and an HTML part
+// language, Arabic (right to left), Hindi or Spanish, with a text and an HTML part
 // in that language and the decision's values filled in, escaped in HTML
 // only.
 func TestDecisionEmailsArriveInArabicAndHindiThroughSMTP(t *testing.T) {
@@ -81,6 +81,20 @@ func TestDecisionEmailsArriveInArabicAndHindiThroughSMTP(t *testing.T) {
 				"इसे ठीक करने के बाद आप फिर से आवेदन कर सकते हैं:", "GPUnex टीम"},
 			notText: []string{"Hello", "Reason", "Thank you", "The GPUnex team"},
 			link:    "https://gpunex.example/provider/apply",
+			dir:     "ltr",
+		},
+		{
+			desc: "a request for more information in Spanish, with the question",
+			lang: models.LanguageSpanish,
+			decide: func(b *bundle, appID int64) error {
+				_, err := b.service.RequestInfo(b.ctx, b.admin, appID, note)
+				return err
+			},
+			subject: "GPUnex necesita más información sobre tu solicitud de proveedor",
+			text: []string{"Hola, Grace Hopper:", "Un revisor necesita más información antes de decidir sobre tu solicitud:", note,
+				"Edítala y vuelve a enviarla aquí:", "El equipo de GPUnex"},
+			notText: []string{"Hello", "A reviewer", "resubmit", "The GPUnex team"},
+			link:    "https://gpunex.example/provider/application",
 			dir:     "ltr",
 		},
 	}
