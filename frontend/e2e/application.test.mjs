@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { artifactsDir, explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
@@ -103,6 +103,9 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
       return { inside: button.left >= box.left - 0.5 && button.right <= box.right + 0.5, page: document.documentElement.scrollWidth <= window.innerWidth };
     });
     assert.deepEqual(fits, { inside: true, page: true }, 'Remove stays in its card, nothing wider than the phone');
+    const schedule = join(artifactsDir(), 'e2e-application-window-390.png');
+    await u('field-gpus.0.availability').screenshot({ path: schedule });
+    console.log(`screenshot: ${schedule}`);
     // Tuesday 07:00–09:00 shares Tuesday 07:00–08:00 with the overnight window.
     await u('window-add').click();
     await u('field-gpus.0.availability.windows.1.start').selectOption('07:00');
@@ -128,6 +131,7 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     assert.equal(new URL(admin.url()).pathname, '/admin/applications');
     await a('queue-count-SUBMITTED').waitFor();
     await a('queue-total').waitFor();
+    console.log(`screenshot: ${await saveScreenshot(admin, 'e2e-application-queue.png')}`);
     const submitted = Number(await a('queue-tab-SUBMITTED').getAttribute('data-count'));
     assert.ok(submitted >= 1, 'the new application is counted');
     assert.equal(Number(await a('queue-total').getAttribute('data-total')), submitted, 'the tab counts what its view lists');
@@ -204,6 +208,9 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     ]);
     assert.ok((await text(answer.getByTestId('answer-change').first())).includes(en.apply.gpu.ramGb), 'the field is named as the form names it');
     await admin.locator('[data-testid="review-decision"]').waitFor();
+    const review = join(artifactsDir(), 'e2e-application-review.png');
+    await answer.screenshot({ path: review });
+    console.log(`screenshot: ${review}`);
 
     at('point 7: approved as Enterprise over a Community suggestion');
     assert.equal(await a('field-tier').inputValue(), 'COMMUNITY', 'the suggestion');
