@@ -121,25 +121,30 @@ func TestRenderRefusesAnIncompleteEmail(t *testing.T) {
 	require.Equal(t, "Confirm your email to finish signing up for GPUnex", subject)
 }
 
-// Dates and numbers are written as the reader's language writes them.
+// Dates, numbers and amounts are written as the reader's language writes
+// them.
 func TestDatesAndNumbersFollowTheLanguage(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 12, 3, 9, 5, 0, 0, time.FixedZone("CET", 3600))
+	amount, err := models.ParseUSDC("12345.678")
+	require.NoError(t, err)
 	for _, tc := range []struct {
-		lang           models.Language
-		date, fraction string
-		big            string
+		lang                models.Language
+		date, fraction, big string
+		usdc, small         string
 	}{
-		{models.LanguageEnglish, "December 3, 2026, 08:05 UTC", "1234.5", "1,234,567.25"},
-		{models.LanguageSpanish, "3 de diciembre de 2026, 08:05 UTC", "1234,5", "1.234.567,25"},
-		{models.LanguagePortuguese, "3 de dezembro de 2026, 08:05 UTC", "1234,5", "1.234.567,25"},
-		{models.LanguageHindi, "3 दिसंबर 2026, 08:05 UTC", "1234.5", "12,34,567.25"},
-		{models.LanguageArabic, "٣ ديسمبر ٢٠٢٦، الساعة ٠٨:٠٥ بالتوقيت العالمي", "١٢٣٤٫٥", "١٬٢٣٤٬٥٦٧٫٢٥"},
+		{models.LanguageEnglish, "December 3, 2026, 08:05 UTC", "1234.5", "1,234,567.25", "12,345.678 USDC", "-0.50 USDC"},
+		{models.LanguageSpanish, "3 de diciembre de 2026, 08:05 UTC", "1234,5", "1.234.567,25", "12.345,678 USDC", "-0,50 USDC"},
+		{models.LanguagePortuguese, "3 de dezembro de 2026, 08:05 UTC", "1234,5", "1.234.567,25", "12.345,678 USDC", "-0,50 USDC"},
+		{models.LanguageHindi, "3 दिसंबर 2026, 08:05 UTC", "1234.5", "12,34,567.25", "12,345.678 USDC", "-0.50 USDC"},
+		{models.LanguageArabic, "٣ ديسمبر ٢٠٢٦، الساعة ٠٨:٠٥ بالتوقيت العالمي", "١٢٣٤٫٥", "١٬٢٣٤٬٥٦٧٫٢٥", "١٢٬٣٤٥٫٦٧٨ USDC", "-٠٫٥٠ USDC"},
 	} {
 		e := mail.Compose(tc.lang, "account.confirm_email")
 		require.Equal(t, tc.date, e.DateTime(at), tc.lang)
 		require.Equal(t, tc.fraction, e.Number(1234.5, 3), tc.lang)
 		require.Equal(t, tc.big, e.Number(1234567.25, 2), tc.lang)
+		require.Equal(t, tc.usdc, e.USDC(amount), tc.lang)
+		require.Equal(t, tc.small, e.USDC(models.USDC(-500_000)), tc.lang)
 		require.NoError(t, e.Err())
 	}
 }
