@@ -164,6 +164,8 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
     assert.equal(await tokenRow.getByTestId('token-machines').getAttribute('data-count'), '2');
     assert.equal((await tokenRow.getByTestId('token-machines').textContent()).trim(), '2');
     assert.notEqual(await tokenRow.getByTestId('token-last-used').getAttribute('data-at'), '', 'used by its agents');
+    await tokenRow.scrollIntoViewIfNeeded();
+    console.log(`screenshot: ${await saveScreenshot(page, 'e2e-fleet-tokens.png')}`);
 
     at('at 390 px the tokens fit: State and Revoke on screen');
     await page.setViewportSize({ width: 390, height: 844 });
@@ -181,6 +183,7 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
       };
     });
     assert.deepEqual(tokensFit, { page: 390, state: true, revoke: true });
+    await tokenRow.scrollIntoViewIfNeeded();
     console.log(`screenshot: ${await saveScreenshot(page, 'e2e-fleet-tokens-390.png')}`);
 
     at('at 390 px the Overview fits: memory, temperature, power and the sparkline on screen');
