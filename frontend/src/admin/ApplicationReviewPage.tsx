@@ -68,8 +68,11 @@ function ApplicationReview({ id }: { id: string }) {
   if (!app) {
     return (
       <section className="card narrow" data-testid="review-not-found">
+        <h1>{t('notFound.title')}</h1>
         <p>{t('errors.codes.NOT_FOUND')}</p>
-        <Link to="/admin/applications">{t('admin.review.back')}</Link>
+        <Link to="/admin/applications" className="button primary">
+          {t('admin.review.back')}
+        </Link>
       </section>
     );
   }
