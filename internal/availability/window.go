@@ -77,7 +77,9 @@ func SpanOf(w models.AvailabilityWindow) (Span, bool) {
 
 // CrossesMidnight reports whether the window ends on the day after it
 // starts (an end of 24:00 is midnight of the same day).
-func (a Span) CrossesMidnight() bool { return a.End/MinutesPerDay > a.Start/MinutesPerDay && a.End%MinutesPerDay != 0 }
+func (a Span) CrossesMidnight() bool {
+	return a.End/MinutesPerDay > a.Start/MinutesPerDay && a.End%MinutesPerDay != 0
+}
 
 // Overlaps reports whether a and b share a minute on the weekly clock, a
 // window crossing Sunday midnight included.
