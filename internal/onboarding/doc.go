@@ -42,6 +42,19 @@
 //     Edits while awaiting review are not resubmissions and are not
 //     counted.
 //
+// The form in one pass (issue 11). Validation reports every problem of the
+// form in one answer, an unanswered UPS question (Input.UpsUnanswered)
+// included, each at its field. Weekly windows follow package availability,
+// as the provider's schedule does: an end before the start runs into the
+// next day (20:00–08:00), and no two windows share a minute of the week.
+//
+// Replies and differences. Asked for more information, the applicant
+// resubmits with Update and may reply in words: the reply is the message
+// of the RESUBMITTED step. Every submission step keeps the answers it left
+// (ApplicationEvent.Answers), so the history tells, per resubmission, what
+// changed since the step before, field by field (FieldChanges, filled when
+// the history is read); GraphQL shows that difference to admins only.
+//
 // Tier rules. The system suggests ENTERPRISE when all of these hold, and
 // COMMUNITY otherwise, listing what is missing:
 //   - UPS protection (mandatory for Enterprise: an admin cannot override it);
