@@ -29,8 +29,7 @@ func (s *Service) SetLanguage(ctx context.Context, userID int64, lang models.Lan
 	return lang, nil
 }
 
-// storeLanguage writes lang on user (an account inserted with the column's
-// default, or one changing its language) with idb.
+// storeLanguage writes lang on user (one changing its language) with idb.
 func (s *Service) storeLanguage(ctx context.Context, idb bun.IDB, user *models.User, lang models.Language) error {
 	now := s.deps.Clock.Now()
 	res, err := idb.NewUpdate().Model((*models.User)(nil)).Set("language = ?", lang).Set("updated_at = ?", now).

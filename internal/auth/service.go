@@ -173,9 +173,9 @@ func validateAccount(v *fault.Validation, prefix validate.Path, email, password,
 	nameRule.Check(v, prefix.Field("name"), name)
 }
 
-func (s *Service) insertUser(ctx context.Context, tx bun.IDB, email, name, hash string, roles []models.Role) (*models.User, error) {
+func (s *Service) insertUser(ctx context.Context, tx bun.IDB, email, name, hash string, lang models.Language, roles []models.Role) (*models.User, error) {
 	now := s.deps.Clock.Now()
-	user := &models.User{Email: email, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	user := &models.User{Email: email, Name: name, PasswordHash: hash, Language: lang.Or(models.DefaultLanguage), CreatedAt: now, UpdatedAt: now}
 	if _, err := tx.NewInsert().Model(user).Returning("id").Exec(ctx); err != nil {
 		if s.deps.DB.IsUniqueViolation(err) {
 			var v fault.Validation
@@ -228,7 +228,7 @@ func (s *Service) CreateUser(ctx context.Context, in SignUpInput, roles ...model
 	var user *models.User
 	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		user, err = s.insertUser(ctx, tx, email, name, hash, all)
+		user, err = s.insertUser(ctx, tx, email, name, hash, models.DefaultLanguage, all)
 		return err
 	})
 	return user, err

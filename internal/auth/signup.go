@@ -65,16 +65,9 @@ func (s *Service) checkSignUp(ctx context.Context, in SignUpInput) (email, name 
 // openAccount creates a customer with an argon2id hash already made and
 // the language lang, runs the sign-up hooks and opens a session, all in tx.
 func (s *Service) openAccount(ctx context.Context, tx bun.Tx, email, name, hash string, lang models.Language, kind models.SessionKind) (*models.User, *Session, error) {
-	user, err := s.insertUser(ctx, tx, email, name, hash, []models.Role{models.RoleCustomer})
+	user, err := s.insertUser(ctx, tx, email, name, hash, lang, []models.Role{models.RoleCustomer})
 	if err != nil {
 		return nil, nil, err
-	}
-	// The row starts with the column's default; most sign-ups keep it.
-	user.Language = models.DefaultLanguage
-	if lang := lang.Or(models.DefaultLanguage); lang != models.DefaultLanguage {
-		if err := s.storeLanguage(ctx, tx, user, lang); err != nil {
-			return nil, nil, err
-		}
 	}
 	for _, h := range s.onSignUp {
 		if err := h(ctx, tx, user); err != nil {
