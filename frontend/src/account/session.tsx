@@ -2,8 +2,9 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, typ
 import { useQuery, type CombinedError } from 'urql';
 import { useApi } from '../api/ApiProvider';
 import type { UserFieldsFragment as User } from '../gql/graphql';
-import { changeLanguage, currentLanguage, fromApiLanguage } from '../i18n';
+import { changeLanguage, currentLanguage, fromApiLanguage, markLanguageUnsaved, unsavedLanguage } from '../i18n';
 import { MeQuery } from './operations';
+import { useStoreLanguage } from './useStoreLanguage';
 
 /** SessionUser is the signed-in user as the SPA knows it. */
 export type SessionUser = User;
@@ -55,6 +56,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
  */
 function useAccountLanguage(user: User | null) {
   const adopted = useRef<string | null>(null);
+  const storeLanguage = useStoreLanguage();
   useEffect(() => {
     if (!user) {
       // Signed out: the next log-in, even as the same user, adopts again.
@@ -63,9 +65,19 @@ function useAccountLanguage(user: User | null) {
     }
     if (adopted.current === user.id) return;
     adopted.current = user.id;
+    // A choice this browser made that the account has not stored yet (the
+    // page was reloaded before setLanguage answered) is newer: keep it and
+    // finish storing it.
+    const unsaved = unsavedLanguage(user.id);
+    if (unsaved) {
+      if (unsaved !== currentLanguage()) void changeLanguage(unsaved);
+      if (fromApiLanguage(user.language) !== unsaved) void storeLanguage(user.id, unsaved);
+      else markLanguageUnsaved(user.id, null);
+      return;
+    }
     const lng = fromApiLanguage(user.language);
     if (lng && lng !== currentLanguage()) void changeLanguage(lng);
-  }, [user]);
+  }, [user, storeLanguage]);
 }
 
 /** useSession reads the session; it must be used under SessionProvider. */

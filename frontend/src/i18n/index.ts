@@ -46,6 +46,36 @@ function browserLanguage(): Language | null {
   return null;
 }
 
+/**
+ * UNSAVED_LANGUAGE_KEY holds, in localStorage, a signed-in user's choice
+ * that is not yet stored on their account ("<user id>:<language>"): the
+ * page can be reloaded or left before setLanguage answers, and the next
+ * load must finish storing the choice rather than adopt the account's older
+ * language over it.
+ */
+const UNSAVED_LANGUAGE_KEY = 'gpunex.language.unsaved';
+
+/** unsavedLanguage is user userId's choice not yet stored on the account, if any. */
+export function unsavedLanguage(userId: string): Language | null {
+  try {
+    const value = window.localStorage.getItem(UNSAVED_LANGUAGE_KEY);
+    const [owner, lng] = value?.split(':') ?? [];
+    return owner === userId && isLanguage(lng) ? lng : null;
+  } catch {
+    return null;
+  }
+}
+
+/** markLanguageUnsaved records (or, with null, clears) user userId's unsaved choice. */
+export function markLanguageUnsaved(userId: string, lng: Language | null): void {
+  try {
+    if (lng) window.localStorage.setItem(UNSAVED_LANGUAGE_KEY, `${userId}:${lng}`);
+    else if (unsavedLanguage(userId)) window.localStorage.removeItem(UNSAVED_LANGUAGE_KEY);
+  } catch {
+    // Storage disabled: the choice is stored by the request alone.
+  }
+}
+
 /** apiLanguage is lng as the API's Language enum writes it ('ar' is 'AR'). */
 export function apiLanguage(lng: Language): ApiLanguage {
   return lng.toUpperCase() as ApiLanguage;

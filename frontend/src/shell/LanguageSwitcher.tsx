@@ -1,9 +1,8 @@
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useMutation } from 'urql';
-import { SetLanguageMutation } from '../account/operations';
 import { useSession } from '../account/session';
-import i18n, { apiLanguage, changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n';
+import { useStoreLanguage } from '../account/useStoreLanguage';
+import i18n, { changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n';
 
 /**
  * LanguageSwitcher lists every language by its own name (each locale file
@@ -16,13 +15,13 @@ export function LanguageSwitcher() {
   const { t } = useTranslation();
   const id = useId();
   const { user } = useSession();
-  const [, storeLanguage] = useMutation(SetLanguageMutation);
+  const storeLanguage = useStoreLanguage();
 
   async function choose(lng: Language) {
     await changeLanguage(lng);
-    // The page has switched already; a failed store leaves the account's
-    // language as it was, and the next choice tries again.
-    if (user) await storeLanguage({ language: apiLanguage(lng) });
+    // The page has switched already; a store that fails or is cut off by a
+    // reload is finished by the next load (useStoreLanguage).
+    if (user) await storeLanguage(user.id, lng);
   }
 
   return (
