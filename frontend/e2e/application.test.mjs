@@ -5,7 +5,8 @@
 // at its field; applies with an overnight window (20:00–08:00, shown "next
 // day", its Remove button inside its card); is rejected, and "Apply again"
 // starts from the rejected answers; the admin lands on the review queue with
-// counts on its tabs, asks for more information; the applicant replies and
+// counts on its tabs (which follow the rejection and the new application
+// live in a second tab), asks for more information; the applicant replies and
 // edits; the admin sees the reply and a field-by-field difference beside the
 // decision (the applicant does not see the difference); the admin approves
 // as Enterprise over a Community suggestion, and both see the decided tier
@@ -138,6 +139,16 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     const counts = await Promise.all(['SUBMITTED', 'INFO_REQUESTED', 'APPROVED', 'REJECTED'].map(async (s) => Number(await a(`queue-tab-${s}`).getAttribute('data-count'))));
     assert.equal(Number(await a('queue-tab-ALL').getAttribute('data-count')), counts.reduce((x, y) => x + y, 0), 'All is the sum');
     const rowSelector = `[data-testid="queue-row"][data-email="${applicant.email}"]`;
+    // A second tab keeps the queue open: its counts follow every change live.
+    const watcher = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, context: admin.context(), name: 'admin-watcher' });
+    pages['admin-watcher'] = watcher;
+    await watcher.goto(`${server.url}/admin/applications?status=ALL`);
+    await watcher.locator('[data-testid="queue-table"][data-live="true"]').waitFor();
+    await watcher.evaluate(() => {
+      window.__gpunexNoReload = true;
+    });
+    const [inReview, , , rejected] = counts;
+    const countIs = (status, want) => attr(watcher, `[data-testid="queue-tab-${status}"]`, 'data-count', String(want));
 
     at('the admin rejects the first application with a reason');
     await admin.locator(rowSelector).getByTestId('queue-open').click();
@@ -147,6 +158,8 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     await a('review-reject').click();
     await a('review-reject-confirm').click();
     await attr(admin, '[data-testid="admin-review-page"]', 'data-status', 'REJECTED');
+    await countIs('SUBMITTED', inReview - 1);
+    await countIs('REJECTED', rejected + 1);
 
     at('point 6: "Apply again" starts from the rejected application');
     await user.goto(`${server.url}/provider/application`);
@@ -163,6 +176,9 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     assert.equal(await u('field-upsProtected-no').isChecked(), true);
     await u('application-submit').click();
     await attr(user, '[data-testid="application-page"]', 'data-status', 'SUBMITTED');
+    await countIs('SUBMITTED', inReview);
+    await countIs('ALL', counts.reduce((x, y) => x + y, 0) + 1);
+    assert.equal(await watcher.evaluate(() => window.__gpunexNoReload), true, 'the counts moved without a reload');
 
     at('the admin asks for more information on the new application');
     await admin.goto(`${server.url}/admin/applications`);
