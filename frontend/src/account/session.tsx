@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, typ
 import { useQuery, type CombinedError } from 'urql';
 import { useApi } from '../api/ApiProvider';
 import type { UserFieldsFragment as User } from '../gql/graphql';
-import { changeLanguage, currentLanguage, fromApiLanguage, markLanguageUnsaved, unsavedLanguage } from '../i18n';
+import { changeLanguage, currentLanguage, fromApiLanguage, markLanguageUnsaved, storedLanguage, unsavedLanguage } from '../i18n';
 import { MeQuery } from './operations';
 import { useStoreLanguage } from './useStoreLanguage';
 
@@ -31,7 +31,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const { reconnect } = useApi();
   const [{ data, fetching, error }, reexecute] = useQuery({ query: MeQuery });
   const retry = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
-  useAccountLanguage(data?.me ?? null);
+  useAccountLanguage(data ? (data.me ?? null) : undefined);
 
   const value = useMemo<SessionValue>(
     () => ({
@@ -49,18 +49,26 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
 /**
  * useAccountLanguage switches the SPA to the language stored on the account
- * once per sign-in (after a log-in, or on loading a page already signed
- * in): the choice made on another device, or at sign-up, follows the
- * user. Later changes go the other way, from the LanguageSwitcher to the
- * account.
+ * when a user signs in on this page (log-in, sign-up, confirmed email): the
+ * choice made on another device, or at sign-up, follows the user. A page
+ * that loads already signed in keeps this browser's own choice when it has
+ * one (the user chose it here, or it was adopted at the last sign-in), so
+ * a reload never switches language under the user; a browser without a
+ * choice adopts the account's. Later changes go from the LanguageSwitcher
+ * to the account.
+ *
+ * user is undefined until the server has answered, null when signed out.
  */
-function useAccountLanguage(user: User | null) {
+function useAccountLanguage(user: User | null | undefined) {
   const adopted = useRef<string | null>(null);
+  const signedOutSeen = useRef(false);
   const storeLanguage = useStoreLanguage();
   useEffect(() => {
-    if (!user) {
-      // Signed out: the next log-in, even as the same user, adopts again.
+    if (user === undefined) return;
+    if (user === null) {
+      // Signed out: the next sign-in, even as the same user, adopts again.
       adopted.current = null;
+      signedOutSeen.current = true;
       return;
     }
     if (adopted.current === user.id) return;
@@ -75,6 +83,7 @@ function useAccountLanguage(user: User | null) {
       else markLanguageUnsaved(user.id, null);
       return;
     }
+    if (!signedOutSeen.current && storedLanguage() !== null) return;
     const lng = fromApiLanguage(user.language);
     if (lng && lng !== currentLanguage()) void changeLanguage(lng);
   }, [user, storeLanguage]);

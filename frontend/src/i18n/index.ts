@@ -29,7 +29,8 @@ function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
 }
 
-function storedLanguage(): Language | null {
+/** storedLanguage is the language this browser chose (localStorage), if any. */
+export function storedLanguage(): Language | null {
   try {
     const value = window.localStorage.getItem(LANGUAGE_STORAGE_KEY);
     return isLanguage(value) ? value : null;
