@@ -47,7 +47,7 @@ $(FRONTEND)/node_modules/.package-lock.json: $(FRONTEND)/package-lock.json | nod
 	cd $(FRONTEND) && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
-## spa: build the SPA, and GraphiQL into frontend/dist/graphiql, into frontend/dist (embedded by the Go build)
+## spa: build the SPA into frontend/dist and GraphiQL into frontend/dist/graphiql (both embedded by the Go build)
 $(FRONTEND)/dist/index.html: $(FRONTEND)/node_modules/.package-lock.json $(SPA_FILES) | node-version
 	cd $(FRONTEND) && $(NPM) run build
 
