@@ -22,13 +22,6 @@ type interval struct{ from, to time.Time }
 // The window rules are package availability's, which the application form
 // shares: these names keep the schedule's code short.
 
-// clockMinutes reads "HH:MM" (00:00–23:59, and 24:00 when end is true)
-// into minutes since midnight.
-func clockMinutes(s string, end bool) (int, bool) { return availability.ClockMinutes(s, end) }
-
-// weekday is d's offset from Monday (0–6), or -1 for an unknown day.
-func weekday(d models.Weekday) int { return availability.Weekday(d) }
-
 // span is a window on the weekly clock (availability.Span): minutes since
 // Monday 00:00, end after start, end possibly past the week's end (a
 // Sunday window that crosses midnight).
@@ -39,12 +32,6 @@ type span struct{ start, end int }
 func spanOf(w models.AvailabilityWindow) (span, bool) {
 	sp, ok := availability.SpanOf(w)
 	return span{sp.Start, sp.End}, ok
-}
-
-// overlaps reports whether a and b share a minute on the weekly clock, a
-// window crossing Sunday midnight included.
-func (a span) overlaps(b span) bool {
-	return availability.Span{Start: a.start, End: a.end}.Overlaps(availability.Span{Start: b.start, End: b.end})
 }
 
 // wallTime is the instant at which the zone's clock first shows the given

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/validate"
@@ -88,37 +89,8 @@ func availabilityOf(v *fault.Validation, field validate.Path, in onboarding.Avai
 			v.Add(windows.String(), fault.TooMany, fmt.Sprintf("at most %d windows", MaxWindows))
 			return out
 		}
-		var spans []span
-		var idx []int
-		for i, w := range in.Windows {
-			wf := windows.Index(i)
-			if weekday(w.Day) < 0 {
-				v.Add(wf.Field("day").String(), fault.InvalidValue, "choose a day of the week")
-				continue
-			}
-			s, ok1 := clockMinutes(w.Start, false)
-			e, ok2 := clockMinutes(w.End, true)
-			if !ok1 {
-				v.Add(wf.Field("start").String(), fault.InvalidValue, "use HH:MM between 00:00 and 23:59")
-			}
-			if !ok2 {
-				v.Add(wf.Field("end").String(), fault.InvalidValue, "use HH:MM between 00:00 and 24:00")
-			}
-			if !ok1 || !ok2 {
-				continue
-			}
-			if e == s {
-				v.Add(wf.Field("end").String(), fault.EmptyWindow, "the window must not end when it starts (an end before the start runs into the next day)")
-				continue
-			}
-			sp, _ := spanOf(w)
-			for j, o := range spans {
-				if sp.overlaps(o) {
-					v.Add(wf.String(), fault.Overlap, fmt.Sprintf("overlaps window %d", idx[j]))
-					break
-				}
-			}
-			spans, idx = append(spans, sp), append(idx, i)
+		for _, i := range availability.CheckWindows(v, windows, in.Windows) {
+			w := in.Windows[i]
 			out.Windows = append(out.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
 		}
 	default:
