@@ -7,6 +7,7 @@ import './benchmarks.css';
 import { MachineBenchmarksCard } from './MachineBenchmarksCard';
 import { standingsOf, summarizeListings } from './standing';
 import { useBenchmarks } from './useBenchmarks';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * BenchmarksPage is the provider's Benchmarks tab: per machine and GPU the
@@ -17,21 +18,8 @@ import { useBenchmarks } from './useBenchmarks';
  */
 export function BenchmarksPage() {
   const { user } = useSession();
-  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  if (!user?.roles.includes('PROVIDER')) return <ForbiddenPage role="PROVIDER" />;
   return <ProviderBenchmarks />;
-}
-
-function NotProvider() {
-  const { t } = useTranslation();
-  return (
-    <section className="card narrow" data-testid="benchmarks-not-provider">
-      <h1>{t('benchmarks.title')}</h1>
-      <p>{t('benchmarks.notProvider')}</p>
-      <Link to="/provider/application" className="button primary">
-        {t('roles.applicationStatus')}
-      </Link>
-    </section>
-  );
 }
 
 function ProviderBenchmarks() {
@@ -40,7 +28,7 @@ function ProviderBenchmarks() {
 
   if (!view.loaded && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
   if (!view.loaded) return <Loading />;
-  if (!view.providerId) return <NotProvider />;
+  if (!view.providerId) return <ForbiddenPage role="PROVIDER" />;
 
   const entries = standingsOf(view);
   const summary = summarizeListings(entries);

@@ -15,6 +15,7 @@ import './earnings.css';
 import { HistoryCard } from './HistoryCard';
 import { useEarnings } from './useEarnings';
 import { useZonedDates } from './zonedDates';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * EarningsPage is the provider's Earnings tab: the current period's net,
@@ -24,21 +25,8 @@ import { useZonedDates } from './zonedDates';
  */
 export function EarningsPage() {
   const { user } = useSession();
-  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  if (!user?.roles.includes('PROVIDER')) return <ForbiddenPage role="PROVIDER" />;
   return <ProviderEarnings />;
-}
-
-function NotProvider() {
-  const { t } = useTranslation();
-  return (
-    <section className="card narrow" data-testid="earnings-not-provider">
-      <h1>{t('earnings.title')}</h1>
-      <p>{t('earnings.notProvider')}</p>
-      <Link to="/provider/application" className="button primary">
-        {t('roles.applicationStatus')}
-      </Link>
-    </section>
-  );
 }
 
 function ProviderEarnings() {
@@ -47,7 +35,7 @@ function ProviderEarnings() {
   const { earnings } = view;
 
   if (view.providerId === undefined && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
-  if (view.providerId === null) return <NotProvider />;
+  if (view.providerId === null) return <ForbiddenPage role="PROVIDER" />;
   if (!earnings) return <Loading />;
 
   return (

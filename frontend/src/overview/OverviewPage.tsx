@@ -8,6 +8,7 @@ import { machinesOf, summarize } from './fleet';
 import { MachineCard } from './MachineCard';
 import './overview.css';
 import { TELEMETRY_REFRESH_MS, useFleet } from './useFleet';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * OverviewPage is the provider dashboard's home: every machine and GPU,
@@ -18,22 +19,8 @@ import { TELEMETRY_REFRESH_MS, useFleet } from './useFleet';
  */
 export function OverviewPage() {
   const { user } = useSession();
-  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  if (!user?.roles.includes('PROVIDER')) return <ForbiddenPage role="PROVIDER" />;
   return <ProviderOverview />;
-}
-
-/** NotProvider is the Overview of a user who is not (yet) a provider. */
-function NotProvider() {
-  const { t } = useTranslation();
-  return (
-    <section className="card narrow" data-testid="overview-not-provider">
-      <h1>{t('overview.title')}</h1>
-      <p>{t('overview.notProvider')}</p>
-      <Link to="/provider/application" className="button primary">
-        {t('roles.applicationStatus')}
-      </Link>
-    </section>
-  );
 }
 
 /** ProviderOverview is the Overview proper; only it runs useFleet. */
@@ -46,7 +33,7 @@ function ProviderOverview() {
   const provider = fleet.provider;
   // The role and the provider record go together; should the server still
   // say there is none, the page says what it says to a non-provider.
-  if (!provider) return <NotProvider />;
+  if (!provider) return <ForbiddenPage role="PROVIDER" />;
 
   const entries = machinesOf(fleet);
   const summary = summarize(entries);

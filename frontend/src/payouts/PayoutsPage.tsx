@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { useSession } from '../account/session';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
@@ -15,6 +14,7 @@ import { ProviderPayoutsQuery, SetPayoutMethodMutation } from './operations';
 import { destinationOf, METHOD_FIELDS, methodInput, nextPayoutNotes, PAYOUT_SCHEDULES, type Destination, type MethodDraft } from './payout';
 import './payouts.css';
 import { PayoutsTable } from './PayoutsTable';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * PAYOUTS_CONTEXT: a provider without payouts names no Payout typename in
@@ -32,21 +32,8 @@ type Provider = NonNullable<ProviderPayoutsResult['myProvider']>;
  */
 export function PayoutsPage() {
   const { user } = useSession();
-  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  if (!user?.roles.includes('PROVIDER')) return <ForbiddenPage role="PROVIDER" />;
   return <ProviderPayouts />;
-}
-
-function NotProvider() {
-  const { t } = useTranslation();
-  return (
-    <section className="card narrow" data-testid="payouts-not-provider">
-      <h1>{t('payouts.title')}</h1>
-      <p>{t('payouts.notProvider')}</p>
-      <Link to="/provider/application" className="button primary">
-        {t('roles.applicationStatus')}
-      </Link>
-    </section>
-  );
 }
 
 function ProviderPayouts() {
@@ -57,7 +44,7 @@ function ProviderPayouts() {
 
   if (data === undefined && error) return <ErrorNotice error={error} onRetry={refresh} />;
   if (data === undefined) return <Loading />;
-  if (!provider) return <NotProvider />;
+  if (!provider) return <ForbiddenPage role="PROVIDER" />;
 
   return (
     <section className="page payouts" data-testid="payouts-page">

@@ -1,5 +1,4 @@
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
 import { useSession } from '../account/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
@@ -10,6 +9,7 @@ import './pricing.css';
 import { ProviderRentalsCard } from './ProviderRentalsCard';
 import { ScheduleCard } from './ScheduleCard';
 import { usePricing } from './usePricing';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * PricingPage is the provider's Pricing tab: the hourly rate of each GPU
@@ -19,21 +19,8 @@ import { usePricing } from './usePricing';
  */
 export function PricingPage() {
   const { user } = useSession();
-  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  if (!user?.roles.includes('PROVIDER')) return <ForbiddenPage role="PROVIDER" />;
   return <ProviderPricing />;
-}
-
-function NotProvider() {
-  const { t } = useTranslation();
-  return (
-    <section className="card narrow" data-testid="pricing-not-provider">
-      <h1>{t('pricing.title')}</h1>
-      <p>{t('pricing.notProvider')}</p>
-      <Link to="/provider/application" className="button primary">
-        {t('roles.applicationStatus')}
-      </Link>
-    </section>
-  );
 }
 
 function ProviderPricing() {
@@ -43,7 +30,7 @@ function ProviderPricing() {
 
   if (provider === undefined && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
   if (provider === undefined) return <Loading />;
-  if (provider === null) return <NotProvider />;
+  if (provider === null) return <ForbiddenPage role="PROVIDER" />;
 
   const rows = modelRows(provider.machines, provider.prices);
   return (

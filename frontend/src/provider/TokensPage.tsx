@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrors, FORM_FIELD, type FieldErrors } from '../api/errors';
 import type { AgentTokenFieldsFragment } from '../gql/graphql';
@@ -13,6 +12,7 @@ import { FieldErrorText, FormField } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
 import { CreateAgentTokenMutation, MyProviderTokensQuery, RevokeAgentTokenMutation } from './operations';
 import './provider.css';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * TOKENS_CONTEXT: an empty token list names no typename in urql's document
@@ -47,17 +47,7 @@ export function TokensPage() {
   if (fetching && !data) return <Loading />;
   if (error && !data) return <ErrorNotice error={error} onRetry={() => reexecute({ requestPolicy: 'network-only' })} />;
   const provider = data?.myProvider;
-  if (!provider) {
-    return (
-      <section className="card narrow" data-testid="tokens-not-provider">
-        <h1>{t('tokens.title')}</h1>
-        <p>{t('tokens.notProvider')}</p>
-        <Link to="/provider/application" className="button primary">
-          {t('roles.applicationStatus')}
-        </Link>
-      </section>
-    );
-  }
+  if (!provider) return <ForbiddenPage role="PROVIDER" />;
 
   return (
     <section className="page" data-testid="tokens-page">

@@ -1,6 +1,5 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
 import { useSession } from '../account/session';
 import type { ReliabilityComponentsFieldsFragment, ReliabilityFieldsFragment } from '../gql/graphql';
 import { ErrorNotice } from '../ui/ErrorNotice';
@@ -11,6 +10,7 @@ import { TimeSeriesChart } from '../ui/TimeSeriesChart';
 import { adviceCodes, byCost, eventSentence, percent, projectionSummary, trendChartData, type EventSentence } from './reliability';
 import './reliability.css';
 import { useReliability } from './useReliability';
+import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /** COMPONENTS are the score's three parts, in the order of their weight. */
 const COMPONENTS = ['uptime', 'completion', 'consistency'] as const;
@@ -24,21 +24,8 @@ const COMPONENTS = ['uptime', 'completion', 'consistency'] as const;
  */
 export function PerformancePage() {
   const { user } = useSession();
-  if (!user?.roles.includes('PROVIDER')) return <NotProvider />;
+  if (!user?.roles.includes('PROVIDER')) return <ForbiddenPage role="PROVIDER" />;
   return <ProviderPerformance />;
-}
-
-function NotProvider() {
-  const { t } = useTranslation();
-  return (
-    <section className="card narrow" data-testid="performance-not-provider">
-      <h1>{t('reliability.title')}</h1>
-      <p>{t('reliability.notProvider')}</p>
-      <Link to="/provider/application" className="button primary">
-        {t('roles.applicationStatus')}
-      </Link>
-    </section>
-  );
 }
 
 function ProviderPerformance() {
@@ -47,7 +34,7 @@ function ProviderPerformance() {
   const r = view.reliability;
 
   if (view.providerId === undefined && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
-  if (view.providerId === null) return <NotProvider />;
+  if (view.providerId === null) return <ForbiddenPage role="PROVIDER" />;
   if (!r) return <Loading />;
 
   return (

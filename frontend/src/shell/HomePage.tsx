@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { landingPath, OVERVIEW_PATH } from '../account/landing';
+import { landingPath, OVERVIEW_PATH, REVIEW_QUEUE_PATH } from '../account/landing';
 import { useSession } from '../account/session';
 import './home.css';
 
@@ -19,6 +19,10 @@ export function HomePage() {
           {landing === OVERVIEW_PATH ? (
             <Link to={landing} className="button primary" data-testid="home-overview">
               {t('roles.openOverview')}
+            </Link>
+          ) : landing === REVIEW_QUEUE_PATH ? (
+            <Link to={landing} className="button primary" data-testid="home-review">
+              {t('roles.admin.review')}
             </Link>
           ) : landing ? (
             <Link to={landing} className="button primary" data-testid="home-account">
