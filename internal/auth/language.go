@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/uptrace/bun"
-
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
@@ -21,25 +19,14 @@ func (s *Service) SetLanguage(ctx context.Context, userID int64, lang models.Lan
 		v.Add("language", fault.InvalidValue, fmt.Sprintf("%q is not a language GPUnex speaks", lang))
 		return "", &v
 	}
-	user := &models.User{ID: userID}
-	if err := s.storeLanguage(ctx, s.deps.DB, user, lang); err != nil {
-		return "", err
+	res, err := s.deps.DB.NewUpdate().Model((*models.User)(nil)).Set("language = ?", lang).Set("updated_at = ?", s.deps.Clock.Now()).
+		Where("id = ?", userID).Exec(ctx)
+	if err != nil {
+		return "", fmt.Errorf("auth: unable to store the language: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return "", fault.E(fault.NotFound, "no such user")
 	}
 	s.deps.Logger.InfoContext(ctx, "auth: user changed language", "user_id", userID, "language", string(lang))
 	return lang, nil
-}
-
-// storeLanguage writes lang on user (one changing its language) with idb.
-func (s *Service) storeLanguage(ctx context.Context, idb bun.IDB, user *models.User, lang models.Language) error {
-	now := s.deps.Clock.Now()
-	res, err := idb.NewUpdate().Model((*models.User)(nil)).Set("language = ?", lang).Set("updated_at = ?", now).
-		Where("id = ?", user.ID).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("auth: unable to store the language: %w", err)
-	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return fault.E(fault.NotFound, "no such user")
-	}
-	user.Language, user.UpdatedAt = lang, now
-	return nil
 }
