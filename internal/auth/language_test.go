@@ -34,7 +34,7 @@ func TestSignUpEmailsAreInTheReadersLanguage(t *testing.T) {
 		}))
 		mails := b.mails(t, "priya@example.com")
 		require.Len(t, mails, 1)
-		require.Equal(t, "GPUnex पर साइन अप पूरा करने के लिए अपना ईमेल पुष्टि करें", mails[0].Subject)
+		require.Equal(t, "GPUnex पर साइन अप पूरा करने के लिए अपने ईमेल की पुष्टि करें", mails[0].Subject)
 		require.Contains(t, mails[0].TextBody, "नमस्ते Priya,")
 		var p models.PendingSignUp
 		require.NoError(t, db.NewSelect().Model(&p).Where("email = ?", "priya@example.com").Scan(b.ctx))

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -156,10 +157,7 @@ func noticeEmail(lang models.Language, kind, hostname, name string, changes []li
 					"measured": figure(f.Measured), "expected": figure(f.Expected), "minimum": figure(f.Minimum)}})
 			}
 			for _, g := range ch.result.Guidance {
-				vars := mail.Vars{}
-				for _, p := range g.Params {
-					vars[p.Key] = p.Value
-				}
+				vars := guidanceVars(e, g)
 				// A code or a parameter newer than the templates keeps
 				// the English guidance rather than losing it.
 				text := g.Message
@@ -172,6 +170,37 @@ func noticeEmail(lang models.Language, kind, hostname, name string, changes []li
 		}
 	}
 	return e.P("link", nil).URL(link).SignOff()
+}
+
+// guidanceVars are the values of g's parameters written for e's reader: a
+// metric by its name in the language, a figure as a number of the language
+// (its digits and separators), one that was not measured ("?", or a rated
+// power unknown for the model) as the language's n/a, and a driver error
+// the agent did not name ("unknown") as an unknown error in the language.
+// Any other value (a driver's own error text) is shown as it is.
+func guidanceVars(e *mail.Email, g models.BenchmarkGuidance) mail.Vars {
+	vars := mail.Vars{}
+	for _, p := range g.Params {
+		v := p.Value
+		switch p.Key {
+		case "metric":
+			if e.Has("metrics."+v, nil) {
+				v = e.T("metrics."+v, nil)
+			}
+		case "error":
+			if v == "" || v == "unknown" {
+				v = e.T("unknownError", nil)
+			}
+		default:
+			if x, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(x) && !math.IsInf(x, 0) {
+				v = e.Number(x, 3)
+			} else if v == "" || v == "?" {
+				v = e.T("unknown", nil)
+			}
+		}
+		vars[p.Key] = v
+	}
+	return vars
 }
 
 func expectedText(f models.BenchmarkFigure) string {

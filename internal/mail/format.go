@@ -25,29 +25,16 @@ func (e *Email) DateTime(t time.Time) string {
 
 // Number formats x for e's reader with at most decimals decimals (trailing
 // zeros dropped), the language's decimal separator and digits, and its
-// thousands separator in a number of five or more digits (so a year or a
-// port is never split, as CLDR does for Spanish), grouped as the language
-// groups (Hindi in lakhs: 12,34,567).
+// thousands separator from as many digits as the language starts grouping
+// at (minimumGrouping: four in most, "4,500"; five in Spanish, "4500" but
+// "12.345", as CLDR and the SPA's Intl.NumberFormat write them), grouped
+// as the language groups (Hindi in lakhs: 12,34,567).
 func (e *Email) Number(x float64, decimals int) string {
 	s := strconv.FormatFloat(x, 'f', decimals, 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return e.decimal(s)
-}
-
-// USDC formats an amount for e's reader as the SPA does: at least two
-// decimals, up to the six USDC has, with the language's separators and
-// digits, and the unit where the language puts it (format.usdc). It works
-// on the exact decimal text, never on a float.
-func (e *Email) USDC(u models.USDC) string {
-	s := u.String() // six decimals
-	whole, frac, _ := strings.Cut(s, ".")
-	frac = strings.TrimRight(frac, "0")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return e.T("^format.usdc", Vars{"amount": e.decimal(whole + "." + frac)})
 }
 
 // decimal writes the ASCII decimal s ("-1234.5") with e's language's
@@ -58,7 +45,7 @@ func (e *Email) decimal(s string) string {
 		sign, s = "-", rest
 	}
 	whole, frac, _ := strings.Cut(s, ".")
-	if len(whole) >= 5 {
+	if len(whole) >= 3+minimumGrouping(e.lang) {
 		whole = groupDigits(whole, e.T("^format.group", nil), e.lang == models.LanguageHindi)
 	}
 	out := sign + whole
@@ -66,6 +53,16 @@ func (e *Email) decimal(s string) string {
 		out += e.T("^format.decimal", nil) + frac
 	}
 	return e.Digits(out)
+}
+
+// minimumGrouping is how many digits lang wants before its first
+// thousands separator (CLDR's minimumGroupingDigits): two in Spanish,
+// which leaves a four-digit number whole, one in the others.
+func minimumGrouping(lang models.Language) int {
+	if lang == models.LanguageSpanish {
+		return 2
+	}
+	return 1
 }
 
 // groupDigits puts sep between the thousands of the ASCII digits whole,
