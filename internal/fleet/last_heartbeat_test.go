@@ -1,6 +1,9 @@
 package fleet
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -8,6 +11,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -36,6 +40,56 @@ func (b *bundle) sweep(t *testing.T, svc *Service) int {
 	n, err := svc.Sweep(b.ctx)
 	require.NoError(t, err)
 	return n
+}
+
+// failingPresence is a presence store whose reads fail: Redis down.
+type failingPresence struct{ presence.Store }
+
+func (failingPresence) GetMany(context.Context, []string) (map[string][]byte, error) {
+	return nil, errors.New("presence: unreachable")
+}
+
+// An online machine's stored last_heartbeat_at is the first beat of its
+// session; it is never shown for it. Without its presence record (expired
+// before the sweeper ran, or unreadable) its last heartbeat is unknown,
+// not hours old.
+func TestAnOnlineMachineWithoutItsPresenceRecordHasNoLastHeartbeat(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		first := b.beat(t, b.svc)
+		b.clock.Advance(5 * time.Hour)
+		b.beat(t, b.svc) // a steady heartbeat: presence only
+		require.True(t, b.machine(t).LastHeartbeatAt.Equal(first), "the column holds the session's first beat")
+
+		unreadable := New(Deps{DB: db, Presence: failingPresence{b.presence}, Bus: b.bus, Clock: b.clock, Logger: slog.New(slog.DiscardHandler)}, Config{Interval: 10 * time.Second})
+		for name, load := range map[string]func() (*models.Machine, error){
+			"machine": func() (*models.Machine, error) { return unreadable.Machine(b.ctx, b.machineID) },
+			"machines": func() (*models.Machine, error) {
+				ms, err := unreadable.Machines(b.ctx, b.agent.ProviderID)
+				if err != nil || len(ms) != 1 {
+					return nil, err
+				}
+				return ms[0], nil
+			},
+		} {
+			m, err := load()
+			require.NoError(t, err, name)
+			require.NotNil(t, m, name)
+			require.Equal(t, models.MachineOnline, m.Status, name)
+			require.Nil(t, m.LastHeartbeatAt, "%s: unreadable presence, not the stored %s", name, first)
+		}
+
+		existed, err := b.presence.Remove(b.ctx, presenceKey(b.machineID)) // expired, not swept yet
+		require.NoError(t, err)
+		require.True(t, existed)
+		m := b.reloaded(t)
+		require.Equal(t, models.MachineOnline, m.Status)
+		require.Nil(t, m.LastHeartbeatAt, "absent presence, not the stored %s", first)
+		for _, g := range m.Gpus {
+			require.Nil(t, g.Telemetry)
+		}
+	})
 }
 
 // Issue 11, point 9: a machine that fell silent still tells, after a

@@ -46,10 +46,17 @@ func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error
 // attachLive fills in the latest heartbeat and telemetry of online
 // machines from the presence store, in one round trip. An offline machine
 // keeps the last heartbeat its transition recorded, and no telemetry.
+//
+// For an online machine the column is never the answer: it holds the
+// session's first beat, hours old on a machine that has been up that long.
+// Its last heartbeat is the live one or, when the presence record is gone
+// (expired before the sweeper ran) or unreadable, unknown (nil), never
+// the stale column.
 func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 	keys := make([]string, 0, len(ms))
 	for _, m := range ms {
 		if m.Status == models.MachineOnline {
+			m.LastHeartbeatAt = nil
 			keys = append(keys, presenceKey(m.ID))
 		}
 	}
