@@ -1,12 +1,20 @@
 package provider_test
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
@@ -133,6 +141,50 @@ func TestLastUseFollowsEveryRequestWithOneWriteAMinute(t *testing.T) {
 	})
 }
 
+// The server re-checking a token (a WebSocket's periodic liveness check)
+// is not the agent using it: a connected but silent agent's token keeps
+// the last use its last request set, and a revoked token still fails.
+func TestAServerCheckOfATokenIsNotAUse(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, p := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+		made, err := b.providers.CreateAgentToken(b.ctx, p, "rack-01")
+		require.NoError(t, err)
+		lastUsed := func() *time.Time {
+			list, err := b.providers.AgentTokens(b.ctx, p)
+			require.NoError(t, err)
+			return list[0].LastUsedAt
+		}
+		check := func() {
+			a, err := b.auth.CheckAgentToken(b.ctx, made.Secret)
+			require.NoError(t, err)
+			require.Equal(t, made.Token.ID, a.TokenID)
+			require.Equal(t, p.ID, a.ProviderID)
+		}
+
+		check() // from the database
+		check() // from the cache
+		require.Nil(t, lastUsed(), "checked, never used")
+
+		used := b.clock.Now()
+		_, err = b.auth.AuthenticateAgent(b.ctx, made.Secret)
+		require.NoError(t, err)
+		for range 3 {
+			b.clock.Advance(time.Hour)
+			check()
+		}
+		require.True(t, lastUsed().Equal(used), "the agent's last request, not the last check: %s", lastUsed())
+
+		_, err = b.providers.RevokeAgentToken(b.ctx, p, made.Token.ID)
+		require.NoError(t, err)
+		_, err = b.auth.CheckAgentToken(b.ctx, made.Secret)
+		require.Equal(t, fault.Unauthenticated, fault.CodeOf(err))
+		_, err = b.auth.CheckAgentToken(b.ctx, "gpx_a_not-a-token")
+		require.Equal(t, fault.Unauthenticated, fault.CodeOf(err))
+	})
+}
+
 // Issue 11, point 11: the tokens list counts the machines whose latest
 // registration used each token.
 func TestTheTokensListCountsEachTokensMachines(t *testing.T) {
@@ -167,5 +219,77 @@ func TestTheTokensListCountsEachTokensMachines(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, revoked.RevokedAt)
 		require.Equal(t, 2, revoked.MachineCount, "its machines are still there")
+	})
+}
+
+// runMigration runs the statements of migration 20261204000002's up or
+// down file on db, as the migrator does.
+func runMigration(t *testing.T, db *store.DB, direction string) {
+	t.Helper()
+	sql, err := os.ReadFile(filepath.Join("..", "store", "migrations", db.Backend(), "20261204000002_fleet_details.tx."+direction+".sql"))
+	require.NoError(t, err)
+	require.NoError(t, db.InTx(t.Context(), func(ctx context.Context, tx bun.Tx) error {
+		for stmt := range strings.SplitSeq(string(sql), "--bun:split") {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", stmt, err)
+			}
+		}
+		return nil
+	}))
+}
+
+// Migration 20261204000002 renames all but the oldest of the active tokens
+// whose names differ only in case, before building the unique index: the
+// new names fit the limit and clash with no other name, even one that
+// looks like a renamed one.
+func TestTheMigrationRenamesDuplicateTokenNamesWithoutAClash(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, p := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+		_, q := b.approved(t, "grace@example.com", nil, models.TierCommunity)
+		runMigration(t, db, "down")
+
+		now := b.clock.Now()
+		long := strings.Repeat("a", 57) + " " + strings.Repeat("b", 6)
+		tokens := []struct {
+			id       int64
+			provider int64
+			name     string
+			revoked  bool
+			want     string
+		}{
+			{101, p.ID, "rack", false, "rack"},
+			{102, p.ID, "Rack", false, "Rack (102)"},
+			{103, p.ID, "rack (104)", false, "rack (104)"},  // what 104 would become
+			{104, p.ID, "RACK", false, "RACK (#104)\u00a0"}, // so it takes the other form
+			{105, p.ID, "rack", true, "rack"},               // revoked: left alone
+			{106, p.ID, "é" + strings.Repeat("a", 63), false, "é" + strings.Repeat("a", 63)},
+			{107, p.ID, "é" + strings.Repeat("A", 63), false, "é" + strings.Repeat("A", 57) + " (107)"}, // cut to 64 characters
+			{108, p.ID, long, false, long},
+			{109, p.ID, strings.ToUpper(long), false, strings.Repeat("A", 57) + " (109)"}, // cut at a space, trimmed
+			{110, q.ID, "RACK", false, "RACK"},                                            // another provider's
+		}
+		for _, tok := range tokens {
+			row := &models.AgentToken{ID: tok.id, ProviderID: tok.provider, Name: tok.name, Prefix: "gpx_a_x",
+				TokenHash: fmt.Sprint("hash-", tok.id), CreatedAt: now}
+			if tok.revoked {
+				row.RevokedAt = &now
+			}
+			_, err := db.NewInsert().Model(row).Exec(b.ctx)
+			require.NoError(t, err)
+		}
+
+		runMigration(t, db, "up")
+		var got []*models.AgentToken
+		require.NoError(t, db.NewSelect().Model(&got).OrderExpr("id ASC").Scan(b.ctx))
+		require.Len(t, got, len(tokens))
+		for i, tok := range tokens {
+			require.Equal(t, tok.want, got[i].Name, "token %d", tok.id)
+			require.LessOrEqual(t, utf8.RuneCountInString(got[i].Name), auth.MaxAgentTokenName, "token %d", tok.id)
+		}
+
+		_, err := db.NewInsert().Model(&models.AgentToken{ProviderID: p.ID, Name: "RaCk", Prefix: "gpx_a_x", TokenHash: "hash-new", CreatedAt: now}).Exec(b.ctx)
+		require.True(t, db.IsUniqueViolation(err), "the index holds: %v", err)
 	})
 }
