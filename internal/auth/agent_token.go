@@ -128,20 +128,39 @@ func (s *Service) RevokeAgentToken(ctx context.Context, providerID, tokenID int6
 	return tok, nil
 }
 
-// AuthenticateAgent resolves an agent token. Unknown, malformed and revoked
-// tokens are UNAUTHENTICATED. A checked token is remembered for a short
-// while so steady heartbeats read no SQL; revoking evicts it at once here
-// and, through the bus, on every other replica.
+// AuthenticateAgent resolves an agent token for a request the agent made,
+// and reports that use to the OnAgentUse functions. Unknown, malformed and
+// revoked tokens are UNAUTHENTICATED. A checked token is remembered for a
+// short while so steady heartbeats read no SQL; revoking evicts it at once
+// here and, through the bus, on every other replica.
 func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, error) {
+	now := s.deps.Clock.Now()
+	agent, err := s.agentOf(ctx, token, now)
+	if err != nil {
+		return nil, err
+	}
+	s.agentUse(ctx, agent, now)
+	return agent, nil
+}
+
+// CheckAgentToken is AuthenticateAgent for the server's own checks, which
+// are not the agent's use of its token: it resolves the token the same way
+// (UNAUTHENTICATED once revoked) but tells no OnAgentUse function, so a
+// connection's periodic re-check of a silent agent's token leaves the
+// token's last use where the agent's last request put it.
+func (s *Service) CheckAgentToken(ctx context.Context, token string) (*Agent, error) {
+	return s.agentOf(ctx, token, s.deps.Clock.Now())
+}
+
+// agentOf resolves token at now, from the cache or the database.
+func (s *Service) agentOf(ctx context.Context, token string, now time.Time) (*Agent, error) {
 	if !looksLikeToken(AgentTokenPrefix, token) {
 		return nil, fault.E(fault.Unauthenticated, "the agent token is not valid")
 	}
 	hash := HashToken(token)
-	now := s.deps.Clock.Now()
 	if v, ok := s.agentCache.Load(hash); ok {
 		c := v.(cachedAgent)
 		if now.Before(c.until) {
-			s.agentUse(ctx, c.agent, now)
 			return c.agent, nil
 		}
 		s.agentCache.Delete(hash)
@@ -159,16 +178,16 @@ func (s *Service) AuthenticateAgent(ctx context.Context, token string) (*Agent, 
 	}
 	agent := &Agent{TokenID: tok.ID, ProviderID: tok.ProviderID}
 	s.agentCache.Store(hash, cachedAgent{agent: agent, until: now.Add(agentCacheTTL)})
-	s.agentUse(ctx, agent, now)
 	return agent, nil
 }
 
-// OnAgentUse adds fn to the functions told of every request an agent token
-// authenticates (AuthenticateAgent, from the cache or not), with the time
-// of the request, in the order added. The token's last use is recorded
-// this way (internal/provider), not here: fn runs on the request's
-// goroutine, heartbeats included, so it must be quick and must not write
-// a row per call. Call it while assembling the platform, before serving.
+// OnAgentUse adds fn to the functions told of every request an agent
+// token authenticates (AuthenticateAgent, from the cache or not; never
+// CheckAgentToken), with the time of the request, in the order added. The
+// token's last use is recorded this way (internal/provider), not here: fn
+// runs on the request's goroutine, heartbeats included, so it must be
+// quick and must not write a row per call. Call it while assembling the
+// platform, before serving.
 func (s *Service) OnAgentUse(fn func(ctx context.Context, a *Agent, at time.Time)) {
 	s.agentUsed = append(s.agentUsed, fn)
 }

@@ -120,7 +120,7 @@ func (w World) agentToken(ctx context.Context, email string) (int64, *auth.Agent
 	if prov == nil {
 		return 0, nil, "", errors.New("not an approved provider")
 	}
-	tokens, err := w.Auth.AgentTokens(ctx, prov.ID)
+	tokens, err := w.Providers.AgentTokens(ctx, prov)
 	if err != nil {
 		return 0, nil, "", err
 	}
@@ -133,7 +133,7 @@ func (w World) agentToken(ctx context.Context, email string) (int64, *auth.Agent
 	if err != nil {
 		return 0, nil, "", fmt.Errorf("unable to create a token: %w", err)
 	}
-	agentID, err := w.Auth.AuthenticateAgent(ctx, secret)
+	agentID, err := w.Auth.CheckAgentToken(ctx, secret)
 	if err != nil {
 		return 0, nil, "", fmt.Errorf("the new token does not authenticate: %w", err)
 	}
