@@ -11,7 +11,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
-import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { createGraphiQLFetcher, type Fetcher } from '@graphiql/toolkit';
+import { parse, type DocumentNode } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { setNonce } from 'get-nonce';
 import { CSRF_HEADER, GRAPHQL_PATH } from '../api/client';
@@ -30,12 +31,28 @@ function webSocketUrl(): string {
 const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
 if (nonce) setNonce(nonce);
 
-const fetcher = createGraphiQLFetcher({
+const toolkitFetcher = createGraphiQLFetcher({
   url: GRAPHQL_PATH,
   headers: { ...CSRF_HEADER },
   // The cookie authenticates the upgrade; the payload stays empty.
   wsClient: createClient({ url: webSocketUrl(), lazy: true, connectionParams: {} }),
 });
+
+// The toolkit sends an operation over the WebSocket when the document
+// GraphiQL hands it (fetcherOpts.documentAST) says it is a subscription;
+// that AST is the editor's last parse, which can trail an edit made just
+// before Run, and a subscription sent as a POST gets its first event only.
+// The document is therefore read from the text being sent.
+function parsed(query: string): DocumentNode | undefined {
+  try {
+    return parse(query);
+  } catch {
+    return undefined;
+  }
+}
+
+const fetcher: Fetcher = (params, opts) =>
+  toolkitFetcher(params, { ...opts, documentAST: parsed(params.query) ?? opts?.documentAST });
 
 const root = document.getElementById('graphiql');
 if (root) {
