@@ -189,7 +189,7 @@ function describe(o) {
   return `<${o.tag}${cls}>${id} "${o.text}" spans ${o.left}..${o.right} px`;
 }
 
-test('phone: every main page fits a 390 px screen in English and in Arabic (and the wordiest in Spanish)', { timeout: 180_000 }, async () => {
+test('phone: every main page fits a 390 px screen in English and in Arabic (and the wordiest in Spanish), with no Content-Security-Policy violation', { timeout: 180_000 }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';
@@ -207,6 +207,13 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
         contextOptions: { viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true },
       });
       screens[`phone-failure-${user.who}.png`] = page;
+      // Every Content-Security-Policy violation a page meets is recorded.
+      await page.addInitScript(() => {
+        window.__cspViolations = [];
+        document.addEventListener('securitypolicyviolation', (e) =>
+          window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+        );
+      });
       if (user.email) await logIn(page.context(), server, user.email);
       if (user.apply) reviewPath = `/admin/applications/${await applyLong(page.context(), server)}`;
       for (const language of LANGUAGES) {
@@ -231,6 +238,8 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
           const o = await page.evaluate(overflowing);
           await saveScreenshot(page, `phone-${language}-${p.name}.png`);
           console.log(`${p.name} (${language}): ${o.scrollWidth} px wide, ${o.elements.length} overflowing, ${Date.now() - started} ms`);
+          const violations = await page.evaluate(() => window.__cspViolations ?? []);
+          if (violations.length > 0) failures.push(`${p.name} in ${language} (${path}): Content-Security-Policy violations: ${violations.join('; ')}`);
           if (o.scrollWidth > o.innerWidth || o.elements.length > 0) {
             const lines = o.elements.slice(0, 8).map((e) => `    ${describe(e)}`);
             if (o.elements.length > 8) lines.push(`    … and ${o.elements.length - 8} more`);

@@ -98,7 +98,7 @@ func TestGraphiQLIsServedFromTheBinaryUnderAStrictPolicy(t *testing.T) {
 	}
 	res, body = get(t, srv, "/")
 	require.Equal(t, "<title>GPUnex</title>", body, "the SPA is still the SPA")
-	require.Empty(t, res.Header.Get("Content-Security-Policy"), "the SPA's policy is not GraphiQL's")
+	require.Equal(t, siteCSP, res.Header.Get("Content-Security-Policy"), "the SPA has the site's policy, not GraphiQL's")
 }
 
 // With introspection off (production) GraphiQL is not served: /graphiql
