@@ -391,7 +391,7 @@ func (r *sockets) alive(ctx context.Context, s *socket) (ok bool, left time.Dura
 		left, ok, err := r.auth.SessionTimeLeft(ctx, session)
 		return ok, left, err
 	case token != "":
-		_, err := r.auth.AuthenticateAgent(ctx, token)
+		_, err := r.auth.CheckAgentToken(ctx, token)
 		if fault.CodeOf(err) == fault.Unauthenticated {
 			return false, 0, nil
 		}

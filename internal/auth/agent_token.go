@@ -89,15 +89,6 @@ func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name s
 	return tok, secret, nil
 }
 
-// AgentTokens lists providerID's tokens, newest first.
-func (s *Service) AgentTokens(ctx context.Context, providerID int64) ([]*models.AgentToken, error) {
-	var out []*models.AgentToken
-	if err := s.deps.DB.NewSelect().Model(&out).Where("provider_id = ?", providerID).OrderExpr("id DESC").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("auth: unable to list agent tokens: %w", err)
-	}
-	return out, nil
-}
-
 // RevokeAgentToken revokes providerID's token tokenID at once. Revoking a
 // revoked token is not an error; another provider's token is NOT_FOUND.
 func (s *Service) RevokeAgentToken(ctx context.Context, providerID, tokenID int64) (*models.AgentToken, error) {
