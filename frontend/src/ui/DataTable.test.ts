@@ -155,3 +155,24 @@ describe('DataTable', () => {
     expect(wide?.attrs.style).toBe('--dt-stack:wide');
   });
 });
+
+// Every table of the SPA, current and future, is a DataTable (issue 11): a
+// hand-written <table> would be too wide on a phone. This reads the sources.
+describe('the SPA draws its tables with DataTable', () => {
+  it('has no <table> outside DataTable.tsx', async () => {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const { join, relative } = await import('node:path');
+    const src = join(__dirname, '..');
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir)) {
+        const path = join(dir, entry);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.tsx$/.test(entry) && !path.endsWith(join('ui', 'DataTable.tsx')) && /<table[\s>]/.test(readFileSync(path, 'utf8')))
+          offenders.push(relative(src, path));
+      }
+    };
+    walk(src);
+    expect(offenders).toEqual([]);
+  });
+});
