@@ -22,38 +22,6 @@ function decodeBody(headers, body) {
 }
 
 /**
- * readMail returns every message in the outbox as { file, to, subject, text }:
- * the text is the decoded body (of each part, for a multipart message).
- */
-export function readMail(dataDir) {
-  const dir = outboxDir(dataDir);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    .sort()
-    .map((file) => {
-      const raw = readFileSync(join(dir, file), 'utf8');
-      const split = raw.search(/\r?\n\r?\n/);
-      const headers = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
-      const body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
-      const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
-      const parts = boundary ? body.split(`--${boundary}`).slice(1, -1) : [`${headers}\n\n${body}`];
-      const text = parts
-        .map((part) => {
-          const at = part.search(/\r?\n\r?\n/);
-          return decodeBody(part.slice(0, at), part.slice(at).replace(/^\r?\n\r?\n/, ''));
-        })
-        .join('\n');
-      return {
-        file,
-        to: /^to:\s*(.*)$/im.exec(headers)?.[1] ?? '',
-        subject: /^subject:\s*(.*)$/im.exec(headers)?.[1] ?? '',
-        text,
-      };
-    });
-}
-
-/**
  * confirmationLink waits for the sign-up email to address and returns the
  * confirmation link in it (…/confirm-email?token=…), as the person would
  * click it.
@@ -62,13 +30,13 @@ export async function confirmationLink(dataDir, address, { timeoutMs = 20_000 } 
   const deadline = Date.now() + timeoutMs;
   const link = /https?:\/\/[^\s"<>]+\/confirm-email\?token=[A-Za-z0-9_-]+/;
   for (;;) {
-    for (const m of readMail(dataDir)) {
+    for (const m of readMessages(dataDir)) {
       if (!m.to.toLowerCase().includes(address.toLowerCase())) continue;
       const found = link.exec(m.text);
       if (found) return found[0];
     }
     if (Date.now() > deadline) {
-      const seen = readMail(dataDir).map((m) => `${m.to}: ${m.subject}`);
+      const seen = readMessages(dataDir).map((m) => `${m.to}: ${m.subject}`);
       throw new Error(`no confirmation email to ${address} within ${timeoutMs} ms; outbox: ${JSON.stringify(seen)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -92,10 +60,10 @@ export function decodeWords(value) {
 }
 
 /**
- * readMessages returns every message in the outbox as { file, to, subject,
- * text, html, language }: the subject decoded, the text/plain and text/html
- * parts decoded apart (html is '' for a message without one), and the
- * html's lang attribute.
+ * readMessages returns every message in the outbox as { file, to, kind,
+ * subject, text, html, language }: kind is the X-GPUnex-Kind header, the
+ * subject decoded, the text/plain and text/html parts decoded apart (html
+ * is '' for a message without one), and the html's lang attribute.
  */
 export function readMessages(dataDir) {
   const dir = outboxDir(dataDir);
@@ -121,6 +89,7 @@ export function readMessages(dataDir) {
       return {
         file,
         to: /^to:\s*(.*)$/im.exec(headers)?.[1] ?? '',
+        kind: /^x-gpunex-kind:\s*(\S+)/im.exec(headers)?.[1] ?? '',
         subject: decodeWords(/^subject:\s*(.*)$/im.exec(headers)?.[1] ?? ''),
         text: byType['text/plain'] ?? '',
         html,
@@ -136,12 +105,9 @@ export function readMessages(dataDir) {
  */
 export async function waitForMessage(dataDir, address, kind, { timeoutMs = 20_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
-  const dir = outboxDir(dataDir);
   for (;;) {
     for (const m of readMessages(dataDir)) {
-      if (!m.to.toLowerCase().includes(address.toLowerCase())) continue;
-      const raw = readFileSync(join(dir, m.file), 'utf8');
-      if (new RegExp(`^x-gpunex-kind:\\s*${kind.replace(/\./g, '\\.')}\\s*$`, 'im').test(raw)) return m;
+      if (m.kind === kind && m.to.toLowerCase().includes(address.toLowerCase())) return m;
     }
     if (Date.now() > deadline) {
       const seen = readMessages(dataDir).map((m) => `${m.to}: ${m.subject}`);
