@@ -8,7 +8,7 @@ import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
-import '../ui/tabs.css';
+import { FilterTabs } from '../ui/FilterTabs';
 import './admin.css';
 import { changesMembership, compareIds, fresher, useLiveMessages, type LoadedQueue, type QueueRow } from './live';
 import { ApplicationCountsQuery, ApplicationQueueChangedSubscription, ApplicationQueueQuery } from './operations';
@@ -60,30 +60,25 @@ export function ApplicationQueuePage() {
         <h1>{t('admin.queue.title')}</h1>
         <p className="lead">{t('admin.queue.lead')}</p>
       </header>
-      <div className="tabs" role="tablist" aria-label={t('admin.queue.filter')}>
-        {STATUS_TABS.map((s) => {
+      <FilterTabs
+        label={t('admin.queue.filter')}
+        tabs={STATUS_TABS}
+        current={tab}
+        onSelect={(s) => setParams(s === 'SUBMITTED' ? {} : { status: s })}
+        tabLabel={(s) => (s === 'ALL' ? t('admin.queue.all') : t(`application.status.${s}`))}
+        testId="queue-tab"
+        tabProps={(s) => ({ 'data-count': counts.get(s) })}
+        badge={(s) => {
           const n = counts.get(s);
           return (
-            <button
-              key={s}
-              type="button"
-              role="tab"
-              aria-selected={tab === s}
-              className={tab === s ? 'tab active' : 'tab'}
-              onClick={() => setParams(s === 'SUBMITTED' ? {} : { status: s })}
-              data-testid={`queue-tab-${s}`}
-              data-count={n}
-            >
-              {s === 'ALL' ? t('admin.queue.all') : t(`application.status.${s}`)}
-              {n !== undefined && (
-                <span className="tab-count" data-testid={`queue-count-${s}`} aria-label={t('admin.queue.count', { count: n })}>
-                  {f.number(n)}
-                </span>
-              )}
-            </button>
+            n !== undefined && (
+              <span className="tab-count" data-testid={`queue-count-${s}`} aria-label={t('admin.queue.count', { count: n })}>
+                {f.number(n)}
+              </span>
+            )
           );
-        })}
-      </div>
+        }}
+      />
       {/* Keyed by the filter: a new filter starts again from the first page. */}
       <QueueList key={tab} status={tab === 'ALL' ? null : tab} onLiveChange={onLiveChange} />
     </section>

@@ -11,7 +11,7 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate } from '../ui/format';
 import { FieldErrorText, FormField } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
-import '../ui/tabs.css';
+import { FilterTabs } from '../ui/FilterTabs';
 import { formatUsdc, parseUsdcInput } from '../ui/usdc';
 import './admin.css';
 import { AdminPayoutsQuery, CreateBankPayoutFileMutation, CreditFundsMutation, MarkPayoutFailedMutation, MarkPayoutPaidMutation } from './operations';
@@ -56,21 +56,14 @@ export function PayoutsAdminPage() {
       <BankFileCard onDone={refresh} />
       <section className="card" aria-labelledby="admin-payouts-list">
         <h2 id="admin-payouts-list">{t('admin.payouts.list')}</h2>
-        <div className="tabs" role="tablist" aria-label={t('admin.payouts.filter')}>
-          {TABS.map((s) => (
-            <button
-              key={s}
-              type="button"
-              role="tab"
-              aria-selected={tab === s}
-              className={tab === s ? 'tab active' : 'tab'}
-              onClick={() => setParams(s === 'ALL' ? {} : { state: s })}
-              data-testid={`payouts-tab-${s}`}
-            >
-              {s === 'ALL' ? t('admin.payouts.all') : t(`payoutState.${s}`)}
-            </button>
-          ))}
-        </div>
+        <FilterTabs
+          label={t('admin.payouts.filter')}
+          tabs={TABS}
+          current={tab}
+          onSelect={(s) => setParams(s === 'ALL' ? {} : { state: s })}
+          tabLabel={(s) => (s === 'ALL' ? t('admin.payouts.all') : t(`payoutState.${s}`))}
+          testId="payouts-tab"
+        />
         {error && <ErrorNotice error={error} onRetry={refresh} />}
         {!data ? (
           fetching && <Loading />
