@@ -126,8 +126,8 @@ func TestRealAgentIsBenchmarkedDelistedWhenThrottledAndRelistedWhenHealed(t *tes
 			require.Contains(t, gpu.Latest.Evidence.ThrottleReasons, "hw_thermal_slowdown")
 
 			mail := smtp.WaitFor(t, "provider@gpunex.demo", "GPU delisted on bench-host")
-			require.Contains(t, mail.Body, "FP32_TFLOPS measured")
-			require.Contains(t, mail.Body, "throttled for heat")
+			require.Contains(t, mail.Body, "FP32 compute measured", "the metric by its name in the provider's language")
+			require.Contains(t, mail.Body, "Throttled for heat during 100 % of the run")
 			var notes struct {
 				Notifications struct {
 					Edges []struct{ Node struct{ Kind, Body string } }
