@@ -705,6 +705,8 @@ type ComplexityRoot struct {
 	}
 
 	ProviderReliability struct {
+		BelowFloor func(childComplexity int) int
+		Floor      func(childComplexity int) int
 		Name       func(childComplexity int) int
 		ProviderID func(childComplexity int) int
 		Score      func(childComplexity int) int
@@ -3844,6 +3846,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProviderApplicationPayload.UserErrors(childComplexity), true
 
+	case "ProviderReliability.belowFloor":
+		if e.ComplexityRoot.ProviderReliability.BelowFloor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.BelowFloor(childComplexity), true
+	case "ProviderReliability.floor":
+		if e.ComplexityRoot.ProviderReliability.Floor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.Floor(childComplexity), true
 	case "ProviderReliability.name":
 		if e.ComplexityRoot.ProviderReliability.Name == nil {
 			break
@@ -6697,6 +6711,10 @@ type ProviderReliability {
   providerId: ID!
   name: String!
   score: Int!
+  "The server's floor (serve --reliability-floor, 70 unless configured): a score under it is flagged."
+  floor: Int!
+  "Whether score is under floor."
+  belowFloor: Boolean!
 }
 
 extend type Provider {
@@ -8068,6 +8086,10 @@ func (ec *executionContext) childFields_ProviderReliability(ctx context.Context,
 		return ec.fieldContext_ProviderReliability_name(ctx, field)
 	case "score":
 		return ec.fieldContext_ProviderReliability_score(ctx, field)
+	case "floor":
+		return ec.fieldContext_ProviderReliability_floor(ctx, field)
+	case "belowFloor":
+		return ec.fieldContext_ProviderReliability_belowFloor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProviderReliability", field.Name)
 }
@@ -20611,6 +20633,52 @@ func (ec *executionContext) fieldContext_ProviderReliability_score(_ context.Con
 	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ProviderReliability_floor(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_floor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Floor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_floor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProviderReliability_belowFloor(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_belowFloor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BelowFloor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_belowFloor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _ProviderRental_id(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31402,6 +31470,16 @@ func (ec *executionContext) _ProviderReliability(ctx context.Context, sel ast.Se
 			}
 		case "score":
 			out.Values[i] = ec._ProviderReliability_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "floor":
+			out.Values[i] = ec._ProviderReliability_floor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "belowFloor":
+			out.Values[i] = ec._ProviderReliability_belowFloor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -257,19 +257,26 @@ func (s *Service) Scores(ctx context.Context, providerIDs []int64) (map[int64]in
 	return out, nil
 }
 
-// ProviderScore is a provider's current score with its name.
+// ProviderScore is a provider's current score with its name, against the
+// floor in effect (Config.Floor, so a page never assumes the default).
 type ProviderScore struct {
 	ProviderID int64  `bun:"provider_id"`
 	Name       string `bun:"name"`
 	Score      int    `bun:"score"`
+	Floor      int    `bun:"-"`
+	BelowFloor bool   `bun:"-"`
 }
 
-// Fleet is every scored provider for admins, lowest score first.
+// Fleet is every scored provider for admins, lowest score first, each
+// with the floor and whether it scores under it.
 func (s *Service) Fleet(ctx context.Context, limit int) ([]*ProviderScore, error) {
 	var rows []*ProviderScore
 	if err := s.deps.DB.NewSelect().TableExpr("reliability_providers AS rlp").Join("JOIN providers AS p ON p.id = rlp.provider_id").
 		ColumnExpr("rlp.provider_id, p.name, rlp.score").OrderExpr("rlp.score ASC, rlp.provider_id").Limit(int64(limit)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("reliability: unable to list providers: %w", err)
+	}
+	for _, r := range rows {
+		r.Floor, r.BelowFloor = s.cfg.Floor, r.Score < s.cfg.Floor
 	}
 	return rows, nil
 }
