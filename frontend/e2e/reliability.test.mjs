@@ -12,7 +12,10 @@
 //
 // (b) The demo admin opens the providers by reliability: lowest first,
 // São Paulo's host and Lisbon below Frankfurt, those under the floor
-// highlighted. Screens: artifacts/e2e-reliability*.png.
+// highlighted. The server runs with --reliability-floor 100 (not the default
+// 70): the page states that floor and flags exactly the scores under it, as
+// the server does — São Paulo and Lisbon (under Frankfurt, so under 100)
+// among them, though they score above 70. Screens: artifacts/e2e-reliability*.png.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -189,8 +192,13 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
   }
 });
 
-test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt', { timeout: 240_000 }, async () => {
-  const server = await startServer();
+// FLOOR is the admin test's --reliability-floor: above the default 70 (the
+// demo's providers score in the 90s), so a page that assumed the default
+// would flag none of those the server flags.
+const FLOOR = 100;
+
+test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt, flagged at the server\'s floor', { timeout: 240_000 }, async () => {
+  const server = await startServer({ extraArgs: ['--reliability-floor', String(FLOOR)] });
   let browser;
   let page;
   let phone;
@@ -202,7 +210,14 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
   };
   const rowsOf = (p) =>
     p.getByTestId('admin-reliability-row').evaluateAll((els) =>
-      els.map((el) => ({ name: el.getAttribute('data-name') ?? '', score: Number(el.getAttribute('data-score')), below: el.getAttribute('data-below-floor') === 'true', highlighted: el.classList.contains('below-floor-row') })),
+      els.map((el) => ({
+        name: el.getAttribute('data-name') ?? '',
+        score: Number(el.getAttribute('data-score')),
+        floor: Number(el.getAttribute('data-floor')),
+        below: el.getAttribute('data-below-floor') === 'true',
+        highlighted: el.classList.contains('below-floor-row'),
+        tagged: el.querySelector('.below-floor-tag') !== null,
+      })),
     );
   const find = (rows, pattern) => rows.findIndex((r) => pattern.test(r.name));
   const LISBON = /Lisbon|Priya/;
@@ -235,7 +250,18 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
     console.log(`providers: ${rows.map((r) => `${r.name} ${r.score}${r.below ? ' (under the floor)' : ''}`).join('; ')}`);
     for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].score <= rows[i].score, `lowest first: ${rows.map((r) => r.score)}`);
     assert.ok(find(rows, SAO_PAULO) < find(rows, FRANKFURT) && find(rows, LISBON) < find(rows, FRANKFURT), 'São Paulo and Lisbon are listed before Frankfurt');
-    for (const r of rows) assert.equal(r.highlighted, r.below, `${r.name}: highlighted exactly when under the floor`);
+    at(`the floor is the server's (${FLOOR}), and exactly the scores under it are flagged`);
+    for (const r of rows) {
+      assert.equal(r.floor, FLOOR, `${r.name}: the server's floor`);
+      assert.equal(r.below, r.score < FLOOR, `${r.name} (${r.score}): flagged exactly when under ${FLOOR}`);
+      assert.equal(r.highlighted, r.below, `${r.name}: highlighted exactly when under the floor`);
+      assert.equal(r.tagged, r.below, `${r.name}: tagged exactly when under the floor`);
+    }
+    assert.equal(plain(await page.getByTestId('admin-reliability-lead').textContent()), fill(en.admin.reliability.lead, { floor: FLOOR }));
+    for (const r of [rows[find(rows, LISBON)], rows[find(rows, SAO_PAULO)]]) {
+      assert.ok(r.below && r.score >= 70, `${r.name} (${r.score}): under the server's floor of ${FLOOR}, though not under the default 70`);
+    }
+    console.log(`under the floor of ${FLOOR}: ${rows.filter((r) => r.below).length} of ${rows.length}; between 70 and ${FLOOR}: ${rows.filter((r) => r.score >= 70 && r.score < FLOOR).map((r) => r.name).join(', ') || 'none'}`);
     console.log(`screenshot: ${await saveScreenshot(page, 'e2e-reliability-admin.png')}`);
 
     at('on a 390 px phone the list is no wider than the screen, in English and in Arabic');

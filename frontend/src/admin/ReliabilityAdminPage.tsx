@@ -12,16 +12,10 @@ import { ProvidersByReliabilityQuery } from './operations';
 const PAGE_SIZE = 200;
 
 /**
- * FLOOR is the score under which the page highlights a provider. The
- * server's floor (reliability.Config.Floor, 70 unless configured) is not
- * part of ProviderReliability, so the admins' list cannot read it; this is
- * the server's default, to be replaced by the field once the schema has it.
- */
-const FLOOR = 70;
-
-/**
  * ReliabilityAdminPage is the admins' fleet by reliability: every scored
- * provider, lowest score first, those under the floor highlighted.
+ * provider, lowest score first, those under the floor highlighted. The floor
+ * and each provider's flag are the server's (serve --reliability-floor): the
+ * page never assumes the default.
  */
 export function ReliabilityAdminPage() {
   const { t } = useTranslation();
@@ -33,12 +27,16 @@ export function ReliabilityAdminPage() {
   });
   const refresh = () => reexecute({ requestPolicy: 'network-only' });
   const providers = data?.providersByReliability;
+  // Every row carries the same floor, the one in effect on the server.
+  const floor = providers?.[0]?.floor;
 
   return (
     <section className="page admin-reliability" data-testid="admin-reliability-page" data-count={providers?.length ?? ''}>
       <header className="page-head">
         <h1>{t('admin.reliability.title')}</h1>
-        <p className="lead">{t('admin.reliability.lead', { floor: f.number(FLOOR) })}</p>
+        <p className="lead" data-testid="admin-reliability-lead" data-floor={floor ?? ''}>
+          {floor === undefined ? t('admin.reliability.leadNoFloor') : t('admin.reliability.lead', { floor: f.number(floor) })}
+        </p>
       </header>
       <section className="card" aria-labelledby="admin-reliability-list">
         <div className="reliability-head">
@@ -58,8 +56,8 @@ export function ReliabilityAdminPage() {
             caption={t('admin.reliability.list')}
             rows={providers}
             rowKey={(p) => p.providerId}
-            rowClassName={(p) => (p.score < FLOOR ? 'below-floor-row' : undefined)}
-            rowProps={(p) => ({ 'data-testid': 'admin-reliability-row', 'data-provider': p.providerId, 'data-name': p.name, 'data-score': p.score, 'data-below-floor': p.score < FLOOR })}
+            rowClassName={(p) => (p.belowFloor ? 'below-floor-row' : undefined)}
+            rowProps={(p) => ({ 'data-testid': 'admin-reliability-row', 'data-provider': p.providerId, 'data-name': p.name, 'data-score': p.score, 'data-floor': p.floor, 'data-below-floor': p.belowFloor })}
             columns={[
               { key: 'provider', header: t('admin.reliability.provider'), primary: true, className: 'wrap-anywhere', cell: (p) => <bdi>{p.name}</bdi> },
               {
@@ -68,7 +66,7 @@ export function ReliabilityAdminPage() {
                 cell: (p) => (
                   <>
                     <strong>{f.number(p.score)}</strong>
-                    {p.score < FLOOR && <span className="status below-floor-tag">{t('admin.reliability.belowFloor')}</span>}
+                    {p.belowFloor && <span className="status below-floor-tag">{t('admin.reliability.belowFloor')}</span>}
                   </>
                 ),
               },

@@ -188,13 +188,16 @@ export const CreditFundsMutation = graphql(`
   }
 `);
 
-// The admins' fleet by reliability: every scored provider, lowest first.
+// The admins' fleet by reliability: every scored provider, lowest first,
+// each with the server's floor and whether it scores under it.
 export const ProvidersByReliabilityQuery = graphql(`
   query ProvidersByReliability($first: Int!) {
     providersByReliability(first: $first) {
       providerId
       name
       score
+      floor
+      belowFloor
     }
   }
 `);
