@@ -1,11 +1,13 @@
-// Package availability holds the rules of weekly availability windows that
-// the application form (onboarding) and the provider's schedule (pricing)
-// share, so that both accept the same windows: a window is a day and two
-// clock times "HH:MM"; an end not after the start runs into the next day
-// (FRIDAY 20:00–08:00 ends Saturday 08:00, SUNDAY 22:00–02:00 ends Monday
-// 02:00); a window that ends when it starts is empty; two windows may not
-// share a minute of the week, across midnight and across Sunday→Monday
-// included.
+// Package availability holds the rules of an availability (24/7, or
+// weekly windows in a time zone) that the application form (onboarding) and
+// the provider's schedule (pricing) share, so that both accept the same
+// schedules: a window is a day and two clock times "HH:MM"; an end before
+// the start runs into the next day (FRIDAY 20:00–08:00 ends Saturday 08:00,
+// SUNDAY 22:00–02:00 ends Monday 02:00); an end of 00:00 is midnight, the
+// same as 24:00, and covers nothing of the next day; a window that ends when
+// it starts is empty (EMPTY_WINDOW); two windows may not share a minute of
+// the week, across midnight and across Sunday→Monday included. The SPA's
+// schedule editor (frontend/src/ui/schedule.ts) follows the same rules.
 package availability
 
 import (
@@ -13,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+	_ "time/tzdata" // IANA zones even on hosts without /usr/share/zoneinfo
 
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/validate"
@@ -57,11 +61,14 @@ func Weekday(d models.Weekday) int { return slices.Index(models.Weekdays, d) }
 
 // Span is a window on the weekly clock: minutes since Monday 00:00, End
 // after Start, End possibly past the week's end (a Sunday window that
-// crosses midnight).
+// crosses midnight). A window covers part of the next day only when End is
+// past the next midnight: an end of 00:00 or 24:00 stops at it.
 type Span struct{ Start, End int }
 
 // SpanOf places w on the weekly clock; a window whose end is not after its
-// start runs into the next day. ok is false for a malformed window.
+// start runs into the next day (to midnight for an end of 00:00; an end
+// equal to the start, which CheckWindows refuses, would be a whole day).
+// ok is false for a malformed window.
 func SpanOf(w models.AvailabilityWindow) (Span, bool) {
 	d := Weekday(w.Day)
 	s, ok1 := ClockMinutes(w.Start, false)
@@ -73,12 +80,6 @@ func SpanOf(w models.AvailabilityWindow) (Span, bool) {
 		e += MinutesPerDay
 	}
 	return Span{d*MinutesPerDay + s, d*MinutesPerDay + e}, true
-}
-
-// CrossesMidnight reports whether the window ends on the day after it
-// starts (an end of 24:00 is midnight of the same day).
-func (a Span) CrossesMidnight() bool {
-	return a.End/MinutesPerDay > a.Start/MinutesPerDay && a.End%MinutesPerDay != 0
 }
 
 // Overlaps reports whether a and b share a minute on the weekly clock, a
@@ -129,4 +130,59 @@ func CheckWindows(v *fault.Validation, field validate.Path, ws []models.Availabi
 		spans, valid = append(spans, sp), append(valid, i)
 	}
 	return valid
+}
+
+// Zone is a time zone as entered, trimmed; nil when none was given.
+func Zone(tz *string) *string {
+	if tz == nil {
+		return nil
+	}
+	if s := strings.TrimSpace(*tz); s != "" {
+		return &s
+	}
+	return nil
+}
+
+// Check validates an availability, naming each problem under field
+// (field.kind, field.timeZone, field.windows and CheckWindows' paths):
+// kind is ALWAYS (no windows) or WEEKLY (a time zone and 1 to maxWindows
+// windows); timeZone, trimmed (Zone), is an IANA zone when given. It
+// returns the indices of the weekly windows that are well formed and not
+// empty (none for ALWAYS, or past maxWindows, when no window is checked).
+func Check(v *fault.Validation, field validate.Path, kind models.AvailabilityKind, timeZone *string, windows []models.AvailabilityWindow, maxWindows int) (valid []int) {
+	tzField, wsField := field.Field("timeZone"), field.Field("windows")
+	if timeZone != nil && !knownZone(*timeZone) {
+		v.Add(tzField.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
+	}
+	switch kind {
+	case models.AvailabilityAlways:
+		if len(windows) > 0 {
+			v.Add(wsField.String(), fault.InvalidValue, "24/7 availability takes no windows")
+		}
+	case models.AvailabilityWeekly:
+		if timeZone == nil {
+			v.Add(tzField.String(), fault.Required, "weekly windows need a time zone")
+		}
+		if len(windows) == 0 {
+			v.Add(wsField.String(), fault.Required, "add at least one weekly window")
+		}
+		if len(windows) > maxWindows {
+			v.Add(wsField.String(), fault.TooMany, fmt.Sprintf("at most %d windows", maxWindows))
+			return nil
+		}
+		return CheckWindows(v, wsField, windows)
+	default:
+		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
+	}
+	return nil
+}
+
+// knownZone reports whether tz names an IANA zone ("Local", the host's
+// zone, is not one).
+func knownZone(tz string) bool {
+	if tz == "Local" || len(tz) > 64 {
+		return false
+	}
+	_, err := time.LoadLocation(tz)
+	return err == nil
 }

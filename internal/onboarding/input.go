@@ -3,8 +3,6 @@ package onboarding
 import (
 	"fmt"
 	"strings"
-	"time"
-	_ "time/tzdata" // IANA zones even on hosts without /usr/share/zoneinfo
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/availability"
@@ -165,39 +163,15 @@ func (g *GPUInput) normalize(v *fault.Validation, field validate.Path) {
 	}
 }
 
+// normalize checks the availability with the schedule's rules (package
+// availability: a window whose end is before its start runs into the next
+// day, 20:00–08:00, and no two windows share a minute of the week); 24/7
+// keeps no windows.
 func (a *AvailabilityInput) normalize(v *fault.Validation, field validate.Path) {
-	timeZone, windows := field.Field("timeZone"), field.Field("windows")
-	a.TimeZone = trimmed(a.TimeZone)
-	if a.TimeZone != nil {
-		if *a.TimeZone == "Local" || len(*a.TimeZone) > 64 {
-			v.Add(timeZone.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
-		} else if _, err := time.LoadLocation(*a.TimeZone); err != nil {
-			v.Add(timeZone.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
-		}
-	}
-	switch a.Kind {
-	case models.AvailabilityAlways:
-		if len(a.Windows) > 0 {
-			v.Add(windows.String(), fault.InvalidValue, "24/7 availability takes no windows")
-		}
+	a.TimeZone = availability.Zone(a.TimeZone)
+	availability.Check(v, field, a.Kind, a.TimeZone, a.Windows, MaxWindows)
+	if a.Kind == models.AvailabilityAlways {
 		a.Windows = nil
-	case models.AvailabilityWeekly:
-		if a.TimeZone == nil {
-			v.Add(timeZone.String(), fault.Required, "weekly windows need a time zone")
-		}
-		if len(a.Windows) == 0 {
-			v.Add(windows.String(), fault.Required, "add at least one weekly window")
-		}
-		if len(a.Windows) > MaxWindows {
-			v.Add(windows.String(), fault.TooMany, fmt.Sprintf("at most %d windows", MaxWindows))
-			return
-		}
-		// The schedule's rules (package availability): a window whose end
-		// is not after its start runs into the next day (20:00–08:00), and
-		// no two windows share a minute of the week.
-		availability.CheckWindows(v, windows, a.Windows)
-	default:
-		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
 	}
 }
 

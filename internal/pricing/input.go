@@ -56,48 +56,21 @@ type MaintenanceInput struct {
 var noteRule = validate.Text{MaxRunes: MaxNoteLength, Chars: validate.MultiLine}
 
 // availabilityOf validates in (naming problems under field) and returns it
-// as stored. The rules are the application form's (onboarding), but a
-// window whose end is not after its start crosses midnight; a window that
-// starts and ends at the same minute is empty, and two windows may not
-// share a minute of the week, through a midnight crossing included.
+// as stored. The rules are the application form's, in one place (package
+// availability's Check): a window whose end is before its start crosses
+// midnight, one that starts and ends at the same minute is empty, and two
+// windows may not share a minute of the week, through a midnight crossing
+// included. Only the well-formed windows are kept, and a time zone only
+// with weekly windows.
 func availabilityOf(v *fault.Validation, field validate.Path, in onboarding.AvailabilityInput) models.Availability {
 	out := models.Availability{Kind: in.Kind, Windows: []*models.AvailabilityWindow{}}
-	timeZone, windows := field.Field("timeZone"), field.Field("windows")
-	if in.TimeZone != nil {
-		if tz := strings.TrimSpace(*in.TimeZone); tz != "" {
-			out.TimeZone = &tz
-		}
+	timeZone := availability.Zone(in.TimeZone)
+	for _, i := range availability.Check(v, field, in.Kind, timeZone, in.Windows, MaxWindows) {
+		w := in.Windows[i]
+		out.Windows = append(out.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
 	}
-	if tz := out.TimeZone; tz != nil {
-		if _, err := time.LoadLocation(*tz); err != nil || *tz == "Local" || len(*tz) > 64 {
-			v.Add(timeZone.String(), fault.UnknownTimeZone, "use an IANA time zone such as Europe/Lisbon")
-		}
-	}
-	switch in.Kind {
-	case models.AvailabilityAlways:
-		if len(in.Windows) > 0 {
-			v.Add(windows.String(), fault.InvalidValue, "24/7 availability takes no windows")
-		}
-	case models.AvailabilityWeekly:
-		if out.TimeZone == nil {
-			v.Add(timeZone.String(), fault.Required, "weekly windows need a time zone")
-		}
-		if len(in.Windows) == 0 {
-			v.Add(windows.String(), fault.Required, "add at least one weekly window")
-		}
-		if len(in.Windows) > MaxWindows {
-			v.Add(windows.String(), fault.TooMany, fmt.Sprintf("at most %d windows", MaxWindows))
-			return out
-		}
-		for _, i := range availability.CheckWindows(v, windows, in.Windows) {
-			w := in.Windows[i]
-			out.Windows = append(out.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
-		}
-	default:
-		v.Add(field.Field("kind").String(), fault.InvalidValue, "availability must be ALWAYS or WEEKLY")
-	}
-	if in.Kind != models.AvailabilityWeekly {
-		out.TimeZone = nil
+	if in.Kind == models.AvailabilityWeekly {
+		out.TimeZone = timeZone
 	}
 	return out
 }
