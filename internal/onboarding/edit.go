@@ -70,13 +70,13 @@ func storedGpus(ctx context.Context, tx bun.Tx, appID int64) ([]*models.Applicat
 }
 
 // recordEdit records in app's history that viewer edited the application
-// while it awaited review, with their reply (if any) and the answers the
-// edit left. Consecutive edits by the same applicant are one step: when
-// the latest step is already viewer's RESUBMITTED, it is moved to now and
-// takes the new answers (and the new reply, when one is given); otherwise
-// (the latest is the submission, or a reviewer's step) a RESUBMITTED step
-// is added.
-func (s *Service) recordEdit(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, viewer *auth.Viewer, reply *string, answers []models.ApplicationAnswer) error {
+// while it awaited review, with the answers the edit left. Consecutive
+// edits by the same applicant are one step: when the latest step is
+// already viewer's RESUBMITTED, it is moved to now and takes the new
+// answers, its reply (the answer to the reviewer's question) kept;
+// otherwise (the latest is the submission, or a reviewer's step) a
+// RESUBMITTED step without a reply is added.
+func (s *Service) recordEdit(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, viewer *auth.Viewer, answers []models.ApplicationAnswer) error {
 	last := new(models.ApplicationEvent)
 	err := tx.NewSelect().Model(last).Where("application_id = ?", app.ID).OrderExpr("id DESC").Limit(1).Scan(ctx)
 	if err != nil && !store.IsNoRows(err) {
@@ -84,16 +84,37 @@ func (s *Service) recordEdit(ctx context.Context, tx bun.Tx, app *models.Provide
 	}
 	if err == nil && last.Action == models.ActionResubmitted && last.ActorUserID == viewer.User.ID {
 		last.At, last.ActorName, last.Answers = s.deps.Clock.Now(), viewer.User.Name, answers
-		columns := []string{"at", "actor_name", "answers"}
-		if reply != nil {
-			last.Message = reply
-			columns = append(columns, "message")
-		}
-		if _, err := tx.NewUpdate().Model(last).Column(columns...).WherePK().Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().Model(last).Column("at", "actor_name", "answers").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("onboarding: unable to record history: %w", err)
 		}
 		return nil
 	}
-	_, err = s.addSubmission(ctx, tx, app, viewer, models.ActionResubmitted, reply, answers)
+	_, err = s.addSubmission(ctx, tx, app, viewer, models.ActionResubmitted, nil, answers)
 	return err
+}
+
+// keepSubmittedAnswers stores app's answers as they stand (with its GPU
+// entries gpus, in form order) on its last submission or resubmission step
+// when that step has none: one recorded before steps kept their answers
+// (migration 20261204000001 added them without filling the steps already
+// there). The next resubmission's difference is then counted from them.
+func (s *Service) keepSubmittedAnswers(ctx context.Context, tx bun.Tx, app *models.ProviderApplication, gpus []*models.ApplicationGpu) error {
+	last := new(models.ApplicationEvent)
+	err := tx.NewSelect().Model(last).Where("application_id = ?", app.ID).
+		Where("action IN (?)", bun.List([]models.ApplicationAction{models.ActionSubmitted, models.ActionResubmitted})).
+		OrderExpr("id DESC").Limit(1).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("onboarding: unable to read history: %w", err)
+	}
+	if last.Answers != nil {
+		return nil
+	}
+	last.Answers = answersOf(app, gpus)
+	if _, err := tx.NewUpdate().Model(last).Column("answers").WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("onboarding: unable to record history: %w", err)
+	}
+	return nil
 }

@@ -176,3 +176,109 @@ func TestCountByStatusCountsEveryStatus(t *testing.T) {
 		}, counts)
 	})
 }
+
+// forgetAnswers clears the answers of app's steps, as on an application
+// submitted before steps kept them (migration 20261204000001 added the
+// column without filling it).
+func forgetAnswers(t *testing.T, b *bundle, app *models.ProviderApplication) {
+	t.Helper()
+	_, err := b.db.NewUpdate().Model((*models.ApplicationEvent)(nil)).Set("answers = NULL").
+		Where("application_id = ?", app.ID).Exec(b.ctx)
+	require.NoError(t, err)
+	old, err := b.service.Get(b.ctx, app.ID)
+	require.NoError(t, err)
+	for _, ev := range old.Events {
+		require.Nil(t, ev.Answers, "an old step keeps no answers")
+	}
+}
+
+// An application open when answers began to be kept has none on its
+// submission step: the resubmission first keeps the answers as they stood
+// there, so the reviewers still read what it changed.
+func TestResubmissionOfAnOldApplicationShowsWhatChanged(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		grace, app := b.apply(t, "grace@example.com", false)
+		forgetAnswers(t, b, app)
+		_, err := b.service.RequestInfo(b.ctx, b.admin, app.ID, "Which UPS?")
+		require.NoError(t, err)
+
+		got, err := b.service.Update(b.ctx, grace, app.ID, input("grace@example.com", true, "APC Smart-UPS 3000"), new("An APC."))
+		require.NoError(t, err)
+		require.Len(t, got.Events, 3)
+		require.Equal(t, models.ActionSubmitted, got.Events[0].Action)
+		require.Contains(t, got.Events[0].Answers, models.ApplicationAnswer{Field: "maintenanceNotes", Value: "first answers"},
+			"the submission step keeps the answers as they stood")
+		require.Equal(t, []change{
+			{"upsProtected", "false", "true"},
+			{"maintenanceNotes", "first answers", "APC Smart-UPS 3000"},
+		}, changesOf(got.Events[2]))
+	})
+}
+
+// The same holds for an edit while the old application awaits a decision.
+func TestEditOfAnOldApplicationShowsWhatChanged(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		grace, app := b.apply(t, "grace@example.com", false)
+		forgetAnswers(t, b, app)
+
+		got, err := b.service.Update(b.ctx, grace, app.ID, input("grace@example.com", false, "second answers"), nil)
+		require.NoError(t, err)
+		require.Len(t, got.Events, 2)
+		require.Equal(t, models.ActionResubmitted, got.Events[1].Action)
+		require.Equal(t, []change{{"maintenanceNotes", "first answers", "second answers"}}, changesOf(got.Events[1]))
+	})
+}
+
+// A reply answers a reviewer's question: on an application that is not
+// awaiting one it is refused (INVALID on reply) and changes nothing, the
+// reply that answered the last question included.
+func TestReplyIsRefusedUnlessInformationWasRequested(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		grace, app := b.apply(t, "grace@example.com", false)
+		refused := func(in onboarding.Input, reply string) *models.ProviderApplication {
+			t.Helper()
+			before, err := b.service.Get(b.ctx, app.ID)
+			require.NoError(t, err)
+			_, err = b.service.Update(b.ctx, grace, app.ID, in, &reply)
+			v, ok := fault.AsValidation(err)
+			require.True(t, ok, "a validation error: %v", err)
+			require.Len(t, v.Problems, 1)
+			require.Equal(t, "reply", v.Problems[0].Field)
+			require.Equal(t, fault.InvalidValue, v.Problems[0].Code)
+			after, err := b.service.Get(b.ctx, app.ID)
+			require.NoError(t, err)
+			require.Equal(t, before, after, "nothing changed")
+			return after
+		}
+
+		// Awaiting a decision, no question asked.
+		still := refused(input("grace@example.com", true, "edited"), "Nobody asked, but here it is.")
+		require.Equal(t, models.ApplicationSubmitted, still.Status)
+		require.Len(t, still.Events, 1)
+
+		// Asked, answered, then a second reply in the same turn: the first
+		// reply stays on the resubmission step.
+		_, err := b.service.RequestInfo(b.ctx, b.admin, app.ID, "Which UPS?")
+		require.NoError(t, err)
+		_, err = b.service.Update(b.ctx, grace, app.ID, input("grace@example.com", true, "APC"), new("An APC Smart-UPS 3000."))
+		require.NoError(t, err)
+		still = refused(input("grace@example.com", true, "APC, twice"), "Actually two of them.")
+		last := still.Events[len(still.Events)-1]
+		require.Equal(t, models.ActionResubmitted, last.Action)
+		require.Equal(t, "An APC Smart-UPS 3000.", *last.Message)
+		require.Equal(t, "APC", *still.MaintenanceNotes)
+
+		// Without a reply the same edit is taken, the reply kept.
+		edited, err := b.service.Update(b.ctx, grace, app.ID, input("grace@example.com", true, "APC, twice"), new("   "))
+		require.NoError(t, err)
+		require.Len(t, edited.Events, len(still.Events), "folded into the same step")
+		require.Equal(t, "An APC Smart-UPS 3000.", *edited.Events[len(edited.Events)-1].Message)
+		require.Equal(t, "APC, twice", *edited.MaintenanceNotes)
+	})
+}

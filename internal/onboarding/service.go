@@ -172,16 +172,19 @@ func (s *Service) checkMayApply(ctx context.Context, tx bun.Tx, viewer *auth.Vie
 	return nil
 }
 
-// Update replaces the answers of viewer's open application; reply, if
-// given, is the applicant's answer to the reviewer's question (multi-line,
-// at most MaxMessageLength characters, named "reply"), the message of the
-// history step. Awaiting a decision (SUBMITTED), it is an edit: answers
-// and reply that change nothing change, record and announce nothing; other
-// edits are recorded, folded into one history step, and tell no admin.
-// Awaiting the applicant's answer (INFO_REQUESTED), it is a resubmission:
-// the application returns to SUBMITTED, the admins are told, and past
-// MaxResubmissions it is refused (TOO_MANY on id) and changes nothing.
-// Each step keeps the answers it left, so reviewers see what changed.
+// Update replaces the answers of viewer's open application. Awaiting a
+// decision (SUBMITTED), it is an edit: answers that change nothing change,
+// record and announce nothing; other edits are recorded, folded into one
+// history step, and tell no admin. Awaiting the applicant's answer
+// (INFO_REQUESTED), it is a resubmission: the application returns to
+// SUBMITTED, the admins are told, and past MaxResubmissions it is refused
+// (TOO_MANY on id) and changes nothing. reply, if given, is the applicant's
+// answer to the reviewer's question (multi-line, at most MaxMessageLength
+// characters, named "reply"), the message of the resubmission step; it is
+// accepted only from INFO_REQUESTED, and refused otherwise (INVALID on
+// reply), changing nothing. Each step keeps the answers it left, so
+// reviewers see what changed; a last submission step recorded without
+// answers (before steps kept them) first takes the answers as they stand.
 func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in Input, reply *string) (*models.ProviderApplication, error) {
 	reply = trimmed(reply)
 	if err := normalizeWithReply(&in, reply); err != nil {
@@ -201,18 +204,28 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 			return invalidState(app.Status, "edited")
 		}
 		resubmitting := app.Status == models.ApplicationInfoRequested
+		if reply != nil && !resubmitting {
+			// A reply answers the reviewer's question; with none asked it
+			// would replace the reply that answered the last one.
+			return &fault.Validation{Problems: []fault.Problem{{Field: "reply", Code: fault.InvalidValue,
+				Message: "a reply answers a reviewer's request for more information, and this application is not awaiting one: send the answers without a reply"}}}
+		}
 		if resubmitting && app.Resubmissions >= s.cfg.MaxResubmissions {
 			return &fault.Validation{Problems: []fault.Problem{{Field: "id", Code: fault.TooMany,
 				Message: fmt.Sprintf("this application was resubmitted %d times, the most allowed; a reviewer will decide on the answers given", s.cfg.MaxResubmissions)}}}
 		}
-		if !resubmitting {
-			gpus, err := storedGpus(ctx, tx, app.ID)
-			if err != nil {
-				return err
-			}
-			if reply == nil && unchanged(app, gpus, &in) {
-				return nil
-			}
+		gpus, err := storedGpus(ctx, tx, app.ID)
+		if err != nil {
+			return err
+		}
+		if !resubmitting && unchanged(app, gpus, &in) {
+			return nil
+		}
+		// The difference the reviewers read is counted from the last
+		// submission step's answers: keep them on a step recorded before
+		// steps kept answers.
+		if err := s.keepSubmittedAnswers(ctx, tx, app, gpus); err != nil {
+			return err
 		}
 		tier, reasons := SuggestTier(&in)
 		applyInput(app, &in)
@@ -235,7 +248,7 @@ func (s *Service) Update(ctx context.Context, viewer *auth.Viewer, id int64, in 
 		s.announce(ctx, app.ID)
 		answers := answersOf(app, gpuRows(app.ID, in.Gpus))
 		if !resubmitting {
-			return s.recordEdit(ctx, tx, app, viewer, reply, answers)
+			return s.recordEdit(ctx, tx, app, viewer, answers)
 		}
 		if _, err := s.addSubmission(ctx, tx, app, viewer, models.ActionResubmitted, reply, answers); err != nil {
 			return err
