@@ -6279,7 +6279,9 @@ extend type Mutation {
   """
   Edit an application that awaits review or more information; it returns to
   SUBMITTED. reply is the applicant's answer to the reviewer's question
-  (multi-line, at most 2,000 characters), the message of the history step.
+  (multi-line, at most 2,000 characters), the message of the history step;
+  it is taken only while the application is INFO_REQUESTED, and refused
+  otherwise (INVALID on reply), changing nothing.
   """
   updateProviderApplication(id: ID!, input: ProviderApplicationInput!, reply: String): ProviderApplicationPayload!
   "Admins: approve with the suggested tier, or override it."
