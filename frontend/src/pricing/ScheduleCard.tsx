@@ -62,7 +62,7 @@ export function ScheduleCard({ schedule, maintenance }: { schedule: ScheduleFiel
       </p>
       {schedule.availability.kind === 'WEEKLY' && zone && <p className="muted small">{t('pricing.schedule.zoneNote', { zone })}</p>}
       <form onSubmit={(e) => void onSubmit(e)} noValidate>
-        <ScheduleEditor path="availability" legend={t('pricing.schedule.legend')} value={draft} onChange={setDraft} errors={errors} crossMidnight />
+        <ScheduleEditor path="availability" legend={t('pricing.schedule.legend')} value={draft} onChange={setDraft} errors={errors} />
         <FieldErrorText name={FORM_FIELD} errors={errors[FORM_FIELD]} className="form-error" testId="schedule-form-error" />
         {failure && <ErrorNotice error={failure} />}
         <button type="submit" className="button primary" disabled={result.fetching} data-testid="schedule-save">

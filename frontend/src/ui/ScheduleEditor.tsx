@@ -4,7 +4,7 @@ import type { PathErrors } from '../api/errors';
 import type { AvailabilityKind, UserErrorCode } from '../gql/graphql';
 import { DataTable } from './DataTable';
 import { ChoiceField, FieldErrorText, SelectField } from './FormField';
-import { crossesMidnight, nextDay, nextWindow, newWindow, timeChoices, timeZones, WEEKDAYS, type ScheduleDraft, type WindowDraft } from './schedule';
+import { crossesMidnight, emptyWindow, nextDay, nextWindow, newWindow, timeChoices, timeZones, WEEKDAYS, type ScheduleDraft, type WindowDraft } from './schedule';
 import './schedule.css';
 
 interface ScheduleEditorProps {
@@ -14,12 +14,6 @@ interface ScheduleEditorProps {
   onChange: (value: ScheduleDraft) => void;
   /** errors are the form's errors by full path; the editor reads those under path. */
   errors: PathErrors;
-  /**
-   * crossMidnight lets a window end on the next day (20:00–08:00), as both
-   * the application and the Pricing tab's schedule accept (the server's
-   * rules are one: internal/availability); true unless set.
-   */
-  crossMidnight?: boolean;
   /** onRowsChanged is called when windows are added or removed. */
   onRowsChanged?: () => void;
   /** legend names the group; the application form's "Availability" by default. */
@@ -30,11 +24,13 @@ interface ScheduleEditorProps {
  * ScheduleEditor edits when GPUs can be rented: 24/7, or weekly windows
  * (day, start, end) in an IANA time zone (Intl.supportedValuesOf), shown
  * with the server's errors at each window, in a DataTable (a card per
- * window on a phone, its Remove button inside the card). A window may end
- * on the next day (Friday 20:00–08:00), and the row says so ("ends
- * Saturday").
+ * window on a phone, its Remove button inside the card). The windows follow
+ * the server's rules (internal/availability, as schedule.ts reads them): a
+ * window may end on the next day (Friday 20:00–08:00), and the row says so
+ * ("ends Saturday"); one that ends when it starts shows the server's
+ * EMPTY_WINDOW at its end before it is sent.
  */
-export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight = true, onRowsChanged, legend }: ScheduleEditorProps) {
+export function ScheduleEditor({ path: p, value, onChange, errors, onRowsChanged, legend }: ScheduleEditorProps) {
   const { t } = useTranslation();
   const at = (path: string) => errors[path ? `${p}.${path}` : p];
   const zones = useMemo(() => timeZones([value.timeZone]), [value.timeZone]);
@@ -43,6 +39,13 @@ export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight
     ...(at(`windows.${i}`) ?? []).map((code) => ({ path: `${p}.windows.${i}`, code })),
     ...(at(`windows.${i}.day`) ?? []).map((code) => ({ path: `${p}.windows.${i}.day`, code })),
   ];
+  // An empty window is refused by the server as EMPTY_WINDOW at its end:
+  // said there at once, and once when the server says it too.
+  const endErrorsAt = (i: number, w: WindowDraft): UserErrorCode[] | undefined => {
+    const server = at(`windows.${i}.end`);
+    if (!emptyWindow(w) || server?.includes('EMPTY_WINDOW')) return server;
+    return [...(server ?? []), 'EMPTY_WINDOW'];
+  };
 
   function setKind(kind: AvailabilityKind) {
     // Switching to weekly starts with one window to edit, not an empty list.
@@ -95,14 +98,14 @@ export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight
               </option>
             ))}
           </SelectField>
-          {crossMidnight && <p className="field-hint">{t('schedule.crossMidnightHint')}</p>}
+          <p className="field-hint">{t('schedule.crossMidnightHint')}</p>
           <DataTable
             caption={t('schedule.windowsCaption')}
             className="windows"
             rows={value.windows.map((w, i) => ({ w, i }))}
             rowKey={({ w }) => w.key}
             rowClassName={({ i }) => (rowErrorsAt(i).length > 0 ? 'invalid' : undefined)}
-            rowProps={({ w }) => ({ 'data-testid': 'window-row', 'data-crosses-midnight': crossMidnight && crossesMidnight(w) })}
+            rowProps={({ w }) => ({ 'data-testid': 'window-row', 'data-crosses-midnight': crossesMidnight(w) })}
             columns={[
               {
                 key: 'day',
@@ -138,7 +141,6 @@ export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight
                     edge="start"
                     label={t('schedule.windowStart', { number: i + 1 })}
                     window={w}
-                    crossMidnight={crossMidnight}
                     errors={at(`windows.${i}.start`)}
                     onChange={(x) => setWindow(i, x)}
                   />
@@ -153,11 +155,10 @@ export function ScheduleEditor({ path: p, value, onChange, errors, crossMidnight
                     edge="end"
                     label={t('schedule.windowEnd', { number: i + 1 })}
                     window={w}
-                    crossMidnight={crossMidnight}
-                    errors={at(`windows.${i}.end`)}
+                    errors={endErrorsAt(i, w)}
                     onChange={(x) => setWindow(i, x)}
                     note={
-                      crossMidnight && crossesMidnight(w) ? (
+                      crossesMidnight(w) ? (
                         <span className="window-next-day small muted" data-testid="window-next-day">
                           {t('schedule.endsNextDay', { day: t(`weekdays.${nextDay(w.day)}`) })}
                         </span>
@@ -212,14 +213,13 @@ interface TimeSelectProps {
   edge: 'start' | 'end';
   label: string;
   window: WindowDraft;
-  crossMidnight: boolean;
   errors?: UserErrorCode[];
   onChange: (w: WindowDraft) => void;
   note?: ReactNode;
 }
 
 /** TimeSelect is a window's start or end: a time of day, shown left to right, with its errors. */
-function TimeSelect({ path, edge, label, window: w, crossMidnight, errors, onChange, note }: TimeSelectProps) {
+function TimeSelect({ path, edge, label, window: w, errors, onChange, note }: TimeSelectProps) {
   return (
     <WindowCell path={path} name={edge} label={label}>
       <select
@@ -231,7 +231,7 @@ function TimeSelect({ path, edge, label, window: w, crossMidnight, errors, onCha
         data-testid={`field-${path}.${edge}`}
         dir="ltr"
       >
-        {timeChoices(edge, w[edge], crossMidnight).map((v) => (
+        {timeChoices(edge, w[edge]).map((v) => (
           <option key={v} value={v}>
             {v}
           </option>

@@ -2,10 +2,12 @@ import type { AvailabilityInput, AvailabilityKind, Weekday } from '../gql/graphq
 
 // The pure half of the schedule editor (ScheduleEditor.tsx): weekly windows
 // as edited, the time zones offered, the times a window may start and end,
-// and what a window that crosses midnight covers. The application form and
-// the Pricing tab edit availability with the same editor, and both let a
-// window cross midnight (FRIDAY 20:00–08:00 runs into Saturday morning), as
-// the server's one set of window rules does (internal/availability).
+// and how a window is read. The application form and the Pricing tab edit
+// availability with the same editor, under the server's one set of window
+// rules (internal/availability), followed here exactly: an end before the
+// start runs into the next day (FRIDAY 20:00–08:00 ends Saturday 08:00); an
+// end of 00:00 is midnight, the same as 24:00, so nothing of the next day;
+// a window that ends when it starts is empty, refused as EMPTY_WINDOW.
 
 /** WEEKDAYS in calendar order, Monday first (ISO 8601). */
 export const WEEKDAYS: readonly Weekday[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
@@ -105,58 +107,39 @@ export function minutesOf(hhmm: string): number | null {
 }
 
 /**
- * crossesMidnight says whether a window ends on the next day: its end is
- * not after its start (20:00–08:00 runs from 20:00 to 08:00 the day after).
- * An end of 24:00 is midnight of the same day, never a crossing.
+ * crossesMidnight says whether a window runs into the next day: its end is
+ * before its start and not midnight (20:00–08:00 runs until 08:00 the day
+ * after; 18:00–00:00 and 18:00–24:00 stop at midnight). As the server reads
+ * a window (internal/availability SpanOf): it crosses when its span ends
+ * past the next midnight.
  */
 export function crossesMidnight(w: { start: string; end: string }): boolean {
   const s = minutesOf(w.start);
   const e = minutesOf(w.end);
   if (s === null || e === null) return false;
-  return e <= s && e !== 24 * 60;
-}
-
-/** windowMinutes is how long a window lasts, a crossing of midnight included (20:00–08:00 is 12 h). */
-export function windowMinutes(w: { start: string; end: string }): number {
-  const s = minutesOf(w.start);
-  const e = minutesOf(w.end);
-  if (s === null || e === null) return 0;
-  return e > s ? e - s : e + 24 * 60 - s;
-}
-
-/** DaySpan is the part of a window that falls on one weekday, in minutes since that day's midnight. */
-export interface DaySpan {
-  day: Weekday;
-  from: number;
-  to: number;
+  return e < s && e !== 0;
 }
 
 /**
- * daySpans splits a window into the parts on each weekday: FRIDAY
- * 20:00–08:00 is Friday 20:00–24:00 and Saturday 00:00–08:00; SUNDAY
- * 22:00–02:00 wraps to Monday. A window that does not cross is one span.
+ * emptyWindow says whether a window ends when it starts (10:00–10:00,
+ * 00:00–00:00), which the server refuses as EMPTY_WINDOW on its end; a
+ * malformed time is not judged.
  */
-export function daySpans(w: { day: Weekday; start: string; end: string }): DaySpan[] {
+export function emptyWindow(w: { start: string; end: string }): boolean {
   const s = minutesOf(w.start);
   const e = minutesOf(w.end);
-  if (s === null || e === null) return [];
-  if (!crossesMidnight(w)) return [{ day: w.day, from: s, to: e }];
-  // Crossing: to midnight, then on the next day up to the end (an end
-  // equal to the start is a whole day from the start).
-  const spans: DaySpan[] = [{ day: w.day, from: s, to: 24 * 60 }];
-  if (e > 0) spans.push({ day: nextDay(w.day), from: 0, to: e });
-  return spans;
+  return s !== null && s < 24 * 60 && s === e;
 }
 
 /**
  * timeChoices are the HH:MM values offered for a window, every 30 minutes.
- * Starts run from 00:00 to 23:30; ends from 00:30 to 24:00, or, where a
- * window may cross midnight, from 00:00 (an end not after the start is on
- * the next day). A stored value off the grid is kept.
+ * Starts run from 00:00 to 23:30, ends from 00:30 to 24:00 (midnight, which
+ * the server also reads from an end of 00:00); an end before the start is
+ * on the next day. A stored value off the grid (an end of 00:00) is kept.
  */
-export function timeChoices(kind: 'start' | 'end', keep?: string, crossMidnight = false): string[] {
+export function timeChoices(kind: 'start' | 'end', keep?: string): string[] {
   const out: string[] = [];
-  const first = kind === 'start' || crossMidnight ? 0 : 30;
+  const first = kind === 'start' ? 0 : 30;
   const last = kind === 'start' ? 23 * 60 + 30 : 24 * 60;
   for (let m = first; m <= last; m += 30) out.push(clock(m));
   if (keep && !out.includes(keep)) {
