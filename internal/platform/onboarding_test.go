@@ -211,6 +211,8 @@ func TestOnboardingFromApplicationToAgentToken(t *testing.T) {
 			t.Run("only admins review", func(t *testing.T) {
 				r := applicant.Do(`{ providerApplications { totalCount } }`, nil)
 				require.Equal(t, []string{"FORBIDDEN"}, r.Codes())
+				r = applicant.Do(`{ providerApplicationCounts { status count } }`, nil)
+				require.Equal(t, []string{"FORBIDDEN"}, r.Codes(), "the queue's counts are the admins' too")
 				r = applicant.Do(`mutation($id: ID!) { approveProviderApplication(id: $id) { provider { id } } }`, map[string]any{"id": app.ID})
 				require.Equal(t, []string{"FORBIDDEN"}, r.Codes())
 				r = s.NewAPIClient(t, "").Do(`mutation($id: ID!) { rejectProviderApplication(id: $id, reason: "x") { userErrors { code } } }`, map[string]any{"id": app.ID})
@@ -274,6 +276,67 @@ func TestOnboardingFromApplicationToAgentToken(t *testing.T) {
 				require.Equal(t, []string{"SUBMITTED", "INFO_REQUESTED", "RESUBMITTED"}, actions)
 				require.True(t, got.History[1].Actor.IsAdmin)
 				require.Equal(t, "Which UPS do you run?", *got.History[1].Message)
+			})
+
+			t.Run("only admins read what a resubmission changed", func(t *testing.T) {
+				type fieldChange struct {
+					Field         string
+					Before, After *string
+				}
+				var q struct {
+					ProviderApplication struct {
+						History []struct {
+							Action  string
+							Changes *[]fieldChange
+						}
+					}
+				}
+				const read = `query($id: ID!) { providerApplication(id: $id) { history { action changes { field before after } } } }`
+				applicant.MustDo(&q, read, map[string]any{"id": app.ID})
+				require.Len(t, q.ProviderApplication.History, 3)
+				for _, h := range q.ProviderApplication.History {
+					require.Nil(t, h.Changes, "the applicant reads no changes on their own %s step", h.Action)
+				}
+
+				admin.MustDo(&q, read, map[string]any{"id": app.ID})
+				resubmitted := q.ProviderApplication.History[2]
+				require.Equal(t, "RESUBMITTED", resubmitted.Action)
+				require.NotNil(t, resubmitted.Changes, "the admin reads the list")
+				fields := map[string]fieldChange{}
+				for _, c := range *resubmitted.Changes {
+					fields[c.Field] = c
+				}
+				require.Contains(t, fields, "upsProtected")
+				require.Equal(t, "false", *fields["upsProtected"].Before)
+				require.Equal(t, "true", *fields["upsProtected"].After)
+				require.Equal(t, "APC Smart-UPS, 20 minutes", *fields["maintenanceNotes"].After)
+				require.Nil(t, q.ProviderApplication.History[0].Changes, "a submission changes nothing")
+			})
+
+			t.Run("a reply is refused when no question awaits one", func(t *testing.T) {
+				edited := mutate(email, func(m map[string]any) { m["upsProtected"] = true; m["maintenanceNotes"] = "two of them" })
+				var upd struct {
+					UpdateProviderApplication struct {
+						Application *application
+						UserErrors  []userError
+					}
+				}
+				applicant.MustDo(&upd, `mutation($id: ID!, $input: ProviderApplicationInput!, $reply: String) { updateProviderApplication(id: $id, input: $input, reply: $reply) { application { status } userErrors { field code } } }`,
+					map[string]any{"id": app.ID, "input": edited, "reply": "Nobody asked, but here it is."})
+				require.Nil(t, upd.UpdateProviderApplication.Application)
+				require.Len(t, upd.UpdateProviderApplication.UserErrors, 1)
+				require.Equal(t, "reply", upd.UpdateProviderApplication.UserErrors[0].Field)
+				require.Equal(t, "INVALID", upd.UpdateProviderApplication.UserErrors[0].Code)
+				var q struct {
+					ProviderApplication struct {
+						MaintenanceNotes string
+						History          []struct{ Message *string }
+					}
+				}
+				admin.MustDo(&q, `query($id: ID!) { providerApplication(id: $id) { maintenanceNotes history { message } } }`, map[string]any{"id": app.ID})
+				require.Len(t, q.ProviderApplication.History, 3, "nothing recorded")
+				require.Nil(t, q.ProviderApplication.History[2].Message)
+				require.Equal(t, "APC Smart-UPS, 20 minutes", q.ProviderApplication.MaintenanceNotes, "nothing changed")
 			})
 
 			t.Run("another user cannot edit or read the application", func(t *testing.T) {
