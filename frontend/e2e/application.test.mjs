@@ -223,6 +223,7 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
       ['upsProtected', en.common.no, en.common.yes],
     ]);
     assert.ok((await text(answer.getByTestId('answer-change').first())).includes(en.apply.gpu.ramGb), 'the field is named as the form names it');
+    assert.equal(await a('answer-changes').count(), 1, 'the difference is shown once, beside the reply, not again in the history');
     await admin.locator('[data-testid="review-decision"]').waitFor();
     const review = join(artifactsDir(), 'e2e-application-review.png');
     await answer.screenshot({ path: review });

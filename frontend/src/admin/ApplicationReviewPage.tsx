@@ -108,7 +108,7 @@ function ApplicationReview({ id }: { id: string }) {
           </p>
         )
       )}
-      <ApplicationRecord app={app}>
+      <ApplicationRecord app={app} changesShownAt={latestAnswerOf(app.history)?.answer}>
         <LatestAnswer app={app} />
         {app.status === 'SUBMITTED' || app.status === 'INFO_REQUESTED' ? (
           // Keyed by status: a decision, or the resubmission that answers
@@ -129,21 +129,30 @@ function ApplicationReview({ id }: { id: string }) {
 type Decision = 'approve' | 'reject' | 'info';
 
 /**
+ * latestAnswerOf finds, in a history read oldest first, the latest request
+ * for more information and the resubmission that answered it (indices in
+ * history); null before any request was answered.
+ */
+function latestAnswerOf(history: ApplicationFieldsFragment['history']): { question: number; answer: number } | null {
+  const lastOf = (action: string) => history.map((e) => e.action as string).lastIndexOf(action);
+  const answer = lastOf('RESUBMITTED');
+  const question = lastOf('INFO_REQUESTED');
+  if (answer < 0 || question < 0 || question > answer) return null;
+  return { question, answer };
+}
+
+/**
  * LatestAnswer shows, beside the decision, how the applicant answered the
  * latest request for more information: the question, their reply, and
- * field by field what they changed. Nothing before any request was
- * answered.
+ * field by field what they changed (which the history then leaves out).
+ * Nothing before any request was answered.
  */
 function LatestAnswer({ app }: { app: ApplicationFieldsFragment }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const history = app.history;
-  const lastOf = (action: string) => history.map((e) => e.action as string).lastIndexOf(action);
-  const at = lastOf('RESUBMITTED');
-  const asked = lastOf('INFO_REQUESTED');
-  if (at < 0 || asked < 0 || asked > at) return null;
-  const answer = history[at];
-  const question = history[asked];
+  const latest = latestAnswerOf(app.history);
+  const answer = latest && app.history[latest.answer];
+  const question = latest && app.history[latest.question];
   if (!answer || !question) return null;
   return (
     <section className="card latest-answer" data-testid="review-latest-answer">

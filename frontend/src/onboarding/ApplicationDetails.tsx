@@ -153,9 +153,10 @@ function ApplicationAnswers({ app }: { app: Application }) {
 /**
  * ApplicationHistory lists every step: who, when, what they said (on a
  * resubmission, the applicant's reply), and for admins what a resubmission
- * changed.
+ * changed, except on the step changesShownAt (its index in history), whose
+ * changes the page already shows (the review page's latest answer).
  */
-function ApplicationHistory({ history }: { history: Application['history'] }) {
+function ApplicationHistory({ history, changesShownAt }: { history: Application['history']; changesShownAt?: number }) {
   const { t } = useTranslation();
   const f = useFormat();
   return (
@@ -179,7 +180,7 @@ function ApplicationHistory({ history }: { history: Application['history'] }) {
               </blockquote>
             </>
           )}
-          {event.changes && <AnswerChanges changes={event.changes} />}
+          {event.changes && i !== changesShownAt && <AnswerChanges changes={event.changes} />}
         </li>
       ))}
     </ol>
@@ -209,9 +210,11 @@ export function ApplicationStatusLine({ app, children }: { app: Application; chi
 /**
  * ApplicationRecord is an application as the applicant and the reviewers
  * both read it: the answers beside the suggested tier, what children add
- * (the review page's decision), and the history.
+ * (the review page's decision), and the history. changesShownAt is the
+ * index in the history of a step whose changes children already show: the
+ * history leaves them out there, so the page shows them once.
  */
-export function ApplicationRecord({ app, children }: { app: Application; children?: ReactNode }) {
+export function ApplicationRecord({ app, children, changesShownAt }: { app: Application; children?: ReactNode; changesShownAt?: number }) {
   const { t } = useTranslation();
   return (
     <div className="two-columns">
@@ -227,7 +230,7 @@ export function ApplicationRecord({ app, children }: { app: Application; childre
         {children}
         <section className="card">
           <h2>{t('application.history')}</h2>
-          <ApplicationHistory history={app.history} />
+          <ApplicationHistory history={app.history} changesShownAt={changesShownAt} />
         </section>
       </div>
     </div>
