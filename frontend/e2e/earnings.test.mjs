@@ -21,6 +21,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { graphql, logInThroughForm } from './session.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -36,14 +37,6 @@ const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const CUSTOMER = { email: 'customer@gpunex.demo', password: 'gpunex-demo' };
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const PHONE = { width: 390, height: 844 };
-
-async function logIn(page, server, who) {
-  await page.goto(`${server.url}/login`);
-  await page.getByTestId('field-email').fill(who.email);
-  await page.getByTestId('field-password').fill(who.password);
-  await page.getByTestId('login-submit').click();
-  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
-}
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -69,17 +62,6 @@ function solanaWallet() {
   const { publicKey } = generateKeyPairSync('ed25519');
   const der = publicKey.export({ type: 'spki', format: 'der' });
   return base58(der.subarray(der.length - 32));
-}
-
-const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
-
-// graphql posts a query with a context's cookies and returns its data.
-async function graphql(context, server, query, variables = {}) {
-  const res = await context.request.post(`${server.url}/graphql`, { headers: HEADERS, data: { query, variables } });
-  const body = await res.json();
-  assert.equal(res.status(), 200, JSON.stringify(body));
-  assert.equal(body.errors, undefined, JSON.stringify(body.errors));
-  return body.data;
 }
 
 // rentLisbon has the demo customer rent a GPU of the demo provider (its
@@ -126,7 +108,7 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
     page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 }, acceptDownloads: true }, name: 'provider' });
 
     at('the demo provider opens the Earnings tab');
-    await logIn(page, server, PROVIDER);
+    await logInThroughForm(page, server, PROVIDER);
     await page.getByTestId('nav-earnings').click();
     await page.getByTestId('earnings-page').waitFor();
     await page.evaluate(() => {
@@ -259,7 +241,7 @@ test('payouts: the demo provider sets a Solana payout address with its password,
     page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
 
     at('the demo provider opens the Payouts tab');
-    await logIn(page, server, PROVIDER);
+    await logInThroughForm(page, server, PROVIDER);
     await page.getByTestId('nav-payouts').click();
     await page.getByTestId('payouts-page').waitFor();
     if ((await page.getByTestId('payout-method-form').count()) === 0) await page.getByTestId('payout-method-change').click();
@@ -337,12 +319,12 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
 
     at('the demo customer\'s id and balance');
     customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'customer' });
-    await logIn(customer, server, CUSTOMER);
+    await logInThroughForm(customer, server, CUSTOMER);
     const { me, myFunds } = await graphql(customer.context(), server, '{ me { id } myFunds { balance } }');
 
     at('the admin opens Payouts: tabs by state');
     admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'admin' });
-    await logIn(admin, server, ADMIN);
+    await logInThroughForm(admin, server, ADMIN);
     await admin.getByTestId('nav-admin-payouts').click();
     await admin.getByTestId('admin-payouts-page').waitFor();
     for (const state of ['PENDING', 'PROCESSING', 'PAID', 'FAILED', 'ALL']) {

@@ -12,13 +12,12 @@
 // the approval email is found as an .eml file. No admin or applicant page is
 // ever reloaded. The last screen is saved as artifacts/e2e-onboarding.png.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
-import { confirmationLink } from './mail.mjs';
+import { confirmationLink, waitForMessage } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
@@ -319,9 +318,10 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     console.log(`screenshot: ${await saveScreenshot(user, 'e2e-onboarding.png')}`);
 
     at('the approval email is in the outbox sink');
-    const email = await waitForEmail(join(server.dataDir, 'mail', 'outbox'), applicant.email, APPROVAL_SUBJECT, 30_000);
-    assert.ok(email.body.includes('/agent/install.sh | sudo sh'), `the approval email holds the install command:\n${email.body}`);
-    assert.ok(!email.body.includes('GPUNEX_TOKEN='), `no command with the token in the approval email:\n${email.body}`);
+    const email = await waitForMessage(server.dataDir, applicant.email, 'application.approved', { timeoutMs: 30_000 });
+    assert.equal(email.subject, APPROVAL_SUBJECT);
+    assert.ok(email.text.includes('/agent/install.sh | sudo sh'), `the approval email holds the install command:\n${email.text}`);
+    assert.ok(!email.text.includes('GPUNEX_TOKEN='), `no command with the token in the approval email:\n${email.text}`);
     console.log(`approval email: ${email.file}`);
 
     at('revoke the token after confirming');
@@ -344,95 +344,3 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await server.stop();
   }
 });
-
-/**
- * waitForEmail polls the outbox directory until an .eml file to `to` with
- * `subject` appears, and returns its decoded subject and text.
- */
-async function waitForEmail(dir, to, subject, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  const seen = [];
-  for (;;) {
-    let files = [];
-    try {
-      files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
-    } catch {
-      // the directory appears with the first message
-    }
-    for (const file of files) {
-      const mail = parseEml(readFileSync(join(dir, file), 'utf8'));
-      if (mail.subject === subject && mail.to.toLowerCase().includes(to.toLowerCase())) return { ...mail, file };
-      if (!seen.includes(file)) seen.push(file);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`no email "${subject}" to ${to} in ${dir} within ${timeoutMs} ms; files: ${seen.join(', ') || 'none'}`);
-    }
-    await sleep(250);
-  }
-}
-
-// A small RFC 5322 / MIME reader, enough for the server's messages: unfolded
-// headers, RFC 2047 encoded words, multipart bodies, quoted-printable and
-// base64 parts.
-function parseEml(raw) {
-  const { headers, body } = splitMessage(raw);
-  return { subject: decodeWords(headers.subject ?? ''), to: decodeWords(headers.to ?? ''), body: decodeBody(headers, body) };
-}
-
-function splitMessage(raw) {
-  const text = raw.replace(/\r\n/g, '\n');
-  const end = text.indexOf('\n\n');
-  const head = end < 0 ? text : text.slice(0, end);
-  const body = end < 0 ? '' : text.slice(end + 2);
-  const headers = {};
-  for (const line of head.replace(/\n[ \t]+/g, ' ').split('\n')) {
-    const i = line.indexOf(':');
-    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
-  }
-  return { headers, body };
-}
-
-function decodeBody(headers, body) {
-  const type = headers['content-type'] ?? 'text/plain';
-  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
-  if (/^multipart\//i.test(type) && boundary) {
-    return body
-      .split(`--${boundary}`)
-      .slice(1)
-      .filter((part) => !part.startsWith('--'))
-      .map((part) => {
-        const p = splitMessage(part.replace(/^\n/, ''));
-        return decodeBody(p.headers, p.body);
-      })
-      .join('\n');
-  }
-  const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
-  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
-  return body;
-}
-
-function decodeQuotedPrintable(s) {
-  const text = s.replace(/=\r?\n/g, '');
-  const bytes = [];
-  for (let i = 0; i < text.length; i++) {
-    const hex = text.slice(i + 1, i + 3);
-    if (text[i] === '=' && /^[0-9A-F]{2}$/i.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 2;
-    } else {
-      bytes.push(...Buffer.from(text[i], 'utf8'));
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-function decodeWords(s) {
-  return s
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?([^?]+)\?([BQ])\?([^?]*)\?=/gi, (_, _charset, enc, data) =>
-      enc.toUpperCase() === 'B'
-        ? Buffer.from(data, 'base64').toString('utf8')
-        : decodeQuotedPrintable(data.replace(/_/g, ' ')),
-    );
-}

@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
+import { graphql } from './session.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const STEP_TIMEOUT = 20_000;
@@ -106,17 +107,6 @@ const LONG_APPLICATION = {
     },
   ],
 };
-
-const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
-
-// graphql posts a query with the context's cookies (the browser's) and returns its data.
-async function graphql(context, server, query, variables) {
-  const res = await context.request.post(`${server.url}/graphql`, { headers: HEADERS, data: { query, variables } });
-  const body = await res.json();
-  assert.equal(res.status(), 200, JSON.stringify(body));
-  assert.equal(body.errors, undefined, JSON.stringify(body.errors));
-  return body.data;
-}
 
 // logIn signs the context's user in through the API: the log-in form
 // itself is one of the pages checked.

@@ -17,6 +17,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { logInThroughForm } from './session.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -38,14 +39,6 @@ const micros = (amount) => Math.round(Number(amount) * 1e6);
 const MARKETPLACE = `query($filter: MarketplaceFilter) {
   marketplace(filter: $filter, first: 50) { edges { node { id modelKey pricePerHour gpuCount location { city country } } } }
 }`;
-
-async function logIn(page, server, who) {
-  await page.goto(`${server.url}/login`);
-  await page.getByTestId('field-email').fill(who.email);
-  await page.getByTestId('field-password').fill(who.password);
-  await page.getByTestId('login-submit').click();
-  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
-}
 
 // adviceAttribute is an attribute of the model's advice section, in the page.
 const adviceAttribute = (page, name) =>
@@ -86,7 +79,7 @@ test(
       const text = async (locator) => plain(await locator.textContent());
 
       at('the demo provider opens the Pricing tab: its H100s have price advice');
-      await logIn(provider, server, PROVIDER);
+      await logInThroughForm(provider, server, PROVIDER);
       await provider.getByTestId('nav-pricing').click();
       await provider.getByTestId('pricing-page').waitFor();
       await provider.evaluate(() => {

@@ -23,6 +23,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { logInThroughForm } from './session.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -37,14 +38,6 @@ const fill = (template, values) => template.replace(/\{\{(\w+)\}\}/g, (_, k) => 
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const PHONE = { width: 390, height: 844 };
-
-async function logIn(page, server, who) {
-  await page.goto(`${server.url}/login`);
-  await page.getByTestId('field-email').fill(who.email);
-  await page.getByTestId('field-password').fill(who.password);
-  await page.getByTestId('login-submit').click();
-  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
-}
 
 // widthOf is the page's scroll width against the viewport's.
 const widthOf = (page) => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
@@ -83,7 +76,7 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
     page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
 
     at('the demo provider opens the Performance tab');
-    await logIn(page, server, PROVIDER);
+    await logInThroughForm(page, server, PROVIDER);
     assert.equal(plain(await page.getByTestId('nav-performance').textContent()), en.nav.performance);
     await page.getByTestId('nav-performance').click();
     await page.getByTestId('performance-page').waitFor();
@@ -229,7 +222,7 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
     page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'admin' });
 
     at('the demo admin opens the providers by reliability');
-    await logIn(page, server, ADMIN);
+    await logInThroughForm(page, server, ADMIN);
     assert.equal(plain(await page.getByTestId('nav-admin-reliability').textContent()), en.nav.adminReliability);
     await page.getByTestId('nav-admin-reliability').click();
     await page.getByTestId('admin-reliability-page').waitFor();

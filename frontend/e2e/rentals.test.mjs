@@ -25,6 +25,7 @@ import { createAgentToken, startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { logInThroughForm } from './session.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -43,14 +44,6 @@ const PHONE = { width: 390, height: 844 };
 const RATE = '2.5';
 // A command that prints a numbered line each second until stopped.
 const COMMAND = `sh -c 'i=0; while true; do i=$((i+1)); echo "e2e line $i $GREETING"; sleep 1; done'`;
-
-async function logIn(page, server, who) {
-  await page.goto(`${server.url}/login`);
-  await page.getByTestId('field-email').fill(who.email);
-  await page.getByTestId('field-password').fill(who.password);
-  await page.getByTestId('login-submit').click();
-  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
-}
 
 // lastLine is the highest "e2e line N" in a log text, 0 when there is none.
 function lastLine(text) {
@@ -83,7 +76,7 @@ test(
       const text = async (locator) => plain(await locator.textContent());
 
       at('the demo provider opens the Pricing tab from the nav');
-      await logIn(provider, server, PROVIDER);
+      await logInThroughForm(provider, server, PROVIDER);
       assert.equal(await text(provider.getByTestId('nav-pricing')), en.nav.pricing);
       await provider.getByTestId('nav-pricing').click();
       await provider.getByTestId('pricing-page').waitFor();
@@ -122,7 +115,7 @@ test(
       assert.equal(await h100.getByTestId('price-history-item').first().getAttribute('data-price'), '2.500000');
 
       at('the customer opens the Marketplace filtered by the model: the listings before the agent');
-      await logIn(customer, server, CUSTOMER);
+      await logInThroughForm(customer, server, CUSTOMER);
       assert.equal(await customer.getByTestId('nav-pricing').count(), 0, 'a customer has no Pricing tab');
       await customer.getByTestId('nav-marketplace').click();
       await customer.getByTestId('marketplace-page').waitFor();
