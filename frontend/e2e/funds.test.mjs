@@ -1,0 +1,251 @@
+// Prepaid funds and manual payouts end to end: one gpunex server with the
+// demo world, metering every 2 s and running payouts every 2 s, and
+// Chromium on the embedded SPA.
+//
+// (1) A new customer (signed up through the form, no funds) rents one of
+// the demo provider's GPUs in Lisbon from the Marketplace: the rent dialog
+// says the balance is empty, and the start is refused with the funds
+// notice (INSUFFICIENT_FUNDS), nothing rented. The admin credits exactly
+// one hour of the listing's price; the same dialog then starts the rental
+// (a balance of one hour is the least a start asks for), the Rentals page
+// shows the balance being spent, and at the first metering the bell brings
+// the low-funds notice (under an hour left). The exhausted notice needs the
+// hour to run out, too long for a test: not covered here.
+//
+// (2) That rental earns the demo provider money this period. The provider
+// sets a monthly payout to a new wallet with its password; with no Solana
+// node configured the next run (after a 1 s cooling-off) makes a MANUAL
+// payout of the previous month, PENDING on the provider's Payouts tab. The
+// admin marks it paid with a reference on the admin payouts page, and the
+// provider's Payouts tab shows it PAID with that reference.
+// Screens: artifacts/e2e-funds*.png.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { explainFailure, saveScreenshot } from './artifacts.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { confirmationLink } from './mail.mjs';
+import { frontendDir, startServer } from './server.mjs';
+import { graphql, logInThroughForm } from './session.mjs';
+
+const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
+
+const STEP_TIMEOUT = 20_000;
+// Metering and payout runs every 2 s: what they cause shows within this.
+const RUN_TIMEOUT = 20_000;
+const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
+const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
+const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
+const DESKTOP = { viewport: { width: 1360, height: 1000 } };
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+// base58 encodes bytes as Solana writes keys (Bitcoin's alphabet).
+function base58(bytes) {
+  let n = 0n;
+  for (const b of bytes) n = n * 256n + BigInt(b);
+  let out = '';
+  while (n > 0n) {
+    out = BASE58[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+// solanaWallet is a fresh wallet address: an ed25519 public key in base58.
+function solanaWallet() {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const der = publicKey.export({ type: 'spki', format: 'der' });
+  return base58(der.subarray(der.length - 32));
+}
+
+// lisbonListing is a listing of the demo provider (its machines are in
+// Lisbon) with a free GPU and no maintenance planned, the cheapest first.
+async function lisbonListing(context, server) {
+  const market = await graphql(context, server, 'query($filter: MarketplaceFilter) { marketplace(filter: $filter, first: 50) { edges { node { id modelKey gpuCount pricePerHour nextMaintenanceAt location { city } } } } }', { filter: {} });
+  const lisbon = market.marketplace.edges
+    .map((e) => e.node)
+    .filter((l) => (l.location.city ?? '').toLowerCase() === 'lisbon' && !l.nextMaintenanceAt && l.gpuCount > 0)
+    .sort((a, b) => Number(a.pricePerHour) - Number(b.pricePerHour));
+  assert.ok(lisbon.length > 0, `a free Lisbon listing: ${JSON.stringify(market)}`);
+  return lisbon[0];
+}
+
+test('funds and manual payouts: a customer without funds is refused, rents once credited and is told funds run low; the admin marks the provider\'s manual payout paid and the provider sees it', { timeout: 120_000 }, async () => {
+  const server = await startServer({ extraArgs: ['--metering-every', '2s', '--payout-every', '2s', '--payout-cooling-off', '1s'] });
+  let browser;
+  let customer;
+  let admin;
+  let provider;
+  let step = 'start';
+  const pageErrors = [];
+  const at = (label) => {
+    step = label;
+    console.log(`step: ${label}`);
+  };
+
+  try {
+    browser = await launchBrowser();
+
+    at('a new customer signs up and confirms the address: no funds');
+    customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'customer' });
+    const stamp = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const newcomer = { name: `Nina Nofunds ${stamp.slice(-5)}`, email: `nina.${stamp}@example.com`, password: 'no-funds-yet-2026' };
+    await customer.goto(`${server.url}/signup`);
+    await customer.getByTestId('field-name').fill(newcomer.name);
+    await customer.getByTestId('field-email').fill(newcomer.email);
+    await customer.getByTestId('field-password').fill(newcomer.password);
+    await customer.getByTestId('signup-submit').click();
+    await customer.getByTestId('signup-sent').waitFor();
+    await customer.goto(await confirmationLink(server.dataDir, newcomer.email));
+    await customer.getByTestId('account-page').waitFor();
+    const { me, myFunds } = await graphql(customer.context(), server, '{ me { id } myFunds { balance } }');
+    assert.equal(Number(myFunds.balance), 0, 'a new customer has no funds');
+
+    at('the Marketplace: the rent dialog says the balance is empty');
+    const listing = await lisbonListing(customer.context(), server);
+    console.log(`listing ${listing.id}: ${listing.modelKey} in Lisbon at ${listing.pricePerHour} USDC/h`);
+    await customer.getByTestId('nav-marketplace').click();
+    await customer.getByTestId('marketplace-page').waitFor();
+    const row = customer.locator(`[data-testid="listing"][data-id="${listing.id}"]`);
+    await row.getByTestId('listing-rent').click();
+    const dialog = customer.getByTestId('rent-dialog');
+    await dialog.waitFor();
+    await dialog.getByTestId('funds').waitFor();
+    assert.equal(Number(await dialog.getByTestId('funds').getAttribute('data-balance')), 0);
+    assert.equal(plain(await dialog.getByTestId('funds-empty').textContent()), en.funds.addFunds);
+
+    at('renting without funds is refused with the funds notice, nothing rented');
+    await dialog.getByTestId('field-gpuCount').fill('1');
+    await dialog.getByTestId('field-image').fill('busybox');
+    await dialog.getByTestId('field-command').fill('sleep 600');
+    await dialog.getByTestId('rent-submit').click();
+    const refused = dialog.getByTestId('rent-insufficient-funds');
+    await refused.waitFor();
+    assert.equal(plain(await refused.locator('p').nth(0).textContent()), en.marketplace.rent.insufficientFunds);
+    assert.equal(plain(await refused.locator('p').nth(1).textContent()), en.marketplace.rent.addFunds);
+    assert.equal(await dialog.getByTestId('rent-form-error').count(), 0, 'the refusal is not also listed among the form errors');
+    assert.match(customer.url(), /\/marketplace/, 'the dialog stays open');
+    const { myRentals } = await graphql(customer.context(), server, '{ myRentals(first: 5) { edges { node { id } } } }');
+    assert.equal(myRentals.edges.length, 0, 'nothing was rented');
+    console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-funds-refused.png')}`);
+
+    at('the admin credits exactly one hour of the listing');
+    admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'admin' });
+    await logInThroughForm(admin, server, ADMIN);
+    const credit = await graphql(admin.context(), server, 'mutation($input: CreditFundsInput!) { creditFunds(input: $input) { userErrors { field code } } }', {
+      input: { userId: me.id, amount: listing.pricePerHour, reference: `e2e-funds-${stamp}` },
+    });
+    assert.deepEqual(credit.creditFunds.userErrors, []);
+
+    at('with one hour\'s funds the same dialog starts the rental');
+    await dialog.getByTestId('rent-submit').click();
+    await customer.waitForURL(/\/rentals\/[^/]+$/);
+    await customer.getByTestId('rental-page').waitFor();
+    const rentalId = await customer.getByTestId('rental-page').getAttribute('data-id');
+    console.log(`rental ${rentalId}`);
+
+    at('at the first metering the bell brings the low-funds notice');
+    await customer.getByTestId('notification-unread-count').waitFor({ timeout: RUN_TIMEOUT });
+    await customer.getByTestId('notification-bell').click();
+    const low = customer.locator('[data-testid="notification-item"][data-kind="billing.funds_low"]');
+    await low.waitFor({ timeout: RUN_TIMEOUT });
+    assert.equal(plain(await low.locator('.bell-item-title').textContent()), 'Your balance is running low');
+    assert.match(plain(await low.locator('.bell-item-body').textContent()), new RegExp(`^Your balance of [\\d.]+ USDC pays for less than 1h0m0s more of rental ${rentalId}\\. Add funds to keep it running\\.$`));
+    console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-funds-low.png')}`);
+
+    at('the Rentals page shows the balance being spent');
+    await customer.getByTestId('notification-bell').click();
+    await customer.getByTestId('nav-rentals').click();
+    await customer.getByTestId('funds').waitFor();
+    const running = customer.getByTestId('funds-running');
+    await running.waitFor();
+    assert.match(plain(await running.textContent()), /^Your running rentals cost [\d,.]+ USDC per hour: at that rate the balance runs out on .+\.$/);
+    assert.ok(Number(await customer.getByTestId('funds').getAttribute('data-balance')) < Number(listing.pricePerHour), 'less than an hour is left');
+
+    at('the provider sets a monthly payout to a new wallet');
+    provider = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'provider' });
+    await logInThroughForm(provider, server, PROVIDER);
+    await provider.getByTestId('nav-payouts').click();
+    await provider.getByTestId('payouts-page').waitFor();
+    if ((await provider.getByTestId('payout-method-form').count()) === 0) await provider.getByTestId('payout-method-change').click();
+    const form = provider.getByTestId('payout-method-form');
+    await form.waitFor();
+    const wallet = solanaWallet();
+    await form.getByTestId('field-schedule-MONTHLY').check();
+    await form.getByTestId('field-destination-SOLANA').check();
+    await form.getByTestId('field-solanaAddress').fill(wallet);
+    await form.getByTestId('field-payoutPassword').fill(PROVIDER.password);
+    await form.getByTestId('payout-method-save').click();
+    await provider.getByTestId('payout-method-saved').waitFor();
+    assert.equal(plain(await provider.getByTestId('payout-method-schedule').textContent()), en.payoutSchedule.MONTHLY);
+
+    at('the next run makes a manual payout to the wallet, pending on the Payouts tab');
+    const pendingRow = provider.locator(`[data-testid="payouts-table"] [data-testid="payout-row"][data-state="PENDING"][data-kind="MANUAL"]`);
+    const deadline = Date.now() + RUN_TIMEOUT;
+    while ((await pendingRow.count()) === 0) {
+      assert.ok(Date.now() < deadline, `a pending manual payout within ${RUN_TIMEOUT / 1000} s`);
+      await new Promise((r) => setTimeout(r, 1000));
+      await provider.reload();
+      await provider.getByTestId('payouts-history').waitFor();
+    }
+    const payoutId = await pendingRow.getAttribute('data-id');
+    const amount = await pendingRow.getAttribute('data-amount');
+    assert.ok(Number(amount) > 0, `the payout pays the period's earnings: ${amount}`);
+    assert.ok((await pendingRow.textContent()).includes(wallet), 'to the new wallet');
+    assert.equal(plain(await pendingRow.getByTestId('payout-state').textContent()), en.payoutState.PENDING);
+    console.log(`payout ${payoutId}: ${amount} USDC, manual, pending`);
+
+    at('the admin marks it paid with a reference');
+    const reference = `SOL-TX-${stamp}`;
+    await admin.getByTestId('nav-admin-payouts').click();
+    await admin.getByTestId('admin-payouts-page').waitFor();
+    await admin.getByTestId('payouts-tab-PENDING').click();
+    await admin.waitForURL(/state=PENDING$/);
+    const adminRow = admin.locator(`[data-testid="admin-payouts-table"] [data-testid="payout-row"][data-id="${payoutId}"]`);
+    await adminRow.waitFor();
+    assert.equal(await adminRow.getAttribute('data-kind'), 'MANUAL');
+    await adminRow.getByTestId('settle').locator('summary').click();
+    const settle = adminRow.getByTestId('settle-paid');
+    await settle.getByTestId('field-paidReference').fill(reference);
+    await settle.getByTestId('settle-paid-submit').click();
+    // Paid, it leaves the Pending tab and is listed under Paid.
+    await admin.waitForFunction((id) => !document.querySelector(`[data-testid="payout-row"][data-id="${id}"][data-state="PENDING"]`), payoutId);
+    await admin.getByTestId('payouts-tab-PAID').click();
+    await admin.waitForURL(/state=PAID$/);
+    const adminPaid = admin.locator(`[data-testid="admin-payouts-table"] [data-testid="payout-row"][data-id="${payoutId}"]`);
+    await adminPaid.waitFor();
+    assert.equal(await adminPaid.getAttribute('data-state'), 'PAID');
+    assert.equal(plain(await adminPaid.getByTestId('payout-paid-reference').textContent()), en.payouts.table.paidReference.replace('{{reference}}', reference));
+    assert.equal(await adminPaid.getByTestId('settle').count(), 0, 'a paid payout is not settled again');
+    console.log(`screenshot: ${await saveScreenshot(admin, 'e2e-funds-admin-paid.png')}`);
+
+    at('the provider\'s Payouts tab shows it paid with that reference');
+    await provider.reload();
+    const paidRow = provider.locator(`[data-testid="payouts-table"] [data-testid="payout-row"][data-id="${payoutId}"]`);
+    await paidRow.waitFor();
+    assert.equal(await paidRow.getAttribute('data-state'), 'PAID');
+    assert.equal(plain(await paidRow.getByTestId('payout-state').textContent()), en.payoutState.PAID);
+    assert.equal(plain(await paidRow.getByTestId('payout-paid-reference').textContent()), en.payouts.table.paidReference.replace('{{reference}}', reference));
+    assert.ok(plain(await paidRow.textContent()).includes(en.payoutKind.MANUAL), 'sent by GPUnex staff');
+    console.log(`screenshot: ${await saveScreenshot(provider, 'e2e-funds-provider-paid.png')}`);
+
+    for (const page of [customer, admin, provider]) assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request failed');
+    assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  } catch (err) {
+    throw await explainFailure(err, {
+      step,
+      screenshots: { 'e2e-funds-customer-failure.png': customer, 'e2e-funds-admin-failure.png': admin, 'e2e-funds-provider-failure.png': provider },
+      logs: { 'server output': server.output() },
+    });
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+});
