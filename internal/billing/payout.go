@@ -244,18 +244,19 @@ func sameDestination(a, b *models.PayoutMethod) bool {
 }
 
 func (s *Service) tellMethodChanged(ctx context.Context, tx bun.Tx, userID int64, m *models.PayoutMethod) error {
-	dest := "a bank account"
+	dest, address := "a bank account", ""
 	if m.SolanaAddress != nil {
-		dest = "the Solana wallet " + *m.SolanaAddress
+		dest, address = "the Solana wallet "+*m.SolanaAddress, *m.SolanaAddress
 	} else if m.IBAN != nil {
-		dest = "the bank account " + *methodOf(m).IBANMasked
+		address = *methodOf(m).IBANMasked
+		dest = "the bank account " + address
 	}
 	title := "Your payout method changed"
 	body := fmt.Sprintf("Payouts now go to %s, %s. Payouts to it start after %s. If you did not make this change, change your password and contact us.",
 		dest, strings.ToLower(m.Schedule), m.HoldUntil.UTC().Format("2006-01-02 15:04 UTC"))
 	if s.deps.Notify != nil {
 		if err := s.deps.Notify.Add(ctx, tx, &models.Notification{UserID: userID, Kind: KindPayoutMethodChanged, Title: title, Body: body,
-			Params: map[string]string{"kind": m.Kind, "schedule": m.Schedule, "holdUntil": m.HoldUntil.UTC().Format(time.RFC3339)}}); err != nil {
+			Params: map[string]string{"kind": m.Kind, "schedule": m.Schedule, "holdUntil": m.HoldUntil.UTC().Format(time.RFC3339), "address": address}}); err != nil {
 			return err
 		}
 	}
@@ -634,10 +635,14 @@ func (s *Service) tellPayout(ctx context.Context, tx bun.Tx, p *models.Payout) e
 		return err
 	}
 	n := &models.Notification{UserID: userID, Params: map[string]string{"payoutId": strconv.FormatInt(p.ID, 10), "amount": p.Amount.String()}}
+	// The SPA writes the notice in the reader's language from these params.
+	n.Params["destination"] = p.Destination
 	if p.State == models.PayoutPaid {
+		n.Params["reference"] = strOr(p.PaidReference)
 		n.Kind, n.Title = KindPayoutPaid, "Payout sent"
 		n.Body = fmt.Sprintf("%s USDC were paid to %s (reference %s).", p.Amount, p.Destination, strOr(p.PaidReference))
 	} else {
+		n.Params["failure"] = strOr(p.Failure)
 		n.Kind, n.Title = KindPayoutFailed, "Payout failed"
 		n.Body = fmt.Sprintf("The payout of %s USDC failed and is back in your balance: %s", p.Amount, strOr(p.Failure))
 	}

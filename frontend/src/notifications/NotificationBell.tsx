@@ -6,6 +6,7 @@ import { useFormat } from '../ui/format';
 import { linkOf, paramsOf, type Notification } from './feed';
 import './notifications.css';
 import { useNotificationFeed } from './useNotificationFeed';
+import { formatUsdc } from '../ui/usdc';
 
 /**
  * NotificationBell shows the unread count live and opens a list of the
@@ -87,7 +88,7 @@ export function NotificationBell() {
 }
 
 function NotificationItem({ notification: n, onOpen }: { notification: Notification; onOpen: () => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const f = useFormat();
   // A tier arrives as its enum value (COMMUNITY) and is shown by its name;
   // a benchmark's metrics and guidance arrive as lists of enum values
@@ -96,6 +97,12 @@ function NotificationItem({ notification: n, onOpen }: { notification: Notificat
     if (key === 'tier' && (value === 'ENTERPRISE' || value === 'COMMUNITY')) return t(`tiers.${value}.name`);
     if (key === 'metrics') return namesOf(value, (m) => t(`benchmarks.metrics.${m}` as 'benchmarks.title', { defaultValue: m }));
     if (key === 'guidance') return namesOf(value, (g) => t(`benchmarks.guidanceTitle.${g}` as 'benchmarks.title', { defaultValue: g }));
+    // Money in USDC, a payout method's kind and schedule, and a time arrive
+    // as the API writes them and are shown as the page writes them.
+    if (key === 'balance' || key === 'perHour' || key === 'amount') return formatUsdc(value, i18n.language);
+    if (key === 'kind') return t(`payoutKind.${value}` as 'notifications.title', { defaultValue: value });
+    if (key === 'schedule') return t(`payoutSchedule.${value}` as 'notifications.title', { defaultValue: value });
+    if (key === 'holdUntil') return f.dateTime(value);
     return value;
   });
   // kind is a stable key; an unknown kind falls back to the server's English.

@@ -83,6 +83,11 @@ describe('linkOf', () => {
     ['a request for information opens the applicant\'s page', withApplication('APPLICATION_INFO_REQUESTED'), '/provider/application'],
     ['a delisted GPU opens the Benchmarks tab', notification('1', { kind: 'GPU_DELISTED' }), '/provider/benchmarks'],
     ['a GPU listed again opens the Benchmarks tab', notification('1', { kind: 'GPU_RELISTED' }), '/provider/benchmarks'],
+    ['low funds open Rentals', notification('1', { kind: 'billing.funds_low' }), '/rentals'],
+    ['a rental stopped for funds opens Rentals', notification('1', { kind: 'billing.funds_exhausted' }), '/rentals'],
+    ['a payout sent opens the Payouts tab', notification('1', { kind: 'billing.payout_paid' }), '/provider/payouts'],
+    ['a payout failed opens the Payouts tab', notification('1', { kind: 'billing.payout_failed' }), '/provider/payouts'],
+    ['a changed payout method opens the Payouts tab', notification('1', { kind: 'billing.payout_method_changed' }), '/provider/payouts'],
     ['any other kind links nowhere', notification('1'), null],
   ])('%s', (_name, n, want) => {
     expect(linkOf(n)).toBe(want);

@@ -83,7 +83,8 @@ export function paramsOf(
  * linkOf is the page a notification is about, or null: a new application
  * opens its review page for the admin; a decision opens the applicant's page
  * (the tokens page once approved, where the next step is); a GPU delisted or
- * listed again by a benchmark opens the Benchmarks tab.
+ * listed again by a benchmark opens the Benchmarks tab; a notice about a
+ * customer's balance opens Rentals, one about payouts the Payouts tab.
  */
 export function linkOf(n: Notification): string | null {
   const id = n.params.find((p) => p.key === 'applicationId')?.value;
@@ -98,6 +99,14 @@ export function linkOf(n: Notification): string | null {
     case 'APPLICATION_REJECTED':
     case 'APPLICATION_INFO_REQUESTED':
       return '/provider/application';
+    case 'billing.funds_low':
+    case 'billing.funds_exhausted':
+      return '/rentals';
+    case 'billing.payout_method_changed':
+    case 'billing.payout_paid':
+    case 'billing.payout_failed':
+      return '/provider/payouts';
+
     default:
       return null;
   }
