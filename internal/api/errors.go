@@ -39,7 +39,7 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			gqlErr.Message = fe.Message
 			setCode(gqlErr, fe.Code)
 			if fe.Code == fault.Internal {
-				logger.ErrorContext(ctx, "api: internal error", "path", gqlErr.Path.String(), "err", err)
+				logInternal(ctx, logger, gqlErr, err)
 			}
 			return gqlErr
 		}
@@ -143,7 +143,7 @@ func presentCoercion(ctx context.Context, logger *slog.Logger, gqlErr *gqlerror.
 // presentInternal logs err and shows it as "internal error", leaking
 // nothing of it.
 func presentInternal(ctx context.Context, logger *slog.Logger, gqlErr *gqlerror.Error, err error) *gqlerror.Error {
-	logger.ErrorContext(ctx, "api: internal error", "path", gqlErr.Path.String(), "err", err)
+	logInternal(ctx, logger, gqlErr, err)
 	gqlErr.Message = "internal error"
 	gqlErr.Err = nil
 	gqlErr.Extensions = map[string]any{"code": string(fault.Internal)}
@@ -166,4 +166,16 @@ func recoverPanic(logger *slog.Logger) graphql.RecoverFunc {
 		logger.ErrorContext(ctx, "api: panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return fault.E(fault.Internal, "internal error")
 	}
+}
+
+// logInternal logs an internal error at ERROR, except the one a request
+// gets when its client went away (a reload, a closed tab): its context is
+// canceled and so is the work it started, which is no fault of the
+// server's, so that is a DEBUG line.
+func logInternal(ctx context.Context, logger *slog.Logger, gqlErr *gqlerror.Error, err error) {
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		logger.DebugContext(ctx, "api: request canceled by its client", "path", gqlErr.Path.String())
+		return
+	}
+	logger.ErrorContext(ctx, "api: internal error", "path", gqlErr.Path.String(), "err", err)
 }

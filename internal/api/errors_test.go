@@ -201,6 +201,24 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 	require.Contains(t, logs.String(), "secret detail")
 }
 
+// A request whose client went away (its context canceled) is not an
+// internal error of the server's: it is not logged at ERROR. The same error
+// in a live request is.
+func TestACanceledRequestIsNotLoggedAsAnInternalError(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	present := api.PresentError(slog.New(slog.NewTextHandler(&logs, nil)))
+	ctx, cancel := context.WithCancel(graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover))
+	cancel()
+	got := present(ctx, fmt.Errorf("billing: unable to read earnings: %w", context.Canceled))
+	require.Equal(t, "internal error", got.Message)
+	require.NotContains(t, logs.String(), "level=ERROR")
+
+	live := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
+	require.Equal(t, "internal error", present(live, fmt.Errorf("billing: unable to read earnings: %w", context.Canceled)).Message)
+	require.Contains(t, logs.String(), "level=ERROR")
+}
+
 // Point 2 of issue 8: the problem codes are defined once, as fault's
 // constants (the UserErrorCode enum's Go side). A code a service or
 // resolver writes as a literal (fault.Problem{Code: "…"}, a UserError's
