@@ -34,13 +34,8 @@ func (s *Service) Refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		snaps := []*models.ReliabilitySnapshot{{ProviderID: p, MachineID: 0, Day: day, Score: sum.Score}}
-		for _, m := range sum.Machines {
-			snaps = append(snaps, &models.ReliabilitySnapshot{ProviderID: p, MachineID: m.MachineID, Day: day, Score: m.Score})
-		}
-		if _, err := s.deps.DB.NewInsert().Model(&snaps).On("CONFLICT (provider_id, machine_id, day) DO UPDATE").
-			Set("score = EXCLUDED.score").Exec(ctx); err != nil {
-			return fmt.Errorf("reliability: unable to store snapshots: %w", err)
+		if err := s.storeSnapshots(ctx, sum, day); err != nil {
+			return err
 		}
 		if _, err := s.deps.DB.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p, Score: sum.Score, UpdatedAt: now}).
 			On("CONFLICT (provider_id) DO UPDATE").Set("score = EXCLUDED.score, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
@@ -53,6 +48,21 @@ func (s *Service) Refresh(ctx context.Context) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// storeSnapshots writes a summary's scores (the provider's and each
+// machine's) as day's snapshots, replacing that day's.
+func (s *Service) storeSnapshots(ctx context.Context, sum *Summary, day time.Time) error {
+	p := sum.ProviderID
+	snaps := []*models.ReliabilitySnapshot{{ProviderID: p, MachineID: 0, Day: day, Score: sum.Score}}
+	for _, m := range sum.Machines {
+		snaps = append(snaps, &models.ReliabilitySnapshot{ProviderID: p, MachineID: m.MachineID, Day: day, Score: m.Score})
+	}
+	if _, err := s.deps.DB.NewInsert().Model(&snaps).On("CONFLICT (provider_id, machine_id, day) DO UPDATE").
+		Set("score = EXCLUDED.score").Exec(ctx); err != nil {
+		return fmt.Errorf("reliability: unable to store snapshots: %w", err)
 	}
 	return nil
 }

@@ -89,16 +89,17 @@ type machineRow struct {
 // the maintenance of the window, the top events and the snapshots: its
 // cost follows the machines and the window, never the history.
 func (s *Service) Provider(ctx context.Context, providerID int64) (*Summary, error) {
-	return s.summary(ctx, providerID, nil)
+	return s.summary(ctx, providerID, nil, s.deps.Clock.Now())
 }
 
 // Machine is one machine's reliability (its provider's id is checked).
 func (s *Service) Machine(ctx context.Context, providerID, machineID int64) (*Summary, error) {
-	return s.summary(ctx, providerID, &machineID)
+	return s.summary(ctx, providerID, &machineID, s.deps.Clock.Now())
 }
 
-func (s *Service) summary(ctx context.Context, providerID int64, machineID *int64) (*Summary, error) {
-	now := s.deps.Clock.Now()
+// summary is the reliability as of now: the machines' rows as they
+// stand, decayed to now (RecordPastDays scores a past day's end with it).
+func (s *Service) summary(ctx context.Context, providerID int64, machineID *int64, now time.Time) (*Summary, error) {
 	var rows []*machineRow
 	q := s.deps.DB.NewSelect().TableExpr("machines AS m").
 		ColumnExpr("m.id AS machine_id, m.provider_id AS provider_id, m.hostname AS hostname").

@@ -397,15 +397,20 @@ func (s *Service) RecordPast(ctx context.Context, machineID int64, steps []PastS
 		return false, fmt.Errorf("reliability: unable to find machine %d: %w", machineID, err)
 	}
 	for _, st := range steps {
-		if st.Ended != nil {
-			r := *st.Ended
-			r.MachineID, r.ProviderID, r.EndedAt = machineID, providerID, &st.At
-			s.OnRentalEnded(ctx, &r)
-			continue
-		}
-		if err := s.transition(ctx, machineID, st.Status, st.At); err != nil {
+		if err := s.replay(ctx, machineID, providerID, st); err != nil {
 			return false, err
 		}
 	}
 	return true, nil
+}
+
+// replay applies one past step to a machine of providerID.
+func (s *Service) replay(ctx context.Context, machineID, providerID int64, st PastStep) error {
+	if st.Ended != nil {
+		r := *st.Ended
+		r.MachineID, r.ProviderID, r.EndedAt = machineID, providerID, &st.At
+		s.OnRentalEnded(ctx, &r)
+		return nil
+	}
+	return s.transition(ctx, machineID, st.Status, st.At)
 }
