@@ -70,6 +70,12 @@ func (w World) RunAgents(ctx context.Context, url string) {
 		}
 		providers[prov] = true
 		w.endLostJobs(ctx, logger, prov, agentID)
+		// The provider's machines' pasts are laid down before any agent
+		// of it runs: its month of reliability is replayed for all its
+		// machines at once, day by day (seedReliabilityHistory).
+		var ms []demoMachine
+		var busy []int
+		ids := map[int64]demoMachine{}
 		for _, mm := range machines {
 			if mm.Email != email {
 				continue
@@ -80,10 +86,20 @@ func (w World) RunAgents(ctx context.Context, url string) {
 				continue
 			}
 			m := demoMachine{ID: mm.ID, Hostname: mm.Hostname, spec: spec}
-			if err := w.seedBenchmarkHistory(ctx, agentID, m); err != nil {
+			id, err := w.seedBenchmarkHistory(ctx, agentID, m)
+			if err != nil {
 				logger.Warn("demo: agents: no benchmark history", "machine", m.Hostname, "err", err)
 			}
-			if w.runAgent(ctx, &wg, url, secret, m, mm.BusyGPUs, logger.With("machine", m.Hostname)) {
+			if id != 0 {
+				ids[id] = m
+			}
+			ms, busy = append(ms, m), append(busy, mm.BusyGPUs)
+		}
+		if err := w.seedReliabilityHistory(ctx, prov, ids); err != nil {
+			logger.Warn("demo: agents: no reliability history", "provider", email, "err", err)
+		}
+		for i, m := range ms {
+			if w.runAgent(ctx, &wg, url, secret, m, busy[i], logger.With("machine", m.Hostname)) {
 				running++
 			}
 		}

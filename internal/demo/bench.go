@@ -26,26 +26,26 @@ const (
 // historyDays of daily results modelled by the agent's own simulator: the
 // healthy spec until degradedDays ago, the machine's spec since, so the
 // throttled demo GPU was delisted days ago with its guidance, and the
-// chart shows when.
-func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m demoMachine) error {
+// chart shows when. It returns the machine's id.
+func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m demoMachine) (int64, error) {
 	sim := gpu.NewSimulator(m.spec, gpu.WithSeed(m.ID))
 	inv, err := sim.Inventory(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	reg := protocol.RegisterMachineInput{MachineID: m.ID, Hostname: m.Hostname, AgentVersion: "demo", Gpus: client.InventoryInput(inv)}
 	machine, err := w.Fleet.Register(ctx, agent, reg)
 	if err != nil {
-		return fmt.Errorf("registering %s: %w", m.Hostname, err)
+		return 0, fmt.Errorf("registering %s: %w", m.Hostname, err)
 	}
 	views, err := w.Bench.Machines(ctx, machine.ProviderID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, v := range views {
 		if v.MachineID == machine.ID && len(v.Gpus) > 0 && len(v.Gpus[0].History) > 0 {
 			// Recorded at an earlier start.
-			return w.seedReliabilityHistory(ctx, machine.ID, m)
+			return machine.ID, nil
 		}
 	}
 	healthy := make(gpu.SimSpec, len(m.spec))
@@ -67,10 +67,7 @@ func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m de
 		res.FinishedAt = res.StartedAt.Add(40 * time.Second)
 		results = append(results, res)
 	}
-	if err := w.Bench.RecordPast(ctx, machine.ID, results); err != nil {
-		return err
-	}
-	return w.seedReliabilityHistory(ctx, machine.ID, m)
+	return machine.ID, w.Bench.RecordPast(ctx, machine.ID, results)
 }
 
 // benchRunner is the demo agent's benchmark: the agent's own suite on the

@@ -15,17 +15,20 @@ type outage struct {
 	hours   float64
 }
 
+// pastMachine is a demo machine's last 30 days.
+type pastMachine struct {
+	outages     []outage
+	interrupted []float64 // days ago
+	completed   int
+}
+
 // pastReliability is each demo machine's last 30 days, so the demo
 // providers have visibly different scores with reasons: Lisbon's rack
 // lost power for three hours and dropped a customer's job (and its hot
 // H100's benchmarks, recorded by the benchmark history, show throttling);
 // São Paulo's home link went down three times; Mumbai's lab interrupted
 // one job; Frankfurt's datacenter and the small hosts ran clean.
-var pastReliability = map[string]struct {
-	outages     []outage
-	interrupted []float64 // days ago
-	completed   int
-}{
+var pastReliability = map[string]pastMachine{
 	"demo-lisbon-rack-01": {outages: []outage{{5, 3}}, interrupted: []float64{5}, completed: 14},
 	"demo-lisbon-edge-01": {completed: 9},
 	"demo-fra-dc-01":      {completed: 22},
@@ -34,16 +37,27 @@ var pastReliability = map[string]struct {
 	"demo-mumbai-lab-01":  {interrupted: []float64{10}, completed: 8},
 }
 
-// seedReliabilityHistory replays a demo machine's past month (online
-// from 30 days ago, its outages, its jobs) once, through the reliability
-// service's own paths.
-func (w World) seedReliabilityHistory(ctx context.Context, machineID int64, m demoMachine) error {
-	if w.Reliability == nil {
+// seedReliabilityHistory replays the past month of a demo provider's
+// machines (each online from 30 days ago, its outages, its jobs) once,
+// through the reliability service's own paths, with a snapshot of the
+// provider's score at each day's end: the Performance tab's trend shows
+// the month, down on the days of its outages and interrupted jobs.
+func (w World) seedReliabilityHistory(ctx context.Context, providerID int64, ms map[int64]demoMachine) error {
+	if w.Reliability == nil || len(ms) == 0 {
 		return nil
 	}
 	now := time.Now().UTC()
+	pasts := map[int64][]reliability.PastStep{}
+	for id, m := range ms {
+		pasts[id] = pastSteps(now, pastReliability[m.ID])
+	}
+	_, err := w.Reliability.RecordPastDays(ctx, providerID, pasts)
+	return err
+}
+
+// pastSteps are a machine's past as of now, oldest first.
+func pastSteps(now time.Time, past pastMachine) []reliability.PastStep {
 	ago := func(days float64) time.Time { return now.Add(-time.Duration(days * 24 * float64(time.Hour))) }
-	past := pastReliability[m.ID]
 	steps := []reliability.PastStep{{At: ago(30), Status: models.MachineOnline}}
 	for _, o := range past.outages {
 		steps = append(steps, reliability.PastStep{At: ago(o.daysAgo), Status: models.MachineOffline},
@@ -57,8 +71,7 @@ func (w World) seedReliabilityHistory(ctx context.Context, machineID int64, m de
 		steps = append(steps, reliability.PastStep{At: ago(29 - float64(i)*28/float64(max(1, past.completed))), Ended: &models.Rental{State: models.RentalCompleted}})
 	}
 	sortSteps(steps)
-	_, err := w.Reliability.RecordPast(ctx, machineID, steps)
-	return err
+	return steps
 }
 
 func sortSteps(steps []reliability.PastStep) {

@@ -176,7 +176,8 @@ type World struct {
 	// Billing credits the demo customers' funds; without it they have
 	// none (and cannot rent where the market asks for funds).
 	Billing *billing.Service
-	// Reliability replays the demo machines' past month (outages, jobs);
+	// Reliability replays the demo machines' past month (outages, jobs)
+	// with a score snapshot a day (the Performance tab's trend);
 	// without it their scores start at the prior.
 	Reliability *reliability.Service
 	// Rentals paces the demo customers (the zero value: the demo's pace).

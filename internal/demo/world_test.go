@@ -378,6 +378,33 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 		require.Equal(t, 1, lisbonWhy["JOB_INTERRUPTED"])
 		require.Equal(t, 3, saopauloWhy["OUTAGE"])
 
+		// The score's trend has the replayed month, a point a day: Lisbon's
+		// dips on the day of its outage and interrupted job (five days
+		// ago), and São Paulo's on its outage of eight days ago.
+		for _, c := range []struct {
+			email   string
+			daysAgo int
+		}{{"provider@gpunex.demo", 5}, {"saopaulo@gpunex.demo", 8}} {
+			ctx := context.Background()
+			u, err := srv.Platform.Auth.UserByEmail(ctx, c.email)
+			require.NoError(t, err)
+			prov, err := srv.Platform.Providers.ForUser(ctx, u.ID)
+			require.NoError(t, err)
+			sum, err := srv.Platform.Reliability.Provider(ctx, prov.ID)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, len(sum.Trend), 28, "%s: a month of daily points", c.email)
+			byDay := map[time.Time]int{}
+			for _, p := range sum.Trend {
+				byDay[p.Day.UTC()] = p.Score
+			}
+			outage := time.Now().UTC().Add(-time.Duration(c.daysAgo) * 24 * time.Hour).Truncate(24 * time.Hour)
+			before, ok := byDay[outage.Add(-24*time.Hour)]
+			require.True(t, ok, "%s: %v", c.email, sum.Trend)
+			on, ok := byDay[outage]
+			require.True(t, ok, "%s: %v", c.email, sum.Trend)
+			require.Less(t, on, before, "%s: the outage's day scores lower than the day before: %v", c.email, sum.Trend)
+		}
+
 		// Seeding again keeps the prices a provider changed.
 		provider.MustDo(nil, `mutation { setGpuPrice(input: {model: "L4_24GB", pricePerHour: "0.420000"}) { userErrors { message } } }`, nil)
 		require.NoError(t, w.Seed(context.Background()))
@@ -497,6 +524,22 @@ func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
 		// rentals; after a crash, the rentals left active end FAILED
 		// (PLATFORM) when the agents are back. Either way, the GPUs are
 		// free again.
+		// Every demo provider's month is replayed before its agents run:
+		// a snapshot a day (30) of each provider and machine (7 + 9).
+		pastSnapshots := func() int64 {
+			n, err := srv.Platform.DB.NewSelect().Model((*models.ReliabilitySnapshot)(nil)).
+				Where("day < ?", time.Now().UTC().Truncate(24*time.Hour)).Count(ctx)
+			require.NoError(t, err)
+			return n
+		}
+		const past int64 = 30 * (7 + 9)
+		require.Eventually(t, func() bool { return pastSnapshots() == past }, 30*time.Second, 100*time.Millisecond, "the replayed months")
+		online := func() bool {
+			n, err := srv.Platform.DB.NewSelect().Model((*models.Machine)(nil)).Where("status = ?", models.MachineOnline).Count(ctx)
+			require.NoError(t, err)
+			return n == 9
+		}
+		require.Eventually(t, online, 30*time.Second, 100*time.Millisecond, "the demo machines did not come online")
 		stop()
 		runAgents(t, w, srv)
 		require.Eventually(t, func() bool {
@@ -509,6 +552,10 @@ func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
 			require.NoError(t, err)
 			return len(page.Listings) == 1 && page.Listings[0].GpuCount == 2
 		}, 30*time.Second, 100*time.Millisecond, "the GPUs did not return to the marketplace")
+		// Once every agent is back, every provider's past was looked at
+		// again: it is replayed once, the restart adds no snapshots.
+		require.Eventually(t, online, 30*time.Second, 100*time.Millisecond, "the demo machines did not come back")
+		require.Equal(t, past, pastSnapshots(), "the past is replayed once: the restart adds no snapshots")
 	})
 }
 
