@@ -202,7 +202,13 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 			bench = out.MyProvider.Benchmarks
 			live := 0
 			for _, m := range bench {
-				if m.LatestRun != nil && m.LatestRun.Reason == "REGISTRATION" {
+				// The run and its GPUs' results: the run's state can be
+				// read before all its GPUs' results are.
+				stored := len(m.Gpus) > 0
+				for _, g := range m.Gpus {
+					stored = stored && len(g.History) > 14
+				}
+				if m.LatestRun != nil && m.LatestRun.Reason == "REGISTRATION" && stored {
 					live++
 				}
 			}
