@@ -16,13 +16,13 @@ const oneDay = 24 * time.Hour
 
 // RecordPastDays replays the pasts of a provider's machines (steps by
 // machine id, each oldest first) merged in time order, through the same
-// paths as RecordPast, and at the end of each UTC day the replay covers,
+// paths as live transitions and job ends (replay), and at the end of each UTC day the replay covers,
 // up to yesterday, stores the provider's and its machines' snapshots of
 // that day as Refresh would have (the same summary, as of the day's end):
 // the trend then shows the replayed month. Today's snapshot is Refresh's.
 // Machines with uptime history or past snapshots already are left out,
-// and with none left nothing is written, so replaying again adds nothing. It reports whether
-// it replayed.
+// and with none left nothing is written, so replaying again adds nothing.
+// It reports whether it replayed.
 func (s *Service) RecordPastDays(ctx context.Context, providerID int64, pasts map[int64][]PastStep) (bool, error) {
 	type item struct {
 		machineID int64

@@ -380,30 +380,6 @@ type PastStep struct {
 	Ended *models.Rental
 }
 
-// RecordPast replays steps (oldest first) on a machine that has no uptime
-// history yet, through the same paths as live transitions and job ends:
-// the demo world's history. It reports whether it replayed.
-func (s *Service) RecordPast(ctx context.Context, machineID int64, steps []PastStep) (bool, error) {
-	var den float64
-	err := s.deps.DB.NewSelect().Model((*models.ReliabilityMachine)(nil)).Column("up_den").Where("machine_id = ?", machineID).Scan(ctx, &den)
-	if err != nil && !store.IsNoRows(err) {
-		return false, fmt.Errorf("reliability: unable to read machine %d: %w", machineID, err)
-	}
-	if den > 0 {
-		return false, nil
-	}
-	var providerID int64
-	if err := s.deps.DB.NewSelect().Model((*models.Machine)(nil)).Column("provider_id").Where("id = ?", machineID).Scan(ctx, &providerID); err != nil {
-		return false, fmt.Errorf("reliability: unable to find machine %d: %w", machineID, err)
-	}
-	for _, st := range steps {
-		if err := s.replay(ctx, machineID, providerID, st); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
 // replay applies one past step to a machine of providerID.
 func (s *Service) replay(ctx context.Context, machineID, providerID int64, st PastStep) error {
 	if st.Ended != nil {
