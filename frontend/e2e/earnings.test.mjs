@@ -14,7 +14,6 @@
 // method is saved, payouts are held after the change of destination, and
 // the next payout's date is given. Screens: artifacts/e2e-earnings*.png.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -22,6 +21,7 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm } from './session.mjs';
+import { solanaWallet } from './wallet.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -37,32 +37,6 @@ const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const CUSTOMER = { email: 'customer@gpunex.demo', password: 'gpunex-demo' };
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const PHONE = { width: 390, height: 844 };
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-// base58 encodes bytes as Solana writes keys (Bitcoin's alphabet).
-function base58(bytes) {
-  let n = 0n;
-  for (const b of bytes) n = n * 256n + BigInt(b);
-  let out = '';
-  while (n > 0n) {
-    out = BASE58[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
-// solanaWallet is a fresh wallet address: an ed25519 public key (the last
-// 32 bytes of its DER form) in base58.
-function solanaWallet() {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const der = publicKey.export({ type: 'spki', format: 'der' });
-  return base58(der.subarray(der.length - 32));
-}
 
 // rentLisbon has the demo customer rent a GPU of the demo provider (its
 // machines are in Lisbon) for a few minutes, as the demo customers do on

@@ -20,7 +20,6 @@
 // provider's Payouts tab shows it PAID with that reference.
 // Screens: artifacts/e2e-funds*.png.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -29,6 +28,7 @@ import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm } from './session.mjs';
+import { solanaWallet } from './wallet.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
@@ -39,31 +39,6 @@ const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const DESKTOP = { viewport: { width: 1360, height: 1000 } };
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-// base58 encodes bytes as Solana writes keys (Bitcoin's alphabet).
-function base58(bytes) {
-  let n = 0n;
-  for (const b of bytes) n = n * 256n + BigInt(b);
-  let out = '';
-  while (n > 0n) {
-    out = BASE58[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
-// solanaWallet is a fresh wallet address: an ed25519 public key in base58.
-function solanaWallet() {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const der = publicKey.export({ type: 'spki', format: 'der' });
-  return base58(der.subarray(der.length - 32));
-}
 
 // lisbonListing is a listing of the demo provider (its machines are in
 // Lisbon) with a free GPU and no maintenance planned, the cheapest first.
