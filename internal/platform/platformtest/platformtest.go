@@ -26,6 +26,7 @@ import (
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/redistest"
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 )
 
@@ -65,6 +66,8 @@ type Options struct {
 	// per-machine limits.
 	Bench        bench.Config
 	BenchNetwork api.BenchNetworkConfig
+	// Reliability sets the score's floor and jobs (serve --reliability-*).
+	Reliability reliability.Config
 }
 
 // Server is a running test server.
@@ -95,6 +98,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		Fleet:          opts.Fleet,
 		Bench:          opts.Bench,
 		BenchNetwork:   opts.BenchNetwork,
+		Reliability:    opts.Reliability,
 	}
 	var counted *bustest.Counted
 	cfg.WrapBus = func(b bus.Bus) bus.Bus {
