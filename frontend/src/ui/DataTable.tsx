@@ -1,4 +1,4 @@
-import type { CSSProperties, HTMLAttributes, ReactNode } from 'react';
+import { useEffect, useRef, useState, type CSSProperties, type HTMLAttributes, type ReactNode, type RefObject } from 'react';
 import './table.css';
 
 /**
@@ -95,7 +95,9 @@ export interface DataTableProps<Row> {
  * not the screen's width, so a table in a side column stacks too. Long
  * values wrap inside their card, and a chart (svg, canvas) shrinks to it;
  * a table wider than its box above the breakpoint scrolls inside the box,
- * never the page.
+ * never the page, with a shadow on each side that has more columns to
+ * scroll to (the hint that there is more), and the box can then be
+ * focused and scrolled with the keyboard.
  *
  * Semantics are kept in both layouts: the element roles are stated (CSS
  * display changes drop a table's implicit roles in some browsers), and
@@ -128,57 +130,115 @@ export function DataTable<Row>({
   tableProps,
   stackBelow = 'narrow',
 }: DataTableProps<Row>) {
-  if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
+  const box = useRef<HTMLDivElement>(null);
+  const shown = rows.length > 0 || empty === undefined;
+  const more = useScrollEdges(box, shown);
+  if (!shown) return <>{empty}</>;
+  const scrolls = more.start || more.end;
   return (
-    <div className="data-table-box" data-stack-below={stackBelow} style={stackBelow === 'wide' ? WIDE : undefined}>
-      <table
-        {...tableProps}
-        role="table"
-        className={classes('data-table', 'dt', className)}
-        data-testid={testId}
-        data-rows={rows.length}
+    <div className="data-table-frame" data-more-start={more.start || undefined} data-more-end={more.end || undefined}>
+      <div
+        ref={box}
+        className="data-table-box"
+        data-stack-below={stackBelow}
+        style={stackBelow === 'wide' ? WIDE : undefined}
+        // A box that scrolls is a named region the keyboard can reach
+        // and scroll (arrow keys), like any scrolling area.
+        tabIndex={scrolls ? 0 : undefined}
+        role={scrolls ? 'region' : undefined}
+        aria-label={scrolls ? caption : undefined}
       >
-        <caption className={showCaption ? 'dt-caption' : 'visually-hidden'}>{caption}</caption>
-        <thead role="rowgroup">
-          <tr role="row">
-            {columns.map((c) => (
-              <th key={c.key} scope="col" role="columnheader" className={classes(alignClass(c), c.actions && 'dt-actions')}>
-                {c.actions ? <span className="visually-hidden">{c.header}</span> : c.header}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody role="rowgroup">
-          {rows.map((row) => (
-            <tr {...rowProps?.(row)} key={rowKey(row)} role="row" className={rowClassName?.(row) || undefined}>
-              {columns.map((c) => {
-                const props = {
-                  ...c.cellProps?.(row),
-                  'data-column': c.key,
-                  'data-label': c.hideLabel || c.actions || c.primary ? undefined : c.header,
-                  className: classes(alignClass(c), c.primary && 'dt-primary', c.actions && 'dt-actions', c.hideLabel && 'dt-nolabel') || undefined,
-                };
-                // The value is wrapped so that, on a phone, the label
-                // (td::before) and the value are the two columns of a line
-                // however many elements the value has.
-                const value = <div className={classes('dt-value', c.className)}>{c.cell(row)}</div>;
-                return c.primary ? (
-                  <th key={c.key} scope="row" role="rowheader" {...props}>
-                    {value}
-                  </th>
-                ) : (
-                  <td key={c.key} role="cell" {...props}>
-                    {value}
-                  </td>
-                );
-              })}
+        <table
+          {...tableProps}
+          role="table"
+          className={classes('data-table', 'dt', className)}
+          data-testid={testId}
+          data-rows={rows.length}
+        >
+          <caption className={showCaption ? 'dt-caption' : 'visually-hidden'}>{caption}</caption>
+          <thead role="rowgroup">
+            <tr role="row">
+              {columns.map((c) => (
+                <th key={c.key} scope="col" role="columnheader" className={classes(alignClass(c), c.actions && 'dt-actions')}>
+                  {c.actions ? <span className="visually-hidden">{c.header}</span> : c.header}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody role="rowgroup">
+            {rows.map((row) => (
+              <tr {...rowProps?.(row)} key={rowKey(row)} role="row" className={rowClassName?.(row) || undefined}>
+                {columns.map((c) => {
+                  const props = {
+                    ...c.cellProps?.(row),
+                    'data-column': c.key,
+                    'data-label': c.hideLabel || c.actions || c.primary ? undefined : c.header,
+                    className: classes(alignClass(c), c.primary && 'dt-primary', c.actions && 'dt-actions', c.hideLabel && 'dt-nolabel') || undefined,
+                  };
+                  // The value is wrapped so that, on a phone, the label
+                  // (td::before) and the value are the two columns of a line
+                  // however many elements the value has.
+                  const value = <div className={classes('dt-value', c.className)}>{c.cell(row)}</div>;
+                  return c.primary ? (
+                    <th key={c.key} scope="row" role="rowheader" {...props}>
+                      {value}
+                    </th>
+                  ) : (
+                    <td key={c.key} role="cell" {...props}>
+                      {value}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }
+
+/** ScrollEdges says on which sides of a scrolling box there is more to scroll to. */
+interface ScrollEdges {
+  /** start: content lies beyond the inline start (left, or right in Arabic). */
+  start: boolean;
+  /** end: content lies beyond the inline end. */
+  end: boolean;
+}
+
+/**
+ * useScrollEdges follows box's sideways scroll: as it scrolls, as it or
+ * its content changes size (a resized window, rows that arrive, a
+ * container query that turns the rows into cards). scrollLeft is 0 at the
+ * start and grows negative towards the end in a right-to-left box, so its
+ * magnitude is the distance from the start in either direction. shown
+ * is whether the box is drawn (a table with no rows may show its empty
+ * state instead).
+ */
+function useScrollEdges(box: RefObject<HTMLElement | null>, shown: boolean): ScrollEdges {
+  const [edges, setEdges] = useState<ScrollEdges>(NO_EDGES);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => {
+      const from = Math.abs(el.scrollLeft);
+      const next = { start: from > 1, end: from + el.clientWidth < el.scrollWidth - 1 };
+      setEdges((prev) => (prev.start === next.start && prev.end === next.end ? prev : next));
+    };
+    measure();
+    el.addEventListener('scroll', measure, { passive: true });
+    const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(measure);
+    resized?.observe(el);
+    if (el.firstElementChild) resized?.observe(el.firstElementChild);
+    return () => {
+      el.removeEventListener('scroll', measure);
+      resized?.disconnect();
+    };
+  }, [box, shown]);
+  return edges;
+}
+
+const NO_EDGES: ScrollEdges = { start: false, end: false };
 
 // table.css reads --dt-stack on the box (a container style query).
 const WIDE = { '--dt-stack': 'wide' } as CSSProperties;
