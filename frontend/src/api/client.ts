@@ -67,7 +67,13 @@ export function createApiClient(): ApiClient {
   return {
     urql,
     dispose: () => {
-      void ws.dispose();
+      // graphql-ws's dispose waits for a connection attempt in progress
+      // and rejects with that attempt's failure (a close event, or a plain
+      // { code: 1000, reason: 'All Subscriptions Gone' } when a retry
+      // finds no subscription left). The client is being thrown away, so
+      // the failure is expected: without this catch it was an unhandled
+      // rejection in the page after log-in and log-out.
+      Promise.resolve(ws.dispose()).catch(() => undefined);
     },
   };
 }
