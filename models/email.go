@@ -20,12 +20,15 @@ import (
 type OutboxEmail struct {
 	bun.BaseModel `bun:"table:email_outbox,alias:eo"`
 
-	ID            int64      `bun:"id,pk,autoincrement"`
-	Kind          string     `bun:"kind,notnull"`
-	ToAddress     string     `bun:"to_address,notnull"`
-	Subject       string     `bun:"subject,notnull"`
-	TextBody      string     `bun:"text_body,notnull"`
-	HTMLBody      string     `bun:"html_body,nullzero"`
+	ID        int64  `bun:"id,pk,autoincrement"`
+	Kind      string `bun:"kind,notnull"`
+	ToAddress string `bun:"to_address,notnull"`
+	Subject   string `bun:"subject,notnull"`
+	TextBody  string `bun:"text_body,notnull"`
+	HTMLBody  string `bun:"html_body,nullzero"`
+	// Language is what the email is written in (its Content-Language);
+	// empty for an email of no particular reader.
+	Language      Language   `bun:"language,nullzero"`
 	DedupeKey     string     `bun:"dedupe_key,nullzero"`
 	CreatedAt     time.Time  `bun:"created_at,notnull"`
 	Attempts      int        `bun:"attempts,notnull"`

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
+
+	"github.com/gpunex/gpunex/models"
 )
 
 // Limits on what a Message may hold, so a bug cannot fill the outbox with
@@ -31,6 +33,10 @@ type Message struct {
 	Text string
 	// HTML is an optional HTML alternative of Text.
 	HTML string
+	// Language is the language Subject, Text and HTML are written in,
+	// sent as the Content-Language header (mail clients offer to
+	// translate, screen readers pick their voice by it); empty for none.
+	Language models.Language
 	// Kind names what the email is about (e.g. "application.approved"),
 	// for logs and the X-GPUnex-Kind header; never personal data.
 	Kind string
@@ -81,6 +87,9 @@ func (m Message) Validate() error {
 		case c.oneLine && strings.ContainsAny(c.value, "\r\n"):
 			return fmt.Errorf("%w: %s must be a single line", ErrInvalidMessage, c.field)
 		}
+	}
+	if m.Language != "" && !m.Language.IsValid() {
+		return fmt.Errorf("%w: language %q is not one GPUnex writes in", ErrInvalidMessage, m.Language)
 	}
 	if utf8.RuneCountInString(m.HTML) > maxBodyLen {
 		return fmt.Errorf("%w: html is longer than %d characters", ErrInvalidMessage, maxBodyLen)
@@ -134,6 +143,9 @@ func build(from *netmail.Address, m Message) (*gomail.Msg, error) {
 	// RFC 3834: tells auto-responders (out-of-office) not to answer.
 	msg.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
 	msg.SetGenHeader(gomail.Header("X-GPUnex-Kind"), m.Kind)
+	if m.Language != "" {
+		msg.SetGenHeader(gomail.HeaderContentLang, string(m.Language))
+	}
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	if m.HTML != "" {
 		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)

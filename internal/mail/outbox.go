@@ -52,6 +52,7 @@ func (o *Outbox) Enqueue(ctx context.Context, idb bun.IDB, msg Message) error {
 		Subject:       msg.Subject,
 		TextBody:      msg.Text,
 		HTMLBody:      msg.HTML,
+		Language:      msg.Language,
 		DedupeKey:     msg.DedupeKey,
 		CreatedAt:     now,
 		NextAttemptAt: now,

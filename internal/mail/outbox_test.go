@@ -33,6 +33,8 @@ func TestEnqueueValidatesTheMessage(t *testing.T) {
 			{"no text body", func(m *mail.Message) { m.Text = "" }, "text is empty"},
 			{"no kind", func(m *mail.Message) { m.Kind = "" }, "kind is empty"},
 			{"dedupe key too long", func(m *mail.Message) { m.DedupeKey = strings.Repeat("k", 201) }, "dedupe key is longer"},
+			{"a language GPUnex does not write in", func(m *mail.Message) { m.Language = "fr" }, `language "fr"`},
+			{"header injection in the language", func(m *mail.Message) { m.Language = "en\r\nBcc: x@example.com" }, "language"},
 		}
 		for _, c := range cases {
 			msg := valid

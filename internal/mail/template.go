@@ -404,7 +404,7 @@ func (e *Email) Message(to string) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	return Message{To: to, Kind: e.section, Subject: subject, Text: text, HTML: html}, nil
+	return Message{To: to, Kind: e.section, Subject: subject, Text: text, HTML: html, Language: e.lang}, nil
 }
 
 func joinSegments(segs []segment) string {

@@ -224,13 +224,14 @@ func (w *Worker) claim(ctx context.Context, id int64) (*models.OutboxEmail, erro
 // the email was sent; the error is for the database only.
 func (w *Worker) deliver(ctx context.Context, row *models.OutboxEmail) (bool, error) {
 	msg := Message{
-		To:      row.ToAddress,
-		Subject: row.Subject,
-		Text:    row.TextBody,
-		HTML:    row.HTMLBody,
-		Kind:    row.Kind,
-		ID:      row.ID,
-		Created: row.CreatedAt,
+		To:       row.ToAddress,
+		Subject:  row.Subject,
+		Text:     row.TextBody,
+		HTML:     row.HTMLBody,
+		Language: row.Language,
+		Kind:     row.Kind,
+		ID:       row.ID,
+		Created:  row.CreatedAt,
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, w.cfg.SendTimeout)
 	sendErr := w.deps.Sender.Send(sendCtx, msg)

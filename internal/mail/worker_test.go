@@ -53,6 +53,7 @@ func TestCommittedEmailIsDeliveredOverSMTP(t *testing.T) {
 		require.Equal(t, "application.approved", p.Header.Get("X-GPUnex-Kind"))
 		require.Equal(t, "auto-generated", p.Header.Get("Auto-Submitted"))
 		require.NotEmpty(t, p.Header.Get("Message-Id"))
+		require.Empty(t, p.Header.Get("Content-Language"), "a message written in no particular language claims none")
 
 		row := b.row(t, msg.Subject)
 		require.NotNil(t, row.SentAt)

@@ -117,6 +117,7 @@ func TestDecisionEmailsArriveInArabicAndHindiThroughSMTP(t *testing.T) {
 				require.Equal(t, "grace@example.com", strings.Trim(m.Header.Get("To"), "<>"))
 				require.Equal(t, tc.subject, m.Subject)
 				require.Equal(t, "multipart/alternative", m.MediaType)
+				require.Equal(t, string(tc.lang), m.Header.Get("Content-Language"), "the email says which language it is in")
 				text, html := m.Text(), m.HTML()
 				require.NotEmpty(t, text)
 				require.NotEmpty(t, html)
