@@ -109,11 +109,18 @@ func methodOf(m *models.PayoutMethod) *Method {
 	out := &Method{Schedule: Schedule(m.Schedule), Kind: models.PayoutKind(m.Kind), SolanaAddress: m.SolanaAddress, BIC: m.BIC,
 		AccountHolder: m.AccountHolder, ChangedAt: m.ChangedAt, HoldUntil: m.HoldUntil}
 	if m.IBAN != nil {
-		iban := *m.IBAN
-		masked := iban[:2] + strings.Repeat("•", max(0, len(iban)-6)) + iban[max(2, len(iban)-4):]
+		masked := maskIBAN(*m.IBAN)
 		out.IBANMasked = &masked
 	}
 	return out
+}
+
+// maskIBAN hides an IBAN but for its country and last four characters.
+func maskIBAN(iban string) string {
+	if len(iban) < 6 {
+		return strings.Repeat("•", len(iban))
+	}
+	return iban[:2] + strings.Repeat("•", len(iban)-6) + iban[len(iban)-4:]
 }
 
 // Notification kinds of payouts.
@@ -636,17 +643,77 @@ func (s *Service) tellPayout(ctx context.Context, tx bun.Tx, p *models.Payout) e
 	}
 	n := &models.Notification{UserID: userID, Params: map[string]string{"payoutId": strconv.FormatInt(p.ID, 10), "amount": p.Amount.String()}}
 	// The SPA writes the notice in the reader's language from these params.
-	n.Params["destination"] = p.Destination
+	destination := payoutDestination(p)
+	n.Params["destination"] = destination
 	if p.State == models.PayoutPaid {
 		n.Params["reference"] = strOr(p.PaidReference)
 		n.Kind, n.Title = KindPayoutPaid, "Payout sent"
-		n.Body = fmt.Sprintf("%s USDC were paid to %s (reference %s).", p.Amount, p.Destination, strOr(p.PaidReference))
+		n.Body = fmt.Sprintf("%s USDC were paid to %s (reference %s).", p.Amount, destination, strOr(p.PaidReference))
 	} else {
 		n.Params["failure"] = strOr(p.Failure)
 		n.Kind, n.Title = KindPayoutFailed, "Payout failed"
 		n.Body = fmt.Sprintf("The payout of %s USDC failed and is back in your balance: %s", p.Amount, strOr(p.Failure))
 	}
-	return s.deps.Notify.Add(ctx, tx, n)
+	if err := s.deps.Notify.Add(ctx, tx, n); err != nil {
+		return err
+	}
+	if s.deps.Outbox == nil {
+		return nil
+	}
+	var to struct {
+		Email string `bun:"email"`
+		Name  string `bun:"name"`
+	}
+	if err := tx.NewSelect().Model((*models.User)(nil)).Column("email", "name").Where("id = ?", userID).Scan(ctx, &to); err != nil {
+		return err
+	}
+	return s.deps.Outbox.Enqueue(ctx, tx, payoutEmail(userID, to.Email, to.Name, p, s.TransactionURL(p)))
+}
+
+// payoutDestination is where p went as the provider may be shown it, in
+// a notice or an email: a Solana wallet's address, a bank account's IBAN
+// masked.
+func payoutDestination(p *models.Payout) string {
+	if p.Kind == models.PayoutBank {
+		return maskIBAN(p.Destination)
+	}
+	return p.Destination
+}
+
+// payoutEmail tells userID (at email, named name), in their language,
+// that payout p was paid (with its reference and, for a Solana payout,
+// its transaction at txURL) or failed (why, and that the amount is back
+// in the balance). Each payout's outcome is mailed once.
+func payoutEmail(userID int64, email, name string, p *models.Payout, txURL *string) mail.Message {
+	kind := KindPayoutFailed
+	if p.State == models.PayoutPaid {
+		kind = KindPayoutPaid
+	}
+	msg := mail.ForUser(userID, func(lang models.Language) *mail.Email {
+		e := mail.Compose(lang, kind)
+		amount := e.USDC(p.Amount)
+		e.Subject(mail.Vars{"amount": amount}).Greeting(name)
+		if p.Kind == models.PayoutBank {
+			e.P("bank", mail.Vars{"amount": amount, "iban": maskIBAN(p.Destination)})
+		} else {
+			e.P("solana", mail.Vars{"amount": amount, "address": p.Destination})
+		}
+		if p.State == models.PayoutPaid {
+			if ref := strOr(p.PaidReference); ref != "" {
+				e.P("reference", mail.Vars{"reference": ref})
+			}
+			if txURL != nil {
+				e.P("transaction", nil).URL(*txURL)
+			}
+			e.P("statement", nil)
+		} else {
+			e.P("reason", nil).Quote(strOr(p.Failure)).P("balance", nil).P("check", nil)
+		}
+		return e.SignOff()
+	})
+	msg.To = email
+	msg.DedupeKey = "payout:" + strconv.FormatInt(p.ID, 10) + ":" + string(p.State)
+	return msg
 }
 
 // MarkPaid is an admin's confirmation that a bank or manual payout was

@@ -28,7 +28,7 @@ type Deps struct {
 	Solana *solana.Client
 	// Passwords checks the password again before a payout method change.
 	Passwords Passwords
-	// Outbox sends the payout method change's email.
+	// Outbox sends the payout emails: a method changed, a payout paid or failed.
 	Outbox *mail.Outbox
 }
 

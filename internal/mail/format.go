@@ -37,6 +37,19 @@ func (e *Email) Number(x float64, decimals int) string {
 	return e.decimal(s)
 }
 
+// USDC formats an amount for e's reader as the SPA does: at least two
+// decimals, up to the six USDC has, with the language's separators and
+// digits, and the unit where the language puts it (format.usdc). It works
+// on the exact decimal text, never on a float.
+func (e *Email) USDC(u models.USDC) string {
+	whole, frac, _ := strings.Cut(u.String(), ".") // six decimals
+	frac = strings.TrimRight(frac, "0")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	return e.T("^format.usdc", Vars{"amount": e.decimal(whole + "." + frac)})
+}
+
 // decimal writes the ASCII decimal s ("-1234.5") with e's language's
 // separators and digits.
 func (e *Email) decimal(s string) string {

@@ -123,19 +123,22 @@ func TestRenderRefusesAnIncompleteEmail(t *testing.T) {
 
 // Dates and numbers are written as the reader's language writes them: a
 // four-digit number is grouped except in Spanish, as Intl.NumberFormat
-// does in the SPA.
+// does in the SPA; amounts of USDC keep two to six decimals.
 func TestDatesAndNumbersFollowTheLanguage(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 12, 3, 9, 5, 0, 0, time.FixedZone("CET", 3600))
+	amount, err := models.ParseUSDC("12345.678")
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		lang                           models.Language
 		date, fraction, five, big, neg string
+		usdc, small                    string
 	}{
-		{models.LanguageEnglish, "December 3, 2026, 08:05 UTC", "1,234.5", "12,345.678", "1,234,567.25", "-0.5"},
-		{models.LanguageSpanish, "3 de diciembre de 2026, 08:05 UTC", "1234,5", "12.345,678", "1.234.567,25", "-0,5"},
-		{models.LanguagePortuguese, "3 de dezembro de 2026, 08:05 UTC", "1.234,5", "12.345,678", "1.234.567,25", "-0,5"},
-		{models.LanguageHindi, "3 दिसंबर 2026, 08:05 UTC", "1,234.5", "12,345.678", "12,34,567.25", "-0.5"},
-		{models.LanguageArabic, "٣ ديسمبر ٢٠٢٦، الساعة ٠٨:٠٥ بالتوقيت العالمي", "١٬٢٣٤٫٥", "١٢٬٣٤٥٫٦٧٨", "١٬٢٣٤٬٥٦٧٫٢٥", "-٠٫٥"},
+		{models.LanguageEnglish, "December 3, 2026, 08:05 UTC", "1,234.5", "12,345.678", "1,234,567.25", "-0.5", "12,345.678 USDC", "-0.50 USDC"},
+		{models.LanguageSpanish, "3 de diciembre de 2026, 08:05 UTC", "1234,5", "12.345,678", "1.234.567,25", "-0,5", "12.345,678 USDC", "-0,50 USDC"},
+		{models.LanguagePortuguese, "3 de dezembro de 2026, 08:05 UTC", "1.234,5", "12.345,678", "1.234.567,25", "-0,5", "12.345,678 USDC", "-0,50 USDC"},
+		{models.LanguageHindi, "3 दिसंबर 2026, 08:05 UTC", "1,234.5", "12,345.678", "12,34,567.25", "-0.5", "12,345.678 USDC", "-0.50 USDC"},
+		{models.LanguageArabic, "٣ ديسمبر ٢٠٢٦، الساعة ٠٨:٠٥ بالتوقيت العالمي", "١٬٢٣٤٫٥", "١٢٬٣٤٥٫٦٧٨", "١٬٢٣٤٬٥٦٧٫٢٥", "-٠٫٥", "١٢٬٣٤٥٫٦٧٨ USDC", "-٠٫٥٠ USDC"},
 	} {
 		e := mail.Compose(tc.lang, "account.confirm_email")
 		require.Equal(t, tc.date, e.DateTime(at), tc.lang)
@@ -143,6 +146,8 @@ func TestDatesAndNumbersFollowTheLanguage(t *testing.T) {
 		require.Equal(t, tc.five, e.Number(12345.678, 3), tc.lang)
 		require.Equal(t, tc.big, e.Number(1234567.25, 2), tc.lang)
 		require.Equal(t, tc.neg, e.Number(-0.5, 3), tc.lang)
+		require.Equal(t, tc.usdc, e.USDC(amount), tc.lang)
+		require.Equal(t, tc.small, e.USDC(models.USDC(-500_000)), tc.lang)
 		require.NoError(t, e.Err())
 	}
 }
