@@ -115,9 +115,11 @@ func methodOf(m *models.PayoutMethod) *Method {
 	return out
 }
 
-// maskIBAN hides an IBAN but for its country and last four characters.
+// maskIBAN hides an IBAN but for its country and last four characters
+// (wholly when it is too short for that to hide most of it; no valid IBAN
+// is under 15).
 func maskIBAN(iban string) string {
-	if len(iban) < 6 {
+	if len(iban) < 12 {
 		return strings.Repeat("•", len(iban))
 	}
 	return iban[:2] + strings.Repeat("•", len(iban)-6) + iban[len(iban)-4:]
@@ -689,31 +691,35 @@ func payoutEmail(userID int64, email, name string, p *models.Payout, txURL *stri
 	if p.State == models.PayoutPaid {
 		kind = KindPayoutPaid
 	}
-	msg := mail.ForUser(userID, func(lang models.Language) *mail.Email {
-		e := mail.Compose(lang, kind)
-		amount := e.USDC(p.Amount)
-		e.Subject(mail.Vars{"amount": amount}).Greeting(name)
-		if p.Kind == models.PayoutBank {
-			e.P("bank", mail.Vars{"amount": amount, "iban": maskIBAN(p.Destination)})
-		} else {
-			e.P("solana", mail.Vars{"amount": amount, "address": p.Destination})
-		}
-		if p.State == models.PayoutPaid {
-			if ref := strOr(p.PaidReference); ref != "" {
-				e.P("reference", mail.Vars{"reference": ref})
-			}
-			if txURL != nil {
-				e.P("transaction", nil).URL(*txURL)
-			}
-			e.P("statement", nil)
-		} else {
-			e.P("reason", nil).Quote(strOr(p.Failure)).P("balance", nil).P("check", nil)
-		}
-		return e.SignOff()
-	})
+	msg := mail.ForUser(userID, func(lang models.Language) *mail.Email { return payoutLetter(lang, kind, name, p, txURL) })
 	msg.To = email
 	msg.DedupeKey = "payout:" + strconv.FormatInt(p.ID, 10) + ":" + string(p.State)
 	return msg
+}
+
+// payoutLetter writes payoutEmail's email of kind in lang. The reason of
+// a failure is quoted as recorded (the chain's or the admin's words).
+func payoutLetter(lang models.Language, kind, name string, p *models.Payout, txURL *string) *mail.Email {
+	e := mail.Compose(lang, kind)
+	amount := e.USDC(p.Amount)
+	e.Subject(mail.Vars{"amount": amount}).Greeting(name)
+	if p.Kind == models.PayoutBank {
+		e.P("bank", mail.Vars{"amount": amount, "iban": maskIBAN(p.Destination)})
+	} else {
+		e.P("solana", mail.Vars{"amount": amount, "address": p.Destination})
+	}
+	if p.State == models.PayoutPaid {
+		if ref := strOr(p.PaidReference); ref != "" {
+			e.P("reference", mail.Vars{"reference": ref})
+		}
+		if txURL != nil {
+			e.P("transaction", nil).URL(*txURL)
+		}
+		e.P("statement", nil)
+	} else {
+		e.P("reason", nil).Quote(strOr(p.Failure)).P("balance", nil).P("check", nil)
+	}
+	return e.SignOff()
 }
 
 // MarkPaid is an admin's confirmation that a bank or manual payout was

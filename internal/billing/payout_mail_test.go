@@ -117,11 +117,11 @@ func TestPayoutOutcomesAreMailedInTheProvidersLanguage(t *testing.T) {
 		rows := outboxOf(t, b, KindPayoutFailed)
 		require.Len(t, rows, 1)
 		e := rows[0]
-		require.Equal(t, "تعذّرت دفعتك من GPUnex البالغة ٤٢٫١٢٣٤٥٦ USDC", e.Subject)
+		require.Equal(t, "تعذّر إرسال دفعتك من GPUnex البالغة ٤٢٫١٢٣٤٥٦ USDC", e.Subject)
 		for _, part := range []string{e.TextBody, e.HTMLBody} {
-			require.Contains(t, part, "تعذّرت دفعتك البالغة ٤٢٫١٢٣٤٥٦ USDC إلى محفظة Solana \u200f"+wallet+".")
+			require.Contains(t, part, "تعذّر إرسال دفعتك البالغة ٤٢٫١٢٣٤٥٦ USDC إلى محفظة Solana \u200f"+wallet+".")
 			require.Contains(t, part, "عاد المبلغ إلى رصيدك")
-			require.NotContains(t, part, "Your payout", "only the chain's own reason is left untranslated")
+			require.NotContains(t, part, "Your payout", "only the recorded reason is quoted as recorded")
 			require.NotContains(t, part, "balance")
 		}
 		require.Contains(t, e.TextBody, *ps[0].Failure, "the reason, as the chain gave it")
@@ -173,4 +173,36 @@ func TestPayoutOutcomesAreMailedInTheProvidersLanguage(t *testing.T) {
 		require.Contains(t, e.TextBody, "Reference: "+*ps[0].Signature)
 		require.Contains(t, e.TextBody, *b.svc.TransactionURL(ps[0]))
 	})
+}
+
+// A payout's email renders in every language, paid and failed, to a
+// wallet and to a bank account: a template that failed to render would
+// hold the payout's settlement back (the email is written in its
+// transaction).
+func TestEveryPayoutEmailRendersInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	ref, failure, url := "GPX-ref-1", "the bank returned it: account closed", "https://explorer.solana.com/tx/abc"
+	for _, lang := range models.AllLanguages {
+		for _, p := range []*models.Payout{
+			{Kind: models.PayoutSolana, Destination: "9w6WhvXZZMV6Ftd5asYjAdBmWyUeGhUYWYZzpvToXLzk", State: models.PayoutPaid, Amount: 42_123_456, PaidReference: &ref},
+			{Kind: models.PayoutBank, Destination: "DE89370400440532013000", State: models.PayoutPaid, Amount: 1_500_000_000, PaidReference: &ref},
+			{Kind: models.PayoutManual, Destination: "9w6WhvXZZMV6Ftd5asYjAdBmWyUeGhUYWYZzpvToXLzk", State: models.PayoutFailed, Amount: 10_000_000, Failure: &failure},
+			{Kind: models.PayoutBank, Destination: "DE89370400440532013000", State: models.PayoutFailed, Amount: 99, Failure: &failure},
+		} {
+			kind := KindPayoutFailed
+			if p.State == models.PayoutPaid {
+				kind = KindPayoutPaid
+			}
+			subject, text, html, err := payoutLetter(lang, kind, "Priya", p, &url).Render()
+			require.NoError(t, err, "%s %s %s", lang, p.Kind, p.State)
+			for _, part := range []string{subject, text, html} {
+				require.NotContains(t, part, "{{", "%s: every placeholder is filled", lang)
+				require.NotContains(t, part, "DE89370400440532013000", "%s: never the whole IBAN", lang)
+			}
+			if p.State == models.PayoutFailed {
+				require.Contains(t, text, failure)
+			}
+		}
+	}
+	require.Equal(t, "•••••••••", maskIBAN("DE8937040"), "a value too short to mask is hidden whole")
 }

@@ -219,7 +219,11 @@ function useScrollEdges(box: RefObject<HTMLElement | null>, shown: boolean): Scr
   const [edges, setEdges] = useState<ScrollEdges>(NO_EDGES);
   useEffect(() => {
     const el = box.current;
-    if (!el) return;
+    if (!el) {
+      // The empty state is shown: the next table starts measured afresh.
+      setEdges(NO_EDGES);
+      return;
+    }
     const measure = () => {
       const from = Math.abs(el.scrollLeft);
       const next = { start: from > 1, end: from + el.clientWidth < el.scrollWidth - 1 };
