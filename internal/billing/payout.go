@@ -269,17 +269,7 @@ func (s *Service) tellMethodChanged(ctx context.Context, tx bun.Tx, userID int64
 			return err
 		}
 	}
-	if s.deps.Outbox == nil {
-		return nil
-	}
-	var to struct {
-		Email string `bun:"email"`
-		Name  string `bun:"name"`
-	}
-	if err := tx.NewSelect().Model((*models.User)(nil)).Column("email", "name").Where("id = ?", userID).Scan(ctx, &to); err != nil {
-		return err
-	}
-	return s.deps.Outbox.Enqueue(ctx, tx, methodChangedEmail(userID, to.Email, to.Name, m))
+	return s.mailUser(ctx, tx, userID, func(email, name string) mail.Message { return methodChangedEmail(userID, email, name, m) })
 }
 
 // methodChangedEmail tells userID (at email, named name), in their
@@ -659,6 +649,14 @@ func (s *Service) tellPayout(ctx context.Context, tx bun.Tx, p *models.Payout) e
 	if err := s.deps.Notify.Add(ctx, tx, n); err != nil {
 		return err
 	}
+	return s.mailUser(ctx, tx, userID, func(email, name string) mail.Message {
+		return payoutEmail(userID, email, name, p, s.TransactionURL(p))
+	})
+}
+
+// mailUser enqueues, in tx, the email write makes for userID from their
+// address and name (none without an outbox).
+func (s *Service) mailUser(ctx context.Context, tx bun.Tx, userID int64, write func(email, name string) mail.Message) error {
 	if s.deps.Outbox == nil {
 		return nil
 	}
@@ -669,7 +667,7 @@ func (s *Service) tellPayout(ctx context.Context, tx bun.Tx, p *models.Payout) e
 	if err := tx.NewSelect().Model((*models.User)(nil)).Column("email", "name").Where("id = ?", userID).Scan(ctx, &to); err != nil {
 		return err
 	}
-	return s.deps.Outbox.Enqueue(ctx, tx, payoutEmail(userID, to.Email, to.Name, p, s.TransactionURL(p)))
+	return s.deps.Outbox.Enqueue(ctx, tx, write(to.Email, to.Name))
 }
 
 // payoutDestination is where p went as the provider may be shown it, in
