@@ -33,6 +33,7 @@ function hint() {
     role: box.getAttribute('role'),
     label: box.getAttribute('aria-label'),
     scrollLeft: box.scrollLeft,
+    focused: document.activeElement === box,
   };
 }
 
@@ -111,8 +112,14 @@ test('a table wider than its box shows which side has more and scrolls with the 
         const f = document.querySelector('[data-testid="gpu-table"]').closest('.data-table-frame');
         return !f.hasAttribute('data-more-start') && !f.hasAttribute('data-more-end');
       });
+      // The box had the keyboard's focus: it keeps it (and stays
+      // focusable) until the focus moves on.
+      const kept = await page.evaluate(hint);
+      assert.deepEqual([kept.tabIndex, kept.focused], ['0', true], `${step}: the focus stays on the box`);
+      await page.evaluate(() => document.activeElement.blur());
+      await page.waitForFunction(() => !document.querySelector('[data-testid="gpu-table"]').closest('.data-table-box').hasAttribute('tabindex'));
       const again = await page.evaluate(hint);
-      assert.deepEqual([again.tabIndex, again.role], [null, null], `${step}: no longer a region`);
+      assert.deepEqual([again.tabIndex, again.role], [null, null], `${step}: no longer a region once the focus moved on`);
     }
     step = 'the pages checked';
     assert.deepEqual(pageErrors, [], 'no uncaught error in the page');

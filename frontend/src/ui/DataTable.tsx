@@ -133,8 +133,11 @@ export function DataTable<Row>({
   const box = useRef<HTMLDivElement>(null);
   const shown = rows.length > 0 || empty === undefined;
   const more = useScrollEdges(box, shown);
+  // While it has the keyboard's focus the box stays focusable, so a table
+  // that stops overflowing (a wider window) does not drop the focus.
+  const [focused, setFocused] = useState(false);
   if (!shown) return <>{empty}</>;
-  const scrolls = more.start || more.end;
+  const scrolls = more.start || more.end || focused;
   return (
     <div className="data-table-frame" data-more-start={more.start || undefined} data-more-end={more.end || undefined}>
       <div
@@ -147,6 +150,8 @@ export function DataTable<Row>({
         tabIndex={scrolls ? 0 : undefined}
         role={scrolls ? 'region' : undefined}
         aria-label={scrolls ? caption : undefined}
+        onFocus={(e) => e.target === e.currentTarget && setFocused(true)}
+        onBlur={(e) => e.target === e.currentTarget && setFocused(false)}
       >
         <table
           {...tableProps}
