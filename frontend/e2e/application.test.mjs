@@ -168,6 +168,11 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     await u('apply-page').waitFor();
     assert.equal(await u('apply-page').getAttribute('data-prefilled'), 'true');
     assert.equal(await text(u('apply-rejection-reason')), reason);
+    // The model's select takes its value once the catalogue's options are
+    // in (a query of its own, which may answer after the application's).
+    await user
+      .waitForFunction(() => document.querySelector('[data-testid="field-gpus.0.modelKey"]')?.value === 'RTX_4090_24GB')
+      .catch(() => undefined);
     assert.equal(await u('field-gpus.0.modelKey').inputValue(), 'RTX_4090_24GB');
     assert.equal(await u('field-gpus.0.ramGb').inputValue(), '128');
     assert.equal(await u('field-gpus.0.location.city').inputValue(), 'Porto');
