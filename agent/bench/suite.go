@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gpunex/gpunex/agent/gpu"
 	"github.com/gpunex/gpunex/agent/protocol"
@@ -231,14 +230,14 @@ func (s *Suite) gpus(ctx context.Context, wanted []string, log *slog.Logger) []p
 			results[i].Outcome = protocol.BenchFailed
 			results[i].Error = ptr(ErrorGPUNotFound + ": not on this machine")
 			if invErr != nil {
-				results[i].Error = ptr(ErrorGPUNotFound + ": " + shorten(invErr.Error()))
+				results[i].Error = ptr(shorten(ErrorGPUNotFound + ": " + invErr.Error()))
 			}
 		case busyErr != nil:
 			results[i].Outcome = protocol.BenchPostponed
-			results[i].Error = ptr(ErrorJobsUnknown + ": " + shorten(busyErr.Error()))
+			results[i].Error = ptr(shorten(ErrorJobsUnknown + ": " + busyErr.Error()))
 		case busy[uuid] != "":
 			results[i].Outcome = protocol.BenchPostponed
-			results[i].Error = ptr(ErrorGPUBusy + ": job " + busy[uuid])
+			results[i].Error = ptr(shorten(ErrorGPUBusy + ": job " + busy[uuid]))
 		default:
 			wg.Go(func() { results[i] = s.measure(ctx, smp, d, log) })
 		}
@@ -310,7 +309,7 @@ func (s *Suite) measure(ctx context.Context, smp *sampler, d gpu.Device, log *sl
 	switch {
 	case errors.As(context.Cause(mctx), &be):
 		res.Outcome = protocol.BenchPostponed
-		res.Error = ptr(be.Error())
+		res.Error = ptr(shorten(be.Error()))
 		log.Info("bench: a job started on the GPU; its measurement stopped", "job_id", be.jobID)
 	case a.err != nil:
 		res.Outcome = protocol.BenchFailed
@@ -334,19 +333,9 @@ func errorText(err error) string {
 	return shorten(err.Error())
 }
 
-// maxErrorText bounds an Error text: the server stores and shows it.
-const maxErrorText = 300
-
-func shorten(s string) string {
-	if len(s) <= maxErrorText {
-		return s
-	}
-	n := maxErrorText - len("…")
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// shorten bounds an Error text to what the server takes (it stores and
+// shows it; a longer one would have the whole result refused).
+func shorten(s string) string { return protocol.ClipBenchError(s) }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -3,10 +3,12 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -122,6 +124,31 @@ func TestSuiteOneGPUFailingLeavesTheOthersAndBusyGPUsArePostponed(t *testing.T) 
 	require.Nil(t, busy.Evidence)
 	require.NotContains(t, m.measured, b.uuids[2], "a customer's GPU is never touched")
 	require.Equal(t, 3, m.maxRun, "the GPUs are measured at once")
+}
+
+// On an H200 host without Docker the engine's error (the socket path, the
+// daemon hint) was 240 characters: prefixed with JOBS_UNKNOWN it was longer
+// than the server takes, so the whole result, network and storage included,
+// was refused (TOO_LONG) and the GPU stayed PENDING with nothing to show.
+func TestSuitePostponesEveryGPUWhenJobsCannotBeListedWithAnErrorTheServerTakes(t *testing.T) {
+	t.Parallel()
+	b := setupGPUs(t, "2xH200")
+	m := &fakeMeasurer{delay: time.Millisecond}
+	dockerErr := errors.New("listing jobs: docker: list jobs: failed to connect to the docker API at unix:///var/run/docker.sock; " +
+		"check if the path is correct and if the daemon is running: dial unix /var/run/docker.sock: connect: no such file or directory")
+	suite := bench.NewSuite(bench.Options{MachineID: "m-1", Detector: b.sim, GPU: m,
+		Busy: func(context.Context) (map[string]string, error) { return nil, dockerErr }})
+
+	res := suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "r"})
+	require.Len(t, res.Gpus, 2)
+	for _, g := range res.Gpus {
+		require.Equal(t, protocol.BenchPostponed, g.Outcome, "the suite will not guess that no customer is there")
+		require.NotNil(t, g.Error)
+		require.True(t, strings.HasPrefix(*g.Error, bench.ErrorJobsUnknown+": listing jobs: docker"), *g.Error)
+		require.LessOrEqual(t, utf8.RuneCountInString(*g.Error), protocol.MaxBenchErrorRunes, "the server refuses a longer one")
+		require.True(t, strings.HasSuffix(*g.Error, "…"), "cut where it was too long")
+	}
+	require.Empty(t, m.measured, "no GPU is touched")
 }
 
 func TestSuiteMeasuresOnlyTheRequestedGPUs(t *testing.T) {

@@ -1,6 +1,30 @@
 package protocol
 
-import "time"
+import (
+	"time"
+	"unicode/utf8"
+)
+
+// MaxBenchErrorRunes is the most characters (runes) a benchmark part's
+// Error may hold: the server refuses a longer one (TOO_LONG) and, with it,
+// the whole result. The agent clips its texts with ClipBenchError.
+const MaxBenchErrorRunes = 200
+
+// ClipBenchError is s cut to at most MaxBenchErrorRunes runes, ending in
+// "…" where it was cut.
+func ClipBenchError(s string) string {
+	if utf8.RuneCountInString(s) <= MaxBenchErrorRunes {
+		return s
+	}
+	n, i := 0, 0
+	for i = range s {
+		if n == MaxBenchErrorRunes-1 {
+			break
+		}
+		n++
+	}
+	return s[:i] + "…"
+}
 
 // BenchMetric names one benchmark figure (BenchmarkMetric in the schema).
 // Its unit is part of its name.

@@ -23,7 +23,7 @@ import (
 const (
 	MaxGPUs          = 64
 	MaxMeasurements  = 16
-	MaxErrorLength   = 200
+	MaxErrorLength   = protocol.MaxBenchErrorRunes
 	MaxRepetitions   = 100_000
 	MaxRunIDLength   = 64
 	maxSamples       = 1_000_000
