@@ -35,6 +35,7 @@ ap.add_argument("--bin", default=os.path.join(here, "bin"))
 ap.add_argument("--out", default=os.environ.get("OUT") or tempfile.mkdtemp())
 ap.add_argument("--bench-budget", default="40s")
 ap.add_argument("--simulate", default="", help="a dry run of this script without a GPU: the agent's --simulate spec")
+ap.add_argument("--agent-arg", action="append", default=[], help="one more argument for the agent (repeatable)")
 args = ap.parse_args()
 os.makedirs(args.out, exist_ok=True)
 work = tempfile.mkdtemp()
@@ -107,7 +108,7 @@ try:
     t0 = time.time()
     agent = start("agent", [os.path.join(args.bin, "gpunex-agent"), "--server", url, "--data-dir", os.path.join(work, "agent"),
                             "--hostname", "real-gpu-host", "--bench-gpu-budget", args.bench_budget, "--bench-storage-bytes", "256MiB"]
-                  + (["--simulate", args.simulate] if args.simulate else []),
+                  + (["--simulate", args.simulate] if args.simulate else []) + args.agent_arg,
                   env={"GPUNEX_TOKEN": agent_token})
 
     machine_q = """{ myProvider { machines { hostname status simulated agentVersion driverVersion cudaVersion
@@ -134,6 +135,7 @@ try:
         network { outcome error figures { metric measured passed } }
         storage { outcome error figures { metric measured passed } } }
       gpus { gpuUuid listing score shortfalls { metric } guidance { code message }
+        history { outcome error at }
         latest { runId outcome error score passed simulated consistency
           figures { metric supported measured min max reference expected minimum ratio passed }
           evidence { samples maxTemperatureC meanSmClockMHz maxSmClockMHz meanPowerDrawW powerLimitW throttleReasons throttledShare
@@ -141,7 +143,9 @@ try:
     mb = None
     for _ in range(400):
         bs = [b for b in gql(bench_q, token=provider)["myProvider"]["benchmarks"] if b["hostname"] == "real-gpu-host"]
-        if bs and bs[0]["gpus"] and all(g["latest"] for g in bs[0]["gpus"]) and bs[0]["latestRun"]:
+        # A GPU's result is in its history; latest is the latest scored one
+        # (a POSTPONED result is history only).
+        if bs and bs[0]["gpus"] and all(g["history"] for g in bs[0]["gpus"]) and bs[0]["latestRun"]:
             mb = bs[0]
             break
         if agent.poll() is not None:
@@ -159,6 +163,11 @@ try:
             say(f"  {sec}: {s['outcome']} {s['error'] or ''} " + ", ".join(f"{f['metric']}={f['measured']}" for f in s["figures"]))
     for g in mb["gpus"]:
         lt = g["latest"]
+        h = g["history"][0]
+        if not lt or h["at"] > lt["at"]:
+            say(f"GPU {g['gpuUuid']}: listing {g['listing']}, latest result {h['outcome']}: {h['error']}")
+            ok = False
+            continue
         say(f"GPU {g['gpuUuid']}: listing {g['listing']}, score {g['score']}, outcome {lt['outcome']} {lt['error'] or ''}, "
             f"passed {lt['passed']}, simulated {lt['simulated']}")
         say(f"  {'metric':22} {'median':>10} {'min':>10} {'max':>10} {'reference':>10} {'expected':>10} {'minimum':>10} {'ratio':>7} passed")
