@@ -71,12 +71,24 @@ type Rental struct {
 	LogTail   *string      `bun:"log_tail"`
 	EndsBy    *time.Time   `bun:"ends_by"`
 	CreatedAt time.Time    `bun:"created_at,notnull"`
-	StartedAt *time.Time   `bun:"started_at"`
+	// StartedAt is when billing starts: the agent's reported start, bound
+	// by what the platform observed (no earlier than the heartbeat that
+	// delivered the START_JOB, nor than the report's arrival less the
+	// market's ReportSkew; no later than the arrival).
+	StartedAt *time.Time `bun:"started_at"`
+	// StartCommandID is the START_JOB command queued with the rental.
+	StartCommandID *int64 `bun:"start_command_id"`
+	// AgentStartedAt and AgentEndedAt are the times the agent reported:
+	// evidence, never the bill.
+	AgentStartedAt *time.Time `bun:"agent_started_at"`
+	AgentEndedAt   *time.Time `bun:"agent_ended_at"`
 	// StopRequestedAt is when the customer asked to stop: a rental
 	// STOPPING longer than the market's stop grace ends STOPPED.
 	StopRequestedAt *time.Time `bun:"stop_requested_at"`
-	EndedAt         *time.Time `bun:"ended_at"`
-	UpdatedAt       time.Time  `bun:"updated_at,notnull"`
+	// EndedAt is when billing ends: no later than the platform received
+	// the end, nor than the customer's stop request for a stop.
+	EndedAt   *time.Time `bun:"ended_at"`
+	UpdatedAt time.Time  `bun:"updated_at,notnull"`
 }
 
 // RentalGpu is one GPU a rental had: kept after the rental ends (the

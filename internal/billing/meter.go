@@ -14,21 +14,24 @@ import (
 
 // meterRow is an open meter with its rental.
 type meterRow struct {
-	RentalID    int64              `bun:"rental_id"`
-	CustomerID  int64              `bun:"customer_id"`
-	ProviderID  int64              `bun:"provider_id"`
-	MachineID   int64              `bun:"machine_id"`
-	ModelKey    string             `bun:"model_key"`
-	GpuCount    int                `bun:"gpu_count"`
-	Price       models.USDC        `bun:"price_micros"`
-	FeeBps      int                `bun:"fee_bps"`
-	State       models.RentalState `bun:"state"`
-	StartedAt   time.Time          `bun:"started_at"`
-	EndedAt     *time.Time         `bun:"ended_at"`
-	BilledUntil time.Time          `bun:"billed_until"`
-	Charged     models.USDC        `bun:"charged_micros"`
-	Fee         models.USDC        `bun:"fee_micros"`
-	LowFundsAt  *time.Time         `bun:"low_funds_at"`
+	RentalID   int64              `bun:"rental_id"`
+	CustomerID int64              `bun:"customer_id"`
+	ProviderID int64              `bun:"provider_id"`
+	MachineID  int64              `bun:"machine_id"`
+	ModelKey   string             `bun:"model_key"`
+	GpuCount   int                `bun:"gpu_count"`
+	Price      models.USDC        `bun:"price_micros"`
+	FeeBps     int                `bun:"fee_bps"`
+	State      models.RentalState `bun:"state"`
+	StartedAt  time.Time          `bun:"started_at"`
+	EndedAt    *time.Time         `bun:"ended_at"`
+	// StopRequestedAt is the customer's stop: billing ends there even
+	// while the agent has not confirmed it.
+	StopRequestedAt *time.Time  `bun:"stop_requested_at"`
+	BilledUntil     time.Time   `bun:"billed_until"`
+	Charged         models.USDC `bun:"charged_micros"`
+	Fee             models.USDC `bun:"fee_micros"`
+	LowFundsAt      *time.Time  `bun:"low_funds_at"`
 }
 
 // EndedLookback is how far back a rental that ended may be found without
@@ -45,7 +48,7 @@ AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)
 ON CONFLICT (rental_id) DO NOTHING`
 
 const meterRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
-	r.fee_bps, r.state, r.started_at, r.ended_at, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
+	r.fee_bps, r.state, r.started_at, r.ended_at, r.stop_requested_at, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
 FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
 WHERE NOT rm.closed AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
 
@@ -246,8 +249,11 @@ func feeOn(gross models.USDC, bps int) models.USDC { return gross * models.USDC(
 // customer's balance.
 func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge {
 	end := now
-	if r.EndedAt != nil && r.EndedAt.Before(now) {
+	if r.EndedAt != nil && r.EndedAt.Before(end) {
 		end = *r.EndedAt
+	}
+	if r.StopRequestedAt != nil && r.StopRequestedAt.Before(end) {
+		end = *r.StopRequestedAt
 	}
 	c := charge{fromSecs: int64(r.BilledUntil.Sub(r.StartedAt) / time.Second)}
 	c.toSecs = max(c.fromSecs, int64(end.Sub(r.StartedAt)/time.Second))

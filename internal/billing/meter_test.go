@@ -313,3 +313,39 @@ func TestPerGPURollupsDoNotDependOnTheTickCadence(t *testing.T) {
 		require.Equal(t, rows(fast, 30*time.Second), rows(slow, 450*time.Second))
 	})
 }
+
+// Issue 24, point 1: a stop is billed to the customer's request. While
+// the agent has not confirmed it (the rental is STOPPING), the meter bills
+// no further than the request, however many ticks pass; the confirmation,
+// dated at the request by the market, closes it there.
+func TestAStopIsBilledToTheCustomersRequestWhileTheAgentHasNotConfirmed(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		customer := b.user(t, "customer")
+		b.credit(t, customer, 100_000_000)
+		provider, machine, gpus := b.provider(t, 1)
+		b.clock.Set(start)
+		id := b.rental(t, customer, provider, machine, gpus, 3_600_000, 1500) // 1000 micro-USDC a second
+		b.clock.Advance(100 * time.Second)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		requested := b.clock.Now()
+		_, err := db.NewUpdate().Model((*models.Rental)(nil)).Set("state = ?, stop_requested_at = ?", models.RentalStopping, requested).
+			Where("id = ?", id).Exec(b.ctx)
+		require.NoError(t, err)
+		for range 3 {
+			b.clock.Advance(time.Minute)
+			require.NoError(t, b.svc.Tick(b.ctx))
+			require.Equal(t, models.USDC(100_000_000-100_000), b.balanceOf(t, models.AccountCustomerFunds, customer),
+				"nothing after the stop request is billed")
+		}
+		b.end(t, id, models.RentalStopped, requested)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		var meter models.RentalMeter
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.True(t, meter.Closed)
+		require.Equal(t, models.USDC(100_000), meter.Charged)
+		require.True(t, meter.BilledUntil.Equal(requested))
+		requireBalancedLedger(t, b)
+	})
+}

@@ -44,19 +44,34 @@ func (s *Service) Enqueue(ctx context.Context, machineID int64, kind models.Agen
 	return s.commands.enqueue(ctx, machineID, kind, payload)
 }
 
+// EnqueueTx queues a command within tx, the transaction of ctx (the
+// caller's store.InTx): it is stored, and so delivered, only if that
+// transaction commits, and it is announced once it has.
+func (s *Service) EnqueueTx(ctx context.Context, tx bun.IDB, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+	return s.commands.enqueueOn(ctx, tx, machineID, kind, payload)
+}
+
 func (q *commandQueue) enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+	return q.enqueueOn(ctx, q.db, machineID, kind, payload)
+}
+
+func (q *commandQueue) enqueueOn(ctx context.Context, db bun.IDB, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: unable to encode command: %w", err)
 	}
 	cmd := &models.AgentCommand{MachineID: machineID, Kind: kind, Payload: string(b), CreatedAt: q.clock.Now()}
-	if _, err := q.db.NewInsert().Model(cmd).Returning("id").Exec(ctx); err != nil {
+	if _, err := db.NewInsert().Model(cmd).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("fleet: unable to queue command: %w", err)
 	}
-	q.pending.Store(machineID, struct{}{})
-	if err := q.bus.Publish(ctx, commandsChannel, []byte(strconv.FormatInt(machineID, 10))); err != nil {
-		q.logger.WarnContext(ctx, "fleet: unable to announce command", "machine_id", machineID, "err", err)
-	}
+	// Announced after the commit: a heartbeat that looked before it
+	// would find nothing and forget that the machine has work waiting.
+	store.AfterCommit(ctx, func() {
+		q.pending.Store(machineID, struct{}{})
+		if err := q.bus.Publish(context.WithoutCancel(ctx), commandsChannel, []byte(strconv.FormatInt(machineID, 10))); err != nil {
+			q.logger.WarnContext(ctx, "fleet: unable to announce command", "machine_id", machineID, "err", err)
+		}
+	})
 	return cmd, nil
 }
 

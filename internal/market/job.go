@@ -16,12 +16,21 @@ import (
 )
 
 // ReportJobStatus records an agent's report of a rental's job: the
-// machine must be the agent's provider's and the job the machine's.
+// machine must be the agent's provider's, the job the machine's, and its
+// START_JOB delivered (an agent cannot run a job it was not given).
 // STARTING and RUNNING move a starting rental on (RUNNING sets when it
 // started); COMPLETED and FAILED end it (STOPPED when its customer had
 // asked to stop it) and free its GPUs. The log tail is kept each time.
 // The answer's Stop says the platform no longer wants the job: the
 // rental was stopping or had ended before this report.
+//
+// The agent is the seller's software, so the times it reports are claims,
+// kept as evidence (AgentStartedAt, AgentEndedAt), and the bill follows
+// what the platform observed: a start is billed from the reported time
+// bounded below by the heartbeat that delivered the START_JOB and by the
+// report's arrival less ReportSkew, and above by the arrival; an end is
+// billed to the reported time bounded above by the arrival (and, for a
+// stop, by the customer's request: endTx).
 func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in protocol.ReportJobStatusInput) (*protocol.ReportJobStatusAnswer, error) {
 	if err := validateReport(&in, s.deps.Clock.Now()); err != nil {
 		return nil, err
@@ -43,14 +52,25 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 		if r.State.Ended() {
 			return nil
 		}
-		at := in.At.UTC().Truncate(time.Microsecond)
+		arrival := s.deps.Clock.Now().UTC()
+		delivered, err := s.deliveredAt(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if delivered == nil {
+			v := &fault.Validation{}
+			v.Add("input.jobId", fault.InvalidState, "the job has not been delivered to this machine")
+			return v
+		}
+		claimed := in.At.UTC().Truncate(time.Microsecond)
+		at := firstOf(claimed, arrival)
 		if in.LogTail != nil {
 			r.LogTail = in.LogTail
 		}
 		switch in.State {
 		case protocol.JobCompleted, protocol.JobFailed:
-			r.ExitCode = in.ExitCode
-			if _, err := tx.NewUpdate().Model(r).Column("exit_code", "log_tail").WherePK().Exec(ctx); err != nil {
+			r.ExitCode, r.AgentEndedAt = in.ExitCode, &claimed
+			if _, err := tx.NewUpdate().Model(r).Column("exit_code", "log_tail", "agent_ended_at").WherePK().Exec(ctx); err != nil {
 				return fmt.Errorf("market: unable to record the report: %w", err)
 			}
 			state, cause := models.RentalCompleted, (*protocol.JobCause)(nil)
@@ -61,11 +81,12 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 			return s.endTx(ctx, tx, r, state, cause, in.Message, at)
 		case protocol.JobRunning:
 			if r.State == models.RentalStarting {
-				r.State, r.StartedAt = models.RentalRunning, &at
+				started := firstOf(lastOf(claimed, *delivered, arrival.Add(-s.cfg.ReportSkew)), arrival)
+				r.State, r.StartedAt, r.AgentStartedAt = models.RentalRunning, &started, &claimed
 			}
 		}
 		r.UpdatedAt = s.deps.Clock.Now()
-		if _, err := tx.NewUpdate().Model(r).Column("state", "started_at", "log_tail", "updated_at").WherePK().Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().Model(r).Column("state", "started_at", "agent_started_at", "log_tail", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("market: unable to record the report: %w", err)
 		}
 		s.announce(ctx, r)
@@ -75,6 +96,26 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 		return nil, err
 	}
 	return ans, nil
+}
+
+// deliveredAt is when the heartbeat carrying r's START_JOB was answered,
+// nil while it waits. A rental started before its command was recorded
+// with it (migration 20261206000001) counts from its creation.
+func (s *Service) deliveredAt(ctx context.Context, tx bun.Tx, r *models.Rental) (*time.Time, error) {
+	if r.StartCommandID == nil {
+		at := r.CreatedAt.UTC()
+		return &at, nil
+	}
+	var at []time.Time
+	if err := tx.NewSelect().Model((*models.AgentCommand)(nil)).Column("delivered_at").
+		Where("id = ? AND delivered_at IS NOT NULL", *r.StartCommandID).Scan(ctx, &at); err != nil {
+		return nil, fmt.Errorf("market: unable to read the job's delivery: %w", err)
+	}
+	if len(at) == 0 {
+		return nil, nil
+	}
+	d := at[0].UTC()
+	return &d, nil
 }
 
 // onTransition interrupts the rentals of a machine that went offline.
@@ -157,4 +198,25 @@ func (s *Service) interruptOffline(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// firstOf and lastOf are the first and last of ts.
+func firstOf(ts ...time.Time) time.Time {
+	out := ts[0]
+	for _, t := range ts[1:] {
+		if t.Before(out) {
+			out = t
+		}
+	}
+	return out
+}
+
+func lastOf(ts ...time.Time) time.Time {
+	out := ts[0]
+	for _, t := range ts[1:] {
+		if t.After(out) {
+			out = t
+		}
+	}
+	return out
 }

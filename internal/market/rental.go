@@ -98,7 +98,8 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 			if err != nil {
 				return nil, err
 			}
-			return s.dispatch(ctx, r, gpus, &in)
+			s.deps.Logger.InfoContext(ctx, "market: rental started", "rental_id", r.ID, "machine_id", r.MachineID, "gpus", len(gpus))
+			return r, nil
 		}
 	}
 	if err := s.checkCount(ctx, in.GpuCount); err != nil {
@@ -229,6 +230,14 @@ func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow,
 		if len(gpus) < in.GpuCount {
 			return errNoCapacity
 		}
+		// The job is queued with the rental, in its transaction: the
+		// command's delivery is the platform's own record of when the
+		// agent got it, the earliest the rental can be billed from.
+		cmd, err := s.deps.Fleet.EnqueueTx(ctx, tx, c.MachineID, models.CommandStartJob, s.startJob(r, gpus, in))
+		if err != nil {
+			return err
+		}
+		r.StartCommandID = &cmd.ID
 		if _, err := tx.NewInsert().Model(r).Returning("id").Exec(ctx); err != nil {
 			return fmt.Errorf("market: unable to store the rental: %w", err)
 		}
@@ -256,9 +265,8 @@ func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow,
 	return r, gpus, nil
 }
 
-// dispatch queues the rental's job for the agent; a rental whose job
-// cannot be queued ends FAILED (PLATFORM) and frees its GPUs.
-func (s *Service) dispatch(ctx context.Context, r *models.Rental, gpus []*models.MachineGpu, in *StartInput) (*models.Rental, error) {
+// startJob is the START_JOB that runs r's job on gpus.
+func (s *Service) startJob(r *models.Rental, gpus []*models.MachineGpu, in *StartInput) protocol.StartJobPayload {
 	job := protocol.StartJobPayload{JobID: r.JobID, Image: r.Image, Command: in.Command, GpuUUIDs: make([]string, len(gpus))}
 	for i, g := range gpus {
 		job.GpuUUIDs[i] = g.UUID
@@ -269,14 +277,7 @@ func (s *Service) dispatch(ctx context.Context, r *models.Rental, gpus []*models
 	if r.EndsBy != nil {
 		job.TimeoutSeconds = int64(math.Ceil(r.EndsBy.Sub(s.deps.Clock.Now()).Seconds()))
 	}
-	if _, err := s.deps.Fleet.Enqueue(ctx, r.MachineID, models.CommandStartJob, job); err != nil {
-		s.deps.Logger.ErrorContext(ctx, "market: unable to queue a rental's job", "rental_id", r.ID, "err", err)
-		cause, msg := protocol.CausePlatform, "the platform could not send the job to the machine"
-		_, _ = s.end(context.WithoutCancel(ctx), r.ID, models.RentalFailed, &cause, &msg, s.deps.Clock.Now())
-		return nil, fmt.Errorf("market: unable to queue the job: %w", err)
-	}
-	s.deps.Logger.InfoContext(ctx, "market: rental started", "rental_id", r.ID, "machine_id", r.MachineID, "gpus", r.GpuCount)
-	return r, nil
+	return job
 }
 
 func newJobID() (string, error) {
@@ -378,6 +379,14 @@ func (s *Service) endTx(ctx context.Context, tx bun.Tx, r *models.Rental, state 
 	}
 	now := s.deps.Clock.Now()
 	at = at.UTC()
+	// A stop is billed to the customer's request, whenever the agent
+	// confirms it (or the grace ends it); nothing ends before it began.
+	if r.StopRequestedAt != nil && at.After(*r.StopRequestedAt) {
+		at = r.StopRequestedAt.UTC()
+	}
+	if r.StartedAt != nil && at.Before(*r.StartedAt) {
+		at = r.StartedAt.UTC()
+	}
 	if at.Before(r.CreatedAt) {
 		at = r.CreatedAt
 	}

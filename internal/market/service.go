@@ -48,7 +48,15 @@ type Config struct {
 	// FeeBps is the platform's fee a rental locks when it starts, in
 	// basis points (default 1500).
 	FeeBps int
+	// ReportSkew is how long before its arrival an agent's report of a
+	// job's start may date that start (default 10s): the time a report
+	// takes to arrive. Earlier claims are billed from the arrival less
+	// ReportSkew; the agent's word is kept as evidence.
+	ReportSkew time.Duration
 }
+
+// DefaultReportSkew is Config.ReportSkew's default.
+const DefaultReportSkew = 10 * time.Second
 
 func (c *Config) defaults() {
 	if c.RefreshEvery <= 0 {
@@ -62,6 +70,9 @@ func (c *Config) defaults() {
 	}
 	if c.FeeBps <= 0 || c.FeeBps >= 10_000 {
 		c.FeeBps = 1500
+	}
+	if c.ReportSkew <= 0 {
+		c.ReportSkew = DefaultReportSkew
 	}
 }
 

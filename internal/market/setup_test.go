@@ -175,14 +175,24 @@ func (b *bundle) commands(t *testing.T, machineID int64, kind models.AgentComman
 	return cs
 }
 
-// report sends an agent's job report.
+// report sends an agent's job report, after the heartbeat that delivers
+// the machine's commands (an agent reports only jobs it was given).
 func (b *bundle) report(t *testing.T, m machine, r *models.Rental, state protocol.JobState, cause *protocol.JobCause) *protocol.ReportJobStatusAnswer {
 	t.Helper()
+	b.deliver(t, m)
 	tail := "log " + string(state)
 	ans, err := b.svc.ReportJobStatus(b.ctx, m.owner.agent, protocol.ReportJobStatusInput{MachineID: m.uid, JobID: r.JobID, State: state,
 		At: b.clock.Now(), Cause: cause, LogTail: &tail})
 	require.NoError(t, err)
 	return ans
+}
+
+// deliver sends m's heartbeat, which takes its queued commands.
+func (b *bundle) deliver(t *testing.T, m machine) []*models.AgentCommand {
+	t.Helper()
+	res, err := b.fleet.Heartbeat(b.ctx, m.owner.agent, protocol.HeartbeatInput{MachineID: m.uid})
+	require.NoError(t, err)
+	return res.Commands
 }
 
 func (b *bundle) rental(t *testing.T, id int64) *models.Rental {

@@ -41,6 +41,23 @@ func marketMachine(t *testing.T, s *platformtest.Server, p *platformtest.Provide
 	require.NoError(t, err)
 }
 
+// deliverCommands sends machine uid's heartbeat through the API, as its agent
+// does, and returns the kinds of the commands it delivered.
+func deliverCommands(t *testing.T, agent *platformtest.Client, uid string) []string {
+	t.Helper()
+	var hb struct {
+		Heartbeat struct {
+			Commands []struct{ Kind string }
+		}
+	}
+	agent.MustDo(&hb, protocol.HeartbeatMutation, map[string]any{"input": map[string]any{"machineId": uid, "gpus": []any{}}})
+	var kinds []string
+	for _, c := range hb.Heartbeat.Commands {
+		kinds = append(kinds, c.Kind)
+	}
+	return kinds
+}
+
 func customer(t *testing.T, s *platformtest.Server, name string) *platformtest.Client {
 	t.Helper()
 	c := s.NewAPIClient(t, "")
@@ -211,6 +228,8 @@ func TestRentalLifecycleOverGraphQL(t *testing.T) {
 		var report struct {
 			ReportJobStatus protocol.ReportJobStatusAnswer
 		}
+		// The heartbeat that delivers the job, as the agent gets it.
+		deliverCommands(t, agentClient, "rent-machine-a")
 		agentClient.MustDo(&report, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "rent-machine-a", "jobId": rentalRow.JobID,
 			"state": "RUNNING", "at": time.Now().UTC().Format(time.RFC3339Nano), "logTail": "epoch 1"}})
 		require.True(t, report.ReportJobStatus.Accepted)
@@ -249,6 +268,7 @@ func TestRentalLifecycleOverGraphQL(t *testing.T) {
 		require.Equal(t, "STARTING", next().State)
 		var failedRow models.Rental
 		require.NoError(t, s.Platform.DB.NewSelect().Model(&failedRow).Where("id = ?", started.StartRental.Rental.ID).Scan(context.Background()))
+		deliverCommands(t, agentClient, "rent-machine-a")
 		agentClient.MustDo(&report, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "rent-machine-a", "jobId": failedRow.JobID,
 			"state": "FAILED", "cause": "CUSTOMER", "message": "pull access denied", "at": time.Now().UTC().Format(time.RFC3339Nano)}})
 		require.Equal(t, "FAILED", next().State)

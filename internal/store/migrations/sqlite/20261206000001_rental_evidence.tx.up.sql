@@ -1,0 +1,10 @@
+-- Issue 24, point 1. A rental is billed for the time the platform itself
+-- observed: it remembers the START_JOB command that carried its job (in
+-- the same transaction as the rental, so the command's delivered_at is
+-- the heartbeat that delivered it), and keeps the times its agent
+-- reported as evidence beside the billed started_at and ended_at.
+ALTER TABLE rentals ADD COLUMN start_command_id INTEGER;
+--bun:split
+ALTER TABLE rentals ADD COLUMN agent_started_at TIMESTAMP;
+--bun:split
+ALTER TABLE rentals ADD COLUMN agent_ended_at TIMESTAMP;
