@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
+	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/models"
 )
@@ -84,12 +85,20 @@ func validateFilter(f *Filter, field string, v *fault.Validation) {
 	if f.MaxPricePerHour != nil && *f.MaxPricePerHour < 0 {
 		v.Add(field+".maxPricePerHour", fault.OutOfRange, "must not be negative")
 	}
-	for name, p := range map[string]*string{"country": f.Country, "region": f.Region} {
-		if p != nil && len(*p) > 200 {
-			v.Add(field+"."+name, fault.TooLong, "must be at most 200 characters")
+	// Free text goes to SQL: one line of at most 200 characters, no NUL
+	// (PostgreSQL cannot hold one, so it would fail there as INTERNAL).
+	for _, t := range []struct {
+		name string
+		p    *string
+	}{{"country", f.Country}, {"region", f.Region}} {
+		if t.p != nil {
+			filterTextRule.Check(v, validate.At(field).Field(t.name), *t.p)
 		}
 	}
 }
+
+// filterTextRule is a filter's free text: a country or a region.
+var filterTextRule = validate.Text{MaxRunes: 200}
 
 // listingQuery is one search of the listings: a page of the marketplace,
 // or the scheduler's candidates.
@@ -235,6 +244,13 @@ func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, fir
 	return page, nil
 }
 
+// simulatedListed reports whether simulated GPUs may be listed: only in
+// a world of test hardware, where the fleet takes them
+// (fleet.Config.AllowSimulated).
+func (s *Service) simulatedListed() bool {
+	return s.deps.Fleet != nil && s.deps.Fleet.Config().AllowSimulated
+}
+
 // listings runs q in one statement: GPUs of approved providers on online
 // machines, listed by their benchmarks, inside the provider's schedule,
 // outside maintenance, priced and free, grouped per machine and model.
@@ -363,6 +379,13 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	args = append(args, now, now, now, now)
 	if narrow {
 		groups += ` AND m.id = f.machine_id AND m.status = 'ONLINE'`
+	}
+	if !s.simulatedListed() {
+		// Outside the demo world a machine with a simulated GPU is never
+		// listed, so never rented nor billed, even one registered before
+		// the fleet refused them.
+		groups += ` AND m.simulated = ?`
+		args = append(args, false)
 	}
 	if f.Country != nil {
 		groups += ` AND LOWER(pmp.location_country) IN (?)`

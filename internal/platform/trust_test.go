@@ -1,0 +1,97 @@
+package platform_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/platform/platformtest"
+	"github.com/gpunex/gpunex/models"
+)
+
+// Issue 24, point 1, tried as the report said, with a provider's own agent
+// token against the public API: a RUNNING dated 30 days back and a
+// COMPLETED dated minutes ahead. The customer's rental shows the times the
+// platform observed; the agent's claims stay in the database as evidence.
+func TestAHostileAgentsTimesDoNotBecomeTheCustomersBill(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		ctx := context.Background()
+		p := s.NewProvider(t, "hostile")
+		marketMachine(t, s, p, "hostile-machine", 1, 90, 2_000_000)
+		c := customer(t, s, "victim")
+		var list marketplaceData
+		c.MustDo(&list, marketplaceQuery, nil)
+		require.Len(t, list.Marketplace.Edges, 1)
+		var started struct{ StartRental rentalPayload }
+		c.MustDo(&started, startRentalMutation, map[string]any{"input": map[string]any{"listingId": list.Marketplace.Edges[0].Node.ID,
+			"gpuCount": 1, "image": "docker.io/library/python:3.12"}})
+		require.Empty(t, started.StartRental.UserErrors)
+		id := started.StartRental.Rental.ID
+		var row models.Rental
+		require.NoError(t, s.Platform.DB.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx))
+
+		agent := s.NewAPIClient(t, p.AgentToken)
+		report := func(state string, at time.Time) *platformtest.Response {
+			return agent.Do(protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "hostile-machine",
+				"jobId": row.JobID, "state": state, "at": at.UTC().Format(time.RFC3339Nano)}})
+		}
+		// Before the heartbeat that delivers the job, the agent cannot
+		// have started it.
+		res := report("RUNNING", time.Now().Add(-30*24*time.Hour))
+		require.Empty(t, res.Errors)
+		var early struct {
+			ReportJobStatus struct{ UserErrors []struct{ Field, Code string } }
+		}
+		res.Decode(t, &early)
+		require.Equal(t, []struct{ Field, Code string }{{"input.jobId", "INVALID_STATE"}}, early.ReportJobStatus.UserErrors)
+
+		beforeDelivery := time.Now().UTC()
+		require.Equal(t, []string{"START_JOB"}, deliverCommands(t, agent, "hostile-machine"))
+		monthAgo := time.Now().Add(-30 * 24 * time.Hour)
+		require.Empty(t, report("RUNNING", monthAgo).Errors)
+		ahead := time.Now().Add(4 * time.Minute)
+		beforeEnd := time.Now().UTC()
+		require.Empty(t, report("COMPLETED", ahead).Errors)
+		afterEnd := time.Now().UTC()
+
+		var seen struct {
+			Rental struct {
+				State              string
+				StartedAt, EndedAt time.Time
+			}
+		}
+		c.MustDo(&seen, `query($id: ID!) { rental(id: $id) { state startedAt endedAt } }`, map[string]any{"id": id})
+		require.Equal(t, "COMPLETED", seen.Rental.State)
+		require.False(t, seen.Rental.StartedAt.Before(beforeDelivery.Truncate(time.Microsecond)), "billed from %s, not from a month ago", seen.Rental.StartedAt)
+		require.False(t, seen.Rental.EndedAt.Before(beforeEnd.Truncate(time.Microsecond)))
+		require.False(t, seen.Rental.EndedAt.After(afterEnd), "billed to %s, not to the claimed %s", seen.Rental.EndedAt, ahead)
+
+		require.NoError(t, s.Platform.DB.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx))
+		require.WithinDuration(t, monthAgo, *row.AgentStartedAt, time.Millisecond, "the agent's word is kept")
+		require.WithinDuration(t, ahead, *row.AgentEndedAt, time.Millisecond)
+	})
+}
+
+// Issue 24, point 8: a NUL byte in the marketplace's region or country
+// filter answered INTERNAL (PostgreSQL refuses it in the SQL). It is the
+// client's mistake: BAD_USER_INPUT naming the field, and the server goes
+// on answering.
+func TestANulInTheMarketplacesFreeTextFiltersIsBadUserInput(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		anon := s.NewAPIClient(t, "")
+		for _, field := range []string{"region", "country"} {
+			for _, value := range []string{"Lis\x00bon", "PT\x00", "two\nlines"} {
+				res := anon.Do(marketplaceQuery, map[string]any{"filter": map[string]any{field: value}})
+				require.Equal(t, []string{"BAD_USER_INPUT"}, res.Codes(), "%s %q", field, value)
+				require.Contains(t, res.Errors[0].Message, "filter."+field)
+			}
+		}
+		var ok marketplaceData
+		anon.MustDo(&ok, marketplaceQuery, map[string]any{"filter": map[string]any{"region": "Lisbon", "country": "PT"}})
+	})
+}
