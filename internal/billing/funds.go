@@ -109,21 +109,42 @@ func (s *Service) FundsOf(ctx context.Context, userID int64) (*Funds, error) {
 	return f, nil
 }
 
-// Require is the market's check before a rental starts: the customer's
-// balance must pay perHour for Config.MinPrepaid, or the start is refused
-// with INSUFFICIENT_FUNDS on field.
-func (s *Service) Require(ctx context.Context, customerID int64, rate models.USDC, field string) error {
-	b, err := s.balance(ctx, s.deps.DB, models.AccountCustomerFunds, customerID)
+// Reserve is the market's check as a rental starts, run inside the
+// transaction that allocates its GPUs (tx): the customer's balance, less
+// the prepaid period (Config.MinPrepaid) of every rental the customer
+// already runs, must pay perHour for that period too, or the start is
+// refused with INSUFFICIENT_FUNDS on field. The customer's starts are
+// serialised (a row lock on the user on PostgreSQL; SQLite's BEGIN
+// IMMEDIATE already does it), so concurrent starts cannot each count the
+// same balance: a rental, once started, holds its prepaid period.
+func (s *Service) Reserve(ctx context.Context, tx bun.IDB, customerID int64, perHour models.USDC, field string) error {
+	var ids []int64
+	if err := s.deps.DB.ForUpdate(tx.NewSelect().TableExpr("users").ColumnExpr("id").Where("id = ?", customerID)).Scan(ctx, &ids); err != nil {
+		return fmt.Errorf("billing: unable to lock the customer: %w", err)
+	}
+	b, err := s.balance(ctx, tx, models.AccountCustomerFunds, customerID)
 	if err != nil {
 		return err
 	}
-	need := models.USDC(int64(rate) * int64(s.cfg.MinPrepaid/time.Second) / 3600)
-	if b >= need {
+	var running int64
+	if err := tx.NewSelect().Model((*models.Rental)(nil)).ColumnExpr("COALESCE(SUM(price_micros * gpu_count), 0)").
+		Where("customer_id = ? AND state IN (?)", customerID, bun.List(activeStates)).Scan(ctx, &running); err != nil {
+		return fmt.Errorf("billing: unable to read the customer's rentals: %w", err)
+	}
+	secs := int64(s.cfg.MinPrepaid / time.Second)
+	held := models.USDC(running * secs / 3600)
+	need := models.USDC(int64(perHour) * secs / 3600)
+	if b-held >= need {
 		return nil
 	}
 	var v fault.Validation
-	v.Add(field, fault.InsufficientFunds, fmt.Sprintf("your balance of %s USDC does not cover %s of this rental (%s USDC); add funds first",
-		b, s.cfg.MinPrepaid, need))
+	if held > 0 {
+		v.Add(field, fault.InsufficientFunds, fmt.Sprintf("your balance of %s USDC, less %s USDC held for %s of your running rentals, does not cover %s of this rental (%s USDC); add funds first",
+			b, held, s.cfg.MinPrepaid, s.cfg.MinPrepaid, need))
+	} else {
+		v.Add(field, fault.InsufficientFunds, fmt.Sprintf("your balance of %s USDC does not cover %s of this rental (%s USDC); add funds first",
+			b, s.cfg.MinPrepaid, need))
+	}
 	return &v
 }
 

@@ -109,7 +109,7 @@ func TestCreditAndTheMinimumToRent(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db, Config{})
 		customer := b.user(t, "customer")
-		err := b.svc.Require(b.ctx, customer, 2_500_000, "input.listingId")
+		err := b.svc.Reserve(b.ctx, db, customer, 2_500_000, "input.listingId")
 		v, ok := fault.AsValidation(err)
 		require.True(t, ok)
 		require.Equal(t, fault.InsufficientFunds, v.Problems[0].Code)
@@ -118,7 +118,7 @@ func TestCreditAndTheMinimumToRent(t *testing.T) {
 		bal, err := b.svc.Credit(b.ctx, customer, 2_500_000, "wire-1")
 		require.NoError(t, err)
 		require.Equal(t, models.USDC(2_500_000), bal)
-		require.NoError(t, b.svc.Require(b.ctx, customer, 2_500_000, "input.listingId"), "an hour at the rate")
+		require.NoError(t, b.svc.Reserve(b.ctx, db, customer, 2_500_000, "input.listingId"), "an hour at the rate")
 
 		_, err = b.svc.Credit(b.ctx, customer, 1, "wire-1")
 		v, ok = fault.AsValidation(err)

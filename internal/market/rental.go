@@ -76,18 +76,13 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 			lastErr = err
 			continue
 		}
-		if s.deps.Funds != nil {
-			field := "input.model"
-			if viaListing {
-				field = "input.listingId"
-			}
-			if err := s.deps.Funds.Require(ctx, customerID, models.USDC(c.PriceMicros)*models.USDC(in.GpuCount), field); err != nil {
-				return nil, err
-			}
+		field := "input.model"
+		if viaListing {
+			field = "input.listingId"
 		}
 		for attempts < s.cfg.StartAttempts {
 			attempts++
-			r, gpus, err := s.allocate(ctx, customerID, c, &in)
+			r, gpus, err := s.allocate(ctx, customerID, c, &in, field)
 			if errors.Is(err, errTaken) {
 				continue
 			}
@@ -200,7 +195,7 @@ func maintenanceAllows(c *listingRow, endBy *time.Time) error {
 }
 
 // allocate stores the rental and allocates its GPUs in one transaction.
-func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow, in *StartInput) (*models.Rental, []*models.MachineGpu, error) {
+func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow, in *StartInput, fundsField string) (*models.Rental, []*models.MachineGpu, error) {
 	now := s.deps.Clock.Now()
 	jobID, err := newJobID()
 	if err != nil {
@@ -229,6 +224,11 @@ func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow,
 		}
 		if len(gpus) < in.GpuCount {
 			return errNoCapacity
+		}
+		if s.deps.Funds != nil {
+			if err := s.deps.Funds.Reserve(ctx, tx, customerID, models.USDC(c.PriceMicros)*models.USDC(in.GpuCount), fundsField); err != nil {
+				return err
+			}
 		}
 		// The job is queued with the rental, in its transaction: the
 		// command's delivery is the platform's own record of when the

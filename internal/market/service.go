@@ -2,6 +2,7 @@ package market
 
 import (
 	"context"
+	"github.com/uptrace/bun"
 	"log/slog"
 	"time"
 
@@ -25,11 +26,13 @@ type Deps struct {
 	Funds Funds
 }
 
-// Funds is the check of a customer's means before a rental starts.
+// Funds is the check of a customer's means as a rental starts.
 type Funds interface {
-	// Require returns nil when the customer can pay perHour for the
-	// configured minimum, else a *fault.Validation naming field.
-	Require(ctx context.Context, customerID int64, perHour models.USDC, field string) error
+	// Reserve, inside the transaction tx that allocates the rental,
+	// returns nil when the customer's balance, less what the customer's
+	// running rentals hold, pays perHour for the configured prepaid
+	// period, else a *fault.Validation naming field.
+	Reserve(ctx context.Context, tx bun.IDB, customerID int64, perHour models.USDC, field string) error
 }
 
 // Config tunes the market. Zero values take the defaults.

@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,5 +94,73 @@ func TestANulInTheMarketplacesFreeTextFiltersIsBadUserInput(t *testing.T) {
 		}
 		var ok marketplaceData
 		anon.MustDo(&ok, marketplaceQuery, map[string]any{"filter": map[string]any{"region": "Lisbon", "country": "PT"}})
+	})
+}
+
+// Issue 24, point 2: 20 concurrent startRental on a balance that pays one
+// hour all succeeded, and two rentals one after the other started on one
+// hour of balance. Starting a rental now holds its prepaid hour: one of
+// the 20 starts, the others are refused INSUFFICIENT_FUNDS, and so is a
+// later one, until the customer adds funds.
+func TestConcurrentStartsOnOneHourOfBalanceStartOneRental(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		ctx := context.Background()
+		p := s.NewProvider(t, "funds")
+		marketMachine(t, s, p, "funds-machine", 24, 90, 2_000_000)
+		c := s.NewAPIClient(t, "")
+		email := platformtest.UniqueEmail("onehour")
+		c.SignUp(email, "correct horse battery", "One Hour")
+		u, err := s.Platform.Auth.UserByEmail(ctx, email)
+		require.NoError(t, err)
+		_, err = s.Platform.Billing.Credit(ctx, u.ID, 2_000_000, "one hour "+email)
+		require.NoError(t, err)
+		var list marketplaceData
+		c.MustDo(&list, marketplaceQuery, nil)
+		require.Len(t, list.Marketplace.Edges, 1)
+		input := map[string]any{"input": map[string]any{"listingId": list.Marketplace.Edges[0].Node.ID, "gpuCount": 1, "image": "python:3.12"}}
+
+		codes := make(chan string, 20)
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				var out struct{ StartRental rentalPayload }
+				res := c.Do(startRentalMutation, input)
+				if len(res.Errors) > 0 {
+					codes <- "error: " + res.Errors[0].Message
+					return
+				}
+				res.Decode(t, &out)
+				switch {
+				case out.StartRental.Rental != nil:
+					codes <- "STARTED"
+				case len(out.StartRental.UserErrors) == 1:
+					codes <- out.StartRental.UserErrors[0].Field + " " + out.StartRental.UserErrors[0].Code
+				default:
+					codes <- "?"
+				}
+			})
+		}
+		wg.Wait()
+		close(codes)
+		count := map[string]int{}
+		for c := range codes {
+			count[c]++
+		}
+		require.Equal(t, map[string]int{"STARTED": 1, "input.listingId INSUFFICIENT_FUNDS": 19}, count)
+
+		var again struct{ StartRental rentalPayload }
+		c.MustDo(&again, startRentalMutation, input)
+		require.Nil(t, again.StartRental.Rental, "the hour is held by the running rental")
+		require.Equal(t, "INSUFFICIENT_FUNDS", again.StartRental.UserErrors[0].Code)
+		require.Contains(t, again.StartRental.UserErrors[0].Message, "held")
+
+		_, err = s.Platform.Billing.Credit(ctx, u.ID, 2_000_000, "another hour "+email)
+		require.NoError(t, err)
+		c.MustDo(&again, startRentalMutation, input)
+		require.NotNil(t, again.StartRental.Rental, "%+v", again.StartRental.UserErrors)
+		n, err := s.Platform.DB.NewSelect().Model((*models.Rental)(nil)).Where("customer_id = ?", u.ID).Count(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, 2, n)
 	})
 }
