@@ -1,10 +1,12 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -786,60 +788,61 @@ func (s *Service) AllPayouts(ctx context.Context, state *models.PayoutState, lim
 // cannot carry (a name outside the SEPA character set, say) stay pending
 // and are named in the error.
 func (s *Service) BankFile(ctx context.Context) ([]byte, []*models.Payout, error) {
-	var pending []*models.Payout
-	if err := s.deps.DB.NewSelect().Model(&pending).Where("kind = ? AND state = ?", models.PayoutBank, models.PayoutPending).Order("id").Scan(ctx); err != nil {
-		return nil, nil, err
-	}
-	if len(pending) == 0 {
-		var v fault.Validation
-		v.Add("kind", fault.InvalidState, "no bank payout is pending")
-		return nil, nil, &v
-	}
-	ids := make([]int64, len(pending))
-	for i, p := range pending {
-		ids[i] = p.ProviderID
-	}
-	var methods []*models.PayoutMethod
-	if err := s.deps.DB.NewSelect().Model(&methods).Where("provider_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
-		return nil, nil, err
-	}
-	holder := map[int64]*models.PayoutMethod{}
-	for _, m := range methods {
-		holder[m.ProviderID] = m
-	}
-	now := s.deps.Clock.Now()
-	batch := bank.Batch{MessageID: "GPX-" + now.UTC().Format("20060102150405"), CreatedAt: now, ExecutionDate: now,
-		Debtor: s.pcfg.Bank.Debtor, Currency: s.pcfg.Bank.Currency, Rate: s.pcfg.Bank.Rate}
-	for _, p := range pending {
-		m := holder[p.ProviderID]
-		iban, err := bank.ParseIBAN(p.Destination)
-		if err != nil || m == nil {
-			return nil, nil, fmt.Errorf("billing: payout %d's account is unreadable", p.ID)
+	var file []byte
+	var claimed []*models.Payout
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		// The pending bank payouts are claimed (moved to PROCESSING) first,
+		// in the file's transaction: of two admins asking at once, one
+		// claims them and the other finds none, so no payout is written
+		// into two files. The conditional update is the claim on both
+		// databases; the file is built from the rows it returned.
+		claimed = nil
+		now := s.deps.Clock.Now()
+		if err := tx.NewUpdate().Model(&claimed).Set("state = ?, updated_at = ?", models.PayoutProcessing, now).
+			Where("kind = ? AND state = ?", models.PayoutBank, models.PayoutPending).Returning("*").Scan(ctx); err != nil && !store.IsNoRows(err) {
+			return fmt.Errorf("billing: unable to claim the bank payouts: %w", err)
 		}
-		var bic bank.BIC
-		if m.BIC != nil {
-			bic, _ = bank.ParseBIC(*m.BIC)
+		if len(claimed) == 0 {
+			var v fault.Validation
+			v.Add("kind", fault.InvalidState, "no bank payout is pending")
+			return &v
 		}
-		batch.Payouts = append(batch.Payouts, bank.Payout{Reference: p.Reference, Amount: p.Amount,
-			Creditor: bank.Party{Name: strOr(m.AccountHolder), IBAN: iban, BIC: bic}, Remittance: "GPUnex earnings " + p.Reference})
-	}
-	file, err := bank.Pain001(batch)
+		slices.SortFunc(claimed, func(a, b *models.Payout) int { return cmp.Compare(a.ID, b.ID) })
+		ids := make([]int64, len(claimed))
+		for i, p := range claimed {
+			ids[i] = p.ProviderID
+		}
+		var methods []*models.PayoutMethod
+		if err := tx.NewSelect().Model(&methods).Where("provider_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+			return err
+		}
+		holder := map[int64]*models.PayoutMethod{}
+		for _, m := range methods {
+			holder[m.ProviderID] = m
+		}
+		batch := bank.Batch{MessageID: "GPX-" + now.UTC().Format("20060102150405"), CreatedAt: now, ExecutionDate: now,
+			Debtor: s.pcfg.Bank.Debtor, Currency: s.pcfg.Bank.Currency, Rate: s.pcfg.Bank.Rate}
+		for _, p := range claimed {
+			m := holder[p.ProviderID]
+			iban, err := bank.ParseIBAN(p.Destination)
+			if err != nil || m == nil {
+				return fmt.Errorf("billing: payout %d's account is unreadable", p.ID)
+			}
+			var bic bank.BIC
+			if m.BIC != nil {
+				bic, _ = bank.ParseBIC(*m.BIC)
+			}
+			batch.Payouts = append(batch.Payouts, bank.Payout{Reference: p.Reference, Amount: p.Amount,
+				Creditor: bank.Party{Name: strOr(m.AccountHolder), IBAN: iban, BIC: bic}, Remittance: "GPUnex earnings " + p.Reference})
+		}
+		var err error
+		file, err = bank.Pain001(batch)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := s.deps.DB.NewUpdate().Model((*models.Payout)(nil)).Set("state = ?, updated_at = ?", models.PayoutProcessing, now).
-		Where("kind = ? AND state = ? AND id IN (?)", models.PayoutBank, models.PayoutPending, bun.List(payoutIDs(pending))).Exec(ctx); err != nil {
-		return nil, nil, err
-	}
-	return file, pending, nil
-}
-
-func payoutIDs(ps []*models.Payout) []int64 {
-	out := make([]int64, len(ps))
-	for i, p := range ps {
-		out[i] = p.ID
-	}
-	return out
+	return file, claimed, nil
 }
 
 // PendingPayouts are providerID's payouts not yet settled, oldest first.
