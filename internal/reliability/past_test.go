@@ -30,7 +30,7 @@ func TestRecordPastDaysSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 						PastStep{At: at.Add(13 * time.Hour), Ended: &models.Rental{State: models.RentalInterrupted, Cause: &cause}},
 						PastStep{At: at.Add(18 * time.Hour), Status: models.MachineOnline})
 				}
-				out = append(out, PastStep{At: at.Add(20 * time.Hour), Ended: &models.Rental{State: models.RentalCompleted}})
+				out = append(out, PastStep{At: at.Add(20 * time.Hour), Ended: completedJob(at.Add(20 * time.Hour))})
 			}
 			return out
 		}

@@ -122,8 +122,9 @@ func TestOnlyProviderSideJobEndsLowerCompletion(t *testing.T) {
 		b := setup(t, db)
 		p, m := b.provider(t, nil)
 		end := func(id int64, state models.RentalState, cause *protocol.JobCause) {
-			at := b.clock.Now()
-			b.svc.OnRentalEnded(b.ctx, &models.Rental{ID: id, ProviderID: p, MachineID: m, State: state, Cause: cause, EndedAt: &at})
+			r := completedJob(b.clock.Now())
+			r.ID, r.ProviderID, r.MachineID, r.State, r.Cause = id, p, m, state, cause
+			b.svc.OnRentalEnded(b.ctx, r)
 		}
 		prior := b.summary(t, p).Components.Completion
 		end(1, models.RentalStopped, nil)
@@ -136,6 +137,46 @@ func TestOnlyProviderSideJobEndsLowerCompletion(t *testing.T) {
 		require.Len(t, s.Events, 1)
 		require.Equal(t, []any{models.EventJobInterrupted, "4"}, []any{s.Events[0].Kind, s.Events[0].Detail})
 		end(5, models.RentalCompleted, nil)
+		require.InDelta(t, (1+PriorCompletion*PriorCompletionJobs)/(2+PriorCompletionJobs), b.summary(t, p).Components.Completion, 1e-9)
+	})
+}
+
+// completedJob is a rental that ran an hour on one GPU at 2 USDC/h and
+// completed at at: worth counting.
+func completedJob(at time.Time) *models.Rental {
+	began := at.Add(-time.Hour)
+	return &models.Rental{State: models.RentalCompleted, GpuCount: 1, PricePerHour: 2 * models.MicrosPerUSDC, StartedAt: &began, EndedAt: &at}
+}
+
+// Issue 24, point 5: a provider renting its own GPUs at 0.000001 USDC/h
+// for 30 days (0.00072 USDC) bought a completed job. A completion counts
+// only when the rental was worth MinJobValue; a provider-side failure
+// counts against whatever it was worth.
+func TestACompletedRentalBelowTheMinimumValueDoesNotCount(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		p, m := b.provider(t, nil)
+		at := b.clock.Now()
+		month := at.Add(-30 * 24 * time.Hour)
+		prior := b.summary(t, p).Components.Completion
+		wash := &models.Rental{ID: 1, ProviderID: p, MachineID: m, State: models.RentalCompleted, GpuCount: 1, PricePerHour: 1,
+			StartedAt: &month, EndedAt: &at}
+		b.svc.OnRentalEnded(b.ctx, wash)
+		never := &models.Rental{ID: 2, ProviderID: p, MachineID: m, State: models.RentalCompleted, GpuCount: 8, PricePerHour: 9 * models.MicrosPerUSDC, EndedAt: &at}
+		b.svc.OnRentalEnded(b.ctx, never)
+		require.Equal(t, prior, b.summary(t, p).Components.Completion, "a wash rental and one that never ran buy nothing")
+
+		// Exactly the minimum counts: 0.05 USDC is 90 s at 2 USDC/h.
+		began := at.Add(-90 * time.Second)
+		b.svc.OnRentalEnded(b.ctx, &models.Rental{ID: 3, ProviderID: p, MachineID: m, State: models.RentalCompleted, GpuCount: 1,
+			PricePerHour: 2 * models.MicrosPerUSDC, StartedAt: &began, EndedAt: &at})
+		require.InDelta(t, (1+PriorCompletion*PriorCompletionJobs)/(1+PriorCompletionJobs), b.summary(t, p).Components.Completion, 1e-9)
+
+		// A cheap provider-side failure still counts against.
+		cause := protocol.CauseProvider
+		b.svc.OnRentalEnded(b.ctx, &models.Rental{ID: 4, ProviderID: p, MachineID: m, State: models.RentalFailed, Cause: &cause,
+			GpuCount: 1, PricePerHour: 1, StartedAt: &began, EndedAt: &at})
 		require.InDelta(t, (1+PriorCompletion*PriorCompletionJobs)/(2+PriorCompletionJobs), b.summary(t, p).Components.Completion, 1e-9)
 	})
 }

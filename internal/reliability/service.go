@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -37,7 +39,17 @@ type Config struct {
 	// SnapshotEvery is how often the leader writes today's snapshots
 	// (default 1h).
 	SnapshotEvery time.Duration
+	// MinJobValue is the least a completed rental must have been billed
+	// (its locked rate × GPUs × the seconds the platform observed it
+	// running) to count as a completed job (default DefaultMinJobValue):
+	// a provider renting its GPUs to itself at a token price buys no
+	// completions.
+	MinJobValue models.USDC
 }
+
+// DefaultMinJobValue is Config.MinJobValue's default: 0.05 USDC, a few
+// minutes of the cheapest GPU at a market price.
+const DefaultMinJobValue = 50_000
 
 // Service keeps and reads reliability scores.
 type Service struct {
@@ -59,6 +71,9 @@ func New(deps Deps, cfg Config) *Service {
 	}
 	if cfg.SnapshotEvery <= 0 {
 		cfg.SnapshotEvery = time.Hour
+	}
+	if cfg.MinJobValue <= 0 {
+		cfg.MinJobValue = DefaultMinJobValue
 	}
 	s := &Service{deps: deps, cfg: cfg}
 	s.live = bus.NewShared(deps.Bus, deps.Logger, s.resolveEvent)
@@ -238,6 +253,24 @@ func (s *Service) transition(ctx context.Context, machineID int64, status models
 	return err
 }
 
+// valueOf is what r was billed for the time it ran: its locked rate ×
+// GPUs × the whole seconds from its billed start to its billed end, in
+// big arithmetic (a rate times seconds can exceed int64 only in theory,
+// but money is never left to theory). A rental that never ran is worth 0.
+func valueOf(r *models.Rental) models.USDC {
+	if r.StartedAt == nil || r.EndedAt == nil || !r.EndedAt.After(*r.StartedAt) {
+		return 0
+	}
+	secs := int64(r.EndedAt.Sub(*r.StartedAt) / time.Second)
+	v := new(big.Int).Mul(big.NewInt(int64(r.PricePerHour)), big.NewInt(int64(r.GpuCount)))
+	v.Mul(v, big.NewInt(secs))
+	v.Quo(v, big.NewInt(3600))
+	if !v.IsInt64() {
+		return models.USDC(math.MaxInt64)
+	}
+	return models.USDC(v.Int64())
+}
+
 // save writes m with st's accumulators.
 func (s *Service) save(ctx context.Context, tx bun.Tx, m *models.ReliabilityMachine, st state) error {
 	m.UpNum, m.UpDen, m.UpAt = st.up.num, st.up.den, st.up.at
@@ -255,16 +288,17 @@ func (s *Service) save(ctx context.Context, tx bun.Tx, m *models.ReliabilityMach
 }
 
 // OnRentalEnded follows the market: a job that ran to its end counts as
-// completed; one ended by the provider's side (a provider-caused failure,
-// the machine going offline) counts against, as an event; one its
-// customer stopped, or a customer's or the platform's fault, counts for
-// nothing either way.
+// completed when it was worth at least MinJobValue; one ended by the
+// provider's side (a provider-caused failure, the machine going offline)
+// counts against, as an event, whatever its value; one its customer
+// stopped, or a customer's or the platform's fault, counts for nothing
+// either way.
 func (s *Service) OnRentalEnded(ctx context.Context, r *models.Rental) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var num, den float64
 	switch {
-	case r.State == models.RentalCompleted:
+	case r.State == models.RentalCompleted && valueOf(r) >= s.cfg.MinJobValue:
 		num, den = 1, 1
 	case (r.State == models.RentalFailed || r.State == models.RentalInterrupted) && r.Cause != nil && *r.Cause == protocol.CauseProvider:
 		den = 1
