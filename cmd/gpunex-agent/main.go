@@ -13,15 +13,17 @@
 //	  otherwise) → client.New → job watcher (reports jobs, resumes those
 //	  an earlier run left) → benchmark runner (its own goroutine) →
 //	  client.Run until SIGINT/SIGTERM, which ends with a going-offline
-//	  heartbeat.
+//	  heartbeat, or until an error no retry can mend (a token refused at
+//	  registration or revoked later), which stops the benchmark runner
+//	  too and exits 1.
 //
 // RUN_BENCHMARK is queued on the runner and the command handler moves on,
 // so a benchmark never holds a START_JOB back; benchmarks run one at a
 // time (bench.Runner).
 //
 // Exit status: 0 after a signal, 1 when the agent cannot run (no GPUs
-// without --simulate, a refused token, an unwritable data directory), 2 for
-// bad configuration.
+// without --simulate, a token refused at start or revoked while it runs,
+// an unwritable data directory), 2 for bad configuration.
 package main
 
 import (
@@ -159,12 +161,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	runner, releaseBench := newBenchRunner(cfg, machineID, detector, runtime, c, logger)
 	defer releaseBench()
+	// The runner lives no longer than the client. A signal ends both, but
+	// a fatal error ends only c.Run (a refused or revoked token), and no
+	// signal follows it: waiting for a runner only a signal stops kept
+	// the agent up for good, "running" to its service manager.
+	runnerCtx, stopRunner := context.WithCancel(ctx)
 	benchDone := make(chan struct{})
-	go func() { defer close(benchDone); runner.Run(ctx) }()
-	defer func() { <-benchDone }() // a run in progress stops with ctx
+	go func() { defer close(benchDone); runner.Run(runnerCtx) }()
+	defer func() { stopRunner(); <-benchDone }() // a run in progress stops with it
 
 	if err := c.Run(ctx); err != nil {
-		logger.Error("gpunex-agent stopped", "err", err)
+		logger.Error("gpunex-agent: cannot go on, exiting with status 1", "err", err)
 		return 1
 	}
 	logger.Info("gpunex-agent stopped")

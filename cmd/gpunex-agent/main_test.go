@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -100,4 +104,36 @@ func TestBenchOnceMeasuresTheGPUsWithoutAServerAndPrintsTheResult(t *testing.T) 
 	require.Contains(t, res.Gpus[0].Evidence.ThrottleReasons, "hw_thermal_slowdown")
 	require.NotNil(t, res.Storage, "the storage is measured")
 	require.Nil(t, res.Network, "no server, no network figures")
+}
+
+// A token the server refuses ends the agent with status 1 and the cause,
+// although its benchmark runner is already up: it used to wait for that
+// runner, which only a signal stopped (issue 24, item 7).
+func TestAgentExitsWithStatusOneWhenTheServerRefusesTheToken(t *testing.T) {
+	// Not parallel: the agent reads the process environment.
+	for _, name := range []string{"GPUNEX_SERVER", "GPUNEX_CONFIG", "GPUNEX_DATA_DIR", "GPUNEX_SIMULATE", "GPUNEX_LOG_FORMAT", "GPUNEX_LOG_LEVEL"} {
+		t.Setenv(name, "")
+	}
+	t.Setenv("GPUNEX_TOKEN", token)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"errors":[{"message":"the agent token was revoked","extensions":{"code":"UNAUTHENTICATED"}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+
+	var stdout, stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"--server", srv.URL, "--data-dir", t.TempDir(), "--simulate", "1xL4"}, &stdout, &stderr)
+	}()
+	select {
+	case c := <-code:
+		require.Equal(t, 1, c, "%s", stderr.String())
+	case <-time.After(60 * time.Second): // a guard against the hang only; the agent answers in milliseconds
+		t.Fatal("the agent did not exit after the server refused its token")
+	}
+	require.Contains(t, stderr.String(), "registerMachine: UNAUTHENTICATED")
+	require.Contains(t, stderr.String(), "the agent token no longer works")
+	require.NotContains(t, stdout.String()+stderr.String(), token, "the token is never logged")
 }
