@@ -34,18 +34,24 @@ func (s *Service) SetPrice(ctx context.Context, providerID int64, in PriceInput)
 			v.Add(input.Field("model").String(), fault.InvalidValue, "you have no GPUs of this model")
 		}
 	}
+	floor, err := s.Floor(ctx, key)
+	if err != nil {
+		return nil, err
+	}
 	switch p := in.PricePerHour; {
 	case p <= 0:
 		v.Add(input.Field("pricePerHour").String(), fault.OutOfRange, "the price must be more than 0")
 	case p > s.cfg.MaxPricePerHour:
 		v.Add(input.Field("pricePerHour").String(), fault.OutOfRange, fmt.Sprintf("the price may be at most %s USDC per GPU per hour", s.cfg.MaxPricePerHour))
+	case p < floor:
+		v.Add(input.Field("pricePerHour").String(), fault.OutOfRange, fmt.Sprintf("the price must be at least %s USDC per GPU per hour for this model", floor))
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := s.deps.Clock.Now()
 	price := &models.GpuPrice{ProviderID: providerID, ModelKey: key, PricePerHour: in.PricePerHour, UpdatedAt: now}
-	err := s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var cur models.GpuPrice
 		err := s.deps.DB.ForUpdate(tx.NewSelect().Model(&cur).Where("provider_id = ? AND model_key = ?", providerID, key)).Scan(ctx)
 		switch {
@@ -128,4 +134,21 @@ func (s *Service) PriceOf(ctx context.Context, providerID int64, modelKey string
 		return 0, false, fmt.Errorf("pricing: unable to read the price: %w", err)
 	}
 	return p.PricePerHour, true, nil
+}
+
+// Floor is the least rate a provider may set for modelKey: the higher of
+// Config.MinPricePerHour and Config.FloorBps of the model's market median
+// (model_market_prices, refreshed by the market), the minimum alone while
+// the model has no median.
+func (s *Service) Floor(ctx context.Context, modelKey string) (models.USDC, error) {
+	var medians []int64
+	if err := s.deps.DB.NewSelect().Model((*models.ModelMarketPrice)(nil)).Column("median_micros").
+		Where("model_key = ?", modelKey).Scan(ctx, &medians); err != nil {
+		return 0, fmt.Errorf("pricing: unable to read the model's median price: %w", err)
+	}
+	floor := s.cfg.MinPricePerHour
+	if len(medians) > 0 {
+		floor = max(floor, models.USDC(medians[0]*int64(s.cfg.FloorBps)/10_000))
+	}
+	return floor, nil
 }

@@ -105,3 +105,33 @@ func TestSetPriceRefusesBadPricesAndModelsChangingNothing(t *testing.T) {
 		require.EqualValues(t, 2, n)
 	})
 }
+
+// Issue 24, point 5: a provider set 0.000001 USDC/h and rented its own
+// GPU for 30 days for 0.00072 USDC. A model's price has a floor: 10 % of
+// its market median, and 0.01 USDC while it has none.
+func TestAPriceUnderTheModelsFloorIsRefused(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		floor, err := b.svc.Floor(b.ctx, "L4_24GB")
+		require.NoError(t, err)
+		require.Equal(t, models.USDC(DefaultMinPricePerHour), floor, "no market yet: the minimum")
+		_, err = b.svc.SetPrice(b.ctx, b.provider, PriceInput{Model: "L4_24GB", PricePerHour: 1})
+		requireProblems(t, err, map[string]string{"input.pricePerHour": "OUT_OF_RANGE"})
+		_, err = b.svc.SetPrice(b.ctx, b.provider, PriceInput{Model: "L4_24GB", PricePerHour: usdc(t, "0.01")})
+		require.NoError(t, err, "the floor itself is allowed")
+
+		_, err = db.NewInsert().Model(&models.ModelMarketPrice{ModelKey: "L4_24GB", Median: usdc(t, "0.8"), ComputedAt: b.clock.Now()}).Exec(b.ctx)
+		require.NoError(t, err)
+		floor, err = b.svc.Floor(b.ctx, "L4_24GB")
+		require.NoError(t, err)
+		require.Equal(t, usdc(t, "0.08"), floor, "10 % of the median")
+		_, err = b.svc.SetPrice(b.ctx, b.provider, PriceInput{Model: "L4_24GB", PricePerHour: usdc(t, "0.079999")})
+		requireProblems(t, err, map[string]string{"input.pricePerHour": "OUT_OF_RANGE"})
+		p, err := b.svc.Prices(b.ctx, b.provider)
+		require.NoError(t, err)
+		require.Equal(t, "0.010000", p[0].PricePerHour.String(), "a refused price changes nothing")
+		_, err = b.svc.SetPrice(b.ctx, b.provider, PriceInput{Model: "L4_24GB", PricePerHour: usdc(t, "0.08")})
+		require.NoError(t, err)
+	})
+}

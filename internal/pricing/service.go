@@ -39,9 +39,29 @@ type Config struct {
 	// FeeBps is the platform's fee on rentals in basis points
 	// (DefaultFeeBps, 15 %): price advice shows earnings after it.
 	FeeBps int
+	// FloorBps and MinPricePerHour make a model's price floor: the higher
+	// of MinPricePerHour and FloorBps basis points of the model's market
+	// median (DefaultFloorBps, 10 %; DefaultMinPricePerHour, 0.01 USDC).
+	// A token price buys a provider nothing: wash rentals of its own
+	// GPUs are refused anyway, and a floor keeps a listing's price a
+	// price.
+	FloorBps        int
+	MinPricePerHour models.USDC
 }
 
+// The price floor's defaults (Config.FloorBps, Config.MinPricePerHour).
+const (
+	DefaultFloorBps        = 1000
+	DefaultMinPricePerHour = models.MicrosPerUSDC / 100
+)
+
 func (c Config) withDefaults() Config {
+	if c.FloorBps <= 0 || c.FloorBps > 10_000 {
+		c.FloorBps = DefaultFloorBps
+	}
+	if c.MinPricePerHour <= 0 {
+		c.MinPricePerHour = DefaultMinPricePerHour
+	}
 	if c.MaxPricePerHour <= 0 {
 		c.MaxPricePerHour = DefaultMaxPricePerHour
 	}
