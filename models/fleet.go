@@ -65,7 +65,8 @@ const (
 
 // Machine is a provider's host running gpunex-agent. Status columns change
 // only on transitions; the latest heartbeat of an online machine lives in
-// the presence store.
+// the presence store. Simulated is true when any of its GPUs is simulated:
+// such a machine is never listed outside the demo world.
 type Machine struct {
 	bun.BaseModel `bun:"table:machines,alias:m"`
 
@@ -95,7 +96,10 @@ type Machine struct {
 }
 
 // MachineGpu is one GPU of a machine. A GPU that disappears from the
-// inventory keeps its row with RemovedAt set.
+// inventory keeps its row with RemovedAt set. A UUID is one GPU across the
+// platform: at most one row per UUID is not removed (a unique index), so a
+// card is on one machine at a time and moves only after it has left the
+// other one.
 type MachineGpu struct {
 	bun.BaseModel `bun:"table:machine_gpus,alias:mg"`
 
@@ -135,6 +139,39 @@ type MachineInventoryChange struct {
 	Change    string    `bun:"change,notnull"`
 	GpuUUID   string    `bun:"gpu_uuid,notnull"`
 	Detail    string    `bun:"detail,notnull"`
+}
+
+// RefusalReason is why a registration was refused for what its agent
+// claimed.
+type RefusalReason string
+
+// The refusal reasons.
+const (
+	// RefusalGpuTaken: a GPU UUID registered on another machine.
+	RefusalGpuTaken RefusalReason = "GPU_TAKEN"
+	// RefusalSimulated: simulated GPUs on a server of real hardware.
+	RefusalSimulated RefusalReason = "SIMULATED"
+)
+
+// RegistrationRefusal is a registration refused for what its agent
+// claimed, kept once per provider, machine id, reason and GPU: evidence
+// for the admins, and what keeps a retrying agent from telling them again.
+// The refused registration itself changed nothing.
+type RegistrationRefusal struct {
+	bun.BaseModel `bun:"table:registration_refusals,alias:rr"`
+
+	ID         int64         `bun:"id,pk,autoincrement"`
+	ProviderID int64         `bun:"provider_id,notnull"`
+	MachineUID string        `bun:"machine_uid,notnull"`
+	Hostname   string        `bun:"hostname,notnull"`
+	Reason     RefusalReason `bun:"reason,notnull"`
+	// GpuUUID is the GPU refused; empty when the refusal is the whole
+	// machine's (simulated hardware).
+	GpuUUID string `bun:"gpu_uuid,notnull"`
+	// HolderMachineID is the machine the GPU is registered on, for
+	// RefusalGpuTaken.
+	HolderMachineID *int64    `bun:"holder_machine_id"`
+	At              time.Time `bun:"at,notnull"`
 }
 
 // MachineStatusInterval is a span of one status: the facts uptime and the

@@ -283,7 +283,9 @@ func newServeCommand() *cobra.Command {
 			p, err := platform.New(cmd.Context(), platform.Config{
 				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
 				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
-				Fleet:       fleet.Config{Interval: hbInterval},
+				// Simulated GPUs are the demo world's: a production server
+				// refuses them at registration and never lists them.
+				Fleet:       fleet.Config{Interval: hbInterval, AllowSimulated: withDemo},
 				Bench:       benchCfg,
 				Pricing:     pricing.Config{FeeBps: feeBps},
 				Market:      market.Config{FeeBps: feeBps},
@@ -352,7 +354,7 @@ func newServeCommand() *cobra.Command {
 	pay.register(fs)
 	fs.DurationVar(&relEvery, "reliability-every", envDuration("GPUNEX_RELIABILITY_EVERY", time.Minute), "how often providers' reliability scores (what the marketplace ranks by) and today's snapshots are refreshed (env GPUNEX_RELIABILITY_EVERY)")
 	fs.IntVar(&relFloor, "reliability-floor", envInt("GPUNEX_RELIABILITY_FLOOR", 70), "the reliability score under which a machine is flagged to its provider and admins (env GPUNEX_RELIABILITY_FLOOR)")
-	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world (env GPUNEX_DEMO)")
+	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world; only then are agents with simulated GPUs (--simulate) taken (env GPUNEX_DEMO)")
 	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
 	af.register(fs)
 	return cmd

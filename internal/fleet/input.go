@@ -50,8 +50,10 @@ var (
 	gpusPath  = validate.At("input.gpus")
 )
 
-// validateRegistration checks a registration, trimming the hostname.
-func validateRegistration(in *protocol.RegisterMachineInput) error {
+// validateRegistration checks a registration, trimming the hostname. A
+// simulated GPU is INVALID at its simulated field unless allowSimulated
+// (Config.AllowSimulated: the demo world and tests).
+func validateRegistration(in *protocol.RegisterMachineInput, allowSimulated bool) error {
 	var v fault.Validation
 	machineIDRule.Check(&v, inputPath.Field("machineId"), in.MachineID)
 	in.Hostname = strings.TrimSpace(in.Hostname)
@@ -69,6 +71,10 @@ func validateRegistration(in *protocol.RegisterMachineInput) error {
 		}
 		seen[g.UUID] = true
 		labelRule.Check(&v, gpu.Field("name"), g.Name)
+		if g.Simulated && !allowSimulated {
+			v.Add(gpu.Field("simulated").String(), fault.InvalidValue,
+				"this server takes real GPUs only: simulated GPUs (the agent's --simulate) are for a demo server (gpunex serve --demo)")
+		}
 		indexRule.Check(&v, gpu.Field("index"), g.Index)
 		memoryRule.CheckOptional(&v, gpu.Field("vramBytes"), g.VRAMBytes)
 		powerRule.CheckOptional(&v, gpu.Field("powerLimitW"), g.PowerLimitW)

@@ -43,7 +43,7 @@ func TestAgentInputRules(t *testing.T) {
 			in := protocol.RegisterMachineInput{MachineID: "machine-0001", Hostname: " rig-01 ", AgentVersion: "1.2.3",
 				Gpus: []protocol.GpuInventory{{UUID: "GPU-1", Index: 0, Name: "NVIDIA H100 80GB HBM3"}, {UUID: "GPU-2", Index: 1, Name: "NVIDIA H100 80GB HBM3"}}}
 			change(&in)
-			return validateRegistration(&in)
+			return validateRegistration(&in, false)
 		}
 	}
 	beat := func(change func(in *protocol.HeartbeatInput)) func() error {

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,53 +19,48 @@ import (
 // Register records (or refreshes) agent's machine and its GPU inventory.
 // It is idempotent for a machineId; inventory changes are recorded. A
 // machineId that belongs to another provider is refused.
+//
+// What the agent claims is checked against what the platform holds
+// (identity.go). A GPU UUID is one GPU across the platform: a GPU that
+// another machine has, not removed, is refused (TAKEN at
+// input.gpus.N.uuid); a card that moves leaves its old machine first (that
+// machine re-registers without it, and its row is removed). Unless
+// Config.AllowSimulated, a simulated GPU is refused (INVALID at
+// input.gpus.N.simulated). A refused registration changes nothing of the
+// fleet; its provider and the admins are notified once per machine id,
+// reason and GPU, so an agent that retries does not flood them.
 func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.RegisterMachineInput) (*models.Machine, error) {
 	if err := s.admission.allowLookup(agent); err != nil {
 		return nil, err
 	}
-	if err := validateRegistration(&in); err != nil {
+	if err := validateRegistration(&in, s.cfg.AllowSimulated); err != nil {
+		if onlySimulated(err) {
+			s.tell(ctx, agent, &in, []refusal{{reason: models.RefusalSimulated}})
+		}
 		return nil, err
 	}
-	now := s.deps.Clock.Now()
-	var machineID int64
-	created := false
-	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		m := new(models.Machine)
-		err := tx.NewSelect().Model(m).Where("machine_uid = ?", in.MachineID).Scan(ctx)
-		switch {
-		case store.IsNoRows(err):
-			reason := models.OfflineNeverSeen
-			m = &models.Machine{
-				ProviderID: agent.ProviderID, MachineID: in.MachineID, Status: models.MachineOffline,
-				OfflineReason: &reason, StatusChangedAt: now, RegisteredAt: now,
-			}
-			applyRegistration(m, agent, &in, now)
-			created = true
-			if _, err := tx.NewInsert().Model(m).Returning("id").Exec(ctx); err != nil {
-				if s.deps.DB.IsUniqueViolation(err) {
-					return fault.E(fault.Conflict, "this machine is being registered concurrently; retry")
-				}
-				return fmt.Errorf("fleet: unable to register machine: %w", err)
-			}
-			if _, err := tx.NewInsert().Model(&models.MachineStatusInterval{
-				MachineID: m.ID, Status: models.MachineOffline, Reason: &reason, StartedAt: now,
-			}).Exec(ctx); err != nil {
-				return fmt.Errorf("fleet: unable to open status interval: %w", err)
-			}
-		case err != nil:
-			return fmt.Errorf("fleet: unable to look up machine: %w", err)
-		case m.ProviderID != agent.ProviderID:
-			return fault.E(fault.Forbidden, "this machine id is registered to another provider")
-		default:
-			applyRegistration(m, agent, &in, now)
-			if _, err := tx.NewUpdate().Model(m).Column("hostname", "agent_version", "driver_version", "cuda_version", "simulated", "agent_token_id", "updated_at").
-				WherePK().Exec(ctx); err != nil {
-				return fmt.Errorf("fleet: unable to update machine: %w", err)
-			}
+	var (
+		machineID int64
+		created   bool
+		err       error
+	)
+	// The check of GPU identities reads before it writes; a registration
+	// that lost a race for a UUID (the unique index on live UUIDs refused
+	// its row) runs again and is then answered as if it had come second.
+	for attempt := 1; ; attempt++ {
+		machineID, created, err = s.register(ctx, agent, &in)
+		if !errors.Is(err, errIdentityRace) {
+			break
 		}
-		machineID = m.ID
-		return syncInventory(ctx, tx, m.ID, in.Gpus, now)
-	})
+		if attempt == identityAttempts {
+			return nil, fault.E(fault.Conflict, "other registrations are taking these GPUs at this moment; retry")
+		}
+	}
+	var taken *gpusTaken
+	if errors.As(err, &taken) {
+		s.tell(ctx, agent, &in, taken.refusals())
+		return nil, taken.validation()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +77,66 @@ func (s *Service) Register(ctx context.Context, agent *auth.Agent, in protocol.R
 	return m, nil
 }
 
+// register stores a valid registration in one transaction: the machine
+// (created the first time) and its inventory. It returns a *gpusTaken,
+// having written nothing, when another machine holds one of its GPUs, and
+// errIdentityRace when another registration took one meanwhile.
+func (s *Service) register(ctx context.Context, agent *auth.Agent, in *protocol.RegisterMachineInput) (machineID int64, created bool, err error) {
+	now := s.deps.Clock.Now()
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		m := new(models.Machine)
+		err := tx.NewSelect().Model(m).Where("machine_uid = ?", in.MachineID).Scan(ctx)
+		switch {
+		case store.IsNoRows(err):
+			m = nil
+		case err != nil:
+			return fmt.Errorf("fleet: unable to look up machine: %w", err)
+		case m.ProviderID != agent.ProviderID:
+			return fault.E(fault.Forbidden, "this machine id is registered to another provider")
+		}
+		var self int64
+		if m != nil {
+			self = m.ID
+		}
+		holders, err := holdersOf(ctx, tx, self, in.Gpus)
+		if err != nil {
+			return err
+		}
+		if len(holders) > 0 {
+			return &gpusTaken{agent: agent, holders: holders}
+		}
+		if m == nil {
+			reason := models.OfflineNeverSeen
+			m = &models.Machine{
+				ProviderID: agent.ProviderID, MachineID: in.MachineID, Status: models.MachineOffline,
+				OfflineReason: &reason, StatusChangedAt: now, RegisteredAt: now,
+			}
+			applyRegistration(m, agent, in, now)
+			created = true
+			if _, err := tx.NewInsert().Model(m).Returning("id").Exec(ctx); err != nil {
+				if s.deps.DB.IsUniqueViolation(err) {
+					return fault.E(fault.Conflict, "this machine is being registered concurrently; retry")
+				}
+				return fmt.Errorf("fleet: unable to register machine: %w", err)
+			}
+			if _, err := tx.NewInsert().Model(&models.MachineStatusInterval{
+				MachineID: m.ID, Status: models.MachineOffline, Reason: &reason, StartedAt: now,
+			}).Exec(ctx); err != nil {
+				return fmt.Errorf("fleet: unable to open status interval: %w", err)
+			}
+		} else {
+			applyRegistration(m, agent, in, now)
+			if _, err := tx.NewUpdate().Model(m).Column("hostname", "agent_version", "driver_version", "cuda_version", "simulated", "agent_token_id", "updated_at").
+				WherePK().Exec(ctx); err != nil {
+				return fmt.Errorf("fleet: unable to update machine: %w", err)
+			}
+		}
+		machineID = m.ID
+		return s.syncInventory(ctx, tx, m.ID, in.Gpus, now)
+	})
+	return machineID, created, err
+}
+
 // applyRegistration sets m's columns from a registration by agent: the
 // machine counts for the token it last registered with.
 func applyRegistration(m *models.Machine, agent *auth.Agent, in *protocol.RegisterMachineInput, now time.Time) {
@@ -88,7 +144,9 @@ func applyRegistration(m *models.Machine, agent *auth.Agent, in *protocol.Regist
 	tokenID := agent.TokenID
 	m.AgentTokenID = &tokenID
 	m.DriverVersion, m.CudaVersion = nil, nil
-	m.Simulated = len(in.Gpus) > 0
+	// One simulated GPU makes the machine simulated: a machine that mixes
+	// them is not rentable hardware either.
+	m.Simulated = false
 	for _, g := range in.Gpus {
 		if m.DriverVersion == nil && g.DriverVersion != nil {
 			m.DriverVersion = g.DriverVersion
@@ -96,13 +154,14 @@ func applyRegistration(m *models.Machine, agent *auth.Agent, in *protocol.Regist
 		if m.CudaVersion == nil && g.CUDADriverVersion != nil {
 			m.CudaVersion = g.CUDADriverVersion
 		}
-		m.Simulated = m.Simulated && g.Simulated
+		m.Simulated = m.Simulated || g.Simulated
 	}
 }
 
 // syncInventory brings machine_gpus in line with gpus, recording each GPU
-// added, removed or changed.
-func syncInventory(ctx context.Context, tx bun.Tx, machineID int64, gpus []protocol.GpuInventory, now time.Time) error {
+// added, removed or changed. A GPU row refused by a unique index (another
+// registration took the GPU since Register checked) is errIdentityRace.
+func (s *Service) syncInventory(ctx context.Context, tx bun.Tx, machineID int64, gpus []protocol.GpuInventory, now time.Time) error {
 	var existing []*models.MachineGpu
 	if err := tx.NewSelect().Model(&existing).Where("machine_id = ?", machineID).Scan(ctx); err != nil {
 		return fmt.Errorf("fleet: unable to load inventory: %w", err)
@@ -131,6 +190,9 @@ func syncInventory(ctx context.Context, tx bun.Tx, machineID int64, gpus []proto
 			row = &models.MachineGpu{MachineID: machineID, UUID: in.UUID, Index: in.Index, Name: in.Name, ModelKey: modelKey,
 				VramBytes: in.VRAMBytes, PciBusID: in.PCIBusID, PowerLimitW: in.PowerLimitW, Simulated: in.Simulated, AddedAt: now}
 			if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
+				if s.deps.DB.IsUniqueViolation(err) {
+					return errIdentityRace
+				}
 				return fmt.Errorf("fleet: unable to add GPU: %w", err)
 			}
 			if err := record("ADDED", in.UUID, in.Name); err != nil {
@@ -149,6 +211,9 @@ func syncInventory(ctx context.Context, tx bun.Tx, machineID int64, gpus []proto
 		row.Index, row.Name, row.ModelKey, row.VramBytes, row.PciBusID, row.PowerLimitW, row.Simulated, row.RemovedAt =
 			in.Index, in.Name, modelKey, in.VRAMBytes, in.PCIBusID, in.PowerLimitW, in.Simulated, nil
 		if _, err := tx.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
+			if s.deps.DB.IsUniqueViolation(err) {
+				return errIdentityRace
+			}
 			return fmt.Errorf("fleet: unable to update GPU: %w", err)
 		}
 		if changed {

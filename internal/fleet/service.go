@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/store"
 )
@@ -22,6 +23,10 @@ type Deps struct {
 	Bus    bus.Bus
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// Notify tells a provider and the admins of a registration refused
+	// for what its agent claimed (a GPU registered elsewhere, simulated
+	// hardware); nil tells no one (tests of other rules).
+	Notify *notification.Service
 }
 
 // Config tunes the fleet. Zero values take the defaults.
@@ -48,6 +53,13 @@ type Config struct {
 	// its shared token.
 	TokenRatePerSecond float64
 	TokenBurst         int
+	// AllowSimulated admits GPUs the agent says it simulates (--simulate)
+	// and lets the market list them. Only a world of test hardware sets
+	// it: the demo (gpunex serve --demo) and test servers. A production
+	// server (the zero value) refuses a registration with any simulated
+	// GPU, so that hardware which does not exist is never listed, rented
+	// or billed.
+	AllowSimulated bool
 }
 
 func (c *Config) defaults() {

@@ -103,8 +103,10 @@ func newBundle(t *testing.T, db *store.DB, clk *clock.Manual, pres presence.Stor
 }
 
 // replica is another fleet service over the bundle's database, presence
-// store and bus: what a second server replica runs.
+// store and bus: what a second server replica runs. The tests' GPUs are
+// simulated, so it takes them (AllowSimulated) as the demo world does.
 func (b *bundle) replica(cfg Config) *Service {
+	cfg.AllowSimulated = true
 	return New(Deps{DB: b.db, Presence: b.presence, Bus: b.bus, Clock: b.clock, Logger: slog.New(slog.DiscardHandler)}, cfg)
 }
 

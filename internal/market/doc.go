@@ -11,6 +11,8 @@
 // machine or of all the provider's machines is under way, its provider has
 // priced the model (gpu_prices) and no rental holds it (no gpu_allocations
 // row). The listing's performance score is the lowest of its GPUs'.
+// Outside the demo world (fleet.Config.AllowSimulated unset) a machine
+// with a simulated GPU is never listed, so never rented nor billed.
 //
 // Location and commitment come from the provider's approved application:
 // the location of its first GPU entry (the application asks one per entry;

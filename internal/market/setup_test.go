@@ -48,7 +48,9 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	b := &bundle{ctx: t.Context(), db: db, clock: clk, bus: bus.NewMemory()}
 	t.Cleanup(func() { _ = pres.Close(); _ = b.bus.Close() })
 	logger := slog.New(slog.DiscardHandler)
-	b.fleet = fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b.bus, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second})
+	// The machines' GPUs are simulated: the fleet takes them and the
+	// market lists them, as in the demo world.
+	b.fleet = fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b.bus, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
 	b.svc = New(Deps{DB: db, Bus: b.bus, Fleet: b.fleet, Clock: clk, Logger: logger}, Config{})
 	return b
 }

@@ -150,7 +150,8 @@ func seedWorld(b *testing.B, backend string) *world {
 	pres := presence.NewMemory(clk)
 	b.Cleanup(func() { _ = pres.Close(); _ = ev.Close() })
 	logger := slog.New(slog.DiscardHandler)
-	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: ev, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second})
+	// The world's GPUs are simulated: they are listed, as the demo's.
+	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: ev, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
 	w := &world{ctx: b.Context(), backend: backend, db: db, clock: clk,
 		svc: New(Deps{DB: db, Bus: ev, Fleet: fl, Clock: clk, Logger: logger}, Config{}), hand: handDialects[backend]}
 	now := clk.Now()

@@ -28,7 +28,16 @@ func marketMachine(t *testing.T, s *platformtest.Server, p *platformtest.Provide
 	}
 	m, err := s.Platform.Fleet.Register(ctx, agent, protocol.RegisterMachineInput{MachineID: uid, Hostname: "host-" + uid, AgentVersion: "1", Gpus: inv})
 	require.NoError(t, err)
-	_, err = s.Platform.Fleet.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: uid})
+	listMachine(t, s, p, m, score, price)
+}
+
+// listMachine brings p's registered machine m online with its GPUs listed
+// (score), and prices the model.
+func listMachine(t *testing.T, s *platformtest.Server, p *platformtest.Provider, m *models.Machine, score int, price int64) {
+	t.Helper()
+	ctx := context.Background()
+	agent := &auth.Agent{TokenID: 1, ProviderID: p.ID}
+	_, err := s.Platform.Fleet.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: m.MachineID})
 	require.NoError(t, err)
 	for _, g := range m.Gpus {
 		sc := score

@@ -66,7 +66,8 @@ type Config struct {
 	// AgentImage is the container image the installer starts (default
 	// installer.DefaultAgentImage).
 	AgentImage string
-	// Fleet tunes heartbeats and the offline sweeper.
+	// Fleet tunes heartbeats and the offline sweeper, and says whether
+	// simulated GPUs are taken (AllowSimulated: the demo world only).
 	Fleet fleet.Config
 	// Bench tunes the benchmarks' schedule and thresholds; BenchNetwork
 	// bounds the network benchmark's endpoints per machine.
@@ -229,7 +230,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Onboarding = onboarding.New(onboarding.Deps{DB: db, Auth: p.Auth, Providers: p.Providers, Notify: p.Notify, Bus: p.Bus,
 		Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger}, onboarding.Config{PublicURL: p.PublicURL})
 
-	p.Fleet = fleet.New(fleet.Deps{DB: db, Presence: p.Presence, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Fleet)
+	p.Fleet = fleet.New(fleet.Deps{DB: db, Presence: p.Presence, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger, Notify: p.Notify}, cfg.Fleet)
 
 	p.Bench = bench.New(bench.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Notify: p.Notify, Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger},
 		withPublicURL(cfg.Bench, p.PublicURL))

@@ -46,7 +46,8 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	b := bus.NewMemory()
 	pres := presence.NewMemory(clk)
 	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
-	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second})
+	// The machines' GPUs are simulated: the fleet takes them, as the demo's.
+	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
 	svc := New(Deps{DB: db, Bus: b, Clock: clk, Logger: logger}, Config{})
 	bd := &bundle{ctx: t.Context(), db: db, clock: clk, fleet: fl, svc: svc, queries: storetest.CountQueries(db)}
 	fl.OnRegistered(svc.OnRegistered)

@@ -62,6 +62,11 @@ type Options struct {
 	DataDir string
 	// Fleet tunes heartbeats (tests use sub-second intervals).
 	Fleet fleet.Config
+	// Production runs the server as gpunex serve runs without --demo:
+	// agents with simulated GPUs are refused. A test server is otherwise a
+	// world of test hardware, as the demo is (tests have no GPUs), and
+	// takes them whatever Fleet says.
+	Production bool
 	// Bench tunes the benchmarks; BenchNetwork the network benchmark's
 	// per-machine limits.
 	Bench        bench.Config
@@ -100,6 +105,7 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		BenchNetwork:   opts.BenchNetwork,
 		Reliability:    opts.Reliability,
 	}
+	cfg.Fleet.AllowSimulated = !opts.Production
 	var counted *bustest.Counted
 	cfg.WrapBus = func(b bus.Bus) bus.Bus {
 		counted = bustest.NewCounted(b)
