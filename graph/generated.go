@@ -6824,6 +6824,8 @@ enum UserErrorCode {
   UNAVAILABLE
   "The prepaid balance does not cover it (a rental needs its minimum prepaid time)."
   INSUFFICIENT_FUNDS
+  "GPUs of the customer's own provider, or of a provider tied to the customer (a company email domain or a payout destination they share): a provider cannot rent its own GPUs."
+  OWN_GPUS
 }
 
 """

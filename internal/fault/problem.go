@@ -59,6 +59,9 @@ const (
 	// InsufficientFunds: the customer's prepaid balance does not cover
 	// what is asked (a rental's minimum prepaid time).
 	InsufficientFunds ProblemCode = "INSUFFICIENT_FUNDS"
+	// OwnGPUs: a provider's own GPUs, or those of a provider tied to the
+	// customer, which it may not rent (wash rentals).
+	OwnGPUs ProblemCode = "OWN_GPUS"
 )
 
 // ProblemCodes returns every ProblemCode, in the order of the
@@ -68,7 +71,7 @@ func ProblemCodes() []ProblemCode {
 		Required, InvalidValue, TooShort, TooLong, OutOfRange, TooMany, Duplicate, InFuture,
 		Taken, InvalidCredentials, UnknownTimeZone, UnknownModel, EmptyWindow, Overlap,
 		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired, TooSoon, Unavailable,
-		InsufficientFunds,
+		InsufficientFunds, OwnGPUs,
 	}
 }
 

@@ -65,9 +65,25 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 		}
 		return nil, unavailable("input.model", "no machine has that many free GPUs of the model matching the filter now")
 	}
+	customer, err := s.customerParty(ctx, customerID)
+	if err != nil {
+		return nil, err
+	}
 	var lastErr error
 	attempts := 0
 	for _, c := range candidates {
+		why, err := s.tie(ctx, customer, c.ProviderID)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			if viaListing {
+				return nil, ownGPUs("input.listingId", why)
+			}
+			// The scheduler passes over the customer's own machines.
+			lastErr = ownGPUs("input.model", why)
+			continue
+		}
 		if c.GpuCount < in.GpuCount {
 			lastErr = unavailable("input.gpuCount", fmt.Sprintf("the listing has %d free GPUs", c.GpuCount))
 			continue
@@ -104,7 +120,7 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 		lastErr = unavailable("input.gpuCount", "other rentals took the GPUs meanwhile; try again")
 	}
 	if !viaListing {
-		if v, ok := fault.AsValidation(lastErr); ok && len(v.Problems) == 1 && v.Problems[0].Field == "input.endBy" {
+		if v, ok := fault.AsValidation(lastErr); ok && len(v.Problems) == 1 && (v.Problems[0].Field == "input.endBy" || v.Problems[0].Code == fault.OwnGPUs) {
 			return nil, lastErr
 		}
 		return nil, unavailable("input.model", "no machine has that many free GPUs of the model matching the filter now")

@@ -452,6 +452,8 @@ export type UserErrorCode =
   | 'OUT_OF_RANGE'
   /** An availability window that overlaps another on the same day. */
   | 'OVERLAP'
+  /** GPUs of the customer's own provider, or of a provider tied to the customer (a company email domain or a payout destination they share): a provider cannot rent its own GPUs. */
+  | 'OWN_GPUS'
   /** The field is missing or empty. */
   | 'REQUIRED'
   /** The email belongs to another account. */
