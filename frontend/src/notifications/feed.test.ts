@@ -88,6 +88,8 @@ describe('linkOf', () => {
     ['a payout sent opens the Payouts tab', notification('1', { kind: 'billing.payout_paid' }), '/provider/payouts'],
     ['a payout failed opens the Payouts tab', notification('1', { kind: 'billing.payout_failed' }), '/provider/payouts'],
     ['a changed payout method opens the Payouts tab', notification('1', { kind: 'billing.payout_method_changed' }), '/provider/payouts'],
+    ['a GPU refused as registered elsewhere opens the Overview', notification('1', { kind: 'fleet.gpu_taken' }), '/provider/overview'],
+    ['simulated GPUs refused open the Overview', notification('1', { kind: 'fleet.simulated_refused' }), '/provider/overview'],
     ['any other kind links nowhere', notification('1'), null],
   ])('%s', (_name, n, want) => {
     expect(linkOf(n)).toBe(want);

@@ -84,7 +84,9 @@ export function paramsOf(
  * opens its review page for the admin; a decision opens the applicant's page
  * (the tokens page once approved, where the next step is); a GPU delisted or
  * listed again by a benchmark opens the Benchmarks tab; a notice about a
- * customer's balance opens Rentals, one about payouts the Payouts tab.
+ * customer's balance opens Rentals, one about payouts the Payouts tab; a
+ * registration refused for what its agent reported opens the provider's
+ * Overview, where its machines and GPUs are.
  */
 export function linkOf(n: Notification): string | null {
   const id = n.params.find((p) => p.key === 'applicationId')?.value;
@@ -106,6 +108,9 @@ export function linkOf(n: Notification): string | null {
     case 'billing.payout_paid':
     case 'billing.payout_failed':
       return '/provider/payouts';
+    case 'fleet.gpu_taken':
+    case 'fleet.simulated_refused':
+      return '/provider/overview';
 
     default:
       return null;
