@@ -85,6 +85,10 @@ type Rental struct {
 	// StopRequestedAt is when the customer asked to stop: a rental
 	// STOPPING longer than the market's stop grace ends STOPPED.
 	StopRequestedAt *time.Time `bun:"stop_requested_at"`
+	// BillableUntil is the latest a stopping rental is billed to: the
+	// customer's request, or the request plus the stop's grace when the
+	// platform stopped it for funds (the balance still covers it).
+	BillableUntil *time.Time `bun:"billable_until"`
 	// EndedAt is when billing ends: no later than the platform received
 	// the end, nor than the customer's stop request for a stop.
 	EndedAt   *time.Time `bun:"ended_at"`

@@ -25,13 +25,14 @@ type meterRow struct {
 	State      models.RentalState `bun:"state"`
 	StartedAt  time.Time          `bun:"started_at"`
 	EndedAt    *time.Time         `bun:"ended_at"`
-	// StopRequestedAt is the customer's stop: billing ends there even
-	// while the agent has not confirmed it.
-	StopRequestedAt *time.Time  `bun:"stop_requested_at"`
-	BilledUntil     time.Time   `bun:"billed_until"`
-	Charged         models.USDC `bun:"charged_micros"`
-	Fee             models.USDC `bun:"fee_micros"`
-	LowFundsAt      *time.Time  `bun:"low_funds_at"`
+	// BillableUntil is a stopping rental's last billable moment (the
+	// customer's request, or a stop for funds' grace): billing ends there
+	// even while the agent has not confirmed the stop.
+	BillableUntil *time.Time  `bun:"billable_until"`
+	BilledUntil   time.Time   `bun:"billed_until"`
+	Charged       models.USDC `bun:"charged_micros"`
+	Fee           models.USDC `bun:"fee_micros"`
+	LowFundsAt    *time.Time  `bun:"low_funds_at"`
 }
 
 // EndedLookback is how far back a rental that ended may be found without
@@ -48,7 +49,7 @@ AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)
 ON CONFLICT (rental_id) DO NOTHING`
 
 const meterRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
-	r.fee_bps, r.state, r.started_at, r.ended_at, r.stop_requested_at, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
+	r.fee_bps, r.state, r.started_at, r.ended_at, r.billable_until, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
 FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
 WHERE NOT rm.closed AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
 
@@ -140,6 +141,10 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 		for _, g := range rgs {
 			gpusOf[g.RentalID] = append(gpusOf[g.RentalID], g.GpuID)
 		}
+		burn, err := s.burnRates(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
 
 		var postings []*posting
 		var meters []*models.RentalMeter
@@ -167,11 +172,18 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 				s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
 			}
 			// A rental being stopped already was told and stopped once.
+			// One is stopped while the balance still pays for the stop
+			// (s.stopLead of everything the customer runs), so the time
+			// its job runs until the agent confirms is paid for.
 			stopping := r.State == models.RentalStopping
+			left := balances[ids[customer]]
+			if !c.exhausted && r.EndedAt == nil && !stopping && s.stopLead > 0 &&
+				left < models.USDC(int64(burn[r.CustomerID])*int64(s.stopLead/time.Second)/3600) {
+				c.exhausted = true
+			}
 			if c.exhausted && r.EndedAt == nil && !stopping {
 				res.exhausted = append(res.exhausted, r.RentalID)
 			}
-			left := balances[ids[customer]]
 			if r.EndedAt == nil && !c.exhausted && m.LowFundsAt == nil && left < models.USDC(int64(perHourOf(r))*int64(s.cfg.LowFunds/time.Second)/3600) {
 				m.LowFundsAt = &now
 				if err := s.notifyLowFunds(ctx, tx, r, left); err != nil {
@@ -223,6 +235,33 @@ func (s *Service) afterChunk(ctx context.Context, res *chunkResult) {
 
 func perHourOf(r *meterRow) models.USDC { return r.Price * models.USDC(r.GpuCount) }
 
+// burnRates is, per customer of rows, what the customer's rentals that
+// run or start (not those stopping) cost per hour together.
+func (s *Service) burnRates(ctx context.Context, tx bun.Tx, rows []*meterRow) (map[int64]models.USDC, error) {
+	customers := map[int64]bool{}
+	for _, r := range rows {
+		customers[r.CustomerID] = true
+	}
+	ids := make([]int64, 0, len(customers))
+	for id := range customers {
+		ids = append(ids, id)
+	}
+	var rates []struct {
+		CustomerID int64 `bun:"customer_id"`
+		PerHour    int64 `bun:"per_hour"`
+	}
+	if err := tx.NewSelect().Model((*models.Rental)(nil)).ColumnExpr("customer_id, SUM(price_micros * gpu_count) AS per_hour").
+		Where("customer_id IN (?) AND state IN (?)", bun.List(ids), bun.List([]models.RentalState{models.RentalStarting, models.RentalRunning})).
+		GroupExpr("customer_id").Scan(ctx, &rates); err != nil {
+		return nil, fmt.Errorf("billing: unable to read the customers' running rentals: %w", err)
+	}
+	out := make(map[int64]models.USDC, len(rates))
+	for _, r := range rates {
+		out[r.CustomerID] = models.USDC(r.PerHour)
+	}
+	return out, nil
+}
+
 // charge is what one tick bills of a rental.
 type charge struct {
 	// fromSecs and toSecs are the billed span, in whole seconds since
@@ -252,8 +291,8 @@ func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge
 	if r.EndedAt != nil && r.EndedAt.Before(end) {
 		end = *r.EndedAt
 	}
-	if r.StopRequestedAt != nil && r.StopRequestedAt.Before(end) {
-		end = *r.StopRequestedAt
+	if r.BillableUntil != nil && r.BillableUntil.Before(end) {
+		end = *r.BillableUntil
 	}
 	c := charge{fromSecs: int64(r.BilledUntil.Sub(r.StartedAt) / time.Second)}
 	c.toSecs = max(c.fromSecs, int64(end.Sub(r.StartedAt)/time.Second))

@@ -330,7 +330,7 @@ func TestAStopIsBilledToTheCustomersRequestWhileTheAgentHasNotConfirmed(t *testi
 		b.clock.Advance(100 * time.Second)
 		require.NoError(t, b.svc.Tick(b.ctx))
 		requested := b.clock.Now()
-		_, err := db.NewUpdate().Model((*models.Rental)(nil)).Set("state = ?, stop_requested_at = ?", models.RentalStopping, requested).
+		_, err := db.NewUpdate().Model((*models.Rental)(nil)).Set("state = ?, stop_requested_at = ?, billable_until = ?", models.RentalStopping, requested, requested).
 			Where("id = ?", id).Exec(b.ctx)
 		require.NoError(t, err)
 		for range 3 {

@@ -72,6 +72,10 @@ type Service struct {
 	deps Deps
 	cfg  Config
 	pcfg PayoutConfig
+	// stopLead is the running time a balance must still pay for when a
+	// rental is stopped for funds (SetStop); zero stops only when the
+	// balance is spent.
+	stopLead time.Duration
 	live *bus.Shared[*Summary]
 }
 
@@ -91,7 +95,16 @@ func New(deps Deps, cfg Config) *Service {
 
 // SetStop sets Deps.Stop once the market exists (it is built after
 // billing, which it asks about funds). Call it while assembling.
-func (s *Service) SetStop(stop func(ctx context.Context, rentalID int64) error) { s.deps.Stop = stop }
+//
+// grace is how long a stop may take to end a rental's billing (the
+// market's StopGrace): a rental is stopped while its customer's balance
+// still pays grace plus one metering tick of everything the customer
+// runs, so the time until the stop lands is paid for and no balance goes
+// below zero.
+func (s *Service) SetStop(stop func(ctx context.Context, rentalID int64) error, grace time.Duration) {
+	s.deps.Stop = stop
+	s.stopLead = grace + s.cfg.TickEvery
+}
 
 // Config returns the configuration in effect.
 func (s *Service) Config() Config { return s.cfg }

@@ -304,26 +304,33 @@ func newJobID() (string, error) {
 	return "job_" + hex.EncodeToString(b), nil
 }
 
-// Stop asks the agent to stop customerID's rental id: it is STOPPING
-// until the agent reports, or StopGrace passes, then STOPPED. Another
-// customer's rental is NOT_FOUND; stopping a stopping rental changes
-// nothing; an ended one is INVALID_STATE.
-// StopUnfunded stops a rental whose customer's funds ran out (billing's
-// hook), as its customer would; one that is stopping or has ended is left
-// as it is.
+// StopUnfunded stops a rental whose customer's funds are running out
+// (billing's hook, called while the balance still pays for StopGrace): it
+// is billed until its agent confirms the stop, StopGrace at most, so the
+// provider is paid for the time the job ran. One that is stopping or has
+// ended is left as it is.
 func (s *Service) StopUnfunded(ctx context.Context, id int64) error {
 	var customerID int64
 	if err := s.deps.DB.NewSelect().Model((*models.Rental)(nil)).Column("customer_id").Where("id = ?", id).Scan(ctx, &customerID); err != nil {
 		return fmt.Errorf("market: unable to find the rental: %w", err)
 	}
-	_, err := s.Stop(ctx, customerID, id)
+	_, err := s.stop(ctx, customerID, id, s.cfg.StopGrace)
 	if v, ok := fault.AsValidation(err); ok && len(v.Problems) == 1 && v.Problems[0].Code == fault.InvalidState {
 		return nil
 	}
 	return err
 }
 
+// Stop asks the agent to stop customerID's rental id: it is STOPPING
+// until the agent reports, or StopGrace passes, then STOPPED, and it is
+// billed to the request. Another customer's rental is NOT_FOUND; stopping
+// a stopping rental changes nothing; an ended one is INVALID_STATE.
 func (s *Service) Stop(ctx context.Context, customerID, id int64) (*models.Rental, error) {
+	return s.stop(ctx, customerID, id, 0)
+}
+
+// stop is Stop billing up to billed after the request.
+func (s *Service) stop(ctx context.Context, customerID, id int64, billed time.Duration) (*models.Rental, error) {
 	r := new(models.Rental)
 	already := false
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -343,8 +350,9 @@ func (s *Service) Stop(ctx context.Context, customerID, id int64) (*models.Renta
 			return nil
 		}
 		now := s.deps.Clock.Now()
-		r.State, r.StopRequestedAt, r.UpdatedAt = models.RentalStopping, &now, now
-		if _, err := tx.NewUpdate().Model(r).Column("state", "stop_requested_at", "updated_at").WherePK().Exec(ctx); err != nil {
+		until := now.Add(billed)
+		r.State, r.StopRequestedAt, r.BillableUntil, r.UpdatedAt = models.RentalStopping, &now, &until, now
+		if _, err := tx.NewUpdate().Model(r).Column("state", "stop_requested_at", "billable_until", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("market: unable to stop the rental: %w", err)
 		}
 		s.announce(ctx, r)
@@ -395,10 +403,11 @@ func (s *Service) endTx(ctx context.Context, tx bun.Tx, r *models.Rental, state 
 	}
 	now := s.deps.Clock.Now()
 	at = at.UTC()
-	// A stop is billed to the customer's request, whenever the agent
-	// confirms it (or the grace ends it); nothing ends before it began.
-	if r.StopRequestedAt != nil && at.After(*r.StopRequestedAt) {
-		at = r.StopRequestedAt.UTC()
+	// A stop is billed to its BillableUntil (the customer's request, or
+	// the grace of a stop for funds), whenever the agent confirms it (or
+	// the grace ends it); nothing ends before it began.
+	if r.BillableUntil != nil && at.After(*r.BillableUntil) {
+		at = r.BillableUntil.UTC()
 	}
 	if r.StartedAt != nil && at.Before(*r.StartedAt) {
 		at = r.StartedAt.UTC()

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/models"
 )
@@ -164,3 +166,92 @@ func TestConcurrentStartsOnOneHourOfBalanceStartOneRental(t *testing.T) {
 		require.EqualValues(t, 2, n)
 	})
 }
+
+// Issue 24, point 2: when funds ran out, 73 s of GPU time went unbilled:
+// the rental was stopped once the balance was spent, and its job ran on
+// until the agent confirmed. A rental is now stopped while the balance
+// still pays for the stop's grace and a metering tick, and billed until
+// the agent confirms (at most the grace): every second the job ran is
+// paid, and the balance never goes below zero. With the agent silent, the
+// sweep ends it at the grace, which the balance covers too.
+func TestARentalRunningOutOfFundsIsStoppedWhileTheBalancePaysForTheStop(t *testing.T) {
+	t.Parallel()
+	for _, confirms := range []bool{true, false} {
+		name := map[bool]string{true: "the agent confirms the stop", false: "the agent never confirms"}[confirms]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := clock.NewManual(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+			platformtest.Each(t, platformtest.Options{Clock: clk}, func(t *testing.T, s *platformtest.Server) {
+				ctx := context.Background()
+				p := s.NewProvider(t, "runs-out")
+				marketMachine(t, s, p, "runs-out-machine", 1, 90, 3_600_000) // 1,000 micro-USDC a second
+				email := platformtest.UniqueEmail("payg")
+				c := s.NewAPIClient(t, "")
+				c.SignUp(email, "correct horse battery", "Pay As You Go")
+				u, err := s.Platform.Auth.UserByEmail(ctx, email)
+				require.NoError(t, err)
+				_, err = s.Platform.Billing.Credit(ctx, u.ID, 3_600_000, "one hour "+email)
+				require.NoError(t, err)
+				r, err := s.Platform.Market.Start(ctx, u.ID, market.StartInput{Model: ptrTo("H100_SXM_80GB"), GpuCount: 1, Image: "python:3.12"})
+				require.NoError(t, err)
+				agent := s.NewAPIClient(t, p.AgentToken)
+				require.Equal(t, []string{"START_JOB"}, deliverCommands(t, agent, "runs-out-machine"))
+				report := func(state string) {
+					t.Helper()
+					var out struct{ ReportJobStatus protocol.ReportJobStatusAnswer }
+					agent.MustDo(&out, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "runs-out-machine",
+						"jobId": r.JobID, "state": state, "at": clk.Now().Format(time.RFC3339Nano)}})
+				}
+				report("RUNNING")
+				started := clk.Now()
+				grace := s.Platform.Market.Config().StopGrace
+				tick := s.Platform.Billing.Config().TickEvery
+				rental := func() models.Rental {
+					var row models.Rental
+					require.NoError(t, s.Platform.DB.NewSelect().Model(&row).Where("id = ?", r.ID).Scan(ctx))
+					return row
+				}
+				// Tick until the billing stops it.
+				for rental().State == models.RentalRunning {
+					require.Less(t, clk.Now().Sub(started), time.Hour, "stopped within the hour the balance pays")
+					clk.Advance(tick)
+					require.NoError(t, s.Platform.Billing.Tick(ctx))
+				}
+				stopped := rental()
+				require.Equal(t, models.RentalStopping, stopped.State)
+				left, err := s.Platform.Billing.FundsOf(ctx, u.ID)
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, int64(left.Balance), int64(1000*grace/time.Second), "the balance pays for the stop's grace")
+				require.Equal(t, stopped.StopRequestedAt.Add(grace).UTC(), stopped.BillableUntil.UTC())
+
+				if confirms {
+					clk.Advance(70 * time.Second)
+					report("COMPLETED")
+				} else {
+					clk.Advance(grace + time.Minute)
+					require.NoError(t, s.Platform.Market.Tick(ctx))
+				}
+				ended := rental()
+				require.Equal(t, models.RentalStopped, ended.State)
+				want := stopped.StopRequestedAt.Add(70 * time.Second)
+				if !confirms {
+					want = *stopped.BillableUntil
+				}
+				require.Equal(t, want.UTC(), ended.EndedAt.UTC())
+				clk.Advance(tick)
+				require.NoError(t, s.Platform.Billing.Tick(ctx))
+				var meter models.RentalMeter
+				require.NoError(t, s.Platform.DB.NewSelect().Model(&meter).Where("rental_id = ?", r.ID).Scan(ctx))
+				require.True(t, meter.Closed)
+				secs := int64(ended.EndedAt.Sub(*ended.StartedAt) / time.Second)
+				require.Equal(t, models.USDC(1000*secs), meter.Charged, "every second it ran is billed")
+				after, err := s.Platform.Billing.FundsOf(ctx, u.ID)
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, int64(after.Balance), int64(0), "never below zero")
+				require.Equal(t, models.USDC(3_600_000)-meter.Charged, after.Balance)
+			})
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
