@@ -39,35 +39,35 @@ type Model struct {
 }
 
 // simProfile holds the figures only the simulator needs: typical idle power
-// draw and the SM clock at idle and at full boost. They are not datasheet
-// figures; they make demo telemetry look like a real board's.
+// draw and the SM clock at idle. They are not datasheet figures; they make
+// demo telemetry look like a real board's. The clock under load is the
+// catalogue's boost clock.
 type simProfile struct {
-	idlePowerW    float64
-	idleClockMHz  int
-	boostClockMHz int
+	idlePowerW   float64
+	idleClockMHz int
 }
 
 // simProfiles is keyed by catalog key; every catalog model has one (a test
 // checks).
 var simProfiles = map[string]simProfile{
-	"H100_SXM_80GB":  {idlePowerW: 72, idleClockMHz: 345, boostClockMHz: 1980},
-	"H100_PCIE_80GB": {idlePowerW: 48, idleClockMHz: 345, boostClockMHz: 1755},
-	"H100_NVL_94GB":  {idlePowerW: 60, idleClockMHz: 345, boostClockMHz: 1785},
-	"H200_SXM_141GB": {idlePowerW: 76, idleClockMHz: 345, boostClockMHz: 1980},
-	"A100_SXM_40GB":  {idlePowerW: 55, idleClockMHz: 210, boostClockMHz: 1410},
-	"A100_PCIE_40GB": {idlePowerW: 35, idleClockMHz: 210, boostClockMHz: 1410},
-	"A100_SXM_80GB":  {idlePowerW: 60, idleClockMHz: 210, boostClockMHz: 1410},
-	"A100_PCIE_80GB": {idlePowerW: 40, idleClockMHz: 210, boostClockMHz: 1410},
-	"L40S_48GB":      {idlePowerW: 34, idleClockMHz: 210, boostClockMHz: 2520},
-	"L4_24GB":        {idlePowerW: 16, idleClockMHz: 210, boostClockMHz: 2040},
-	"RTX_4090_24GB":  {idlePowerW: 22, idleClockMHz: 210, boostClockMHz: 2520},
-	"RTX_A6000_48GB": {idlePowerW: 24, idleClockMHz: 210, boostClockMHz: 1800},
+	"H100_SXM_80GB":  {idlePowerW: 72, idleClockMHz: 345},
+	"H100_PCIE_80GB": {idlePowerW: 48, idleClockMHz: 345},
+	"H100_NVL_94GB":  {idlePowerW: 60, idleClockMHz: 345},
+	"H200_SXM_141GB": {idlePowerW: 76, idleClockMHz: 345},
+	"A100_SXM_40GB":  {idlePowerW: 55, idleClockMHz: 210},
+	"A100_PCIE_40GB": {idlePowerW: 35, idleClockMHz: 210},
+	"A100_SXM_80GB":  {idlePowerW: 60, idleClockMHz: 210},
+	"A100_PCIE_80GB": {idlePowerW: 40, idleClockMHz: 210},
+	"L40S_48GB":      {idlePowerW: 34, idleClockMHz: 210},
+	"L4_24GB":        {idlePowerW: 16, idleClockMHz: 210},
+	"RTX_4090_24GB":  {idlePowerW: 22, idleClockMHz: 210},
+	"RTX_A6000_48GB": {idlePowerW: 24, idleClockMHz: 210},
 }
 
 // defaultSimProfile stands in for a catalog model added without a
 // simulation profile, so the simulator still reports plausible figures.
 func defaultSimProfile(maxPowerW int) simProfile {
-	return simProfile{idlePowerW: 0.1 * float64(maxPowerW), idleClockMHz: 210, boostClockMHz: 1500}
+	return simProfile{idlePowerW: 0.1 * float64(maxPowerW), idleClockMHz: 210}
 }
 
 // models is the supported list, in the catalog's (the application form's)
@@ -105,7 +105,7 @@ func fromCatalog(cm *catalog.GpuModel) Model {
 		ECC:           cm.Ecc,
 		idlePowerW:    p.idlePowerW,
 		idleClockMHz:  p.idleClockMHz,
-		boostClockMHz: p.boostClockMHz,
+		boostClockMHz: cm.BoostClockMHz,
 	}
 }
 

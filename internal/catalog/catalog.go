@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -33,9 +34,34 @@ type GpuModel struct {
 	Fp16TensorTflops   float64  `json:"fp16TensorTflops"`
 	Tf32TensorTflops   *float64 `json:"tf32TensorTflops"`
 	MaxPowerW          int      `json:"maxPowerW"`
-	Interface          string   `json:"interface"`
-	Source             string   `json:"source"`
-	Unconfirmed        []string `json:"unconfirmed"`
+	// SmCount is the streaming multiprocessors of the full model, and
+	// BoostClockMHz the SM clock its datasheet's compute figures are
+	// quoted at: a compute figure is SmCount × (work per SM per clock) ×
+	// the clock, so a benchmark's figure scales with the SMs it ran on and
+	// the clock it ran at (internal/bench bounds figures so).
+	SmCount       int `json:"smCount"`
+	BoostClockMHz int `json:"boostClockMHz"`
+	// ComputeCapability is the CUDA compute capability, "major.minor"
+	// ("9.0" for Hopper): it says which of the benchmark's kernels the
+	// model runs (protocol.MinComputeMajor).
+	ComputeCapability string `json:"computeCapability"`
+	Interface         string `json:"interface"`
+	Source            string `json:"source"`
+	// ShapeSource is where SmCount, BoostClockMHz and ComputeCapability
+	// come from (an architecture whitepaper).
+	ShapeSource string   `json:"shapeSource"`
+	Unconfirmed []string `json:"unconfirmed"`
+}
+
+// ComputeMajor is the major part of ComputeCapability (9 for "9.0"), or 0
+// when the catalogue does not say.
+func (m *GpuModel) ComputeMajor() int {
+	major, _, _ := strings.Cut(m.ComputeCapability, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 //go:embed gpus.json

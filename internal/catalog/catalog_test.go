@@ -145,3 +145,26 @@ func TestH100NVLIsItsOwnFamily(t *testing.T) {
 		require.Equal(t, "H100 80 GB", catalog.ByKey(key).Family, key)
 	}
 }
+
+// A model's SM count, boost clock and compute capability give its FP32
+// figure: SMs × FP32 lanes per SM (64 on compute capability 8.0, 128 on
+// 8.6, 8.9 and 9.0) × 2 flops per FMA × the boost clock. The benchmark
+// bounds a figure by the SMs and clock a run reports, relative to these,
+// so they must agree with the datasheet's figure (within 1 %).
+func TestEachModelsSMsAndBoostClockGiveItsFP32Figure(t *testing.T) {
+	t.Parallel()
+	for _, m := range catalog.Models() {
+		require.Positive(t, m.SmCount, m.Key)
+		require.Positive(t, m.BoostClockMHz, m.Key)
+		require.NotEmpty(t, m.ShapeSource, m.Key)
+		require.GreaterOrEqual(t, m.ComputeMajor(), 8, "%s: every catalogue model has tensor cores the suite's mma.sync runs on", m.Key)
+		lanes := 128.0
+		if m.ComputeCapability == "8.0" {
+			lanes = 64
+		}
+		peak := float64(m.SmCount) * lanes * 2 * float64(m.BoostClockMHz) / 1e6
+		require.InEpsilon(t, m.Fp32Tflops, peak, 0.01, "%s: %d SMs at %d MHz", m.Key, m.SmCount, m.BoostClockMHz)
+	}
+	require.Equal(t, 0, (&catalog.GpuModel{}).ComputeMajor())
+	require.Equal(t, 9, catalog.ByKey("H200_SXM_141GB").ComputeMajor())
+}
