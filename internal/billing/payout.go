@@ -442,7 +442,11 @@ func (s *Service) createDue(ctx context.Context) error {
 			return err
 		}
 		start, end, due := Due(Schedule(m.Schedule), now, loc)
-		if now.Before(due) {
+		// A period is paid on its due day to a method that was ready then
+		// (past its cooling-off): a method set later waits for the next
+		// due day, as the provider guide promises, rather than paying the
+		// period before at once, on any day.
+		if now.Before(due) || m.HoldUntil.After(due) {
 			continue
 		}
 		if err := s.createPayout(ctx, m, start, end, now); err != nil {
@@ -470,7 +474,13 @@ func (s *Service) createPayout(ctx context.Context, m *models.PayoutMethod, star
 		if err != nil {
 			return err
 		}
-		amount := acct.Balance
+		// The period's payout carries what was posted before its end,
+		// never what was earned since (that is the next period's).
+		st, err := s.statement(ctx, tx, m.ProviderID, start, end)
+		if err != nil {
+			return err
+		}
+		amount := min(acct.Balance, st.Closing)
 		if amount < s.threshold(Schedule(m.Schedule)) {
 			return nil
 		}
@@ -504,6 +514,56 @@ func (s *Service) createPayout(ctx context.Context, m *models.PayoutMethod, star
 			},
 		}})
 	})
+}
+
+// Statement is a provider's earnings account over one payout period, by
+// the time each entry was posted: what it held before the period
+// (Opening), the rentals' earnings and operators' adjustments posted in it
+// (Earned), the payouts taken from it and returned to it in it (PaidOut,
+// negative, net of returns), and what it held at the period's end
+// (Closing = Opening + Earned + PaidOut). The period's payout carries
+// Closing (when it meets the threshold): the two reconcile to the
+// micro-USDC.
+type Statement struct {
+	PeriodStart, PeriodEnd            time.Time
+	Opening, Earned, PaidOut, Closing models.USDC
+}
+
+// StatementOf is providerID's statement of the period [start, end).
+func (s *Service) StatementOf(ctx context.Context, providerID int64, start, end time.Time) (*Statement, error) {
+	return s.statement(ctx, s.deps.DB, providerID, start, end)
+}
+
+func (s *Service) statement(ctx context.Context, idb bun.IDB, providerID int64, start, end time.Time) (*Statement, error) {
+	var rows []struct {
+		Payout bool  `bun:"payout"`
+		Before bool  `bun:"before"`
+		Sum    int64 `bun:"sum"`
+	}
+	payoutKinds := []models.LedgerTxKind{models.TxPayout, models.TxPayoutReturn}
+	if err := idb.NewSelect().TableExpr("ledger_entries AS le").
+		Join("JOIN ledger_accounts AS la ON la.id = le.account_id").
+		Join("JOIN ledger_transactions AS lt ON lt.id = le.transaction_id").
+		ColumnExpr("lt.kind IN (?) AS payout", bun.List(payoutKinds)).
+		ColumnExpr("le.created_at < ? AS before", start.UTC()).
+		ColumnExpr("COALESCE(SUM(le.amount_micros), 0) AS sum").
+		Where("la.kind = ? AND la.owner_id = ? AND le.created_at < ?", models.AccountProviderEarnings, providerID, end.UTC()).
+		GroupExpr("1, 2").Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("billing: unable to read the earnings statement: %w", err)
+	}
+	st := &Statement{PeriodStart: start.UTC(), PeriodEnd: end.UTC()}
+	for _, r := range rows {
+		switch {
+		case r.Before:
+			st.Opening += models.USDC(r.Sum)
+		case r.Payout:
+			st.PaidOut += models.USDC(r.Sum)
+		default:
+			st.Earned += models.USDC(r.Sum)
+		}
+	}
+	st.Closing = st.Opening + st.Earned + st.PaidOut
+	return st, nil
 }
 
 // sendSolana takes a Solana payout forward by the recovery protocol of

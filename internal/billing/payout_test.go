@@ -274,3 +274,59 @@ func TestAFailedSolanaPayoutReturnsToTheBalance(t *testing.T) {
 		requireBalancedLedger(t, b)
 	})
 }
+
+// Issue 24, point 6: the first weekly payout of a provider whose method
+// was just set was made at once, on a Friday, labelled for the week
+// before, and carried what was earned that week. A payout is made on the
+// due day the guide promises (weekly: Monday, for the week before) to a
+// method ready by then, carries exactly what was posted before its
+// period's end, and reconciles with the period's statement.
+func TestAWeeklyPayoutIsMadeOnMondayForTheWeekBeforeWithWhatWasPostedBeforeItsEnd(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		b.svc.deps.Passwords = passwords{}
+		provider, _, _ := b.provider(t, 1)
+		var user int64
+		require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", provider).Scan(b.ctx, &user))
+		b.clock.Set(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)) // Wednesday: the method is set
+		wallet := solana.NewKey().PublicKey().String()
+		_, err := b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "right password"})
+		require.NoError(t, err)
+		b.clock.Set(time.Date(2026, 12, 3, 15, 0, 0, 0, time.UTC)) // Thursday: earned this week
+		b.earn(t, provider, 25_000_000)
+
+		b.clock.Set(time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)) // Friday, past the cooling-off
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, err := b.svc.Payouts(b.ctx, provider, 10)
+		require.NoError(t, err)
+		require.Empty(t, ps, "no payout on a Friday, and none of this week's earnings for the week before")
+
+		b.clock.Set(time.Date(2026, 12, 7, 0, 30, 0, 0, time.UTC)) // Monday, after the period's end
+		b.earn(t, provider, 4_000_000)                              // posted in the new week
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, err = b.svc.Payouts(b.ctx, provider, 10)
+		require.NoError(t, err)
+		require.Len(t, ps, 1)
+		p := ps[0]
+		require.True(t, p.PeriodStart.Equal(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)), "the week before: %s", p.PeriodStart)
+		require.True(t, p.PeriodEnd.Equal(time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)))
+		require.Equal(t, models.USDC(25_000_000), p.Amount, "what was posted before the period's end, not the 4 USDC since")
+		require.Equal(t, models.USDC(4_000_000), b.balanceOf(t, models.AccountProviderEarnings, provider), "the rest waits for its own period")
+
+		st, err := b.svc.StatementOf(b.ctx, provider, p.PeriodStart, p.PeriodEnd)
+		require.NoError(t, err)
+		require.Equal(t, Statement{PeriodStart: p.PeriodStart.UTC(), PeriodEnd: p.PeriodEnd.UTC(), Earned: 25_000_000, Closing: 25_000_000}, *st)
+		require.Equal(t, st.Closing, p.Amount, "the statement reconciles to the payout")
+
+		// The next week's statement opens with what this payout left and
+		// shows the payout taken out.
+		next, err := b.svc.StatementOf(b.ctx, provider, p.PeriodEnd, p.PeriodEnd.AddDate(0, 0, 7))
+		require.NoError(t, err)
+		require.Equal(t, models.USDC(25_000_000), next.Opening)
+		require.Equal(t, models.USDC(-25_000_000), next.PaidOut)
+		require.Equal(t, models.USDC(4_000_000), next.Earned)
+		require.Equal(t, models.USDC(4_000_000), next.Closing)
+		requireBalancedLedger(t, b)
+	})
+}
