@@ -303,7 +303,7 @@ func TestAWeeklyPayoutIsMadeOnMondayForTheWeekBeforeWithWhatWasPostedBeforeItsEn
 		require.Empty(t, ps, "no payout on a Friday, and none of this week's earnings for the week before")
 
 		b.clock.Set(time.Date(2026, 12, 7, 0, 30, 0, 0, time.UTC)) // Monday, after the period's end
-		b.earn(t, provider, 4_000_000)                              // posted in the new week
+		b.earn(t, provider, 4_000_000)                             // posted in the new week
 		require.NoError(t, b.svc.RunPayouts(b.ctx))
 		ps, err = b.svc.Payouts(b.ctx, provider, 10)
 		require.NoError(t, err)

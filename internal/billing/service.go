@@ -76,7 +76,7 @@ type Service struct {
 	// rental is stopped for funds (SetStop); zero stops only when the
 	// balance is spent.
 	stopLead time.Duration
-	live *bus.Shared[*Summary]
+	live     *bus.Shared[*Summary]
 }
 
 // New returns the billing service.
