@@ -13,8 +13,8 @@ import (
 
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/internal/geo"
+	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
 

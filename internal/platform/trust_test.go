@@ -47,7 +47,9 @@ func TestAHostileAgentsTimesDoNotBecomeTheCustomersBill(t *testing.T) {
 		res := report("RUNNING", time.Now().Add(-30*24*time.Hour))
 		require.Empty(t, res.Errors)
 		var early struct {
-			ReportJobStatus struct{ UserErrors []struct{ Field, Code string } }
+			ReportJobStatus struct {
+				UserErrors []struct{ Field, Code string }
+			}
 		}
 		res.Decode(t, &early)
 		require.Equal(t, []struct{ Field, Code string }{{"input.jobId", "INVALID_STATE"}}, early.ReportJobStatus.UserErrors)
@@ -198,7 +200,9 @@ func TestARentalRunningOutOfFundsIsStoppedWhileTheBalancePaysForTheStop(t *testi
 				require.Equal(t, []string{"START_JOB"}, deliverCommands(t, agent, "runs-out-machine"))
 				report := func(state string) {
 					t.Helper()
-					var out struct{ ReportJobStatus protocol.ReportJobStatusAnswer }
+					var out struct {
+						ReportJobStatus protocol.ReportJobStatusAnswer
+					}
 					agent.MustDo(&out, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "runs-out-machine",
 						"jobId": r.JobID, "state": state, "at": clk.Now().Format(time.RFC3339Nano)}})
 				}
