@@ -4725,6 +4725,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ApplicationGpuInput", ec.unmarshalInputApplicationGpuInput),
 			graphql.NewInputUnmarshaler("AvailabilityInput", ec.unmarshalInputAvailabilityInput),
 			graphql.NewInputUnmarshaler("AvailabilityWindowInput", ec.unmarshalInputAvailabilityWindowInput),
+			graphql.NewInputUnmarshaler("BenchmarkLaunchInput", ec.unmarshalInputBenchmarkLaunchInput),
 			graphql.NewInputUnmarshaler("BenchmarkMeasurementInput", ec.unmarshalInputBenchmarkMeasurementInput),
 			graphql.NewInputUnmarshaler("BenchmarkResultInput", ec.unmarshalInputBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("BenchmarkSectionInput", ec.unmarshalInputBenchmarkSectionInput),
@@ -5182,6 +5183,22 @@ input BenchmarkMeasurementInput {
   min: Float
   max: Float
   repetitions: Int!
+  "A GPU metric's kernel launches (required with checksum)."
+  launch: BenchmarkLaunchInput
+  "A GPU metric's checksum: FNV-1a (64 bits, 16 hex digits) over the totals of its verified launches' outputs, which the run's nonce fixes (see agent/protocol BenchChecksum). Required for every supported GPU metric of a run asked with a nonce."
+  checksum: String
+}
+
+"How a GPU metric's kernel was launched: with the run's nonce, what its outputs add up to."
+input BenchmarkLaunchInput {
+  "The GPU's multiprocessors, which the grid fills."
+  smCount: Int!
+  "Blocks of 256 threads per launch: smCount times the blocks one SM holds (1 to 8)."
+  grid: Int!
+  "Rounds (arithmetic) or passes (memory) of each timed repetition; the warm-up ran at 1."
+  scale: Int!
+  "Bytes of each memory buffer (memory metrics only), a multiple of 16."
+  bufferBytes: Float
 }
 
 input GpuBenchmarkEvidenceInput {
@@ -25558,6 +25575,69 @@ func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (model.Avail
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputBenchmarkLaunchInput(ctx context.Context, obj any) (protocol.BenchLaunch, error) {
+	var it protocol.BenchLaunch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"smCount", "grid", "scale", "bufferBytes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "smCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("smCount"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SmCount = data
+		case "grid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("grid"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Grid = data
+		case "scale":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scale"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scale = data
+		case "bufferBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferBytes"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferBytes = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBenchmarkLaunchInput unmarshals raw into the BenchmarkLaunchInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBenchmarkLaunchInput(ctx context.Context, raw any) (protocol.BenchLaunch, error) {
+	var out protocol.BenchLaunch
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BenchmarkLaunchInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBenchmarkMeasurementInput(ctx context.Context, obj any) (protocol.BenchMeasurement, error) {
 	var it protocol.BenchMeasurement
 	if obj == nil {
@@ -25569,7 +25649,7 @@ func (ec *executionContext) unmarshalInputBenchmarkMeasurementInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"metric", "supported", "median", "min", "max", "repetitions"}
+	fieldsInOrder := [...]string{"metric", "supported", "median", "min", "max", "repetitions", "launch", "checksum"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -25618,6 +25698,20 @@ func (ec *executionContext) unmarshalInputBenchmarkMeasurementInput(ctx context.
 				return it, err
 			}
 			it.Repetitions = data
+		case "launch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("launch"))
+			data, err := ec.unmarshalOBenchmarkLaunchInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchLaunch(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Launch = data
+		case "checksum":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checksum"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Checksum = data
 		}
 	}
 	return it, nil
@@ -35346,6 +35440,14 @@ func (ec *executionContext) unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcom
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOBenchmarkLaunchInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchLaunch(ctx context.Context, v any) (*protocol.BenchLaunch, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBenchmarkLaunchInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOBenchmarkRun2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRun(ctx context.Context, sel ast.SelectionSet, v *models.BenchmarkRun) graphql.Marshaler {

@@ -43,12 +43,25 @@
 // power, ECC errors counted during the run, the PCIe link. The server reads
 // a low figure against it: a throttled board needs cooling, not a refund.
 //
+// # The run's nonce and the checksums
+//
+// RUN_BENCHMARK carries a nonce the server drew for the run. [Suite.Run]
+// puts it in the measurers' context (protocol.WithBenchNonce); the CUDA
+// measurer starts its kernels from the values it fixes
+// (protocol.BenchSeedsFor) and returns, per metric, the launch and the
+// checksum of the outputs it verified (protocol.BenchChecksum), which the
+// server recomputes. The checksum shows the result was made for this run
+// by something that computed the kernels' function; the server's other
+// checks are what make a made-up one costly (see internal/bench).
+//
 // # Simulation
 //
 // With --simulate, the GPU figures are the catalogue's datasheet figures
 // times the share the suite's kernels reach on real boards, changed by the
 // GPU's profiles (gpu.Profile: throttled, power-capped, ecc-errors,
-// failing…) with a ±2% jitter fixed by the GPU and the run. The network and
+// failing…) with a ±2% jitter fixed by the GPU and the run; each carries
+// the launch a real run on the model would have had and its checksum under
+// the run's nonce, computed on the CPU. The network and
 // the storage are measured for real (loopback, the real disk, a small
 // file) unless a machine profile (slow-disk, slow-network) replaces them.
 // Results are flagged Simulated.

@@ -73,7 +73,8 @@ func (e *DriverError) ErrorName() string { return e.Name }
 // SimulatedMeasurer is the GPUMeasurer for --simulate: it loads the
 // simulated GPU for Duration (so its telemetry moves as under a real run)
 // and returns the figures the catalogue's datasheet and the GPU's profiles
-// model, with a small jitter fixed by the GPU and the run id.
+// model, with a small jitter fixed by the GPU and the run id, each sealed
+// with the checksum of the run's nonce (see seal).
 type SimulatedMeasurer struct {
 	// Sim holds the simulated GPUs.
 	Sim *gpu.Simulator
@@ -147,11 +148,66 @@ func (m *SimulatedMeasurer) Measure(ctx context.Context, uuid string, budget tim
 		protocol.MetricMemoryCopy:  cm.MemoryBandwidthGBs * memory,
 	}
 	seed := uuid + "\x00" + runIDFrom(ctx)
+	seeds := protocol.BenchSeedsFor(protocol.BenchNonceFrom(ctx))
 	out := make([]protocol.BenchMeasurement, 0, len(protocol.GPUMetrics))
 	for _, metric := range protocol.GPUMetrics {
-		out = append(out, modelled(metric, peak[metric]*achieved[metric], seed, 2))
+		m := modelled(metric, peak[metric]*achieved[metric], seed, 2)
+		if err := seal(&m, cm, seeds); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
 	}
 	return out, nil
+}
+
+// The launches a simulated GPU claims, as agent/bench/cuda would size
+// them: full waves of 256-thread blocks (8 per SM on compute capability
+// 8.0 and 9.0, 6 where an SM holds 1,536 threads), timed launches of about
+// 50 ms, memory buffers of 512 MiB.
+const (
+	simulatedLaunch      = 0.05 // seconds
+	simulatedBufferBytes = 512 << 20
+)
+
+// simulatedWork is one thread's work per round of each arithmetic kernel
+// (flops), as agent/bench/cuda's kernels do it.
+var simulatedWork = map[protocol.BenchMetric]float64{
+	protocol.MetricFP32:       2 * 8 * 2048,
+	protocol.MetricFP16:       4 * 8 * 2048,
+	protocol.MetricTensorFP16: 8 * 4 * 64 * 4096 / 32,
+	protocol.MetricTensorBF16: 8 * 4 * 64 * 4096 / 32,
+}
+
+// seal gives a modelled measurement the launch a real run of it on model
+// would have had and the checksum of that launch's outputs under seeds,
+// computed on the CPU: the demo world has no GPU, and the server checks
+// the checksum as it checks a real agent's.
+func seal(m *protocol.BenchMeasurement, model *catalog.GpuModel, seeds protocol.BenchSeeds) error {
+	blocks := protocol.BenchMaxBlocksPerSM
+	if model.ComputeCapability != "8.0" && model.ComputeCapability != "9.0" {
+		blocks = 6
+	}
+	l := protocol.BenchLaunch{SmCount: model.SmCount, Grid: model.SmCount * blocks}
+	figure := *m.Median
+	if perThread, ok := simulatedWork[m.Metric]; ok {
+		perRound := float64(l.Grid*protocol.BenchBlockSize) * perThread
+		l.Scale = int(simulatedLaunch * figure * 1e12 / perRound)
+	} else {
+		bytes := float64(simulatedBufferBytes)
+		l.BufferBytes = &bytes
+		moved := bytes
+		if m.Metric == protocol.MetricMemoryCopy {
+			moved *= 2
+		}
+		l.Scale = int(simulatedLaunch * figure * 1e9 / moved)
+	}
+	l.Scale = min(max(l.Scale, 1), protocol.BenchMaxScale)
+	sum, err := protocol.ExpectedBenchChecksum(m.Metric, seeds, l, m.Repetitions)
+	if err != nil {
+		return err
+	}
+	m.Launch, m.Checksum = &l, &sum
+	return nil
 }
 
 // modelled is a measurement around figure with a jitter of ±2% fixed by

@@ -142,3 +142,31 @@ func TestSimulatedHealthyMachineMeasuresNetworkAndStorageForReal(t *testing.T) {
 	require.InEpsilon(t, 940, median(t, res.Network.Measurements, protocol.MetricNetworkDownload), 0.03, "a datacenter uplink is modelled")
 	require.InEpsilon(t, 1800, median(t, res.Storage.Measurements, protocol.MetricStorageWrite), 0.03, "an NVMe drive is modelled")
 }
+
+// Issue 24, item 3: a simulated GPU's result carries, for every metric,
+// the launch a real run on its model would have had and the checksum of
+// that launch's outputs under the run's nonce, the one the server
+// computes; the demo world passes the server's check as a real agent does.
+func TestSimulatedMeasurementsCarryTheChecksumOfTheRunsNonce(t *testing.T) {
+	t.Parallel()
+	b, suite := simulatedSuite(t, "1xH100,1xRTX4090")
+	seal := func(nonce string) map[string]protocol.GpuBenchResult {
+		return byUUID(suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "run-sealed", Nonce: nonce}))
+	}
+	results, other := seal("the-nonce"), seal("another-nonce")
+	seeds := protocol.BenchSeedsFor("the-nonce")
+	for i, want := range []struct{ sms, grid int }{{132, 132 * 8}, {128, 128 * 6}} {
+		g := results[b.uuids[i]]
+		require.Len(t, g.Measurements, len(protocol.GPUMetrics))
+		for j, m := range g.Measurements {
+			require.NotNil(t, m.Launch, m.Metric)
+			require.Equal(t, want.sms, m.Launch.SmCount, m.Metric)
+			require.Equal(t, want.grid, m.Launch.Grid, m.Metric)
+			require.Positive(t, m.Launch.Scale, m.Metric)
+			sum, err := protocol.ExpectedBenchChecksum(m.Metric, seeds, *m.Launch, m.Repetitions)
+			require.NoError(t, err)
+			require.Equal(t, sum, *m.Checksum, m.Metric)
+			require.NotEqual(t, *m.Checksum, *other[b.uuids[i]].Measurements[j].Checksum, "%s: another nonce, another checksum", m.Metric)
+		}
+	}
+}

@@ -48,6 +48,9 @@ const (
 // Driver; SimulatedMeasurer models figures for --simulate. It must be safe
 // for concurrent use on different GPUs. An error that has an
 // ErrorName() string method (a CUDA driver error) is reported by that name.
+// The run's nonce is in ctx (protocol.BenchNonceFrom): each measurement of
+// a kernel carries its launch and the checksum of its outputs under the
+// nonce's seeds.
 type GPUMeasurer interface {
 	Measure(ctx context.Context, uuid string, budget time.Duration) ([]protocol.BenchMeasurement, error)
 }
@@ -133,6 +136,9 @@ func (s *Suite) Run(ctx context.Context, payload protocol.RunBenchmarkPayload) p
 	o := s.opts
 	log := o.Logger.With("run_id", payload.RunID)
 	ctx = context.WithValue(ctx, runIDKey{}, payload.RunID)
+	// The nonce seeds the kernels (protocol.BenchSeedsFor); the measurers
+	// read it from the context, as GPUMeasurer.Measure takes no run.
+	ctx = protocol.WithBenchNonce(ctx, payload.Nonce)
 	res := protocol.BenchmarkResultInput{
 		RunID:     payload.RunID,
 		MachineID: o.MachineID,

@@ -217,3 +217,27 @@ func TestSuiteReportsAnErrorWithoutANameAsShortText(t *testing.T) {
 	require.Equal(t, protocol.BenchFailed, res.Gpus[0].Outcome)
 	require.Contains(t, *res.Gpus[0].Error, "CUDA_ERROR_NOT_INITIALIZED")
 }
+
+// nonceMeasurer records the nonce each Measure finds in its context.
+type nonceMeasurer struct {
+	mu     sync.Mutex
+	nonces []string
+}
+
+func (n *nonceMeasurer) Measure(ctx context.Context, _ string, _ time.Duration) ([]protocol.BenchMeasurement, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.nonces = append(n.nonces, protocol.BenchNonceFrom(ctx))
+	return nil, nil
+}
+
+// Issue 24, item 3: the RUN_BENCHMARK's nonce reaches every GPU's measurer
+// (GPUMeasurer.Measure takes no run: the nonce rides its context).
+func TestTheRunsNonceReachesEveryGPUsMeasurer(t *testing.T) {
+	t.Parallel()
+	b := setupGPUs(t, "2xL4")
+	m := &nonceMeasurer{}
+	suite := bench.NewSuite(bench.Options{MachineID: "m", Detector: b.sim, GPU: m})
+	suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "r", Nonce: "n0nce"})
+	require.Equal(t, []string{"n0nce", "n0nce"}, m.nonces)
+}

@@ -32,7 +32,7 @@ type Model struct {
 	// ECC says whether the memory has ECC (GeForce cards do not).
 	ECC bool
 
-	// Simulation only: see simProfile.
+	// Simulation only: see simProfile (boostClockMHz is the catalogue's).
 	idlePowerW    float64
 	idleClockMHz  int
 	boostClockMHz int

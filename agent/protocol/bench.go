@@ -71,6 +71,17 @@ const (
 var GPUMetrics = []BenchMetric{MetricFP32, MetricFP16, MetricTensorFP16, MetricTensorBF16,
 	MetricMemoryRead, MetricMemoryWrite, MetricMemoryCopy}
 
+// MinComputeMajor is the compute capability (major) a GPU needs for the
+// suite to measure metric: 8 for the tensor metrics (mma.sync m16n8k16
+// with FP16 and BF16 inputs needs sm_80), 0 for the others. Below it the
+// metric is reported Supported false.
+func MinComputeMajor(metric BenchMetric) int {
+	if metric == MetricTensorFP16 || metric == MetricTensorBF16 {
+		return 8
+	}
+	return 0
+}
+
 // NetworkMetrics and StorageMetrics are the machine's metrics.
 var (
 	NetworkMetrics = []BenchMetric{MetricNetworkLatency, MetricNetworkDownload, MetricNetworkUpload}
@@ -110,6 +121,10 @@ type RunBenchmarkPayload struct {
 	// result for a run id already stored is refused.
 	RunID  string      `json:"runId"`
 	Reason BenchReason `json:"reason"`
+	// Nonce is the server's random value for this run: it fixes the values
+	// the kernels start from (BenchSeedsFor), so the checksums the result
+	// carries are this run's and no other's.
+	Nonce string `json:"nonce,omitempty"`
 	// GpuUUIDs limits the GPU part to these GPUs; empty means all.
 	GpuUUIDs []string `json:"gpuUuids,omitempty"`
 }
@@ -126,6 +141,12 @@ type BenchMeasurement struct {
 	Max       *float64    `json:"max,omitempty"`
 	// Repetitions is how many timed repetitions the figures come from.
 	Repetitions int `json:"repetitions"`
+	// Launch and Checksum, for a GPU metric, say how its kernel was
+	// launched and what the outputs of its verified launches added up to
+	// (see BenchChecksum); the server checks the checksum against the
+	// run's nonce.
+	Launch   *BenchLaunch `json:"launch,omitempty"`
+	Checksum *string      `json:"checksum,omitempty"`
 }
 
 // GpuBenchEvidence is what NVML showed while a GPU was measured

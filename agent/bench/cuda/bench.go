@@ -8,6 +8,8 @@ import "C"
 import (
 	"context"
 	"fmt"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // bench is one metric's kernel: set up once, then launched at a scale
@@ -19,8 +21,12 @@ type bench interface {
 	// run prepares repetition rep (0 is the warm-up), launches it timed at
 	// scale and returns its seconds on the GPU.
 	run(ctx context.Context, s *session, scale, rep int) (float64, error)
-	// verify checks repetition rep's result on the host.
-	verify(ctx context.Context, s *session, scale, rep int) error
+	// verify checks repetition rep's result on the host and returns the
+	// total of the outputs it checked (protocol.BenchChecksum.Add's).
+	verify(ctx context.Context, s *session, scale, rep int) (uint64, error)
+	// launch is the shape of the launches, scale aside: the grid, and the
+	// buffers' size for a memory bench.
+	launch(s *session) protocol.BenchLaunch
 	// work is what a launch at scale does: flops, or bytes moved.
 	work(scale int) float64
 	// unit is the figure's unit in work per second (1e12: TFLOPS, 1e9: GB/s).
@@ -58,23 +64,28 @@ type arith struct {
 // newFMA is the FP32 (f16 false) or half2 (f16 true) FMA throughput
 // bench. Each chain j starts at start+j and gains 1 (x·1 + 1) per FMA,
 // fmaUnroll·n times a round, then steps back; every value is an integer
-// well inside the format's exact range (±2048 for half).
-func newFMA(f16 bool) *arith {
+// well inside the format's exact range (±2048 for half). The starts come
+// from the run's seeds (protocol.BenchSeeds keeps them in range); the two
+// halves of a half2 chain start apart.
+func newFMA(f16 bool, seeds protocol.BenchSeeds) *arith {
 	const n = 256
 	steps := float32(fmaUnroll * n)
+	chains := func(start int64) int64 {
+		return fmaChains*start + fmaChains*(fmaChains-1)/2 + fmaChains*int64(steps)
+	}
 	if !f16 {
-		const start = 1
+		start := int64(seeds.FP32Start)
 		return &arith{k: kernelFMAF32,
 			args:           []any{float32(start), float32(1), float32(1), -steps, uint32(n)},
-			perThread:      fmaChains*start + fmaChains*(fmaChains-1)/2 + fmaChains*int64(steps),
+			perThread:      chains(start),
 			flopsPerThread: 2 * fmaChains * float64(steps),
 		}
 	}
-	const start = -1024
+	lo, hi := int64(seeds.FP16Start[0]), int64(seeds.FP16Start[1])
 	return &arith{k: kernelFMAF16x2,
-		args: []any{pair(half(start)), pair(half(1)), pair(half(1)), pair(half(-steps)), uint32(n)},
+		args: []any{halves(half(float32(lo)), half(float32(hi))), pair(half(1)), pair(half(1)), pair(half(-steps)), uint32(n)},
 		// Two lanes per chain.
-		perThread:      2 * (fmaChains*start + fmaChains*(fmaChains-1)/2 + fmaChains*int64(steps)),
+		perThread:      chains(lo) + chains(hi),
 		flopsPerThread: 4 * fmaChains * float64(steps),
 	}
 }
@@ -82,14 +93,15 @@ func newFMA(f16 bool) *arith {
 // newMMA is the tensor-core bench, FP16 or BF16 inputs. Every A element is
 // 0.5 and every B element 2, so an m16n8k16 adds 16 to every accumulator
 // element whatever the fragment layout (and a kernel that ignored A or B
-// would not); accumulator j starts at 1+j.
-func newMMA(bf16 bool) *arith {
+// would not); accumulator j starts at start+j, start from the run's seeds.
+func newMMA(bf16 bool, seeds protocol.BenchSeeds) *arith {
 	const n = 64
-	const start = 1
+	start := int64(seeds.TensorFP16Start)
 	steps := int64(16 * mmaUnroll * n)
 	k, a, b := kernelMMAF16, pair(half(0.5)), pair(half(2))
 	if bf16 {
 		k, a, b = kernelMMABF16, pair(bfloat16(0.5)), pair(bfloat16(2))
+		start = int64(seeds.TensorBF16Start)
 	}
 	return &arith{k: k,
 		args: []any{a, b, float32(start), float32(1), float32(-steps), uint32(n)},
@@ -118,17 +130,23 @@ func (a *arith) run(ctx context.Context, s *session, scale, _ int) (float64, err
 	return s.timed(ctx, a.k, a.grid, append(args, uint32(scale))...)
 }
 
-func (a *arith) verify(_ context.Context, s *session, scale, rep int) error {
+func (a *arith) verify(_ context.Context, s *session, scale, rep int) (uint64, error) {
 	if err := s.copyOut64(a.results, a.out); err != nil {
-		return err
+		return 0, err
 	}
 	want := int64(scale) * a.perThread
+	var total uint64
 	for t, got := range a.results {
 		if got != want {
-			return verifyError(s, a.k, rep, "thread %d of %d summed %d, the host expects %d", t, len(a.results), got, want)
+			return 0, verifyError(s, a.k, rep, "thread %d of %d summed %d, the host expects %d", t, len(a.results), got, want)
 		}
+		total += uint64(got)
 	}
-	return nil
+	return total, nil
+}
+
+func (a *arith) launch(s *session) protocol.BenchLaunch {
+	return protocol.BenchLaunch{SmCount: s.sms, Grid: a.grid}
 }
 
 func (a *arith) work(scale int) float64 {
@@ -139,16 +157,13 @@ func (a *arith) unit() float64 { return 1e12 }
 
 func (a *arith) teardown(s *session) error { return s.free(a.out) }
 
-// The values the memory benches fill and write: odd, so that a total over
-// the buffer (mod 2^32) changes whenever any number of words below 2^32 is
-// missing or stale.
-const (
-	memFill  = 0x01234567
-	memWrite = 0x2468ace1
-)
+// The values the memory benches fill and write are the run's seeds
+// (protocol.BenchSeeds.MemFill and BenchWriteValue): odd, so that a total
+// over the buffer (mod 2^32) changes whenever any number of words below
+// 2^32 is missing or stale.
 
 // memory is the device memory the three memory benches share: src filled
-// with memFill, dst, and the checksum kernel's per-thread sums.
+// with the seeds' MemFill, dst, and the checksum kernel's per-thread sums.
 type memory struct {
 	bytes    int64
 	src, dst C.gpx_dptr
@@ -187,7 +202,7 @@ func (s *session) buffers(cfg int64) (*memory, error) {
 	if m.dst, err = s.alloc(m.bytes); err != nil {
 		return nil, err
 	}
-	if err := s.memset(m.src, memFill, m.bytes/4); err != nil {
+	if err := s.memset(m.src, s.seeds.MemFill, m.bytes/4); err != nil {
 		return nil, err
 	}
 	s.mem = m
@@ -195,20 +210,20 @@ func (s *session) buffers(cfg int64) (*memory, error) {
 }
 
 // checksum compares the total of mem_read's per-thread sums in m.out with
-// every word of the buffer being value, passes times. With p set it first
-// runs mem_read once over p (untimed); with p zero it checks the sums the
-// timed read left.
-func (s *session) checksum(ctx context.Context, m *memory, p C.gpx_dptr, passes int, value uint32, what kernel, rep int) error {
+// every word of the buffer being value, passes times, and returns it. With
+// p set it first runs mem_read once over p (untimed); with p zero it
+// checks the sums the timed read left.
+func (s *session) checksum(ctx context.Context, m *memory, p C.gpx_dptr, passes int, value uint32, what kernel, rep int) (uint64, error) {
 	if p != 0 {
 		if err := s.memset(m.out, poison, int64(len(m.sums))); err != nil {
-			return err
+			return 0, err
 		}
 		if err := s.launch(ctx, kernelMemRead, m.grid, uint64(m.out), uint64(p), m.vectors(), uint32(passes)); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := s.copyOut32(m.sums, m.out); err != nil {
-		return err
+		return 0, err
 	}
 	var got uint32
 	for _, v := range m.sums {
@@ -216,9 +231,9 @@ func (s *session) checksum(ctx context.Context, m *memory, p C.gpx_dptr, passes 
 	}
 	want := uint32(passes) * uint32(4*m.vectors()) * value
 	if got != want {
-		return verifyError(s, what, rep, "the buffer's checksum is %#x, the host expects %#x (%d words of %#x, %d passes)", got, want, 4*m.vectors(), value, passes)
+		return 0, verifyError(s, what, rep, "the buffer's checksum is %#x, the host expects %#x (%d words of %#x, %d passes)", got, want, 4*m.vectors(), value, passes)
 	}
-	return nil
+	return uint64(got), nil
 }
 
 // memBench is the read, write or copy bandwidth bench; the scale is the
@@ -244,7 +259,7 @@ func (b *memBench) run(ctx context.Context, s *session, scale, rep int) (float64
 		}
 		return s.timed(ctx, b.k, m.grid, uint64(m.out), uint64(m.src), m.vectors(), uint32(scale))
 	case kernelMemWrite.name:
-		return s.timed(ctx, b.k, m.grid, uint64(m.dst), m.vectors(), writeValue(rep), uint32(scale))
+		return s.timed(ctx, b.k, m.grid, uint64(m.dst), m.vectors(), s.seeds.BenchWriteValue(rep), uint32(scale))
 	default:
 		if err := s.memset(m.dst, poison, m.bytes/4); err != nil {
 			return 0, err
@@ -253,21 +268,24 @@ func (b *memBench) run(ctx context.Context, s *session, scale, rep int) (float64
 	}
 }
 
-// writeValue is what repetition rep writes: a new value each time, so a
-// repetition that wrote nothing leaves the previous one's behind.
-func writeValue(rep int) uint32 { return memWrite + 2*uint32(rep) }
-
-func (b *memBench) verify(ctx context.Context, s *session, scale, rep int) error {
+func (b *memBench) verify(ctx context.Context, s *session, scale, rep int) (uint64, error) {
 	m := b.m
 	switch b.k.name {
 	case kernelMemRead.name:
 		// The timed launch left its sums in out.
-		return s.checksum(ctx, m, 0, scale, memFill, b.k, rep)
+		return s.checksum(ctx, m, 0, scale, s.seeds.MemFill, b.k, rep)
 	case kernelMemWrite.name:
-		return s.checksum(ctx, m, m.dst, 1, writeValue(rep), b.k, rep)
+		// Each repetition writes a new value (BenchWriteValue), so one that
+		// wrote nothing leaves the previous one's behind.
+		return s.checksum(ctx, m, m.dst, 1, s.seeds.BenchWriteValue(rep), b.k, rep)
 	default:
-		return s.checksum(ctx, m, m.dst, 1, memFill, b.k, rep)
+		return s.checksum(ctx, m, m.dst, 1, s.seeds.MemFill, b.k, rep)
 	}
+}
+
+func (b *memBench) launch(s *session) protocol.BenchLaunch {
+	bytes := float64(b.m.bytes)
+	return protocol.BenchLaunch{SmCount: s.sms, Grid: b.m.grid, BufferBytes: &bytes}
 }
 
 func (b *memBench) work(scale int) float64 {

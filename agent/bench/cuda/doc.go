@@ -56,6 +56,18 @@
 // (cuOccupancyMaxActiveBlocksPerMultiprocessor), so every launch is one
 // full wave; the work per launch is scaled by rounds or passes.
 //
+// # Seeded by the run, sealed by a checksum
+//
+// The start values (the chains' and accumulators' starts, the words the
+// memory benches fill and write) are not constants: [Driver.Measure] reads
+// the run's nonce from its context (protocol.WithBenchNonce) and takes them
+// from protocol.BenchSeedsFor, which keeps each in the range where the
+// arithmetic above stays exact. They are kernel parameters, so the PTX is
+// the same for every run. Each measurement carries its launch (SMs, grid,
+// scale, buffer size) and the checksum (protocol.BenchChecksum) of the
+// totals of the outputs the host read back and verified, warm-up first;
+// the server computes the same checksum from the nonce and the launch.
+//
 // # Timing and budget
 //
 // Each metric runs a verified warm-up at scale 1, timed with CUDA events,

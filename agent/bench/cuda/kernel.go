@@ -138,4 +138,7 @@ func bfloat16(v float32) uint16 {
 }
 
 // pair packs the same 16-bit value in both halves of a .b32.
-func pair(h uint16) uint32 { return uint32(h)<<16 | uint32(h) }
+func pair(h uint16) uint32 { return halves(h, h) }
+
+// halves packs lo in the low half of a .b32 and hi in the high one.
+func halves(lo, hi uint16) uint32 { return uint32(hi)<<16 | uint32(lo) }

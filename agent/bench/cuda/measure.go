@@ -40,26 +40,27 @@ func (d *Driver) Measure(ctx context.Context, uuid string, budget time.Duration)
 	defer runtime.UnlockOSThread()
 
 	s := newSession(d, uuid, budget)
+	s.seeds = protocol.BenchSeedsFor(protocol.BenchNonceFrom(ctx))
 	defer s.close()
 	if err := s.open(); err != nil {
 		return nil, err
 	}
-	tensor := s.ccMajor >= 8
+	supported := func(metric protocol.BenchMetric) bool { return s.ccMajor >= protocol.MinComputeMajor(metric) }
 	var out []protocol.BenchMeasurement
 	for i, metric := range protocol.GPUMetrics {
-		if isTensor(metric) && !tensor {
+		if !supported(metric) {
 			out = append(out, protocol.BenchMeasurement{Metric: metric, Supported: false})
 			continue
 		}
 		left := 0
 		for _, m := range protocol.GPUMetrics[i:] {
-			if tensor || !isTensor(m) {
+			if supported(m) {
 				left++
 			}
 		}
 		share := (s.budget - s.spent()) / time.Duration(left)
 		s.metric = metric
-		m, err := s.measure(ctx, d.bench(metric), share)
+		m, err := s.measure(ctx, d.bench(metric, s.seeds), share)
 		if err != nil {
 			return out, err
 		}
@@ -68,22 +69,17 @@ func (d *Driver) Measure(ctx context.Context, uuid string, budget time.Duration)
 	return out, nil
 }
 
-// isTensor says whether metric runs on tensor cores (the sm_80 module).
-func isTensor(metric protocol.BenchMetric) bool {
-	return metric == protocol.MetricTensorFP16 || metric == protocol.MetricTensorBF16
-}
-
-// bench is metric's kernel.
-func (d *Driver) bench(metric protocol.BenchMetric) bench {
+// bench is metric's kernel, started from the run's seeds.
+func (d *Driver) bench(metric protocol.BenchMetric, seeds protocol.BenchSeeds) bench {
 	switch metric {
 	case protocol.MetricFP32:
-		return newFMA(false)
+		return newFMA(false, seeds)
 	case protocol.MetricFP16:
-		return newFMA(true)
+		return newFMA(true, seeds)
 	case protocol.MetricTensorFP16:
-		return newMMA(false)
+		return newMMA(false, seeds)
 	case protocol.MetricTensorBF16:
-		return newMMA(true)
+		return newMMA(true, seeds)
 	case protocol.MetricMemoryRead:
 		return &memBench{k: kernelMemRead, cfg: d.cfg.MemoryBytes}
 	case protocol.MetricMemoryWrite:
@@ -105,33 +101,42 @@ func (s *session) measure(ctx context.Context, b bench, share time.Duration) (m 
 			err = ferr
 		}
 	}()
-	warm, err := s.rep(ctx, b, 1, 0)
+	var sum protocol.BenchChecksum
+	warm, err := s.rep(ctx, b, 1, 0, &sum)
 	if err != nil {
 		return m, err
 	}
 	scale, reps := plan(share, time.Duration(warm*float64(time.Second)), s.d.cfg.Repetitions)
 	figures := make([]float64, 0, reps)
 	for rep := 1; rep <= reps; rep++ {
-		sec, err := s.rep(ctx, b, scale, rep)
+		sec, err := s.rep(ctx, b, scale, rep, &sum)
 		if err != nil {
 			return m, err
 		}
 		figures = append(figures, b.work(scale)/sec/b.unit())
 	}
-	return summarize(s.metric, figures), nil
+	m = summarize(s.metric, figures)
+	launch := b.launch(s)
+	launch.Scale = scale
+	checksum := sum.String()
+	m.Launch, m.Checksum = &launch, &checksum
+	return m, nil
 }
 
-// rep runs and verifies one launch, returning its seconds.
-func (s *session) rep(ctx context.Context, b bench, scale, rep int) (float64, error) {
+// rep runs and verifies one launch, returning its seconds; the total of
+// the outputs it verified goes into sum.
+func (s *session) rep(ctx context.Context, b bench, scale, rep int, sum *protocol.BenchChecksum) (float64, error) {
 	sec, err := b.run(ctx, s, scale, rep)
 	if err != nil {
 		return 0, err
 	}
-	if err := b.verify(ctx, s, scale, rep); err != nil {
+	total, err := b.verify(ctx, s, scale, rep)
+	if err != nil {
 		return 0, err
 	}
 	if sec <= 0 {
 		return 0, &Error{Name: NameVerifyFailed, Call: "cuEventElapsedTime", Metric: s.metric, Detail: "a launch took no time"}
 	}
+	sum.Add(total)
 	return sec, nil
 }

@@ -92,6 +92,43 @@ func TestMeasureReportsTheFiguresTheFakesTimesGive(t *testing.T) {
 	f.requireReleased(t)
 }
 
+// Issue 24, item 3: the run's nonce seeds every kernel, and each metric
+// comes back with its launch and the checksum of the outputs the host
+// verified, which is the one the server computes from the nonce and the
+// launch (protocol.ExpectedBenchChecksum). Another nonce gives other
+// checksums, so an earlier run's result does not pass for this one.
+func TestMeasureSealsEachMetricWithTheChecksumOfItsRunsNonce(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, append(rateLines(), h200, "occupancy 2")...)
+	d := open(t, f)
+	measure := func(nonce string) []protocol.BenchMeasurement {
+		got, err := d.Measure(protocol.WithBenchNonce(context.Background(), nonce), testGPU, 0)
+		require.NoError(t, err)
+		require.Len(t, got, len(protocol.GPUMetrics))
+		return got
+	}
+	first, second := measure("nonce-one"), measure("nonce-two")
+	seeds := protocol.BenchSeedsFor("nonce-one")
+	for i, m := range first {
+		require.NotNil(t, m.Launch, m.Metric)
+		require.NotNil(t, m.Checksum, m.Metric)
+		require.Equal(t, 4, m.Launch.SmCount, "the device's SMs")
+		require.Equal(t, 8, m.Launch.Grid, "4 SMs × 2 blocks")
+		require.Positive(t, m.Launch.Scale)
+		if i >= 4 {
+			require.Equal(t, float64(1<<20), *m.Launch.BufferBytes, "Config.MemoryBytes")
+		} else {
+			require.Nil(t, m.Launch.BufferBytes)
+		}
+		want, err := protocol.ExpectedBenchChecksum(m.Metric, seeds, *m.Launch, m.Repetitions)
+		require.NoError(t, err)
+		require.Equal(t, want, *m.Checksum, "%s: the checksum the server expects", m.Metric)
+		require.Len(t, *m.Checksum, 16)
+		require.NotEqual(t, *m.Checksum, *second[i].Checksum, "%s: another nonce, another checksum", m.Metric)
+	}
+	f.requireReleased(t)
+}
+
 func TestMeasureReportsNoFigureWhenAKernelsResultIsWrong(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -1,10 +1,13 @@
 package cuda
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 func TestPlanSizesLaunchesToTheShare(t *testing.T) {
@@ -82,14 +85,40 @@ func TestHalfAndBFloat16EncodeTheKernelsOperands(t *testing.T) {
 	require.Equal(t, uint32(0x3c003c00), pair(0x3c00))
 }
 
-func TestTheArithmeticStaysExact(t *testing.T) {
+// Whatever the run's nonce, every value the kernels compute stays exact:
+// a half chain's largest value (start + 7 + steps) is an integer within
+// ±2048, where binary16 is exact, and FP32 and mma values stay far below
+// 2^24. And what one thread gains per round is what the server expects
+// (protocol.BenchThreadRound), so the kernels' constants here and the
+// checksum's there cannot drift apart.
+func TestTheArithmeticStaysExactAndAgreesWithTheProtocol(t *testing.T) {
 	t.Parallel()
-	// A half chain's largest value (start + 7 + steps) is an integer within
-	// ±2048, where binary16 is exact; FP32 and mma values stay below 2^24.
-	f16 := newFMA(true)
-	require.LessOrEqual(t, int64(-1024+7+fmaUnroll*256), int64(2048))
-	require.Less(t, int64(1+7+16*mmaUnroll*64), int64(1<<24))
-	require.Equal(t, 2*(8*-1024+28+8*2048), int(f16.perThread))
+	for i := range 2000 {
+		seeds := protocol.BenchSeedsFor(fmt.Sprintf("nonce-%d", i))
+		for _, lane := range seeds.FP16Start {
+			require.GreaterOrEqual(t, int64(lane), int64(-2048))
+			require.LessOrEqual(t, int64(lane)+7+fmaUnroll*256, int64(2048))
+		}
+		require.Positive(t, seeds.FP32Start)
+		require.Less(t, int64(seeds.FP32Start)+7+fmaUnroll*256, int64(1<<24))
+		for _, start := range []int32{seeds.TensorFP16Start, seeds.TensorBF16Start} {
+			require.Positive(t, start)
+			require.Less(t, int64(start)+7+16*mmaUnroll*64, int64(1<<17))
+		}
+		require.NotEqual(t, uint32(poison), seeds.MemFill)
+		require.Equal(t, uint32(1), seeds.MemFill&1)
+		require.Equal(t, uint32(1), seeds.MemWrite&1)
+		for metric, a := range map[protocol.BenchMetric]*arith{
+			protocol.MetricFP32: newFMA(false, seeds), protocol.MetricFP16: newFMA(true, seeds),
+			protocol.MetricTensorFP16: newMMA(false, seeds), protocol.MetricTensorBF16: newMMA(true, seeds),
+		} {
+			require.Equal(t, protocol.BenchThreadRound(metric, seeds), a.perThread, "%s, nonce %d", metric, i)
+		}
+	}
+	require.Equal(t, blockSize, protocol.BenchBlockSize)
+	f16 := newFMA(true, protocol.BenchSeeds{FP16Start: [2]int16{-1024, -2048}})
+	require.Equal(t, (8*-1024+28+8*2048)+(8*-2048+28+8*2048), int(f16.perThread))
+	require.Equal(t, uint32(0xe800e400), f16.args[0], "the low half starts at -1024, the high one at -2048")
 }
 
 func TestEncodeRefusesArgumentsThatDoNotMatchThePTX(t *testing.T) {

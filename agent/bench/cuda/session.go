@@ -54,6 +54,8 @@ type session struct {
 
 	// metric is the metric being measured, named in errors.
 	metric protocol.BenchMetric
+	// seeds are the run's start values (from its nonce).
+	seeds protocol.BenchSeeds
 
 	// The budget: Measure's start, its budget, and the GPU time the timed
 	// launches took (the fake's times are simulated, so the budget counts
