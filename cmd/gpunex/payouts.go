@@ -79,6 +79,9 @@ func (f *payoutFlags) payouts(logger *slog.Logger) (billing.PayoutConfig, *solan
 			return cfg, nil, fmt.Errorf("--bank-debtor-bic: %w", err)
 		}
 	}
+	if !cfg.Bank.Ready() {
+		logger.Warn("gpunex: bank payouts are off: no bank payout method is taken and no payout file can be made until the platform's paying account is given (--bank-debtor-iban and --bank-debtor-bic)")
+	}
 	if f.rpcURL == "" {
 		return cfg, nil, nil
 	}

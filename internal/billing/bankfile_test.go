@@ -92,3 +92,35 @@ func TestConcurrentBankFilesPayEachPayoutOnce(t *testing.T) {
 		require.EqualValues(t, len(ibans), n)
 	})
 }
+
+// Issue 24, point 6: without the platform's paying account configured,
+// createBankPayoutFile answered INTERNAL while bank payout methods were
+// still taken. Such a server takes no bank method (INVALID_STATE on
+// input.iban, nothing stored) and a payout file is refused saying what is
+// missing.
+func TestWithoutThePlatformsBankAccountBankPayoutsAreRefusedSayingWhy(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		b.svc.pcfg.Bank = BankConfig{Rate: bank.RateOne} // as gpunex serve without --bank-debtor-iban
+		b.svc.deps.Passwords = passwords{}
+		provider, _, _ := b.provider(t, 1)
+		var user int64
+		require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", provider).Scan(b.ctx, &user))
+		iban, bic, holder := "DE89370400440532013000", "COBADEFFXXX", "Priya Provider"
+		_, err := b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Monthly, IBAN: &iban, BIC: &bic, AccountHolder: &holder, Password: "right password"})
+		require.Equal(t, map[string]string{"input.iban": "INVALID_STATE"}, problems(t, err))
+		m, err := b.svc.MethodOf(b.ctx, provider)
+		require.NoError(t, err)
+		require.Nil(t, m, "nothing stored")
+		wallet := "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
+		_, err = b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Monthly, SolanaAddress: &wallet, Password: "right password"})
+		require.NoError(t, err, "a wallet is taken")
+
+		_, _, err = b.svc.BankFile(b.ctx)
+		v, ok := fault.AsValidation(err)
+		require.True(t, ok, "%v", err)
+		require.Equal(t, fault.InvalidState, v.Problems[0].Code)
+		require.Contains(t, v.Problems[0].Message, "--bank-debtor-iban")
+	})
+}

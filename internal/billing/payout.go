@@ -52,6 +52,14 @@ type BankConfig struct {
 	Rate     bank.Rate
 }
 
+// Ready reports whether bank payouts can be paid: a payout file needs
+// the platform's own account, its IBAN and its bank's BIC. Without them
+// the server takes no bank payout method (and says so at start-up).
+func (c BankConfig) Ready() bool { return !c.Debtor.IBAN.IsZero() && !c.Debtor.BIC.IsZero() }
+
+// bankOff is why bank payouts cannot be paid, for an operator.
+const bankOff = "the platform has no paying bank account configured (gpunex serve --bank-debtor-iban and --bank-debtor-bic)"
+
 func (c PayoutConfig) withDefaults() PayoutConfig {
 	if c.Threshold <= 0 {
 		c.Threshold = 10 * models.MicrosPerUSDC
@@ -211,6 +219,10 @@ func (s *Service) SetMethod(ctx context.Context, providerID, userID int64, in Me
 }
 
 func (s *Service) checkBank(v *fault.Validation, in MethodInput, m *models.PayoutMethod) {
+	if !s.pcfg.Bank.Ready() {
+		v.Add("input.iban", fault.InvalidState, "bank transfers are not available on this platform yet: choose a Solana wallet")
+		return
+	}
 	if in.IBAN == nil {
 		v.Add("input.iban", fault.Required, "give the account's IBAN")
 	} else if iban, err := bank.ParseIBAN(*in.IBAN); err != nil {
@@ -848,6 +860,11 @@ func (s *Service) AllPayouts(ctx context.Context, state *models.PayoutState, lim
 // cannot carry (a name outside the SEPA character set, say) stay pending
 // and are named in the error.
 func (s *Service) BankFile(ctx context.Context) ([]byte, []*models.Payout, error) {
+	if !s.pcfg.Bank.Ready() {
+		var v fault.Validation
+		v.Add("kind", fault.InvalidState, "no bank payout file can be made: "+bankOff)
+		return nil, nil, &v
+	}
 	var file []byte
 	var claimed []*models.Payout
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {

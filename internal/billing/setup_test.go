@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/billing/bank"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/notification"
@@ -32,8 +33,27 @@ type bundle struct {
 	serial  int
 }
 
+// testDebtor is the platform's paying account in tests that pay by bank.
+var testDebtor = func() BankConfig {
+	iban, err := bank.ParseIBAN("NL91ABNA0417164300")
+	if err != nil {
+		panic(err)
+	}
+	bic, err := bank.ParseBIC("ABNANL2A")
+	if err != nil {
+		panic(err)
+	}
+	return BankConfig{Debtor: bank.Party{Name: "GPUnex B.V.", IBAN: iban, BIC: bic}, Currency: bank.EUR, Rate: bank.RateOne}
+}()
+
+// setup is a billing service on db, on a manual clock at start; a config
+// without a bank debtor gets testDebtor (BankConfig.Ready), so bank
+// methods are taken.
 func setup(t *testing.T, db *store.DB, cfg Config) *bundle {
 	t.Helper()
+	if cfg.Payouts.Bank.Debtor.IBAN.IsZero() {
+		cfg.Payouts.Bank = testDebtor
+	}
 	clk := clock.NewManual(start)
 	b := &bundle{ctx: t.Context(), db: db, clock: clk, bus: bus.NewMemory()}
 	t.Cleanup(func() { _ = b.bus.Close() })

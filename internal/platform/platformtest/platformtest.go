@@ -20,6 +20,8 @@ import (
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/billing"
+	"github.com/gpunex/gpunex/internal/billing/bank"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/bus/bustest"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -75,6 +77,19 @@ type Options struct {
 	Reliability reliability.Config
 }
 
+// testBank is the test platform's paying bank account.
+var testBank = func() billing.BankConfig {
+	iban, err := bank.ParseIBAN("NL91ABNA0417164300")
+	if err != nil {
+		panic(err)
+	}
+	bic, err := bank.ParseBIC("ABNANL2A")
+	if err != nil {
+		panic(err)
+	}
+	return billing.BankConfig{Debtor: bank.Party{Name: "GPUnex Test B.V.", IBAN: iban, BIC: bic}, Currency: bank.EUR, Rate: bank.RateOne}
+}()
+
 // Server is a running test server.
 type Server struct {
 	URL      string
@@ -106,6 +121,9 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		Reliability:    opts.Reliability,
 	}
 	cfg.Fleet.AllowSimulated = !opts.Production
+	// A test platform pays by bank from a test account, as an operator's
+	// --bank-debtor-iban and --bank-debtor-bic would.
+	cfg.Billing.Payouts.Bank = testBank
 	var counted *bustest.Counted
 	cfg.WrapBus = func(b bus.Bus) bus.Bus {
 		counted = bustest.NewCounted(b)
