@@ -153,12 +153,25 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 		providers := map[int64]bool{}
 		for _, r := range rows {
 			customer := accountKey{models.AccountCustomerFunds, r.CustomerID}
+			earnings := accountKey{models.AccountProviderEarnings, r.ProviderID}
 			c := s.charge(r, now, balances[ids[customer]])
+			if c.refund && balances[ids[earnings]] < c.fee-c.gross {
+				// The provider's earnings were paid out already: what it
+				// owes cannot be taken back here. The meter stays where it
+				// is and an operator settles it.
+				s.deps.Logger.ErrorContext(ctx, "billing: a rental ended before what was billed and its provider's balance cannot give the excess back",
+					"rental_id", r.RentalID, "excess", (-c.gross).String())
+				c = charge{fromSecs: c.fromSecs, toSecs: c.fromSecs, billedUntil: r.BilledUntil, closed: c.closed}
+			}
 			balances[ids[customer]] -= c.gross
+			balances[ids[earnings]] += c.gross - c.fee
 			m := &models.RentalMeter{RentalID: r.RentalID, BilledUntil: c.billedUntil, Charged: r.Charged + c.gross, Fee: r.Fee + c.fee,
 				Closed: c.closed, LowFundsAt: r.LowFundsAt, UpdatedAt: now}
-			if c.gross > 0 {
+			if c.gross != 0 || c.fee != 0 {
 				ref := "rental " + strconv.FormatInt(r.RentalID, 10) + " to " + c.billedUntil.UTC().Format(time.RFC3339)
+				if c.refund {
+					ref = "rental " + strconv.FormatInt(r.RentalID, 10) + " ended at " + c.billedUntil.UTC().Format(time.RFC3339) + ": excess returned"
+				}
 				rid := r.RentalID
 				postings = append(postings, &posting{
 					tx: &models.LedgerTransaction{Kind: models.TxRentalCharge, Reference: ref, RentalID: &rid},
@@ -273,6 +286,9 @@ type charge struct {
 	exhausted bool
 	// closed: the rental ended and nothing more will be billed.
 	closed bool
+	// refund: the rental ended before what was billed (toSecs <
+	// fromSecs); gross and fee are negative, what is given back.
+	refund bool
 }
 
 // cumulative is what a rental costs from its start for secs seconds:
@@ -295,6 +311,19 @@ func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge
 		end = *r.BillableUntil
 	}
 	c := charge{fromSecs: int64(r.BilledUntil.Sub(r.StartedAt) / time.Second)}
+	if endSecs := max(0, int64(end.Sub(r.StartedAt)/time.Second)); r.EndedAt != nil && endSecs < c.fromSecs {
+		// It ended before what a tick had billed already (its agent's
+		// end report arrived after that tick, dated earlier, or its
+		// machine's last heartbeat was before it): the excess is given
+		// back, every leg reversed, the meter moved back to the end.
+		target := cumulative(r, endSecs)
+		c.toSecs, c.refund = endSecs, true
+		c.gross = target - r.Charged
+		c.fee = feeOn(target, r.FeeBps) - r.Fee
+		c.billedUntil = r.StartedAt.Add(time.Duration(endSecs) * time.Second)
+		c.closed = !r.EndedAt.After(now)
+		return c
+	}
 	c.toSecs = max(c.fromSecs, int64(end.Sub(r.StartedAt)/time.Second))
 	target := cumulative(r, c.toSecs)
 	if target-r.Charged > max(balance, 0) {
@@ -329,10 +358,16 @@ func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHo
 		}
 		return v
 	}
-	for from := c.fromSecs; from < c.toSecs; {
+	sign, lo, hi := models.USDC(1), c.fromSecs, c.toSecs
+	if c.refund {
+		// A refund takes back the hours of (to, from]: the same parts,
+		// subtracted.
+		sign, lo, hi = -1, c.toSecs, c.fromSecs
+	}
+	for from := lo; from < hi; {
 		at := r.StartedAt.Add(time.Duration(from) * time.Second)
 		hour := at.UTC().Truncate(time.Hour)
-		to := min(c.toSecs, from+int64(hour.Add(time.Hour).Sub(at)/time.Second))
+		to := min(hi, from+int64(hour.Add(time.Hour).Sub(at)/time.Second))
 		if to <= from {
 			to = from + 1
 		}
@@ -345,8 +380,8 @@ func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHo
 				ph = &models.ProviderEarningsHour{ProviderID: r.ProviderID, ModelKey: r.ModelKey, Hour: hour}
 				provHours[pk] = ph
 			}
-			ph.Gross += cumTo - cumFrom
-			ph.Fee += feeTo - feeFrom
+			ph.Gross += sign * (cumTo - cumFrom)
+			ph.Fee += sign * (feeTo - feeFrom)
 			for i, g := range gpus {
 				gk := gpuHourKey{g, hour}
 				gh := gpuHours[gk]
@@ -354,8 +389,8 @@ func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHo
 					gh = &models.EarningsHour{GpuID: g, Hour: hour, ProviderID: r.ProviderID, MachineID: r.MachineID, ModelKey: r.ModelKey}
 					gpuHours[gk] = gh
 				}
-				gh.Gross += share(cumTo, i) - share(cumFrom, i)
-				gh.Fee += share(feeTo, i) - share(feeFrom, i)
+				gh.Gross += sign * (share(cumTo, i) - share(cumFrom, i))
+				gh.Fee += sign * (share(feeTo, i) - share(feeFrom, i))
 			}
 		}
 		from = to

@@ -349,3 +349,35 @@ func TestAStopIsBilledToTheCustomersRequestWhileTheAgentHasNotConfirmed(t *testi
 		requireBalancedLedger(t, b)
 	})
 }
+
+// A rental can end before what a tick billed already: its agent's end
+// report, dated earlier, arrived after the tick, or its machine's last
+// heartbeat was before it. The excess goes back to the customer, every leg
+// reversed (the provider's earnings, the fee, the hourly rollups), and the
+// rental costs exactly its seconds.
+func TestARentalEndedBeforeWhatWasBilledGetsTheExcessBack(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		customer := b.user(t, "customer")
+		b.credit(t, customer, 100_000_000)
+		provider, machine, gpus := b.provider(t, 2)
+		b.clock.Set(start.Add(59 * time.Minute))                              // 09:59: the span crosses 10:00
+		id := b.rental(t, customer, provider, machine, gpus, 1_800_000, 1500) // 1,000 micro-USDC a second for the two GPUs
+		began := b.clock.Now()
+		b.clock.Advance(100 * time.Second)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.Equal(t, models.USDC(100_000_000-100_000), b.balanceOf(t, models.AccountCustomerFunds, customer))
+		b.end(t, id, models.RentalCompleted, began.Add(40*time.Second))
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.Equal(t, models.USDC(100_000_000-40_000), b.balanceOf(t, models.AccountCustomerFunds, customer), "60 s given back")
+		require.Equal(t, models.USDC(40_000-6_000), b.balanceOf(t, models.AccountProviderEarnings, provider))
+		require.Equal(t, models.USDC(6_000), b.balanceOf(t, models.AccountPlatformFees, 0))
+		var meter models.RentalMeter
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.True(t, meter.Closed)
+		require.Equal(t, models.USDC(40_000), meter.Charged)
+		require.True(t, meter.BilledUntil.Equal(began.Add(40*time.Second)))
+		requireBalancedLedger(t, b)
+	})
+}
