@@ -3,6 +3,7 @@ package market
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -78,11 +79,22 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 				state, cause = models.RentalFailed, in.Cause
 			}
 			ans.Stop = false
-			return s.endTx(ctx, tx, r, state, cause, in.Message, at)
+			if err := s.endTx(ctx, tx, r, state, cause, in.Message, at); err != nil {
+				return err
+			}
+			if claimed.After(arrival.Add(s.cfg.ReportSkew)) {
+				return s.tellCorrected(ctx, tx, r, "end", claimed, *r.EndedAt)
+			}
+			return nil
 		case protocol.JobRunning:
 			if r.State == models.RentalStarting {
 				started := firstOf(lastOf(claimed, *delivered, arrival.Add(-s.cfg.ReportSkew)), arrival)
 				r.State, r.StartedAt, r.AgentStartedAt = models.RentalRunning, &started, &claimed
+				if claimed.Before(delivered.Add(-s.cfg.ReportSkew)) || claimed.After(arrival.Add(s.cfg.ReportSkew)) {
+					if err := s.tellCorrected(ctx, tx, r, "start", claimed, started); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		r.UpdatedAt = s.deps.Clock.Now()
@@ -96,6 +108,61 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 		return nil, err
 	}
 	return ans, nil
+}
+
+// The notices of a job report whose time could not be true: a start
+// before the job was delivered, or a start or an end after the report
+// arrived (beyond ReportSkew). The provider is told its agent's clock or
+// software is off, the admins that a provider's agent reported it.
+const (
+	KindReportCorrected       = "market.report_corrected"
+	KindReportCorrectedReview = "market.report_corrected_review"
+)
+
+// tellCorrected keeps the evidence in the log and tells r's provider and
+// every admin, in tx, that r's agent claimed when (for what: "start" or
+// "end") and the bill used billed instead.
+func (s *Service) tellCorrected(ctx context.Context, tx bun.Tx, r *models.Rental, what string, claimed, billed time.Time) error {
+	s.deps.Logger.WarnContext(ctx, "market: a job report's time could not be true; the bill uses the platform's",
+		"rental_id", r.ID, "provider_id", r.ProviderID, "what", what, "claimed", claimed, "billed", billed)
+	if s.deps.Notify == nil {
+		return nil
+	}
+	var p struct {
+		UserID int64  `bun:"user_id"`
+		Name   string `bun:"name"`
+	}
+	if err := tx.NewSelect().TableExpr("providers").ColumnExpr("user_id, name").Where("id = ?", r.ProviderID).Scan(ctx, &p); err != nil {
+		return fmt.Errorf("market: unable to read the provider: %w", err)
+	}
+	var hostname string
+	if err := tx.NewSelect().TableExpr("machines").ColumnExpr("hostname").Where("id = ?", r.MachineID).Scan(ctx, &hostname); err != nil {
+		return fmt.Errorf("market: unable to read the machine: %w", err)
+	}
+	var admins []int64
+	if err := tx.NewSelect().Model((*models.UserRole)(nil)).Column("user_id").Where("role = ?", models.RoleAdmin).Scan(ctx, &admins); err != nil {
+		return fmt.Errorf("market: unable to list admins: %w", err)
+	}
+	params := map[string]string{"rentalId": strconv.FormatInt(r.ID, 10), "hostname": hostname, "what": what,
+		"claimed": claimed.UTC().Format(time.RFC3339), "billed": billed.UTC().Format(time.RFC3339),
+		"providerId": strconv.FormatInt(r.ProviderID, 10), "provider": p.Name}
+	own := &models.Notification{UserID: p.UserID, Kind: KindReportCorrected, Params: params,
+		Title: fmt.Sprintf("A job report from %s was corrected", hostname),
+		Body: fmt.Sprintf("The agent on %s reported rental %d's %s at %s, which cannot be: the platform bills it from what it observed, %s. "+
+			"Check the machine's clock (NTP) and that it runs the GPUnex agent unmodified.", hostname, r.ID, what, params["claimed"], params["billed"])}
+	if err := s.deps.Notify.Add(ctx, tx, own); err != nil {
+		return err
+	}
+	for _, id := range admins {
+		n := &models.Notification{UserID: id, Kind: KindReportCorrectedReview, Params: params,
+			Title: "A provider's agent reported a job time that cannot be true",
+			Body: fmt.Sprintf("%s's machine %s reported rental %d's %s at %s; it was billed at %s.", p.Name, hostname, r.ID, what,
+				params["claimed"], params["billed"])}
+		if err := s.deps.Notify.Add(ctx, tx, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deliveredAt is when the heartbeat carrying r's START_JOB was answered,

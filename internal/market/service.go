@@ -2,13 +2,15 @@ package market
 
 import (
 	"context"
-	"github.com/uptrace/bun"
 	"log/slog"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
+	"github.com/gpunex/gpunex/internal/notification"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
@@ -24,6 +26,9 @@ type Deps struct {
 	// customer can pay for it (billing's prepaid balance); nil: anyone
 	// may rent.
 	Funds Funds
+	// Notify, when set, tells a provider and the admins of job reports
+	// whose times could not be true (the bill used the platform's own).
+	Notify *notification.Service
 }
 
 // Funds is the check of a customer's means as a rental starts.

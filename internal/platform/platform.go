@@ -239,7 +239,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Fleet.OnRegistered(p.Pricing.OnRegistered)
 	p.Billing = billing.New(billing.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger,
 		Solana: cfg.Solana, Passwords: p.Auth, Outbox: outbox}, cfg.Billing)
-	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing}, cfg.Market)
+	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing, Notify: p.Notify}, cfg.Market)
 	p.Billing.SetStop(p.Market.StopUnfunded, p.Market.Config().StopGrace)
 	p.Reliability = reliability.New(reliability.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Reliability)
 	p.Fleet.OnTransition(p.Reliability.OnTransition)

@@ -37,6 +37,7 @@ func TestAHostileAgentsTimesDoNotBecomeTheCustomersBill(t *testing.T) {
 		var row models.Rental
 		require.NoError(t, s.Platform.DB.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx))
 
+		admin := adminClient(t, s, "trust")
 		agent := s.NewAPIClient(t, p.AgentToken)
 		report := func(state string, at time.Time) *platformtest.Response {
 			return agent.Do(protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "hostile-machine",
@@ -78,6 +79,12 @@ func TestAHostileAgentsTimesDoNotBecomeTheCustomersBill(t *testing.T) {
 		require.NoError(t, s.Platform.DB.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx))
 		require.WithinDuration(t, monthAgo, *row.AgentStartedAt, time.Millisecond, "the agent's word is kept")
 		require.WithinDuration(t, ahead, *row.AgentEndedAt, time.Millisecond)
+
+		// The provider is told its agent's times were corrected, and the
+		// admins that they could not be true: once for the start, once
+		// for the end.
+		require.Equal(t, []string{market.KindReportCorrected, market.KindReportCorrected}, kindsOf(t, p.User))
+		require.Equal(t, []string{market.KindReportCorrectedReview, market.KindReportCorrectedReview}, kindsOf(t, admin))
 	})
 }
 

@@ -102,7 +102,8 @@ function NotificationItem({ notification: n, onOpen }: { notification: Notificat
     if (key === 'balance' || key === 'perHour' || key === 'amount') return formatUsdc(value, i18n.language);
     if (key === 'kind') return t(`payoutKind.${value}` as 'notifications.title', { defaultValue: value });
     if (key === 'schedule') return t(`payoutSchedule.${value}` as 'notifications.title', { defaultValue: value });
-    if (key === 'holdUntil') return f.dateTime(value);
+    if (key === 'holdUntil' || key === 'claimed' || key === 'billed') return f.dateTime(value);
+    if (key === 'what' && (value === 'start' || value === 'end')) return t(`notifications.reportPart.${value}`);
     return value;
   });
   // kind is a stable key; an unknown kind falls back to the server's English.
