@@ -330,3 +330,67 @@ func TestAWeeklyPayoutIsMadeOnMondayForTheWeekBeforeWithWhatWasPostedBeforeItsEn
 		requireBalancedLedger(t, b)
 	})
 }
+
+// A provider can ask for its available balance now: refused without a
+// method, while a new destination cools off, under the threshold and while
+// another payout is on its way; otherwise paid at once to its method, and
+// the period's scheduled payout then carries only what was earned in the
+// period after it.
+func TestAProviderIsPaidItsBalanceOnRequestAndThePeriodsPayoutCarriesTheRest(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		b.svc.deps.Passwords = passwords{}
+		provider, _, _ := b.provider(t, 1)
+		var user int64
+		require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", provider).Scan(b.ctx, &user))
+		b.clock.Set(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)) // Tuesday
+		_, err := b.svc.RequestPayout(b.ctx, provider)
+		require.Equal(t, map[string]string{"method": "INVALID_STATE"}, problems(t, err), "no method yet")
+		wallet := solana.NewKey().PublicKey().String()
+		_, err = b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "right password"})
+		require.NoError(t, err)
+		b.earn(t, provider, 30_000_000)
+		_, err = b.svc.RequestPayout(b.ctx, provider)
+		require.Equal(t, map[string]string{"method": "INVALID_STATE"}, problems(t, err), "a new destination cools off")
+
+		b.clock.Set(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)) // Thursday, past the 48 h
+		p, err := b.svc.RequestPayout(b.ctx, provider)
+		require.NoError(t, err)
+		require.Equal(t, []any{models.PayoutManual, models.PayoutPending, models.USDC(30_000_000), wallet},
+			[]any{p.Kind, p.State, p.Amount, p.Destination})
+		require.True(t, p.PeriodStart.Equal(b.clock.Now()) && p.PeriodEnd.Equal(b.clock.Now()), "the instant it was asked")
+		require.Zero(t, b.balanceOf(t, models.AccountProviderEarnings, provider))
+		b.earn(t, provider, 12_000_000)
+		_, err = b.svc.RequestPayout(b.ctx, provider)
+		require.Equal(t, map[string]string{"amount": "INVALID_STATE"}, problems(t, err), "one payout on its way at a time")
+		_, err = b.svc.MarkPaid(b.ctx, p.ID, "manual 1")
+		require.NoError(t, err)
+
+		// Friday: 5 USDC more, then Monday's run pays the week's rest: 17.
+		b.clock.Set(time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC))
+		b.earn(t, provider, 5_000_000)
+		b.clock.Set(time.Date(2026, 12, 7, 1, 0, 0, 0, time.UTC))
+		require.NoError(t, b.svc.RunPayouts(b.ctx))
+		ps, err := b.svc.Payouts(b.ctx, provider, 10)
+		require.NoError(t, err)
+		require.Len(t, ps, 2)
+		week := ps[1] // by period start: the request's instant is later than the week's Monday
+		require.True(t, week.PeriodStart.Equal(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)), "%s", week.PeriodStart)
+		require.Equal(t, models.USDC(17_000_000), week.Amount, "the week's payout carries what is left, not the 30 paid on request")
+		st, err := b.svc.StatementOf(b.ctx, provider, week.PeriodStart, week.PeriodEnd)
+		require.NoError(t, err)
+		require.Equal(t, st.Closing, week.Amount)
+		require.Equal(t, models.USDC(-30_000_000), st.PaidOut)
+
+		// Under the threshold: refused.
+		b.earn(t, provider, 9_000_000)
+		_, err = b.svc.RequestPayout(b.ctx, provider)
+		require.Equal(t, map[string]string{"amount": "INVALID_STATE"}, problems(t, err), "the week's payout is on its way")
+		_, err = b.svc.MarkPaid(b.ctx, week.ID, "manual 2")
+		require.NoError(t, err)
+		_, err = b.svc.RequestPayout(b.ctx, provider)
+		require.Equal(t, map[string]string{"amount": "OUT_OF_RANGE"}, problems(t, err), "9 USDC is under the 10 a payout needs")
+		requireBalancedLedger(t, b)
+	})
+}
