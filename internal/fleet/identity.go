@@ -89,7 +89,7 @@ func holdersOf(ctx context.Context, idb bun.IDB, machineID int64, gpus []protoco
 		ColumnExpr("mg.uuid, mg.machine_id, m.machine_uid, m.hostname, m.provider_id, p.name AS provider_name").
 		Join("JOIN machines AS m ON m.id = mg.machine_id").
 		Join("JOIN providers AS p ON p.id = m.provider_id").
-		Where("mg.uuid IN (?) AND mg.removed_at IS NULL AND mg.machine_id <> ?", bun.In(uuids), machineID).
+		Where("mg.uuid IN (?) AND mg.removed_at IS NULL AND mg.machine_id <> ?", bun.List(uuids), machineID).
 		Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("fleet: unable to look up GPU identities: %w", err)
 	}
