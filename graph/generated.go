@@ -5017,7 +5017,7 @@ enum BenchmarkRunState {
   "Asked of the agent; no result yet."
   PENDING
   COMPLETED
-  "No result came in time."
+  "No result came in time, or the result that came was refused as untrustworthy (a checksum that does not match the run's nonce, figures its own evidence contradicts); the GPUs kept their listing and the provider was told."
   EXPIRED
 }
 

@@ -156,6 +156,24 @@ type BenchmarkRun struct {
 	Simulated   bool              `bun:"simulated,notnull"`
 	Network     *BenchmarkSection `bun:"network,type:text"`
 	Storage     *BenchmarkSection `bun:"storage,type:text"`
+	// Nonce is the random value the run was asked with: it seeds the
+	// kernels, so the result's checksums are this run's. Nil for runs
+	// asked before nonces (checked without checksums).
+	Nonce *string `bun:"nonce"`
+	// RefusedAt and Refusal record a result refused as untrustworthy (a
+	// checksum that does not match, figures its own evidence contradicts):
+	// when, and the problems, for the GPUnex team. The run is then closed
+	// (EXPIRED) and the GPUs keep their listing.
+	RefusedAt *time.Time         `bun:"refused_at"`
+	Refusal   []BenchmarkProblem `bun:"refusal,type:text"`
+}
+
+// BenchmarkProblem is one reason a run's result was refused: the input
+// field, the userErrors code and the English message the agent was given.
+type BenchmarkProblem struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // GpuBenchmark is one GPU's part of one run, scored. Rows are never
@@ -214,4 +232,7 @@ type MachineBenchSchedule struct {
 	Hardware        string     `bun:"hardware,notnull"`
 	// Retry says the due run asks again for GPUs postponed by a job.
 	Retry bool `bun:"retry,notnull"`
+	// SurpriseAt is when the machine's unannounced run of the period is
+	// due: a random time, drawn anew for each period.
+	SurpriseAt *time.Time `bun:"surprise_at"`
 }

@@ -6,20 +6,35 @@
 // # Runs
 //
 // A run is asked of a machine's agent as a RUN_BENCHMARK heartbeat command
-// carrying a fresh random run id: right after the machine first registers,
-// after a registration that shows a driver or GPU change, every Every
-// (default 24 h) at an offset within Jitter fixed per machine (so a fleet
-// registered together does not run at once), again after RetryAfter for
-// GPUs the agent postponed because a customer's job held them, and when
-// the provider asks (requestBenchmark, once per Cooldown, default 10 min).
-// Periodic runs are dispatched by the one replica that leads, and only to
-// online machines; a run not reported within RunTimeout expires.
+// carrying a fresh random run id and a fresh random nonce (stored with the
+// run): right after the machine first registers, after a registration that
+// shows a driver or GPU change, every Every (default 24 h) at an offset
+// within Jitter fixed per machine (so a fleet registered together does not
+// run at once), once more at a random time in every period of Every (an
+// unannounced run, asked as SCHEDULED; the time is uniform within the
+// period and drawn from Deps.Random), again after RetryAfter for GPUs the
+// agent postponed because a customer's job held them, and when the
+// provider asks (requestBenchmark, once per Cooldown, default 10 min).
+// Periodic and unannounced runs are dispatched by the one replica that
+// leads, and only to online machines; a run not reported within RunTimeout
+// expires.
 //
 // submitBenchmarkResult accepts a result once per run id, only for a run
 // asked of that machine, and only whole: a GPU or a machine that is not the
 // token's, a replayed run id, a NaN, negative or impossible figure (more
 // than PhysicalMargin, 1.5×, the datasheet) or an oversize payload is
 // refused with a userErrors entry naming the field, and nothing is stored.
+//
+// A well-formed result is then held to itself and to its run (trust.go):
+// every metric its GPU's model supports, a checksum per GPU metric equal
+// to the one the run's nonce and the reported launch give
+// (protocol.ExpectedBenchChecksum), compute figures within what the
+// reported SMs can do at the highest SM clock the run's evidence saw, and
+// no expected figure from a GPU its evidence says was throttled most of
+// the run. A result that fails is refused the same way and changes no
+// figure or listing, but the refusal is recorded on the run (refused_at,
+// refusal; the run closes as EXPIRED and answers nothing more), the
+// provider gets a BENCHMARK_REFUSED notification and a warning is logged.
 //
 // # The score
 //

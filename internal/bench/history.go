@@ -12,8 +12,9 @@ import (
 // RecordPast stores results of runs that happened before now (the demo
 // world's history), oldest first, each as a SCHEDULED run asked and
 // reported at its own StartedAt and FinishedAt. Each result is checked and
-// scored as Submit's are and moves the listing as Submit does, notices
-// included; the times must be in the past and in order.
+// scored as Submit's are (without checksums: a past run had no nonce) and
+// moves the listing as Submit does, notices included; the times must be
+// in the past and in order.
 func (s *Service) RecordPast(ctx context.Context, machineID int64, results []protocol.BenchmarkResultInput) error {
 	var m models.Machine
 	if err := s.deps.DB.NewSelect().Model(&m).Column("id", "provider_id").Where("id = ?", machineID).Scan(ctx); err != nil {
@@ -29,6 +30,11 @@ func (s *Service) RecordPast(ctx context.Context, machineID int64, results []pro
 			return fault.E(fault.Invalid, "bench: past results must be in the past and in order")
 		}
 		if err := s.validate(&in, byUUID, now); err != nil {
+			return err
+		}
+		// A past run had no nonce: its figures are held to their evidence
+		// and its model's metrics, without checksums.
+		if err := s.cfg.Thresholds.verify(&in, byUUID, nil); err != nil {
 			return err
 		}
 		run := &models.BenchmarkRun{RunID: newRunID(), MachineID: machineID, ProviderID: m.ProviderID, Reason: protocol.BenchScheduled,

@@ -17,7 +17,38 @@ import (
 const (
 	KindGpuDelisted = "GPU_DELISTED"
 	KindGpuRelisted = "GPU_RELISTED"
+	// KindBenchmarkRefused: a run's result was refused as untrustworthy
+	// (see verify); params machineId, hostname, runId, fields.
+	KindBenchmarkRefused = "BENCHMARK_REFUSED"
 )
+
+// tellRefused tells the provider, in the app, that a run's result was
+// refused and why: each field with the agent's message.
+func (s *Service) tellRefused(ctx context.Context, tx bun.Tx, run *models.BenchmarkRun, problems []models.BenchmarkProblem) error {
+	var c contact
+	if err := tx.NewSelect().TableExpr("providers AS p").Join("JOIN users AS u ON u.id = p.user_id").
+		ColumnExpr("u.id AS user_id, u.email, u.name").Where("p.id = ?", run.ProviderID).Scan(ctx, &c); err != nil {
+		return fmt.Errorf("bench: unable to find the provider's contact: %w", err)
+	}
+	var hostname string
+	if err := tx.NewSelect().Model((*models.Machine)(nil)).Column("hostname").Where("id = ?", run.MachineID).Scan(ctx, &hostname); err != nil {
+		return fmt.Errorf("bench: unable to load the machine: %w", err)
+	}
+	var body strings.Builder
+	fields := make([]string, 0, len(problems))
+	body.WriteString("The agent's result for benchmark run " + run.RunID + " was refused: it does not hold together.\n")
+	for _, p := range problems {
+		fields = appendOnce(fields, p.Field)
+		fmt.Fprintf(&body, "- %s: %s\n", p.Field, p.Message)
+	}
+	body.WriteString("The GPUs keep their listing until a run's result is accepted. Run the official gpunex-agent, " +
+		"updated, and ask for a benchmark again; refused results are recorded for the GPUnex team.")
+	n := &models.Notification{UserID: c.UserID, Kind: KindBenchmarkRefused,
+		Title: fmt.Sprintf("A benchmark result from %s was refused", hostname), Body: body.String(),
+		Params: map[string]string{"machineId": strconv.FormatInt(run.MachineID, 10), "hostname": hostname, "runId": run.RunID,
+			"fields": strings.Join(fields, ",")}}
+	return s.deps.Notify.Add(ctx, tx, n)
+}
 
 // contact is whom a provider's notices go to.
 type contact struct {

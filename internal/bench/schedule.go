@@ -33,7 +33,8 @@ func (s *Service) onRegistered(ctx context.Context, r fleet.Registered) error {
 	switch {
 	case store.IsNoRows(err):
 		reason = protocol.BenchOnRegistration
-		sch = &models.MachineBenchSchedule{MachineID: r.MachineID, NextRunAt: now.Add(s.cfg.Every + s.offset(r.MachineID)), Hardware: r.Hardware}
+		sch = &models.MachineBenchSchedule{MachineID: r.MachineID, NextRunAt: now.Add(s.cfg.Every + s.offset(r.MachineID)), Hardware: r.Hardware,
+			SurpriseAt: ptr(s.surpriseAfter(now))}
 		if _, err := s.deps.DB.NewInsert().Model(sch).On("CONFLICT (machine_id) DO NOTHING").Exec(ctx); err != nil {
 			return fmt.Errorf("bench: unable to schedule: %w", err)
 		}
@@ -77,7 +78,8 @@ func (s *Service) Request(ctx context.Context, providerID, machineID int64) (*Re
 		sch := new(models.MachineBenchSchedule)
 		err := s.deps.DB.ForUpdate(tx.NewSelect().Model(sch).Where("machine_id = ?", machineID)).Scan(ctx)
 		if store.IsNoRows(err) {
-			sch = &models.MachineBenchSchedule{MachineID: machineID, NextRunAt: now.Add(s.cfg.Every + s.offset(machineID))}
+			sch = &models.MachineBenchSchedule{MachineID: machineID, NextRunAt: now.Add(s.cfg.Every + s.offset(machineID)),
+				SurpriseAt: ptr(s.surpriseAfter(now))}
 			if _, err := tx.NewInsert().Model(sch).Exec(ctx); err != nil {
 				return fmt.Errorf("bench: unable to schedule: %w", err)
 			}
@@ -126,15 +128,17 @@ func (s *Service) pendingRun(ctx context.Context, machineID int64, now time.Time
 	return run, nil
 }
 
-// dispatch records a pending run and queues its RUN_BENCHMARK command,
-// delivered with the machine's next heartbeat.
+// dispatch records a pending run with a fresh nonce and queues its
+// RUN_BENCHMARK command, delivered with the machine's next heartbeat.
 func (s *Service) dispatch(ctx context.Context, machineID, providerID int64, reason protocol.BenchReason) (*models.BenchmarkRun, error) {
+	nonce := newNonce()
 	run := &models.BenchmarkRun{RunID: newRunID(), MachineID: machineID, ProviderID: providerID, Reason: reason,
-		State: models.BenchmarkRunPending, RequestedAt: s.deps.Clock.Now()}
+		State: models.BenchmarkRunPending, RequestedAt: s.deps.Clock.Now(), Nonce: &nonce}
 	if _, err := s.deps.DB.NewInsert().Model(run).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("bench: unable to record run: %w", err)
 	}
-	if _, err := s.deps.Fleet.Enqueue(ctx, machineID, models.CommandRunBenchmark, protocol.RunBenchmarkPayload{RunID: run.RunID, Reason: reason}); err != nil {
+	payload := protocol.RunBenchmarkPayload{RunID: run.RunID, Reason: reason, Nonce: nonce}
+	if _, err := s.deps.Fleet.Enqueue(ctx, machineID, models.CommandRunBenchmark, payload); err != nil {
 		return nil, err
 	}
 	s.deps.Logger.InfoContext(ctx, "bench: run asked", "run_id", run.RunID, "machine_id", machineID, "reason", reason)
@@ -145,11 +149,18 @@ func (s *Service) dispatch(ctx context.Context, machineID, providerID int64, rea
 // dueBatch bounds how many due machines one tick dispatches.
 const dueBatch = 500
 
-// Tick expires runs never reported and dispatches the periodic runs that
-// are due on online machines (an offline machine's run waits until it is
-// back). RunBackground calls it on the leading replica; tests call it
-// directly.
+// Tick expires runs never reported, dispatches the periodic runs that are
+// due on online machines (an offline machine's run waits until it is
+// back), then the unannounced ones (see surprises). RunBackground calls it
+// on the leading replica; tests call it directly.
 func (s *Service) Tick(ctx context.Context) {
+	s.periodic(ctx)
+	s.surprises(ctx)
+}
+
+// periodic expires runs never reported and dispatches the periodic runs
+// that are due.
+func (s *Service) periodic(ctx context.Context) {
 	now := s.deps.Clock.Now()
 	var expired []struct {
 		MachineID  int64 `bun:"machine_id"`
@@ -198,6 +209,62 @@ func (s *Service) Tick(ctx context.Context) {
 		if _, err := s.dispatch(ctx, d.MachineID, d.ProviderID, reason); err != nil && ctx.Err() == nil {
 			s.deps.Logger.WarnContext(ctx, "bench: unable to dispatch a scheduled run", "machine_id", d.MachineID, "err", err)
 		}
+	}
+}
+
+// surprises dispatches the unannounced runs that are due: each machine
+// has one at a random time in every period (Every long, see
+// surpriseAfter), besides its periodic run at its fixed offset. It is
+// asked as SCHEDULED, as the periodic one is, so the agent cannot tell
+// them apart; a machine offline at its time, or with a run pending, skips
+// it (an unannounced run kept for its return would be announced by the
+// return). Either way the next one is drawn in the following period.
+// Schedules without one (older than unannounced runs) get one drawn.
+func (s *Service) surprises(ctx context.Context) {
+	now := s.deps.Clock.Now()
+	var due []struct {
+		MachineID  int64                `bun:"machine_id"`
+		ProviderID int64                `bun:"provider_id"`
+		SurpriseAt *time.Time           `bun:"surprise_at"`
+		Status     models.MachineStatus `bun:"status"`
+	}
+	if err := s.deps.DB.NewSelect().TableExpr("machine_bench_schedules AS mbs").Join("JOIN machines AS m ON m.id = mbs.machine_id").
+		ColumnExpr("mbs.machine_id, m.provider_id, mbs.surprise_at, m.status").
+		Where("mbs.surprise_at IS NULL OR mbs.surprise_at <= ?", now).OrderExpr("mbs.machine_id ASC").Limit(dueBatch).
+		Scan(ctx, &due); err != nil {
+		if ctx.Err() == nil {
+			s.deps.Logger.WarnContext(ctx, "bench: unable to find due unannounced runs", "err", err)
+		}
+		return
+	}
+	for _, d := range due {
+		next := s.surpriseAfter(now)
+		if d.SurpriseAt != nil {
+			// The period after the one it was due in, unless that is over
+			// too (the leader was away): then the next one from now.
+			if n := s.surpriseAfter(*d.SurpriseAt); !n.Add(s.cfg.Every).Before(now) {
+				next = n
+			}
+		}
+		if _, err := s.deps.DB.NewUpdate().Model((*models.MachineBenchSchedule)(nil)).Set("surprise_at = ?", next).
+			Where("machine_id = ?", d.MachineID).Exec(ctx); err != nil {
+			s.deps.Logger.WarnContext(ctx, "bench: unable to draw the next unannounced run", "machine_id", d.MachineID, "err", err)
+			continue
+		}
+		if d.SurpriseAt == nil || d.Status != models.MachineOnline {
+			continue
+		}
+		if pending, err := s.pendingRun(ctx, d.MachineID, now); err != nil || pending != nil {
+			continue
+		}
+		run, err := s.dispatch(ctx, d.MachineID, d.ProviderID, protocol.BenchScheduled)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.deps.Logger.WarnContext(ctx, "bench: unable to dispatch an unannounced run", "machine_id", d.MachineID, "err", err)
+			}
+			continue
+		}
+		s.deps.Logger.InfoContext(ctx, "bench: unannounced run asked", "run_id", run.RunID, "machine_id", d.MachineID, "next", next)
 	}
 }
 

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	mrand "math/rand/v2"
 	"testing"
 	"time"
 
@@ -285,5 +286,71 @@ func TestConcurrentRequestsAskForOneRun(t *testing.T) {
 		}
 		require.Equal(t, 1, accepted)
 		require.Equal(t, []protocol.BenchReason{protocol.BenchOnRegistration, protocol.BenchRequested}, b.reasons(t, machineID))
+	})
+}
+
+// Issue 24, item 3: besides its periodic run, each machine is asked for an
+// unannounced run at a random time in every period (Every long, counted
+// from the epoch): uniform within the period, drawn from the service's
+// injected source (here seeded), asked as SCHEDULED like the periodic one.
+// A machine offline at its time skips it; the next is drawn in the next
+// period either way.
+func TestUnannouncedRunsComeOnceAtARandomTimeInEachPeriod(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		every := b.svc.Config().Every
+		machineID := b.register(t, b.agent, "machine-1", gpu("GPU-A", 0, h100))
+		b.runOf(t, b.agent, "machine-1")
+		// The periodic run, far away, stays out of the way.
+		_, err := db.NewUpdate().Model((*models.MachineBenchSchedule)(nil)).Set("next_run_at = ?", start.AddDate(1, 0, 0)).
+			Where("machine_id = ?", machineID).Exec(b.ctx)
+		require.NoError(t, err)
+
+		period := func(at time.Time) time.Time { return at.Truncate(every) }
+		first := b.schedule(t, machineID).SurpriseAt
+		require.NotNil(t, first)
+		want := mrand.New(mrand.NewPCG(1, 2)).Int64N(int64(every / time.Microsecond))
+		require.Equal(t, period(start).Add(every).Add(time.Duration(want)*time.Microsecond), first.UTC(),
+			"the first in the period after registration, at the seeded source's draw")
+
+		offsets := map[time.Duration]bool{}
+		at := first.UTC()
+		for i := range 4 {
+			b.clock.Set(at.Add(-time.Second))
+			b.svc.Tick(b.ctx)
+			require.Empty(t, b.beat(t, b.agent, "machine-1"), "not before its time (period %d)", i)
+			b.clock.Set(at)
+			b.svc.Tick(b.ctx)
+			run := b.runOf(t, b.agent, "machine-1")
+			require.Equal(t, protocol.BenchScheduled, run.Reason, "asked as a periodic run is")
+			require.NotEmpty(t, run.Nonce)
+			b.svc.Tick(b.ctx)
+			require.Empty(t, b.beat(t, b.agent, "machine-1"), "once per period")
+
+			next := b.schedule(t, machineID).SurpriseAt.UTC()
+			require.Equal(t, period(at).Add(every), period(next), "the next one in the next period")
+			offsets[next.Sub(period(next))] = true
+			b.clock.Set(at.Add(b.svc.Config().RunTimeout))
+			b.svc.Tick(b.ctx) // the run expires unanswered
+			at = next
+		}
+		require.Len(t, offsets, 4, "a new random time in each period")
+		require.Len(t, b.runs(t, machineID), 5)
+
+		// Offline at its time: skipped, and the next one drawn.
+		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", models.MachineOffline).Where("id = ?", machineID).Exec(b.ctx)
+		require.NoError(t, err)
+		b.clock.Set(at)
+		b.svc.Tick(b.ctx)
+		require.Len(t, b.runs(t, machineID), 5, "no run for an offline machine")
+		require.Equal(t, period(at).Add(every), period(b.schedule(t, machineID).SurpriseAt.UTC()))
+
+		// A schedule older than unannounced runs gets one, in the next period.
+		_, err = db.NewUpdate().Model((*models.MachineBenchSchedule)(nil)).Set("surprise_at = NULL").Where("machine_id = ?", machineID).Exec(b.ctx)
+		require.NoError(t, err)
+		b.svc.Tick(b.ctx)
+		require.Equal(t, period(at).Add(every), period(b.schedule(t, machineID).SurpriseAt.UTC()))
+		require.Len(t, b.runs(t, machineID), 5)
 	})
 }

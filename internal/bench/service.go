@@ -3,10 +3,13 @@ package bench
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"hash/fnv"
 	"log/slog"
+	mrand "math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -46,6 +49,10 @@ type Deps struct {
 	Outbox Outbox
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// Random draws the times of the unannounced runs; nil is a source
+	// seeded from crypto/rand. Tests pass a seeded one, as they pass a
+	// manual clock. (Run ids and nonces always come from crypto/rand.)
+	Random mrand.Source
 }
 
 // Config tunes the benchmarks. Zero values take the defaults.
@@ -110,6 +117,9 @@ type Service struct {
 	live *bus.Shared[*Event]
 	// scored are called with each stored run's GPU results (OnScored).
 	scored []func(context.Context, []*models.GpuBenchmark)
+
+	rngMu sync.Mutex
+	rng   *mrand.Rand
 }
 
 // OnScored adds fn to the functions called with a run's GPU results once
@@ -122,7 +132,12 @@ func (s *Service) OnScored(fn func(ctx context.Context, results []*models.GpuBen
 // New returns the benchmark service.
 func New(deps Deps, cfg Config) *Service {
 	cfg.defaults()
-	s := &Service{deps: deps, cfg: cfg}
+	if deps.Random == nil {
+		var seed [16]byte
+		_, _ = rand.Read(seed[:])
+		deps.Random = mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))
+	}
+	s := &Service{deps: deps, cfg: cfg, rng: mrand.New(deps.Random)}
 	s.live = bus.NewShared(deps.Bus, deps.Logger, s.resolveEvent)
 	return s
 }
@@ -148,6 +163,36 @@ func newRunID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "run_" + hex.EncodeToString(b[:])
+}
+
+// newNonce makes a run's nonce: 128 random bits (crypto/rand), so no one
+// knows the values the run's kernels start from before the run is asked.
+func newNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// uniform is a random duration in [0, d), in whole microseconds (what
+// both databases keep of a time).
+func (s *Service) uniform(d time.Duration) time.Duration {
+	n := int64(d / time.Microsecond)
+	if n <= 0 {
+		return 0
+	}
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	return time.Duration(s.rng.Int64N(n)) * time.Microsecond
+}
+
+// surpriseAfter is the time of an unannounced run in the period after the
+// one holding t: periods are Every long, counted from the Unix epoch (the
+// same for every machine), and the time is uniform within the period, so
+// an agent cannot tell from the last one when the next will come.
+func (s *Service) surpriseAfter(t time.Time) time.Time {
+	every := int64(s.cfg.Every)
+	next := time.Unix(0, (t.UnixNano()/every+1)*every).UTC()
+	return next.Add(s.uniform(s.cfg.Every))
 }
 
 // RunBackground runs until ctx ends: on the one replica that leads, every

@@ -1,10 +1,15 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"log/slog"
+	mrand "math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,6 +59,37 @@ type bundle struct {
 	agent   *auth.Agent
 	email   string
 	queries *storetest.Queries
+	// logs holds the service's warnings.
+	logs *logBuffer
+}
+
+// logBuffer collects log lines from any goroutine.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines are the lines logged so far that contain every one of words.
+func (l *logBuffer) lines(words ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(l.b.String(), "\n") {
+		ok := line != ""
+		for _, w := range words {
+			ok = ok && strings.Contains(line, w)
+		}
+		if ok {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // setup runs everything in memory but the database.
@@ -82,15 +118,16 @@ func setupStack(t *testing.T, db *store.DB) *bundle {
 func newBundle(t *testing.T, db *store.DB, b bus.Bus) *bundle {
 	t.Helper()
 	clk := clock.NewManual(start)
-	logger := slog.New(slog.DiscardHandler)
+	logs := &logBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	pres := presence.NewMemory(clk)
 	t.Cleanup(func() { _ = pres.Close() })
 	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second})
-	svc := New(Deps{DB: db, Bus: b, Fleet: fl, Clock: clk, Logger: logger,
+	svc := New(Deps{DB: db, Bus: b, Fleet: fl, Clock: clk, Logger: logger, Random: mrand.NewPCG(1, 2),
 		Notify: notification.New(notification.Deps{DB: db, Bus: b, Clock: clk, Logger: logger}, notification.Config{}),
 		Outbox: mail.NewOutbox(clk, nil)}, testConfig())
 	fl.OnRegistered(svc.OnRegistered)
-	bd := &bundle{ctx: t.Context(), db: db, clock: clk, bus: b, fleet: fl, svc: svc, queries: storetest.CountQueries(db)}
+	bd := &bundle{ctx: t.Context(), db: db, clock: clk, bus: b, fleet: fl, svc: svc, queries: storetest.CountQueries(db), logs: logs}
 	bd.agent, bd.email = bd.provider(t, "p")
 	return bd
 }
@@ -220,11 +257,43 @@ func (b *bundle) emails(t *testing.T) []models.OutboxEmail {
 }
 
 // result is a run's result for machine uid, its network and storage
-// healthy, finished a minute ago.
+// healthy, finished a minute ago, each GPU metric sealed as an honest
+// agent seals it for the run (see seal).
 func (b *bundle) result(runID, uid string, gpus ...protocol.GpuBenchResult) protocol.BenchmarkResultInput {
 	now := b.clock.Now()
+	var nonce []string
+	_ = b.db.NewSelect().Model((*models.BenchmarkRun)(nil)).Column("nonce").Where("run_uid = ? AND nonce IS NOT NULL", runID).Scan(b.ctx, &nonce)
+	if len(nonce) == 1 {
+		gpus = slices.Clone(gpus) // the caller's may be used again
+		for i := range gpus {
+			gpus[i] = seal(gpus[i], nonce[0], 132)
+		}
+	}
 	return protocol.BenchmarkResultInput{RunID: runID, MachineID: uid, StartedAt: now.Add(-10 * time.Minute), FinishedAt: now.Add(-time.Minute),
 		Gpus: gpus, Network: network(20, 900, 400), Storage: storage(1500, 2500, 90_000)}
+}
+
+// seal gives each supported GPU metric of r not sealed yet the launch an
+// agent reports on a GPU of sms SMs (8 blocks per SM, 100 rounds or
+// passes, 512 MiB buffers) and the checksum its outputs have under nonce.
+func seal(r protocol.GpuBenchResult, nonce string, sms int) protocol.GpuBenchResult {
+	seeds := protocol.BenchSeedsFor(nonce)
+	r.Measurements = slices.Clone(r.Measurements)
+	for i, m := range r.Measurements {
+		if !m.Supported || !slices.Contains(protocol.GPUMetrics, m.Metric) || m.Launch != nil {
+			continue
+		}
+		l := protocol.BenchLaunch{SmCount: sms, Grid: sms * 8, Scale: 100}
+		if strings.HasPrefix(string(m.Metric), "MEMORY_") {
+			l.BufferBytes = ptr(float64(512 << 20))
+		}
+		sum, err := protocol.ExpectedBenchChecksum(m.Metric, seeds, l, m.Repetitions)
+		if err != nil {
+			panic(err)
+		}
+		r.Measurements[i].Launch, r.Measurements[i].Checksum = &l, &sum
+	}
+	return r
 }
 
 // figure is a measurement with a spread of one percent either side.

@@ -51,6 +51,10 @@ var (
 	eccRule     = validate.Range[float64]{Min: 0, Max: 1e15}
 	reasonsRule = validate.Items{Max: 32}
 	reasonRule  = validate.Text{Required: true, MaxRunes: 64}
+	smRule      = validate.Range[int]{Min: 1, Max: 1024}
+	gridRule    = validate.Range[int]{Min: 1, Max: 1024 * protocol.BenchMaxBlocksPerSM}
+	scaleRule   = validate.Range[int]{Min: 1, Max: protocol.BenchMaxScale}
+	bufferRule  = validate.Range[float64]{Min: 16, Max: 1 << 40}
 )
 
 // gpuRow is a current GPU of the submitting machine.
@@ -87,6 +91,9 @@ func (s *Service) Submit(ctx context.Context, agent *auth.Agent, in protocol.Ben
 	case run.State == models.BenchmarkRunCompleted:
 		v.Add("input.runId", fault.Duplicate, "this run's result is already stored")
 		return v.Err()
+	case run.RefusedAt != nil:
+		v.Add("input.runId", fault.InvalidState, "this run's result was refused (the provider was told why); a run answers once, and the next run is asked as usual")
+		return v.Err()
 	}
 	byUUID, err := s.machineGPUs(ctx, machineID)
 	if err != nil {
@@ -94,6 +101,13 @@ func (s *Service) Submit(ctx context.Context, agent *auth.Agent, in protocol.Ben
 	}
 	now := s.deps.Clock.Now()
 	if err := s.validate(&in, byUUID, now); err != nil {
+		return err
+	}
+	if err := s.cfg.Thresholds.verify(&in, byUUID, run.Nonce); err != nil {
+		refusal, _ := fault.AsValidation(err)
+		if rerr := s.refuse(ctx, run, refusal); rerr != nil {
+			return rerr
+		}
 		return err
 	}
 	return s.store(ctx, run, in, byUUID, now)
@@ -183,7 +197,8 @@ func checkOutcome(v *fault.Validation, p validate.Path, o protocol.BenchOutcome,
 
 // checkMeasurements checks each figure: a metric of its section, once,
 // finite, not negative, min ≤ median ≤ max, and at most ceiling (far
-// above any physical peak is refused, not capped).
+// above any physical peak is refused, not capped); and its launch and
+// checksum, which only a supported GPU metric has (checkLaunch).
 func checkMeasurements(v *fault.Validation, p validate.Path, ms []protocol.BenchMeasurement, allowed []protocol.BenchMetric, ceiling func(protocol.BenchMetric) float64) {
 	if !measureRule.Check(v, p, len(ms)) {
 		return
@@ -200,6 +215,7 @@ func checkMeasurements(v *fault.Validation, p validate.Path, ms []protocol.Bench
 		}
 		seen[m.Metric] = true
 		repsRule.Check(v, mp.Field("repetitions"), m.Repetitions)
+		checkLaunch(v, mp, m)
 		if !m.Supported {
 			if m.Median != nil || m.Min != nil || m.Max != nil {
 				v.Add(mp.Field("median").String(), fault.InvalidValue, "an unsupported metric has no figures")
@@ -220,6 +236,58 @@ func checkMeasurements(v *fault.Validation, p validate.Path, ms []protocol.Bench
 			v.Add(mp.Field("median").String(), fault.OutOfRange, "must lie between min and max")
 		}
 	}
+}
+
+// checkLaunch checks a measurement's launch and checksum as values: only a
+// supported GPU metric has them, a memory metric's launch names its buffer
+// size (a whole number of 16-byte vectors), an arithmetic one's does not,
+// and a checksum is 16 hexadecimal digits. Whether they match the run is
+// verify's.
+func checkLaunch(v *fault.Validation, mp validate.Path, m protocol.BenchMeasurement) {
+	if m.Launch == nil && m.Checksum == nil || !m.Supported && (m.Median != nil || m.Min != nil || m.Max != nil) {
+		// Nothing to check, or an unsupported metric with figures, which
+		// checkMeasurements refuses for its figures.
+		return
+	}
+	if !m.Supported || !slices.Contains(protocol.GPUMetrics, m.Metric) {
+		v.Add(mp.Field("launch").String(), fault.InvalidValue, "only a measured GPU metric has a launch and a checksum")
+		return
+	}
+	if m.Checksum != nil && !checksumPattern(*m.Checksum) {
+		v.Add(mp.Field("checksum").String(), fault.InvalidValue, "a checksum is 16 hexadecimal digits")
+	}
+	l := m.Launch
+	if l == nil {
+		return
+	}
+	lp := mp.Field("launch")
+	smRule.Check(v, lp.Field("smCount"), l.SmCount)
+	gridRule.Check(v, lp.Field("grid"), l.Grid)
+	scaleRule.Check(v, lp.Field("scale"), l.Scale)
+	memory := slices.Contains([]protocol.BenchMetric{protocol.MetricMemoryRead, protocol.MetricMemoryWrite, protocol.MetricMemoryCopy}, m.Metric)
+	switch {
+	case memory && l.BufferBytes == nil:
+		v.Add(lp.Field("bufferBytes").String(), fault.Required, "a memory metric's launch names its buffers' size")
+	case !memory && l.BufferBytes != nil:
+		v.Add(lp.Field("bufferBytes").String(), fault.InvalidValue, "only a memory metric has buffers")
+	case memory:
+		if bufferRule.Check(v, lp.Field("bufferBytes"), *l.BufferBytes) && math.Mod(*l.BufferBytes, 16) != 0 {
+			v.Add(lp.Field("bufferBytes").String(), fault.InvalidValue, "a buffer is a whole number of 16-byte vectors")
+		}
+	}
+}
+
+// checksumPattern says whether s is 16 lowercase hexadecimal digits.
+func checksumPattern(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func checkEvidence(v *fault.Validation, p validate.Path, ev *protocol.GpuBenchEvidence) {
@@ -261,12 +329,16 @@ func (s *Service) store(ctx context.Context, run *models.BenchmarkRun, in protoc
 	postponed := false
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model(run).Column("state", "started_at", "finished_at", "simulated", "network", "storage").
-			WherePK().Where("state <> ?", models.BenchmarkRunCompleted).Exec(ctx)
+			WherePK().Where("state <> ? AND refused_at IS NULL", models.BenchmarkRunCompleted).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("bench: unable to store run: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			var v fault.Validation
+			if s.refusedMeanwhile(ctx, tx, run.ID) {
+				v.Add("input.runId", fault.InvalidState, "this run's result was refused meanwhile")
+				return v.Err()
+			}
 			v.Add("input.runId", fault.Duplicate, "this run's result is already stored")
 			return v.Err()
 		}
@@ -317,6 +389,13 @@ func (s *Service) store(ctx context.Context, run *models.BenchmarkRun, in protoc
 		}
 	}
 	return nil
+}
+
+// refusedMeanwhile says whether run id was refused by a concurrent
+// submission.
+func (s *Service) refusedMeanwhile(ctx context.Context, tx bun.Tx, id int64) bool {
+	n, err := tx.NewSelect().Model((*models.BenchmarkRun)(nil)).Where("id = ? AND refused_at IS NOT NULL", id).Count(ctx)
+	return err == nil && n > 0
 }
 
 // storeGPU scores one GPU's part and records it; it returns the listing

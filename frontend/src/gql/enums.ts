@@ -82,7 +82,7 @@ export type BenchmarkReason =
 
 export type BenchmarkRunState =
   | 'COMPLETED'
-  /** No result came in time. */
+  /** No result came in time, or the result that came was refused as untrustworthy (a checksum that does not match the run's nonce, figures its own evidence contradicts); the GPUs kept their listing and the provider was told. */
   | 'EXPIRED'
   /** Asked of the agent; no result yet. */
   | 'PENDING';
