@@ -139,7 +139,7 @@ func checkSupported(v *fault.Validation, p validate.Path, model *catalog.GpuMode
 	}
 	if len(missing) > 0 {
 		v.Add(p.Field("measurements").String(), fault.Required,
-			fmt.Sprintf("a completed run of a %s measures every metric it supports; missing: %s", model.Name, strings.Join(missing, ", ")))
+			fmt.Sprintf("a completed run measures every metric the %s supports; missing: %s", model.Name, strings.Join(missing, ", ")))
 	}
 }
 
@@ -195,7 +195,7 @@ func (t Thresholds) checkAgainstEvidence(v *fault.Validation, p validate.Path, m
 		clock := *ev.MaxSMClockMHz
 		if clock > limit {
 			v.Add(p.Field("evidence").Field("maxSmClockMHz").String(), fault.OutOfRange,
-				fmt.Sprintf("a %s's SMs do not run at %s MHz: its boost clock is %d MHz, and %s MHz the most allowed", model.Name, num(&clock), model.BoostClockMHz, num(&limit)))
+				fmt.Sprintf("the %s's SMs do not run at %s MHz: its boost clock is %d MHz, and %s MHz the most allowed", model.Name, num(&clock), model.BoostClockMHz, num(&limit)))
 			clock = limit
 		}
 		clockFactor, clockText = clock/float64(model.BoostClockMHz), num(&clock)+" MHz"
@@ -222,7 +222,7 @@ func (t Thresholds) checkAgainstEvidence(v *fault.Validation, p validate.Path, m
 		}{{"median", m.Median}, {"max", m.Max}} {
 			if f.value != nil && *f.value > bound {
 				v.Add(mp.Field(f.name).String(), fault.OutOfRange,
-					fmt.Sprintf("%s of %s is more than %d SMs of a %s at %s can do (at most %s)", m.Metric, num(f.value), sms, model.Name, clockText, num(&bound)))
+					fmt.Sprintf("%s of %s is more than %d SMs of the %s at %s can do (at most %s)", m.Metric, num(f.value), sms, model.Name, clockText, num(&bound)))
 				break
 			}
 		}
