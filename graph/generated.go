@@ -517,6 +517,7 @@ type ComplexityRoot struct {
 		ReportJobStatus            func(childComplexity int, input protocol.ReportJobStatusInput) int
 		RequestApplicationInfo     func(childComplexity int, id string, message string) int
 		RequestBenchmark           func(childComplexity int, input model.RequestBenchmarkInput) int
+		RequestPayout              func(childComplexity int) int
 		RevokeAgentToken           func(childComplexity int, id string) int
 		SetAvailabilitySchedule    func(childComplexity int, input model.SetAvailabilityScheduleInput) int
 		SetGpuPrice                func(childComplexity int, input model.SetGpuPriceInput) int
@@ -834,6 +835,11 @@ type ComplexityRoot struct {
 		UserErrors       func(childComplexity int) int
 	}
 
+	RequestPayoutPayload struct {
+		Payout     func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	RevokeAgentTokenPayload struct {
 		AgentToken func(childComplexity int) int
 		UserErrors func(childComplexity int) int
@@ -978,6 +984,7 @@ type MutationResolver interface {
 	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
 	CreditFunds(ctx context.Context, input model.CreditFundsInput) (*model.CreditFundsPayload, error)
 	SetPayoutMethod(ctx context.Context, input model.SetPayoutMethodInput) (*model.SetPayoutMethodPayload, error)
+	RequestPayout(ctx context.Context) (*model.RequestPayoutPayload, error)
 	MarkPayoutPaid(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error)
 	MarkPayoutFailed(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error)
 	CreateBankPayoutFile(ctx context.Context) (*model.BankPayoutFilePayload, error)
@@ -2981,6 +2988,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RequestBenchmark(childComplexity, args["input"].(model.RequestBenchmarkInput)), true
+	case "Mutation.requestPayout":
+		if e.ComplexityRoot.Mutation.RequestPayout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.RequestPayout(childComplexity), true
 	case "Mutation.revokeAgentToken":
 		if e.ComplexityRoot.Mutation.RevokeAgentToken == nil {
 			break
@@ -4451,6 +4464,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RequestBenchmarkPayload.UserErrors(childComplexity), true
 
+	case "RequestPayoutPayload.payout":
+		if e.ComplexityRoot.RequestPayoutPayload.Payout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestPayoutPayload.Payout(childComplexity), true
+	case "RequestPayoutPayload.userErrors":
+		if e.ComplexityRoot.RequestPayoutPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestPayoutPayload.UserErrors(childComplexity), true
+
 	case "RevokeAgentTokenPayload.agentToken":
 		if e.ComplexityRoot.RevokeAgentTokenPayload.AgentToken == nil {
 			break
@@ -5503,6 +5529,12 @@ type SetPayoutMethodPayload {
   userErrors: [UserError!]!
 }
 
+type RequestPayoutPayload {
+  "The payout made: of the instant it was asked, PENDING until it is sent (Solana) or an admin settles it (bank, manual)."
+  payout: Payout
+  userErrors: [UserError!]!
+}
+
 input SettlePayoutInput {
   id: ID!
   "Paid: the bank's or the transfer's reference. Failed: why."
@@ -5530,6 +5562,14 @@ extend type Query {
 extend type Mutation {
   "Provider: set where and how often it is paid (the password again; the provider is told by email)."
   setPayoutMethod(input: SetPayoutMethodInput!): SetPayoutMethodPayload!
+  """
+  Provider: be paid the available balance now, to the payout method. Refused
+  (INVALID_STATE on method) without a method or while a new destination cools
+  off, (INVALID_STATE on amount) while another payout is on its way, and
+  (OUT_OF_RANGE on amount) under the payout threshold. The period's scheduled
+  payout then carries only what is left.
+  """
+  requestPayout: RequestPayoutPayload!
   "Admin: a bank or manual payout was paid, with its reference."
   markPayoutPaid(input: SettlePayoutInput!): SettlePayoutPayload!
   "Admin: a bank or manual payout failed; its amount returns to the provider's balance."
@@ -8319,6 +8359,16 @@ func (ec *executionContext) childFields_RequestBenchmarkPayload(ctx context.Cont
 		return ec.fieldContext_RequestBenchmarkPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RequestBenchmarkPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RequestPayoutPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "payout":
+		return ec.fieldContext_RequestPayoutPayload_payout(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_RequestPayoutPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RequestPayoutPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_RevokeAgentTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16709,6 +16759,38 @@ func (ec *executionContext) fieldContext_Mutation_setPayoutMethod(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_requestPayout(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestPayout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().RequestPayout(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RequestPayoutPayload) graphql.Marshaler {
+			return ec.marshalNRequestPayoutPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestPayoutPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestPayout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RequestPayoutPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_markPayoutPaid(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23122,6 +23204,70 @@ func (ec *executionContext) _RequestBenchmarkPayload_userErrors(ctx context.Cont
 func (ec *executionContext) fieldContext_RequestBenchmarkPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RequestBenchmarkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RequestPayoutPayload_payout(ctx context.Context, field graphql.CollectedField, obj *model.RequestPayoutPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestPayoutPayload_payout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Payout) graphql.Marshaler {
+			return ec.marshalOPayout2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayout(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RequestPayoutPayload_payout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RequestPayoutPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payout(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RequestPayoutPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.RequestPayoutPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestPayoutPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestPayoutPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RequestPayoutPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -30280,6 +30426,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "requestPayout":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestPayout(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "markPayoutPaid":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_markPayoutPaid(ctx, field)
@@ -32384,6 +32537,44 @@ func (ec *executionContext) _RequestBenchmarkPayload(ctx context.Context, sel as
 			}
 		case "userErrors":
 			out.Values[i] = ec._RequestBenchmarkPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var requestPayoutPayloadImplementors = []string{"RequestPayoutPayload"}
+
+func (ec *executionContext) _RequestPayoutPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RequestPayoutPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, requestPayoutPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RequestPayoutPayload")
+		case "payout":
+			out.Values[i] = ec._RequestPayoutPayload_payout(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._RequestPayoutPayload_userErrors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34961,6 +35152,14 @@ func (ec *executionContext) marshalNRequestBenchmarkPayload2ᚖgithubᚗcomᚋgp
 		return graphql.Null
 	}
 	return ec._RequestBenchmarkPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRequestPayoutPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRequestPayoutPayload(ctx context.Context, sel ast.SelectionSet, v *model.RequestPayoutPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RequestPayoutPayload!")
+		return graphql.Null
+	}
+	return ec._RequestPayoutPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRevokeAgentTokenPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRevokeAgentTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeAgentTokenPayload) graphql.Marshaler {

@@ -92,6 +92,18 @@ func (r *mutationResolver) SetPayoutMethod(ctx context.Context, input model.SetP
 	})
 }
 
+// RequestPayout is the resolver for the requestPayout field.
+func (r *mutationResolver) RequestPayout(ctx context.Context) (*model.RequestPayoutPayload, error) {
+	p, err := r.requireProvider(ctx)
+	if err != nil {
+		return nil, err
+	}
+	payout, err := r.Billing.RequestPayout(ctx, p.ID)
+	return payload(err, func(ue []*protocol.UserError) *model.RequestPayoutPayload {
+		return &model.RequestPayoutPayload{Payout: payout, UserErrors: ue}
+	})
+}
+
 // MarkPayoutPaid is the resolver for the markPayoutPaid field.
 func (r *mutationResolver) MarkPayoutPaid(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error) {
 	return r.settlePayout(ctx, input, r.Billing.MarkPaid)

@@ -13,9 +13,10 @@
 // hour to run out, too long for a test: not covered here.
 //
 // (2) That rental earns the demo provider money this period. The provider
-// sets a monthly payout to a new wallet with its password; with no Solana
-// node configured the next run (after a 1 s cooling-off) makes a MANUAL
-// payout of the previous month, PENDING on the provider's Payouts tab. The
+// sets a monthly payout to a new wallet with its password and asks to be
+// paid now (its monthly payout is due next month): after the new wallet's
+// 1 s cooling-off, with no Solana node configured, a MANUAL payout is made,
+// PENDING on the provider's Payouts tab. The
 // admin marks it paid with a reference on the admin payouts page, and the
 // provider's Payouts tab shows it PAID with that reference.
 // Screens: artifacts/e2e-funds*.png.
@@ -170,15 +171,21 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     await provider.getByTestId('payout-method-saved').waitFor();
     assert.equal(plain(await provider.getByTestId('payout-method-schedule').textContent()), en.payoutSchedule.MONTHLY);
 
-    at('the next run makes a manual payout to the wallet, pending on the Payouts tab');
+    at('the provider asks to be paid now: held for the new wallet\'s 1 s cooling-off, then a manual payout, pending on the Payouts tab');
     const pendingRow = provider.locator(`[data-testid="payouts-table"] [data-testid="payout-row"][data-state="PENDING"][data-kind="MANUAL"]`);
+    const payNow = provider.getByTestId('pay-now-button');
+    const done = provider.getByTestId('pay-now-done');
+    const held = provider.getByTestId('pay-now-method-error');
     const deadline = Date.now() + RUN_TIMEOUT;
-    while ((await pendingRow.count()) === 0) {
-      assert.ok(Date.now() < deadline, `a pending manual payout within ${RUN_TIMEOUT / 1000} s`);
+    for (;;) {
+      await payNow.click();
+      await done.or(held).waitFor();
+      if (await done.isVisible()) break;
+      assert.equal(plain(await held.textContent()), en.userErrors.method.INVALID_STATE, 'only the cooling-off holds it');
+      assert.ok(Date.now() < deadline, `the cooling-off ends within ${RUN_TIMEOUT / 1000} s`);
       await new Promise((r) => setTimeout(r, 1000));
-      await provider.reload();
-      await provider.getByTestId('payouts-history').waitFor();
     }
+    await pendingRow.waitFor();
     const payoutId = await pendingRow.getAttribute('data-id');
     const amount = await pendingRow.getAttribute('data-amount');
     assert.ok(Number(amount) > 0, `the payout pays the period's earnings: ${amount}`);

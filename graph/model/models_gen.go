@@ -265,6 +265,12 @@ type RequestBenchmarkPayload struct {
 	UserErrors       []*protocol.UserError `json:"userErrors"`
 }
 
+type RequestPayoutPayload struct {
+	// The payout made: of the instant it was asked, PENDING until it is sent (Solana) or an admin settles it (bank, manual).
+	Payout     *models.Payout        `json:"payout,omitempty"`
+	UserErrors []*protocol.UserError `json:"userErrors"`
+}
+
 type RevokeAgentTokenPayload struct {
 	AgentToken *models.AgentToken    `json:"agentToken,omitempty"`
 	UserErrors []*protocol.UserError `json:"userErrors"`

@@ -21,10 +21,10 @@ import (
 // Money end to end, with the real server and agent binaries: a customer
 // with funds rents the GPU of a simulated agent; the provider's
 // earningsUpdated subscription (on the other replica, on PostgreSQL and
-// Redis) ticks as the rental is metered; the rental stops; the payout run
-// pays the provider in USDC through a Solana JSON-RPC node (an in-process
-// one that checks every transaction), and the provider's payout history
-// shows the signature.
+// Redis) ticks as the rental is metered; the rental stops; the provider
+// asks to be paid now and the payout run pays it in USDC through a Solana
+// JSON-RPC node (an in-process one that checks every transaction), and the
+// provider's payout history shows the signature.
 func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 	t.Parallel()
 	serverBin, agentBin := binaries(t)
@@ -142,7 +142,26 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 			customer.MustDo(&stopped, `mutation($id: ID!) { stopRental(id: $id) { userErrors { field } } }`, map[string]any{"id": started.StartRental.Rental.ID})
 			require.Empty(t, stopped.StopRental.UserErrors)
 
-			// The payout run pays the balance through the node, once.
+			// The provider asks to be paid now (its monthly payout is due on
+			// the first business day of next month, for this month): once
+			// the new wallet's 1 s cooling-off has passed, the payout is made.
+			for held := time.Now(); ; time.Sleep(250 * time.Millisecond) {
+				var req struct {
+					RequestPayout struct {
+						Payout     *struct{ State string }
+						UserErrors []struct{ Field, Code string }
+					}
+				}
+				provider.MustDo(&req, `mutation { requestPayout { payout { state } userErrors { field code } } }`, nil)
+				if req.RequestPayout.Payout != nil {
+					require.Equal(t, "PENDING", req.RequestPayout.Payout.State)
+					break
+				}
+				require.Equal(t, []struct{ Field, Code string }{{"method", "INVALID_STATE"}}, req.RequestPayout.UserErrors, "only the cooling-off holds it")
+				require.Less(t, time.Since(held), 30*time.Second, "the 1 s cooling-off ends")
+			}
+
+			// The payout run pays it through the node, once.
 			type payout struct {
 				State, Amount, Reference  string
 				Signature, TransactionURL *string

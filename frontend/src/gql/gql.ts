@@ -75,6 +75,7 @@ type Documents = {
     "\n  fragment PayoutMethodFields on PayoutMethod {\n    schedule\n    kind\n    solanaAddress\n    ibanMasked\n    bic\n    accountHolder\n    changedAt\n    holdUntil\n  }\n": typeof types.PayoutMethodFieldsFragmentDoc,
     "\n  query ProviderPayouts {\n    myProvider {\n      id\n      payoutMethod {\n        ...PayoutMethodFields\n      }\n      nextPayout {\n        periodStart\n        periodEnd\n        dueAt\n        available\n        threshold\n        thresholdMet\n        heldUntil\n      }\n      earnings {\n        availableBalance\n      }\n      payouts(first: 50) {\n        ...PayoutFields\n      }\n    }\n  }\n": typeof types.ProviderPayoutsDocument,
     "\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.SetPayoutMethodDocument,
+    "\n  mutation RequestPayout {\n    requestPayout {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.RequestPayoutDocument,
     "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n": typeof types.GpuPriceFieldsFragmentDoc,
     "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n": typeof types.ScheduleFieldsFragmentDoc,
     "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n": typeof types.MaintenanceWindowFieldsFragmentDoc,
@@ -163,6 +164,7 @@ const documents: Documents = {
     "\n  fragment PayoutMethodFields on PayoutMethod {\n    schedule\n    kind\n    solanaAddress\n    ibanMasked\n    bic\n    accountHolder\n    changedAt\n    holdUntil\n  }\n": types.PayoutMethodFieldsFragmentDoc,
     "\n  query ProviderPayouts {\n    myProvider {\n      id\n      payoutMethod {\n        ...PayoutMethodFields\n      }\n      nextPayout {\n        periodStart\n        periodEnd\n        dueAt\n        available\n        threshold\n        thresholdMet\n        heldUntil\n      }\n      earnings {\n        availableBalance\n      }\n      payouts(first: 50) {\n        ...PayoutFields\n      }\n    }\n  }\n": types.ProviderPayoutsDocument,
     "\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.SetPayoutMethodDocument,
+    "\n  mutation RequestPayout {\n    requestPayout {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.RequestPayoutDocument,
     "\n  fragment GpuPriceFields on GpuPrice {\n    modelKey\n    model {\n      key\n      name\n    }\n    pricePerHour\n    updatedAt\n    history {\n      pricePerHour\n      at\n    }\n  }\n": types.GpuPriceFieldsFragmentDoc,
     "\n  fragment ScheduleFields on AvailabilitySchedule {\n    availability {\n      kind\n      timeZone\n      windows {\n        day\n        start\n        end\n      }\n    }\n    openNow\n    nextChangeAt\n    updatedAt\n  }\n": types.ScheduleFieldsFragmentDoc,
     "\n  fragment MaintenanceWindowFields on MaintenanceWindow {\n    id\n    machineId\n    startsAt\n    endsAt\n    note\n  }\n": types.MaintenanceWindowFieldsFragmentDoc,
@@ -448,6 +450,10 @@ export function graphql(source: "\n  query ProviderPayouts {\n    myProvider {\n
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetPayoutMethod($input: SetPayoutMethodInput!) {\n    setPayoutMethod(input: $input) {\n      method {\n        ...PayoutMethodFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RequestPayout {\n    requestPayout {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RequestPayout {\n    requestPayout {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

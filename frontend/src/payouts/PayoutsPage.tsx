@@ -10,7 +10,7 @@ import { ChoiceField, FieldErrorText, FormField } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
 import { formatUsdc } from '../ui/usdc';
 import { useNow } from '../ui/useNow';
-import { ProviderPayoutsQuery, SetPayoutMethodMutation } from './operations';
+import { ProviderPayoutsQuery, RequestPayoutMutation, SetPayoutMethodMutation } from './operations';
 import { destinationOf, METHOD_FIELDS, methodInput, nextPayoutNotes, PAYOUT_SCHEDULES, type Destination, type MethodDraft } from './payout';
 import './payouts.css';
 import { PayoutsTable } from './PayoutsTable';
@@ -55,7 +55,7 @@ function ProviderPayouts() {
       {error && <ErrorNotice error={error} />}
       <div className="two-columns">
         <MethodCard method={provider.payoutMethod ?? null} onSaved={refresh} />
-        <NextPayoutCard provider={provider} />
+        <NextPayoutCard provider={provider} onPaid={refresh} />
       </div>
       <section className="card" aria-labelledby="payouts-history" data-testid="payouts-history">
         <h2 id="payouts-history">{t('payouts.history.title')}</h2>
@@ -69,8 +69,8 @@ function ProviderPayouts() {
   );
 }
 
-/** NextPayoutCard is the available balance and when it is paid, or why not yet. */
-function NextPayoutCard({ provider }: { provider: Provider }) {
+/** NextPayoutCard is the available balance and when it is paid, or why not yet, and a way to be paid it now. */
+function NextPayoutCard({ provider, onPaid }: { provider: Provider; onPaid: () => void }) {
   const { t, i18n } = useTranslation();
   const lng = i18n.language;
   const f = useFormat();
@@ -111,7 +111,56 @@ function NextPayoutCard({ provider }: { provider: Provider }) {
           }
         })
       )}
+      {next && <PayNow onPaid={onPaid} />}
     </section>
+  );
+}
+
+/** The fields requestPayout's userErrors are shown at. */
+const PAY_NOW_FIELDS = ['method', 'amount'];
+
+/**
+ * PayNow asks for the available balance now (requestPayout): the payout
+ * made is said in words, or why not (a destination cooling off, a payout
+ * on its way, under the threshold).
+ */
+function PayNow({ onPaid }: { onPaid: () => void }) {
+  const { t, i18n } = useTranslation();
+  const [result, request] = useMutation(RequestPayoutMutation);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [paid, setPaid] = useState<string | null>(null);
+
+  async function onClick() {
+    setErrors({});
+    setPaid(null);
+    const res = await request({}, PAYOUTS_CONTEXT);
+    const payload = res.data?.requestPayout;
+    if (!payload) return;
+    if (payload.userErrors.length > 0 || !payload.payout) {
+      setErrors(fieldErrors(payload.userErrors, PAY_NOW_FIELDS));
+      return;
+    }
+    setPaid(payload.payout.amount);
+    onPaid();
+  }
+
+  return (
+    <div className="pay-now" data-testid="pay-now">
+      <button type="button" className="button" disabled={result.fetching} onClick={() => void onClick()} data-testid="pay-now-button">
+        {t('payouts.now.button')}
+      </button>
+      <p className="muted small">{t('payouts.now.hint')}</p>
+      {result.error && <ErrorNotice error={result.error} />}
+      {PAY_NOW_FIELDS.map((name) => (
+        <FieldErrorText key={name} name={name} errors={errors[name]} className="notice warning" testId={`pay-now-${name}-error`} />
+      ))}
+      <FieldErrorText name={FORM_FIELD} errors={errors[FORM_FIELD]} className="notice warning" testId="pay-now-error" />
+      {paid && (
+        <p className="notice success" role="status" data-testid="pay-now-done" data-amount={paid}>
+          {t('payouts.now.done', { amount: isolate(formatUsdc(paid, i18n.language)) })}
+        </p>
+      )}
+    </div>
   );
 }
 

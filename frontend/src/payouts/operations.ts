@@ -75,3 +75,18 @@ export const SetPayoutMethodMutation = graphql(`
     }
   }
 `);
+
+export const RequestPayoutMutation = graphql(`
+  mutation RequestPayout {
+    requestPayout {
+      payout {
+        ...PayoutFields
+      }
+      userErrors {
+        field
+        message
+        code
+      }
+    }
+  }
+`);
