@@ -266,3 +266,25 @@ func TestARentalRunningOutOfFundsIsStoppedWhileTheBalancePaysForTheStop(t *testi
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// requestPayout is a provider's: anyone else is refused, and a provider
+// without a payout method is told to set one, changing nothing.
+func TestRequestPayoutIsAProvidersAndNeedsAMethod(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		const mutation = `mutation { requestPayout { payout { id } userErrors { field code } } }`
+		require.Equal(t, []string{"UNAUTHENTICATED"}, s.NewAPIClient(t, "").Do(mutation, nil).Codes())
+		c := customer(t, s, "not-a-provider")
+		require.Equal(t, []string{"FORBIDDEN"}, c.Do(mutation, nil).Codes())
+		p := s.NewProvider(t, "no-method")
+		var out struct {
+			RequestPayout struct {
+				Payout     *struct{ ID string }
+				UserErrors []struct{ Field, Code string }
+			}
+		}
+		p.User.MustDo(&out, mutation, nil)
+		require.Nil(t, out.RequestPayout.Payout)
+		require.Equal(t, []struct{ Field, Code string }{{"method", "INVALID_STATE"}}, out.RequestPayout.UserErrors)
+	})
+}
