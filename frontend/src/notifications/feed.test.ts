@@ -83,6 +83,7 @@ describe('linkOf', () => {
     ['a request for information opens the applicant\'s page', withApplication('APPLICATION_INFO_REQUESTED'), '/provider/application'],
     ['a delisted GPU opens the Benchmarks tab', notification('1', { kind: 'GPU_DELISTED' }), '/provider/benchmarks'],
     ['a GPU listed again opens the Benchmarks tab', notification('1', { kind: 'GPU_RELISTED' }), '/provider/benchmarks'],
+    ['a refused benchmark result opens the Benchmarks tab', notification('1', { kind: 'BENCHMARK_REFUSED' }), '/provider/benchmarks'],
     ['low funds open Rentals', notification('1', { kind: 'billing.funds_low' }), '/rentals'],
     ['a rental stopped for funds opens Rentals', notification('1', { kind: 'billing.funds_exhausted' }), '/rentals'],
     ['a payout sent opens the Payouts tab', notification('1', { kind: 'billing.payout_paid' }), '/provider/payouts'],

@@ -83,7 +83,8 @@ export function paramsOf(
  * linkOf is the page a notification is about, or null: a new application
  * opens its review page for the admin; a decision opens the applicant's page
  * (the tokens page once approved, where the next step is); a GPU delisted or
- * listed again by a benchmark opens the Benchmarks tab; a notice about a
+ * listed again by a benchmark, or a benchmark result refused, opens the
+ * Benchmarks tab; a notice about a
  * customer's balance opens Rentals, one about payouts the Payouts tab; a
  * registration refused for what its agent reported opens the provider's
  * Overview, where its machines and GPUs are.
@@ -97,6 +98,7 @@ export function linkOf(n: Notification): string | null {
       return '/provider/tokens';
     case 'GPU_DELISTED':
     case 'GPU_RELISTED':
+    case 'BENCHMARK_REFUSED':
       return '/provider/benchmarks';
     case 'APPLICATION_REJECTED':
     case 'APPLICATION_INFO_REQUESTED':
