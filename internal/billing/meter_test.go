@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/billing/billingtest"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -254,35 +255,7 @@ func maxTime(a, b time.Time) time.Time {
 // database.
 func requireBalancedLedger(t *testing.T, b *bundle) {
 	t.Helper()
-	var unbalanced int
-	require.NoError(t, b.db.NewRaw(`SELECT COUNT(*) FROM (SELECT transaction_id FROM ledger_entries GROUP BY transaction_id
-		HAVING SUM(amount_micros) <> 0) x`).Scan(b.ctx, &unbalanced))
-	require.Zero(t, unbalanced, "every posting sums to zero")
-	var drift int
-	require.NoError(t, b.db.NewRaw(`SELECT COUNT(*) FROM ledger_accounts la WHERE la.balance_micros <>
-		COALESCE((SELECT SUM(le.amount_micros) FROM ledger_entries le WHERE le.account_id = la.id), 0)`).Scan(b.ctx, &drift))
-	require.Zero(t, drift, "each balance is the sum of its entries")
-	var negative int
-	require.NoError(t, b.db.NewRaw(`SELECT COUNT(*) FROM ledger_accounts WHERE balance_micros < 0 AND kind <> 'DEPOSITS'`).Scan(b.ctx, &negative))
-	require.Zero(t, negative)
-
-	sum := func(q string) int64 {
-		var v int64
-		require.NoError(t, b.db.NewRaw(q).Scan(b.ctx, &v))
-		return v
-	}
-	charged := -sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
-		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'CUSTOMER_FUNDS'`)
-	earned := sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
-		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'PROVIDER_EARNINGS'`)
-	fees := sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
-		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'PLATFORM_FEES'`)
-	require.Equal(t, charged, earned+fees, "charges = provider earnings + platform fees")
-	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(charged_micros), 0) FROM rental_meters`))
-	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(gross_micros), 0) FROM earnings_provider_hours`), "provider rollups = postings")
-	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(gross_micros), 0) FROM earnings_gpu_hours`), "GPU rollups = postings")
-	require.Equal(t, fees, sum(`SELECT COALESCE(SUM(fee_micros), 0) FROM earnings_provider_hours`))
-	require.Equal(t, fees, sum(`SELECT COALESCE(SUM(fee_micros), 0) FROM earnings_gpu_hours`))
+	billingtest.RequireBalancedLedger(t, b.ctx, b.db)
 }
 
 // A rental's hourly split over its GPUs does not depend on how often the

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/billing/bank"
+	"github.com/gpunex/gpunex/internal/billing/billingtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/notification"
@@ -34,17 +35,7 @@ type bundle struct {
 }
 
 // testDebtor is the platform's paying account in tests that pay by bank.
-var testDebtor = func() BankConfig {
-	iban, err := bank.ParseIBAN("NL91ABNA0417164300")
-	if err != nil {
-		panic(err)
-	}
-	bic, err := bank.ParseBIC("ABNANL2A")
-	if err != nil {
-		panic(err)
-	}
-	return BankConfig{Debtor: bank.Party{Name: "GPUnex B.V.", IBAN: iban, BIC: bic}, Currency: bank.EUR, Rate: bank.RateOne}
-}()
+var testDebtor = BankConfig{Debtor: billingtest.Debtor(), Currency: bank.EUR, Rate: bank.RateOne}
 
 // setup is a billing service on db, on a manual clock at start; a config
 // without a bank debtor gets testDebtor (BankConfig.Ready), so bank

@@ -13,6 +13,7 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/billing"
+	"github.com/gpunex/gpunex/internal/billing/billingtest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
@@ -241,31 +242,7 @@ func moneyTimeline(t *testing.T, s *platformtest.Server, clk *clock.Manual, rng 
 // requireMoneyInvariants checks the ledger as a whole.
 func requireMoneyInvariants(t *testing.T, s *platformtest.Server) {
 	t.Helper()
-	ctx := context.Background()
-	db := s.Platform.DB
-	count := func(q string) int {
-		var n int
-		require.NoError(t, db.NewRaw(q).Scan(ctx, &n))
-		return n
-	}
-	sum := func(q string) int64 {
-		var v int64
-		require.NoError(t, db.NewRaw(q).Scan(ctx, &v))
-		return v
-	}
-	require.Zero(t, count(`SELECT COUNT(*) FROM (SELECT transaction_id FROM ledger_entries GROUP BY transaction_id HAVING SUM(amount_micros) <> 0) x`),
-		"every posting sums to zero")
-	require.Zero(t, count(`SELECT COUNT(*) FROM ledger_accounts la WHERE la.balance_micros <>
-		COALESCE((SELECT SUM(le.amount_micros) FROM ledger_entries le WHERE le.account_id = la.id), 0)`), "each balance is its entries")
-	require.Zero(t, count(`SELECT COUNT(*) FROM ledger_accounts WHERE balance_micros < 0 AND kind <> 'DEPOSITS'`), "no balance below zero")
-	charged := -sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
-		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'CUSTOMER_FUNDS'`)
-	earned := sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
-		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'PROVIDER_EARNINGS'`)
-	fees := sum(`SELECT COALESCE(SUM(le.amount_micros), 0) FROM ledger_entries le JOIN ledger_transactions lt ON lt.id = le.transaction_id
-		JOIN ledger_accounts la ON la.id = le.account_id WHERE lt.kind = 'RENTAL_CHARGE' AND la.kind = 'PLATFORM_FEES'`)
-	require.Equal(t, charged, earned+fees, "charges = provider earnings + platform fees")
-	require.Equal(t, charged, sum(`SELECT COALESCE(SUM(charged_micros), 0) FROM rental_meters`), "charges = what the meters say")
+	billingtest.RequireBalancedLedger(t, context.Background(), s.Platform.DB)
 }
 
 func count(t *testing.T, s *platformtest.Server, q string) int {

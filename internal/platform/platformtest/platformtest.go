@@ -22,6 +22,7 @@ import (
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/billing/bank"
+	"github.com/gpunex/gpunex/internal/billing/billingtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/bus/bustest"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -78,17 +79,7 @@ type Options struct {
 }
 
 // testBank is the test platform's paying bank account.
-var testBank = func() billing.BankConfig {
-	iban, err := bank.ParseIBAN("NL91ABNA0417164300")
-	if err != nil {
-		panic(err)
-	}
-	bic, err := bank.ParseBIC("ABNANL2A")
-	if err != nil {
-		panic(err)
-	}
-	return billing.BankConfig{Debtor: bank.Party{Name: "GPUnex Test B.V.", IBAN: iban, BIC: bic}, Currency: bank.EUR, Rate: bank.RateOne}
-}()
+var testBank = billing.BankConfig{Debtor: billingtest.Debtor(), Currency: bank.EUR, Rate: bank.RateOne}
 
 // Server is a running test server.
 type Server struct {
