@@ -65,7 +65,7 @@ func exitCode(t *testing.T, p *process) int {
 		return exit.ExitCode()
 	case <-time.After(exitBound):
 		_ = p.cmd.Process.Kill()
-		_ = <-done // the cleanup then finds the process reaped
+		t.Logf("killed the agent: %v", <-done) // the cleanup then finds the process reaped
 		t.Fatalf("the agent had not exited %s after its token was refused; it hangs", exitBound)
 		return 0
 	}
