@@ -1,0 +1,2 @@
+-- Nothing to undo: the primary key keeps model_key NOT NULL, as it was
+-- before this version (the up changed nothing here).

@@ -1,0 +1,4 @@
+-- Nothing to undo: the key stays NOT NULL. It was never meant to take
+-- NULL (PostgreSQL's never did), code of every version writes a string,
+-- and rebuilding the table to loosen it would only risk the data. So the
+-- two trees agree at every version on the way down as well.
