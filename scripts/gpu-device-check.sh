@@ -24,7 +24,7 @@ python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.versio
 ldd "$here/bin/gpunex-agent" | sed 's/^/  /'
 
 step "ptxas: the embedded PTX for this GPU"
-ptxas=$(command -v ptxas || ls /usr/local/cuda*/bin/ptxas 2>/dev/null | head -1)
+ptxas=$(command -v ptxas) || for p in /usr/local/cuda*/bin/ptxas; do ptxas=$p; done
 arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 | tr -d .)
 for ptx in core tensor; do
 	"$ptxas" -arch="$arch" -v "$here/agent/bench/cuda/$ptx.ptx" -o "$out/$ptx.cubin" 2>&1 | grep -E 'entry|Used|error|warning' || status=1
