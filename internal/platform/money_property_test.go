@@ -36,8 +36,7 @@ func TestMoneyPropertiesOverRandomTimelinesWithHostileAgents(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			t.Parallel()
-			clk := clock.NewManual(time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
-			platformtest.Each(t, platformtest.Options{Clock: clk}, func(t *testing.T, s *platformtest.Server) {
+			eachOnItsOwnClock(t, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), func(t *testing.T, s *platformtest.Server, clk *clock.Manual) {
 				moneyTimeline(t, s, clk, rand.New(rand.NewPCG(seed, 24)))
 			})
 		})
@@ -250,4 +249,18 @@ func count(t *testing.T, s *platformtest.Server, q string) int {
 	var n int
 	require.NoError(t, s.Platform.DB.NewRaw(q).Scan(context.Background(), &n))
 	return n
+}
+
+// eachOnItsOwnClock is platformtest.Each with a manual clock per stack,
+// from start: the stacks run in parallel, and a clock one of them moved
+// must not move the other's.
+func eachOnItsOwnClock(t *testing.T, start time.Time, fn func(t *testing.T, s *platformtest.Server, clk *clock.Manual)) {
+	t.Helper()
+	for _, st := range platformtest.Stacks {
+		t.Run(st.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := clock.NewManual(start)
+			fn(t, platformtest.Start(t, st, platformtest.Options{Clock: clk}), clk)
+		})
+	}
 }

@@ -189,8 +189,7 @@ func TestARentalRunningOutOfFundsIsStoppedWhileTheBalancePaysForTheStop(t *testi
 		name := map[bool]string{true: "the agent confirms the stop", false: "the agent never confirms"}[confirms]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			clk := clock.NewManual(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
-			platformtest.Each(t, platformtest.Options{Clock: clk}, func(t *testing.T, s *platformtest.Server) {
+			eachOnItsOwnClock(t, time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *platformtest.Server, clk *clock.Manual) {
 				ctx := context.Background()
 				p := s.NewProvider(t, "runs-out")
 				marketMachine(t, s, p, "runs-out-machine", 1, 90, 3_600_000) // 1,000 micro-USDC a second
