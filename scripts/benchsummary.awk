@@ -1,5 +1,5 @@
 # benchsummary.awk sums up `go test -bench` output (several runs of each
-# benchmark with -count) against the targets the README states: for each
+# benchmark with -count) against the targets docs/development.md states ("make bench"): for each
 # ratio the median of the runs, then every run; for SQL writes and
 # publishes, statements per page or advice and rentals won the largest.
 # POSIX awk.

@@ -59,7 +59,7 @@ import (
 // power cap does to the run shows in the clocks it holds down and in the
 // throttled share (sw_power_cap counts), which are checked.
 //
-// What this proves, and what it does not: see the README ("Benchmarks").
+// What this proves, and what it does not: see docs/agent.md ("Benchmarks").
 const (
 	// ClockMargin is how far above what the reported SMs and clock allow a
 	// compute figure may be: the clock is sampled every quarter second, so

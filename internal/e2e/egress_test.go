@@ -30,7 +30,7 @@ import (
 )
 
 // TestEgressFirewallKeepsJobsOffTheLANAndTheHost checks the egress
-// firewall the README promises, as install.sh writes it, against the real
+// firewall docs/agent.md promises ("The host firewall"), as install.sh writes it, against the real
 // kernel and Docker engine:
 //
 //  1. install.sh's own install_firewall (taken from the installer the
@@ -283,7 +283,7 @@ func (f *firewallInstaller) requireUnit(t *testing.T) {
 	require.Equal(t, "daemon-reload\nenable --now gpunex-egress.service\n", string(calls))
 }
 
-// wantChains is what the README promises, as `iptables -S` lists it, for
+// wantChains is what docs/agent.md promises, as `iptables -S` lists it, for
 // jobs in pool: DNS to the host's nameservers, nothing to private,
 // shared or link-local addresses, nothing to the host but replies, the
 // jumps first. DOCKER-USER and INPUT are those of the test's namespace.
