@@ -262,17 +262,82 @@ func (s *Service) simulatedListed() bool {
 // maintenance only for the rows of the page.
 func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*listingRow, error) {
 	now := s.deps.Clock.Now()
-	f := q.filter
+	pf := providerFilterOf(q.filter)
+	free, ok := freeGroups(q, pf)
+	if !ok {
+		return nil, nil
+	}
+	groups := s.groups(q, pf, now)
+	col, dir, page := pageOf(q)
+	order := col + ` ` + dir + `, machine_id ASC, model_key ASC`
+	// The arguments follow the statement's text: the groups' CTEs, the
+	// next maintenance's time, then the page's cursor.
+	args := append(append(free.args, groups.args...), now)
+	args = append(args, page.args...)
+	query := `WITH free AS (` + free.text + `), g AS (` + groups.text + `),
+		ranked AS (SELECT g.*, ` + rankSQL + ` AS listing_rank, ` + perDollarSQL + ` AS per_dollar FROM g)
+		SELECT pg.*, (SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = pg.provider_id
+			AND (mw.machine_id IS NULL OR mw.machine_id = pg.machine_id) AND mw.starts_at > ?) AS next_maintenance_at
+		FROM (` + page.text + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(q.limit) + `) pg ORDER BY ` + order
+	var rows []*listingRow
+	if err := db.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("market: unable to list the marketplace: %w", err)
+	}
+	return rows, nil
+}
 
-	// free: the free, listed GPUs per machine and model.
-	var args []any
-	free := `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf
+// sqlPart is a piece of a statement and its arguments, in order.
+type sqlPart struct {
+	text string
+	args []any
+}
+
+// providerFilter is a search's filters on the provider, its profile and
+// its price, over machines fm, prices fp, profiles fpm and providers fpt.
+type providerFilter struct {
+	where     []string
+	args      []any
+	region    string
+	countries []string
+}
+
+func providerFilterOf(f Filter) providerFilter {
+	var pf providerFilter
+	if f.Country != nil {
+		// Applications keep the country as typed: "PT", "PRT" and
+		// "Portugal" are one country.
+		pf.countries = geo.CountryNames(*f.Country)
+		pf.where = append(pf.where, "LOWER(fpm.location_country) IN (?)")
+		pf.args = append(pf.args, bun.List(pf.countries))
+	}
+	if f.Region != nil {
+		pf.region = strings.ToLower(strings.TrimSpace(*f.Region))
+		pf.where = append(pf.where, "(LOWER(fpm.location_city) = ? OR LOWER(fpm.location_region) = ?)")
+		pf.args = append(pf.args, pf.region, pf.region)
+	}
+	if f.MaxPricePerHour != nil {
+		pf.where = append(pf.where, "fp.price_micros <= ?")
+		pf.args = append(pf.args, int64(*f.MaxPricePerHour))
+	}
+	if f.Tier != nil {
+		pf.where = append(pf.where, "EXISTS (SELECT 1 FROM providers fpt WHERE fpt.id = fm.provider_id AND fpt.tier = ?)")
+		pf.args = append(pf.args, string(*f.Tier))
+	}
+	return pf
+}
+
+// freeGroups is the statement of the free, listed GPUs per machine and
+// model (the only step that reads every GPU); ok is false when no model
+// can match (a memory no model has).
+func freeGroups(q listingQuery, pf providerFilter) (sqlPart, bool) {
+	f := q.filter
+	part := sqlPart{text: `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf
 		FROM machine_gpus mg
 		JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
-		WHERE mg.removed_at IS NULL AND NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)`
+		WHERE mg.removed_at IS NULL AND NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)`}
 	if f.Model != nil {
-		free += ` AND mg.model_key = ?`
-		args = append(args, *f.Model)
+		part.text += ` AND mg.model_key = ?`
+		part.args = append(part.args, *f.Model)
 	}
 	if f.MinVramGb != nil {
 		var keys []string
@@ -282,61 +347,34 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 			}
 		}
 		if len(keys) == 0 {
-			return nil, nil
+			return part, false
 		}
-		free += ` AND mg.model_key IN (?)`
-		args = append(args, bun.List(keys))
+		part.text += ` AND mg.model_key IN (?)`
+		part.args = append(part.args, bun.List(keys))
 	}
 	if q.machineID != nil {
-		free += ` AND mg.machine_id = ?`
-		args = append(args, *q.machineID)
-	}
-
-	// The filters on the provider, its profile and its price, over
-	// machines fm, prices fp, profiles fpm and providers fp2.
-	var provWhere []string
-	var provArgs []any
-	var region string
-	var countries []string
-	if f.Country != nil {
-		// Applications keep the country as typed: "PT", "PRT" and
-		// "Portugal" are one country.
-		countries = geo.CountryNames(*f.Country)
-		provWhere = append(provWhere, "LOWER(fpm.location_country) IN (?)")
-		provArgs = append(provArgs, bun.List(countries))
-	}
-	if f.Region != nil {
-		region = strings.ToLower(strings.TrimSpace(*f.Region))
-		provWhere = append(provWhere, "(LOWER(fpm.location_city) = ? OR LOWER(fpm.location_region) = ?)")
-		provArgs = append(provArgs, region, region)
-	}
-	if f.MaxPricePerHour != nil {
-		provWhere = append(provWhere, "fp.price_micros <= ?")
-		provArgs = append(provArgs, int64(*f.MaxPricePerHour))
-	}
-	if f.Tier != nil {
-		provWhere = append(provWhere, "EXISTS (SELECT 1 FROM providers fpt WHERE fpt.id = fm.provider_id AND fpt.tier = ?)")
-		provArgs = append(provArgs, string(*f.Tier))
+		part.text += ` AND mg.machine_id = ?`
+		part.args = append(part.args, *q.machineID)
 	}
 	// A filter on the provider or the price narrows the GPUs read to the
 	// machines that pass it: a set of machine ids when the model is
 	// known, else a test per GPU.
-	if len(provWhere) > 0 && q.machineID == nil {
+	if len(pf.where) > 0 && q.machineID == nil {
 		if f.Model != nil {
-			free += ` AND mg.machine_id IN (SELECT fm.id FROM machines fm
+			part.text += ` AND mg.machine_id IN (SELECT fm.id FROM machines fm
 				JOIN gpu_prices fp ON fp.provider_id = fm.provider_id AND fp.model_key = ?
 				LEFT JOIN provider_market_profiles fpm ON fpm.provider_id = fm.provider_id
-				WHERE ` + strings.Join(provWhere, " AND ") + `)`
-			args = append(args, *f.Model)
+				WHERE ` + strings.Join(pf.where, " AND ") + `)`
+			part.args = append(part.args, *f.Model)
 		} else {
-			free += ` AND EXISTS (SELECT 1 FROM machines fm
+			part.text += ` AND EXISTS (SELECT 1 FROM machines fm
 				JOIN gpu_prices fp ON fp.provider_id = fm.provider_id AND fp.model_key = mg.model_key
 				LEFT JOIN provider_market_profiles fpm ON fpm.provider_id = fm.provider_id
-				WHERE fm.id = mg.machine_id AND ` + strings.Join(provWhere, " AND ") + `)`
+				WHERE fm.id = mg.machine_id AND ` + strings.Join(pf.where, " AND ") + `)`
 		}
-		args = append(args, provArgs...)
+		part.args = append(part.args, pf.args...)
 	}
-	free += ` GROUP BY mg.machine_id, mg.model_key`
+	part.text += ` GROUP BY mg.machine_id, mg.model_key`
 	var having []string
 	if f.MinGpus != nil {
 		having = append(having, "COUNT(*) >= "+strconv.Itoa(*f.MinGpus))
@@ -345,9 +383,16 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		having = append(having, "MIN(COALESCE(gbs.score, 0)) >= "+strconv.Itoa(*f.MinPerformance))
 	}
 	if len(having) > 0 {
-		free += " HAVING " + strings.Join(having, " AND ")
+		part.text += " HAVING " + strings.Join(having, " AND ")
 	}
+	return part, true
+}
 
+// groups is the statement of one row per group, on an online machine of a
+// priced provider, inside its schedule and outside maintenance, with the
+// provider's filters.
+func (s *Service) groups(q listingQuery, pf providerFilter, now time.Time) sqlPart {
+	f := q.filter
 	// A search narrowed to a model or a machine reads few groups: they
 	// drive the join (CROSS JOIN keeps SQLite, which plans without
 	// statistics, from reading every online machine first; PostgreSQL
@@ -357,9 +402,7 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	if narrow {
 		machinesJoin = `CROSS JOIN machines m`
 	}
-	// g: one row per group, on an online machine of a priced provider,
-	// inside its schedule and outside maintenance.
-	groups := `SELECT f.machine_id AS machine_id, f.model_key AS model_key, m.provider_id AS provider_id,
+	part := sqlPart{text: `SELECT f.machine_id AS machine_id, f.model_key AS model_key, m.provider_id AS provider_id,
 			m.simulated AS simulated, f.gpu_count AS gpu_count, f.perf AS perf, gp.price_micros AS price_micros,
 			p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
 			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime, rlp.score AS reliability,
@@ -375,39 +418,42 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		LEFT JOIN model_market_prices mmp ON mmp.model_key = f.model_key
 		WHERE (ps.provider_id IS NULL OR (ps.open_from IS NOT NULL AND ps.open_from <= ? AND (ps.open_until IS NULL OR ps.open_until > ?)))
 		AND NOT EXISTS (SELECT 1 FROM maintenance_windows mw WHERE mw.provider_id = m.provider_id
-			AND (mw.machine_id IS NULL OR mw.machine_id = m.id) AND mw.starts_at <= ? AND mw.ends_at > ?)`
-	args = append(args, now, now, now, now)
+			AND (mw.machine_id IS NULL OR mw.machine_id = m.id) AND mw.starts_at <= ? AND mw.ends_at > ?)`,
+		args: []any{now, now, now, now}}
+	add := func(text string, args ...any) {
+		part.text += text
+		part.args = append(part.args, args...)
+	}
 	if narrow {
-		groups += ` AND m.id = f.machine_id AND m.status = 'ONLINE'`
+		add(` AND m.id = f.machine_id AND m.status = 'ONLINE'`)
 	}
 	if !s.simulatedListed() {
 		// Outside the demo world a machine with a simulated GPU is never
 		// listed, so never rented nor billed, even one registered before
 		// the fleet refused them.
-		groups += ` AND m.simulated = ?`
-		args = append(args, false)
+		add(` AND m.simulated = ?`, false)
 	}
 	if f.Country != nil {
-		groups += ` AND LOWER(pmp.location_country) IN (?)`
-		args = append(args, bun.List(countries))
+		add(` AND LOWER(pmp.location_country) IN (?)`, bun.List(pf.countries))
 	}
 	if f.Region != nil {
-		groups += ` AND (LOWER(pmp.location_city) = ? OR LOWER(pmp.location_region) = ?)`
-		args = append(args, region, region)
+		add(` AND (LOWER(pmp.location_city) = ? OR LOWER(pmp.location_region) = ?)`, pf.region, pf.region)
 	}
 	if f.MaxPricePerHour != nil {
-		groups += ` AND gp.price_micros <= ?`
-		args = append(args, int64(*f.MaxPricePerHour))
+		add(` AND gp.price_micros <= ?`, int64(*f.MaxPricePerHour))
 	}
 	if f.Tier != nil {
-		groups += ` AND p.tier = ?`
-		args = append(args, string(*f.Tier))
+		add(` AND p.tier = ?`, string(*f.Tier))
 	}
 	if f.MinReliability != nil {
-		groups += ` AND rlp.score >= ?`
-		args = append(args, *f.MinReliability)
+		add(` AND rlp.score >= ?`, *f.MinReliability)
 	}
+	return part
+}
 
+// pageOf is the sort's column and direction and the page of the ranked
+// groups after q's cursor (ordered and limited by the caller).
+func pageOf(q listingQuery) (col, dir string, page sqlPart) {
 	col, dir, cmp := "listing_rank", "DESC", "<"
 	switch q.sort {
 	case SortPrice:
@@ -415,28 +461,14 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	case SortPerformancePerDollar:
 		col = "per_dollar"
 	}
-	// The next maintenance's time comes before the page's cursor in the
-	// statement's text.
-	args = append(args, now)
-	page := `SELECT * FROM ranked r`
+	page.text = `SELECT * FROM ranked r`
 	if k := q.after; k != nil {
 		var v any = k.value
 		if q.sort == SortPrice {
 			v = int64(k.value)
 		}
-		page += ` WHERE (r.` + col + ` ` + cmp + ` ? OR (r.` + col + ` = ? AND (r.machine_id > ? OR (r.machine_id = ? AND r.model_key > ?))))`
-		args = append(args, v, v, k.machineID, k.machineID, k.modelKey)
+		page.text += ` WHERE (r.` + col + ` ` + cmp + ` ? OR (r.` + col + ` = ? AND (r.machine_id > ? OR (r.machine_id = ? AND r.model_key > ?))))`
+		page.args = []any{v, v, k.machineID, k.machineID, k.modelKey}
 	}
-	order := col + ` ` + dir + `, machine_id ASC, model_key ASC`
-	page += ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(q.limit)
-	query := `WITH free AS (` + free + `), g AS (` + groups + `),
-		ranked AS (SELECT g.*, ` + rankSQL + ` AS listing_rank, ` + perDollarSQL + ` AS per_dollar FROM g)
-		SELECT pg.*, (SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = pg.provider_id
-			AND (mw.machine_id IS NULL OR mw.machine_id = pg.machine_id) AND mw.starts_at > ?) AS next_maintenance_at
-		FROM (` + page + `) pg ORDER BY ` + order
-	var rows []*listingRow
-	if err := db.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("market: unable to list the marketplace: %w", err)
-	}
-	return rows, nil
+	return col, dir, page
 }
