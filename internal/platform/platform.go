@@ -158,31 +158,53 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 			p.Close()
 		}
 	}()
+	if err := p.openStore(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.connectEvents(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.buildServices(); err != nil {
+		return nil, err
+	}
+	p.buildHandler()
+	ok = true
+	return p, nil
+}
 
+// openStore opens the database and migrates it up.
+func (p *Platform) openStore(ctx context.Context) error {
+	cfg := p.cfg
 	db, err := store.Open(ctx, store.Config{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: cfg.Logger})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.DB = db
 	applied, err := db.MigrateUp(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(applied) > 0 {
 		cfg.Logger.Info("platform: migrations applied", "backend", db.Backend(), "migrations", applied)
 	}
+	return nil
+}
 
+// connectEvents connects the event bus and the presence store: Redis with
+// a URL, in-process otherwise.
+func (p *Platform) connectEvents(ctx context.Context) error {
+	cfg := p.cfg
 	if cfg.RedisURL != "" {
 		opts, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
-			return nil, fmt.Errorf("platform: invalid redis URL: %w", err)
+			return fmt.Errorf("platform: invalid redis URL: %w", err)
 		}
 		p.redis = redis.NewClient(opts)
 		pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err = p.redis.Ping(pingCtx).Err()
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("platform: unable to reach redis: %w", err)
+			return fmt.Errorf("platform: unable to reach redis: %w", err)
 		}
 		var busOpts []bus.RedisOption
 		var presenceOpts []presence.RedisOption
@@ -199,31 +221,23 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if cfg.WrapBus != nil {
 		p.Bus = cfg.WrapBus(p.Bus)
 	}
+	return nil
+}
 
+// buildServices builds the domain services and wires their hooks: who
+// tells whom of a sign-up, a registration, a transition, a rental's end
+// and a score.
+func (p *Platform) buildServices() error {
+	cfg, db := p.cfg, p.DB
 	p.Auth = auth.New(auth.Deps{DB: db, Bus: p.Bus, Redis: p.redis, Clock: cfg.Clock, Logger: cfg.Logger},
 		auth.Config{PasswordParams: cfg.PasswordParams, RedisPrefix: cfg.RedisPrefix})
 	p.Notify = notification.New(notification.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger}, notification.Config{})
 	p.Auth.OnSignUp(p.Notify.Welcome)
 
-	from := cfg.MailFrom
-	if from == "" {
-		from = mail.DefaultFrom
-	}
-	dataDir := cfg.DataDir
-	if dataDir == "" {
-		dataDir = "data"
-	}
-	sender, err := mail.NewSender(cfg.SMTPURL, dataDir, from)
+	outbox, err := p.buildMail()
 	if err != nil {
-		return nil, fmt.Errorf("platform: %w", err)
+		return err
 	}
-	p.Mail = mail.NewWorker(mail.WorkerDeps{DB: db, Sender: sender, Clock: cfg.Clock, Logger: cfg.Logger}, mail.WorkerConfig{})
-	outbox := mail.NewOutbox(cfg.Clock, p.Mail.Kick)
-	publicURL := cfg.PublicURL
-	if publicURL == "" {
-		publicURL = "http://" + cfg.Addr
-	}
-	p.publicURL.Store(&publicURL)
 	p.Auth.UseSignUpMail(auth.SignUpMail{Outbox: outbox, PublicURL: p.PublicURL})
 	p.Providers = provider.New(provider.Deps{DB: db, Auth: p.Auth, Clock: cfg.Clock, Logger: cfg.Logger},
 		provider.Config{InstallCommand: func() string { return installer.Command(p.PublicURL()) }})
@@ -231,7 +245,6 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger}, onboarding.Config{PublicURL: p.PublicURL})
 
 	p.Fleet = fleet.New(fleet.Deps{DB: db, Presence: p.Presence, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger, Notify: p.Notify}, cfg.Fleet)
-
 	p.Bench = bench.New(bench.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Notify: p.Notify, Outbox: outbox, Clock: cfg.Clock, Logger: cfg.Logger},
 		withPublicURL(cfg.Bench, p.PublicURL))
 	p.Fleet.OnRegistered(p.Bench.OnRegistered)
@@ -245,7 +258,39 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	p.Fleet.OnTransition(p.Reliability.OnTransition)
 	p.Market.OnEnded(p.Reliability.OnRentalEnded)
 	p.Bench.OnScored(p.Reliability.OnBenchmarked)
+	return nil
+}
 
+// buildMail builds the mail worker and its outbox (SMTP, or .eml files in
+// the data directory) and keeps the public URL emails link to.
+func (p *Platform) buildMail() (*mail.Outbox, error) {
+	cfg := p.cfg
+	from := cfg.MailFrom
+	if from == "" {
+		from = mail.DefaultFrom
+	}
+	dataDir := cfg.DataDir
+	if dataDir == "" {
+		dataDir = "data"
+	}
+	sender, err := mail.NewSender(cfg.SMTPURL, dataDir, from)
+	if err != nil {
+		return nil, fmt.Errorf("platform: %w", err)
+	}
+	p.Mail = mail.NewWorker(mail.WorkerDeps{DB: p.DB, Sender: sender, Clock: cfg.Clock, Logger: cfg.Logger}, mail.WorkerConfig{})
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + cfg.Addr
+	}
+	p.publicURL.Store(&publicURL)
+	return mail.NewOutbox(cfg.Clock, p.Mail.Kick), nil
+}
+
+// buildHandler builds the HTTP handler: GraphQL over the resolvers, the
+// prepared heartbeat, the SPA, the installer, the benchmark's network
+// routes and the health checks.
+func (p *Platform) buildHandler() {
+	cfg := p.cfg
 	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
 		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Scoring: p.Reliability, Logger: cfg.Logger}
 	spa := cfg.SPA
@@ -266,15 +311,12 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		// need to.
 		Prepared: []api.PreparedOperation{api.Prepare(protocol.HeartbeatMutation, res.PreparedHeartbeat)},
 		Checks: []api.Check{
-			{Name: "database", Ping: db.Ping},
+			{Name: "database", Ping: p.DB.Ping},
 			{Name: "events", Ping: p.Bus.Ping},
 			{Name: "presence", Ping: p.Presence.Ping},
 		},
 		Routes: routes,
 	})
-
-	ok = true
-	return p, nil
 }
 
 // AddBackground adds work that runs while the platform serves (see
