@@ -220,144 +220,168 @@ func newRootCommand() *cobra.Command {
 	return root
 }
 
+// serveFlags are gpunex serve's flags.
+type serveFlags struct {
+	st          storageFlags
+	lf          logFlags
+	addr        string
+	redisURL    string
+	redisPrefix string
+	publicURL   string
+	smtpURL     string
+	mailFrom    string
+	agentImage  string
+	hbInterval  time.Duration
+	benchEvery  time.Duration
+	benchCool   time.Duration
+	benchRules  string
+	feeBps      int
+	pay         payoutFlags
+	relEvery    time.Duration
+	relFloor    int
+	demoAgents  bool
+	withDemo    bool
+	af          apiFlags
+}
+
 func newServeCommand() *cobra.Command {
-	var (
-		st          storageFlags
-		lf          logFlags
-		addr        string
-		redisURL    string
-		redisPrefix string
-		publicURL   string
-		smtpURL     string
-		mailFrom    string
-		agentImage  string
-		hbInterval  time.Duration
-		benchEvery  time.Duration
-		benchCool   time.Duration
-		benchRules  string
-		feeBps      int
-		pay         payoutFlags
-		relEvery    time.Duration
-		relFloor    int
-		demoAgents  bool
-		withDemo    bool
-		af          apiFlags
-	)
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the platform: GraphQL API, WebSockets, web app, background work",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger, err := lf.logger()
-			if err != nil {
-				return err
-			}
-			if hbInterval < time.Second || hbInterval > time.Hour {
-				// Agents are told the interval in whole seconds.
-				return fmt.Errorf("--heartbeat-interval must be between 1s and 1h")
-			}
-			apiCfg, err := af.config()
-			if err != nil {
-				return err
-			}
-			if feeBps < 1 || feeBps > 9999 {
-				return fmt.Errorf("--platform-fee-bps must be between 1 and 9999 basis points")
-			}
-			billingCfg, solanaClient, err := pay.config(logger)
-			if err != nil {
-				return err
-			}
-			if relEvery < time.Second || relFloor < 1 || relFloor > 100 {
-				return fmt.Errorf("--reliability-every must be at least 1s and --reliability-floor between 1 and 100")
-			}
-			benchCfg := bench.Config{Every: benchEvery, Cooldown: benchCool}
-			if benchEvery < time.Hour || benchCool < time.Minute {
-				return fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
-			}
-			if benchRules != "" {
-				t, err := bench.LoadThresholds(benchRules)
-				if err != nil {
-					return err
-				}
-				benchCfg.Thresholds = &t
-			}
-			p, err := platform.New(cmd.Context(), platform.Config{
-				Addr: addr, DataDir: st.dataDir, DatabaseURL: st.databaseURL, RedisURL: redisURL, RedisPrefix: redisPrefix,
-				PublicURL: publicURL, SMTPURL: smtpURL, MailFrom: mailFrom, AgentImage: agentImage,
-				// Simulated GPUs are the demo world's: a production server
-				// refuses them at registration and never lists them.
-				Fleet:       fleet.Config{Interval: hbInterval, AllowSimulated: withDemo},
-				Bench:       benchCfg,
-				Pricing:     pricing.Config{FeeBps: feeBps},
-				Market:      market.Config{FeeBps: feeBps},
-				Billing:     billingCfg,
-				Reliability: reliability.Config{SnapshotEvery: relEvery, Floor: relFloor},
-				Solana:      solanaClient,
-				Logger:      logger, Clock: clock.Real{},
-				API: apiCfg,
-			})
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-			if af.metricsAddr != "" {
-				stop, err := serveMetrics(af.metricsAddr, p.Handler.Metrics(), logger)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			if withDemo {
-				// The demo world is not part of the platform: its machines
-				// are agents, which the server proper never links.
-				world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Bench: p.Bench,
-					Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Reliability: p.Reliability,
-					DataDir: st.dataDir, Logger: logger}
-				if err := world.Seed(cmd.Context()); err != nil {
-					return err
-				}
-				if demoAgents {
-					p.AddBackground(world.RunAgents)
-				}
-			}
-			return p.Serve(cmd.Context(), func(url string) {
-				backend := "SQLite in " + st.dataDir
-				if st.databaseURL != "" {
-					backend = "PostgreSQL"
-				}
-				events := "in-process events"
-				if redisURL != "" {
-					events = "Redis events and presence"
-				}
-				logger.Info("gpunex: serving", "url", url, "database", backend, "events", events, "demo", withDemo)
-				fmt.Fprintf(cmd.OutOrStdout(), "GPUnex is running at %s (GraphiQL: %s/graphiql)\n", url, url)
-				if withDemo {
-					fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo; applicants: applicant@gpunex.demo, info@gpunex.demo, rejected@gpunex.demo\n", demo.Password)
-				}
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return f.serve(cmd) },
 	}
-	fs := cmd.Flags()
-	st.register(fs)
-	lf.register(fs)
-	fs.StringVar(&addr, "addr", envOr("GPUNEX_ADDR", "127.0.0.1:8080"), "address to listen on (env GPUNEX_ADDR)")
-	fs.StringVar(&redisPrefix, "redis-prefix", envOr("GPUNEX_REDIS_PREFIX", bus.DefaultPrefix), "namespace of every Redis key and channel (env GPUNEX_REDIS_PREFIX)")
-	fs.StringVar(&redisURL, "redis-url", os.Getenv("GPUNEX_REDIS_URL"), "Redis URL for events and presence across replicas; empty keeps them in-process (env GPUNEX_REDIS_URL)")
-	fs.StringVar(&publicURL, "public-url", os.Getenv("GPUNEX_PUBLIC_URL"), "URL providers and browsers reach this platform at, for links in emails and the install command; empty: http://<addr> (env GPUNEX_PUBLIC_URL)")
-	fs.StringVar(&smtpURL, "smtp-url", os.Getenv("GPUNEX_SMTP_URL"), "SMTP server for email, e.g. smtp://user:pass@host:587 (smtps:// for implicit TLS); empty writes .eml files under <data-dir>/mail/outbox (env GPUNEX_SMTP_URL)")
-	fs.StringVar(&mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", mail.DefaultFrom), "sender of platform email (env GPUNEX_MAIL_FROM)")
-	fs.StringVar(&agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", installer.DefaultAgentImage), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
-	fs.DurationVar(&hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
-	fs.DurationVar(&benchEvery, "bench-every", envDuration("GPUNEX_BENCH_EVERY", 24*time.Hour), "how often each machine is benchmarked, each at its own offset within a quarter of it (env GPUNEX_BENCH_EVERY)")
-	fs.DurationVar(&benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
-	fs.StringVar(&benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
-	fs.IntVar(&feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
-	pay.register(fs)
-	fs.DurationVar(&relEvery, "reliability-every", envDuration("GPUNEX_RELIABILITY_EVERY", time.Minute), "how often providers' reliability scores (what the marketplace ranks by) and today's snapshots are refreshed (env GPUNEX_RELIABILITY_EVERY)")
-	fs.IntVar(&relFloor, "reliability-floor", envInt("GPUNEX_RELIABILITY_FLOOR", 70), "the reliability score under which a machine is flagged to its provider and admins (env GPUNEX_RELIABILITY_FLOOR)")
-	fs.BoolVar(&withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world; only then are agents with simulated GPUs (--simulate) taken (env GPUNEX_DEMO)")
-	fs.BoolVar(&demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
-	af.register(fs)
+	f.register(cmd.Flags())
 	return cmd
+}
+
+// serve runs the platform until the command's context ends.
+func (f *serveFlags) serve(cmd *cobra.Command) error {
+	logger, err := f.lf.logger()
+	if err != nil {
+		return err
+	}
+	cfg, err := f.config(logger)
+	if err != nil {
+		return err
+	}
+	p, err := platform.New(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if f.af.metricsAddr != "" {
+		stop, err := serveMetrics(f.af.metricsAddr, p.Handler.Metrics(), logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if f.withDemo {
+		// The demo world is not part of the platform: its machines are
+		// agents, which the server proper never links.
+		world := demo.World{Auth: p.Auth, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet, Bench: p.Bench,
+			Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Reliability: p.Reliability,
+			DataDir: f.st.dataDir, Logger: logger}
+		if err := world.Seed(cmd.Context()); err != nil {
+			return err
+		}
+		if f.demoAgents {
+			p.AddBackground(world.RunAgents)
+		}
+	}
+	return p.Serve(cmd.Context(), func(url string) { f.announce(cmd, logger, url) })
+}
+
+// config checks the flags and turns them into the platform's
+// configuration (and, with an RPC URL, the Solana client in it).
+func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
+	if f.hbInterval < time.Second || f.hbInterval > time.Hour {
+		// Agents are told the interval in whole seconds.
+		return platform.Config{}, fmt.Errorf("--heartbeat-interval must be between 1s and 1h")
+	}
+	apiCfg, err := f.af.config()
+	if err != nil {
+		return platform.Config{}, err
+	}
+	if f.feeBps < 1 || f.feeBps > 9999 {
+		return platform.Config{}, fmt.Errorf("--platform-fee-bps must be between 1 and 9999 basis points")
+	}
+	billingCfg, solanaClient, err := f.pay.config(logger)
+	if err != nil {
+		return platform.Config{}, err
+	}
+	if f.relEvery < time.Second || f.relFloor < 1 || f.relFloor > 100 {
+		return platform.Config{}, fmt.Errorf("--reliability-every must be at least 1s and --reliability-floor between 1 and 100")
+	}
+	benchCfg := bench.Config{Every: f.benchEvery, Cooldown: f.benchCool}
+	if f.benchEvery < time.Hour || f.benchCool < time.Minute {
+		return platform.Config{}, fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
+	}
+	if f.benchRules != "" {
+		t, err := bench.LoadThresholds(f.benchRules)
+		if err != nil {
+			return platform.Config{}, err
+		}
+		benchCfg.Thresholds = &t
+	}
+	return platform.Config{
+		Addr: f.addr, DataDir: f.st.dataDir, DatabaseURL: f.st.databaseURL, RedisURL: f.redisURL, RedisPrefix: f.redisPrefix,
+		PublicURL: f.publicURL, SMTPURL: f.smtpURL, MailFrom: f.mailFrom, AgentImage: f.agentImage,
+		// Simulated GPUs are the demo world's: a production server
+		// refuses them at registration and never lists them.
+		Fleet:       fleet.Config{Interval: f.hbInterval, AllowSimulated: f.withDemo},
+		Bench:       benchCfg,
+		Pricing:     pricing.Config{FeeBps: f.feeBps},
+		Market:      market.Config{FeeBps: f.feeBps},
+		Billing:     billingCfg,
+		Reliability: reliability.Config{SnapshotEvery: f.relEvery, Floor: f.relFloor},
+		Solana:      solanaClient,
+		Logger:      logger, Clock: clock.Real{},
+		API: apiCfg,
+	}, nil
+}
+
+// announce says where the platform serves, on what, and the demo's
+// accounts.
+func (f *serveFlags) announce(cmd *cobra.Command, logger *slog.Logger, url string) {
+	backend := "SQLite in " + f.st.dataDir
+	if f.st.databaseURL != "" {
+		backend = "PostgreSQL"
+	}
+	events := "in-process events"
+	if f.redisURL != "" {
+		events = "Redis events and presence"
+	}
+	logger.Info("gpunex: serving", "url", url, "database", backend, "events", events, "demo", f.withDemo)
+	fmt.Fprintf(cmd.OutOrStdout(), "GPUnex is running at %s (GraphiQL: %s/graphiql)\n", url, url)
+	if f.withDemo {
+		fmt.Fprintf(cmd.OutOrStdout(), "Demo accounts (password %q): admin@gpunex.demo, provider@gpunex.demo, customer@gpunex.demo; applicants: applicant@gpunex.demo, info@gpunex.demo, rejected@gpunex.demo\n", demo.Password)
+	}
+}
+
+// register declares the flags on fs, each with its environment variable.
+func (f *serveFlags) register(fs *pflag.FlagSet) {
+	f.st.register(fs)
+	f.lf.register(fs)
+	fs.StringVar(&f.addr, "addr", envOr("GPUNEX_ADDR", "127.0.0.1:8080"), "address to listen on (env GPUNEX_ADDR)")
+	fs.StringVar(&f.redisPrefix, "redis-prefix", envOr("GPUNEX_REDIS_PREFIX", bus.DefaultPrefix), "namespace of every Redis key and channel (env GPUNEX_REDIS_PREFIX)")
+	fs.StringVar(&f.redisURL, "redis-url", os.Getenv("GPUNEX_REDIS_URL"), "Redis URL for events and presence across replicas; empty keeps them in-process (env GPUNEX_REDIS_URL)")
+	fs.StringVar(&f.publicURL, "public-url", os.Getenv("GPUNEX_PUBLIC_URL"), "URL providers and browsers reach this platform at, for links in emails and the install command; empty: http://<addr> (env GPUNEX_PUBLIC_URL)")
+	fs.StringVar(&f.smtpURL, "smtp-url", os.Getenv("GPUNEX_SMTP_URL"), "SMTP server for email, e.g. smtp://user:pass@host:587 (smtps:// for implicit TLS); empty writes .eml files under <data-dir>/mail/outbox (env GPUNEX_SMTP_URL)")
+	fs.StringVar(&f.mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", mail.DefaultFrom), "sender of platform email (env GPUNEX_MAIL_FROM)")
+	fs.StringVar(&f.agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", installer.DefaultAgentImage), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
+	fs.DurationVar(&f.hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
+	fs.DurationVar(&f.benchEvery, "bench-every", envDuration("GPUNEX_BENCH_EVERY", 24*time.Hour), "how often each machine is benchmarked, each at its own offset within a quarter of it (env GPUNEX_BENCH_EVERY)")
+	fs.DurationVar(&f.benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
+	fs.StringVar(&f.benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
+	fs.IntVar(&f.feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
+	f.pay.register(fs)
+	fs.DurationVar(&f.relEvery, "reliability-every", envDuration("GPUNEX_RELIABILITY_EVERY", time.Minute), "how often providers' reliability scores (what the marketplace ranks by) and today's snapshots are refreshed (env GPUNEX_RELIABILITY_EVERY)")
+	fs.IntVar(&f.relFloor, "reliability-floor", envInt("GPUNEX_RELIABILITY_FLOOR", 70), "the reliability score under which a machine is flagged to its provider and admins (env GPUNEX_RELIABILITY_FLOOR)")
+	fs.BoolVar(&f.withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world; only then are agents with simulated GPUs (--simulate) taken (env GPUNEX_DEMO)")
+	fs.BoolVar(&f.demoAgents, "demo-agents", envBool("GPUNEX_DEMO_AGENTS", true), "with --demo, run the demo provider's simulated agents in-process so the fleet is live (env GPUNEX_DEMO_AGENTS)")
+	f.af.register(fs)
 }
 
 func openStore(ctx context.Context, st storageFlags) (*store.DB, error) {
