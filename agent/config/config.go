@@ -184,12 +184,34 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 		cfg.Warnings = append(cfg.Warnings, warnings...)
 	}
 
-	var errs []error
-	var origin Origin
-	var raw string
-
 	cfg.BenchOnce = *f.benchOnce
-	raw, origin = r.value(settingServer)
+	var errs []error
+	for _, resolve := range []func(*Config, *resolver) []error{resolveConnection, resolveMachine, resolveBench, resolveOutput} {
+		errs = append(errs, resolve(cfg, &r)...)
+	}
+
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	switch r.origins[settingToken.env] {
+	case FromFlag:
+		cfg.Warnings = append(cfg.Warnings, tokenFlagWarning)
+	case FromFile:
+		if w := filePermissionWarning(cfg.File); w != "" {
+			cfg.Warnings = append(cfg.Warnings, w)
+		}
+	}
+	return cfg, nil
+}
+
+// The settings, by what they are about. Each resolver reads its settings
+// from r into cfg and returns every problem it finds, each naming its
+// flag, variable and where the value came from.
+
+// resolveConnection: the server, the token and the data directory
+// (--bench-once needs neither server nor token).
+func resolveConnection(cfg *Config, r *resolver) (errs []error) {
+	raw, origin := r.value(settingServer)
 	server, err := parseServer(raw)
 	if err != nil && !cfg.BenchOnce {
 		errs = append(errs, r.problem(settingServer, origin, err))
@@ -210,8 +232,12 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 	} else {
 		cfg.DataDir = abs
 	}
+	return errs
+}
 
-	raw, origin = r.value(settingSimulate)
+// resolveMachine: simulated GPUs and the host name.
+func resolveMachine(cfg *Config, r *resolver) (errs []error) {
+	raw, origin := r.value(settingSimulate)
 	cfg.Simulate = strings.TrimSpace(raw)
 	if cfg.Simulate != "" {
 		if _, err := gpu.ParseSimSpec(cfg.Simulate); err != nil {
@@ -235,8 +261,13 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 	if len(cfg.Hostname) > 253 {
 		errs = append(errs, r.problem(settingHostname, origin, fmt.Errorf("at most 253 characters; got %d", len(cfg.Hostname))))
 	}
+	return errs
+}
 
-	raw, origin = r.value(settingBenchStorageBytes)
+// resolveBench: the benchmark's storage file, GPU budget and driver
+// library.
+func resolveBench(cfg *Config, r *resolver) (errs []error) {
+	raw, origin := r.value(settingBenchStorageBytes)
 	if strings.TrimSpace(raw) != "" {
 		n, err := parseBytes(raw)
 		if err != nil {
@@ -257,8 +288,13 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 
 	raw, _ = r.value(settingCUDALibrary)
 	cfg.CUDALibrary = strings.TrimSpace(raw)
+	return errs
+}
 
-	raw, origin = r.value(settingJobRuntime)
+// resolveOutput: where jobs run and how the agent logs (after
+// resolveMachine: the process runtime needs --simulate).
+func resolveOutput(cfg *Config, r *resolver) (errs []error) {
+	raw, origin := r.value(settingJobRuntime)
 	cfg.JobRuntime = strings.ToLower(strings.TrimSpace(raw))
 	switch {
 	case cfg.JobRuntime != "auto" && cfg.JobRuntime != "docker" && cfg.JobRuntime != "process":
@@ -277,19 +313,7 @@ func Load(args []string, lookupEnv func(string) (string, bool)) (*Config, error)
 	if err := cfg.LogLevel.UnmarshalText([]byte(strings.TrimSpace(raw))); err != nil {
 		errs = append(errs, r.problem(settingLogLevel, origin, fmt.Errorf("want debug, info, warn or error; got %q", raw)))
 	}
-
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	switch r.origins[settingToken.env] {
-	case FromFlag:
-		cfg.Warnings = append(cfg.Warnings, tokenFlagWarning)
-	case FromFile:
-		if w := filePermissionWarning(cfg.File); w != "" {
-			cfg.Warnings = append(cfg.Warnings, w)
-		}
-	}
-	return cfg, nil
+	return errs
 }
 
 // tokenFlagWarning is the warning for a token given with --token. The
