@@ -296,28 +296,15 @@ func (f *serveFlags) serve(cmd *cobra.Command) error {
 // config checks the flags and turns them into the platform's
 // configuration (and, with an RPC URL, the Solana client in it).
 func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
-	if f.hbInterval < time.Second || f.hbInterval > time.Hour {
-		// Agents are told the interval in whole seconds.
-		return platform.Config{}, fmt.Errorf("--heartbeat-interval must be between 1s and 1h")
-	}
 	apiCfg, err := f.af.config()
 	if err != nil {
 		return platform.Config{}, err
-	}
-	if f.feeBps < 1 || f.feeBps > 9999 {
-		return platform.Config{}, fmt.Errorf("--platform-fee-bps must be between 1 and 9999 basis points")
 	}
 	billingCfg, solanaClient, err := f.pay.config(logger)
 	if err != nil {
 		return platform.Config{}, err
 	}
-	if f.relEvery < time.Second || f.relFloor < 1 || f.relFloor > 100 {
-		return platform.Config{}, fmt.Errorf("--reliability-every must be at least 1s and --reliability-floor between 1 and 100")
-	}
 	benchCfg := bench.Config{Every: f.benchEvery, Cooldown: f.benchCool}
-	if f.benchEvery < time.Hour || f.benchCool < time.Minute {
-		return platform.Config{}, fmt.Errorf("--bench-every must be at least 1h and --bench-cooldown at least 1m")
-	}
 	if f.benchRules != "" {
 		t, err := bench.LoadThresholds(f.benchRules)
 		if err != nil {
@@ -325,7 +312,7 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		}
 		benchCfg.Thresholds = &t
 	}
-	return platform.Config{
+	cfg := platform.Config{
 		Addr: f.addr, DataDir: f.st.dataDir, DatabaseURL: f.st.databaseURL, RedisURL: f.redisURL, RedisPrefix: f.redisPrefix,
 		PublicURL: f.publicURL, SMTPURL: f.smtpURL, MailFrom: f.mailFrom, AgentImage: f.agentImage,
 		// Simulated GPUs are the demo world's: a production server
@@ -339,7 +326,23 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		Solana:      solanaClient,
 		Logger:      logger, Clock: clock.Real{},
 		API: apiCfg,
-	}, nil
+	}
+	// Each package checks the values it owns; the flags are named here.
+	for _, c := range []struct {
+		flags string
+		err   error
+	}{
+		{"--heartbeat-interval", cfg.Fleet.Validate()},
+		{"--bench-every, --bench-cooldown", cfg.Bench.Validate()},
+		{"--platform-fee-bps", cfg.Market.Validate()},
+		{"--metering-every, --payout-every", cfg.Billing.Validate()},
+		{"--reliability-every, --reliability-floor", cfg.Reliability.Validate()},
+	} {
+		if c.err != nil {
+			return platform.Config{}, fmt.Errorf("%s: %w", c.flags, c.err)
+		}
+	}
+	return cfg, nil
 }
 
 // announce says where the platform serves, on what, and the demo's

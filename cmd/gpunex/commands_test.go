@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -120,4 +121,33 @@ func TestServeFlagsSetSocketCapsTrustedProxiesAndMetrics(t *testing.T) {
 	t.Setenv("GPUNEX_WS_MAX_PER_USER", "lots")
 	_, err = runCLI(t, "migrate", "status", "--data-dir", t.TempDir())
 	require.ErrorContains(t, err, `GPUNEX_WS_MAX_PER_USER="lots" is not valid`)
+}
+
+// Issue 25, point 4: each package checks the configuration values it owns
+// (Config.Validate); gpunex serve names the flags. A bad value stops serve
+// before anything is opened.
+func TestServeRefusesValuesTheirPackagesDoNotTake(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--heartbeat-interval", "500ms"}, "--heartbeat-interval: the heartbeat interval must be between 1s and 1h"},
+		{[]string{"--bench-every", "30m"}, "--bench-every, --bench-cooldown: machines are benchmarked at most every hour"},
+		{[]string{"--bench-cooldown", "10s"}, "--bench-every, --bench-cooldown: a requested benchmark's cooldown is at least 1m"},
+		{[]string{"--platform-fee-bps", "10000"}, "--platform-fee-bps: the platform's fee must be between 1 and 9999 basis points"},
+		{[]string{"--metering-every", "2m"}, "--metering-every, --payout-every: metering runs at least once a minute"},
+		{[]string{"--payout-every", "100ms"}, "--metering-every, --payout-every: payout runs are at least 1s apart"},
+		{[]string{"--reliability-floor", "101"}, "--reliability-every, --reliability-floor: the reliability floor must be between 1 and 100"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			_, err := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, tc.args...)...)
+			require.ErrorContains(t, err, tc.want)
+			entries, rerr := os.ReadDir(dir)
+			require.NoError(t, rerr)
+			require.Empty(t, entries, "nothing was opened")
+		})
+	}
 }

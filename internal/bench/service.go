@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"hash/fnv"
 	"log/slog"
 	mrand "math/rand/v2"
@@ -78,6 +79,19 @@ type Config struct {
 	Tick time.Duration
 	// PublicURL is where providers reach the dashboard (links in emails).
 	PublicURL func() string
+}
+
+// Validate checks what an operator may set (gpunex serve): machines
+// benchmarked at most hourly, and a provider's requests at least a minute
+// apart. Tests may use shorter periods; New does not call it.
+func (c Config) Validate() error {
+	if c.Every < time.Hour {
+		return fmt.Errorf("machines are benchmarked at most every hour; got every %s", c.Every)
+	}
+	if c.Cooldown < time.Minute {
+		return fmt.Errorf("a requested benchmark's cooldown is at least 1m; got %s", c.Cooldown)
+	}
+	return nil
 }
 
 func (c *Config) defaults() {

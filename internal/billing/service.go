@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -48,6 +49,18 @@ type Config struct {
 	ChunkSize int
 	// Payouts tunes payouts.
 	Payouts PayoutConfig
+}
+
+// Validate checks what an operator may set (gpunex serve): metering at
+// least once a minute, payout runs at most once a second.
+func (c Config) Validate() error {
+	if c.TickEvery <= 0 || c.TickEvery > time.Minute {
+		return fmt.Errorf("metering runs at least once a minute; got every %s", c.TickEvery)
+	}
+	if c.Payouts.RunEvery < time.Second {
+		return fmt.Errorf("payout runs are at least 1s apart; got %s", c.Payouts.RunEvery)
+	}
+	return nil
 }
 
 func (c Config) withDefaults() Config {

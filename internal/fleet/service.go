@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -60,6 +61,16 @@ type Config struct {
 	// GPU, so that hardware which does not exist is never listed, rented
 	// or billed.
 	AllowSimulated bool
+}
+
+// Validate checks what an operator may set (gpunex serve): the heartbeat
+// interval between 1s and 1h, since agents are told it in whole seconds.
+// Tests may use shorter intervals; New does not call it.
+func (c Config) Validate() error {
+	if c.Interval < time.Second || c.Interval > time.Hour {
+		return fmt.Errorf("the heartbeat interval must be between 1s and 1h; got %s", c.Interval)
+	}
+	return nil
 }
 
 func (c *Config) defaults() {

@@ -2,6 +2,7 @@ package market
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -65,6 +66,15 @@ type Config struct {
 
 // DefaultReportSkew is Config.ReportSkew's default.
 const DefaultReportSkew = 10 * time.Second
+
+// Validate checks what an operator may set (gpunex serve): the platform's
+// fee between 1 and 9,999 basis points.
+func (c Config) Validate() error {
+	if c.FeeBps < 1 || c.FeeBps > 9999 {
+		return fmt.Errorf("the platform's fee must be between 1 and 9999 basis points; got %d", c.FeeBps)
+	}
+	return nil
+}
 
 func (c *Config) defaults() {
 	if c.RefreshEvery <= 0 {

@@ -58,6 +58,18 @@ type Service struct {
 	live *bus.Shared[*Summary]
 }
 
+// Validate checks what an operator may set (gpunex serve): snapshots at
+// most every second, a floor between 1 and 100.
+func (c Config) Validate() error {
+	if c.SnapshotEvery < time.Second {
+		return fmt.Errorf("scores are refreshed at most every second; got every %s", c.SnapshotEvery)
+	}
+	if c.Floor < 1 || c.Floor > 100 {
+		return fmt.Errorf("the reliability floor must be between 1 and 100; got %d", c.Floor)
+	}
+	return nil
+}
+
 // New returns the reliability service.
 func New(deps Deps, cfg Config) *Service {
 	if deps.Logger == nil {
