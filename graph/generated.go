@@ -6855,7 +6855,7 @@ enum UserErrorCode {
   DUPLICATE
   "A time later than the server's clock allows; the sender's clock is ahead."
   IN_FUTURE
-  "The email belongs to another account."
+  "The value belongs to something else already: an email to another account, a token name to another active token, a GPU UUID to another machine."
   TAKEN
   "The email and password do not match an account."
   INVALID_CREDENTIALS
@@ -6871,7 +6871,7 @@ enum UserErrorCode {
   ALREADY_OPEN
   "The user is already an approved provider."
   ALREADY_PROVIDER
-  "The provider application's status does not allow this action."
+  "The state of what is acted on does not allow the action: an application's status, a rental that has ended, a job not yet delivered, a payout on its way or paid, bank transfers the platform cannot make."
   INVALID_STATE
   "The Enterprise tier requires UPS protection."
   UPS_REQUIRED

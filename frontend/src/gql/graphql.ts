@@ -444,7 +444,7 @@ export type UserErrorCode =
   | 'INVALID'
   /** The email and password do not match an account. */
   | 'INVALID_CREDENTIALS'
-  /** The provider application's status does not allow this action. */
+  /** The state of what is acted on does not allow the action: an application's status, a rental that has ended, a job not yet delivered, a payout on its way or paid, bank transfers the platform cannot make. */
   | 'INVALID_STATE'
   /** A time later than the server's clock allows; the sender's clock is ahead. */
   | 'IN_FUTURE'
@@ -456,7 +456,7 @@ export type UserErrorCode =
   | 'OWN_GPUS'
   /** The field is missing or empty. */
   | 'REQUIRED'
-  /** The email belongs to another account. */
+  /** The value belongs to something else already: an email to another account, a token name to another active token, a GPU UUID to another machine. */
   | 'TAKEN'
   /** The value has more characters than allowed. */
   | 'TOO_LONG'
