@@ -25,14 +25,9 @@ const (
 // tellRefused tells the provider, in the app, that a run's result was
 // refused and why: each field with the agent's message.
 func (s *Service) tellRefused(ctx context.Context, tx bun.Tx, run *models.BenchmarkRun, problems []models.BenchmarkProblem) error {
-	var c contact
-	if err := tx.NewSelect().TableExpr("providers AS p").Join("JOIN users AS u ON u.id = p.user_id").
-		ColumnExpr("u.id AS user_id, u.email, u.name").Where("p.id = ?", run.ProviderID).Scan(ctx, &c); err != nil {
-		return fmt.Errorf("bench: unable to find the provider's contact: %w", err)
-	}
-	var hostname string
-	if err := tx.NewSelect().Model((*models.Machine)(nil)).Column("hostname").Where("id = ?", run.MachineID).Scan(ctx, &hostname); err != nil {
-		return fmt.Errorf("bench: unable to load the machine: %w", err)
+	c, hostname, err := runContact(ctx, tx, run)
+	if err != nil {
+		return err
 	}
 	var body strings.Builder
 	fields := make([]string, 0, len(problems))
@@ -50,6 +45,20 @@ func (s *Service) tellRefused(ctx context.Context, tx bun.Tx, run *models.Benchm
 	return s.deps.Notify.Add(ctx, tx, n)
 }
 
+// runContact is whom run's notices go to and the hostname of its machine.
+func runContact(ctx context.Context, tx bun.Tx, run *models.BenchmarkRun) (contact, string, error) {
+	var c contact
+	if err := tx.NewSelect().TableExpr("providers AS p").Join("JOIN users AS u ON u.id = p.user_id").
+		ColumnExpr("u.id AS user_id, u.email, u.name").Where("p.id = ?", run.ProviderID).Scan(ctx, &c); err != nil {
+		return c, "", fmt.Errorf("bench: unable to find the provider's contact: %w", err)
+	}
+	var hostname string
+	if err := tx.NewSelect().Model((*models.Machine)(nil)).Column("hostname").Where("id = ?", run.MachineID).Scan(ctx, &hostname); err != nil {
+		return c, "", fmt.Errorf("bench: unable to load the machine: %w", err)
+	}
+	return c, hostname, nil
+}
+
 // contact is whom a provider's notices go to.
 type contact struct {
 	UserID int64  `bun:"user_id"`
@@ -62,14 +71,9 @@ type contact struct {
 // it relisted, each naming per GPU the metrics, the measured and expected
 // figures and what to check.
 func (s *Service) tell(ctx context.Context, tx bun.Tx, run *models.BenchmarkRun, changes []listingChange) error {
-	var c contact
-	if err := tx.NewSelect().TableExpr("providers AS p").Join("JOIN users AS u ON u.id = p.user_id").
-		ColumnExpr("u.id AS user_id, u.email, u.name").Where("p.id = ?", run.ProviderID).Scan(ctx, &c); err != nil {
-		return fmt.Errorf("bench: unable to find the provider's contact: %w", err)
-	}
-	var hostname string
-	if err := tx.NewSelect().Model((*models.Machine)(nil)).Column("hostname").Where("id = ?", run.MachineID).Scan(ctx, &hostname); err != nil {
-		return fmt.Errorf("bench: unable to load the machine: %w", err)
+	c, hostname, err := runContact(ctx, tx, run)
+	if err != nil {
+		return err
 	}
 	for _, to := range []models.GpuListing{models.GpuListingDelisted, models.GpuListingListed} {
 		var these []listingChange
