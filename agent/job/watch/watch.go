@@ -303,6 +303,8 @@ type follower struct {
 	sentAt  time.Time // when the last RUNNING report went
 	halting bool      // the job is to be ended
 	why     string    // why the agent ends it
+	// rechecked: an unasked SIGKILL was read once more (see step).
+	rechecked bool
 }
 
 // step reads the job once and acts: reports, halts, finishes. It returns
@@ -331,6 +333,14 @@ func (f *follower) step(ctx context.Context, wj *watched) bool {
 	}
 	switch j.State {
 	case job.StateExited:
+		if killedUnasked(j) && f.why == "" && !f.rechecked {
+			// The engine may learn of an OOM kill after the exit itself
+			// (two events from the kernel; a busy host orders them
+			// either way): read the job once more, a poll later, before
+			// saying why it died.
+			f.rechecked = true
+			return false
+		}
 		return f.finish(ctx, j)
 	case job.StateRunning:
 		if !j.Deadline.IsZero() && !w.clock.Now().Before(j.Deadline) {
@@ -408,6 +418,12 @@ func (f *follower) finish(ctx context.Context, j job.Job) bool {
 	return true
 }
 
+// killedUnasked reports whether an exited job died of SIGKILL (exit code
+// 137) with no reason from the runtime.
+func killedUnasked(j job.Job) bool {
+	return j.ExitCode != nil && *j.ExitCode == 137 && j.Reason == ""
+}
+
 // outcome is the final state of an exited job.
 func (f *follower) outcome(j job.Job) (protocol.JobState, *protocol.JobCause, string) {
 	customer := protocol.CauseCustomer
@@ -423,6 +439,12 @@ func (f *follower) outcome(j job.Job) (protocol.JobState, *protocol.JobCause, st
 		return protocol.JobFailed, &customer, fmt.Sprintf("the job ran out of its memory limit and was killed (exit code %d)", *j.ExitCode)
 	case *j.ExitCode == 0:
 		return protocol.JobCompleted, nil, ""
+	case killedUnasked(j):
+		// SIGKILL that neither the agent nor its timeout sent, and no OOM
+		// flag from the engine even after a second read: on a job host
+		// that is almost always the kernel's OOM killer (the flag is lost
+		// when the container's cgroup goes first).
+		return protocol.JobFailed, &customer, fmt.Sprintf("the job was killed (SIGKILL, exit code %d), most likely for running out of its memory limit", *j.ExitCode)
 	default:
 		return protocol.JobFailed, &customer, fmt.Sprintf("the job exited with code %d", *j.ExitCode)
 	}

@@ -240,6 +240,24 @@ func TestWatchNonZeroExitIsTheCustomersFailure(t *testing.T) {
 	require.Equal(t, "oops\n", *last.LogTail)
 }
 
+// A SIGKILL nobody asked for is, on a job host, the OOM killer: the engine
+// can lose its flag (Docker on a busy host), so the watcher reads the job a
+// second time and, still without a reason, says what most likely happened.
+func TestWatchUnaskedSIGKILLIsReportedAsMostLikelyOutOfMemory(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.NoError(t, b.watcher.Start(b.spec("rental-killed", "sh", "-c", "echo eating; kill -9 $$")))
+
+	reports := b.finished(t, "rental-killed")
+	requireReportBasics(t, reports)
+	last := reports[len(reports)-1]
+	require.Equal(t, protocol.JobFailed, last.State)
+	require.Equal(t, protocol.CauseCustomer, *last.Cause)
+	require.Equal(t, 137, *last.ExitCode)
+	require.Contains(t, *last.Message, "SIGKILL")
+	require.Contains(t, *last.Message, "memory limit")
+}
+
 func TestWatchBusyGPUIsTheProvidersFailureAndAStopCompletesTheHolder(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
