@@ -165,11 +165,15 @@ function PayNow({ onPaid }: { onPaid: () => void }) {
 }
 
 /** MethodCard shows the payout method and the form that sets it. */
-function MethodCard({ method, onSaved }: { method: PayoutMethodFieldsFragment | null; onSaved: () => void }) {
+function MethodCard({ method: loaded, onSaved }: { method: PayoutMethodFieldsFragment | null; onSaved: () => void }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const [editing, setEditing] = useState(method === null);
+  const [editing, setEditing] = useState(loaded === null);
   const [saved, setSaved] = useState(false);
+  // The method setPayoutMethod answered with: shown at once beside "Saved",
+  // not the one the page loaded before, until the refreshed page is as new.
+  const [justSaved, setJustSaved] = useState<PayoutMethodFieldsFragment | null>(null);
+  const method = justSaved && (!loaded || justSaved.changedAt >= loaded.changedAt) ? justSaved : loaded;
   return (
     <section className="card" aria-labelledby="payouts-method" data-testid="payout-method" data-kind={method?.kind ?? ''} data-schedule={method?.schedule ?? ''}>
       <h2 id="payouts-method">{t('payouts.method.title')}</h2>
@@ -225,7 +229,8 @@ function MethodCard({ method, onSaved }: { method: PayoutMethodFieldsFragment | 
       {editing ? (
         <MethodForm
           method={method}
-          onSaved={() => {
+          onSaved={(m) => {
+            setJustSaved(m);
             setSaved(true);
             setEditing(false);
             onSaved();
@@ -252,7 +257,15 @@ function MethodCard({ method, onSaved }: { method: PayoutMethodFieldsFragment | 
 /** The form's fields the server's userErrors are shown at; the password's name keeps its texts apart from log-in's. */
 const KNOWN = METHOD_FIELDS.filter((f) => f !== 'password');
 
-function MethodForm({ method, onSaved, onCancel }: { method: PayoutMethodFieldsFragment | null; onSaved: () => void; onCancel?: () => void }) {
+function MethodForm({
+  method,
+  onSaved,
+  onCancel,
+}: {
+  method: PayoutMethodFieldsFragment | null;
+  onSaved: (method: PayoutMethodFieldsFragment) => void;
+  onCancel?: () => void;
+}) {
   const { t } = useTranslation();
   const [draft, setDraft] = useState<MethodDraft>(() => ({
     schedule: method?.schedule ?? 'WEEKLY',
@@ -282,7 +295,7 @@ function MethodForm({ method, onSaved, onCancel }: { method: PayoutMethodFieldsF
       setErrors(password ? { ...rest, payoutPassword: password } : rest);
       return;
     }
-    onSaved();
+    onSaved(payload.method);
   }
 
   const destinations: { value: Destination; label: string }[] = [
