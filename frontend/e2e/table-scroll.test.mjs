@@ -39,6 +39,19 @@ function hint() {
 
 // widen sets the table's width through the CSSOM (allowed by the page's
 // Content-Security-Policy, unlike a <style> element); null restores it.
+// fadedTo waits until the shadows' fade (0.15 s) has ended at the given
+// opacities: a busy machine paints late, so the test waits for the paint,
+// not for a time.
+async function fadedTo(page, start, end) {
+  await page.waitForFunction(
+    ([s, e]) => {
+      const frame = document.querySelector('[data-testid="gpu-table"]').closest('.data-table-frame');
+      return getComputedStyle(frame, '::before').opacity === s && getComputedStyle(frame, '::after').opacity === e;
+    },
+    [start, end],
+  );
+}
+
 function widen(width) {
   const table = document.querySelector('[data-testid="gpu-table"]');
   table.style.minInlineSize = width ?? '';
@@ -74,7 +87,7 @@ test('a table wider than its box shows which side has more and scrolls with the 
       step = `a table wider than its box (${language})`;
       await page.evaluate(widen, '2400px');
       await page.waitForFunction(() => document.querySelector('[data-testid="gpu-table"]').closest('.data-table-frame').hasAttribute('data-more-end'));
-      await page.waitForTimeout(300); // the shadow's 0.15 s fade
+      await fadedTo(page, '0', '1');
       const wide = await page.evaluate(hint);
       assert.equal(wide.start, false, `${step}: nothing before the start`);
       assert.equal(wide.endShadow.opacity, '1', `${step}: the end's shadow is drawn`);
@@ -99,7 +112,7 @@ test('a table wider than its box shows which side has more and scrolls with the 
         box.scrollLeft = (getComputedStyle(box).direction === 'rtl' ? -1 : 1) * box.scrollWidth;
       });
       await page.waitForFunction(() => !document.querySelector('[data-testid="gpu-table"]').closest('.data-table-frame').hasAttribute('data-more-end'));
-      await page.waitForTimeout(300);
+      await fadedTo(page, '1', '0');
       const end = await page.evaluate(hint);
       assert.equal(end.start, true, `${step}: more lies before`);
       assert.deepEqual([end.startShadow.opacity, end.endShadow.opacity], ['1', '0'], `${step}: only the start's shadow is drawn`);
