@@ -4,12 +4,12 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 func TestRunnerRunsOneAtATimeQueuesTheNextAndDropsDuplicates(t *testing.T) {
@@ -39,7 +39,7 @@ func TestRunnerRunsOneAtATimeQueuesTheNextAndDropsDuplicates(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	require.NoError(t, r.Enqueue(protocol.RunBenchmarkPayload{RunID: "r1"}), "Enqueue returns at once")
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) == 1 }, 5*time.Second, time.Millisecond)
+	await.True(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(ran) == 1 })
 	require.ErrorIs(t, r.Enqueue(protocol.RunBenchmarkPayload{RunID: "r1"}), bench.ErrDuplicateRun, "running")
 	require.NoError(t, r.Enqueue(protocol.RunBenchmarkPayload{RunID: "r2"}))
 	require.ErrorIs(t, r.Enqueue(protocol.RunBenchmarkPayload{RunID: "r2"}), bench.ErrDuplicateRun, "waiting")
@@ -54,7 +54,7 @@ func TestRunnerRunsOneAtATimeQueuesTheNextAndDropsDuplicates(t *testing.T) {
 
 	close(release)
 	want := []string{"r1", "r2", "r3", "r4", "r5"}
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(submitted) == len(want) }, 5*time.Second, time.Millisecond)
+	await.True(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(submitted) == len(want) })
 	require.Equal(t, want, ran, "in the order they came")
 	require.Equal(t, want, submitted)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -171,7 +173,7 @@ func TestIssue9Point4SubscriptionsPerSocketAreCapped(t *testing.T) {
 
 	// Completing one makes room; the socket was never closed.
 	c.send("complete", "2", nil)
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		c.send("subscribe", "5", map[string]any{"query": "subscription { tick }"})
 		for {
 			m := c.read()
@@ -183,7 +185,7 @@ func TestIssue9Point4SubscriptionsPerSocketAreCapped(t *testing.T) {
 				return false
 			}
 		}
-	}, 2*time.Second, 20*time.Millisecond)
+	})
 
 	require.NoError(t, c.conn.Close())
 	requireGoroutinesBack(t, before)
@@ -252,13 +254,13 @@ func TestIssue9Point4SocketsPerAddressAreCappedAtTheUpgrade(t *testing.T) {
 	require.Equal(t, "", post(t, srv, "{ health }", false).code())
 
 	require.NoError(t, a.conn.Close())
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		c, _, err := dial(t, srv, "graphql-transport-ws")
 		if err == nil {
 			_ = c.conn.Close()
 		}
 		return err == nil
-	}, 2*time.Second, 20*time.Millisecond)
+	})
 }
 
 // Point 4 of issue 9: the init timeout holds on every subprotocol, the

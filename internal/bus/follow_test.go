@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 )
 
@@ -34,7 +35,7 @@ func receive(t *testing.T, ch <-chan string, n int) []string {
 		case v, ok := <-ch:
 			require.True(t, ok, "the stream ended early after %v", got)
 			got = append(got, v)
-		case <-time.After(wait):
+		case <-await.Timeout(t):
 			t.Fatalf("received only %v", got)
 		}
 	}
@@ -110,7 +111,7 @@ func TestFollowReturnsALoadErrorAndReleasesTheSubscription(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	select {
 	case <-b.subscribed.Done():
-	case <-time.After(wait):
+	case <-await.Timeout(t):
 		t.Fatal("the subscription outlived the failed load")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 )
 
@@ -69,10 +70,10 @@ func TestRedisSubscribesAChannelItFollowsWithoutARoundTrip(t *testing.T) {
 		for range ch {
 		}
 	}
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		n, err := admin.PubSubNumSub(t.Context(), "gpunex:machines").Result()
 		return err == nil && n["gpunex:machines"] == 0
-	}, 5*time.Second, 10*time.Millisecond)
+	})
 	pings = commandCalls(t, admin, "ping")
 	ch, err := b.Subscribe(t.Context(), "machines")
 	require.NoError(t, err)
@@ -82,7 +83,7 @@ func TestRedisSubscribesAChannelItFollowsWithoutARoundTrip(t *testing.T) {
 	// channel proves the subscription on the new connection.
 	_, err = admin.ClientKillByFilter(t.Context(), "TYPE", "pubsub").Result()
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		_ = b.Publish(t.Context(), "machines", []byte("back"))
 		select {
 		case m := <-ch:
@@ -90,7 +91,7 @@ func TestRedisSubscribesAChannelItFollowsWithoutARoundTrip(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 			return false
 		}
-	}, 10*time.Second, 10*time.Millisecond, "the existing subscriber receives again after the reconnection")
+	}, "the existing subscriber receives again after the reconnection")
 	pings = commandCalls(t, admin, "ping")
 	again, err := b.Subscribe(t.Context(), "machines")
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/bus/bustest"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -86,7 +87,7 @@ func TestRedisReconnectsAfterServerRestart(t *testing.T) {
 	}
 	require.Contains(t, logs.String(), "bus: redis pub/sub connection lost")
 	require.Contains(t, logs.String(), "bus: redis pub/sub reconnected")
-	require.Eventually(t, func() bool { return b.Ping(t.Context()) == nil }, 5*time.Second, 50*time.Millisecond)
+	await.True(t, func() bool { return b.Ping(t.Context()) == nil })
 }
 
 func TestRedisMultiplexesOnePubSubConnection(t *testing.T) {
@@ -127,10 +128,10 @@ func TestRedisMultiplexesOnePubSubConnection(t *testing.T) {
 		for range ch {
 		}
 	}
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		subscribed, err := admin.PubSubChannels(t.Context(), "*").Result()
 		return err == nil && len(subscribed) == 0
-	}, 5*time.Second, 20*time.Millisecond, "Redis unsubscribes each channel once its last local subscriber left")
+	}, "Redis unsubscribes each channel once its last local subscriber left")
 }
 
 func TestRedisSubscribeReturnsOnlyOnceRedisConfirmed(t *testing.T) {

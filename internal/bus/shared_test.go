@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/redistest"
 )
@@ -99,7 +100,7 @@ func TestSharedFollowersFilterAndFallBehindAlone(t *testing.T) {
 				} else {
 					require.Len(t, g, events, "a reading follower gets every event")
 				}
-			case <-time.After(wait):
+			case <-await.Timeout(t):
 				t.Fatal("a reading follower was held up")
 			}
 		}

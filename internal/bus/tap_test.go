@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 )
 
@@ -93,7 +94,7 @@ func TestATapTakesAFollowWithoutAChannel(t *testing.T) {
 		require.NoError(t, b.Publish(t.Context(), "machines", []byte("two")))
 		select {
 		case <-a.ended:
-		case <-time.After(wait):
+		case <-await.Timeout(t):
 			t.Fatal("a follower that fell behind did not end")
 		}
 		require.NoError(t, b.Publish(t.Context(), "machines", []byte("three")))
@@ -105,7 +106,7 @@ func TestATapTakesAFollowWithoutAChannel(t *testing.T) {
 		c.tap.Stop()
 		select {
 		case <-c.ended:
-		case <-time.After(wait):
+		case <-await.Timeout(t):
 			t.Fatal("Stop did not end the follow")
 		}
 		require.NoError(t, b.Publish(t.Context(), "machines", []byte("four")))

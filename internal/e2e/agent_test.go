@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -101,10 +102,10 @@ func serve(t testing.TB, bin string, extra ...string) (*process, string) {
 		"--heartbeat-interval", "1s"}, extra...)
 	p := start(t, bin, args...)
 	var url string
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		url = urlPattern.FindString(p.output())
 		return url != ""
-	}, 60*time.Second, 50*time.Millisecond, "the server did not start")
+	}, "the server did not start")
 	return p, url
 }
 

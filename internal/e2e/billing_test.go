@@ -10,6 +10,7 @@ import (
 	solanago "github.com/gagliardetto/solana-go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
@@ -82,7 +83,7 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 			customer.MustDo(&li, `mutation { logIn(input: {email: "customer@gpunex.demo", password: "gpunex-demo"}) { token } }`, nil)
 			customer.Token = *li.LogIn.Token
 			var listingID string
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				for _, l := range listings(t, customer) {
 					if l.Simulated && l.GpuCount == 1 {
 						listingID = l.ID
@@ -90,7 +91,7 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 					}
 				}
 				return false
-			}, 90*time.Second, 250*time.Millisecond, "the agent's GPU is listed")
+			}, "the agent's GPU is listed")
 
 			// The provider's dashboard follows its earnings on the other replica.
 			ws, _, err := watch.DialWS(t, nil)
@@ -130,10 +131,10 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 				return v
 			}
 			var grown earnings
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				grown = next()
 				return usdc(grown.Period.Net) > usdc(first.Period.Net)
-			}, 60*time.Second, time.Millisecond, "earningsUpdated shows the rental's earnings")
+			}, "earningsUpdated shows the rental's earnings")
 			require.Equal(t, "30.600000", grown.AccrualPerHour, "36 USDC/h less the 15 % fee")
 
 			var stopped struct {
@@ -161,7 +162,7 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 				Signature, TransactionURL *string
 			}
 			var paid payout
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				var out struct{ MyProvider struct{ Payouts []payout } }
 				provider.MustDo(&out, `{ myProvider { payouts { state amount reference signature transactionUrl } } }`, nil)
 				for _, p := range out.MyProvider.Payouts {
@@ -171,7 +172,7 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 					}
 				}
 				return false
-			}, 90*time.Second, 250*time.Millisecond, "a payout is paid through the Solana node")
+			}, "a payout is paid through the Solana node")
 			transfers := node.Transfers()
 			require.Len(t, transfers, 1)
 			require.Equal(t, []any{wallet, usdc(paid.Amount), *paid.Signature, paid.Reference},

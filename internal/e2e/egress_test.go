@@ -26,6 +26,7 @@ import (
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker"
 	"github.com/gpunex/gpunex/agent/job/docker/dockertest"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/installer"
 )
 
@@ -124,13 +125,13 @@ func TestEgressFirewallKeepsJobsOffTheLANAndTheHost(t *testing.T) {
 		gwPort := ln.Addr().(*net.TCPAddr).Port
 
 		// Job B listens: the host reaches it (the host is outside the pool).
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			conn, err := net.DialTimeout("tcp", net.JoinHostPort(bEP.addr.String(), "8080"), time.Second)
 			if err == nil {
 				_ = conn.Close()
 			}
 			return err == nil
-		}, 10*time.Second, 50*time.Millisecond, "job B listens on %s:8080", bEP.addr)
+		}, "job B listens on %s:8080", bEP.addr)
 
 		toHost := func() probeResult { return probe(t, cli, a, aEP.gateway, gwPort) }
 		toB := func() probeResult { return probe(t, cli, a, bEP.addr, 8080) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -40,7 +41,7 @@ func TestKillingAnAgentDuringARentalLowersTheScoreAndTheRanking(t *testing.T) {
 			doomed := startWithEnv(t, []string{"GPUNEX_TOKEN=" + agentToken}, agentBin, "--server", url, "--data-dir", t.TempDir(),
 				"--simulate", "1xH100", "--hostname", "doomed-host")
 			var rented string
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				for _, l := range listings(t, customer) {
 					if l.Simulated {
 						rented = l.ID
@@ -48,7 +49,7 @@ func TestKillingAnAgentDuringARentalLowersTheScoreAndTheRanking(t *testing.T) {
 					}
 				}
 				return false
-			}, 90*time.Second, 250*time.Millisecond, "the first agent's GPU is listed")
+			}, "the first agent's GPU is listed")
 			var started struct {
 				StartRental struct {
 					Rental     *struct{ ID string }
@@ -79,7 +80,7 @@ func TestKillingAnAgentDuringARentalLowersTheScoreAndTheRanking(t *testing.T) {
 				return nil
 			}
 			var before *ranked
-			require.Eventually(t, func() bool { before = other(); return before != nil }, 90*time.Second, 250*time.Millisecond,
+			await.True(t, func() bool { before = other(); return before != nil },
 				"the second agent's GPU is listed")
 
 			ws, _, err := srv.DialWS(t, nil)
@@ -107,7 +108,7 @@ func TestKillingAnAgentDuringARentalLowersTheScoreAndTheRanking(t *testing.T) {
 
 			require.NoError(t, doomed.cmd.Process.Kill())
 			var hit summary
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				hit = next()
 				for _, e := range hit.Events {
 					if e.Kind == "JOB_INTERRUPTED" && e.Hostname == "doomed-host" {
@@ -115,14 +116,14 @@ func TestKillingAnAgentDuringARentalLowersTheScoreAndTheRanking(t *testing.T) {
 					}
 				}
 				return false
-			}, 90*time.Second, time.Millisecond, "the interrupted rental reaches the provider's reliability")
+			}, "the interrupted rental reaches the provider's reliability")
 			require.Less(t, hit.Score, first.Score)
 			require.Less(t, hit.Components.Completion, first.Components.Completion)
 
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				after := other()
 				return after != nil && after.Rank < before.Rank
-			}, 60*time.Second, 250*time.Millisecond, "the provider's other listing drops in the ranking")
+			}, "the provider's other listing drops in the ranking")
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker/dockertest"
+	"github.com/gpunex/gpunex/internal/await"
 
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -103,7 +104,7 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 			// Listed once its registration benchmark passed (the demo's
 			// own agents are off, so it is the only one).
 			var listingID string
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				for _, l := range listings(t, customer) {
 					if l.Simulated && l.GpuCount == 1 {
 						listingID = l.ID
@@ -111,7 +112,7 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 					}
 				}
 				return false
-			}, 90*time.Second, 250*time.Millisecond, "the agent's GPU is listed")
+			}, "the agent's GPU is listed")
 
 			var started struct {
 				StartRental struct {
@@ -190,10 +191,10 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 			require.NotNil(t, end.LogTail)
 			require.Contains(t, *end.LogTail, "line 3")
 
-			require.Eventually(t, func() bool { return len(listings(t, customer)) == 1 }, 30*time.Second, 250*time.Millisecond,
+			await.True(t, func() bool { return len(listings(t, customer)) == 1 },
 				"the GPU is back on the marketplace")
 			if engine != nil {
-				require.Eventually(t, func() bool { return jobContainers() == 0 }, 30*time.Second, 250*time.Millisecond,
+				await.True(t, func() bool { return jobContainers() == 0 },
 					"the stopped job's container is removed")
 			}
 		})

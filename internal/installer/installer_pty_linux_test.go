@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 // openPTY opens a pseudo-terminal pair with plain syscalls (Linux).
@@ -134,7 +136,7 @@ func runOnTerminalWith(t *testing.T, h *host, keys []byte, env ...string) (resul
 	require.NoError(t, ctx.Err(), "the installer did not finish")
 	select {
 	case <-tty.done:
-	case <-time.After(10 * time.Second):
+	case <-await.Timeout(t):
 		t.Fatal("the terminal did not close")
 	}
 	var exitErr *exec.ExitError

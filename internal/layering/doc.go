@@ -7,10 +7,12 @@
 //
 //  1. The agent imports nothing of the server's. The agent side is agent/...
 //     and cmd/gpunex-agent; the server's packages are internal/...,
-//     resolvers, graph, models, frontend and cmd/gpunex. Two leaf packages
-//     under internal/ are shared by design and allowed: internal/clock (the
-//     injected clock) and internal/catalog (the supported-model table the
-//     agent matches NVML names against). Rule 2 keeps them leaves. This
+//     resolvers, graph, models, frontend and cmd/gpunex. Three leaf
+//     packages under internal/ are shared by design and allowed:
+//     internal/clock (the injected clock), internal/catalog (the
+//     supported-model table the agent matches NVML names against) and
+//     internal/await (how a test waits, for both sides' tests). Rule 2
+//     keeps them leaves. This
 //     rule covers the agent's tests too: the agent is tested without the
 //     server (internal/e2e tests the two together).
 //  2. A package both sides share imports only the standard library, so

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/mail/mailtest"
 	"github.com/gpunex/gpunex/internal/store"
@@ -289,17 +290,17 @@ func TestRunDeliversWhenKickedAndStopsWithItsContext(t *testing.T) {
 
 		first := approval("ada@example.com")
 		b.enqueue(t, first)
-		require.Eventually(t, func() bool { return len(b.smtp.Messages()) == 1 }, 10*time.Second, 10*time.Millisecond)
+		await.True(t, func() bool { return len(b.smtp.Messages()) == 1 })
 		second := approval("bob@example.com")
 		second.Subject = "Second"
 		b.enqueue(t, second)
-		require.Eventually(t, func() bool { return len(b.smtp.Messages()) == 2 }, 10*time.Second, 10*time.Millisecond)
+		await.True(t, func() bool { return len(b.smtp.Messages()) == 2 })
 
 		cancel()
 		select {
 		case err := <-done:
 			require.NoError(t, err)
-		case <-time.After(10 * time.Second):
+		case <-await.Timeout(t):
 			t.Fatal("Run did not return after its context ended")
 		}
 	})

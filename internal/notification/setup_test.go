@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/notification"
@@ -135,7 +136,7 @@ func next(t *testing.T, ch <-chan *models.Notification) *models.Notification {
 	case n, ok := <-ch:
 		require.True(t, ok, "subscription closed early")
 		return n
-	case <-time.After(wait):
+	case <-await.Timeout(t):
 		t.Fatal("no notification arrived")
 		return nil
 	}
@@ -150,7 +151,7 @@ func nextMessage(t *testing.T, ch <-chan bus.Message) *models.Notification {
 		n := new(models.Notification)
 		require.NoError(t, json.Unmarshal(m.Payload, n))
 		return n
-	case <-time.After(wait):
+	case <-await.Timeout(t):
 		t.Fatal("no bus message arrived")
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
@@ -268,7 +269,7 @@ func TestGracefulShutdownClosesWebSockets(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err, "shutdown is clean")
-	case <-time.After(15 * time.Second):
+	case <-await.Timeout(t):
 		t.Fatal("the server did not shut down")
 	}
 	_, err = ws.Read(5 * time.Second)

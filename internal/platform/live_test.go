@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/models"
 )
@@ -200,6 +201,6 @@ func TestSubscriptionsLeaveNoGoroutineBehind(t *testing.T) {
 		}
 		require.NoError(t, ws.Conn.Close())
 	}
-	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before+1 }, 5*time.Second, 50*time.Millisecond,
+	await.True(t, func() bool { return runtime.NumGoroutine() <= before+1 },
 		"goroutines: before %d, now %d", before, runtime.NumGoroutine())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/models"
@@ -343,11 +344,11 @@ func TestRentalInterruptedByMachineGoingOfflineOverGraphQL(t *testing.T) {
 		require.Empty(t, started.StartRental.UserErrors)
 		// No more heartbeats: after the grace the sweeper marks the machine
 		// offline and the rental ends INTERRUPTED on the provider's side.
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			var out struct{ Rental struct{ State, Cause string } }
 			c.MustDo(&out, `query($id: ID!) { rental(id: $id) { state cause } }`, map[string]any{"id": started.StartRental.Rental.ID})
 			return out.Rental.State == "INTERRUPTED" && out.Rental.Cause == "PROVIDER"
-		}, 20*time.Second, 50*time.Millisecond)
+		})
 		n, err := s.Platform.DB.NewSelect().Model((*models.GpuAllocation)(nil)).Count(context.Background())
 		require.NoError(t, err)
 		require.Zero(t, n, "the GPU is free again")

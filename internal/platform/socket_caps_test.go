@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
 
@@ -80,9 +81,9 @@ func TestSubscriptionsBeyondTheSocketCapAreRateLimitedAndLeaveNothingBehind(t *t
 
 			// Completing one makes room on the same socket.
 			ws.Send("complete", "2", nil)
-			require.Eventually(t, func() bool {
+			await.True(t, func() bool {
 				return len(subscribeNotifications(t, ws, "5").Errors) == 0
-			}, 2*time.Second, 50*time.Millisecond)
+			})
 
 			require.NoError(t, ws.Conn.Close())
 			waitGoroutines(t, before)
@@ -108,13 +109,13 @@ func TestSocketsPerUserAreCappedAtConnectionInit(t *testing.T) {
 
 		// A closed socket gives its place back.
 		require.NoError(t, first.Conn.Close())
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			ws, _, err := s.DialWS(t, nil)
 			require.NoError(t, err)
 			ws.Send("connection_init", "", map[string]any{"authorization": "Bearer " + token})
 			m, err := ws.Read(2 * time.Second)
 			return err == nil && m.Type == "connection_ack"
-		}, 3*time.Second, 50*time.Millisecond)
+		})
 	})
 }
 
@@ -137,10 +138,10 @@ func TestSocketsPerAddressAreRefusedWith429BeforeTheUpgrade(t *testing.T) {
 		require.True(t, out.Health)
 
 		require.NoError(t, open[0].Conn.Close())
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			_, _, err := s.DialWS(t, nil)
 			return err == nil
-		}, 3*time.Second, 50*time.Millisecond)
+		})
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/presence/presencetest"
@@ -37,8 +38,8 @@ func TestMemoryUsesTheSystemClockByDefault(t *testing.T) {
 	appeared, err := s.Touch(t.Context(), "machine-1", []byte("up"), 20*time.Millisecond)
 	require.NoError(t, err)
 	require.True(t, appeared)
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		_, ok, err := s.Get(t.Context(), "machine-1")
 		return err == nil && !ok
-	}, 5*time.Second, 5*time.Millisecond)
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gpunex/gpunex/agent/job/docker/dockertest"
 	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 // These tests run the runtime against a real Docker engine: the one
@@ -100,12 +101,12 @@ func (b realBundle) spec(t *testing.T, command ...string) job.Spec {
 func (b realBundle) exited(t *testing.T, id string) job.Job {
 	t.Helper()
 	var j job.Job
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		var err error
 		j, err = b.rt.Inspect(context.Background(), id)
 		require.NoError(t, err)
 		return j.State == job.StateExited
-	}, 20*time.Second, 20*time.Millisecond, "job %s did not exit", id)
+	}, "job %s did not exit", id)
 	return j
 }
 
@@ -180,13 +181,13 @@ func TestDockerRealJobsCannotReachEachOther(t *testing.T) {
 	require.NoError(t, err)
 	aIP, _ := b.ip(t, a.ID)
 	// The host reaches it: A listens, and its address is right.
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		conn, err := net.DialTimeout("tcp", net.JoinHostPort(aIP, "8080"), time.Second)
 		if err == nil {
 			_ = conn.Close()
 		}
 		return err == nil
-	}, 10*time.Second, 50*time.Millisecond, "job A listens on %s:8080", aIP)
+	}, "job A listens on %s:8080", aIP)
 
 	// The test's own listener on the host, for job B's positive control
 	// through the host side of its bridge (this machine has no egress
@@ -245,10 +246,10 @@ func TestDockerRealStopAndAnAgentRestartLeaveNothingBehind(t *testing.T) {
 	first := b.spec(t, "sh", "-c", "echo ready; exec sleep 60")
 	_, err := b.rt.Start(ctx, first)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		out, err := b.rt.Logs(ctx, first.ID, 1024)
 		return err == nil && out == "ready\n"
-	}, 10*time.Second, 20*time.Millisecond)
+	})
 	j, err := b.rt.Halt(ctx, first.ID)
 	require.NoError(t, err)
 	require.Equal(t, job.StateExited, j.State)
@@ -309,7 +310,7 @@ func TestDockerRealWatchedJobsReportExitOOMAndOutputThenGo(t *testing.T) {
 	for _, id := range []string{failing.ID, oom.ID} {
 		select {
 		case <-w.Done(id):
-		case <-time.After(30 * time.Second):
+		case <-await.Timeout(t):
 			t.Fatalf("job %s not reported to its end", id)
 		}
 	}

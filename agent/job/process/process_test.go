@@ -15,6 +15,7 @@ import (
 	"github.com/gpunex/gpunex/agent/gpu"
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/process"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
@@ -56,12 +57,12 @@ func (b bundle) spec(id string, command ...string) job.Spec {
 func (b bundle) waitExited(t *testing.T, id string) job.Job {
 	t.Helper()
 	var j job.Job
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		var err error
 		j, err = b.runtime.Inspect(context.Background(), id)
 		require.NoError(t, err)
 		return j.State == job.StateExited
-	}, 10*time.Second, 10*time.Millisecond)
+	})
 	return j
 }
 
@@ -78,11 +79,11 @@ func environ(t *testing.T, j job.Job) (string, map[string]string) {
 	// Start returns once the exec has begun; the kernel shows the new
 	// program's environment a moment later.
 	var raw []byte
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		var err error
 		raw, err = os.ReadFile(path)
 		return err == nil && len(raw) > 0
-	}, 10*time.Second, time.Millisecond)
+	})
 	env := map[string]string{}
 	for e := range strings.SplitSeq(strings.TrimSuffix(string(raw), "\x00"), "\x00") {
 		k, v, _ := strings.Cut(e, "=")
@@ -237,10 +238,10 @@ func TestProcessJobHasADirectoryOfItsOwnRemovedWhenStopped(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, os.FileMode(0o700), st.Mode().Perm(), "only the agent's user may enter it")
 	}
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		_, err := os.Stat(filepath.Join(first, "ready"))
 		return err == nil
-	}, 10*time.Second, 10*time.Millisecond, "the job runs in its directory")
+	}, "the job runs in its directory")
 	require.FileExists(t, filepath.Join(first, "tmp", "scratch"), "TMPDIR is in it")
 
 	b.waitExited(t, "rental-16")
@@ -304,19 +305,19 @@ func TestProcessStopKillsTheWholeJobEvenIfItIgnoresSIGTERM(t *testing.T) {
 	_, err := b.runtime.Start(context.Background(), spec)
 	require.NoError(t, err)
 	var child int
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		data, err := os.ReadFile(pidFile)
 		if err != nil || !strings.HasSuffix(string(data), "\n") {
 			return false
 		}
 		child, err = strconv.Atoi(strings.TrimSpace(string(data)))
 		return err == nil
-	}, 10*time.Second, 10*time.Millisecond)
+	})
 
 	started := time.Now()
 	require.NoError(t, b.runtime.Stop(context.Background(), "rental-6"))
 	require.GreaterOrEqual(t, time.Since(started), 300*time.Millisecond, "SIGKILL comes after the grace period")
-	require.Eventually(t, func() bool { return !alive(child) }, 5*time.Second, 10*time.Millisecond,
+	await.True(t, func() bool { return !alive(child) },
 		"the job's background child is killed with it")
 	require.False(t, b.sim.Busy(b.gpus[0]))
 }
@@ -385,10 +386,10 @@ func TestProcessHaltKeepsTheEndedJobAndItsOutputUntilStop(t *testing.T) {
 	ctx := context.Background()
 	_, err := b.runtime.Start(ctx, b.spec("rental-halt", "sh", "-c", "echo out; echo err >&2; exec sleep 30"))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		logs, err := b.runtime.Logs(ctx, "rental-halt", 1024)
 		return err == nil && logs == "out\nerr\n"
-	}, 5*time.Second, 10*time.Millisecond, "stdout and stderr go to one output")
+	}, "stdout and stderr go to one output")
 
 	j, err := b.runtime.Halt(ctx, "rental-halt")
 	require.NoError(t, err)

@@ -26,6 +26,7 @@ import (
 	"github.com/gpunex/gpunex/agent/job/process"
 	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 const machineID = "machine-under-test"
@@ -176,7 +177,7 @@ func (b bundle) finished(t *testing.T, id string) []protocol.ReportJobStatusInpu
 	t.Helper()
 	select {
 	case <-b.watcher.Done(id):
-	case <-time.After(20 * time.Second):
+	case <-await.Timeout(t):
 		t.Fatalf("job %s: no final report after 20 s; reports so far: %+v", id, b.server.of(id))
 	}
 	return b.server.of(id)
@@ -262,7 +263,7 @@ func TestWatchBusyGPUIsTheProvidersFailureAndAStopCompletesTheHolder(t *testing.
 	t.Parallel()
 	b := setup(t)
 	require.NoError(t, b.watcher.Start(b.spec("rental-holder", "sleep", "30")))
-	require.Eventually(t, func() bool { return len(states(b.server.of("rental-holder"))) == 2 }, 10*time.Second, 10*time.Millisecond)
+	await.True(t, func() bool { return len(states(b.server.of("rental-holder"))) == 2 })
 
 	require.NoError(t, b.watcher.Start(b.spec("rental-late", "sleep", "30")))
 	late := b.finished(t, "rental-late")
@@ -367,10 +368,10 @@ func TestWatchResumeReportsJobsAnEarlierAgentStarted(t *testing.T) {
 	n, err := w.Resume(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		r := b.server.of("rental-old")
 		return len(r) > 0 && r[len(r)-1].State == protocol.JobRunning && *r[len(r)-1].LogTail == "before the restart\n"
-	}, 10*time.Second, 10*time.Millisecond)
+	})
 
 	require.NoError(t, w.Stop(context.Background(), "rental-old"))
 	<-w.Done("rental-old")

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 // WS is a graphql-transport-ws client over a real WebSocket.
@@ -86,10 +88,13 @@ func (w *WS) Read(timeout time.Duration) (*WSMessage, error) {
 	}
 }
 
-// MustRead is Read that fails the test on error.
+// MustRead is Read for a message that must come: it fails the test on
+// error. It waits at least timeout and, however short that is, as long as
+// the test may last (await.Patience), so a busy machine makes the test
+// slower, never red; a test that means "within" checks the time itself.
 func (w *WS) MustRead(timeout time.Duration) *WSMessage {
 	w.t.Helper()
-	m, err := w.Read(timeout)
+	m, err := w.Read(max(timeout, await.Patience(w.t)))
 	require.NoError(w.t, err)
 	return m
 }
