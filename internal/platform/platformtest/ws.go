@@ -113,10 +113,12 @@ func (w *WS) Subscribe(id, query string, vars map[string]any) {
 	w.Send("subscribe", id, map[string]any{"query": query, "variables": vars})
 }
 
-// CloseCode reads until the server closes and returns its close code.
+// CloseCode reads until the server closes and returns its close code, or
+// -1. Like MustRead it waits at least timeout and as long as the test may
+// last: a close that must come may come late on a busy machine.
 func (w *WS) CloseCode(timeout time.Duration) int {
 	w.t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(max(timeout, await.Patience(w.t)))
 	for time.Now().Before(deadline) {
 		_ = w.Conn.SetReadDeadline(deadline)
 		_, _, err := w.Conn.ReadMessage()
