@@ -3,10 +3,8 @@ package platformtest
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/mail/mailtest"
 )
 
@@ -49,7 +47,7 @@ func (s *SMTPServer) Messages() []*Mail {
 func (s *SMTPServer) WaitFor(t testing.TB, rcpt, subject string) *Mail {
 	t.Helper()
 	var found *Mail
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		for _, m := range s.Messages() {
 			for _, to := range m.To {
 				if strings.EqualFold(to, rcpt) && strings.Contains(m.Subject, subject) {
@@ -59,6 +57,6 @@ func (s *SMTPServer) WaitFor(t testing.TB, rcpt, subject string) *Mail {
 			}
 		}
 		return false
-	}, 10*time.Second, 20*time.Millisecond, "no mail to %s about %q; got %d messages", rcpt, subject, len(s.Messages()))
+	}, "no mail to %s about %q; got %d messages", rcpt, subject, len(s.Messages()))
 	return found
 }
