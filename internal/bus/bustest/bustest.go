@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 )
 
@@ -271,7 +272,7 @@ func testSlowConsumer(t *testing.T, b bus.Bus) {
 	select {
 	case msg, ok := <-slow:
 		require.False(t, ok, "got %q after the buffer overflowed; want the channel closed", msg.Payload)
-	case <-time.After(wait):
+	case <-await.Timeout(t):
 		require.FailNow(t, "the slow subscriber's channel was not closed")
 	}
 	requireNothing(t, probe)
@@ -350,7 +351,7 @@ func testPeerRightAfterSubscribe(t *testing.T, a, b bus.Bus) {
 				if string(msg.Payload) != "once" {
 					errs <- fmt.Errorf("%s: got %q", channel, msg.Payload)
 				}
-			case <-time.After(wait):
+			case <-await.Timeout(t):
 				errs <- fmt.Errorf("%s: a message published once right after Subscribe returned never arrived", channel)
 			}
 		})
@@ -389,8 +390,8 @@ func receive(t *testing.T, ch <-chan bus.Message) bus.Message {
 	case msg, ok := <-ch:
 		require.True(t, ok, "subscription closed while a message was expected")
 		return msg
-	case <-time.After(wait):
-		require.FailNow(t, "no message arrived", "waited %s", wait)
+	case <-await.Timeout(t):
+		require.FailNow(t, "no message arrived", "waited %s", await.Patience(t))
 		return bus.Message{}
 	}
 }
