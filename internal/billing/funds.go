@@ -3,6 +3,8 @@ package billing
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"strings"
 	"time"
 
@@ -103,10 +105,25 @@ func (s *Service) FundsOf(ctx context.Context, userID int64) (*Funds, error) {
 	}
 	f := &Funds{Balance: b, PerHour: models.USDC(rate)}
 	if rate > 0 {
-		at := s.deps.Clock.Now().Add(time.Duration(int64(b) * int64(time.Hour) / rate))
+		at := runsOut(s.deps.Clock.Now(), b, models.USDC(rate))
 		f.RunsOutAt = &at
 	}
 	return f, nil
+}
+
+// runsOut is when balance runs out at perHour (> 0) from now: the whole
+// seconds it lasts, balance × 3600 ÷ perHour, in big arithmetic (micro-USDC
+// times nanoseconds per hour overflows int64 above about 2.56 USDC, which
+// once put the run-out time in the past). A balance that lasts longer than
+// a time.Duration holds (about 292 years) is said to run out then.
+func runsOut(now time.Time, balance, perHour models.USDC) time.Time {
+	secs := new(big.Int).Mul(big.NewInt(int64(balance)), big.NewInt(3600))
+	secs.Quo(secs, big.NewInt(int64(perHour)))
+	const most = math.MaxInt64 / int64(time.Second)
+	if !secs.IsInt64() || secs.Int64() > most {
+		return now.Add(time.Duration(most) * time.Second)
+	}
+	return now.Add(time.Duration(secs.Int64()) * time.Second)
 }
 
 // Reserve is the market's check as a rental starts, run inside the
