@@ -67,7 +67,11 @@ type LedgerTransaction struct {
 	Reference string       `bun:"reference,notnull"`
 	RentalID  *int64       `bun:"rental_id"`
 	PayoutID  *int64       `bun:"payout_id"`
-	CreatedAt time.Time    `bun:"created_at,notnull"`
+	// Note is why an admin posted it (a bank transfer's credit: the
+	// reason given); ActorID is that admin. Both are nil on the rest.
+	Note      *string   `bun:"note"`
+	ActorID   *int64    `bun:"actor_id"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
 }
 
 // LedgerEntry is one side of a posting: an amount into (positive) or out

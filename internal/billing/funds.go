@@ -21,13 +21,90 @@ func isNoRows(err error) bool { return store.IsNoRows(err) }
 const MaxCredit = models.USDC(1_000_000 * models.MicrosPerUSDC)
 
 // Credit adds amount to a customer's prepaid balance, from outside (a
-// deposit the admin confirms, with its reference: a transfer's id). A
-// reference is used once: crediting it again is refused (DUPLICATE), so a
+// deposit confirmed by other means, with its reference: a transfer's id).
+// A reference is used once: crediting it again is refused (DUPLICATE), so a
 // retried request never credits twice. Problems come back as a
 // *fault.Validation naming input fields; nothing changes then.
 func (s *Service) Credit(ctx context.Context, userID int64, amount models.USDC, reference string) (models.USDC, error) {
+	_, balance, err := s.CreditBank(ctx, BankCredit{UserID: userID, Amount: amount, Reference: reference})
+	return balance, err
+}
+
+// BankCredit is an admin's credit of a customer's bank transfer: the
+// customer (by UserID, or by Email when UserID is 0), the amount, the
+// transfer's reference, why (Reason, required when an admin credits:
+// AdminID set) and who.
+type BankCredit struct {
+	UserID    int64
+	Email     string
+	Amount    models.USDC
+	Reference string
+	Reason    string
+	AdminID   int64
+}
+
+// MaxReason bounds a credit's reason.
+const MaxReason = 500
+
+// CreditBank credits c to its customer's prepaid balance and returns the
+// customer and the balance after. The reason and the admin are kept on
+// the DEPOSIT posting. A reference is credited once (DUPLICATE on
+// input.reference); an unknown email is NOT_FOUND on input.email; bad
+// input is a *fault.Validation naming its fields, and changes nothing.
+func (s *Service) CreditBank(ctx context.Context, c BankCredit) (int64, models.USDC, error) {
 	var v fault.Validation
-	reference = strings.TrimSpace(reference)
+	c.Reference, c.Reason, c.Email = strings.TrimSpace(c.Reference), strings.TrimSpace(c.Reason), strings.TrimSpace(c.Email)
+	if c.UserID == 0 && c.Email == "" {
+		v.Add("input.email", fault.Required, "give the customer's email")
+	}
+	checkCredit(&v, c.Amount, c.Reference)
+	switch {
+	case c.AdminID != 0 && c.Reason == "":
+		v.Add("input.reason", fault.Required, "say why these funds are credited (the bank transfer it is)")
+	case len(c.Reason) > MaxReason:
+		v.Add("input.reason", fault.TooLong, fmt.Sprintf("at most %d characters", MaxReason))
+	}
+	if err := v.Err(); err != nil {
+		return 0, 0, err
+	}
+	userID, err := s.customer(ctx, c.UserID, c.Email)
+	if err != nil {
+		return 0, 0, err
+	}
+	ltx := &models.LedgerTransaction{Kind: models.TxDeposit, Reference: c.Reference}
+	if c.Reason != "" {
+		ltx.Note = &c.Reason
+	}
+	if c.AdminID != 0 {
+		ltx.ActorID = &c.AdminID
+	}
+	var balance models.USDC
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		dup, err := tx.NewSelect().Model((*models.LedgerTransaction)(nil)).Where("kind = ? AND reference = ?", models.TxDeposit, c.Reference).Count(ctx)
+		if err != nil {
+			return err
+		}
+		if dup > 0 {
+			v.Add("input.reference", fault.Duplicate, "this reference was credited already")
+			return &v
+		}
+		if err := s.postDeposit(ctx, tx, userID, c.Amount, ltx); err != nil {
+			return err
+		}
+		balance, err = s.balance(ctx, tx, models.AccountCustomerFunds, userID)
+		return err
+	})
+	if err != nil {
+		if _, ok := fault.AsValidation(err); ok {
+			return 0, 0, err
+		}
+		return 0, 0, fmt.Errorf("billing: unable to credit funds: %w", err)
+	}
+	return userID, balance, nil
+}
+
+// checkCredit checks a credit's amount and reference.
+func checkCredit(v *fault.Validation, amount models.USDC, reference string) {
 	switch {
 	case amount <= 0:
 		v.Add("input.amount", fault.OutOfRange, "the amount must be more than 0")
@@ -40,46 +117,59 @@ func (s *Service) Credit(ctx context.Context, userID int64, amount models.USDC, 
 	case len(reference) > 200:
 		v.Add("input.reference", fault.TooLong, "at most 200 characters")
 	}
-	if err := v.Err(); err != nil {
-		return 0, err
+}
+
+// customer finds the user credited: by id, or by email.
+func (s *Service) customer(ctx context.Context, id int64, email string) (int64, error) {
+	q := s.deps.DB.NewSelect().Model((*models.User)(nil)).Column("id")
+	field := "input.userId"
+	if id != 0 {
+		q = q.Where("id = ?", id)
+	} else {
+		q = q.Where("lower(email) = lower(?)", email)
+		field = "input.email"
 	}
-	n, err := s.deps.DB.NewSelect().Model((*models.User)(nil)).Where("id = ?", userID).Count(ctx)
-	if err != nil {
+	var ids []int64
+	if err := q.Limit(1).Scan(ctx, &ids); err != nil {
 		return 0, fmt.Errorf("billing: unable to find the customer: %w", err)
 	}
-	if n == 0 {
-		return 0, fault.E(fault.NotFound, "no such user")
+	if len(ids) == 0 {
+		var v fault.Validation
+		v.Add(field, fault.InvalidValue, "no account has this email")
+		if id != 0 {
+			return 0, fault.E(fault.NotFound, "no such user")
+		}
+		return 0, &v
 	}
-	var balance models.USDC
-	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		dup, err := tx.NewSelect().Model((*models.LedgerTransaction)(nil)).Where("kind = ? AND reference = ?", models.TxDeposit, reference).Count(ctx)
-		if err != nil {
-			return err
-		}
-		if dup > 0 {
-			v.Add("input.reference", fault.Duplicate, "this reference was credited already")
-			return &v
-		}
-		now := s.deps.Clock.Now()
-		if err := post(ctx, tx, now, []*posting{{
-			tx: &models.LedgerTransaction{Kind: models.TxDeposit, Reference: reference},
-			legs: []leg{
-				{accountKey{models.AccountDeposits, 0}, -amount},
-				{accountKey{models.AccountCustomerFunds, userID}, amount},
-			},
-		}}); err != nil {
-			return err
-		}
-		balance, err = s.balance(ctx, tx, models.AccountCustomerFunds, userID)
-		return err
-	})
-	if err != nil {
-		if _, ok := fault.AsValidation(err); ok {
-			return 0, err
-		}
-		return 0, fmt.Errorf("billing: unable to credit funds: %w", err)
+	return ids[0], nil
+}
+
+// PostDeposit credits amount (more than 0) to userID's prepaid balance
+// inside the caller's transaction tx, as a DEPOSIT posting with reference
+// (unique among deposits: the database refuses a second), and returns the
+// posting's id. The deposit package credits a Solana transfer this way,
+// in the transaction that marks the transfer credited.
+func (s *Service) PostDeposit(ctx context.Context, tx bun.Tx, userID int64, amount models.USDC, reference string) (int64, error) {
+	if amount <= 0 {
+		return 0, fmt.Errorf("billing: a deposit of %d micro-USDC", amount)
 	}
-	return balance, nil
+	ltx := &models.LedgerTransaction{Kind: models.TxDeposit, Reference: reference}
+	if err := s.postDeposit(ctx, tx, userID, amount, ltx); err != nil {
+		return 0, fmt.Errorf("billing: unable to credit a deposit: %w", err)
+	}
+	return ltx.ID, nil
+}
+
+// postDeposit posts ltx: amount from the deposits account to userID's
+// funds.
+func (s *Service) postDeposit(ctx context.Context, tx bun.Tx, userID int64, amount models.USDC, ltx *models.LedgerTransaction) error {
+	return post(ctx, tx, s.deps.Clock.Now(), []*posting{{
+		tx: ltx,
+		legs: []leg{
+			{accountKey{models.AccountDeposits, 0}, -amount},
+			{accountKey{models.AccountCustomerFunds, userID}, amount},
+		},
+	}})
 }
 
 // Funds is a customer's prepaid balance and what it means.

@@ -97,6 +97,10 @@ func (s *Server) call(method string, params []json.RawMessage) (any, *rpcError) 
 		return s.getSignatureStatuses(params)
 	case "getAccountInfo":
 		return s.getAccountInfo(params)
+	case "getSignaturesForAddress":
+		return s.getSignaturesForAddress(params)
+	case "getTransaction":
+		return s.getTransaction(params)
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + method}
 }
@@ -195,6 +199,12 @@ func (s *Server) sendTransaction(params []json.RawMessage) (any, *rpcError) {
 	var b64 string
 	if len(params) < 1 || json.Unmarshal(params[0], &b64) != nil {
 		return nil, s.reject("", &rpcError{Code: codeInvalidParams, Message: "Invalid params: want [transaction, config]"})
+	}
+	if sig, ok, err := s.sendWalletTransaction(b64); ok {
+		if err != nil {
+			return nil, s.reject(sig, err)
+		}
+		return sig, nil
 	}
 	var cfg struct {
 		Encoding string `json:"encoding"`

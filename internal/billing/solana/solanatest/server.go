@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	solana "github.com/gagliardetto/solana-go"
 
@@ -47,6 +48,9 @@ type Config struct {
 	Decimals uint8
 	// BlockHeight is the starting block height; zero means 1,000.
 	BlockHeight uint64
+	// Now dates the blocks transactions land in (their blockTime); nil
+	// means time.Now. A test with a manual clock passes its Now.
+	Now func() time.Time
 }
 
 // Transfer is one payout that landed without error.
@@ -90,6 +94,13 @@ type Server struct {
 	rejections  []Rejection
 	accounts    map[solana.PublicKey]Account
 	calls       map[string]int
+
+	// What wallets do (wallet.go): the wallets whose transactions are
+	// executed, the token accounts they move, and every landed
+	// transaction in order, for getSignaturesForAddress.
+	wallets map[solana.PublicKey]bool
+	tokens  map[solana.PublicKey]*tokenAccount
+	landed  []solana.Signature
 }
 
 // landing is a transaction the server accepted.
@@ -99,6 +110,15 @@ type landing struct {
 	height   uint64 // block height it landed at
 	pending  int    // status lookups still answered "processed"
 	err      any    // on-chain error, nil when it succeeded
+
+	// A wallet's transaction (wallet.go) keeps what getTransaction
+	// answers: its bytes, when it landed, its token balances before and
+	// after, and whether it is held below finalized (Hold).
+	raw       []byte
+	keys      []solana.PublicKey
+	blockTime int64
+	pre, post []tokenBalance
+	held      bool
 }
 
 type fault int
@@ -108,6 +128,7 @@ const (
 	faultDelay
 	faultFail
 	faultFailOnChain
+	faultHold
 )
 
 type queued struct {
@@ -130,6 +151,9 @@ func New(t testing.TB, cfg Config) *Server {
 	if cfg.BlockHeight == 0 {
 		cfg.BlockHeight = 1000
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Server{
 		cfg:         cfg,
 		height:      cfg.BlockHeight,
@@ -137,6 +161,8 @@ func New(t testing.TB, cfg Config) *Server {
 		txs:         map[solana.Signature]*landing{},
 		accounts:    map[solana.PublicKey]Account{},
 		calls:       map[string]int{},
+		wallets:     map[solana.PublicKey]bool{},
+		tokens:      map[solana.PublicKey]*tokenAccount{},
 	}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	t.Cleanup(s.http.Close)

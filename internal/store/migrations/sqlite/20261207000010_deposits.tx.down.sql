@@ -1,0 +1,3 @@
+DROP TABLE deposit_transfers;
+--bun:split
+DROP TABLE deposits;
