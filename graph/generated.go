@@ -19,6 +19,7 @@ import (
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/internal/market"
@@ -50,6 +51,7 @@ type ResolverRoot interface {
 	GpuEarnings() GpuEarningsResolver
 	GpuPrice() GpuPriceResolver
 	GpuTelemetry() GpuTelemetryResolver
+	HeartbeatPayload() HeartbeatPayloadResolver
 	Listing() ListingResolver
 	Machine() MachineResolver
 	MarketRegion() MarketRegionResolver
@@ -64,6 +66,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Reliability() ReliabilityResolver
 	Rental() RentalResolver
+	ReportJobStatusPayload() ReportJobStatusPayloadResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -959,6 +962,9 @@ type GpuTelemetryResolver interface {
 
 	RecentUtilizationPct(ctx context.Context, obj *models.GpuTelemetry) ([]float64, error)
 }
+type HeartbeatPayloadResolver interface {
+	UserErrors(ctx context.Context, obj *protocol.HeartbeatPayload) ([]*fault.Problem, error)
+}
 type ListingResolver interface {
 	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
 }
@@ -1058,6 +1064,9 @@ type ReliabilityResolver interface {
 }
 type RentalResolver interface {
 	Model(ctx context.Context, obj *models.Rental) (*catalog.GpuModel, error)
+}
+type ReportJobStatusPayloadResolver interface {
+	UserErrors(ctx context.Context, obj *protocol.ReportJobStatusAnswer) ([]*fault.Problem, error)
 }
 type SubscriptionResolver interface {
 	BenchmarkUpdated(ctx context.Context) (<-chan *bench.Event, error)
@@ -10255,8 +10264,8 @@ func (ec *executionContext) _ApprovalPayload_userErrors(ctx context.Context, fie
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10342,8 +10351,8 @@ func (ec *executionContext) _AuthPayload_userErrors(ctx context.Context, field g
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10700,8 +10709,8 @@ func (ec *executionContext) _BankPayoutFilePayload_userErrors(ctx context.Contex
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11545,8 +11554,8 @@ func (ec *executionContext) _CreateAgentTokenPayload_userErrors(ctx context.Cont
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11600,8 +11609,8 @@ func (ec *executionContext) _CreditFundsPayload_userErrors(ctx context.Context, 
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14561,11 +14570,11 @@ func (ec *executionContext) _HeartbeatPayload_userErrors(ctx context.Context, fi
 			return ec.fieldContext_HeartbeatPayload_userErrors(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.UserErrors, nil
+			return ec.Resolvers.HeartbeatPayload().UserErrors(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14575,8 +14584,8 @@ func (ec *executionContext) fieldContext_HeartbeatPayload_userErrors(_ context.C
 	fc = &graphql.FieldContext{
 		Object:     "HeartbeatPayload",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserError(ctx, field)
 		},
@@ -16038,8 +16047,8 @@ func (ec *executionContext) _MarkNotificationsReadPayload_userErrors(ctx context
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -20647,8 +20656,8 @@ func (ec *executionContext) _ProviderApplicationPayload_userErrors(ctx context.C
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21835,8 +21844,8 @@ func (ec *executionContext) _RegisterMachinePayload_userErrors(ctx context.Conte
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23104,11 +23113,11 @@ func (ec *executionContext) _ReportJobStatusPayload_userErrors(ctx context.Conte
 			return ec.fieldContext_ReportJobStatusPayload_userErrors(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.UserErrors, nil
+			return ec.Resolvers.ReportJobStatusPayload().UserErrors(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23118,8 +23127,8 @@ func (ec *executionContext) fieldContext_ReportJobStatusPayload_userErrors(_ con
 	fc = &graphql.FieldContext{
 		Object:     "ReportJobStatusPayload",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserError(ctx, field)
 		},
@@ -23194,8 +23203,8 @@ func (ec *executionContext) _RequestBenchmarkPayload_userErrors(ctx context.Cont
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23258,8 +23267,8 @@ func (ec *executionContext) _RequestPayoutPayload_userErrors(ctx context.Context
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23322,8 +23331,8 @@ func (ec *executionContext) _RevokeAgentTokenPayload_userErrors(ctx context.Cont
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23418,8 +23427,8 @@ func (ec *executionContext) _SetAvailabilitySchedulePayload_userErrors(ctx conte
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23482,8 +23491,8 @@ func (ec *executionContext) _SetGpuPricePayload_userErrors(ctx context.Context, 
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23546,8 +23555,8 @@ func (ec *executionContext) _SetLanguagePayload_userErrors(ctx context.Context, 
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23610,8 +23619,8 @@ func (ec *executionContext) _SetPayoutMethodPayload_userErrors(ctx context.Conte
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23674,8 +23683,8 @@ func (ec *executionContext) _SettlePayoutPayload_userErrors(ctx context.Context,
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23738,8 +23747,8 @@ func (ec *executionContext) _StartRentalPayload_userErrors(ctx context.Context, 
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23802,8 +23811,8 @@ func (ec *executionContext) _StopRentalPayload_userErrors(ctx context.Context, f
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23857,8 +23866,8 @@ func (ec *executionContext) _SubmitBenchmarkResultPayload_userErrors(ctx context
 			return obj.UserErrors, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24376,7 +24385,7 @@ func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("User", field, false, false, "DateTime")
 }
 
-func (ec *executionContext) _UserError_field(ctx context.Context, field graphql.CollectedField, obj *protocol.UserError) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserError_field(ctx context.Context, field graphql.CollectedField, obj *fault.Problem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24399,7 +24408,7 @@ func (ec *executionContext) fieldContext_UserError_field(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
-func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *protocol.UserError) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *fault.Problem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24422,7 +24431,7 @@ func (ec *executionContext) fieldContext_UserError_message(_ context.Context, fi
 	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
-func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *protocol.UserError) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *fault.Problem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24434,8 +24443,8 @@ func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.C
 			return obj.Code, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUserErrorCode2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v fault.ProblemCode) graphql.Marshaler {
+			return ec.marshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx, selections, v)
 		},
 		true,
 		true,
@@ -29546,28 +29555,29 @@ func (ec *executionContext) _HeartbeatPayload(ctx context.Context, sel ast.Selec
 		case "accepted":
 			out.Values[i] = ec._HeartbeatPayload_accepted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._HeartbeatPayload_status(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "intervalSeconds":
 			out.Values[i] = ec._HeartbeatPayload_intervalSeconds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "commands":
 			out.Values[i] = ec._HeartbeatPayload_commands(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "userErrors":
-			out.Values[i] = ec._HeartbeatPayload_userErrors(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._HeartbeatPayload_userErrors(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32485,18 +32495,19 @@ func (ec *executionContext) _ReportJobStatusPayload(ctx context.Context, sel ast
 		case "accepted":
 			out.Values[i] = ec._ReportJobStatusPayload_accepted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "stop":
 			out.Values[i] = ec._ReportJobStatusPayload_stop(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "userErrors":
-			out.Values[i] = ec._ReportJobStatusPayload_userErrors(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ReportJobStatusPayload_userErrors(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33079,7 +33090,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 
 var userErrorImplementors = []string{"UserError"}
 
-func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *protocol.UserError) graphql.Marshaler {
+func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *fault.Problem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -35365,15 +35376,11 @@ func (ec *executionContext) marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodels
 	return v
 }
 
-func (ec *executionContext) marshalNUserError2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx context.Context, sel ast.SelectionSet, v protocol.UserError) graphql.Marshaler {
-	return ec._UserError(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []protocol.UserError) graphql.Marshaler {
+func (ec *executionContext) marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNUserError2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx, sel, v[i])
+		return ec.marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblem(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -35385,23 +35392,7 @@ func (ec *executionContext) marshalNUserError2ᚕgithubᚗcomᚋgpunexᚋgpunex�
 	return ret
 }
 
-func (ec *executionContext) marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*protocol.UserError) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐUserError(ctx context.Context, sel ast.SelectionSet, v *protocol.UserError) graphql.Marshaler {
+func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblem(ctx context.Context, sel ast.SelectionSet, v *fault.Problem) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "UserError!")
 		return graphql.Null
@@ -35409,14 +35400,15 @@ func (ec *executionContext) marshalNUserError2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return ec._UserError(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNUserErrorCode2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+func (ec *executionContext) unmarshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx context.Context, v any) (fault.ProblemCode, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := fault.ProblemCode(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNUserErrorCode2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+func (ec *executionContext) marshalNUserErrorCode2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemCode(ctx context.Context, sel ast.SelectionSet, v fault.ProblemCode) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(v)
+	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "UserErrorCode!")
 	}

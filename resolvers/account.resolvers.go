@@ -8,9 +8,9 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -23,7 +23,7 @@ func (r *mutationResolver) SignUp(ctx context.Context, input model.SignUpInput) 
 	err := r.Auth.RequestSignUp(ctx, auth.SignUpRequest{
 		SignUpInput: auth.SignUpInput{Email: input.Email, Password: input.Password, Name: input.Name}, Language: lang,
 	})
-	return payload(err, func(ue []*protocol.UserError) *model.AuthPayload {
+	return payload(err, func(ue []*fault.Problem) *model.AuthPayload {
 		return &model.AuthPayload{UserErrors: ue, ConfirmationSent: len(ue) == 0}
 	})
 }
@@ -63,7 +63,7 @@ func (r *mutationResolver) SetLanguage(ctx context.Context, language models.Lang
 		return nil, err
 	}
 	lang, err := r.Auth.SetLanguage(ctx, v.User.ID, language)
-	return payload(err, func(ue []*protocol.UserError) *model.SetLanguagePayload {
+	return payload(err, func(ue []*fault.Problem) *model.SetLanguagePayload {
 		if len(ue) > 0 {
 			return &model.SetLanguagePayload{UserErrors: ue}
 		}

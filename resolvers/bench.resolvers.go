@@ -13,6 +13,7 @@ import (
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -31,7 +32,7 @@ func (r *mutationResolver) SubmitBenchmarkResult(ctx context.Context, input prot
 		return nil, err
 	}
 	err = r.Bench.Submit(ctx, agent, input)
-	return payload(err, func(ue []*protocol.UserError) *model.SubmitBenchmarkResultPayload {
+	return payload(err, func(ue []*fault.Problem) *model.SubmitBenchmarkResultPayload {
 		return &model.SubmitBenchmarkResultPayload{Accepted: err == nil, UserErrors: ue}
 	})
 }
@@ -47,7 +48,7 @@ func (r *mutationResolver) RequestBenchmark(ctx context.Context, input model.Req
 		return nil, err
 	}
 	res, err := r.Bench.Request(ctx, p.ID, machineID)
-	return payload(err, func(ue []*protocol.UserError) *model.RequestBenchmarkPayload {
+	return payload(err, func(ue []*fault.Problem) *model.RequestBenchmarkPayload {
 		out := &model.RequestBenchmarkPayload{UserErrors: ue}
 		if res != nil {
 			out.Run, out.RequestAllowedAt = res.Run, &res.AllowedAt

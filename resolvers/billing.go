@@ -3,8 +3,8 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -21,7 +21,7 @@ func (r *Resolver) settlePayout(ctx context.Context, input model.SettlePayoutInp
 		return nil, err
 	}
 	p, err := settle(ctx, id, input.Reference)
-	return payload(err, func(ue []*protocol.UserError) *model.SettlePayoutPayload {
+	return payload(err, func(ue []*fault.Problem) *model.SettlePayoutPayload {
 		return &model.SettlePayoutPayload{Payout: p, UserErrors: ue}
 	})
 }

@@ -9,12 +9,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -70,7 +70,7 @@ func (r *mutationResolver) CreditFunds(ctx context.Context, input model.CreditFu
 		return nil, err
 	}
 	balance, err := r.Billing.Credit(ctx, userID, input.Amount, input.Reference)
-	return payload(err, func(ue []*protocol.UserError) *model.CreditFundsPayload {
+	return payload(err, func(ue []*fault.Problem) *model.CreditFundsPayload {
 		out := &model.CreditFundsPayload{UserErrors: ue}
 		if err == nil {
 			out.Balance = &balance
@@ -87,7 +87,7 @@ func (r *mutationResolver) SetPayoutMethod(ctx context.Context, input model.SetP
 	}
 	method, err := r.Billing.SetMethod(ctx, p.ID, p.UserID, billing.MethodInput{Schedule: input.Schedule, SolanaAddress: input.SolanaAddress,
 		IBAN: input.Iban, BIC: input.Bic, AccountHolder: input.AccountHolder, Password: input.Password})
-	return payload(err, func(ue []*protocol.UserError) *model.SetPayoutMethodPayload {
+	return payload(err, func(ue []*fault.Problem) *model.SetPayoutMethodPayload {
 		return &model.SetPayoutMethodPayload{Method: method, UserErrors: ue}
 	})
 }
@@ -99,7 +99,7 @@ func (r *mutationResolver) RequestPayout(ctx context.Context) (*model.RequestPay
 		return nil, err
 	}
 	payout, err := r.Billing.RequestPayout(ctx, p.ID)
-	return payload(err, func(ue []*protocol.UserError) *model.RequestPayoutPayload {
+	return payload(err, func(ue []*fault.Problem) *model.RequestPayoutPayload {
 		return &model.RequestPayoutPayload{Payout: payout, UserErrors: ue}
 	})
 }
@@ -120,7 +120,7 @@ func (r *mutationResolver) CreateBankPayoutFile(ctx context.Context) (*model.Ban
 		return nil, err
 	}
 	file, payouts, err := r.Billing.BankFile(ctx)
-	return payload(err, func(ue []*protocol.UserError) *model.BankPayoutFilePayload {
+	return payload(err, func(ue []*fault.Problem) *model.BankPayoutFilePayload {
 		out := &model.BankPayoutFilePayload{Payouts: payouts, UserErrors: ue}
 		if out.Payouts == nil {
 			out.Payouts = []*models.Payout{}

@@ -6,18 +6,16 @@ import (
 	"time"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
 )
 
 // heartbeatPayload maps the fleet's answer to the protocol's payload; a
 // refused heartbeat (res nil) carries its userErrors and the configured
 // interval.
-func heartbeatPayload(res *fleet.HeartbeatResult, userErrors []*protocol.UserError, interval time.Duration) *protocol.HeartbeatPayload {
+func heartbeatPayload(res *fleet.HeartbeatResult, userErrors []*fault.Problem, interval time.Duration) *protocol.HeartbeatPayload {
 	out := &protocol.HeartbeatPayload{IntervalSeconds: intervalSeconds(interval), Commands: []protocol.AgentCommand{},
-		UserErrors: make([]protocol.UserError, len(userErrors))}
-	for i, e := range userErrors {
-		out.UserErrors[i] = *e
-	}
+		UserErrors: wireUserErrors(userErrors)}
 	if res == nil {
 		return out
 	}

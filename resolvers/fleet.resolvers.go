@@ -13,6 +13,7 @@ import (
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/models"
 )
@@ -38,6 +39,11 @@ func (r *gpuTelemetryResolver) RecentUtilizationPct(ctx context.Context, obj *mo
 	return obj.RecentUtilizationPct, nil
 }
 
+// UserErrors is the resolver for the userErrors field.
+func (r *heartbeatPayloadResolver) UserErrors(ctx context.Context, obj *protocol.HeartbeatPayload) ([]*fault.Problem, error) {
+	return userErrorsOfWire(obj.UserErrors), nil
+}
+
 // RegisterMachine is the resolver for the registerMachine field.
 func (r *mutationResolver) RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error) {
 	agent, err := auth.RequireAgent(ctx)
@@ -45,7 +51,7 @@ func (r *mutationResolver) RegisterMachine(ctx context.Context, input protocol.R
 		return nil, err
 	}
 	m, err := r.Fleet.Register(ctx, agent, input)
-	return payload(err, func(ue []*protocol.UserError) *model.RegisterMachinePayload {
+	return payload(err, func(ue []*fault.Problem) *model.RegisterMachinePayload {
 		return &model.RegisterMachinePayload{Machine: m, HeartbeatIntervalSeconds: intervalSeconds(r.Fleet.Config().Interval), UserErrors: ue}
 	})
 }
@@ -57,7 +63,7 @@ func (r *mutationResolver) Heartbeat(ctx context.Context, input protocol.Heartbe
 		return nil, err
 	}
 	res, err := r.Fleet.Heartbeat(ctx, agent, input)
-	return payload(err, func(ue []*protocol.UserError) *protocol.HeartbeatPayload {
+	return payload(err, func(ue []*fault.Problem) *protocol.HeartbeatPayload {
 		return heartbeatPayload(res, ue, r.Fleet.Config().Interval)
 	})
 }
@@ -85,11 +91,17 @@ func (r *Resolver) Gpu() graph.GpuResolver { return &gpuResolver{r} }
 // GpuTelemetry returns graph.GpuTelemetryResolver implementation.
 func (r *Resolver) GpuTelemetry() graph.GpuTelemetryResolver { return &gpuTelemetryResolver{r} }
 
+// HeartbeatPayload returns graph.HeartbeatPayloadResolver implementation.
+func (r *Resolver) HeartbeatPayload() graph.HeartbeatPayloadResolver {
+	return &heartbeatPayloadResolver{r}
+}
+
 // Machine returns graph.MachineResolver implementation.
 func (r *Resolver) Machine() graph.MachineResolver { return &machineResolver{r} }
 
 type (
-	gpuResolver          struct{ *Resolver }
-	gpuTelemetryResolver struct{ *Resolver }
-	machineResolver      struct{ *Resolver }
+	gpuResolver              struct{ *Resolver }
+	gpuTelemetryResolver     struct{ *Resolver }
+	heartbeatPayloadResolver struct{ *Resolver }
+	machineResolver          struct{ *Resolver }
 )

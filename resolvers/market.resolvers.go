@@ -13,6 +13,7 @@ import (
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/models"
 )
@@ -29,7 +30,7 @@ func (r *mutationResolver) StartRental(ctx context.Context, input model.StartRen
 		return nil, err
 	}
 	rental, err := r.Market.Start(ctx, v.User.ID, startInput(input))
-	return payload(err, func(ue []*protocol.UserError) *model.StartRentalPayload {
+	return payload(err, func(ue []*fault.Problem) *model.StartRentalPayload {
 		return &model.StartRentalPayload{Rental: rental, UserErrors: ue}
 	})
 }
@@ -41,7 +42,7 @@ func (r *mutationResolver) StopRental(ctx context.Context, id string) (*model.St
 		return nil, err
 	}
 	rental, err := r.Market.Stop(ctx, v.User.ID, rentalID)
-	return payload(err, func(ue []*protocol.UserError) *model.StopRentalPayload {
+	return payload(err, func(ue []*fault.Problem) *model.StopRentalPayload {
 		return &model.StopRentalPayload{Rental: rental, UserErrors: ue}
 	})
 }
@@ -53,15 +54,12 @@ func (r *mutationResolver) ReportJobStatus(ctx context.Context, input protocol.R
 		return nil, err
 	}
 	ans, err := r.Market.ReportJobStatus(ctx, agent, input)
-	out, err := payload(err, func(ue []*protocol.UserError) *protocol.ReportJobStatusAnswer {
-		if ans != nil {
-			return ans
+	out, err := payload(err, func(ue []*fault.Problem) *protocol.ReportJobStatusAnswer {
+		if ans == nil {
+			ans = &protocol.ReportJobStatusAnswer{}
 		}
-		a := &protocol.ReportJobStatusAnswer{UserErrors: []protocol.UserError{}}
-		for _, e := range ue {
-			a.UserErrors = append(a.UserErrors, *e)
-		}
-		return a
+		ans.UserErrors = wireUserErrors(ue)
+		return ans
 	})
 	return out, err
 }
@@ -125,6 +123,11 @@ func (r *rentalResolver) Model(ctx context.Context, obj *models.Rental) (*catalo
 	return catalog.ByKey(obj.ModelKey), nil
 }
 
+// UserErrors is the resolver for the userErrors field.
+func (r *reportJobStatusPayloadResolver) UserErrors(ctx context.Context, obj *protocol.ReportJobStatusAnswer) ([]*fault.Problem, error) {
+	return userErrorsOfWire(obj.UserErrors), nil
+}
+
 // RentalUpdated is the resolver for the rentalUpdated field.
 func (r *subscriptionResolver) RentalUpdated(ctx context.Context, id *string) (<-chan *models.Rental, error) {
 	v, err := auth.Require(ctx)
@@ -157,7 +160,13 @@ func (r *Resolver) Listing() graph.ListingResolver { return &listingResolver{r} 
 // Rental returns graph.RentalResolver implementation.
 func (r *Resolver) Rental() graph.RentalResolver { return &rentalResolver{r} }
 
+// ReportJobStatusPayload returns graph.ReportJobStatusPayloadResolver implementation.
+func (r *Resolver) ReportJobStatusPayload() graph.ReportJobStatusPayloadResolver {
+	return &reportJobStatusPayloadResolver{r}
+}
+
 type (
-	listingResolver struct{ *Resolver }
-	rentalResolver  struct{ *Resolver }
+	listingResolver                struct{ *Resolver }
+	rentalResolver                 struct{ *Resolver }
+	reportJobStatusPayloadResolver struct{ *Resolver }
 )

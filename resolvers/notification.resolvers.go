@@ -9,7 +9,6 @@ import (
 	"context"
 	"sort"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
@@ -32,7 +31,7 @@ func (r *mutationResolver) MarkNotificationsRead(ctx context.Context, ids []stri
 			if err != nil {
 				var v fault.Validation
 				v.Add("ids", fault.InvalidValue, "ids must be notification IDs")
-				return payload(v.Err(), func(ue []*protocol.UserError) *model.MarkNotificationsReadPayload {
+				return payload(v.Err(), func(ue []*fault.Problem) *model.MarkNotificationsReadPayload {
 					return &model.MarkNotificationsReadPayload{UserErrors: ue}
 				})
 			}
@@ -41,7 +40,7 @@ func (r *mutationResolver) MarkNotificationsRead(ctx context.Context, ids []stri
 	}
 	n, err := r.Notify.MarkRead(ctx, v.User.ID, idList)
 	if err != nil {
-		return payload(err, func(ue []*protocol.UserError) *model.MarkNotificationsReadPayload {
+		return payload(err, func(ue []*fault.Problem) *model.MarkNotificationsReadPayload {
 			return &model.MarkNotificationsReadPayload{UserErrors: ue}
 		})
 	}
@@ -49,7 +48,7 @@ func (r *mutationResolver) MarkNotificationsRead(ctx context.Context, ids []stri
 	if err != nil {
 		return nil, err
 	}
-	return payload(nil, func(ue []*protocol.UserError) *model.MarkNotificationsReadPayload {
+	return payload(nil, func(ue []*fault.Problem) *model.MarkNotificationsReadPayload {
 		return &model.MarkNotificationsReadPayload{Updated: n, UnreadCount: unread, UserErrors: ue}
 	})
 }

@@ -1,9 +1,9 @@
 package resolvers
 
 import (
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
@@ -42,7 +42,7 @@ func applicationInput(in model.ProviderApplicationInput) onboarding.Input {
 
 // applicationPayload maps a service result to the mutation payload.
 func applicationPayload(app *models.ProviderApplication, err error) (*model.ProviderApplicationPayload, error) {
-	return payload(err, func(ue []*protocol.UserError) *model.ProviderApplicationPayload {
+	return payload(err, func(ue []*fault.Problem) *model.ProviderApplicationPayload {
 		return &model.ProviderApplicationPayload{Application: app, UserErrors: ue}
 	})
 }

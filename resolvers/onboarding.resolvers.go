@@ -8,11 +8,11 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
@@ -68,7 +68,7 @@ func (r *mutationResolver) ApproveProviderApplication(ctx context.Context, id st
 		return nil, err
 	}
 	app, provider, err := r.Onboarding.Approve(ctx, v, appID, tier, message)
-	return payload(err, func(ue []*protocol.UserError) *model.ApprovalPayload {
+	return payload(err, func(ue []*fault.Problem) *model.ApprovalPayload {
 		return &model.ApprovalPayload{Application: app, Provider: provider, UserErrors: ue}
 	})
 }

@@ -8,10 +8,10 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/catalog"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
@@ -44,7 +44,7 @@ func (r *mutationResolver) SetGpuPrice(ctx context.Context, input model.SetGpuPr
 		return nil, err
 	}
 	price, err := r.Pricing.SetPrice(ctx, p.ID, pricing.PriceInput{Model: input.Model, PricePerHour: input.PricePerHour})
-	return payload(err, func(ue []*protocol.UserError) *model.SetGpuPricePayload {
+	return payload(err, func(ue []*fault.Problem) *model.SetGpuPricePayload {
 		return &model.SetGpuPricePayload{Price: price, UserErrors: ue}
 	})
 }
@@ -63,7 +63,7 @@ func (r *mutationResolver) SetAvailabilitySchedule(ctx context.Context, input mo
 	if err == nil {
 		sch, mws, err = r.Pricing.SetSchedule(ctx, p.ID, in)
 	}
-	return payload(err, func(ue []*protocol.UserError) *model.SetAvailabilitySchedulePayload {
+	return payload(err, func(ue []*fault.Problem) *model.SetAvailabilitySchedulePayload {
 		return &model.SetAvailabilitySchedulePayload{Schedule: sch, Maintenance: mws, UserErrors: ue}
 	})
 }

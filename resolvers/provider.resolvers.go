@@ -8,10 +8,10 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -22,7 +22,7 @@ func (r *mutationResolver) CreateAgentToken(ctx context.Context, name string) (*
 		return nil, err
 	}
 	tok, err := r.Providers.CreateAgentToken(ctx, p, name)
-	return payload(err, func(ue []*protocol.UserError) *model.CreateAgentTokenPayload {
+	return payload(err, func(ue []*fault.Problem) *model.CreateAgentTokenPayload {
 		if tok == nil {
 			return &model.CreateAgentTokenPayload{UserErrors: ue}
 		}
@@ -41,7 +41,7 @@ func (r *mutationResolver) RevokeAgentToken(ctx context.Context, id string) (*mo
 		return nil, err
 	}
 	tok, err := r.Providers.RevokeAgentToken(ctx, p, tokID)
-	return payload(err, func(ue []*protocol.UserError) *model.RevokeAgentTokenPayload {
+	return payload(err, func(ue []*fault.Problem) *model.RevokeAgentTokenPayload {
 		return &model.RevokeAgentTokenPayload{AgentToken: tok, UserErrors: ue}
 	})
 }

@@ -3,9 +3,9 @@ package resolvers
 import (
 	"context"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -20,7 +20,7 @@ func sessionKind(ctx context.Context) models.SessionKind {
 
 // authPayload sets the cookie for the SPA, or returns the token to an API
 // client; a token is never handed to browser JavaScript.
-func authPayload(ctx context.Context, user *models.User, sess *auth.Session, userErrors []*protocol.UserError) *model.AuthPayload {
+func authPayload(ctx context.Context, user *models.User, sess *auth.Session, userErrors []*fault.Problem) *model.AuthPayload {
 	p := &model.AuthPayload{User: user, UserErrors: userErrors}
 	if c := auth.SessionCookieFrom(ctx); c != nil {
 		c.Set(sess.Token, sess.ExpiresAt)
@@ -35,7 +35,7 @@ func authPayload(ctx context.Context, user *models.User, sess *auth.Session, use
 // validation problems become userErrors, other errors go to the error
 // presenter.
 func authResult(ctx context.Context, user *models.User, sess *auth.Session, err error) (*model.AuthPayload, error) {
-	return payload(err, func(ue []*protocol.UserError) *model.AuthPayload {
+	return payload(err, func(ue []*fault.Problem) *model.AuthPayload {
 		if sess == nil {
 			return &model.AuthPayload{UserErrors: ue}
 		}

@@ -100,6 +100,10 @@ type AgentCommand struct {
 }
 
 // UserError is one problem with an input (UserError): nothing was changed.
+// It is the wire's copy of the server's user error (internal/fault's
+// Problem, which gqlgen binds to UserError): the agent does not link the
+// server, so the code is a plain string here, one of the schema's
+// UserErrorCode values.
 type UserError struct {
 	// Field is the input field's dot-separated path, e.g. input.gpus.0.uuid.
 	Field string `json:"field"`

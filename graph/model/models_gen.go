@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/billing"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
@@ -44,7 +44,7 @@ type ApplicationStatusCount struct {
 type ApprovalPayload struct {
 	Application *models.ProviderApplication `json:"application,omitempty"`
 	Provider    *models.Provider            `json:"provider,omitempty"`
-	UserErrors  []*protocol.UserError       `json:"userErrors"`
+	UserErrors  []*fault.Problem            `json:"userErrors"`
 }
 
 // AuthPayload answers signUp, confirmEmail and logIn. When a session opens
@@ -54,9 +54,9 @@ type ApprovalPayload struct {
 // a session: valid input answers confirmationSent true and nothing else,
 // whether or not the email has an account (the email's owner learns which).
 type AuthPayload struct {
-	Token      *string               `json:"token,omitempty"`
-	User       *models.User          `json:"user,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Token      *string          `json:"token,omitempty"`
+	User       *models.User     `json:"user,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 	// True when signUp accepted the input and mailed the address: a link to
 	// confirmEmail for a new account, or a notice to an existing account's
 	// owner. Always false for logIn and confirmEmail.
@@ -83,8 +83,8 @@ type BankPayoutFilePayload struct {
 	// The ISO 20022 pain.001.001.09 file (XML) for the bank.
 	File *string `json:"file,omitempty"`
 	// The payouts in it, now PROCESSING.
-	Payouts    []*models.Payout      `json:"payouts"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Payouts    []*models.Payout `json:"payouts"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type CreateAgentTokenPayload struct {
@@ -92,8 +92,8 @@ type CreateAgentTokenPayload struct {
 	Token      *string            `json:"token,omitempty"`
 	AgentToken *models.AgentToken `json:"agentToken,omitempty"`
 	// The command that installs the agent with this token.
-	InstallCommand *string               `json:"installCommand,omitempty"`
-	UserErrors     []*protocol.UserError `json:"userErrors"`
+	InstallCommand *string          `json:"installCommand,omitempty"`
+	UserErrors     []*fault.Problem `json:"userErrors"`
 }
 
 type CreditFundsInput struct {
@@ -107,8 +107,8 @@ type CreditFundsInput struct {
 
 type CreditFundsPayload struct {
 	// The customer's balance after the credit.
-	Balance    *models.USDC          `json:"balance,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Balance    *models.USDC     `json:"balance,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type EnvVarInput struct {
@@ -153,9 +153,9 @@ type MaintenanceWindowInput struct {
 
 type MarkNotificationsReadPayload struct {
 	// How many notifications changed from unread to read.
-	Updated     int                   `json:"updated"`
-	UnreadCount int                   `json:"unreadCount"`
-	UserErrors  []*protocol.UserError `json:"userErrors"`
+	Updated     int              `json:"updated"`
+	UnreadCount int              `json:"unreadCount"`
+	UserErrors  []*fault.Problem `json:"userErrors"`
 }
 
 // What a customer is looking for. Every field is optional.
@@ -230,7 +230,7 @@ type ProviderApplicationInput struct {
 
 type ProviderApplicationPayload struct {
 	Application *models.ProviderApplication `json:"application,omitempty"`
-	UserErrors  []*protocol.UserError       `json:"userErrors"`
+	UserErrors  []*fault.Problem            `json:"userErrors"`
 }
 
 type Query struct {
@@ -239,8 +239,8 @@ type Query struct {
 type RegisterMachinePayload struct {
 	Machine *models.Machine `json:"machine,omitempty"`
 	// How often the agent must send heartbeat.
-	HeartbeatIntervalSeconds int                   `json:"heartbeatIntervalSeconds"`
-	UserErrors               []*protocol.UserError `json:"userErrors"`
+	HeartbeatIntervalSeconds int              `json:"heartbeatIntervalSeconds"`
+	UserErrors               []*fault.Problem `json:"userErrors"`
 }
 
 type RentalConnection struct {
@@ -261,19 +261,19 @@ type RequestBenchmarkInput struct {
 type RequestBenchmarkPayload struct {
 	Run *models.BenchmarkRun `json:"run,omitempty"`
 	// When the next request will be accepted.
-	RequestAllowedAt *time.Time            `json:"requestAllowedAt,omitempty"`
-	UserErrors       []*protocol.UserError `json:"userErrors"`
+	RequestAllowedAt *time.Time       `json:"requestAllowedAt,omitempty"`
+	UserErrors       []*fault.Problem `json:"userErrors"`
 }
 
 type RequestPayoutPayload struct {
 	// The payout made: of the instant it was asked, PENDING until it is sent (Solana) or an admin settles it (bank, manual).
-	Payout     *models.Payout        `json:"payout,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Payout     *models.Payout   `json:"payout,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type RevokeAgentTokenPayload struct {
-	AgentToken *models.AgentToken    `json:"agentToken,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	AgentToken *models.AgentToken `json:"agentToken,omitempty"`
+	UserErrors []*fault.Problem   `json:"userErrors"`
 }
 
 type SetAvailabilityScheduleInput struct {
@@ -286,7 +286,7 @@ type SetAvailabilityScheduleInput struct {
 type SetAvailabilitySchedulePayload struct {
 	Schedule    *pricing.Schedule           `json:"schedule,omitempty"`
 	Maintenance []*models.MaintenanceWindow `json:"maintenance,omitempty"`
-	UserErrors  []*protocol.UserError       `json:"userErrors"`
+	UserErrors  []*fault.Problem            `json:"userErrors"`
 }
 
 type SetGpuPriceInput struct {
@@ -297,15 +297,15 @@ type SetGpuPriceInput struct {
 }
 
 type SetGpuPricePayload struct {
-	Price      *models.GpuPrice      `json:"price,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Price      *models.GpuPrice `json:"price,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 // SetLanguagePayload answers setLanguage.
 type SetLanguagePayload struct {
 	// The signed-in user with the language stored; null when userErrors is not empty.
-	User       *models.User          `json:"user,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	User       *models.User     `json:"user,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type SetPayoutMethodInput struct {
@@ -323,8 +323,8 @@ type SetPayoutMethodInput struct {
 }
 
 type SetPayoutMethodPayload struct {
-	Method     *billing.Method       `json:"method,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Method     *billing.Method  `json:"method,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type SettlePayoutInput struct {
@@ -334,8 +334,8 @@ type SettlePayoutInput struct {
 }
 
 type SettlePayoutPayload struct {
-	Payout     *models.Payout        `json:"payout,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Payout     *models.Payout   `json:"payout,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type SignUpInput struct {
@@ -363,18 +363,18 @@ type StartRentalInput struct {
 }
 
 type StartRentalPayload struct {
-	Rental     *models.Rental        `json:"rental,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Rental     *models.Rental   `json:"rental,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type StopRentalPayload struct {
-	Rental     *models.Rental        `json:"rental,omitempty"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Rental     *models.Rental   `json:"rental,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type SubmitBenchmarkResultPayload struct {
-	Accepted   bool                  `json:"accepted"`
-	UserErrors []*protocol.UserError `json:"userErrors"`
+	Accepted   bool             `json:"accepted"`
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type Subscription struct {

@@ -1,6 +1,3 @@
-// Package fault defines the coded errors that domain services return and
-// that the API presents exactly once: a top-level GraphQL error with
-// extensions.code, or userErrors on a mutation payload for validation.
 package fault
 
 import (
@@ -91,7 +88,9 @@ func CodeOf(err error) Code {
 	return Internal
 }
 
-// Problem is one validation problem with one input field.
+// Problem is one validation problem with one input field: the server's
+// user error, which gqlgen binds to the schema's UserError, so its code
+// is a ProblemCode from the service to the response.
 type Problem struct {
 	// Field is the dot-separated path of the input field, e.g. input.email.
 	Field string

@@ -40,7 +40,7 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 	if err != nil {
 		return nil, err
 	}
-	ans := &protocol.ReportJobStatusAnswer{Accepted: true, UserErrors: []protocol.UserError{}}
+	ans := &protocol.ReportJobStatusAnswer{Accepted: true}
 	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		r := new(models.Rental)
 		if err := s.deps.DB.ForUpdate(tx.NewSelect().Model(r).Where("job_uid = ? AND machine_id = ?", in.JobID, machineID)).Scan(ctx); err != nil {
