@@ -9,16 +9,6 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 )
 
-// BenchmarkMetric names one benchmark figure; the protocol defines them.
-type BenchmarkMetric = protocol.BenchMetric
-
-// BenchmarkOutcome is how one part of a run ended; the protocol defines
-// them.
-type BenchmarkOutcome = protocol.BenchOutcome
-
-// BenchmarkReason says why a run was asked for; the protocol defines them.
-type BenchmarkReason = protocol.BenchReason
-
 // BenchmarkRunState is where a run is.
 type BenchmarkRunState string
 
@@ -100,11 +90,11 @@ func (c BenchmarkGuidanceCode) MarshalGQL(w io.Writer) { marshalEnum(w, c) }
 // BenchmarkFigure is one metric of one run against what the GPU's model
 // (or any machine) should reach.
 type BenchmarkFigure struct {
-	Metric    BenchmarkMetric `json:"metric"`
-	Supported bool            `json:"supported"`
-	Measured  *float64        `json:"measured,omitempty"`
-	Min       *float64        `json:"min,omitempty"`
-	Max       *float64        `json:"max,omitempty"`
+	Metric    protocol.BenchMetric `json:"metric"`
+	Supported bool                 `json:"supported"`
+	Measured  *float64             `json:"measured,omitempty"`
+	Min       *float64             `json:"min,omitempty"`
+	Max       *float64             `json:"max,omitempty"`
 	// Reference is the datasheet figure, nil where none is known.
 	Reference *float64 `json:"reference,omitempty"`
 	// Expected is what a healthy GPU of the model measures.
@@ -134,9 +124,9 @@ type BenchmarkGuidance struct {
 
 // BenchmarkSection is a run's network or storage part, scored.
 type BenchmarkSection struct {
-	Outcome BenchmarkOutcome  `json:"outcome"`
-	Error   *string           `json:"error,omitempty"`
-	Figures []BenchmarkFigure `json:"figures"`
+	Outcome protocol.BenchOutcome `json:"outcome"`
+	Error   *string               `json:"error,omitempty"`
+	Figures []BenchmarkFigure     `json:"figures"`
 }
 
 // BenchmarkRun is one benchmark asked of one machine, and, once the agent
@@ -144,18 +134,18 @@ type BenchmarkSection struct {
 type BenchmarkRun struct {
 	bun.BaseModel `bun:"table:benchmark_runs,alias:br"`
 
-	ID          int64             `bun:"id,pk,autoincrement"`
-	RunID       string            `bun:"run_uid,notnull"`
-	MachineID   int64             `bun:"machine_id,notnull"`
-	ProviderID  int64             `bun:"provider_id,notnull"`
-	Reason      BenchmarkReason   `bun:"reason,notnull"`
-	State       BenchmarkRunState `bun:"state,notnull"`
-	RequestedAt time.Time         `bun:"requested_at,notnull"`
-	StartedAt   *time.Time        `bun:"started_at"`
-	FinishedAt  *time.Time        `bun:"finished_at"`
-	Simulated   bool              `bun:"simulated,notnull"`
-	Network     *BenchmarkSection `bun:"network,type:text"`
-	Storage     *BenchmarkSection `bun:"storage,type:text"`
+	ID          int64                `bun:"id,pk,autoincrement"`
+	RunID       string               `bun:"run_uid,notnull"`
+	MachineID   int64                `bun:"machine_id,notnull"`
+	ProviderID  int64                `bun:"provider_id,notnull"`
+	Reason      protocol.BenchReason `bun:"reason,notnull"`
+	State       BenchmarkRunState    `bun:"state,notnull"`
+	RequestedAt time.Time            `bun:"requested_at,notnull"`
+	StartedAt   *time.Time           `bun:"started_at"`
+	FinishedAt  *time.Time           `bun:"finished_at"`
+	Simulated   bool                 `bun:"simulated,notnull"`
+	Network     *BenchmarkSection    `bun:"network,type:text"`
+	Storage     *BenchmarkSection    `bun:"storage,type:text"`
 	// Nonce is the random value the run was asked with: it seeds the
 	// kernels, so the result's checksums are this run's. Nil for runs
 	// asked before nonces (checked without checksums).
@@ -183,14 +173,14 @@ type GpuBenchmark struct {
 
 	ID int64 `bun:"id,pk,autoincrement"`
 	// RunRowID is the run's row (BenchmarkRun.ID).
-	RunRowID  int64            `bun:"run_id,notnull"`
-	GpuID     int64            `bun:"gpu_id,notnull"`
-	MachineID int64            `bun:"machine_id,notnull"`
-	Reason    BenchmarkReason  `bun:"reason,notnull"`
-	At        time.Time        `bun:"at,notnull"`
-	Simulated bool             `bun:"simulated,notnull"`
-	Outcome   BenchmarkOutcome `bun:"outcome,notnull"`
-	Error     *string          `bun:"error"`
+	RunRowID  int64                 `bun:"run_id,notnull"`
+	GpuID     int64                 `bun:"gpu_id,notnull"`
+	MachineID int64                 `bun:"machine_id,notnull"`
+	Reason    protocol.BenchReason  `bun:"reason,notnull"`
+	At        time.Time             `bun:"at,notnull"`
+	Simulated bool                  `bun:"simulated,notnull"`
+	Outcome   protocol.BenchOutcome `bun:"outcome,notnull"`
+	Error     *string               `bun:"error"`
 	// Score is 0–100 against the model's reference; nil when not scored.
 	Score *int `bun:"score"`
 	// Passed says whether every threshold held (GPU, network, storage).

@@ -51,18 +51,6 @@ func (r *OfflineReason) UnmarshalGQL(v any) (err error) {
 // MarshalGQL writes the enum.
 func (r OfflineReason) MarshalGQL(w io.Writer) { marshalEnum(w, r) }
 
-// AgentCommandKind is what a command asks the agent to do; the protocol
-// defines the kinds.
-type AgentCommandKind = protocol.CommandKind
-
-// The command kinds.
-const (
-	CommandStartJob     = protocol.CommandStartJob
-	CommandStopJob      = protocol.CommandStopJob
-	CommandRunBenchmark = protocol.CommandRunBenchmark
-	CommandSetInterval  = protocol.CommandSetInterval
-)
-
 // Machine is a provider's host running gpunex-agent. Status columns change
 // only on transitions; the latest heartbeat of an online machine lives in
 // the presence store. Simulated is true when any of its GPUs is simulated:
@@ -194,10 +182,10 @@ type MachineStatusInterval struct {
 type AgentCommand struct {
 	bun.BaseModel `bun:"table:agent_commands,alias:ac"`
 
-	ID          int64            `bun:"id,pk,autoincrement"`
-	MachineID   int64            `bun:"machine_id,notnull"`
-	Kind        AgentCommandKind `bun:"kind,notnull"`
-	Payload     string           `bun:"payload,notnull"`
-	CreatedAt   time.Time        `bun:"created_at,notnull"`
-	DeliveredAt *time.Time       `bun:"delivered_at"`
+	ID          int64                `bun:"id,pk,autoincrement"`
+	MachineID   int64                `bun:"machine_id,notnull"`
+	Kind        protocol.CommandKind `bun:"kind,notnull"`
+	Payload     string               `bun:"payload,notnull"`
+	CreatedAt   time.Time            `bun:"created_at,notnull"`
+	DeliveredAt *time.Time           `bun:"delivered_at"`
 }

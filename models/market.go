@@ -40,9 +40,6 @@ func (s RentalState) Ended() bool {
 	return s == RentalCompleted || s == RentalStopped || s == RentalFailed || s == RentalInterrupted
 }
 
-// JobCause says whose side a failure is on; the protocol defines them.
-type JobCause = protocol.JobCause
-
 // Rental is GPUs of one machine running a customer's container. The price,
 // the location and the tier are those of when it started.
 type Rental struct {
@@ -58,19 +55,19 @@ type Rental struct {
 	PricePerHour USDC   `bun:"price_micros,notnull"`
 	// FeeBps is the platform's fee in force when the rental started, in
 	// basis points of what it is charged.
-	FeeBps    int          `bun:"fee_bps,notnull"`
-	Image     string       `bun:"image,notnull"`
-	Command   []string     `bun:"command,type:text,notnull"`
-	EnvNames  []string     `bun:"env_names,type:text,notnull"`
-	Location  Location     `bun:"embed:location_"`
-	Tier      ProviderTier `bun:"tier,notnull"`
-	State     RentalState  `bun:"state,notnull"`
-	Cause     *JobCause    `bun:"cause"`
-	Message   *string      `bun:"message"`
-	ExitCode  *int         `bun:"exit_code"`
-	LogTail   *string      `bun:"log_tail"`
-	EndsBy    *time.Time   `bun:"ends_by"`
-	CreatedAt time.Time    `bun:"created_at,notnull"`
+	FeeBps    int                `bun:"fee_bps,notnull"`
+	Image     string             `bun:"image,notnull"`
+	Command   []string           `bun:"command,type:text,notnull"`
+	EnvNames  []string           `bun:"env_names,type:text,notnull"`
+	Location  Location           `bun:"embed:location_"`
+	Tier      ProviderTier       `bun:"tier,notnull"`
+	State     RentalState        `bun:"state,notnull"`
+	Cause     *protocol.JobCause `bun:"cause"`
+	Message   *string            `bun:"message"`
+	ExitCode  *int               `bun:"exit_code"`
+	LogTail   *string            `bun:"log_tail"`
+	EndsBy    *time.Time         `bun:"ends_by"`
+	CreatedAt time.Time          `bun:"created_at,notnull"`
 	// StartedAt is when billing starts: the agent's reported start, bound
 	// by what the platform observed (no earlier than the heartbeat that
 	// delivered the START_JOB, nor than the report's arrival less the

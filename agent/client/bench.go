@@ -63,7 +63,7 @@ func (c *Client) SubmitBenchmark(ctx context.Context, in protocol.BenchmarkResul
 	return nil, lastErr
 }
 
-func allDuplicate(ues []UserError) bool {
+func allDuplicate(ues []protocol.UserError) bool {
 	for _, u := range ues {
 		if u.Code != CodeDuplicate {
 			return false

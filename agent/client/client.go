@@ -223,7 +223,7 @@ func (c *Client) Register(ctx context.Context) (*Registration, error) {
 	var out struct {
 		RegisterMachine *protocol.RegisterMachineAnswer `json:"registerMachine"`
 	}
-	if err := c.do(ctx, "registerMachine", registerOperation, RegisterMachineMutation, in, &out); err != nil {
+	if err := c.do(ctx, "registerMachine", protocol.RegisterMachineOperation, protocol.RegisterMachineMutation, in, &out); err != nil {
 		return nil, err
 	}
 	p := out.RegisterMachine
@@ -273,7 +273,7 @@ func (c *Client) heartbeat(ctx context.Context, input json.RawMessage) (*Heartbe
 	var out struct {
 		Heartbeat *protocol.HeartbeatPayload `json:"heartbeat"`
 	}
-	if err := c.do(ctx, "heartbeat", heartbeatOperation, HeartbeatMutation, input, &out); err != nil {
+	if err := c.do(ctx, "heartbeat", protocol.HeartbeatOperation, protocol.HeartbeatMutation, input, &out); err != nil {
 		return nil, err
 	}
 	p := out.Heartbeat
@@ -432,10 +432,10 @@ func (c *Client) redact(s string) string {
 	return strings.ReplaceAll(s, c.token, "[redacted]")
 }
 
-func (c *Client) redactUserErrors(in []UserError) []UserError {
-	out := make([]UserError, len(in))
+func (c *Client) redactUserErrors(in []protocol.UserError) []protocol.UserError {
+	out := make([]protocol.UserError, len(in))
 	for i, u := range in {
-		out[i] = UserError{Field: u.Field, Message: c.redact(u.Message), Code: u.Code}
+		out[i] = protocol.UserError{Field: u.Field, Message: c.redact(u.Message), Code: u.Code}
 	}
 	return out
 }

@@ -106,7 +106,7 @@ func TestHeartbeat_UserErrorsAreARejectedError(t *testing.T) {
 	_, err = c.Heartbeat(context.Background(), protocol.HeartbeatInput{MachineID: "machine-under-test", At: &t0, Gpus: []protocol.GpuTelemetry{}})
 	var rej *client.RejectedError
 	require.ErrorAs(t, err, &rej)
-	require.Equal(t, []client.UserError{
+	require.Equal(t, []protocol.UserError{
 		{Field: "input.gpus.0.utilizationPct", Message: "must be between 0 and 100", Code: "INVALID"},
 		{Field: "input.gpus", Message: "at most 64 GPUs", Code: "TOO_MANY"},
 	}, rej.UserErrors)
@@ -117,7 +117,7 @@ func TestHeartbeat_ReturnsTheAnswer(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.server.setHook(func(request) *reply {
-		return heartbeatOK(15, command("7", client.CommandRunBenchmark, `{"gpuUuids":["GPU-1"]}`))
+		return heartbeatOK(15, command("7", protocol.CommandRunBenchmark, `{"gpuUuids":["GPU-1"]}`))
 	})
 	c, err := client.New(b.opts)
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestHeartbeat_ReturnsTheAnswer(t *testing.T) {
 	require.Equal(t, "ONLINE", res.Status)
 	require.Equal(t, 15*time.Second, res.Interval)
 	require.Len(t, res.Commands, 1)
-	require.Equal(t, client.CommandRunBenchmark, res.Commands[0].Kind)
+	require.Equal(t, protocol.CommandRunBenchmark, res.Commands[0].Kind)
 	require.JSONEq(t, `{"gpuUuids":["GPU-1"]}`, string(res.Commands[0].Payload))
 	var sent struct {
 		At string `json:"at"`

@@ -9,24 +9,14 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 )
 
-// CommandKind is what a command asks (protocol.CommandKind).
-type CommandKind = protocol.CommandKind
-
-// The command kinds of the protocol.
-const (
-	CommandStartJob     = protocol.CommandStartJob
-	CommandStopJob      = protocol.CommandStopJob
-	CommandRunBenchmark = protocol.CommandRunBenchmark
-	// CommandSetInterval ({"seconds": N}) is handled by the client itself.
-	CommandSetInterval = protocol.CommandSetInterval
-)
-
 // Command is work the server asks of the agent, from a heartbeat answer.
 type Command struct {
 	// ID is the server's command id.
 	ID string `json:"id"`
-	// Kind says what to do.
-	Kind CommandKind `json:"kind"`
+	// Kind says what to do. The client handles
+	// protocol.CommandSetInterval ({"seconds": N}) itself and hands the
+	// handler every other kind.
+	Kind protocol.CommandKind `json:"kind"`
 	// Payload is the command's JSON arguments.
 	Payload json.RawMessage `json:"payload"`
 }

@@ -5,10 +5,12 @@
 //
 // # Fixed operations
 //
-// The two operation texts are constants ([RegisterMachineMutation],
-// [HeartbeatMutation]); everything that changes travels in variables. The
-// server (and any cache or persisted-query layer in front of it) always
-// sees the same two documents.
+// The two operation texts are package protocol's constants
+// ([protocol.RegisterMachineMutation], [protocol.HeartbeatMutation]), so
+// the server can prepare them without linking the agent; everything that
+// changes travels in variables. The server (and any cache or
+// persisted-query layer in front of it) always sees the same two
+// documents.
 //
 // # Nothing is lost
 //

@@ -99,16 +99,13 @@ func (e *Error) Retryable() bool {
 	return e.StatusCode == http.StatusRequestTimeout || e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
 }
 
-// UserError is one validation problem the server found in the input.
-type UserError = protocol.UserError
-
 // RejectedError is an answer whose payload carries userErrors: the server
 // understood the request and refused its input; nothing was changed.
 type RejectedError struct {
 	// Op is the operation, "registerMachine" or "heartbeat".
 	Op string
 	// UserErrors are the problems, as the server listed them.
-	UserErrors []UserError
+	UserErrors []protocol.UserError
 }
 
 // Error lists every problem with its field.

@@ -214,7 +214,7 @@ func (c *Client) deliver(ctx context.Context, input json.RawMessage) error {
 	c.setInterval(res.Interval, "heartbeat answer")
 	var forward []Command
 	for _, cmd := range res.Commands {
-		if cmd.Kind == CommandSetInterval {
+		if cmd.Kind == protocol.CommandSetInterval {
 			var p struct {
 				Seconds int `json:"seconds"`
 			}

@@ -96,9 +96,9 @@ func TestRun_QueryTextNeverChanges(t *testing.T) {
 	for _, req := range b.server.all() {
 		switch req.Operation {
 		case "RegisterMachine":
-			require.Equal(t, client.RegisterMachineMutation, req.Query)
+			require.Equal(t, protocol.RegisterMachineMutation, req.Query)
 		case "Heartbeat":
-			require.Equal(t, client.HeartbeatMutation, req.Query, "live, replayed and last heartbeats share one text")
+			require.Equal(t, protocol.HeartbeatMutation, req.Query, "live, replayed and last heartbeats share one text")
 		default:
 			t.Fatalf("unexpected operation %q", req.Operation)
 		}
@@ -143,7 +143,7 @@ func TestRun_SetIntervalCommandChangesTheInterval(t *testing.T) {
 	b.server.setHook(func(r request) *reply {
 		switch {
 		case r.Operation == "Heartbeat" && r.N == 2:
-			return heartbeatOK(0, command("c-1", client.CommandSetInterval, `{"seconds":20}`))
+			return heartbeatOK(0, command("c-1", protocol.CommandSetInterval, `{"seconds":20}`))
 		case r.Operation == "Heartbeat":
 			return heartbeatOK(0) // 0: the answer does not change the interval
 		}
@@ -166,19 +166,19 @@ func TestRun_DispatchesCommandsToTheHandlerInOrder(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, cmd)
-		if cmd.Kind == client.CommandStopJob {
+		if cmd.Kind == protocol.CommandStopJob {
 			return errors.New("no such job") // logged; the loop goes on
 		}
 		return nil
 	}
-	start := command("c-1", client.CommandStartJob, `{"jobId":"job-1","image":"pytorch/pytorch","command":["python","train.py"],"gpuUuids":["GPU-1"],"timeoutSeconds":3600}`)
+	start := command("c-1", protocol.CommandStartJob, `{"jobId":"job-1","image":"pytorch/pytorch","command":["python","train.py"],"gpuUuids":["GPU-1"],"timeoutSeconds":3600}`)
 	b.server.setHook(func(r request) *reply {
 		switch {
 		case r.Operation == "Heartbeat" && r.N == 1:
 			return heartbeatOK(10, start,
-				command("c-2", client.CommandStopJob, `{"jobId":"job-0"}`),
-				command("c-3", client.CommandSetInterval, `{"seconds":10}`),
-				command("c-4", client.CommandRunBenchmark, `{}`))
+				command("c-2", protocol.CommandStopJob, `{"jobId":"job-0"}`),
+				command("c-3", protocol.CommandSetInterval, `{"seconds":10}`),
+				command("c-4", protocol.CommandRunBenchmark, `{}`))
 		case r.Operation == "Heartbeat" && r.N == 2:
 			return heartbeatOK(10, start) // sent again: not run again
 		}
@@ -195,8 +195,8 @@ func TestRun_DispatchesCommandsToTheHandlerInOrder(t *testing.T) {
 	defer mu.Unlock()
 	require.Len(t, got, 3)
 	require.Equal(t, []string{"c-1", "c-2", "c-4"}, []string{got[0].ID, got[1].ID, got[2].ID})
-	require.Equal(t, []client.CommandKind{client.CommandStartJob, client.CommandStopJob, client.CommandRunBenchmark},
-		[]client.CommandKind{got[0].Kind, got[1].Kind, got[2].Kind})
+	require.Equal(t, []protocol.CommandKind{protocol.CommandStartJob, protocol.CommandStopJob, protocol.CommandRunBenchmark},
+		[]protocol.CommandKind{got[0].Kind, got[1].Kind, got[2].Kind})
 	require.JSONEq(t, start["payload"].(string), string(got[0].Payload))
 	require.JSONEq(t, `{"jobId":"job-0"}`, string(got[1].Payload))
 }
@@ -603,7 +603,7 @@ func TestRun_LeavesNoGoroutinesBehind(t *testing.T) {
 	b.opts.Handler = func(context.Context, client.Command) error { return nil }
 	b.server.setHook(func(r request) *reply {
 		if r.Operation == "Heartbeat" && r.N == 1 {
-			return heartbeatOK(10, command("c-1", client.CommandRunBenchmark, `{}`))
+			return heartbeatOK(10, command("c-1", protocol.CommandRunBenchmark, `{}`))
 		}
 		return nil
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/gpunex/gpunex/agent/client"
 	"github.com/gpunex/gpunex/agent/gpu"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/clock"
 )
 
@@ -229,7 +230,7 @@ func gqlError(status int, code, message string) *reply {
 	}}}}
 }
 
-func command(id string, kind client.CommandKind, payload string) map[string]any {
+func command(id string, kind protocol.CommandKind, payload string) map[string]any {
 	return map[string]any{"id": id, "kind": string(kind), "payload": payload}
 }
 
@@ -272,7 +273,7 @@ func (s *fakeServer) heartbeats(status int) []request {
 // waitFor polls until cond holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	require.Eventually(t, cond, 20*time.Second, 2*time.Millisecond, "waiting for %s", what)
+	await.True(t, cond, "waiting for %s", what)
 }
 
 // lockedBuffer collects log output from several goroutines.
@@ -419,7 +420,7 @@ func (r *running) wait(t *testing.T) error {
 	case err := <-r.done:
 		r.done <- err // for the cleanup
 		return err
-	case <-time.After(20 * time.Second):
+	case <-await.Timeout(t):
 		t.Fatal("Run did not return")
 		return nil
 	}

@@ -25,7 +25,7 @@ import (
 func Handler(jobs func() *watch.Watcher, runner func() *bench.Runner, logger *slog.Logger) client.Handler {
 	return func(ctx context.Context, cmd client.Command) error {
 		switch cmd.Kind {
-		case client.CommandStartJob:
+		case protocol.CommandStartJob:
 			var p protocol.StartJobPayload
 			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
 				return fmt.Errorf("START_JOB payload: %w", err)
@@ -40,7 +40,7 @@ func Handler(jobs func() *watch.Watcher, runner func() *bench.Runner, logger *sl
 			}
 			logger.Info("agent: job starting", "job_id", p.JobID, "gpus", p.GpuUUIDs, "image", p.Image)
 			return nil
-		case client.CommandStopJob:
+		case protocol.CommandStopJob:
 			var p protocol.StopJobPayload
 			if err := json.Unmarshal(cmd.Payload, &p); err != nil {
 				return fmt.Errorf("STOP_JOB payload: %w", err)
@@ -53,7 +53,7 @@ func Handler(jobs func() *watch.Watcher, runner func() *bench.Runner, logger *sl
 			}
 			logger.Info("agent: job stopping", "job_id", p.JobID)
 			return nil
-		case client.CommandRunBenchmark:
+		case protocol.CommandRunBenchmark:
 			return enqueueBenchmark(runner, cmd, logger)
 		}
 		return fmt.Errorf("unknown command kind %q; is the agent older than the server?", cmd.Kind)

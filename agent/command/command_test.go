@@ -33,13 +33,13 @@ func TestRunBenchmarkIsHandedToTheRunnerAndNeverHoldsTheNextCommand(t *testing.T
 	handle := command.Handler(func() *watch.Watcher { return nil }, func() *bench.Runner { return runner }, slog.New(slog.DiscardHandler))
 	payload, err := json.Marshal(protocol.RunBenchmarkPayload{RunID: "run-1", Reason: protocol.BenchOnRegistration})
 	require.NoError(t, err)
-	cmd := client.Command{ID: "c-1", Kind: client.CommandRunBenchmark, Payload: payload}
+	cmd := client.Command{ID: "c-1", Kind: protocol.CommandRunBenchmark, Payload: payload}
 
 	start := time.Now()
 	require.NoError(t, handle(ctx, cmd))
 	require.Equal(t, "run-1", <-started)
 	require.Less(t, time.Since(start), 5*time.Second)
 	require.NoError(t, handle(ctx, cmd), "a repeated command is dropped with a log line, not an error")
-	require.ErrorContains(t, handle(ctx, client.Command{ID: "c-2", Kind: client.CommandRunBenchmark, Payload: json.RawMessage(`{"runId":`)}),
+	require.ErrorContains(t, handle(ctx, client.Command{ID: "c-2", Kind: protocol.CommandRunBenchmark, Payload: json.RawMessage(`{"runId":`)}),
 		"RUN_BENCHMARK payload")
 }

@@ -138,7 +138,7 @@ func (s *Service) dispatch(ctx context.Context, machineID, providerID int64, rea
 		return nil, fmt.Errorf("bench: unable to record run: %w", err)
 	}
 	payload := protocol.RunBenchmarkPayload{RunID: run.RunID, Reason: reason, Nonce: nonce}
-	if _, err := s.deps.Fleet.Enqueue(ctx, machineID, models.CommandRunBenchmark, payload); err != nil {
+	if _, err := s.deps.Fleet.Enqueue(ctx, machineID, protocol.CommandRunBenchmark, payload); err != nil {
 		return nil, err
 	}
 	s.deps.Logger.InfoContext(ctx, "bench: run asked", "run_id", run.RunID, "machine_id", machineID, "reason", reason)
@@ -174,7 +174,7 @@ func (s *Service) periodic(ctx context.Context) {
 	for _, r := range expired {
 		// An agent away longer than the timeout must not run the expired
 		// run when it returns: the periodic schedule asks afresh.
-		if _, err := s.deps.Fleet.Withdraw(ctx, r.MachineID, models.CommandRunBenchmark); err != nil && ctx.Err() == nil {
+		if _, err := s.deps.Fleet.Withdraw(ctx, r.MachineID, protocol.CommandRunBenchmark); err != nil && ctx.Err() == nil {
 			s.deps.Logger.WarnContext(ctx, "bench: unable to withdraw an expired run", "machine_id", r.MachineID, "err", err)
 		}
 		s.announce(ctx, r.ProviderID, r.MachineID)

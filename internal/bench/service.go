@@ -15,6 +15,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -27,8 +28,8 @@ import (
 // names, and the command queue its runs ride on.
 type Fleet interface {
 	ResolveMachine(ctx context.Context, agent *auth.Agent, uid string) (int64, error)
-	Enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error)
-	Withdraw(ctx context.Context, machineID int64, kind models.AgentCommandKind) (int, error)
+	Enqueue(ctx context.Context, machineID int64, kind protocol.CommandKind, payload any) (*models.AgentCommand, error)
+	Withdraw(ctx context.Context, machineID int64, kind protocol.CommandKind) (int, error)
 }
 
 // Notifier stores an in-app notification in the caller's transaction.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -173,7 +174,7 @@ func (b *bundle) beat(t *testing.T, agent *auth.Agent, uid string) []protocol.Ru
 	require.NoError(t, err)
 	var out []protocol.RunBenchmarkPayload
 	for _, c := range res.Commands {
-		require.Equal(t, models.CommandRunBenchmark, c.Kind)
+		require.Equal(t, protocol.CommandRunBenchmark, c.Kind)
 		var p protocol.RunBenchmarkPayload
 		require.NoError(t, json.Unmarshal([]byte(c.Payload), &p))
 		out = append(out, p)
@@ -350,7 +351,7 @@ func next(t *testing.T, ch <-chan *Event) *Event {
 	case ev, ok := <-ch:
 		require.True(t, ok, "the subscription closed early")
 		return ev
-	case <-time.After(wait):
+	case <-await.Timeout(t):
 		t.Fatal("no event arrived")
 		return nil
 	}

@@ -27,7 +27,7 @@ func TestSubmitDelistsWithNoticesAndARequestedPassingRunRelists(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
 		machineID := b.register(t, b.agent, "machine-1", gpu("GPU-A", 0, h100), gpu("GPU-B", 1, h100))
-		require.Equal(t, 1, b.count(t, "agent_commands", "machine_id = ? AND kind = ?", machineID, models.CommandRunBenchmark),
+		require.Equal(t, 1, b.count(t, "agent_commands", "machine_id = ? AND kind = ?", machineID, protocol.CommandRunBenchmark),
 			"registration queues exactly one RUN_BENCHMARK")
 		run := b.runOf(t, b.agent, "machine-1")
 		require.Equal(t, protocol.BenchOnRegistration, run.Reason)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/store"
@@ -40,22 +41,22 @@ func newCommandQueue(deps Deps) *commandQueue {
 
 // Enqueue queues a command for machine id's agent, delivered with its next
 // heartbeat on whichever replica receives it.
-func (s *Service) Enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+func (s *Service) Enqueue(ctx context.Context, machineID int64, kind protocol.CommandKind, payload any) (*models.AgentCommand, error) {
 	return s.commands.enqueue(ctx, machineID, kind, payload)
 }
 
 // EnqueueTx queues a command within tx, the transaction of ctx (the
 // caller's store.InTx): it is stored, and so delivered, only if that
 // transaction commits, and it is announced once it has.
-func (s *Service) EnqueueTx(ctx context.Context, tx bun.IDB, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+func (s *Service) EnqueueTx(ctx context.Context, tx bun.IDB, machineID int64, kind protocol.CommandKind, payload any) (*models.AgentCommand, error) {
 	return s.commands.enqueueOn(ctx, tx, machineID, kind, payload)
 }
 
-func (q *commandQueue) enqueue(ctx context.Context, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+func (q *commandQueue) enqueue(ctx context.Context, machineID int64, kind protocol.CommandKind, payload any) (*models.AgentCommand, error) {
 	return q.enqueueOn(ctx, q.db, machineID, kind, payload)
 }
 
-func (q *commandQueue) enqueueOn(ctx context.Context, db bun.IDB, machineID int64, kind models.AgentCommandKind, payload any) (*models.AgentCommand, error) {
+func (q *commandQueue) enqueueOn(ctx context.Context, db bun.IDB, machineID int64, kind protocol.CommandKind, payload any) (*models.AgentCommand, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: unable to encode command: %w", err)
@@ -136,7 +137,7 @@ func (q *commandQueue) loadPending(ctx context.Context) {
 // yet, so an agent that comes back after a long absence does not carry out
 // work that no longer stands (a benchmark whose run expired). It returns
 // how many were removed.
-func (s *Service) Withdraw(ctx context.Context, machineID int64, kind models.AgentCommandKind) (int, error) {
+func (s *Service) Withdraw(ctx context.Context, machineID int64, kind protocol.CommandKind) (int, error) {
 	res, err := s.deps.DB.NewDelete().Model((*models.AgentCommand)(nil)).
 		Where("machine_id = ? AND kind = ? AND delivered_at IS NULL", machineID, kind).Exec(ctx)
 	if err != nil {

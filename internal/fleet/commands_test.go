@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -19,12 +20,12 @@ func (b *bundle) enqueueThree(t *testing.T, svc *Service) []*models.AgentCommand
 	t.Helper()
 	var queued []*models.AgentCommand
 	for _, c := range []struct {
-		kind    models.AgentCommandKind
+		kind    protocol.CommandKind
 		payload any
 	}{
-		{models.CommandStartJob, map[string]string{"job": "j-1"}},
-		{models.CommandSetInterval, map[string]int{"seconds": 5}},
-		{models.CommandStopJob, map[string]string{"job": "j-1"}},
+		{protocol.CommandStartJob, map[string]string{"job": "j-1"}},
+		{protocol.CommandSetInterval, map[string]int{"seconds": 5}},
+		{protocol.CommandStopJob, map[string]string{"job": "j-1"}},
 	} {
 		cmd, err := svc.Enqueue(b.ctx, b.machineID, c.kind, c.payload)
 		require.NoError(t, err)
@@ -91,7 +92,7 @@ func TestACommandQueuedOnOneReplicaIsDeliveredByAnotherSharingTheDatabaseAndBus(
 		}
 
 		queued := b.enqueueThree(t, queuing)
-		require.Eventually(t, func() bool { return delivering.commands.waiting(b.machineID) }, 5*time.Second, time.Millisecond,
+		await.True(t, func() bool { return delivering.commands.waiting(b.machineID) },
 			"the replica hears that commands wait")
 
 		res, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})

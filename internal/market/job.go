@@ -224,7 +224,7 @@ func (s *Service) interruptMachine(ctx context.Context, machineID int64, at time
 	}
 	for _, r := range ended {
 		s.deps.Logger.InfoContext(ctx, "market: rental ended by its machine going offline", "rental_id", r.ID, "state", r.State)
-		if _, err := s.deps.Fleet.Enqueue(ctx, r.MachineID, models.CommandStopJob, protocol.StopJobPayload{JobID: r.JobID}); err != nil {
+		if _, err := s.deps.Fleet.Enqueue(ctx, r.MachineID, protocol.CommandStopJob, protocol.StopJobPayload{JobID: r.JobID}); err != nil {
 			s.deps.Logger.WarnContext(ctx, "market: unable to queue a stop", "rental_id", r.ID, "err", err)
 		}
 	}

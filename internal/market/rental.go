@@ -249,7 +249,7 @@ func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow,
 		// The job is queued with the rental, in its transaction: the
 		// command's delivery is the platform's own record of when the
 		// agent got it, the earliest the rental can be billed from.
-		cmd, err := s.deps.Fleet.EnqueueTx(ctx, tx, c.MachineID, models.CommandStartJob, s.startJob(r, gpus, in))
+		cmd, err := s.deps.Fleet.EnqueueTx(ctx, tx, c.MachineID, protocol.CommandStartJob, s.startJob(r, gpus, in))
 		if err != nil {
 			return err
 		}
@@ -362,7 +362,7 @@ func (s *Service) stop(ctx context.Context, customerID, id int64, billed time.Du
 		return nil, err
 	}
 	if !already {
-		if _, err := s.deps.Fleet.Enqueue(ctx, r.MachineID, models.CommandStopJob, protocol.StopJobPayload{JobID: r.JobID}); err != nil {
+		if _, err := s.deps.Fleet.Enqueue(ctx, r.MachineID, protocol.CommandStopJob, protocol.StopJobPayload{JobID: r.JobID}); err != nil {
 			// The stop grace ends it anyway.
 			s.deps.Logger.WarnContext(ctx, "market: unable to queue a stop", "rental_id", r.ID, "err", err)
 		}

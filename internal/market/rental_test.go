@@ -65,8 +65,8 @@ func TestRentalsAreNeverDoubleBooked(t *testing.T) {
 		}
 		require.Equal(t, 10, b.allocations(t))
 		require.Empty(t, b.list(t, Filter{}, SortRank), "an allocated GPU is not listed")
-		require.Len(t, b.commands(t, m1.id, models.CommandStartJob), 6)
-		require.Len(t, b.commands(t, m2.id, models.CommandStartJob), 4)
+		require.Len(t, b.commands(t, m1.id, protocol.CommandStartJob), 6)
+		require.Len(t, b.commands(t, m2.id, protocol.CommandStartJob), 4)
 	})
 }
 
@@ -88,7 +88,7 @@ func TestRentalLifecycle(t *testing.T) {
 		require.Equal(t, []string{"TOKEN"}, r.EnvNames)
 		b.price(t, p, h100, 9_000_000)
 		require.Equal(t, models.USDC(2_500_000), b.rental(t, r.ID).PricePerHour, "the price stays locked")
-		cmds := b.commands(t, m.id, models.CommandStartJob)
+		cmds := b.commands(t, m.id, protocol.CommandStartJob)
 		require.Len(t, cmds, 1)
 		var job protocol.StartJobPayload
 		require.NoError(t, json.Unmarshal([]byte(cmds[0].Payload), &job))
@@ -136,7 +136,7 @@ func TestRentalLifecycle(t *testing.T) {
 		stopped, err := b.svc.Stop(b.ctx, customer, r.ID)
 		require.NoError(t, err)
 		require.Equal(t, models.RentalStopping, stopped.State)
-		require.Len(t, b.commands(t, m.id, models.CommandStopJob), 1)
+		require.Len(t, b.commands(t, m.id, protocol.CommandStopJob), 1)
 		require.True(t, b.report(t, m, r, protocol.JobRunning, nil).Stop, "a stopping rental's agent is told to stop")
 		b.report(t, m, r, protocol.JobCompleted, nil)
 		require.Equal(t, models.RentalStopped, b.rental(t, r.ID).State)
@@ -265,7 +265,7 @@ func TestStartRentalRefusesBadInputAndChangesNothing(t *testing.T) {
 		count, err := db.NewSelect().Model((*models.Rental)(nil)).Count(b.ctx)
 		require.NoError(t, err)
 		require.Zero(t, count, "nothing changed")
-		require.Empty(t, b.commands(t, m.id, models.CommandStartJob))
+		require.Empty(t, b.commands(t, m.id, protocol.CommandStartJob))
 	})
 }
 
@@ -293,7 +293,7 @@ func TestRentalMustEndBeforeMaintenance(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, starts, r.EndsBy.UTC())
 		var job protocol.StartJobPayload
-		require.NoError(t, json.Unmarshal([]byte(b.commands(t, m.id, models.CommandStartJob)[0].Payload), &job))
+		require.NoError(t, json.Unmarshal([]byte(b.commands(t, m.id, protocol.CommandStartJob)[0].Payload), &job))
 		require.Equal(t, int64(3*3600), job.TimeoutSeconds, "the job's timeout ends it before the maintenance")
 	})
 }

@@ -170,7 +170,7 @@ func (b *bundle) start(t *testing.T, customer int64, l *Listing, n int) *models.
 }
 
 // commands returns machine id's queued commands of kind, oldest first.
-func (b *bundle) commands(t *testing.T, machineID int64, kind models.AgentCommandKind) []*models.AgentCommand {
+func (b *bundle) commands(t *testing.T, machineID int64, kind protocol.CommandKind) []*models.AgentCommand {
 	t.Helper()
 	var cs []*models.AgentCommand
 	require.NoError(t, b.db.NewSelect().Model(&cs).Where("machine_id = ? AND kind = ?", machineID, kind).OrderExpr("id").Scan(b.ctx))

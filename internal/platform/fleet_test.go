@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -331,7 +332,7 @@ func TestQueuedCommandsRideTheNextHeartbeatOnAnyReplica(t *testing.T) {
 	agentB.MustDo(nil, heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
 
 	id := userID(t, reg.RegisterMachine.Machine.ID)
-	_, err := a.Platform.Fleet.Enqueue(t.Context(), id, models.CommandRunBenchmark, map[string]any{"reason": "first connection"})
+	_, err := a.Platform.Fleet.Enqueue(t.Context(), id, protocol.CommandRunBenchmark, map[string]any{"reason": "first connection"})
 	require.NoError(t, err)
 	var hb struct {
 		Heartbeat struct {

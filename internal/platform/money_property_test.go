@@ -192,7 +192,7 @@ func moneyTimeline(t *testing.T, s *platformtest.Server, clk *clock.Manual, rng 
 
 	// Every rental was billed exactly the seconds the platform observed.
 	var starts []*models.AgentCommand
-	require.NoError(t, p.DB.NewSelect().Model(&starts).Where("kind = ?", models.CommandStartJob).Scan(ctx))
+	require.NoError(t, p.DB.NewSelect().Model(&starts).Where("kind = ?", protocol.CommandStartJob).Scan(ctx))
 	delivered := map[int64]*time.Time{}
 	for _, c := range starts {
 		delivered[c.ID] = c.DeliveredAt

@@ -203,7 +203,7 @@ func TestPreparedHeartbeatAnswersExactlyAsTheGenericExecutor(t *testing.T) {
 		id, err := models.UnmarshalInt64ID(reg.RegisterMachine.Machine.ID)
 		require.NoError(t, err)
 		commandIn := func(doc string) (answer, string) {
-			cmd, err := s.Platform.Fleet.Enqueue(t.Context(), id, models.CommandRunBenchmark, map[string]any{"suite": "quick"})
+			cmd, err := s.Platform.Fleet.Enqueue(t.Context(), id, protocol.CommandRunBenchmark, map[string]any{"suite": "quick"})
 			require.NoError(t, err)
 			return postHeartbeat(t, s, p.AgentToken, agentAccept, doc, "Heartbeat", beat("")), strconv.FormatInt(cmd.ID, 10)
 		}
