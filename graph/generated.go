@@ -43,6 +43,8 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ApplicationEvent() ApplicationEventResolver
 	ApplicationGpu() ApplicationGpuResolver
+	Deposit() DepositResolver
+	DepositTransfer() DepositTransferResolver
 	Earnings() EarningsResolver
 	EarningsBucket() EarningsBucketResolver
 	EarningsPeriod() EarningsPeriodResolver
@@ -219,9 +221,15 @@ type ComplexityRoot struct {
 		UserErrors     func(childComplexity int) int
 	}
 
+	CreateDepositPayload struct {
+		Deposit    func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	CreditFundsPayload struct {
 		Balance    func(childComplexity int) int
 		UserErrors func(childComplexity int) int
+		UserID     func(childComplexity int) int
 	}
 
 	DemandBand struct {
@@ -230,6 +238,45 @@ type ComplexityRoot struct {
 		OfferedHours func(childComplexity int) int
 		RentedHours  func(childComplexity int) int
 		Utilization  func(childComplexity int) int
+	}
+
+	Deposit struct {
+		Amount    func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Credited  func(childComplexity int) int
+		ExpiresAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Payment   func(childComplexity int) int
+		State     func(childComplexity int) int
+		Transfers func(childComplexity int) int
+	}
+
+	DepositPayment struct {
+		Amount    func(childComplexity int) int
+		Label     func(childComplexity int) int
+		Message   func(childComplexity int) int
+		Mint      func(childComplexity int) int
+		Recipient func(childComplexity int) int
+		Reference func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
+	DepositTerms struct {
+		Available        func(childComplexity int) int
+		ExpiresInSeconds func(childComplexity int) int
+		Maximum          func(childComplexity int) int
+		Minimum          func(childComplexity int) int
+	}
+
+	DepositTransfer struct {
+		Amount      func(childComplexity int) int
+		ExplorerURL func(childComplexity int) int
+		Issue       func(childComplexity int) int
+		Late        func(childComplexity int) int
+		SeenAt      func(childComplexity int) int
+		SettledAt   func(childComplexity int) int
+		Signature   func(childComplexity int) int
+		State       func(childComplexity int) int
 	}
 
 	Earnings struct {
@@ -508,6 +555,7 @@ type ComplexityRoot struct {
 		ConfirmEmail               func(childComplexity int, token string) int
 		CreateAgentToken           func(childComplexity int, name string) int
 		CreateBankPayoutFile       func(childComplexity int) int
+		CreateDeposit              func(childComplexity int, input model.CreateDepositInput) int
 		CreditFunds                func(childComplexity int, input model.CreditFundsInput) int
 		Heartbeat                  func(childComplexity int, input protocol.HeartbeatInput) int
 		LogIn                      func(childComplexity int, input model.LogInInput) int
@@ -733,10 +781,13 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Deposit                   func(childComplexity int, id string) int
+		DepositTerms              func(childComplexity int) int
 		Health                    func(childComplexity int) int
 		Marketplace               func(childComplexity int, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) int
 		Me                        func(childComplexity int) int
 		MyApplication             func(childComplexity int) int
+		MyDeposits                func(childComplexity int, first *int) int
 		MyFunds                   func(childComplexity int) int
 		MyProvider                func(childComplexity int) int
 		MyRentals                 func(childComplexity int, first *int, after *string) int
@@ -891,6 +942,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		BenchmarkUpdated           func(childComplexity int) int
+		DepositUpdated             func(childComplexity int) int
 		EarningsUpdated            func(childComplexity int) int
 		MachineStatusChanged       func(childComplexity int) int
 		NotificationAdded          func(childComplexity int, afterID *string) int
@@ -933,6 +985,12 @@ type ApplicationEventResolver interface {
 }
 type ApplicationGpuResolver interface {
 	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
+}
+type DepositResolver interface {
+	Payment(ctx context.Context, obj *models.Deposit) (*models.DepositPayment, error)
+}
+type DepositTransferResolver interface {
+	ExplorerURL(ctx context.Context, obj *models.DepositTransfer) (string, error)
 }
 type EarningsResolver interface {
 	PendingPayouts(ctx context.Context, obj *billing.Summary) ([]*models.Payout, error)
@@ -994,6 +1052,7 @@ type MutationResolver interface {
 	MarkPayoutPaid(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error)
 	MarkPayoutFailed(ctx context.Context, input model.SettlePayoutInput) (*model.SettlePayoutPayload, error)
 	CreateBankPayoutFile(ctx context.Context) (*model.BankPayoutFilePayload, error)
+	CreateDeposit(ctx context.Context, input model.CreateDepositInput) (*model.CreateDepositPayload, error)
 	RegisterMachine(ctx context.Context, input protocol.RegisterMachineInput) (*model.RegisterMachinePayload, error)
 	Heartbeat(ctx context.Context, input protocol.HeartbeatInput) (*protocol.HeartbeatPayload, error)
 	StartRental(ctx context.Context, input model.StartRentalInput) (*model.StartRentalPayload, error)
@@ -1046,6 +1105,9 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*models.User, error)
 	MyFunds(ctx context.Context) (*billing.Funds, error)
 	Payouts(ctx context.Context, state *models.PayoutState, first *int) ([]*models.Payout, error)
+	DepositTerms(ctx context.Context) (*model.DepositTerms, error)
+	MyDeposits(ctx context.Context, first *int) ([]*models.Deposit, error)
+	Deposit(ctx context.Context, id string) (*models.Deposit, error)
 	Marketplace(ctx context.Context, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) (*model.ListingConnection, error)
 	MyRentals(ctx context.Context, first *int, after *string) (*model.RentalConnection, error)
 	Rental(ctx context.Context, id string) (*models.Rental, error)
@@ -1071,6 +1133,7 @@ type ReportJobStatusPayloadResolver interface {
 type SubscriptionResolver interface {
 	BenchmarkUpdated(ctx context.Context) (<-chan *bench.Event, error)
 	EarningsUpdated(ctx context.Context) (<-chan *billing.Summary, error)
+	DepositUpdated(ctx context.Context) (<-chan *models.Deposit, error)
 	MachineStatusChanged(ctx context.Context) (<-chan *fleet.StatusEvent, error)
 	RentalUpdated(ctx context.Context, id *string) (<-chan *models.Rental, error)
 	ProviderRentalUpdated(ctx context.Context) (<-chan *market.ProviderRental, error)
@@ -1627,6 +1690,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateAgentTokenPayload.UserErrors(childComplexity), true
 
+	case "CreateDepositPayload.deposit":
+		if e.ComplexityRoot.CreateDepositPayload.Deposit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateDepositPayload.Deposit(childComplexity), true
+	case "CreateDepositPayload.userErrors":
+		if e.ComplexityRoot.CreateDepositPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateDepositPayload.UserErrors(childComplexity), true
+
 	case "CreditFundsPayload.balance":
 		if e.ComplexityRoot.CreditFundsPayload.Balance == nil {
 			break
@@ -1639,6 +1715,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreditFundsPayload.UserErrors(childComplexity), true
+	case "CreditFundsPayload.userId":
+		if e.ComplexityRoot.CreditFundsPayload.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreditFundsPayload.UserID(childComplexity), true
 
 	case "DemandBand.maxPricePerHour":
 		if e.ComplexityRoot.DemandBand.Max == nil {
@@ -1670,6 +1752,172 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DemandBand.Utilization(childComplexity), true
+
+	case "Deposit.amount":
+		if e.ComplexityRoot.Deposit.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.Amount(childComplexity), true
+	case "Deposit.createdAt":
+		if e.ComplexityRoot.Deposit.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.CreatedAt(childComplexity), true
+	case "Deposit.credited":
+		if e.ComplexityRoot.Deposit.Credited == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.Credited(childComplexity), true
+	case "Deposit.expiresAt":
+		if e.ComplexityRoot.Deposit.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.ExpiresAt(childComplexity), true
+	case "Deposit.id":
+		if e.ComplexityRoot.Deposit.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.ID(childComplexity), true
+	case "Deposit.payment":
+		if e.ComplexityRoot.Deposit.Payment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.Payment(childComplexity), true
+	case "Deposit.state":
+		if e.ComplexityRoot.Deposit.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.State(childComplexity), true
+	case "Deposit.transfers":
+		if e.ComplexityRoot.Deposit.Transfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deposit.Transfers(childComplexity), true
+
+	case "DepositPayment.amount":
+		if e.ComplexityRoot.DepositPayment.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.Amount(childComplexity), true
+	case "DepositPayment.label":
+		if e.ComplexityRoot.DepositPayment.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.Label(childComplexity), true
+	case "DepositPayment.message":
+		if e.ComplexityRoot.DepositPayment.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.Message(childComplexity), true
+	case "DepositPayment.mint":
+		if e.ComplexityRoot.DepositPayment.Mint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.Mint(childComplexity), true
+	case "DepositPayment.recipient":
+		if e.ComplexityRoot.DepositPayment.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.Recipient(childComplexity), true
+	case "DepositPayment.reference":
+		if e.ComplexityRoot.DepositPayment.Reference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.Reference(childComplexity), true
+	case "DepositPayment.url":
+		if e.ComplexityRoot.DepositPayment.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositPayment.URL(childComplexity), true
+
+	case "DepositTerms.available":
+		if e.ComplexityRoot.DepositTerms.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTerms.Available(childComplexity), true
+	case "DepositTerms.expiresInSeconds":
+		if e.ComplexityRoot.DepositTerms.ExpiresInSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTerms.ExpiresInSeconds(childComplexity), true
+	case "DepositTerms.maximum":
+		if e.ComplexityRoot.DepositTerms.Maximum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTerms.Maximum(childComplexity), true
+	case "DepositTerms.minimum":
+		if e.ComplexityRoot.DepositTerms.Minimum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTerms.Minimum(childComplexity), true
+
+	case "DepositTransfer.amount":
+		if e.ComplexityRoot.DepositTransfer.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.Amount(childComplexity), true
+	case "DepositTransfer.explorerUrl":
+		if e.ComplexityRoot.DepositTransfer.ExplorerURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.ExplorerURL(childComplexity), true
+	case "DepositTransfer.issue":
+		if e.ComplexityRoot.DepositTransfer.Issue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.Issue(childComplexity), true
+	case "DepositTransfer.late":
+		if e.ComplexityRoot.DepositTransfer.Late == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.Late(childComplexity), true
+	case "DepositTransfer.seenAt":
+		if e.ComplexityRoot.DepositTransfer.SeenAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.SeenAt(childComplexity), true
+	case "DepositTransfer.settledAt":
+		if e.ComplexityRoot.DepositTransfer.SettledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.SettledAt(childComplexity), true
+	case "DepositTransfer.signature":
+		if e.ComplexityRoot.DepositTransfer.Signature == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.Signature(childComplexity), true
+	case "DepositTransfer.state":
+		if e.ComplexityRoot.DepositTransfer.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DepositTransfer.State(childComplexity), true
 
 	case "Earnings.accrualPerHour":
 		if e.ComplexityRoot.Earnings.AccrualPerHour == nil {
@@ -2870,6 +3118,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateBankPayoutFile(childComplexity), true
+	case "Mutation.createDeposit":
+		if e.ComplexityRoot.Mutation.CreateDeposit == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDeposit_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDeposit(childComplexity, args["input"].(model.CreateDepositInput)), true
 	case "Mutation.creditFunds":
 		if e.ComplexityRoot.Mutation.CreditFunds == nil {
 			break
@@ -3978,6 +4237,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProviderRental.State(childComplexity), true
 
+	case "Query.deposit":
+		if e.ComplexityRoot.Query.Deposit == nil {
+			break
+		}
+
+		args, err := ec.field_Query_deposit_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Deposit(childComplexity, args["id"].(string)), true
+	case "Query.depositTerms":
+		if e.ComplexityRoot.Query.DepositTerms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DepositTerms(childComplexity), true
 	case "Query.health":
 		if e.ComplexityRoot.Query.Health == nil {
 			break
@@ -4008,6 +4284,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyApplication(childComplexity), true
+	case "Query.myDeposits":
+		if e.ComplexityRoot.Query.MyDeposits == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myDeposits_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyDeposits(childComplexity, args["first"].(*int)), true
 	case "Query.myFunds":
 		if e.ComplexityRoot.Query.MyFunds == nil {
 			break
@@ -4615,6 +4902,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.BenchmarkUpdated(childComplexity), true
+	case "Subscription.depositUpdated":
+		if e.ComplexityRoot.Subscription.DepositUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.DepositUpdated(childComplexity), true
 	case "Subscription.earningsUpdated":
 		if e.ComplexityRoot.Subscription.EarningsUpdated == nil {
 			break
@@ -4764,6 +5057,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BenchmarkMeasurementInput", ec.unmarshalInputBenchmarkMeasurementInput),
 			graphql.NewInputUnmarshaler("BenchmarkResultInput", ec.unmarshalInputBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("BenchmarkSectionInput", ec.unmarshalInputBenchmarkSectionInput),
+			graphql.NewInputUnmarshaler("CreateDepositInput", ec.unmarshalInputCreateDepositInput),
 			graphql.NewInputUnmarshaler("CreditFundsInput", ec.unmarshalInputCreditFundsInput),
 			graphql.NewInputUnmarshaler("EnvVarInput", ec.unmarshalInputEnvVarInput),
 			graphql.NewInputUnmarshaler("GpuBenchmarkEvidenceInput", ec.unmarshalInputGpuBenchmarkEvidenceInput),
@@ -5329,15 +5623,21 @@ type Funds {
 }
 
 input CreditFundsInput {
-  "The customer (User.id)."
-  userId: ID!
+  "The customer (User.id); give this or email."
+  userId: ID
+  "The customer's email; give this or userId."
+  email: String
   "More than 0, at most 1,000,000 USDC."
   amount: USDC!
-  "The deposit's reference (a transfer's id): each is credited once."
+  "The bank transfer's reference: each is credited once."
   reference: String!
+  "Why these funds are credited (the bank transfer it is), kept with the credit; required from admins, at most 500 characters."
+  reason: String
 }
 
 type CreditFundsPayload {
+  "The customer credited (User.id)."
+  userId: ID
   "The customer's balance after the credit."
   balance: USDC
   userErrors: [UserError!]!
@@ -5430,7 +5730,7 @@ extend type Query {
 }
 
 extend type Mutation {
-  "Admin: credit a customer's prepaid balance with a deposit's reference (once per reference)."
+  "Admin: credit a customer's prepaid balance with a bank transfer, found by email (or id), with its reference (once per reference) and a reason."
   creditFunds(input: CreditFundsInput!): CreditFundsPayload!
 }
 
@@ -5585,6 +5885,135 @@ extend type Mutation {
   markPayoutFailed(input: SettlePayoutInput!): SettlePayoutPayload!
   "Admin: the bank file of every pending bank payout (they become PROCESSING)."
   createBankPayoutFile: BankPayoutFilePayload!
+}
+`, BuiltIn: false},
+	{Name: "../schema/deposit.graphqls", Input: `# Money in: customers deposit USDC on Solana themselves, through Solana Pay
+# transfer requests the platform follows on chain; admins credit bank
+# transfers by hand (creditFunds, in billing.graphqls).
+
+"Where a deposit request stands."
+enum DepositState {
+  "Open: nothing seen on chain yet."
+  WAITING
+  "A transfer answering it is on chain, not yet finalized and checked."
+  SEEN
+  "Something it brought was credited to the balance."
+  CREDITED
+  "Its time ran out with nothing credited (a transfer that still arrives is credited, and said to be late)."
+  EXPIRED
+}
+
+"Where one transaction answering a deposit request stands."
+enum DepositTransferState {
+  "On chain, not yet finalized and checked."
+  SEEN
+  "What arrived in the platform's USDC account was credited, once."
+  CREDITED
+  "Nothing of it could be credited: issue says why."
+  REFUSED
+}
+
+"What was wrong with a transfer answering a deposit request."
+enum DepositIssue {
+  "Less arrived than the request asked: what arrived was credited."
+  UNDERPAID
+  "More arrived than the request asked: what arrived was credited."
+  OVERPAID
+  "The transaction failed on chain: nothing moved."
+  FAILED_ON_CHAIN
+  "It moved another token than USDC."
+  WRONG_MINT
+  "It names the request's reference but pays another account than the platform's."
+  WRONG_DESTINATION
+  "No USDC arrived in the platform's account."
+  NOTHING_ARRIVED
+}
+
+"One transaction found on chain answering a deposit request."
+type DepositTransfer {
+  "The transaction's signature (its id on chain)."
+  signature: String!
+  state: DepositTransferState!
+  "What arrived in the platform's USDC account (credited when CREDITED)."
+  amount: USDC!
+  "Its block came after the request expired (it was credited all the same)."
+  late: Boolean!
+  issue: DepositIssue
+  seenAt: DateTime!
+  settledAt: DateTime
+  "The transaction on the explorer."
+  explorerUrl: String!
+}
+
+"How to pay a deposit request: a Solana Pay transfer request, and its parts to pay by hand."
+type DepositPayment {
+  "solana:<recipient>?amount=…&spl-token=…&reference=…&label=…&message=… (open it in a wallet, or show it as a QR code)."
+  url: String!
+  "The platform's wallet; the USDC lands in its associated token account for mint."
+  recipient: String!
+  "The USDC mint."
+  mint: String!
+  "The amount to send (null: any)."
+  amount: USDC
+  "The request's reference key: a wallet adds it to the transfer, which is how the platform finds it."
+  reference: String!
+  label: String!
+  message: String!
+}
+
+"A customer's request to deposit USDC on Solana."
+type Deposit {
+  id: ID!
+  state: DepositState!
+  "The amount asked (null: an open amount, whatever arrives is credited)."
+  amount: USDC
+  "What its transfers credited so far."
+  credited: USDC!
+  payment: DepositPayment!
+  createdAt: DateTime!
+  "After it a transfer is still credited, and said to be late."
+  expiresAt: DateTime!
+  "The transactions found answering it, oldest first."
+  transfers: [DepositTransfer!]!
+}
+
+"What a customer may deposit here."
+type DepositTerms {
+  "Deposits in USDC on Solana are taken (the server has a Solana node)."
+  available: Boolean!
+  minimum: USDC!
+  maximum: USDC!
+  "How long a request stays open, in seconds."
+  expiresInSeconds: Int!
+}
+
+input CreateDepositInput {
+  "The amount to deposit, from minimum to maximum; leave it out for an open amount."
+  amount: USDC
+}
+
+type CreateDepositPayload {
+  deposit: Deposit
+  userErrors: [UserError!]!
+}
+
+extend type Query {
+  "What a customer may deposit here."
+  depositTerms: DepositTerms!
+  "Signed in: your latest deposit requests, newest first (at most 100)."
+  myDeposits(first: Int = 20): [Deposit!]!
+  "Signed in: one of your deposit requests."
+  deposit(id: ID!): Deposit
+}
+
+extend type Mutation {
+  "Signed in: a new deposit request, to pay from a Solana wallet."
+  createDeposit(input: CreateDepositInput!): CreateDepositPayload!
+}
+
+extend type Subscription {
+  "Signed in: your deposit requests still followed on chain, then each one again whenever it changes (seen, credited, refused, expired)."
+  depositUpdated: Deposit!
 }
 `, BuiltIn: false},
 	{Name: "../schema/fleet.graphqls", Input: `# The live fleet: machines and GPUs registered by gpunex-agent, their
@@ -7232,8 +7661,20 @@ func (ec *executionContext) childFields_CreateAgentTokenPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateAgentTokenPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateDepositPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deposit":
+		return ec.fieldContext_CreateDepositPayload_deposit(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_CreateDepositPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateDepositPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreditFundsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "userId":
+		return ec.fieldContext_CreditFundsPayload_userId(ctx, field)
 	case "balance":
 		return ec.fieldContext_CreditFundsPayload_balance(ctx, field)
 	case "userErrors":
@@ -7256,6 +7697,84 @@ func (ec *executionContext) childFields_DemandBand(ctx context.Context, field gr
 		return ec.fieldContext_DemandBand_utilization(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DemandBand", field.Name)
+}
+
+func (ec *executionContext) childFields_Deposit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Deposit_id(ctx, field)
+	case "state":
+		return ec.fieldContext_Deposit_state(ctx, field)
+	case "amount":
+		return ec.fieldContext_Deposit_amount(ctx, field)
+	case "credited":
+		return ec.fieldContext_Deposit_credited(ctx, field)
+	case "payment":
+		return ec.fieldContext_Deposit_payment(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Deposit_createdAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Deposit_expiresAt(ctx, field)
+	case "transfers":
+		return ec.fieldContext_Deposit_transfers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Deposit", field.Name)
+}
+
+func (ec *executionContext) childFields_DepositPayment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_DepositPayment_url(ctx, field)
+	case "recipient":
+		return ec.fieldContext_DepositPayment_recipient(ctx, field)
+	case "mint":
+		return ec.fieldContext_DepositPayment_mint(ctx, field)
+	case "amount":
+		return ec.fieldContext_DepositPayment_amount(ctx, field)
+	case "reference":
+		return ec.fieldContext_DepositPayment_reference(ctx, field)
+	case "label":
+		return ec.fieldContext_DepositPayment_label(ctx, field)
+	case "message":
+		return ec.fieldContext_DepositPayment_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DepositPayment", field.Name)
+}
+
+func (ec *executionContext) childFields_DepositTerms(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "available":
+		return ec.fieldContext_DepositTerms_available(ctx, field)
+	case "minimum":
+		return ec.fieldContext_DepositTerms_minimum(ctx, field)
+	case "maximum":
+		return ec.fieldContext_DepositTerms_maximum(ctx, field)
+	case "expiresInSeconds":
+		return ec.fieldContext_DepositTerms_expiresInSeconds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DepositTerms", field.Name)
+}
+
+func (ec *executionContext) childFields_DepositTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "signature":
+		return ec.fieldContext_DepositTransfer_signature(ctx, field)
+	case "state":
+		return ec.fieldContext_DepositTransfer_state(ctx, field)
+	case "amount":
+		return ec.fieldContext_DepositTransfer_amount(ctx, field)
+	case "late":
+		return ec.fieldContext_DepositTransfer_late(ctx, field)
+	case "issue":
+		return ec.fieldContext_DepositTransfer_issue(ctx, field)
+	case "seenAt":
+		return ec.fieldContext_DepositTransfer_seenAt(ctx, field)
+	case "settledAt":
+		return ec.fieldContext_DepositTransfer_settledAt(ctx, field)
+	case "explorerUrl":
+		return ec.fieldContext_DepositTransfer_explorerUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DepositTransfer", field.Name)
 }
 
 func (ec *executionContext) childFields_Earnings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8748,6 +9267,20 @@ func (ec *executionContext) field_Mutation_createAgentToken_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createDeposit_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateDepositInput, error) {
+			return ec.unmarshalNCreateDepositInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreateDepositInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_creditFunds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9116,6 +9649,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_deposit_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_marketplace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9151,6 +9698,20 @@ func (ec *executionContext) field_Query_marketplace_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myDeposits_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -11574,6 +12135,93 @@ func (ec *executionContext) fieldContext_CreateAgentTokenPayload_userErrors(_ co
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateDepositPayload_deposit(ctx context.Context, field graphql.CollectedField, obj *model.CreateDepositPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateDepositPayload_deposit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deposit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Deposit) graphql.Marshaler {
+			return ec.marshalODeposit2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDeposit(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateDepositPayload_deposit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateDepositPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deposit(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateDepositPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.CreateDepositPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateDepositPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateDepositPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateDepositPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreditFundsPayload_userId(ctx context.Context, field graphql.CollectedField, obj *model.CreditFundsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreditFundsPayload_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreditFundsPayload_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreditFundsPayload", field, false, false, "ID")
+}
+
 func (ec *executionContext) _CreditFundsPayload_balance(ctx context.Context, field graphql.CollectedField, obj *model.CreditFundsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11742,6 +12390,645 @@ func (ec *executionContext) _DemandBand_utilization(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_DemandBand_utilization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DemandBand", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Deposit_id(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deposit", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Deposit_state(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.DepositState) graphql.Marshaler {
+			return ec.marshalNDepositState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deposit", field, false, false, "DepositState")
+}
+
+func (ec *executionContext) _Deposit_amount(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deposit", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Deposit_credited(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_credited(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Credited, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_credited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deposit", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _Deposit_payment(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_payment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Deposit().Payment(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.DepositPayment) graphql.Marshaler {
+			return ec.marshalNDepositPayment2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositPayment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_payment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deposit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DepositPayment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Deposit_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deposit", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Deposit_expiresAt(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deposit", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Deposit_transfers(ctx context.Context, field graphql.CollectedField, obj *models.Deposit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deposit_transfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.DepositTransfer) graphql.Marshaler {
+			return ec.marshalNDepositTransfer2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransferᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deposit_transfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deposit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DepositTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DepositPayment_url(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositPayment_recipient(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositPayment_mint(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_mint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_mint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositPayment_amount(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.USDC) graphql.Marshaler {
+			return ec.marshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _DepositPayment_reference(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_reference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_reference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositPayment_label(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositPayment_message(ctx context.Context, field graphql.CollectedField, obj *models.DepositPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositPayment_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositPayment_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositPayment", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositTerms_available(ctx context.Context, field graphql.CollectedField, obj *model.DepositTerms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTerms_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTerms_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTerms", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _DepositTerms_minimum(ctx context.Context, field graphql.CollectedField, obj *model.DepositTerms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTerms_minimum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Minimum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTerms_minimum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTerms", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _DepositTerms_maximum(ctx context.Context, field graphql.CollectedField, obj *model.DepositTerms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTerms_maximum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Maximum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTerms_maximum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTerms", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _DepositTerms_expiresInSeconds(ctx context.Context, field graphql.CollectedField, obj *model.DepositTerms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTerms_expiresInSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresInSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTerms_expiresInSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTerms", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DepositTransfer_signature(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_signature(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Signature, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_signature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "String")
+}
+
+func (ec *executionContext) _DepositTransfer_state(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.DepositTransferState) graphql.Marshaler {
+			return ec.marshalNDepositTransferState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransferState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "DepositTransferState")
+}
+
+func (ec *executionContext) _DepositTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _DepositTransfer_late(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_late(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Late, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_late(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _DepositTransfer_issue(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_issue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Issue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.DepositIssue) graphql.Marshaler {
+			return ec.marshalODepositIssue2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositIssue(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_issue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "DepositIssue")
+}
+
+func (ec *executionContext) _DepositTransfer_seenAt(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_seenAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SeenAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_seenAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _DepositTransfer_settledAt(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_settledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_settledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _DepositTransfer_explorerUrl(ctx context.Context, field graphql.CollectedField, obj *models.DepositTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DepositTransfer_explorerUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DepositTransfer().ExplorerURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DepositTransfer_explorerUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DepositTransfer", field, true, true, "String")
 }
 
 func (ec *executionContext) _Earnings_timeZone(ctx context.Context, field graphql.CollectedField, obj *billing.Summary) (ret graphql.Marshaler) {
@@ -16920,6 +18207,50 @@ func (ec *executionContext) fieldContext_Mutation_createBankPayoutFile(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createDeposit(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDeposit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDeposit(ctx, fc.Args["input"].(model.CreateDepositInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateDepositPayload) graphql.Marshaler {
+			return ec.marshalNCreateDepositPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreateDepositPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDeposit(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateDepositPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDeposit_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_registerMachine(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21221,6 +22552,126 @@ func (ec *executionContext) fieldContext_Query_payouts(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_depositTerms(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_depositTerms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DepositTerms(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DepositTerms) graphql.Marshaler {
+			return ec.marshalNDepositTerms2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐDepositTerms(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_depositTerms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DepositTerms(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myDeposits(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myDeposits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyDeposits(ctx, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.Deposit) graphql.Marshaler {
+			return ec.marshalNDeposit2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myDeposits(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deposit(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myDeposits_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_deposit(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_deposit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Deposit(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Deposit) graphql.Marshaler {
+			return ec.marshalODeposit2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDeposit(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_deposit(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deposit(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_deposit_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_marketplace(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23950,6 +25401,38 @@ func (ec *executionContext) fieldContext_Subscription_earningsUpdated(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_depositUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_depositUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().DepositUpdated(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.Deposit) graphql.Marshaler {
+			return ec.marshalNDeposit2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDeposit(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_depositUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Deposit(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_machineStatusChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -26031,6 +27514,48 @@ func UnmarshalBenchmarkSectionInput(ctx context.Context, raw any) (protocol.Benc
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateDepositInput(ctx context.Context, obj any) (model.CreateDepositInput, error) {
+	var it model.CreateDepositInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"amount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalOUSDC2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateDepositInput unmarshals raw into the CreateDepositInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateDepositInput(ctx context.Context, raw any) (model.CreateDepositInput, error) {
+	var out model.CreateDepositInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateDepositInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreditFundsInput(ctx context.Context, obj any) (model.CreditFundsInput, error) {
 	var it model.CreditFundsInput
 	if obj == nil {
@@ -26042,7 +27567,7 @@ func (ec *executionContext) unmarshalInputCreditFundsInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"userId", "amount", "reference"}
+	fieldsInOrder := [...]string{"userId", "email", "amount", "reference", "reason"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -26051,11 +27576,18 @@ func (ec *executionContext) unmarshalInputCreditFundsInput(ctx context.Context, 
 		switch k {
 		case "userId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
-			data, err := ec.unmarshalNID2string(ctx, v)
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
 		case "amount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
 			data, err := ec.unmarshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, v)
@@ -26070,6 +27602,13 @@ func (ec *executionContext) unmarshalInputCreditFundsInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reference = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
 		}
 	}
 	return it, nil
@@ -28525,6 +30064,44 @@ func (ec *executionContext) _CreateAgentTokenPayload(ctx context.Context, sel as
 	return out
 }
 
+var createDepositPayloadImplementors = []string{"CreateDepositPayload"}
+
+func (ec *executionContext) _CreateDepositPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateDepositPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createDepositPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateDepositPayload")
+		case "deposit":
+			out.Values[i] = ec._CreateDepositPayload_deposit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._CreateDepositPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var creditFundsPayloadImplementors = []string{"CreditFundsPayload"}
 
 func (ec *executionContext) _CreditFundsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreditFundsPayload) graphql.Marshaler {
@@ -28536,6 +30113,11 @@ func (ec *executionContext) _CreditFundsPayload(ctx context.Context, sel ast.Sel
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CreditFundsPayload")
+		case "userId":
+			out.Values[i] = ec._CreditFundsPayload_userId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "balance":
 			out.Values[i] = ec._CreditFundsPayload_balance(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -28599,6 +30181,255 @@ func (ec *executionContext) _DemandBand(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var depositImplementors = []string{"Deposit"}
+
+func (ec *executionContext) _Deposit(ctx context.Context, sel ast.SelectionSet, obj *models.Deposit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, depositImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Deposit")
+		case "id":
+			out.Values[i] = ec._Deposit_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Deposit_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			out.Values[i] = ec._Deposit_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "credited":
+			out.Values[i] = ec._Deposit_credited(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "payment":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Deposit_payment(ctx, field, obj)
+				})
+		case "createdAt":
+			out.Values[i] = ec._Deposit_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._Deposit_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transfers":
+			out.Values[i] = ec._Deposit_transfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var depositPaymentImplementors = []string{"DepositPayment"}
+
+func (ec *executionContext) _DepositPayment(ctx context.Context, sel ast.SelectionSet, obj *models.DepositPayment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, depositPaymentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DepositPayment")
+		case "url":
+			out.Values[i] = ec._DepositPayment_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recipient":
+			out.Values[i] = ec._DepositPayment_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mint":
+			out.Values[i] = ec._DepositPayment_mint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._DepositPayment_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reference":
+			out.Values[i] = ec._DepositPayment_reference(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._DepositPayment_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._DepositPayment_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var depositTermsImplementors = []string{"DepositTerms"}
+
+func (ec *executionContext) _DepositTerms(ctx context.Context, sel ast.SelectionSet, obj *model.DepositTerms) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, depositTermsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DepositTerms")
+		case "available":
+			out.Values[i] = ec._DepositTerms_available(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minimum":
+			out.Values[i] = ec._DepositTerms_minimum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maximum":
+			out.Values[i] = ec._DepositTerms_maximum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresInSeconds":
+			out.Values[i] = ec._DepositTerms_expiresInSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var depositTransferImplementors = []string{"DepositTransfer"}
+
+func (ec *executionContext) _DepositTransfer(ctx context.Context, sel ast.SelectionSet, obj *models.DepositTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, depositTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DepositTransfer")
+		case "signature":
+			out.Values[i] = ec._DepositTransfer_signature(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._DepositTransfer_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			out.Values[i] = ec._DepositTransfer_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "late":
+			out.Values[i] = ec._DepositTransfer_late(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "issue":
+			out.Values[i] = ec._DepositTransfer_issue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "seenAt":
+			out.Values[i] = ec._DepositTransfer_seenAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settledAt":
+			out.Values[i] = ec._DepositTransfer_settledAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "explorerUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DepositTransfer_explorerUrl(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30464,6 +32295,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createDeposit":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDeposit(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "registerMachine":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_registerMachine(ctx, field)
@@ -31897,6 +33735,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_payouts(ctx, field)
 				})
+		case "depositTerms":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_depositTerms(ctx, field)
+				})
+		case "myDeposits":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myDeposits(ctx, field)
+				})
+		case "deposit":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_deposit(ctx, field)
+				})
 		case "marketplace":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -32970,6 +34826,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_benchmarkUpdated(ctx, fields[0])
 	case "earningsUpdated":
 		return ec._Subscription_earningsUpdated(ctx, fields[0])
+	case "depositUpdated":
+		return ec._Subscription_depositUpdated(ctx, fields[0])
 	case "machineStatusChanged":
 		return ec._Subscription_machineStatusChanged(ctx, fields[0])
 	case "rentalUpdated":
@@ -33938,6 +35796,19 @@ func (ec *executionContext) marshalNCreateAgentTokenPayload2ᚖgithubᚗcomᚋgp
 	return ec._CreateAgentTokenPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateDepositInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreateDepositInput(ctx context.Context, v any) (model.CreateDepositInput, error) {
+	res, err := ec.unmarshalInputCreateDepositInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateDepositPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreateDepositPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateDepositPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateDepositPayload!")
+		return graphql.Null
+	}
+	return ec._CreateDepositPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreditFundsInput2githubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCreditFundsInput(ctx context.Context, v any) (model.CreditFundsInput, error) {
 	res, err := ec.unmarshalInputCreditFundsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -33983,6 +35854,100 @@ func (ec *executionContext) marshalNDemandBand2ᚕgithubᚗcomᚋgpunexᚋgpunex
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNDeposit2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.Deposit) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDeposit2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDeposit(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDeposit2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDeposit(ctx context.Context, sel ast.SelectionSet, v *models.Deposit) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Deposit!")
+		return graphql.Null
+	}
+	return ec._Deposit(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDepositPayment2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositPayment(ctx context.Context, sel ast.SelectionSet, v *models.DepositPayment) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DepositPayment!")
+		return graphql.Null
+	}
+	return ec._DepositPayment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDepositState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositState(ctx context.Context, v any) (models.DepositState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.DepositState(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDepositState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositState(ctx context.Context, sel ast.SelectionSet, v models.DepositState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "DepositState!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNDepositTerms2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐDepositTerms(ctx context.Context, sel ast.SelectionSet, v *model.DepositTerms) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DepositTerms!")
+		return graphql.Null
+	}
+	return ec._DepositTerms(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDepositTransfer2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransferᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.DepositTransfer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDepositTransfer2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransfer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDepositTransfer2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransfer(ctx context.Context, sel ast.SelectionSet, v *models.DepositTransfer) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DepositTransfer!")
+		return graphql.Null
+	}
+	return ec._DepositTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDepositTransferState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransferState(ctx context.Context, v any) (models.DepositTransferState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.DepositTransferState(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDepositTransferState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositTransferState(ctx context.Context, sel ast.SelectionSet, v models.DepositTransferState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "DepositTransferState!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNEarnings2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐSummary(ctx context.Context, sel ast.SelectionSet, v *billing.Summary) graphql.Marshaler {
@@ -35708,6 +37673,32 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	_ = sel
 	_ = ctx
 	res := models.MarshalDateTime(*v)
+	return res
+}
+
+func (ec *executionContext) marshalODeposit2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDeposit(ctx context.Context, sel ast.SelectionSet, v *models.Deposit) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Deposit(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODepositIssue2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositIssue(ctx context.Context, v any) (*models.DepositIssue, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := models.DepositIssue(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODepositIssue2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐDepositIssue(ctx context.Context, sel ast.SelectionSet, v *models.DepositIssue) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
 	return res
 }
 

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/gpunex/gpunex/graph"
@@ -62,18 +63,28 @@ func (r *modelEarningsResolver) Net(ctx context.Context, obj *billing.ModelEarni
 
 // CreditFunds is the resolver for the creditFunds field.
 func (r *mutationResolver) CreditFunds(ctx context.Context, input model.CreditFundsInput) (*model.CreditFundsPayload, error) {
-	if _, err := requireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	userID, err := parseID("input.userId", input.UserID)
+	admin, err := requireAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	balance, err := r.Billing.Credit(ctx, userID, input.Amount, input.Reference)
+	c := billing.BankCredit{Amount: input.Amount, Reference: input.Reference, AdminID: admin.User.ID}
+	if input.UserID != nil {
+		if c.UserID, err = parseID("input.userId", *input.UserID); err != nil {
+			return nil, err
+		}
+	}
+	if input.Email != nil {
+		c.Email = *input.Email
+	}
+	if input.Reason != nil {
+		c.Reason = *input.Reason
+	}
+	userID, balance, err := r.Billing.CreditBank(ctx, c)
 	return payload(err, func(ue []*fault.Problem) *model.CreditFundsPayload {
 		out := &model.CreditFundsPayload{UserErrors: ue}
 		if err == nil {
-			out.Balance = &balance
+			id := strconv.FormatInt(userID, 10)
+			out.UserID, out.Balance = &id, &balance
 		}
 		return out
 	})

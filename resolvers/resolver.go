@@ -11,6 +11,7 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/billing"
+	"github.com/gpunex/gpunex/internal/deposit"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/notification"
@@ -31,6 +32,7 @@ type Resolver struct {
 	Pricing    *pricing.Service
 	Market     *market.Service
 	Billing    *billing.Service
+	Deposits   *deposit.Service
 	Scoring    *reliability.Service
 	Logger     *slog.Logger
 }

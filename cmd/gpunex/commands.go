@@ -237,6 +237,7 @@ type serveFlags struct {
 	benchRules  string
 	feeBps      int
 	pay         payoutFlags
+	dep         depositFlags
 	relEvery    time.Duration
 	relFloor    int
 	demoAgents  bool
@@ -322,6 +323,7 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		Pricing:     pricing.Config{FeeBps: f.feeBps},
 		Market:      market.Config{FeeBps: f.feeBps},
 		Billing:     billingCfg,
+		Deposit:     f.dep.config(),
 		Reliability: reliability.Config{SnapshotEvery: f.relEvery, Floor: f.relFloor},
 		Solana:      solanaClient,
 		Logger:      logger, Clock: clock.Real{},
@@ -336,6 +338,7 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		{"--bench-every, --bench-cooldown", cfg.Bench.Validate()},
 		{"--platform-fee-bps", cfg.Market.Validate()},
 		{"--metering-every, --payout-every", cfg.Billing.Validate()},
+		{"--deposit-follow-every, --deposit-expiry, --deposit-late-for", cfg.Deposit.Validate()},
 		{"--reliability-every, --reliability-floor", cfg.Reliability.Validate()},
 	} {
 		if c.err != nil {
@@ -380,6 +383,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
 	fs.IntVar(&f.feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
 	f.pay.register(fs)
+	f.dep.register(fs)
 	fs.DurationVar(&f.relEvery, "reliability-every", envDuration("GPUNEX_RELIABILITY_EVERY", time.Minute), "how often providers' reliability scores (what the marketplace ranks by) and today's snapshots are refreshed (env GPUNEX_RELIABILITY_EVERY)")
 	fs.IntVar(&f.relFloor, "reliability-floor", envInt("GPUNEX_RELIABILITY_FLOOR", 70), "the reliability score under which a machine is flagged to its provider and admins (env GPUNEX_RELIABILITY_FLOOR)")
 	fs.BoolVar(&f.withDemo, "demo", envBool("GPUNEX_DEMO", false), "seed the demo world; only then are agents with simulated GPUs (--simulate) taken (env GPUNEX_DEMO)")

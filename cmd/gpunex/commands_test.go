@@ -138,6 +138,9 @@ func TestServeRefusesValuesTheirPackagesDoNotTake(t *testing.T) {
 		{[]string{"--platform-fee-bps", "10000"}, "--platform-fee-bps: the platform's fee must be between 1 and 9999 basis points"},
 		{[]string{"--metering-every", "2m"}, "--metering-every, --payout-every: metering runs at least once a minute"},
 		{[]string{"--payout-every", "100ms"}, "--metering-every, --payout-every: payout runs are at least 1s apart"},
+		{[]string{"--deposit-follow-every", "500ms"}, "--deposit-follow-every, --deposit-expiry, --deposit-late-for: deposits are followed every 1s to 10m0s; got 500ms"},
+		{[]string{"--deposit-expiry", "30s"}, "--deposit-follow-every, --deposit-expiry, --deposit-late-for: a deposit request is open from 1m0s to 168h0m0s; got 30s"},
+		{[]string{"--deposit-late-for", "800h"}, "--deposit-follow-every, --deposit-expiry, --deposit-late-for: a deposit request is followed at most 720h0m0s after it expires; got 800h0m0s"},
 		{[]string{"--reliability-floor", "101"}, "--reliability-every, --reliability-floor: the reliability floor must be between 1 and 100"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

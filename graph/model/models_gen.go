@@ -96,19 +96,45 @@ type CreateAgentTokenPayload struct {
 	UserErrors     []*fault.Problem `json:"userErrors"`
 }
 
+type CreateDepositInput struct {
+	// The amount to deposit, from minimum to maximum; leave it out for an open amount.
+	Amount *models.USDC `json:"amount,omitempty"`
+}
+
+type CreateDepositPayload struct {
+	Deposit    *models.Deposit  `json:"deposit,omitempty"`
+	UserErrors []*fault.Problem `json:"userErrors"`
+}
+
 type CreditFundsInput struct {
-	// The customer (User.id).
-	UserID string `json:"userId"`
+	// The customer (User.id); give this or email.
+	UserID *string `json:"userId,omitempty"`
+	// The customer's email; give this or userId.
+	Email *string `json:"email,omitempty"`
 	// More than 0, at most 1,000,000 USDC.
 	Amount models.USDC `json:"amount"`
-	// The deposit's reference (a transfer's id): each is credited once.
+	// The bank transfer's reference: each is credited once.
 	Reference string `json:"reference"`
+	// Why these funds are credited (the bank transfer it is), kept with the credit; required from admins, at most 500 characters.
+	Reason *string `json:"reason,omitempty"`
 }
 
 type CreditFundsPayload struct {
+	// The customer credited (User.id).
+	UserID *string `json:"userId,omitempty"`
 	// The customer's balance after the credit.
 	Balance    *models.USDC     `json:"balance,omitempty"`
 	UserErrors []*fault.Problem `json:"userErrors"`
+}
+
+// What a customer may deposit here.
+type DepositTerms struct {
+	// Deposits in USDC on Solana are taken (the server has a Solana node).
+	Available bool        `json:"available"`
+	Minimum   models.USDC `json:"minimum"`
+	Maximum   models.USDC `json:"maximum"`
+	// How long a request stays open, in seconds.
+	ExpiresInSeconds int `json:"expiresInSeconds"`
 }
 
 type EnvVarInput struct {

@@ -35,13 +35,13 @@ func TestFundsAreCreditedByAdminsOnceAndReadByTheirOwner(t *testing.T) {
 		id := strconv.FormatInt(u.ID, 10)
 
 		var ans creditAnswer
-		admin.MustDo(&ans, creditFunds, map[string]any{"i": map[string]any{"userId": id, "amount": "25.5", "reference": "wire 001"}})
+		admin.MustDo(&ans, creditFunds, map[string]any{"i": map[string]any{"userId": id, "amount": "25.5", "reference": "wire 001", "reason": "wire received"}})
 		require.Empty(t, ans.CreditFunds.UserErrors)
 		require.Equal(t, "25.500000", *ans.CreditFunds.Balance)
-		admin.MustDo(&ans, creditFunds, map[string]any{"i": map[string]any{"userId": id, "amount": "1", "reference": "wire 001"}})
+		admin.MustDo(&ans, creditFunds, map[string]any{"i": map[string]any{"userId": id, "amount": "1", "reference": "wire 001", "reason": "again"}})
 		require.Equal(t, []fieldCode{{"input.reference", "DUPLICATE"}}, ans.CreditFunds.UserErrors)
 		admin.MustDo(&ans, creditFunds, map[string]any{"i": map[string]any{"userId": id, "amount": "0", "reference": ""}})
-		require.ElementsMatch(t, []fieldCode{{"input.amount", "OUT_OF_RANGE"}, {"input.reference", "REQUIRED"}}, ans.CreditFunds.UserErrors)
+		require.ElementsMatch(t, []fieldCode{{"input.amount", "OUT_OF_RANGE"}, {"input.reference", "REQUIRED"}, {"input.reason", "REQUIRED"}}, ans.CreditFunds.UserErrors)
 		res := admin.Do(creditFunds, map[string]any{"i": map[string]any{"userId": id, "amount": "1.0000001", "reference": "x"}})
 		require.Equal(t, []string{"BAD_USER_INPUT"}, res.Codes())
 		require.Equal(t, "input.amount", res.Errors[0].Extensions["field"])

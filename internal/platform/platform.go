@@ -28,6 +28,7 @@ import (
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/bus"
+	"github.com/gpunex/gpunex/internal/deposit"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/installer"
@@ -79,10 +80,15 @@ type Config struct {
 	Market  market.Config
 	// Billing tunes metering, customer funds and payouts.
 	Billing billing.Config
+	// Deposit tunes customers' deposits in USDC on Solana (taken only
+	// with Solana set).
+	Deposit deposit.Config
 	// Reliability tunes the reliability score (its floor).
 	Reliability reliability.Config
-	// Solana sends USDC payouts; nil: they are MANUAL (an admin sends
-	// them and marks them paid), so the embedded default needs no node.
+	// Solana sends USDC payouts and receives deposits at the same
+	// wallet; nil: payouts are MANUAL (an admin sends them and marks them
+	// paid) and customers deposit by bank transfer only, so the embedded
+	// default needs no node.
 	Solana *solana.Client
 	API    api.Config
 	Logger *slog.Logger
@@ -112,6 +118,7 @@ type Platform struct {
 	Pricing     *pricing.Service
 	Market      *market.Service
 	Billing     *billing.Service
+	Deposits    *deposit.Service
 	Reliability *reliability.Service
 	Mail        *mail.Worker
 	Handler     *api.Server
@@ -254,11 +261,30 @@ func (p *Platform) buildServices() error {
 		Solana: cfg.Solana, Passwords: p.Auth, Outbox: outbox}, cfg.Billing)
 	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing, Notify: p.Notify}, cfg.Market)
 	p.Billing.SetStop(p.Market.StopUnfunded, p.Market.Config().StopGrace)
+	var chain deposit.Chain
+	if cfg.Solana != nil {
+		chain = cfg.Solana
+	}
+	deposits, err := deposit.New(deposit.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Billing: p.Billing, Chain: chain,
+		Clock: cfg.Clock, Logger: cfg.Logger}, withExplorer(cfg.Deposit, cfg.Billing.Payouts))
+	if err != nil {
+		return fmt.Errorf("platform: %w", err)
+	}
+	p.Deposits = deposits
 	p.Reliability = reliability.New(reliability.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Reliability)
 	p.Fleet.OnTransition(p.Reliability.OnTransition)
 	p.Market.OnEnded(p.Reliability.OnRentalEnded)
 	p.Bench.OnScored(p.Reliability.OnBenchmarked)
 	return nil
+}
+
+// withExplorer links deposits' transactions to the explorer payouts link
+// to, unless the deposit configuration names its own.
+func withExplorer(c deposit.Config, payouts billing.PayoutConfig) deposit.Config {
+	if c.ExplorerURL == "" && c.ExplorerCluster == "" {
+		c.ExplorerURL, c.ExplorerCluster = payouts.ExplorerURL, payouts.ExplorerCluster
+	}
+	return c
 }
 
 // buildMail builds the mail worker and its outbox (SMTP, or .eml files in
@@ -292,7 +318,7 @@ func (p *Platform) buildMail() (*mail.Outbox, error) {
 func (p *Platform) buildHandler() {
 	cfg := p.cfg
 	res := &resolvers.Resolver{Auth: p.Auth, Notify: p.Notify, Providers: p.Providers, Onboarding: p.Onboarding, Fleet: p.Fleet,
-		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Scoring: p.Reliability, Logger: cfg.Logger}
+		Bench: p.Bench, Pricing: p.Pricing, Market: p.Market, Billing: p.Billing, Deposits: p.Deposits, Scoring: p.Reliability, Logger: cfg.Logger}
 	spa := cfg.SPA
 	if spa == nil {
 		spa, _ = fs.Sub(frontend.Dist, "dist")
@@ -375,6 +401,7 @@ func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready fun
 	background.Go(func() { p.Bench.RunBackground(baseCtx) })
 	background.Go(func() { p.Market.RunBackground(baseCtx) })
 	background.Go(func() { p.Billing.RunBackground(baseCtx) })
+	background.Go(func() { p.Deposits.RunBackground(baseCtx) })
 	background.Go(func() { p.Reliability.RunBackground(baseCtx) })
 	background.Go(func() { p.Pricing.RunBackground(baseCtx) })
 	for _, fn := range p.background {

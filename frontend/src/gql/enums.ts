@@ -87,6 +87,41 @@ export type BenchmarkRunState =
   /** Asked of the agent; no result yet. */
   | 'PENDING';
 
+/** What was wrong with a transfer answering a deposit request. */
+export type DepositIssue =
+  /** The transaction failed on chain: nothing moved. */
+  | 'FAILED_ON_CHAIN'
+  /** No USDC arrived in the platform's account. */
+  | 'NOTHING_ARRIVED'
+  /** More arrived than the request asked: what arrived was credited. */
+  | 'OVERPAID'
+  /** Less arrived than the request asked: what arrived was credited. */
+  | 'UNDERPAID'
+  /** It names the request's reference but pays another account than the platform's. */
+  | 'WRONG_DESTINATION'
+  /** It moved another token than USDC. */
+  | 'WRONG_MINT';
+
+/** Where a deposit request stands. */
+export type DepositState =
+  /** Something it brought was credited to the balance. */
+  | 'CREDITED'
+  /** Its time ran out with nothing credited (a transfer that still arrives is credited, and said to be late). */
+  | 'EXPIRED'
+  /** A transfer answering it is on chain, not yet finalized and checked. */
+  | 'SEEN'
+  /** Open: nothing seen on chain yet. */
+  | 'WAITING';
+
+/** Where one transaction answering a deposit request stands. */
+export type DepositTransferState =
+  /** What arrived in the platform's USDC account was credited, once. */
+  | 'CREDITED'
+  /** Nothing of it could be credited: issue says why. */
+  | 'REFUSED'
+  /** On chain, not yet finalized and checked. */
+  | 'SEEN';
+
 /** The bucket size of earnings history. */
 export type EarningsGrouping =
   | 'DAY'

@@ -121,10 +121,14 @@ export type BenchmarkRunState =
 export type CreditFundsInput = {
   /** More than 0, at most 1,000,000 USDC. */
   amount: string;
-  /** The deposit's reference (a transfer's id): each is credited once. */
+  /** The customer's email; give this or userId. */
+  email?: string | null | undefined;
+  /** Why these funds are credited (the bank transfer it is), kept with the credit; required from admins, at most 500 characters. */
+  reason?: string | null | undefined;
+  /** The bank transfer's reference: each is credited once. */
   reference: string;
-  /** The customer (User.id). */
-  userId: string | number;
+  /** The customer (User.id); give this or email. */
+  userId?: string | number | null | undefined;
 };
 
 /** The bucket size of earnings history. */

@@ -23,9 +23,11 @@ import (
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/billing/bank"
 	"github.com/gpunex/gpunex/internal/billing/billingtest"
+	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/bus/bustest"
 	"github.com/gpunex/gpunex/internal/clock"
+	"github.com/gpunex/gpunex/internal/deposit"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -76,6 +78,12 @@ type Options struct {
 	BenchNetwork api.BenchNetworkConfig
 	// Reliability sets the score's floor and jobs (serve --reliability-*).
 	Reliability reliability.Config
+	// Solana is the platform's Solana node and wallet (serve
+	// --solana-rpc-url, --solana-key-file): payouts are sent and deposits
+	// taken through it. Nil: neither (payouts MANUAL, no deposits).
+	Solana *solana.Client
+	// Deposit tunes deposits (serve --deposit-*).
+	Deposit deposit.Config
 }
 
 // testBank is the test platform's paying bank account.
@@ -110,6 +118,8 @@ func Start(t testing.TB, stack Stack, opts Options) *Server {
 		Bench:          opts.Bench,
 		BenchNetwork:   opts.BenchNetwork,
 		Reliability:    opts.Reliability,
+		Solana:         opts.Solana,
+		Deposit:        opts.Deposit,
 	}
 	cfg.Fleet.AllowSimulated = !opts.Production
 	// A test platform pays by bank from a test account, as an operator's
