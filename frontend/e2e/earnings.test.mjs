@@ -294,7 +294,7 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
     at('the demo customer\'s id and balance');
     customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'customer' });
     await logInThroughForm(customer, server, CUSTOMER);
-    const { me, myFunds } = await graphql(customer.context(), server, '{ me { id } myFunds { balance } }');
+    const { me, myFunds } = await graphql(customer.context(), server, '{ me { id email } myFunds { balance } }');
 
     at('the admin opens Payouts: tabs by state');
     admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'admin' });
@@ -316,15 +316,17 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
     at('credit funds: the balance grows once per reference');
     const form = admin.getByTestId('credit-form');
     const reference = `e2e-${Date.now()}`;
-    await form.getByTestId('field-userId').fill(me.id);
+    await form.getByTestId('field-email').fill(me.email);
     await form.getByTestId('field-amount').fill('25');
     await form.getByTestId('field-reference').fill(reference);
+    await form.getByTestId('field-reason').fill('e2e: a bank transfer received');
     await form.getByTestId('credit-submit').click();
     await admin.getByTestId('credit-done').waitFor();
     const credited = plain(await admin.getByTestId('credit-done').textContent());
     assert.match(credited, /^Credited\. The customer's balance is now [\d,]+\.\d{2,6} USDC\.$/);
     await form.getByTestId('field-amount').fill('25');
     await form.getByTestId('field-reference').fill(reference);
+    await form.getByTestId('field-reason').fill('e2e: the same transfer again');
     await form.getByTestId('credit-submit').click();
     await form.getByTestId('field-reference-error').waitFor();
     assert.equal(plain(await form.getByTestId('field-reference-error').textContent()), en.userErrors.reference.DUPLICATE);

@@ -116,7 +116,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'admin' });
     await logInThroughForm(admin, server, ADMIN);
     const credit = await graphql(admin.context(), server, 'mutation($input: CreditFundsInput!) { creditFunds(input: $input) { userErrors { field code } } }', {
-      input: { userId: me.id, amount: listing.pricePerHour, reference: `e2e-funds-${stamp}` },
+      input: { userId: me.id, amount: listing.pricePerHour, reference: `e2e-funds-${stamp}`, reason: 'e2e: one hour of the listing' },
     });
     assert.deepEqual(credit.creditFunds.userErrors, []);
 

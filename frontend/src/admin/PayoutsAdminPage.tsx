@@ -182,10 +182,14 @@ function SettleForm({ payout, outcome }: { payout: PayoutFieldsFragment; outcome
   );
 }
 
-/** CreditFundsCard credits a customer's prepaid balance with a deposit's reference. */
+/**
+ * CreditFundsCard credits a customer's prepaid balance with a bank transfer:
+ * the customer by email, the transfer's reference and why.
+ */
 function CreditFundsCard() {
   const { t, i18n } = useTranslation();
-  const [userId, setUserId] = useState('');
+  const [email, setEmail] = useState('');
+  const [reason, setReason] = useState('');
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -198,21 +202,23 @@ function CreditFundsCard() {
     setBalance(null);
     const parsed = parseUsdcInput(amount);
     const local: FieldErrors = {};
-    if (userId.trim() === '') local.userId = ['REQUIRED'];
+    if (email.trim() === '') local.email = ['REQUIRED'];
+    if (reason.trim() === '') local.reason = ['REQUIRED'];
     if (!parsed.ok) local.amount = [parsed.problem === 'TOO_MANY_DECIMALS' ? 'INVALID' : parsed.problem];
     setErrors(local);
     if (!parsed.ok || Object.keys(local).length > 0) return;
-    const res = await credit({ input: { userId: userId.trim(), amount: parsed.value, reference: reference.trim() } });
+    const res = await credit({ input: { email: email.trim(), amount: parsed.value, reference: reference.trim(), reason: reason.trim() } });
     setFailure(res.error);
     const payload = res.data?.creditFunds;
     if (!payload) return;
     if (payload.userErrors.length > 0) {
-      setErrors(fieldErrors(payload.userErrors, ['userId', 'amount', 'reference']));
+      setErrors(fieldErrors(payload.userErrors, ['email', 'amount', 'reference', 'reason']));
       return;
     }
     setBalance(payload.balance ?? null);
     setAmount('');
     setReference('');
+    setReason('');
   }
 
   return (
@@ -222,9 +228,10 @@ function CreditFundsCard() {
       <form onSubmit={(e) => void onSubmit(e)} noValidate data-testid="credit-form">
         <FieldErrorText name={FORM_FIELD} errors={errors[FORM_FIELD]} className="form-error" testId="credit-form-error" />
         {failure && <ErrorNotice error={failure} />}
-        <FormField name="userId" label={t('admin.payouts.credit.userId')} hint={t('admin.payouts.credit.userIdHint')} autoComplete="off" dir="ltr" value={userId} onChange={(e) => setUserId(e.target.value)} errors={errors.userId} />
+        <FormField name="email" type="email" label={t('admin.payouts.credit.email')} hint={t('admin.payouts.credit.emailHint')} autoComplete="off" dir="ltr" value={email} onChange={(e) => setEmail(e.target.value)} errors={errors.email} />
         <FormField name="amount" label={t('admin.payouts.credit.amount')} inputMode="decimal" autoComplete="off" dir="ltr" value={amount} onChange={(e) => setAmount(e.target.value)} errors={errors.amount} />
         <FormField name="reference" label={t('admin.payouts.credit.reference')} hint={t('admin.payouts.credit.referenceHint')} autoComplete="off" dir="ltr" value={reference} onChange={(e) => setReference(e.target.value)} errors={errors.reference} />
+        <FormField name="reason" label={t('admin.payouts.credit.reason')} hint={t('admin.payouts.credit.reasonHint')} autoComplete="off" value={reason} onChange={(e) => setReason(e.target.value)} errors={errors.reason} />
         <button type="submit" className="button primary" disabled={result.fetching} data-testid="credit-submit">
           {t('admin.payouts.credit.submit')}
         </button>

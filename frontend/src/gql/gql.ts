@@ -52,6 +52,10 @@ type Documents = {
     "\n  query EarningsHistory($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        timeZone\n        history(from: $from, to: $to, groupBy: $groupBy) {\n          start\n          gross\n          fees\n          net\n        }\n      }\n    }\n  }\n": typeof types.EarningsHistoryDocument,
     "\n  query EarningsHistoryCsv($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        historyCsv(from: $from, to: $to, groupBy: $groupBy)\n      }\n    }\n  }\n": typeof types.EarningsHistoryCsvDocument,
     "\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n": typeof types.MyFundsDocument,
+    "\n  fragment DepositFields on Deposit {\n    id\n    state\n    amount\n    credited\n    createdAt\n    expiresAt\n    payment {\n      url\n      recipient\n      mint\n      amount\n      reference\n    }\n    transfers {\n      signature\n      state\n      amount\n      late\n      issue\n      seenAt\n      settledAt\n      explorerUrl\n    }\n  }\n": typeof types.DepositFieldsFragmentDoc,
+    "\n  query Deposits($first: Int) {\n    depositTerms {\n      available\n      minimum\n      maximum\n      expiresInSeconds\n    }\n    myDeposits(first: $first) {\n      ...DepositFields\n    }\n  }\n": typeof types.DepositsDocument,
+    "\n  mutation CreateDeposit($input: CreateDepositInput!) {\n    createDeposit(input: $input) {\n      deposit {\n        ...DepositFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateDepositDocument,
+    "\n  subscription DepositUpdated {\n    depositUpdated {\n      ...DepositFields\n    }\n  }\n": typeof types.DepositUpdatedDocument,
     "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n": typeof types.ListingFieldsFragmentDoc,
     "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.MarketplaceDocument,
     "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n": typeof types.MarketplaceModelsDocument,
@@ -141,6 +145,10 @@ const documents: Documents = {
     "\n  query EarningsHistory($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        timeZone\n        history(from: $from, to: $to, groupBy: $groupBy) {\n          start\n          gross\n          fees\n          net\n        }\n      }\n    }\n  }\n": types.EarningsHistoryDocument,
     "\n  query EarningsHistoryCsv($from: DateTime!, $to: DateTime!, $groupBy: EarningsGrouping!) {\n    myProvider {\n      id\n      earnings {\n        historyCsv(from: $from, to: $to, groupBy: $groupBy)\n      }\n    }\n  }\n": types.EarningsHistoryCsvDocument,
     "\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n": types.MyFundsDocument,
+    "\n  fragment DepositFields on Deposit {\n    id\n    state\n    amount\n    credited\n    createdAt\n    expiresAt\n    payment {\n      url\n      recipient\n      mint\n      amount\n      reference\n    }\n    transfers {\n      signature\n      state\n      amount\n      late\n      issue\n      seenAt\n      settledAt\n      explorerUrl\n    }\n  }\n": types.DepositFieldsFragmentDoc,
+    "\n  query Deposits($first: Int) {\n    depositTerms {\n      available\n      minimum\n      maximum\n      expiresInSeconds\n    }\n    myDeposits(first: $first) {\n      ...DepositFields\n    }\n  }\n": types.DepositsDocument,
+    "\n  mutation CreateDeposit($input: CreateDepositInput!) {\n    createDeposit(input: $input) {\n      deposit {\n        ...DepositFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateDepositDocument,
+    "\n  subscription DepositUpdated {\n    depositUpdated {\n      ...DepositFields\n    }\n  }\n": types.DepositUpdatedDocument,
     "\n  fragment ListingFields on Listing {\n    id\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    vramGb\n    pricePerHour\n    performanceScore\n    reliabilityScore\n    uptime\n    tier\n    commitmentMonths\n    location {\n      city\n      country\n      region\n    }\n    rank\n    nextMaintenanceAt\n    simulated\n  }\n": types.ListingFieldsFragmentDoc,
     "\n  query Marketplace($filter: MarketplaceFilter, $sort: MarketplaceSort, $first: Int, $after: String) {\n    marketplace(filter: $filter, sort: $sort, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...ListingFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.MarketplaceDocument,
     "\n  query MarketplaceModels {\n    supportedGpuModels {\n      key\n      name\n      family\n      vramGb\n    }\n  }\n": types.MarketplaceModelsDocument,
@@ -358,6 +366,22 @@ export function graphql(source: "\n  query EarningsHistoryCsv($from: DateTime!, 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n"): (typeof documents)["\n  query MyFunds {\n    myFunds {\n      balance\n      perHour\n      runsOutAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment DepositFields on Deposit {\n    id\n    state\n    amount\n    credited\n    createdAt\n    expiresAt\n    payment {\n      url\n      recipient\n      mint\n      amount\n      reference\n    }\n    transfers {\n      signature\n      state\n      amount\n      late\n      issue\n      seenAt\n      settledAt\n      explorerUrl\n    }\n  }\n"): (typeof documents)["\n  fragment DepositFields on Deposit {\n    id\n    state\n    amount\n    credited\n    createdAt\n    expiresAt\n    payment {\n      url\n      recipient\n      mint\n      amount\n      reference\n    }\n    transfers {\n      signature\n      state\n      amount\n      late\n      issue\n      seenAt\n      settledAt\n      explorerUrl\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Deposits($first: Int) {\n    depositTerms {\n      available\n      minimum\n      maximum\n      expiresInSeconds\n    }\n    myDeposits(first: $first) {\n      ...DepositFields\n    }\n  }\n"): (typeof documents)["\n  query Deposits($first: Int) {\n    depositTerms {\n      available\n      minimum\n      maximum\n      expiresInSeconds\n    }\n    myDeposits(first: $first) {\n      ...DepositFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateDeposit($input: CreateDepositInput!) {\n    createDeposit(input: $input) {\n      deposit {\n        ...DepositFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreateDeposit($input: CreateDepositInput!) {\n    createDeposit(input: $input) {\n      deposit {\n        ...DepositFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DepositUpdated {\n    depositUpdated {\n      ...DepositFields\n    }\n  }\n"): (typeof documents)["\n  subscription DepositUpdated {\n    depositUpdated {\n      ...DepositFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -85,6 +85,8 @@ describe('linkOf', () => {
     ['a GPU listed again opens the Benchmarks tab', notification('1', { kind: 'GPU_RELISTED' }), '/provider/benchmarks'],
     ['a refused benchmark result opens the Benchmarks tab', notification('1', { kind: 'BENCHMARK_REFUSED' }), '/provider/benchmarks'],
     ['low funds open Rentals', notification('1', { kind: 'billing.funds_low' }), '/rentals'],
+    ['a credited deposit opens Funds', notification('1', { kind: 'deposit.credited' }), '/funds'],
+    ['a refused deposit transfer opens Funds', notification('1', { kind: 'deposit.refused' }), '/funds'],
     ['a rental stopped for funds opens Rentals', notification('1', { kind: 'billing.funds_exhausted' }), '/rentals'],
     ['a payout sent opens the Payouts tab', notification('1', { kind: 'billing.payout_paid' }), '/provider/payouts'],
     ['a payout failed opens the Payouts tab', notification('1', { kind: 'billing.payout_failed' }), '/provider/payouts'],

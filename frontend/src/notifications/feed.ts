@@ -106,6 +106,11 @@ export function linkOf(n: Notification): string | null {
     case 'billing.funds_low':
     case 'billing.funds_exhausted':
       return '/rentals';
+    case 'deposit.credited':
+    case 'deposit.credited_other_amount':
+    case 'deposit.credited_late':
+    case 'deposit.refused':
+      return '/funds';
     case 'billing.payout_method_changed':
     case 'billing.payout_paid':
     case 'billing.payout_failed':

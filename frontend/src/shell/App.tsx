@@ -26,6 +26,7 @@ const EarningsPage = lazy(() => import('../earnings/EarningsPage').then((m) => (
 const PayoutsPage = lazy(() => import('../payouts/PayoutsPage').then((m) => ({ default: m.PayoutsPage })));
 const MarketplacePage = lazy(() => import('../marketplace/MarketplacePage').then((m) => ({ default: m.MarketplacePage })));
 const RentalsPage = lazy(() => import('../rentals/RentalsPage').then((m) => ({ default: m.RentalsPage })));
+const FundsPage = lazy(() => import('../funds/FundsPage').then((m) => ({ default: m.FundsPage })));
 const RentalPage = lazy(() => import('../rentals/RentalPage').then((m) => ({ default: m.RentalPage })));
 const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ default: m.TokensPage })));
 const ApplicationQueuePage = lazy(() =>
@@ -186,6 +187,14 @@ export function App() {
                 element={
                   <Area>
                     <RentalsPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="funds"
+                element={
+                  <Area>
+                    <FundsPage />
                   </Area>
                 }
               />

@@ -47,6 +47,9 @@ export function Layout() {
               <NavLink to="/rentals" data-testid="nav-rentals">
                 {t('nav.rentals')}
               </NavLink>
+              <NavLink to="/funds" data-testid="nav-funds">
+                {t('nav.funds')}
+              </NavLink>
               <NavLink to="/roles" data-testid="nav-roles">
                 {t('nav.roles')}
               </NavLink>
