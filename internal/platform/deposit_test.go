@@ -144,7 +144,9 @@ func TestDepositOverTheAPIIsSeenAndCreditedLive(t *testing.T) {
 			require.Equal(t, (before + 12_500_000).String(), funds.MyFunds.Balance)
 
 			var bell struct {
-				Notifications struct{ Edges []struct{ Node struct{ Kind string } } }
+				Notifications struct {
+					Edges []struct{ Node struct{ Kind string } }
+				}
 			}
 			c.MustDo(&bell, `{ notifications(first: 5) { edges { node { kind } } } }`, nil)
 			require.Equal(t, deposit.KindCredited, bell.Notifications.Edges[0].Node.Kind)
