@@ -297,7 +297,7 @@ func (w *benchWorld) seedEarnings(provider int64, gpus map[string]int, from, gpu
 			rented := int64(gpus[model.key]) * (70 + (n*7919+int64(m)*31)%31) / 100
 			gross := model.price * models.USDC(rented)
 			hours = append(hours, &models.ProviderEarningsHour{ProviderID: provider, ModelKey: model.key, Hour: h,
-				Gross: gross, Fee: feeOn(gross, benchFeeBps)})
+				Gross: gross, Fee: Fee(gross, benchFeeBps)})
 		}
 	}
 	return w.db.RunInTx(w.ctx, nil, func(ctx context.Context, tx bun.Tx) error {

@@ -297,8 +297,10 @@ func cumulative(r *meterRow, secs int64) models.USDC {
 	return models.USDC(int64(perHourOf(r)) * secs / 3600)
 }
 
-// feeOn is the fee on a cumulative charge: bps of it, rounded down.
-func feeOn(gross models.USDC, bps int) models.USDC { return gross * models.USDC(bps) / 10_000 }
+// Fee is the platform's fee of bps basis points on gross, rounded down:
+// what metering takes of a cumulative charge, and what an imported past
+// (ImportPast) is worked out with.
+func Fee(gross models.USDC, bps int) models.USDC { return gross * models.USDC(bps) / 10_000 }
 
 // charge works out what to bill r up to now (or its end), given the
 // customer's balance.
@@ -319,7 +321,7 @@ func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge
 		target := cumulative(r, endSecs)
 		c.toSecs, c.refund = endSecs, true
 		c.gross = target - r.Charged
-		c.fee = feeOn(target, r.FeeBps) - r.Fee
+		c.fee = Fee(target, r.FeeBps) - r.Fee
 		c.billedUntil = r.StartedAt.Add(time.Duration(endSecs) * time.Second)
 		c.closed = !r.EndedAt.After(now)
 		return c
@@ -334,7 +336,7 @@ func (s *Service) charge(r *meterRow, now time.Time, balance models.USDC) charge
 		c.exhausted = true
 	}
 	c.gross = max(0, target-r.Charged)
-	c.fee = max(0, feeOn(target, r.FeeBps)-r.Fee)
+	c.fee = max(0, Fee(target, r.FeeBps)-r.Fee)
 	c.billedUntil = r.StartedAt.Add(time.Duration(c.toSecs) * time.Second)
 	c.closed = r.EndedAt != nil && !r.EndedAt.After(now)
 	return c
@@ -372,7 +374,7 @@ func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHo
 			to = from + 1
 		}
 		cumFrom, cumTo := cumulative(r, from), cumulative(r, to)
-		feeFrom, feeTo := feeOn(cumFrom, r.FeeBps), feeOn(cumTo, r.FeeBps)
+		feeFrom, feeTo := Fee(cumFrom, r.FeeBps), Fee(cumTo, r.FeeBps)
 		if cumTo != cumFrom || feeTo != feeFrom {
 			pk := providerHourKey{r.ProviderID, r.ModelKey, hour}
 			ph := provHours[pk]

@@ -2,15 +2,10 @@ package demo
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
 	"fmt"
 	"time"
 
-	"github.com/gpunex/gpunex/internal/billing"
-	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -60,51 +55,4 @@ func (w World) topUp(ctx context.Context, u *models.User) error {
 	}
 	_, err = w.Billing.Credit(ctx, u.ID, TopUp, fmt.Sprintf("demo top-up %s %d", u.Email, time.Now().UnixNano()))
 	return err
-}
-
-// seedEarningsHistory lays down the demo providers' past earnings, the
-// same weeks and shares as the market history (pastUsage), and the
-// weekly payouts of them, once per provider (billing.RecordPast), so the
-// Earnings and Payouts tabs have a history on the first `make run`. Each
-// provider is paid to a wallet derived from its email.
-func (w World) seedEarningsHistory(ctx context.Context) error {
-	if w.Billing == nil {
-		return nil
-	}
-	thisWeek := models.WeekStart(time.Now())
-	past := map[string][]billing.PastEarnings{}
-	var order []string
-	for _, u := range pastUsage {
-		rate := demoRate(u.Email, u.Model)
-		if _, ok := past[u.Email]; !ok {
-			order = append(order, u.Email)
-		}
-		for i := range HistoryWeeks {
-			from := thisWeek.AddDate(0, 0, -7*(HistoryWeeks-i))
-			perHour := rate * models.USDC(u.PricePct[i]) / 100 * models.USDC(int64(u.GPUs)*u.RentedPct[i]) / 100
-			past[u.Email] = append(past[u.Email], billing.PastEarnings{ModelKey: u.Model, From: from, To: from.AddDate(0, 0, 7),
-				GrossPerHour: perHour, FeeBps: pricing.DefaultFeeBps})
-		}
-	}
-	for _, email := range order {
-		prov, err := w.providerOf(ctx, email)
-		if err != nil || prov == nil {
-			continue
-		}
-		if _, err := w.Billing.RecordPast(ctx, prov.ID, demoWallet(email), past[email]); err != nil {
-			return fmt.Errorf("demo: earnings history of %s: %w", email, err)
-		}
-	}
-	return nil
-}
-
-// demoWallet is a demo provider's Solana wallet: the ed25519 public key
-// of a seed derived from its email (a real wallet address, whose key
-// nobody holds).
-func demoWallet(email string) string {
-	seed := sha256.Sum256([]byte("gpunex demo wallet " + email))
-	pub := ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
-	var pk solana.PublicKey
-	copy(pk[:], pub)
-	return pk.String()
 }
