@@ -42,7 +42,7 @@ var pastUsage = []struct {
 // seedMarketHistory lays down the demo market's past weeks of usage (see
 // pastUsage) once, so price advice has history to explain itself from on
 // the first `make run`: the market's medians are refreshed first, then
-// market.RecordPastUsage writes the weeks unless history exists.
+// market.ImportUsage writes the weeks unless history exists.
 func (w World) seedMarketHistory(ctx context.Context) error {
 	if w.Market == nil {
 		return nil
@@ -81,7 +81,7 @@ func (w World) seedMarketHistory(ctx context.Context) error {
 	for i := range weeks {
 		weeks[i].Span /= 100
 	}
-	wrote, err := w.Market.RecordPastUsage(ctx, weeks)
+	wrote, err := w.Market.ImportUsage(ctx, weeks)
 	if err != nil {
 		return fmt.Errorf("demo: market history: %w", err)
 	}

@@ -103,8 +103,8 @@ func (s *Service) refreshSupply(ctx context.Context, now time.Time) error {
 // AddUsage adds span of each supply row (offered GPUs, rented GPUs) to
 // the usage aggregates of the week starting week, in the row's place and
 // price band against the model's median (the row's own rate when the
-// model has none). The refresh calls it; the demo world calls it to lay
-// down past weeks, with the same arithmetic.
+// model has none). The refresh calls it, and ImportUsage for past weeks,
+// so both count with the same arithmetic.
 func AddUsage(ctx context.Context, db bun.IDB, week time.Time, span time.Duration, supply []*models.ModelSupply, median map[string]models.USDC) error {
 	seconds := int64(span / time.Second)
 	if seconds <= 0 || len(supply) == 0 {
@@ -145,8 +145,8 @@ func AddUsage(ctx context.Context, db bun.IDB, week time.Time, span time.Duratio
 				AvailableSeconds: avail, RentedSeconds: rented}
 		}
 	}
-	// A fixed order keeps concurrent writers (the demo and a refresh) from
-	// locking rows in opposite orders.
+	// A fixed order keeps concurrent writers (an import and a refresh)
+	// from locking rows in opposite orders.
 	mu := sortedValues(market, func(a, b *models.MarketUsage) bool {
 		return a.ModelKey+"\x00"+a.Country+"\x00"+a.City < b.ModelKey+"\x00"+b.Country+"\x00"+b.City ||
 			(a.ModelKey == b.ModelKey && a.Country == b.Country && a.City == b.City && a.Band < b.Band)
@@ -185,50 +185,4 @@ func sortedValues[K comparable, V any](m map[K]V, less func(a, b V) bool) []V {
 		return 0
 	})
 	return out
-}
-
-// PastWeek is a week of usage laid down after the fact: Offers were
-// offered (and rented, of them) for Span in the week starting Start.
-type PastWeek struct {
-	Start  time.Time
-	Span   time.Duration
-	Offers []*models.ModelSupply
-}
-
-// RecordPastUsage lays down weeks of usage the refresh did not see (the
-// demo world's history), with the refresh's arithmetic (AddUsage) and the
-// models' current medians, in one transaction, and only while no usage
-// before the current week exists: running it again changes nothing.
-// It reports whether it wrote.
-func (s *Service) RecordPastUsage(ctx context.Context, weeks []PastWeek) (bool, error) {
-	thisWeek := models.WeekStart(s.deps.Clock.Now())
-	var medians []*models.ModelMarketPrice
-	if err := s.deps.DB.NewSelect().Model(&medians).Scan(ctx); err != nil {
-		return false, fmt.Errorf("market: unable to load median prices: %w", err)
-	}
-	median := make(map[string]models.USDC, len(medians))
-	for _, m := range medians {
-		median[m.ModelKey] = m.Median
-	}
-	wrote := false
-	err := s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		n, err := tx.NewSelect().Model((*models.MarketUsage)(nil)).Where("week_start < ?", thisWeek).Limit(1).Count(ctx)
-		if err != nil || n > 0 {
-			return err
-		}
-		for _, w := range weeks {
-			if !w.Start.Before(thisWeek) {
-				continue
-			}
-			if err := AddUsage(ctx, tx, models.WeekStart(w.Start), w.Span, w.Offers, median); err != nil {
-				return err
-			}
-			wrote = true
-		}
-		return nil
-	})
-	if err != nil {
-		return false, fmt.Errorf("market: unable to record past usage: %w", err)
-	}
-	return wrote, nil
 }
