@@ -51,7 +51,7 @@ func (w World) seedReliabilityHistory(ctx context.Context, providerID int64, ms 
 	for id, m := range ms {
 		pasts[id] = pastSteps(now, pastReliability[m.ID])
 	}
-	_, err := w.Reliability.RecordPastDays(ctx, providerID, pasts)
+	_, err := w.Reliability.ImportPast(ctx, providerID, pasts)
 	return err
 }
 

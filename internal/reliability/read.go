@@ -98,7 +98,7 @@ func (s *Service) Machine(ctx context.Context, providerID, machineID int64) (*Su
 }
 
 // summary is the reliability as of now: the machines' rows as they
-// stand, decayed to now (RecordPastDays scores a past day's end with it).
+// stand, decayed to now (ImportPast scores a past day's end with it).
 func (s *Service) summary(ctx context.Context, providerID int64, machineID *int64, now time.Time) (*Summary, error) {
 	var rows []*machineRow
 	q := s.deps.DB.NewSelect().TableExpr("machines AS m").

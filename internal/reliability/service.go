@@ -416,7 +416,7 @@ func consistencyOf(g *models.GpuBenchmark) (float64, string, bool) {
 	return sample, detail, true
 }
 
-// PastStep is one step of a machine's past the demo world lays down: a
+// PastStep is one step of a machine's past to import (ImportPast): a
 // status change at At, or (Ended set) a rental ending then.
 type PastStep struct {
 	At     time.Time

@@ -1,22 +1,24 @@
 package reliability
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
 )
 
-// A replayed past leaves one snapshot a day, each what Refresh would have
+// An imported past leaves one snapshot a day, each what Refresh would have
 // stored at that day's end had it run through the past live: down on the
-// day of the outage and the interrupted job, up again after; replaying
+// day of the outage and the interrupted job, up again after; importing
 // again adds nothing.
-func TestRecordPastDaysSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
+func TestImportPastSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
@@ -53,7 +55,7 @@ func TestRecordPastDaysSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 
 		past, pm := b.provider(t, nil)
 		b.clock.Set(now)
-		ok, err := b.svc.RecordPastDays(b.ctx, past, map[int64][]PastStep{pm: steps()})
+		ok, err := b.svc.ImportPast(b.ctx, past, map[int64][]PastStep{pm: steps()})
 		require.NoError(t, err)
 		require.True(t, ok)
 
@@ -68,7 +70,7 @@ func TestRecordPastDaysSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 		require.Greater(t, got[19].Score, got[10].Score, "and it recovers")
 		require.Equal(t, b.summary(t, live).Score, b.summary(t, past).Score, "the past lived or replayed scores the same now")
 
-		ok, err = b.svc.RecordPastDays(b.ctx, past, map[int64][]PastStep{pm: steps()})
+		ok, err = b.svc.ImportPast(b.ctx, past, map[int64][]PastStep{pm: steps()})
 		require.NoError(t, err)
 		require.False(t, ok, "the machine has its history already")
 		n, err := db.NewSelect().Model((*models.ReliabilitySnapshot)(nil)).Where("provider_id = ?", past).Count(b.ctx)
@@ -79,12 +81,47 @@ func TestRecordPastDaysSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 		// snapshots are what says it was replayed.
 		quiet, qm := b.provider(t, nil)
 		online := map[int64][]PastStep{qm: {{At: t0.Add(time.Hour), Status: models.MachineOnline}}}
-		ok, err = b.svc.RecordPastDays(b.ctx, quiet, online)
+		ok, err = b.svc.ImportPast(b.ctx, quiet, online)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Len(t, trend(quiet), 20)
-		ok, err = b.svc.RecordPastDays(b.ctx, quiet, online)
+		ok, err = b.svc.ImportPast(b.ctx, quiet, online)
 		require.NoError(t, err)
 		require.False(t, ok, "replayed already")
+	})
+}
+
+// Pasts against the rules are refused, naming the machine, and nothing
+// is replayed: a machine of another provider, a step after now, steps
+// out of order.
+func TestImportPastRefusesPastsAgainstTheRules(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		provider, machine := b.provider(t, nil)
+		_, other := b.provider(t, nil)
+		now := t0.Add(10 * oneDay)
+		b.clock.Set(now)
+		online := func(at time.Time) PastStep { return PastStep{At: at, Status: models.MachineOnline} }
+		offline := func(at time.Time) PastStep { return PastStep{At: at, Status: models.MachineOffline} }
+		tests := []struct {
+			desc  string
+			pasts map[int64][]PastStep
+			field string
+		}{
+			{"a machine of another provider", map[int64][]PastStep{other: {online(t0)}}, fmt.Sprintf("pasts[%d]", other)},
+			{"a step after now", map[int64][]PastStep{machine: {online(t0), offline(now.Add(time.Minute))}}, fmt.Sprintf("pasts[%d][1].at", machine)},
+			{"steps out of order", map[int64][]PastStep{machine: {online(t0.Add(oneDay)), offline(t0)}}, fmt.Sprintf("pasts[%d][1].at", machine)},
+		}
+		for _, tc := range tests {
+			_, err := b.svc.ImportPast(b.ctx, provider, tc.pasts)
+			v, ok := fault.AsValidation(err)
+			require.True(t, ok, "%s: %v", tc.desc, err)
+			require.Len(t, v.Problems, 1, tc.desc)
+			require.Equal(t, tc.field, v.Problems[0].Field, tc.desc)
+		}
+		n, err := db.NewSelect().Model((*models.ReliabilitySnapshot)(nil)).Count(b.ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "nothing was replayed")
 	})
 }
