@@ -9,13 +9,14 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
-// RecordPast stores results of runs that happened before now (the demo
-// world's history), oldest first, each as a SCHEDULED run asked and
-// reported at its own StartedAt and FinishedAt. Each result is checked and
-// scored as Submit's are (without checksums: a past run had no nonce) and
-// moves the listing as Submit does, notices included; the times must be
-// in the past and in order.
-func (s *Service) RecordPast(ctx context.Context, machineID int64, results []protocol.BenchmarkResultInput) error {
+// ImportResults stores the results of a machine's runs that happened
+// before now (a record from before the platform saw the machine, or the
+// demo world's fortnight), oldest first, each as a SCHEDULED run asked
+// and reported at its own StartedAt and FinishedAt. Each result is
+// checked and scored as Submit's are (without checksums: a past run had
+// no nonce) and moves the listing as Submit does, notices included; the
+// times must be in the past and in order.
+func (s *Service) ImportResults(ctx context.Context, machineID int64, results []protocol.BenchmarkResultInput) error {
 	var m models.Machine
 	if err := s.deps.DB.NewSelect().Model(&m).Column("id", "provider_id").Where("id = ?", machineID).Scan(ctx); err != nil {
 		return fmt.Errorf("bench: unable to load machine: %w", err)
