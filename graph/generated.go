@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph/model"
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -27072,7 +27073,7 @@ func (ec *executionContext) unmarshalInputApplicationGpuInput(ctx context.Contex
 			it.DownloadGbps = data
 		case "availability":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
-			data, err := ec.unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityInput(ctx, v)
+			data, err := ec.unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋavailabilityᚐInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27101,8 +27102,8 @@ func UnmarshalApplicationGpuInput(ctx context.Context, raw any) (model.Applicati
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputAvailabilityInput(ctx context.Context, obj any) (model.AvailabilityInput, error) {
-	var it model.AvailabilityInput
+func (ec *executionContext) unmarshalInputAvailabilityInput(ctx context.Context, obj any) (availability.Input, error) {
+	var it availability.Input
 	if obj == nil {
 		return it, nil
 	}
@@ -27135,7 +27136,7 @@ func (ec *executionContext) unmarshalInputAvailabilityInput(ctx context.Context,
 			it.TimeZone = data
 		case "windows":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
-			data, err := ec.unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInputᚄ(ctx, v)
+			data, err := ec.unmarshalOAvailabilityWindowInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindowᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27151,14 +27152,14 @@ func (ec *executionContext) unmarshalInputAvailabilityInput(ctx context.Context,
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalAvailabilityInput(ctx context.Context, raw any) (model.AvailabilityInput, error) {
-	var out model.AvailabilityInput
+func UnmarshalAvailabilityInput(ctx context.Context, raw any) (availability.Input, error) {
+	var out availability.Input
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AvailabilityInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputAvailabilityWindowInput(ctx context.Context, obj any) (model.AvailabilityWindowInput, error) {
-	var it model.AvailabilityWindowInput
+func (ec *executionContext) unmarshalInputAvailabilityWindowInput(ctx context.Context, obj any) (models.AvailabilityWindow, error) {
+	var it models.AvailabilityWindow
 	if obj == nil {
 		return it, nil
 	}
@@ -27207,8 +27208,8 @@ func (ec *executionContext) unmarshalInputAvailabilityWindowInput(ctx context.Co
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (model.AvailabilityWindowInput, error) {
-	var out model.AvailabilityWindowInput
+func UnmarshalAvailabilityWindowInput(ctx context.Context, raw any) (models.AvailabilityWindow, error) {
+	var out models.AvailabilityWindow
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AvailabilityWindowInput", raw, &out)
 	return out, err
 }
@@ -28710,7 +28711,7 @@ func (ec *executionContext) unmarshalInputSetAvailabilityScheduleInput(ctx conte
 		switch k {
 		case "availability":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
-			data, err := ec.unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityInput(ctx, v)
+			data, err := ec.unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋavailabilityᚐInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -35557,7 +35558,7 @@ func (ec *executionContext) marshalNAvailability2githubᚗcomᚋgpunexᚋgpunex�
 	return ec._Availability(ctx, sel, &v)
 }
 
-func (ec *executionContext) unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityInput(ctx context.Context, v any) (*model.AvailabilityInput, error) {
+func (ec *executionContext) unmarshalNAvailabilityInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋavailabilityᚐInput(ctx context.Context, v any) (*availability.Input, error) {
 	res, err := ec.unmarshalInputAvailabilityInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -35604,9 +35605,9 @@ func (ec *executionContext) marshalNAvailabilityWindow2ᚖgithubᚗcomᚋgpunex�
 	return ec._AvailabilityWindow(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNAvailabilityWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInput(ctx context.Context, v any) (*model.AvailabilityWindowInput, error) {
+func (ec *executionContext) unmarshalNAvailabilityWindowInput2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindow(ctx context.Context, v any) (models.AvailabilityWindow, error) {
 	res, err := ec.unmarshalInputAvailabilityWindowInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNBankPayoutFilePayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐBankPayoutFilePayload(ctx context.Context, sel ast.SelectionSet, v *model.BankPayoutFilePayload) graphql.Marshaler {
@@ -37581,16 +37582,16 @@ func (ec *executionContext) marshalOAvailabilitySchedule2ᚖgithubᚗcomᚋgpune
 	return ec._AvailabilitySchedule(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOAvailabilityWindowInput2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInputᚄ(ctx context.Context, v any) ([]*model.AvailabilityWindowInput, error) {
+func (ec *executionContext) unmarshalOAvailabilityWindowInput2ᚕgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindowᚄ(ctx context.Context, v any) ([]models.AvailabilityWindow, error) {
 	if v == nil {
 		return nil, nil
 	}
 	vSlice := graphql.CoerceList(v)
 	var err error
-	res := make([]*model.AvailabilityWindowInput, len(vSlice))
+	res := make([]models.AvailabilityWindow, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNAvailabilityWindowInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐAvailabilityWindowInput(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNAvailabilityWindowInput2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐAvailabilityWindow(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}

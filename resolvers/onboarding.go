@@ -24,13 +24,8 @@ func applicationInput(in model.ProviderApplicationInput) onboarding.Input {
 			ModelKey: g.ModelKey, OtherModel: g.OtherModel, Quantity: g.Quantity, RAMGb: g.RAMGb,
 			UploadGbps: g.UploadGbps, DownloadGbps: g.DownloadGbps,
 		}
-		if a := g.Availability; a != nil {
-			gi.Availability = onboarding.AvailabilityInput{Kind: a.Kind, TimeZone: a.TimeZone}
-			for _, w := range a.Windows {
-				if w != nil {
-					gi.Availability.Windows = append(gi.Availability.Windows, models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
-				}
-			}
+		if g.Availability != nil {
+			gi.Availability = *g.Availability
 		}
 		if l := g.Location; l != nil {
 			gi.Location = models.Location{City: l.City, Country: l.Country, Region: l.Region}

@@ -3,7 +3,6 @@ package resolvers
 import (
 	"github.com/gpunex/gpunex/graph/model"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
@@ -14,13 +13,8 @@ import (
 // service's own.
 func scheduleInput(in model.SetAvailabilityScheduleInput) (pricing.ScheduleInput, error) {
 	var out pricing.ScheduleInput
-	if a := in.Availability; a != nil {
-		out.Availability = onboarding.AvailabilityInput{Kind: a.Kind, TimeZone: a.TimeZone}
-		for _, w := range a.Windows {
-			if w != nil {
-				out.Availability.Windows = append(out.Availability.Windows, models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
-			}
-		}
+	if in.Availability != nil {
+		out.Availability = *in.Availability
 	}
 	if in.Maintenance == nil {
 		return out, nil

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/market"
@@ -27,12 +28,12 @@ type ApplicationGpuInput struct {
 	ModelKey   string  `json:"modelKey"`
 	OtherModel *string `json:"otherModel,omitempty"`
 	// 1 to 10,000.
-	Quantity     int                `json:"quantity"`
-	RAMGb        int                `json:"ramGb"`
-	UploadGbps   float64            `json:"uploadGbps"`
-	DownloadGbps float64            `json:"downloadGbps"`
-	Availability *AvailabilityInput `json:"availability"`
-	Location     *LocationInput     `json:"location"`
+	Quantity     int                 `json:"quantity"`
+	RAMGb        int                 `json:"ramGb"`
+	UploadGbps   float64             `json:"uploadGbps"`
+	DownloadGbps float64             `json:"downloadGbps"`
+	Availability *availability.Input `json:"availability"`
+	Location     *LocationInput      `json:"location"`
 }
 
 // ApplicationStatusCount is how many applications are in one status.
@@ -61,22 +62,6 @@ type AuthPayload struct {
 	// confirmEmail for a new account, or a notice to an existing account's
 	// owner. Always false for logIn and confirmEmail.
 	ConfirmationSent bool `json:"confirmationSent"`
-}
-
-type AvailabilityInput struct {
-	Kind     models.AvailabilityKind    `json:"kind"`
-	TimeZone *string                    `json:"timeZone,omitempty"`
-	Windows  []*AvailabilityWindowInput `json:"windows,omitempty"`
-}
-
-type AvailabilityWindowInput struct {
-	Day models.Weekday `json:"day"`
-	// HH:MM, 00:00–23:59.
-	Start string `json:"start"`
-	// HH:MM, 00:00–24:00; an end before start is on the next day (20:00–08:00),
-	// an end equal to start is refused (EMPTY_WINDOW). No two windows of an
-	// entry may share a minute of the week (OVERLAP).
-	End string `json:"end"`
 }
 
 type BankPayoutFilePayload struct {
@@ -304,7 +289,7 @@ type RevokeAgentTokenPayload struct {
 
 type SetAvailabilityScheduleInput struct {
 	// 24/7, or weekly windows in an IANA time zone; a window may cross midnight (20:00–08:00).
-	Availability *AvailabilityInput `json:"availability"`
+	Availability *availability.Input `json:"availability"`
 	// The maintenance windows to keep or add: they replace those that have not started.
 	Maintenance []*MaintenanceWindowInput `json:"maintenance,omitempty"`
 }

@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/bench"
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/catalog"
@@ -66,7 +67,7 @@ func demoApplication(name, email string, company *string, ups bool, months int, 
 func alwaysGPU(model string, qty int, city, country string) onboarding.GPUInput {
 	return onboarding.GPUInput{
 		ModelKey: model, Quantity: qty, RAMGb: 512, UploadGbps: 10, DownloadGbps: 10,
-		Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways},
+		Availability: availability.Input{Kind: models.AvailabilityAlways},
 		Location:     models.Location{City: str(city), Country: str(country)},
 	}
 }
@@ -81,7 +82,7 @@ func homeGPU(model string, qty int, city, country string) onboarding.GPUInput {
 func eveningsGPU(model string, qty int, tz, city, country string) onboarding.GPUInput {
 	g := onboarding.GPUInput{
 		ModelKey: model, Quantity: qty, RAMGb: 64, UploadGbps: 0.5, DownloadGbps: 1,
-		Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: str(tz)},
+		Availability: availability.Input{Kind: models.AvailabilityWeekly, TimeZone: str(tz)},
 		Location:     models.Location{City: str(city), Country: str(country)},
 	}
 	for _, d := range models.Weekdays[:5] {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
@@ -31,10 +32,10 @@ func minutes(clock string) int {
 
 // scheduleIsValid is the schedule rule read from the schema and the form,
 // worked out independently of normalize: ALWAYS takes no windows; WEEKLY
-// takes an IANA zone and 1 to MaxWindows windows in the documented clock
+// takes an IANA zone and 1 to availability.MaxWindows windows in the documented clock
 // forms, none ending when it starts (an end before the start is on the
 // next day), none sharing a minute of the week with another.
-func scheduleIsValid(a AvailabilityInput) bool {
+func scheduleIsValid(a availability.Input) bool {
 	tz := ""
 	if a.TimeZone != nil {
 		tz = strings.TrimSpace(*a.TimeZone)
@@ -51,7 +52,7 @@ func scheduleIsValid(a AvailabilityInput) bool {
 	case models.AvailabilityAlways:
 		return len(a.Windows) == 0
 	case models.AvailabilityWeekly:
-		if tz == "" || len(a.Windows) == 0 || len(a.Windows) > MaxWindows {
+		if tz == "" || len(a.Windows) == 0 || len(a.Windows) > availability.MaxWindows {
 			return false
 		}
 		// Minutes of the week, Monday 00:00 first: an end not after the
@@ -93,7 +94,7 @@ func dayIndex(d models.Weekday) int {
 
 // viaStorage is a normalized schedule stored as the application's GPU row
 // keeps it (the windows as JSON text) and read back as a form to edit.
-func viaStorage(t *testing.T, a AvailabilityInput) AvailabilityInput {
+func viaStorage(t *testing.T, a availability.Input) availability.Input {
 	row := models.Availability{Kind: a.Kind, TimeZone: a.TimeZone, Windows: []*models.AvailabilityWindow{}}
 	for _, w := range a.Windows {
 		row.Windows = append(row.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
@@ -102,7 +103,7 @@ func viaStorage(t *testing.T, a AvailabilityInput) AvailabilityInput {
 	require.NoError(t, err)
 	var windows []*models.AvailabilityWindow
 	require.NoError(t, json.Unmarshal(text, &windows))
-	back := AvailabilityInput{Kind: row.Kind, TimeZone: row.TimeZone}
+	back := availability.Input{Kind: row.Kind, TimeZone: row.TimeZone}
 	for _, w := range windows {
 		var day models.Weekday
 		var quoted strings.Builder
@@ -153,18 +154,18 @@ func FuzzAvailability(f *testing.F) {
 		{"WEEKLY", "../../etc/passwd", true, "MONDAY,09:00,17:00"},
 		{"WEEKLY", "", false, "MONDAY,09:00,17:00"},
 		{"WEEKLY", "UTC", true, ""},
-		{"WEEKLY", "UTC", true, strings.Repeat("MONDAY,00:00,00:01;", MaxWindows+1)},
+		{"WEEKLY", "UTC", true, strings.Repeat("MONDAY,00:00,00:01;", availability.MaxWindows+1)},
 		{"MONTHLY", "UTC", true, "MONDAY,09:00,17:00"},
 	} {
 		f.Add(seed.kind, seed.timeZone, seed.hasZone, seed.windows)
 	}
 	f.Fuzz(func(t *testing.T, kind, timeZone string, hasZone bool, windows string) {
-		var a AvailabilityInput
+		var a availability.Input
 		if err := a.Kind.UnmarshalGQL(kind); err != nil {
 			// Not a kind GraphQL would hand over; normalize still refuses it.
 			a.Kind = models.AvailabilityKind(kind)
 			var v fault.Validation
-			a.normalize(&v, availabilityPath)
+			normalizeAvailability(&a, &v, availabilityPath)
 			require.NotEmpty(t, v.Problems, "an unknown kind %q was accepted", kind)
 			return
 		}
@@ -186,7 +187,7 @@ func FuzzAvailability(f *testing.F) {
 		}
 		valid := scheduleIsValid(a)
 		var v fault.Validation
-		a.normalize(&v, availabilityPath)
+		normalizeAvailability(&a, &v, availabilityPath)
 		if len(v.Problems) > 0 {
 			for _, p := range v.Problems {
 				require.True(t, p.Code.Known(), "problem %+v has a code outside the enum", p)
@@ -207,7 +208,7 @@ func FuzzAvailability(f *testing.F) {
 
 		again := viaStorage(t, a)
 		var v2 fault.Validation
-		again.normalize(&v2, availabilityPath)
+		normalizeAvailability(&again, &v2, availabilityPath)
 		require.Empty(t, v2.Problems, "a stored schedule no longer validates")
 		require.Equal(t, a, again, "a stored schedule reads back changed")
 	})

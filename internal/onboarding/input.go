@@ -24,7 +24,6 @@ const (
 	MaxRAMGb          = 65_536
 	MaxGbps           = 1_000
 	MaxCommitment     = 120
-	MaxWindows        = 50
 )
 
 // Input is an application as the applicant fills it in.
@@ -50,15 +49,8 @@ type GPUInput struct {
 	RAMGb        int
 	UploadGbps   float64
 	DownloadGbps float64
-	Availability AvailabilityInput
+	Availability availability.Input
 	Location     models.Location
-}
-
-// AvailabilityInput is an entry's availability as entered.
-type AvailabilityInput struct {
-	Kind     models.AvailabilityKind
-	TimeZone *string
-	Windows  []models.AvailabilityWindow
 }
 
 func trimmed(p *string) *string {
@@ -145,7 +137,7 @@ func (g *GPUInput) normalize(v *fault.Validation, field validate.Path) {
 	ramRule.Check(v, field.Field("ramGb"), g.RAMGb)
 	speedRule.Check(v, field.Field("uploadGbps"), g.UploadGbps)
 	speedRule.Check(v, field.Field("downloadGbps"), g.DownloadGbps)
-	g.Availability.normalize(v, field.Field("availability"))
+	normalizeAvailability(&g.Availability, v, field.Field("availability"))
 	g.Location.City = trimmed(g.Location.City)
 	g.Location.Country = trimmed(g.Location.Country)
 	g.Location.Region = trimmed(g.Location.Region)
@@ -163,13 +155,13 @@ func (g *GPUInput) normalize(v *fault.Validation, field validate.Path) {
 	}
 }
 
-// normalize checks the availability with the schedule's rules (package
-// availability: a window whose end is before its start runs into the next
-// day, 20:00–08:00, and no two windows share a minute of the week); 24/7
-// keeps no windows.
-func (a *AvailabilityInput) normalize(v *fault.Validation, field validate.Path) {
+// normalizeAvailability checks an entry's availability with the
+// schedule's rules (package availability: a window whose end is before its
+// start runs into the next day, 20:00–08:00, and no two windows share a
+// minute of the week); 24/7 keeps no windows.
+func normalizeAvailability(a *availability.Input, v *fault.Validation, field validate.Path) {
 	a.TimeZone = availability.Zone(a.TimeZone)
-	availability.Check(v, field, a.Kind, a.TimeZone, a.Windows, MaxWindows)
+	availability.Check(v, field, a.Kind, a.TimeZone, a.Windows, availability.MaxWindows)
 	if a.Kind == models.AvailabilityAlways {
 		a.Windows = nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/fault/faulttest"
 	"github.com/gpunex/gpunex/models"
@@ -23,12 +24,12 @@ func validInput() Input {
 		Gpus: []GPUInput{
 			{
 				ModelKey: "H100_SXM_80GB", Quantity: 8, RAMGb: 1024, UploadGbps: 10, DownloadGbps: 10,
-				Availability: AvailabilityInput{Kind: models.AvailabilityAlways},
+				Availability: availability.Input{Kind: models.AvailabilityAlways},
 				Location:     models.Location{City: ptr("Lisbon"), Country: ptr("Portugal")},
 			},
 			{
 				ModelKey: "OTHER", OtherModel: ptr("RTX 6000 Ada"), Quantity: 2, RAMGb: 128, UploadGbps: 1, DownloadGbps: 1,
-				Availability: AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: ptr("Europe/Lisbon"), Windows: []models.AvailabilityWindow{
+				Availability: availability.Input{Kind: models.AvailabilityWeekly, TimeZone: ptr("Europe/Lisbon"), Windows: []models.AvailabilityWindow{
 					{Day: models.Monday, Start: "09:00", End: "17:00"},
 					{Day: models.Tuesday, Start: "09:00", End: "24:00"},
 				}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/store"
@@ -40,7 +41,7 @@ func TestEmptyApplicationReportsEveryProblemAtOnce(t *testing.T) {
 		grace := b.viewer(t, "grace@example.com")
 		empty := onboarding.Input{
 			FullName: "Grace Hopper", Email: "grace@example.com", UpsUnanswered: true, CommitmentMonths: 12,
-			Gpus: []onboarding.GPUInput{{Quantity: 1, Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}}},
+			Gpus: []onboarding.GPUInput{{Quantity: 1, Availability: availability.Input{Kind: models.AvailabilityAlways}}},
 		}
 		_, err := b.service.Submit(b.ctx, grace, empty)
 		v, ok := fault.AsValidation(err)
@@ -76,7 +77,7 @@ func TestResubmissionCarriesAReplyAndWhatChanged(t *testing.T) {
 		require.NoError(t, err)
 
 		in := input("grace@example.com", true, "APC Smart-UPS 3000")
-		in.Gpus[1].Availability = onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: new("Europe/Lisbon"),
+		in.Gpus[1].Availability = availability.Input{Kind: models.AvailabilityWeekly, TimeZone: new("Europe/Lisbon"),
 			Windows: []models.AvailabilityWindow{{Day: models.Monday, Start: "20:00", End: "08:00"}}}
 		got, err := b.service.Update(b.ctx, grace, app.ID, in, new("  An APC Smart-UPS 3000.\nThe L4s run overnight only.  "))
 		require.NoError(t, err)

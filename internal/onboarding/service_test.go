@@ -13,6 +13,8 @@ import (
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/auth/authtest"
+	"github.com/gpunex/gpunex/internal/availability"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
@@ -85,9 +87,9 @@ func input(email string, ups bool, notes string) onboarding.Input {
 		FullName: "Grace Hopper", Email: email, UpsProtected: ups, CommitmentMonths: 12, MaintenanceNotes: &notes,
 		Gpus: []onboarding.GPUInput{
 			{ModelKey: "H100_SXM_80GB", Quantity: 8, RAMGb: 1024, UploadGbps: 10, DownloadGbps: 10,
-				Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city}},
+				Availability: availability.Input{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city}},
 			{ModelKey: "L4_24GB", Quantity: 2, RAMGb: 64, UploadGbps: 1, DownloadGbps: 1,
-				Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city}},
+				Availability: availability.Input{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city}},
 		},
 	}
 }
@@ -251,7 +253,7 @@ func TestWatchStartsWithWhatAwaitsADecisionThenFollowsChanges(t *testing.T) {
 			case c, ok := <-ch:
 				require.True(t, ok, "the watch ended early")
 				return c
-			case <-time.After(5 * time.Second):
+			case <-await.Timeout(t):
 				t.Fatal("no change arrived")
 				return nil
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -13,7 +14,7 @@ func datacenter() *Input {
 	return &Input{
 		FullName: "Ada", Email: "ada@example.com", Company: &company, UpsProtected: true, CommitmentMonths: 12,
 		Gpus: []GPUInput{{ModelKey: "H100_SXM_80GB", Quantity: 8, RAMGb: 1024, UploadGbps: 10, DownloadGbps: 10,
-			Availability: AvailabilityInput{Kind: models.AvailabilityAlways}}},
+			Availability: availability.Input{Kind: models.AvailabilityAlways}}},
 	}
 }
 
@@ -73,7 +74,7 @@ func TestWeeklyWindowsAreValidatedOnTheWeeklyClock(t *testing.T) {
 			t.Parallel()
 			in := datacenter()
 			in.Gpus[0].Location = models.Location{Region: &tz}
-			in.Gpus[0].Availability = AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: &tz, Windows: tc.windows}
+			in.Gpus[0].Availability = availability.Input{Kind: models.AvailabilityWeekly, TimeZone: &tz, Windows: tc.windows}
 			err := in.normalize()
 			if tc.field == "" {
 				require.NoError(t, err)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
@@ -172,38 +172,38 @@ func TestScheduleInputRefusesOverlapsEmptyWindowsAndUnknownZones(t *testing.T) {
 	}
 	cases := []struct {
 		desc string
-		in   onboarding.AvailabilityInput
+		in   availability.Input
 		want []problem
 	}{
-		{"24/7", onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, nil},
-		{"the common home schedule crosses midnight", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
+		{"24/7", availability.Input{Kind: models.AvailabilityAlways}, nil},
+		{"the common home schedule crosses midnight", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
 			Windows: []models.AvailabilityWindow{w("FRIDAY", "20:00", "08:00"), w("SATURDAY", "08:00", "20:00")}}, nil},
-		{"a window ending at 00:00 runs to midnight", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
+		{"a window ending at 00:00 runs to midnight", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
 			Windows: []models.AvailabilityWindow{w("MONDAY", "20:00", "00:00"), w("TUESDAY", "00:00", "08:00")}}, nil},
-		{"overlap on the same day", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
+		{"overlap on the same day", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
 			Windows: []models.AvailabilityWindow{w("MONDAY", "08:00", "12:00"), w("MONDAY", "11:00", "13:00")}},
 			[]problem{{"input.availability.windows.1", fault.Overlap}}},
-		{"overlap through a midnight crossing", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
+		{"overlap through a midnight crossing", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
 			Windows: []models.AvailabilityWindow{w("FRIDAY", "20:00", "08:00"), w("SATURDAY", "07:00", "09:00")}},
 			[]problem{{"input.availability.windows.1", fault.Overlap}}},
-		{"overlap through Sunday midnight into Monday", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
+		{"overlap through Sunday midnight into Monday", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
 			Windows: []models.AvailabilityWindow{w("MONDAY", "01:00", "03:00"), w("SUNDAY", "22:00", "02:00")}},
 			[]problem{{"input.availability.windows.1", fault.Overlap}}},
-		{"an empty window", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
+		{"an empty window", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
 			Windows: []models.AvailabilityWindow{w("MONDAY", "08:00", "08:00")}},
 			[]problem{{"input.availability.windows.0.end", fault.EmptyWindow}}},
-		{"an unknown zone", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("Mars/Olympus"),
+		{"an unknown zone", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("Mars/Olympus"),
 			Windows: []models.AvailabilityWindow{w("MONDAY", "08:00", "09:00")}},
 			[]problem{{"input.availability.timeZone", fault.UnknownTimeZone}}},
-		{"no zone", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly,
+		{"no zone", availability.Input{Kind: models.AvailabilityWeekly,
 			Windows: []models.AvailabilityWindow{w("MONDAY", "08:00", "09:00")}},
 			[]problem{{"input.availability.timeZone", fault.Required}}},
-		{"a malformed clock", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
+		{"a malformed clock", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC"),
 			Windows: []models.AvailabilityWindow{w("MONDAY", "8:00", "24:01")}},
 			[]problem{{"input.availability.windows.0.start", fault.InvalidValue}, {"input.availability.windows.0.end", fault.InvalidValue}}},
-		{"no windows", onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC")},
+		{"no windows", availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("UTC")},
 			[]problem{{"input.availability.windows", fault.Required}}},
-		{"24/7 with windows", onboarding.AvailabilityInput{Kind: models.AvailabilityAlways,
+		{"24/7 with windows", availability.Input{Kind: models.AvailabilityAlways,
 			Windows: []models.AvailabilityWindow{w("MONDAY", "08:00", "09:00")}},
 			[]problem{{"input.availability.windows", fault.InvalidValue}}},
 	}

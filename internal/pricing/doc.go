@@ -19,7 +19,7 @@
 //
 // A schedule is 24/7 or weekly windows ("HH:MM" to "HH:MM" on a day) in an
 // IANA time zone, entered in the application form's shape
-// (onboarding.AvailabilityInput) with one difference: a window whose end
+// (availability.Input) with one difference: a window whose end
 // is before its start runs into the next day (FRIDAY 20:00–08:00 ends on
 // Saturday at 08:00; a SUNDAY window crosses into Monday of the next
 // week), and an end of 00:00 means midnight. A window that ends when it

@@ -7,16 +7,12 @@ import (
 
 	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
 
 // Limits of the schedule form.
 const (
-	// MaxWindows is the most weekly windows a schedule has: the
-	// application form's limit.
-	MaxWindows = onboarding.MaxWindows
 	// MaxMaintenance is the most maintenance windows one
 	// setAvailabilitySchedule declares.
 	MaxMaintenance = 50
@@ -37,7 +33,7 @@ type ScheduleInput struct {
 	// Availability is the weekly schedule, in the application form's
 	// shape; unlike the form, a window whose end is before its start runs
 	// into the next day.
-	Availability onboarding.AvailabilityInput
+	Availability availability.Input
 	// Maintenance replaces the provider's maintenance windows that have
 	// not started; nil leaves them as they are (an empty, non-nil slice
 	// removes them).
@@ -62,10 +58,10 @@ var noteRule = validate.Text{MaxRunes: MaxNoteLength, Chars: validate.MultiLine}
 // windows may not share a minute of the week, through a midnight crossing
 // included. Only the well-formed windows are kept, and a time zone only
 // with weekly windows.
-func availabilityOf(v *fault.Validation, field validate.Path, in onboarding.AvailabilityInput) models.Availability {
+func availabilityOf(v *fault.Validation, field validate.Path, in availability.Input) models.Availability {
 	out := models.Availability{Kind: in.Kind, Windows: []*models.AvailabilityWindow{}}
 	timeZone := availability.Zone(in.TimeZone)
-	for _, i := range availability.Check(v, field, in.Kind, timeZone, in.Windows, MaxWindows) {
+	for _, i := range availability.Check(v, field, in.Kind, timeZone, in.Windows, availability.MaxWindows) {
 		w := in.Windows[i]
 		out.Windows = append(out.Windows, &models.AvailabilityWindow{Day: w.Day, Start: w.Start, End: w.End})
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpunex/gpunex/internal/onboarding"
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -51,7 +51,7 @@ func TestScheduleRefreshMovesTheOpenIntervalWhenTheClockPassesABound(t *testing.
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
-		sch, _, err := b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{Availability: onboarding.AvailabilityInput{
+		sch, _, err := b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{Availability: availability.Input{
 			Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"), Windows: []models.AvailabilityWindow{window("FRIDAY", "20:00", "08:00")}}})
 		require.NoError(t, err)
 		friday := time.Date(2026, 12, 4, 20, 0, 0, 0, time.UTC)
@@ -93,7 +93,7 @@ func TestScheduleMaintenanceHidesTheGPUsAndIsFoundBetween(t *testing.T) {
 		thu10 := wed10.Add(24 * time.Hour)
 		note := " disks "
 		sch, mws, err := b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{
-			Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways},
+			Availability: availability.Input{Kind: models.AvailabilityAlways},
 			Maintenance: []MaintenanceInput{
 				{MachineID: &b.machineID, StartsAt: thu10, EndsAt: thu10.Add(time.Hour)},
 				{StartsAt: wed10, EndsAt: wed10.Add(2 * time.Hour), Note: &note},
@@ -136,12 +136,12 @@ func TestScheduleMaintenanceHidesTheGPUsAndIsFoundBetween(t *testing.T) {
 
 		// A weekly schedule with maintenance inside an open interval.
 		b.clock.Set(start)
-		sch, _, err = b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{Availability: onboarding.AvailabilityInput{
+		sch, _, err = b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{Availability: availability.Input{
 			Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"), Windows: []models.AvailabilityWindow{window("TUESDAY", "08:00", "20:00")}}})
 		require.NoError(t, err)
 		require.True(t, sch.OpenNow)
 		require.Equal(t, start.Add(11*time.Hour), sch.NextChangeAt.UTC(), "maintenance kept (nil leaves it), none today")
-		_, mws, err = b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways},
+		_, mws, err = b.svc.SetSchedule(b.ctx, b.provider, ScheduleInput{Availability: availability.Input{Kind: models.AvailabilityAlways},
 			Maintenance: []MaintenanceInput{}})
 		require.NoError(t, err)
 		require.Empty(t, mws, "an empty list removes the windows that have not started")
@@ -155,7 +155,7 @@ func TestSetScheduleRefusesBadInputChangingNothing(t *testing.T) {
 		other := b.newProvider(t, "other", weekdays("UTC", "00:00", "24:00"))
 		foreign := b.register(t, other, "machine-other", "NVIDIA L4")
 		before := b.row(t, b.provider)
-		home := onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
+		home := availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
 			Windows: []models.AvailabilityWindow{window("FRIDAY", "20:00", "08:00")}}
 		later := start.Add(24 * time.Hour)
 		cases := []struct {
@@ -163,13 +163,13 @@ func TestSetScheduleRefusesBadInputChangingNothing(t *testing.T) {
 			in   ScheduleInput
 			want map[string]string
 		}{
-			{"overlap through midnight", ScheduleInput{Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
+			{"overlap through midnight", ScheduleInput{Availability: availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
 				Windows: []models.AvailabilityWindow{window("FRIDAY", "20:00", "08:00"), window("SATURDAY", "07:59", "10:00")}}},
 				map[string]string{"input.availability.windows.1": "OVERLAP"}},
-			{"an empty window", ScheduleInput{Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
+			{"an empty window", ScheduleInput{Availability: availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Lisbon"),
 				Windows: []models.AvailabilityWindow{window("FRIDAY", "20:00", "20:00")}}},
 				map[string]string{"input.availability.windows.0.end": "EMPTY_WINDOW"}},
-			{"an unknown zone", ScheduleInput{Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Atlantis"),
+			{"an unknown zone", ScheduleInput{Availability: availability.Input{Kind: models.AvailabilityWeekly, TimeZone: zone("Europe/Atlantis"),
 				Windows: []models.AvailabilityWindow{window("FRIDAY", "20:00", "08:00")}}},
 				map[string]string{"input.availability.timeZone": "UNKNOWN_TIME_ZONE"}},
 			{"maintenance in the past", ScheduleInput{Availability: home, Maintenance: []MaintenanceInput{{StartsAt: start.Add(-time.Hour), EndsAt: later}}},

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/availability"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
@@ -37,7 +38,7 @@ func (s *Server) NewProvider(t testing.TB, name string) *Provider {
 	app, err := s.Platform.Onboarding.Submit(ctx, &auth.Viewer{User: u, Roles: []models.Role{models.RoleCustomer}}, onboarding.Input{
 		FullName: name, Email: email, UpsProtected: true, CommitmentMonths: 12,
 		Gpus: []onboarding.GPUInput{{ModelKey: "H100_SXM_80GB", Quantity: 2, RAMGb: 256, UploadGbps: 10, DownloadGbps: 10,
-			Availability: onboarding.AvailabilityInput{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city, Country: &country}}},
+			Availability: availability.Input{Kind: models.AvailabilityAlways}, Location: models.Location{City: &city, Country: &country}}},
 	})
 	require.NoError(t, err)
 	_, p, err := s.Platform.Onboarding.Approve(ctx, &auth.Viewer{User: admin, Roles: admin.Roles}, app.ID, nil, nil)
