@@ -512,6 +512,7 @@ type ComplexityRoot struct {
 
 	MachineStatusEvent struct {
 		Initial func(childComplexity int) int
+		Kind    func(childComplexity int) int
 		Machine func(childComplexity int) int
 	}
 
@@ -2942,6 +2943,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MachineStatusEvent.Initial(childComplexity), true
+	case "MachineStatusEvent.kind":
+		if e.ComplexityRoot.MachineStatusEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineStatusEvent.Kind(childComplexity), true
 	case "MachineStatusEvent.machine":
 		if e.ComplexityRoot.MachineStatusEvent.Machine == nil {
 			break
@@ -6167,11 +6174,31 @@ type HeartbeatPayload {
   userErrors: [UserError!]!
 }
 
-"A machine's state: sent for every machine when a subscription starts, then on each transition."
+"What a MachineStatusEvent is."
+enum MachineEventKind {
+  "The machine's current state, sent for every machine when a subscription starts (and again when it resumes)."
+  INITIAL
+  "The machine went online or offline: its new state."
+  STATUS
+  """
+  An online machine's state with a fresh telemetry sample: at most one per
+  machine every few seconds (the server's telemetry interval, 5 s by
+  default), whatever the heartbeat rate.
+  """
+  TELEMETRY
+}
+
+"""
+A machine's state: sent for every machine when a subscription starts, then
+on each transition and with each telemetry sample. Every event carries the
+whole machine: a client replaces the machine it has by id.
+"""
 type MachineStatusEvent {
   machine: Machine!
-  "True for the current-state events that open a subscription."
+  "True for the current-state events that open a subscription (kind INITIAL)."
   initial: Boolean!
+  "What the event is: the current state, a transition, or a telemetry sample."
+  kind: MachineEventKind!
 }
 
 extend type Mutation {
@@ -6182,7 +6209,10 @@ extend type Mutation {
 }
 
 extend type Subscription {
-  "The signed-in provider's machines: their current state first, then every transition."
+  """
+  The signed-in provider's machines: their current state first, then every
+  transition and a telemetry sample per online machine every few seconds.
+  """
   machineStatusChanged: MachineStatusEvent!
 }
 `, BuiltIn: false},
@@ -8244,6 +8274,8 @@ func (ec *executionContext) childFields_MachineStatusEvent(ctx context.Context, 
 		return ec.fieldContext_MachineStatusEvent_machine(ctx, field)
 	case "initial":
 		return ec.fieldContext_MachineStatusEvent_initial(ctx, field)
+	case "kind":
+		return ec.fieldContext_MachineStatusEvent_kind(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MachineStatusEvent", field.Name)
 }
@@ -17148,7 +17180,7 @@ func (ec *executionContext) _MachineStatusEvent_initial(ctx context.Context, fie
 			return ec.fieldContext_MachineStatusEvent_initial(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Initial, nil
+			return obj.Initial(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -17159,7 +17191,30 @@ func (ec *executionContext) _MachineStatusEvent_initial(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_MachineStatusEvent_initial(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MachineStatusEvent", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("MachineStatusEvent", field, true, false, "Boolean")
+}
+
+func (ec *executionContext) _MachineStatusEvent_kind(ctx context.Context, field graphql.CollectedField, obj *fleet.StatusEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineStatusEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.MachineEventKind) graphql.Marshaler {
+			return ec.marshalNMachineEventKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineEventKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineStatusEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineStatusEvent", field, false, false, "MachineEventKind")
 }
 
 func (ec *executionContext) _MaintenanceWindow_id(ctx context.Context, field graphql.CollectedField, obj *models.MaintenanceWindow) (ret graphql.Marshaler) {
@@ -31919,6 +31974,11 @@ func (ec *executionContext) _MachineStatusEvent(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "kind":
+			out.Values[i] = ec._MachineStatusEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36477,6 +36537,16 @@ func (ec *executionContext) marshalNMachineBenchmarks2ᚖgithubᚗcomᚋgpunex�
 		return graphql.Null
 	}
 	return ec._MachineBenchmarks(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMachineEventKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineEventKind(ctx context.Context, v any) (models.MachineEventKind, error) {
+	var res models.MachineEventKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMachineEventKind2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineEventKind(ctx context.Context, sel ast.SelectionSet, v models.MachineEventKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNMachineReliability2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐMachineScore(ctx context.Context, sel ast.SelectionSet, v reliability.MachineScore) graphql.Marshaler {

@@ -29,6 +29,32 @@ func (s *MachineStatus) UnmarshalGQL(v any) (err error) {
 // MarshalGQL writes the enum.
 func (s MachineStatus) MarshalGQL(w io.Writer) { marshalEnum(w, s) }
 
+// MachineEventKind says what a machineStatusChanged event is.
+type MachineEventKind string
+
+// The event kinds.
+const (
+	// MachineEventInitial is a machine's current state, sent for every
+	// machine when a subscription starts (and again when it resumes).
+	MachineEventInitial MachineEventKind = "INITIAL"
+	// MachineEventStatus is a machine's state after a transition.
+	MachineEventStatus MachineEventKind = "STATUS"
+	// MachineEventTelemetry is an online machine's state with a sample of
+	// its heartbeats' telemetry.
+	MachineEventTelemetry MachineEventKind = "TELEMETRY"
+)
+
+var machineEventKinds = []MachineEventKind{MachineEventInitial, MachineEventStatus, MachineEventTelemetry}
+
+// UnmarshalGQL reads the enum.
+func (k *MachineEventKind) UnmarshalGQL(v any) (err error) {
+	*k, err = unmarshalEnum(v, machineEventKinds, "MachineEventKind")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (k MachineEventKind) MarshalGQL(w io.Writer) { marshalEnum(w, k) }
+
 // OfflineReason says why a machine is offline: planned downtime does not
 // count against reliability, unplanned does.
 type OfflineReason string

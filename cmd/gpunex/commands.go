@@ -232,6 +232,7 @@ type serveFlags struct {
 	mailFrom    string
 	agentImage  string
 	hbInterval  time.Duration
+	telEvery    time.Duration
 	benchEvery  time.Duration
 	benchCool   time.Duration
 	benchRules  string
@@ -318,7 +319,7 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		PublicURL: f.publicURL, SMTPURL: f.smtpURL, MailFrom: f.mailFrom, AgentImage: f.agentImage,
 		// Simulated GPUs are the demo world's: a production server
 		// refuses them at registration and never lists them.
-		Fleet:       fleet.Config{Interval: f.hbInterval, AllowSimulated: f.withDemo},
+		Fleet:       fleet.Config{Interval: f.hbInterval, TelemetryEvery: f.telEvery, AllowSimulated: f.withDemo},
 		Bench:       benchCfg,
 		Pricing:     pricing.Config{FeeBps: f.feeBps},
 		Market:      market.Config{FeeBps: f.feeBps},
@@ -334,7 +335,7 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		flags string
 		err   error
 	}{
-		{"--heartbeat-interval", cfg.Fleet.Validate()},
+		{"--heartbeat-interval, --telemetry-every", cfg.Fleet.Validate()},
 		{"--bench-every, --bench-cooldown", cfg.Bench.Validate()},
 		{"--platform-fee-bps", cfg.Market.Validate()},
 		{"--metering-every, --payout-every", cfg.Billing.Validate()},
@@ -378,6 +379,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mailFrom, "mail-from", envOr("GPUNEX_MAIL_FROM", mail.DefaultFrom), "sender of platform email (env GPUNEX_MAIL_FROM)")
 	fs.StringVar(&f.agentImage, "agent-image", envOr("GPUNEX_AGENT_IMAGE", installer.DefaultAgentImage), "container image the agent installer starts (env GPUNEX_AGENT_IMAGE)")
 	fs.DurationVar(&f.hbInterval, "heartbeat-interval", envDuration("GPUNEX_HEARTBEAT_INTERVAL", 10*time.Second), "how often agents send heartbeats; a machine is offline after 3 missed (env GPUNEX_HEARTBEAT_INTERVAL)")
+	fs.DurationVar(&f.telEvery, "telemetry-every", envDuration("GPUNEX_TELEMETRY_EVERY", fleet.DefaultTelemetryEvery), "how often each machine's telemetry is pushed live to its provider's dashboards, at most (env GPUNEX_TELEMETRY_EVERY)")
 	fs.DurationVar(&f.benchEvery, "bench-every", envDuration("GPUNEX_BENCH_EVERY", 24*time.Hour), "how often each machine is benchmarked, each at its own offset within a quarter of it (env GPUNEX_BENCH_EVERY)")
 	fs.DurationVar(&f.benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
 	fs.StringVar(&f.benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")

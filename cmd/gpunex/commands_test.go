@@ -132,7 +132,8 @@ func TestServeRefusesValuesTheirPackagesDoNotTake(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--heartbeat-interval", "500ms"}, "--heartbeat-interval: the heartbeat interval must be between 1s and 1h"},
+		{[]string{"--heartbeat-interval", "500ms"}, "--heartbeat-interval, --telemetry-every: the heartbeat interval must be between 1s and 1h"},
+		{[]string{"--telemetry-every", "100ms"}, "--heartbeat-interval, --telemetry-every: the telemetry interval must be between 1s and 1h"},
 		{[]string{"--bench-every", "30m"}, "--bench-every, --bench-cooldown: machines are benchmarked at most every hour"},
 		{[]string{"--bench-cooldown", "10s"}, "--bench-every, --bench-cooldown: a requested benchmark's cooldown is at least 1m"},
 		{[]string{"--platform-fee-bps", "10000"}, "--platform-fee-bps: the platform's fee must be between 1 and 9999 basis points"},

@@ -3,9 +3,11 @@
 // dashboards.
 //
 // Heartbeats are the hot path. In steady state a heartbeat writes no SQL
-// row and publishes nothing: it refreshes the machine's presence key (a
-// TTL of three intervals, in Redis or in memory) whose value is the latest
-// telemetry. SQL is written only on a transition — offline→online when a
+// row: it refreshes the machine's presence key (a TTL of three intervals,
+// in Redis or in memory) whose value is the latest telemetry, and at most
+// once per machine per TelemetryEvery (5s by default; a sampler in each
+// replica's memory) publishes that telemetry for the dashboards. SQL is
+// written only on a transition — offline→online when a
 // heartbeat finds no presence key, online→offline when the agent says it is
 // stopping (planned) or when the sweeper finds the key expired (unplanned)
 // — and by a compaction that advances the open uptime interval every ten
@@ -28,7 +30,12 @@
 // agent token whatever costs a query (registrations, and heartbeats naming
 // a machine id the replica has not resolved yet, unknown ones included).
 //
-// Status transitions are published on provider.<id>.machines; the
-// machineStatusChanged subscription first sends every machine's current
-// state, then each transition.
+// Status transitions and telemetry samples are published on
+// provider.<id>.machines; the machineStatusChanged subscription first
+// sends every machine's current state, then each transition and each
+// sample, every one the whole machine (its kind says which it is), so a
+// dashboard replaces the machine it shows and polls nothing. Each event is
+// resolved once per replica for all its dashboards: a transition loads the
+// machine and its presence value, a sample loads the machine and shows
+// the telemetry the event carries.
 package fleet

@@ -42,10 +42,13 @@ func beatOf(values map[string][]byte, machineID int64) (beat, bool) {
 	return b, true
 }
 
-// transitionEvent is published on a provider's machines channel.
-type transitionEvent struct {
+// machineEvent is published on a provider's machines channel: a
+// transition (Status) or a telemetry sample (Beat, the beat as the
+// presence store holds it).
+type machineEvent struct {
 	MachineID int64                `json:"machineId"`
-	Status    models.MachineStatus `json:"status"`
+	Status    models.MachineStatus `json:"status,omitempty"`
+	Beat      json.RawMessage      `json:"beat,omitempty"`
 }
 
 // HeartbeatResult answers a heartbeat.
@@ -57,7 +60,8 @@ type HeartbeatResult struct {
 }
 
 // Heartbeat records a machine's liveness and telemetry. Steady state
-// touches only the presence store.
+// touches only the presence store, and publishes the telemetry when the
+// sampler takes it (once per machine per TelemetryEvery).
 func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.HeartbeatInput) (*HeartbeatResult, error) {
 	now := s.deps.Clock.Now()
 	if err := validateHeartbeat(&in, now); err != nil {
@@ -103,9 +107,13 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 		return nil, fmt.Errorf("fleet: unable to record presence: %w", err)
 	}
 	if appeared {
+		// The transition's event shows this beat's telemetry.
+		s.samples.shown(ref.id, now)
 		if err := s.transition(ctx, ref, models.MachineOnline, nil, at, at); err != nil {
 			return nil, err
 		}
+	} else {
+		s.publishSample(ctx, ref, value, now)
 	}
 	st := models.MachineOnline
 	res.Status = &st
@@ -147,7 +155,7 @@ func (s *Service) transition(ctx context.Context, ref machineRef, to models.Mach
 		if _, err := tx.NewInsert().Model(&models.MachineStatusInterval{MachineID: ref.id, Status: to, Reason: reason, StartedAt: at}).Exec(ctx); err != nil {
 			return fmt.Errorf("fleet: unable to open status interval: %w", err)
 		}
-		payload, _ := json.Marshal(transitionEvent{MachineID: ref.id, Status: to})
+		payload, _ := json.Marshal(machineEvent{MachineID: ref.id, Status: to})
 		store.AfterCommit(ctx, func() {
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()

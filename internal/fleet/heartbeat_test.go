@@ -14,18 +14,35 @@ import (
 )
 
 // transitions subscribes to the provider's machines channel and returns a
-// function that drains what has been announced so far (the memory bus
-// delivers on Publish, and transitions publish before they return).
-func (b *bundle) transitions(t *testing.T) func() []transitionEvent {
+// function that drains the transitions announced so far, leaving out the
+// telemetry samples (the memory bus delivers on Publish, and transitions
+// publish before they return).
+func (b *bundle) transitions(t *testing.T) func() []machineEvent {
+	t.Helper()
+	announced := b.announcements(t)
+	return func() []machineEvent {
+		var evs []machineEvent
+		for _, ev := range announced() {
+			if ev.Beat == nil {
+				evs = append(evs, ev)
+			}
+		}
+		return evs
+	}
+}
+
+// announcements subscribes to the provider's machines channel and returns
+// a function that drains everything announced so far.
+func (b *bundle) announcements(t *testing.T) func() []machineEvent {
 	t.Helper()
 	msgs, err := b.bus.Subscribe(b.ctx, Channel(b.agent.ProviderID))
 	require.NoError(t, err)
-	return func() []transitionEvent {
-		var evs []transitionEvent
+	return func() []machineEvent {
+		var evs []machineEvent
 		for {
 			select {
 			case m := <-msgs:
-				var ev transitionEvent
+				var ev machineEvent
 				require.NoError(t, json.Unmarshal(m.Payload, &ev))
 				evs = append(evs, ev)
 			default:
@@ -89,7 +106,7 @@ func TestTheFirstHeartbeatOfAnOfflineMachineRecordsTheTransitionOnceAndASteadyOn
 		res, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
 		require.NoError(t, err)
 		require.Equal(t, models.MachineOnline, *res.Status)
-		require.Equal(t, []transitionEvent{{MachineID: b.machineID, Status: models.MachineOnline}}, announced())
+		require.Equal(t, []machineEvent{{MachineID: b.machineID, Status: models.MachineOnline}}, announced())
 
 		for range 5 {
 			b.clock.Advance(10 * time.Second)
@@ -118,7 +135,7 @@ func TestTheFirstHeartbeatOfAnOfflineMachineRecordsTheTransitionOnceAndASteadyOn
 		require.Equal(t, models.MachineOnline, is[1].Status)
 		require.True(t, is[1].StartedAt.Equal(first))
 		require.Nil(t, is[1].EndedAt)
-		require.Empty(t, announced(), "steady heartbeats announce nothing")
+		require.Empty(t, announced(), "steady heartbeats announce no transition")
 	})
 }
 
@@ -149,6 +166,6 @@ func TestGoingOfflineMarksTheMachineOfflinePlannedAndClearsPresence(t *testing.T
 		require.Equal(t, models.MachineOffline, is[2].Status)
 		require.Equal(t, models.OfflinePlanned, *is[2].Reason)
 		require.True(t, is[2].StartedAt.Equal(stopped))
-		require.Equal(t, []transitionEvent{{MachineID: b.machineID, Status: models.MachineOffline}}, announced())
+		require.Equal(t, []machineEvent{{MachineID: b.machineID, Status: models.MachineOffline}}, announced())
 	})
 }

@@ -29,6 +29,15 @@ func (s *Service) Machines(ctx context.Context, providerID int64) ([]*models.Mac
 
 // Machine returns one machine with its GPUs and live telemetry.
 func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error) {
+	m, err := s.machineRow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return m, s.attachLive(ctx, []*models.Machine{m})
+}
+
+// machineRow loads one machine with its GPUs, without live state.
+func (s *Service) machineRow(ctx context.Context, id int64) (*models.Machine, error) {
 	m := new(models.Machine)
 	err := s.deps.DB.NewSelect().Model(m).Where("m.id = ?", id).
 		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -40,7 +49,7 @@ func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error
 	if err != nil {
 		return nil, fmt.Errorf("fleet: unable to load machine: %w", err)
 	}
-	return m, s.attachLive(ctx, []*models.Machine{m})
+	return m, nil
 }
 
 // attachLive fills in the latest heartbeat and telemetry of online
@@ -70,34 +79,44 @@ func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 		return nil
 	}
 	for _, m := range ms {
-		b, ok := beatOf(values, m.ID)
-		if !ok {
-			continue
-		}
-		at := b.At
-		m.LastHeartbeatAt = &at
-		byUUID := make(map[string]*models.GpuTelemetry, len(b.Gpus))
-		for i := range b.Gpus {
-			byUUID[b.Gpus[i].UUID] = &models.GpuTelemetry{GpuTelemetry: b.Gpus[i], At: at}
-		}
-		for _, g := range m.Gpus {
-			g.Telemetry = byUUID[g.UUID]
+		if b, ok := beatOf(values, m.ID); ok {
+			showBeat(m, b)
 		}
 	}
 	return nil
 }
 
-// StatusEvent is one message of a machineStatusChanged subscription.
-type StatusEvent struct {
-	Machine *models.Machine
-	Initial bool
+// showBeat makes b an online machine's latest heartbeat and telemetry.
+func showBeat(m *models.Machine, b beat) {
+	at := b.At
+	m.LastHeartbeatAt = &at
+	byUUID := make(map[string]*models.GpuTelemetry, len(b.Gpus))
+	for i := range b.Gpus {
+		byUUID[b.Gpus[i].UUID] = &models.GpuTelemetry{GpuTelemetry: b.Gpus[i], At: at}
+	}
+	for _, g := range m.Gpus {
+		g.Telemetry = byUUID[g.UUID]
+	}
 }
 
+// StatusEvent is one message of a machineStatusChanged subscription: the
+// whole machine, and what brought it.
+type StatusEvent struct {
+	Machine *models.Machine
+	Kind    models.MachineEventKind
+}
+
+// Initial reports whether the event is a machine's current state, sent
+// when the subscription starts.
+func (e *StatusEvent) Initial() bool { return e.Kind == models.MachineEventInitial }
+
 // Subscribe streams providerID's machines: every machine's current state
-// first (Initial), then each transition as it happens, until ctx ends. The
+// first (INITIAL), then each transition (STATUS) and each telemetry
+// sample of an online machine (TELEMETRY, see Config.TelemetryEvery) as
+// they happen, until ctx ends. Every event is the whole machine. The
 // channel closes early if the subscriber falls behind; resubscribing sends
-// the current state again, so nothing that matters is lost. A transition
-// is loaded once per replica for every dashboard of the provider, not once
+// the current state again, so nothing that matters is lost. An event is
+// resolved once per replica for every dashboard of the provider, not once
 // per dashboard (bus.Shared); the events are shared and read-only.
 func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *StatusEvent, error) {
 	current := func(ctx context.Context) ([]*StatusEvent, error) {
@@ -107,25 +126,45 @@ func (s *Service) Subscribe(ctx context.Context, providerID int64) (<-chan *Stat
 		}
 		evs := make([]*StatusEvent, len(ms))
 		for i, m := range ms {
-			evs[i] = &StatusEvent{Machine: m, Initial: true}
+			evs[i] = &StatusEvent{Machine: m, Kind: models.MachineEventInitial}
 		}
 		return evs, nil
 	}
 	return s.statuses.Follow(ctx, Channel(providerID), current, nil)
 }
 
-// resolveTransition loads the machine a transition message names.
-func (s *Service) resolveTransition(ctx context.Context, msg bus.Message) (*StatusEvent, bool) {
-	var ev transitionEvent
+// resolveEvent loads the machine an event names: for a transition, with
+// its live state from the presence store; for a telemetry sample, with the
+// sample the event carries. A sample of a machine that is no longer
+// online (its transition offline overtook it) is dropped.
+func (s *Service) resolveEvent(ctx context.Context, msg bus.Message) (*StatusEvent, bool) {
+	var ev machineEvent
 	if err := json.Unmarshal(msg.Payload, &ev); err != nil {
 		return nil, false
 	}
-	m, err := s.Machine(ctx, ev.MachineID)
+	var sample beat
+	if ev.Beat != nil {
+		if err := json.Unmarshal(ev.Beat, &sample); err != nil {
+			return nil, false
+		}
+	}
+	load := s.Machine
+	if ev.Beat != nil {
+		load = s.machineRow
+	}
+	m, err := load(ctx, ev.MachineID)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.deps.Logger.WarnContext(ctx, "fleet: unable to load machine for event", "machine_id", ev.MachineID, "err", err)
 		}
 		return nil, false
 	}
-	return &StatusEvent{Machine: m}, true
+	if ev.Beat == nil {
+		return &StatusEvent{Machine: m, Kind: models.MachineEventStatus}, true
+	}
+	if m.Status != models.MachineOnline {
+		return nil, false
+	}
+	showBeat(m, sample)
+	return &StatusEvent{Machine: m, Kind: models.MachineEventTelemetry}, true
 }

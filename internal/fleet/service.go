@@ -19,8 +19,8 @@ type Deps struct {
 	DB *store.DB
 	// Presence holds each online machine's latest heartbeat, with a TTL.
 	Presence presence.Store
-	// Bus carries machine transitions and the queued-commands signal
-	// between replicas.
+	// Bus carries machine transitions, telemetry samples and the
+	// queued-commands signal between replicas.
 	Bus    bus.Bus
 	Clock  clock.Clock
 	Logger *slog.Logger
@@ -61,14 +61,28 @@ type Config struct {
 	// GPU, so that hardware which does not exist is never listed, rented
 	// or billed.
 	AllowSimulated bool
+	// TelemetryEvery bounds how often one machine's telemetry is
+	// published to its provider's dashboards: at most one sample per
+	// machine per TelemetryEvery on each replica, whatever its heartbeat
+	// rate (default DefaultTelemetryEvery).
+	TelemetryEvery time.Duration
 }
 
+// DefaultTelemetryEvery is the default of Config.TelemetryEvery: under the
+// default heartbeat interval (10s) every beat's telemetry is shown;
+// agents told to beat faster are sampled.
+const DefaultTelemetryEvery = 5 * time.Second
+
 // Validate checks what an operator may set (gpunex serve): the heartbeat
-// interval between 1s and 1h, since agents are told it in whole seconds.
-// Tests may use shorter intervals; New does not call it.
+// interval between 1s and 1h, since agents are told it in whole seconds,
+// and the telemetry interval between 1s (a dashboard has no use for more)
+// and 1h. Tests may use shorter intervals; New does not call it.
 func (c Config) Validate() error {
 	if c.Interval < time.Second || c.Interval > time.Hour {
 		return fmt.Errorf("the heartbeat interval must be between 1s and 1h; got %s", c.Interval)
+	}
+	if c.TelemetryEvery < time.Second || c.TelemetryEvery > time.Hour {
+		return fmt.Errorf("the telemetry interval must be between 1s and 1h; got %s", c.TelemetryEvery)
 	}
 	return nil
 }
@@ -95,6 +109,9 @@ func (c *Config) defaults() {
 	if c.TokenBurst <= 0 {
 		c.TokenBurst = 2000
 	}
+	if c.TelemetryEvery <= 0 {
+		c.TelemetryEvery = DefaultTelemetryEvery
+	}
 }
 
 // Grace is how long a machine stays online without a heartbeat.
@@ -111,8 +128,11 @@ type Service struct {
 	admission *admission
 	commands  *commandQueue
 	sweeper   *sweeper
-	// statuses resolves each machine transition once per replica for
-	// every dashboard following the provider (see Subscribe).
+	// samples picks the heartbeats whose telemetry is published.
+	samples *sampler
+	// statuses resolves each machine event (a transition, a telemetry
+	// sample) once per replica for every dashboard following the
+	// provider (see Subscribe).
 	statuses *bus.Shared[*StatusEvent]
 	// onRegistered are called after each registration (OnRegistered).
 	onRegistered []func(ctx context.Context, r Registered)
@@ -126,9 +146,10 @@ func New(deps Deps, cfg Config) *Service {
 	s := &Service{deps: deps, cfg: cfg,
 		admission: newAdmission(deps, cfg),
 		commands:  newCommandQueue(deps),
+		samples:   newSampler(cfg.TelemetryEvery),
 	}
 	s.sweeper = newSweeper(deps, cfg, s.transition)
-	s.statuses = bus.NewShared(deps.Bus, deps.Logger, s.resolveTransition)
+	s.statuses = bus.NewShared(deps.Bus, deps.Logger, s.resolveEvent)
 	return s
 }
 

@@ -29,10 +29,10 @@ func TestATransitionIsLoadedOnceForAHundredDashboards(t *testing.T) {
 			ch, err := b.svc.Subscribe(ctx, b.agent.ProviderID)
 			require.NoError(t, err)
 			ev := <-ch
-			require.True(t, ev.Initial, "the current state first")
+			require.True(t, ev.Initial(), "the current state first")
 			streams[i] = ch
 		}
-		payload, err := json.Marshal(transitionEvent{MachineID: b.machineID, Status: models.MachineOnline})
+		payload, err := json.Marshal(machineEvent{MachineID: b.machineID, Status: models.MachineOnline})
 		require.NoError(t, err)
 		statements := b.queries.Count(func() {
 			// As another replica announces it.
@@ -41,7 +41,7 @@ func TestATransitionIsLoadedOnceForAHundredDashboards(t *testing.T) {
 				select {
 				case ev, ok := <-ch:
 					require.True(t, ok, "dashboard %d's stream ended", i)
-					require.False(t, ev.Initial)
+					require.False(t, ev.Initial())
 					require.Equal(t, b.machineID, ev.Machine.ID)
 				case <-time.After(5 * time.Second):
 					t.Fatalf("dashboard %d got nothing", i)

@@ -24,7 +24,7 @@ const heartbeat = `mutation($i: HeartbeatInput!) {
   heartbeat(input: $i) { accepted status intervalSeconds commands { id kind payload } userErrors { field code message } }
 }`
 
-const statusSubscription = `subscription { machineStatusChanged { initial machine { id machineId status offlineReason lastHeartbeatAt gpus { uuid telemetry { utilizationPct recentUtilizationPct } } } } }`
+const statusSubscription = `subscription { machineStatusChanged { initial kind machine { id machineId status offlineReason lastHeartbeatAt gpus { uuid telemetry { utilizationPct recentUtilizationPct } } } } }`
 
 func inventory(machineID string, gpus ...string) map[string]any {
 	var list []any
@@ -50,6 +50,7 @@ type statusEvent struct {
 	Data struct {
 		MachineStatusChanged struct {
 			Initial bool
+			Kind    string
 			Machine struct {
 				ID, MachineID, Status string
 				OfflineReason         *string
@@ -79,7 +80,10 @@ func nextStatus(t *testing.T, ws *platformtest.WS) statusEvent {
 
 func TestMachinesGoOnlineAndOfflineLiveWithoutSQLInSteadyState(t *testing.T) {
 	t.Parallel()
-	opts := platformtest.Options{Fleet: fleet.Config{Interval: 500 * time.Millisecond}}
+	// Telemetry samples every hour: this test follows the transitions,
+	// and heartbeats publish nothing in steady state between samples
+	// (TestTelemetryArrivesOverTheOneSubscriptionThrottled follows them).
+	opts := platformtest.Options{Fleet: fleet.Config{Interval: 500 * time.Millisecond, TelemetryEvery: time.Hour}}
 	platformtest.Each(t, opts, func(t *testing.T, s *platformtest.Server) {
 		p := s.NewProvider(t, "fleet")
 		agent := s.NewAPIClient(t, p.AgentToken)
@@ -127,6 +131,7 @@ func TestMachinesGoOnlineAndOfflineLiveWithoutSQLInSteadyState(t *testing.T) {
 		ws.Subscribe("1", statusSubscription, nil)
 		ev := nextStatus(t, ws)
 		require.True(t, ev.Data.MachineStatusChanged.Initial)
+		require.Equal(t, "INITIAL", ev.Data.MachineStatusChanged.Kind)
 		require.Equal(t, "OFFLINE", ev.Data.MachineStatusChanged.Machine.Status)
 
 		// The first heartbeat is a transition: Online arrives live.
@@ -141,11 +146,14 @@ func TestMachinesGoOnlineAndOfflineLiveWithoutSQLInSteadyState(t *testing.T) {
 		require.True(t, hb.Heartbeat.Accepted)
 		ev = nextStatus(t, ws)
 		require.False(t, ev.Data.MachineStatusChanged.Initial)
+		require.Equal(t, "STATUS", ev.Data.MachineStatusChanged.Kind)
 		require.Equal(t, "ONLINE", ev.Data.MachineStatusChanged.Machine.Status)
 		require.NotNil(t, ev.Data.MachineStatusChanged.Machine.LastHeartbeatAt)
 		require.InDelta(t, 42, *ev.Data.MachineStatusChanged.Machine.Gpus[0].Telemetry.UtilizationPct, 0.001)
 
-		// Steady state: heartbeats write no SQL row and publish nothing.
+		// Steady state: heartbeats write no SQL row and, within a telemetry
+		// interval of the transition that showed their telemetry, publish
+		// nothing.
 		s.DrainMail(t) // the mail worker's writes are not the heartbeats'
 		writes, pubs := s.Platform.DB.Writes(), s.Bus.Publishes()
 		for i := range 20 {

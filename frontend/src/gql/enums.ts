@@ -195,6 +195,19 @@ export type Language =
   | 'HI'
   | 'PT';
 
+/** What a MachineStatusEvent is. */
+export type MachineEventKind =
+  /** The machine's current state, sent for every machine when a subscription starts (and again when it resumes). */
+  | 'INITIAL'
+  /** The machine went online or offline: its new state. */
+  | 'STATUS'
+  /**
+   * An online machine's state with a fresh telemetry sample: at most one per
+   * machine every few seconds (the server's telemetry interval, 5 s by
+   * default), whatever the heartbeat rate.
+   */
+  | 'TELEMETRY';
+
 export type MachineStatus =
   | 'OFFLINE'
   | 'ONLINE';
