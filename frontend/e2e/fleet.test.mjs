@@ -87,7 +87,8 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
     agents.planned = startAgent({ server: server.url, token, hostname: PLANNED, simulate: '1xH100' });
     await cardIs(SILENT, { 'data-status': 'ONLINE', 'data-severity': 'ok' });
     await cardIs(PLANNED, { 'data-status': 'ONLINE', 'data-severity': 'ok' });
-    // Telemetry arrives with the polls (every 10 s).
+    // Telemetry arrives over the subscription: with the transition online,
+    // then a sample every few seconds.
     await page.waitForFunction(
       (selectors) => selectors.every((s) => document.querySelector(`${s} [data-testid="gpu-row"]`)?.getAttribute('data-live') === 'true'),
       [card(SILENT), card(PLANNED)],

@@ -1,9 +1,10 @@
 // The provider's Overview end to end: a real gpunex server (demo world,
-// 1 s heartbeats), Chromium on the embedded SPA, and a real gpunex-agent
+// 1 s heartbeats, telemetry pushed every second), Chromium on the embedded SPA, and a real gpunex-agent
 // with two simulated H100s. The demo provider logs in and lands on the
 // Overview; an agent token is created through the GraphQL API with the
 // browser's session; the agent starts and its machine appears and turns
-// Online without a reload, with both GPUs and live telemetry, and the
+// Online without a reload, with both GPUs and telemetry that keeps arriving
+// over the one subscription (the page polls nothing), and the
 // utilisation chart draws each GPU's samples (in English, then in Arabic
 // with its value axis on the right); SIGTERM makes the agent say goodbye and
 // the card turns Offline (planned, neutral grey, still saying when it last
@@ -35,7 +36,7 @@ const HOSTNAME = 'e2e-host';
 const CARD = `[data-testid="machine-card"][data-hostname="${HOSTNAME}"]`;
 
 test('overview: watches a machine turn Online in the Overview without reload, then Offline (planned) on SIGTERM', { timeout: 240_000 }, async () => {
-  const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
+  const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s', '--telemetry-every', '1s'] });
   let browser;
   let page;
   let agent;
@@ -69,6 +70,12 @@ test('overview: watches a machine turn Online in the Overview without reload, th
   try {
     browser = await launchBrowser();
     page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } } });
+    // The Overview asks for the fleet once; everything after arrives over
+    // its subscription.
+    let fleetQueries = 0;
+    page.on('request', (req) => {
+      if (req.url().includes('/graphql') && (req.postData() ?? '').includes('ProviderFleet')) fleetQueries++;
+    });
     const byId = (id) => page.getByTestId(id);
     const text = async (locator) => ((await locator.textContent()) ?? '').trim();
 
@@ -128,8 +135,8 @@ test('overview: watches a machine turn Online in the Overview without reload, th
       assert.match(await text(row.getByTestId('gpu-name')), /H100/, `GPU ${i} is an H100`);
       assert.match(plain(await text(row.getByTestId('gpu-vram'))), /^\d+(\.\d)? GiB VRAM$/, `GPU ${i} VRAM in GiB`);
     }
-    // Telemetry is polled every 10 s; within two polls every row is live
-    // and its sparkline has at least two samples.
+    // Telemetry arrives over the subscription, a sample a second: soon
+    // every row is live and its sparkline has at least two samples.
     await page.waitForFunction(
       (selector) => {
         const rows = [...document.querySelectorAll(`${selector} [data-testid="gpu-row"]`)];
@@ -145,6 +152,17 @@ test('overview: watches a machine turn Online in the Overview without reload, th
       CARD,
       { timeout: 25_000 },
     );
+    // And it keeps arriving: the last heartbeat moves on, with no query sent.
+    const heartbeatAt = await card.getByTestId('machine-heartbeat').getAttribute('data-at');
+    await page.waitForFunction(
+      ([selector, before]) => {
+        const at = document.querySelector(`${selector} [data-testid="machine-heartbeat"]`)?.getAttribute('data-at');
+        return Boolean(at) && Date.parse(at) > Date.parse(before);
+      },
+      [CARD, heartbeatAt],
+      { timeout: 10_000 },
+    );
+    assert.equal(fleetQueries, 1, 'the fleet was asked for once: nothing is polled');
     assert.match(await text(rows.first().getByTestId('gpu-utilization')), /\d+%/, 'utilization in percent');
     assert.match(await text(rows.first().getByTestId('gpu-temperature')), /°C/, 'temperature in °C');
     const heartbeat = await text(card.getByTestId('machine-heartbeat'));
@@ -243,7 +261,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
 });
 
 /**
- * readChart reads, in one go (a telemetry poll may land between two reads),
+ * readChart reads, in one go (a telemetry event may land between two reads),
  * what the machine card's utilisation chart shows and what its GPU rows say:
  * the chart's series and point counts, caption, accessible description and
  * legend; each row's index, name, utilisation reading and sparkline length;

@@ -7,15 +7,15 @@ import { Loading } from '../ui/Loading';
 import { machinesOf, summarize } from './fleet';
 import { MachineCard } from './MachineCard';
 import './overview.css';
-import { TELEMETRY_REFRESH_MS, useFleet } from './useFleet';
+import { useFleet } from './useFleet';
 import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
  * OverviewPage is the provider dashboard's home: every machine and GPU,
  * status turning Online/Offline live without a reload, the last heartbeat
- * ticking, and telemetry refreshed every TELEMETRY_REFRESH_MS. With no
- * machine yet it explains how to install the agent. A user who is not a
- * provider is told so, and nothing is polled or subscribed for them.
+ * ticking, and telemetry arriving live every few seconds. With no machine
+ * yet it explains how to install the agent. A user who is not a provider is
+ * told so, and nothing is asked or subscribed for them.
  */
 export function OverviewPage() {
   const { user } = useSession();
@@ -45,7 +45,7 @@ function ProviderOverview() {
           <span>{provider.name}</span>
           <TierBadge tier={provider.tier} testId="overview-tier" />
         </p>
-        <p className="lead">{t('overview.lead', { seconds: TELEMETRY_REFRESH_MS / 1000 })}</p>
+        <p className="lead">{t('overview.lead')}</p>
         {entries.length > 0 && (
           <p className="overview-summary" data-testid="overview-summary">
             <span>{t('overview.summaryMachines', { online: summary.online, total: summary.machines })}</span>

@@ -18,7 +18,7 @@ export function UtilizationChart({ machine }: { machine: Machine }) {
   const { t } = useTranslation();
   const f = useFormat();
   const r = useReadings();
-  // The GPUs change with each telemetry poll, not with each render (a
+  // The GPUs change with each telemetry event, not with each render (a
   // pointer over the chart re-renders it), so neither does the data.
   const history = useMemo(() => utilizationHistory(machine.gpus), [machine.gpus]);
   const series = useMemo(

@@ -20,104 +20,120 @@ function machine(over: Partial<Machine> & Pick<Machine, 'id'>): Machine {
   };
 }
 
+/** gpu is one GPU of a machine, with the utilisation of its latest sample. */
+function gpu(id: string, utilizationPct: number | null = null): Machine['gpus'][number] {
+  return {
+    id,
+    uuid: `GPU-${id}`,
+    index: 0,
+    name: 'NVIDIA H100 80GB HBM3',
+    model: null,
+    vramBytes: null,
+    pciBusId: null,
+    powerLimitW: null,
+    simulated: true,
+    telemetry:
+      utilizationPct === null
+        ? null
+        : {
+            at: '2026-11-01T10:00:05Z',
+            utilizationPct,
+            memoryUsedBytes: null,
+            temperatureC: null,
+            powerDrawW: null,
+            smClockMHz: null,
+            throttleReasons: [],
+            eccCorrected: null,
+            eccUncorrected: null,
+            recentUtilizationPct: [utilizationPct],
+          },
+  };
+}
+
 function apply(actions: FleetAction[], from: Fleet = emptyFleet): Fleet {
   return actions.reduce(fleetReducer, from);
 }
 
 describe('fleetReducer', () => {
-  it('adds a machine from an event and counts only live transitions, not the initial state', () => {
-    const fleet = apply([
-      { type: 'event', machine: machine({ id: '1' }), initial: true, seq: 1 },
-      { type: 'event', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'PLANNED' }), initial: false, seq: 2 },
-    ]);
-    const entry = fleet.entries['1'];
-    expect(entry?.machine.status).toBe('OFFLINE');
-    expect(entry?.eventSeq).toBe(2);
-    expect(entry?.liveEvents).toBe(1);
-    expect(fleet.loaded).toBe(false);
-  });
-
-  it('takes a polled answer as the fleet once nothing raced it, and marks the fleet loaded', () => {
-    const fleet = apply([{ type: 'polled', machines: [machine({ id: '1' }), machine({ id: '2' })], askedAfterSeq: 0 }]);
+  it('takes the answer of the query as the fleet and marks it loaded', () => {
+    const fleet = apply([{ type: 'loaded', machines: [machine({ id: '1' }), machine({ id: '2' })] }]);
     expect(fleet.loaded).toBe(true);
     expect(Object.keys(fleet.entries).sort()).toEqual(['1', '2']);
-    expect(fleet.entries['2']).toEqual({ machine: machine({ id: '2' }), eventSeq: 0, liveEvents: 0 });
+    expect(fleet.entries['2']).toEqual({ machine: machine({ id: '2' }), liveEvents: 0 });
   });
 
-  it('keeps the status of an event that arrived after the poll was sent, taking only the later heartbeat', () => {
+  it('replaces the machine by id with what each event carries, counting only transitions as live events', () => {
     const fleet = apply([
-      { type: 'event', machine: machine({ id: '1', lastHeartbeatAt: '2026-11-01T10:00:00Z' }), initial: true, seq: 1 },
-      { type: 'event', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'UNPLANNED', lastHeartbeatAt: null }), initial: false, seq: 2 },
-      // Sent when the latest event was seq 1, read on the server before the transition.
-      { type: 'polled', machines: [machine({ id: '1', status: 'ONLINE', lastHeartbeatAt: '2026-11-01T10:00:05Z' })], askedAfterSeq: 1 },
+      { type: 'loaded', machines: [machine({ id: '1', status: 'OFFLINE', offlineReason: 'NEVER_SEEN', gpus: [gpu('a')] })] },
+      { type: 'event', kind: 'INITIAL', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'NEVER_SEEN', gpus: [gpu('a')] }) },
+      { type: 'event', kind: 'STATUS', machine: machine({ id: '1', gpus: [gpu('a', 10)] }) },
+      { type: 'event', kind: 'TELEMETRY', machine: machine({ id: '1', lastHeartbeatAt: '2026-11-01T10:00:05Z', gpus: [gpu('a', 80)] }) },
+    ]);
+    const entry = fleet.entries['1'];
+    expect(entry?.machine).toEqual(machine({ id: '1', lastHeartbeatAt: '2026-11-01T10:00:05Z', gpus: [gpu('a', 80)] }));
+    expect(entry?.liveEvents).toBe(1);
+  });
+
+  it('shows what arrives: a transition offline carries the last heartbeat the server kept, and no telemetry', () => {
+    const fleet = apply([
+      { type: 'loaded', machines: [machine({ id: '1', gpus: [gpu('a', 50)] })] },
+      { type: 'event', kind: 'STATUS', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'PLANNED', lastHeartbeatAt: '2026-11-01T10:00:09Z', gpus: [gpu('a')] }) },
     ]);
     const m = fleet.entries['1']?.machine;
     expect(m?.status).toBe('OFFLINE');
-    expect(m?.offlineReason).toBe('UNPLANNED');
-    expect(m?.lastHeartbeatAt).toBe('2026-11-01T10:00:05Z');
+    expect(m?.offlineReason).toBe('PLANNED');
+    expect(m?.lastHeartbeatAt).toBe('2026-11-01T10:00:09Z');
+    expect(m?.gpus[0]?.telemetry).toBeNull();
+  });
+
+  it('adds a machine the page did not know from its first event, before or after the answer', () => {
+    const fleet = apply([
+      { type: 'event', kind: 'STATUS', machine: machine({ id: '9' }) },
+      { type: 'loaded', machines: [machine({ id: '1' })] },
+      { type: 'event', kind: 'TELEMETRY', machine: machine({ id: '5' }) },
+    ]);
+    expect(Object.keys(fleet.entries).sort()).toEqual(['1', '5', '9']);
+    expect(fleet.entries['9']?.liveEvents).toBe(1);
+  });
+
+  it('keeps an event over an answer that arrives after it: the subscription is the newer', () => {
+    const fleet = apply([
+      { type: 'event', kind: 'STATUS', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'UNPLANNED' }) },
+      { type: 'loaded', machines: [machine({ id: '1', status: 'ONLINE' })] },
+    ]);
+    expect(fleet.entries['1']?.machine.status).toBe('OFFLINE');
+    expect(fleet.loaded).toBe(true);
+  });
+
+  it('takes the current state a resumed subscription sends again without counting it as live events', () => {
+    const fleet = apply([
+      { type: 'loaded', machines: [machine({ id: '1' })] },
+      { type: 'event', kind: 'STATUS', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'UNPLANNED' }) },
+      // graphql-ws reconnected: the server sends every machine's state again.
+      { type: 'event', kind: 'INITIAL', machine: machine({ id: '1' }) },
+    ]);
+    expect(fleet.entries['1']?.machine.status).toBe('ONLINE');
     expect(fleet.entries['1']?.liveEvents).toBe(1);
   });
 
-  it('lets a poll sent after the latest event replace the machine, fresh telemetry and all', () => {
-    const fleet = apply([
-      { type: 'event', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'PLANNED' }), initial: false, seq: 1 },
-      { type: 'polled', machines: [machine({ id: '1', status: 'ONLINE', driverVersion: '560.1' })], askedAfterSeq: 1 },
-    ]);
-    const entry = fleet.entries['1'];
-    expect(entry?.machine.status).toBe('ONLINE');
-    expect(entry?.machine.driverVersion).toBe('560.1');
-    expect(entry?.eventSeq).toBe(1);
-    expect(entry?.liveEvents).toBe(1);
-  });
-
-  it('never moves lastHeartbeatAt back: an offline machine has none on the server, the page remembers it', () => {
-    const fleet = apply([
-      { type: 'polled', machines: [machine({ id: '1', lastHeartbeatAt: '2026-11-01T10:00:09Z' })], askedAfterSeq: 0 },
-      { type: 'event', machine: machine({ id: '1', status: 'OFFLINE', offlineReason: 'PLANNED', lastHeartbeatAt: null }), initial: false, seq: 1 },
-      { type: 'polled', machines: [machine({ id: '1', status: 'OFFLINE', offlineReason: 'PLANNED', lastHeartbeatAt: '2026-11-01T10:00:01Z' })], askedAfterSeq: 1 },
-    ]);
-    expect(fleet.entries['1']?.machine.lastHeartbeatAt).toBe('2026-11-01T10:00:09Z');
-  });
-
-  it('never removes a machine: a poll that raced a brand-new machine\'s first event does not hide it', () => {
-    const fleet = apply([
-      { type: 'event', machine: machine({ id: '9' }), initial: false, seq: 1 },
-      { type: 'polled', machines: [machine({ id: '1' })], askedAfterSeq: 0 },
-    ]);
-    expect(Object.keys(fleet.entries).sort()).toEqual(['1', '9']);
-  });
-
   it('returns a new fleet and leaves the old one as it was', () => {
-    const before = apply([{ type: 'polled', machines: [machine({ id: '1' })], askedAfterSeq: 0 }]);
+    const before = apply([{ type: 'loaded', machines: [machine({ id: '1' })] }]);
     const snapshot = structuredClone(before);
-    fleetReducer(before, { type: 'event', machine: machine({ id: '1', status: 'OFFLINE' }), initial: false, seq: 1 });
+    fleetReducer(before, { type: 'event', kind: 'STATUS', machine: machine({ id: '1', status: 'OFFLINE' }) });
     expect(before).toEqual(snapshot);
   });
 });
 
 describe('machinesOf and summarize', () => {
   it('list machines oldest registration first (then by id, numerically) and count the online ones and GPUs', () => {
-    const gpu = (id: string): Machine['gpus'][number] => ({
-      id,
-      uuid: `GPU-${id}`,
-      index: 0,
-      name: 'NVIDIA H100 80GB HBM3',
-      model: null,
-      vramBytes: null,
-      pciBusId: null,
-      powerLimitW: null,
-      simulated: true,
-      telemetry: null,
-    });
     const fleet = apply([
       {
-        type: 'polled',
+        type: 'loaded',
         machines: [
           machine({ id: '10', registeredAt: '2026-11-01T09:00:00Z', gpus: [gpu('a'), gpu('b')] }),
           machine({ id: '2', registeredAt: '2026-11-01T09:00:00Z', status: 'OFFLINE' }),
           machine({ id: '1', registeredAt: '2026-11-02T09:00:00Z', gpus: [gpu('c')] }),
         ],
-        askedAfterSeq: 0,
       },
     ]);
     const entries = machinesOf(fleet);

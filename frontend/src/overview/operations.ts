@@ -2,8 +2,8 @@ import { graphql } from '../gql';
 
 // Typed operations of the provider's Overview; `npm run codegen` turns each
 // into a TypedDocumentNode in src/gql/. The query and the subscription select
-// the same MachineFields, so a live event and a polled answer are the same
-// shape and merge field by field.
+// the same MachineFields: the page loads once, then every event replaces a
+// machine whole.
 
 export const GpuTelemetryFieldsFragment = graphql(`
   fragment GpuTelemetryFields on GpuTelemetry {
@@ -70,7 +70,7 @@ export const ProviderFleetQuery = graphql(`
 export const MachineStatusChangedSubscription = graphql(`
   subscription MachineStatusChanged {
     machineStatusChanged {
-      initial
+      kind
       machine {
         ...MachineFields
       }
