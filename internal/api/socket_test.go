@@ -17,9 +17,10 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpunex/gpunex/internal/await"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 // tickSchema is a schema without storage: a query health, and a

@@ -20,10 +20,13 @@ type due struct {
 	failed chan string
 }
 
-func (d *due) Deadline() (time.Time, bool)    { return d.at, true }
-func (d *due) Helper()                        {}
-func (d *due) Context() context.Context       { return context.Background() }
-func (d *due) Fatalf(format string, a ...any) { d.failed <- fmt.Sprintf(format, a...); runtime.Goexit() }
+func (d *due) Deadline() (time.Time, bool) { return d.at, true }
+func (d *due) Helper()                     {}
+func (d *due) Context() context.Context    { return context.Background() }
+func (d *due) Fatalf(format string, a ...any) {
+	d.failed <- fmt.Sprintf(format, a...)
+	runtime.Goexit()
+}
 
 func TestPatienceLastsUntilTheMarginBeforeTheBinarysDeadline(t *testing.T) {
 	t.Parallel()
