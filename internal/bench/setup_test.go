@@ -35,9 +35,6 @@ import (
 // start is the instant every test clock starts at.
 var start = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
-// wait bounds every wait for an event that should come.
-const wait = 5 * time.Second
-
 // h100 is the NVML name of the catalogue's H100 SXM.
 const h100 = "NVIDIA H100 80GB HBM3"
 
