@@ -9,7 +9,6 @@ import (
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
-	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -17,11 +16,7 @@ import (
 // apart from a session token at a glance and by the server.
 const AgentTokenPrefix = "gpx_a_"
 
-// Limits on agent tokens.
 const (
-	MaxAgentTokenName = 64
-	// MaxActiveAgentTokens bounds a provider's live tokens.
-	MaxActiveAgentTokens = 50
 	// agentCacheTTL bounds how long a replica trusts a token it checked
 	// without reading the database again. Revocations evict at once, on
 	// every replica, through the event bus; the TTL covers a lost event.
@@ -59,64 +54,41 @@ func RequireAgent(ctx context.Context) (*Agent, error) {
 // IsAgentToken reports whether token has the agent-token prefix.
 func IsAgentToken(token string) bool { return strings.HasPrefix(token, AgentTokenPrefix) }
 
-// CreateAgentToken makes a token for providerID named name and returns it
-// with the secret, which is never stored or shown again.
-func (s *Service) CreateAgentToken(ctx context.Context, providerID int64, name string) (*models.AgentToken, string, error) {
-	name = strings.TrimSpace(name)
-	var v fault.Validation
-	validate.Text{Required: true, MaxRunes: MaxAgentTokenName}.Check(&v, validate.At("name"), name)
-	if err := v.Err(); err != nil {
-		return nil, "", err
-	}
-	active, err := s.deps.DB.NewSelect().Model((*models.AgentToken)(nil)).
-		Where("provider_id = ? AND revoked_at IS NULL", providerID).Count(ctx)
-	if err != nil {
-		return nil, "", fmt.Errorf("auth: unable to count agent tokens: %w", err)
-	}
-	if active >= MaxActiveAgentTokens {
-		v.Add("name", fault.TooMany, fmt.Sprintf("a provider may hold at most %d active tokens; revoke one first", MaxActiveAgentTokens))
-		return nil, "", &v
-	}
-	secret := newToken(AgentTokenPrefix)
-	tok := &models.AgentToken{
-		ProviderID: providerID, Name: name, Prefix: secret[:agentTokenDisplayLength],
-		TokenHash: HashToken(secret), CreatedAt: s.deps.Clock.Now(),
-	}
-	if _, err := s.deps.DB.NewInsert().Model(tok).Returning("id").Exec(ctx); err != nil {
-		return nil, "", fmt.Errorf("auth: unable to create agent token: %w", err)
-	}
-	s.deps.Logger.InfoContext(ctx, "auth: agent token created", "provider_id", providerID, "token_id", tok.ID, "prefix", tok.Prefix)
-	return tok, secret, nil
+// AgentSecret is a new agent token: the secret the agent sends, which is
+// never stored or shown again, and what is stored of it.
+type AgentSecret struct {
+	// Secret is the whole token, AgentTokenPrefix first.
+	Secret string
+	// Prefix is the secret's first characters, kept so a provider can
+	// tell its tokens apart.
+	Prefix string
+	// Hash is HashToken(Secret), the key AuthenticateAgent looks it up by.
+	Hash string
 }
 
-// RevokeAgentToken revokes providerID's token tokenID at once. Revoking a
-// revoked token is not an error; another provider's token is NOT_FOUND.
-func (s *Service) RevokeAgentToken(ctx context.Context, providerID, tokenID int64) (*models.AgentToken, error) {
-	tok := new(models.AgentToken)
-	err := s.deps.DB.NewSelect().Model(tok).Where("id = ? AND provider_id = ?", tokenID, providerID).Scan(ctx)
-	if store.IsNoRows(err) {
-		return nil, fault.E(fault.NotFound, "no such agent token")
+// NewAgentSecret makes the secret of a new agent token. Package provider
+// owns the tokens (which provider may hold which, their names, creating
+// and revoking them); this package owns what makes one a credential: its
+// form, its hash and authenticating a request with it.
+func NewAgentSecret() AgentSecret {
+	secret := newToken(AgentTokenPrefix)
+	return AgentSecret{Secret: secret, Prefix: secret[:agentTokenDisplayLength], Hash: HashToken(secret)}
+}
+
+// AgentTokenRevoked stops the token whose hash is tokenHash from
+// authenticating, once its revocation is stored: it drops the token from
+// this replica's cache at once and announces the revocation on the bus,
+// so every other replica drops it too and closes what it opened
+// (ListenForRevocations, ListenForAgentTokenRevocations). A lost
+// announcement is covered by the cache's 30 s bound.
+func (s *Service) AgentTokenRevoked(ctx context.Context, tokenHash string) {
+	s.agentCache.Delete(tokenHash)
+	if s.deps.Bus == nil {
+		return
 	}
-	if err != nil {
-		return nil, fmt.Errorf("auth: unable to load agent token: %w", err)
+	if err := s.deps.Bus.Publish(ctx, revokedChannel, []byte(tokenHash)); err != nil {
+		s.deps.Logger.WarnContext(ctx, "auth: unable to announce revocation; other replicas drop the token within 30s", "err", err)
 	}
-	if tok.RevokedAt != nil {
-		return tok, nil
-	}
-	now := s.deps.Clock.Now()
-	if _, err := s.deps.DB.NewUpdate().Model((*models.AgentToken)(nil)).Set("revoked_at = ?", now).
-		Where("id = ? AND revoked_at IS NULL", tok.ID).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("auth: unable to revoke agent token: %w", err)
-	}
-	tok.RevokedAt = &now
-	s.agentCache.Delete(tok.TokenHash)
-	if s.deps.Bus != nil {
-		if err := s.deps.Bus.Publish(ctx, revokedChannel, []byte(tok.TokenHash)); err != nil {
-			s.deps.Logger.WarnContext(ctx, "auth: unable to announce revocation; other replicas drop the token within 30s", "err", err)
-		}
-	}
-	s.deps.Logger.InfoContext(ctx, "auth: agent token revoked", "provider_id", providerID, "token_id", tok.ID)
-	return tok, nil
 }
 
 // AuthenticateAgent resolves an agent token for a request the agent made,

@@ -142,13 +142,14 @@ func (w World) agentToken(ctx context.Context, email string) (int64, *auth.Agent
 	}
 	for _, t := range tokens {
 		if t.Name == agentTokenName && t.RevokedAt == nil {
-			_, _ = w.Auth.RevokeAgentToken(ctx, prov.ID, t.ID)
+			_, _ = w.Providers.RevokeAgentToken(ctx, prov, t.ID)
 		}
 	}
-	_, secret, err := w.Auth.CreateAgentToken(ctx, prov.ID, agentTokenName)
+	made, err := w.Providers.CreateAgentToken(ctx, prov, agentTokenName)
 	if err != nil {
 		return 0, nil, "", fmt.Errorf("unable to create a token: %w", err)
 	}
+	secret := made.Secret
 	agentID, err := w.Auth.CheckAgentToken(ctx, secret)
 	if err != nil {
 		return 0, nil, "", fmt.Errorf("the new token does not authenticate: %w", err)

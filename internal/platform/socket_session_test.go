@@ -147,7 +147,7 @@ func TestAgentSocketClosesWhenItsTokenIsRevoked(t *testing.T) {
 		ws.Init(map[string]any{"authorization": "Bearer " + p.AgentToken})
 		a, err := s.Platform.Auth.CheckAgentToken(context.Background(), p.AgentToken)
 		require.NoError(t, err)
-		_, err = s.Platform.Auth.RevokeAgentToken(context.Background(), p.ID, a.TokenID)
+		_, err = s.Platform.Providers.RevokeAgentToken(context.Background(), &models.Provider{ID: p.ID}, a.TokenID)
 		require.NoError(t, err)
 		require.Equal(t, 4403, ws.CloseCode(time.Second))
 	})

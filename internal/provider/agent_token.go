@@ -13,7 +13,16 @@ import (
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
+	"github.com/gpunex/gpunex/internal/validate"
 	"github.com/gpunex/gpunex/models"
+)
+
+// Limits on agent tokens.
+const (
+	// MaxAgentTokenName bounds a token's name, in characters.
+	MaxAgentTokenName = 64
+	// MaxActiveAgentTokens bounds a provider's live tokens.
+	MaxActiveAgentTokens = 50
 )
 
 // LastUseInterval is how often, at most, a token's last use is written:
@@ -31,13 +40,21 @@ type NewAgentToken struct {
 	InstallCommand string
 }
 
-// CreateAgentToken makes an agent token for p named name (trimmed). The
-// name must not be one of p's active tokens' (ignoring case: "Rack-01" and
+// CreateAgentToken makes an agent token for p named name (trimmed, 1 to
+// MaxAgentTokenName characters) and returns it with its secret
+// (auth.NewAgentSecret), which is never stored or shown again. The name
+// must not be one of p's active tokens' (ignoring case: "Rack-01" and
 // "rack-01" are the same host to a reader), or a TAKEN problem names the
 // field; a revoked token's name may be used again. The database's unique
-// index decides between two concurrent creations of one name.
+// index decides between two concurrent creations of one name. A provider
+// holds at most MaxActiveAgentTokens active tokens (TOO_MANY).
 func (s *Service) CreateAgentToken(ctx context.Context, p *models.Provider, name string) (*NewAgentToken, error) {
 	name = strings.TrimSpace(name)
+	var v fault.Validation
+	validate.Text{Required: true, MaxRunes: MaxAgentTokenName}.Check(&v, validate.At("name"), name)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
 	var active []string
 	if err := s.deps.DB.NewSelect().Model((*models.AgentToken)(nil)).Column("name").
 		Where("provider_id = ? AND revoked_at IS NULL", p.ID).Scan(ctx, &active); err != nil {
@@ -48,14 +65,23 @@ func (s *Service) CreateAgentToken(ctx context.Context, p *models.Provider, name
 			return nil, nameTaken(other)
 		}
 	}
-	tok, secret, err := s.deps.Auth.CreateAgentToken(ctx, p.ID, name)
+	if len(active) >= MaxActiveAgentTokens {
+		v.Add("name", fault.TooMany, fmt.Sprintf("a provider may hold at most %d active tokens; revoke one first", MaxActiveAgentTokens))
+		return nil, &v
+	}
+	secret := auth.NewAgentSecret()
+	tok := &models.AgentToken{
+		ProviderID: p.ID, Name: name, Prefix: secret.Prefix, TokenHash: secret.Hash, CreatedAt: s.deps.Clock.Now(),
+	}
+	_, err := s.deps.DB.NewInsert().Model(tok).Returning("id").Exec(ctx)
 	if s.deps.DB.IsUniqueViolation(err) {
 		return nil, nameTaken(name)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("provider: unable to create agent token: %w", err)
 	}
-	return &NewAgentToken{Token: tok, Secret: secret, InstallCommand: s.InstallCommand()}, nil
+	s.deps.Logger.InfoContext(ctx, "provider: agent token created", "provider_id", p.ID, "token_id", tok.ID, "prefix", tok.Prefix)
+	return &NewAgentToken{Token: tok, Secret: secret.Secret, InstallCommand: s.InstallCommand()}, nil
 }
 
 func nameTaken(name string) error {
@@ -74,18 +100,34 @@ func (s *Service) AgentTokens(ctx context.Context, p *models.Provider) ([]*model
 	return out, nil
 }
 
-// RevokeAgentToken revokes p's token tokenID at once; another provider's
-// token is NOT_FOUND. The machines that registered with it stay counted:
-// they are still there, and stop heartbeating.
+// RevokeAgentToken revokes p's token tokenID at once: the revocation is
+// stored, then auth stops the token authenticating on every replica
+// (auth.Service.AgentTokenRevoked). Revoking a revoked token is not an
+// error; another provider's token is NOT_FOUND. The machines that
+// registered with it stay counted: they are still there, and stop
+// heartbeating.
 func (s *Service) RevokeAgentToken(ctx context.Context, p *models.Provider, tokenID int64) (*models.AgentToken, error) {
-	if _, err := s.deps.Auth.RevokeAgentToken(ctx, p.ID, tokenID); err != nil {
-		return nil, err
-	}
 	tok := new(models.AgentToken)
-	if err := s.tokensWithCounts(tok).Where("at.id = ?", tokenID).Scan(ctx); err != nil {
+	err := s.deps.DB.NewSelect().Model(tok).Where("id = ? AND provider_id = ?", tokenID, p.ID).Scan(ctx)
+	if store.IsNoRows(err) {
+		return nil, fault.E(fault.NotFound, "no such agent token")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("provider: unable to load agent token: %w", err)
 	}
-	return tok, nil
+	if tok.RevokedAt == nil {
+		if _, err := s.deps.DB.NewUpdate().Model((*models.AgentToken)(nil)).Set("revoked_at = ?", s.deps.Clock.Now()).
+			Where("id = ? AND revoked_at IS NULL", tok.ID).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("provider: unable to revoke agent token: %w", err)
+		}
+		s.deps.Auth.AgentTokenRevoked(ctx, tok.TokenHash)
+		s.deps.Logger.InfoContext(ctx, "provider: agent token revoked", "provider_id", p.ID, "token_id", tok.ID)
+	}
+	out := new(models.AgentToken)
+	if err := s.tokensWithCounts(out).Where("at.id = ?", tok.ID).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("provider: unable to load agent token: %w", err)
+	}
+	return out, nil
 }
 
 // tokensWithCounts selects agent tokens (alias at) into model with their

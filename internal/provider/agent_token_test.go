@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
@@ -286,10 +285,63 @@ func TestTheMigrationRenamesDuplicateTokenNamesWithoutAClash(t *testing.T) {
 		require.Len(t, got, len(tokens))
 		for i, tok := range tokens {
 			require.Equal(t, tok.want, got[i].Name, "token %d", tok.id)
-			require.LessOrEqual(t, utf8.RuneCountInString(got[i].Name), auth.MaxAgentTokenName, "token %d", tok.id)
+			require.LessOrEqual(t, utf8.RuneCountInString(got[i].Name), provider.MaxAgentTokenName, "token %d", tok.id)
 		}
 
 		_, err := db.NewInsert().Model(&models.AgentToken{ProviderID: p.ID, Name: "RaCk", Prefix: "gpx_a_x", TokenHash: "hash-new", CreatedAt: now}).Exec(b.ctx)
 		require.True(t, db.IsUniqueViolation(err), "the index holds: %v", err)
+	})
+}
+
+// Issue 25, point 4: creating and revoking an agent token are this
+// package's operations, each the only one there is. Creation checks the
+// name and the limit on active tokens; revocation is idempotent and stops
+// the token authenticating at once.
+func TestIssue25Point4ProviderOwnsCreatingAndRevokingAgentTokens(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		_, p := b.approved(t, "ada@example.com", nil, models.TierCommunity)
+
+		for _, tc := range []struct {
+			desc, name string
+			code       fault.ProblemCode
+		}{
+			{desc: "blank", name: "  ", code: fault.Required},
+			{desc: "too long", name: strings.Repeat("a", provider.MaxAgentTokenName+1), code: fault.TooLong},
+		} {
+			_, err := b.providers.CreateAgentToken(b.ctx, p, tc.name)
+			v, ok := fault.AsValidation(err)
+			require.True(t, ok, "%s: %v", tc.desc, err)
+			require.Equal(t, tc.code, v.Problems[0].Code, tc.desc)
+			require.Equal(t, "name", v.Problems[0].Field, tc.desc)
+		}
+
+		var first *provider.NewAgentToken
+		for i := range provider.MaxActiveAgentTokens {
+			made, err := b.providers.CreateAgentToken(b.ctx, p, fmt.Sprintf("rack-%02d", i))
+			require.NoError(t, err)
+			if first == nil {
+				first = made
+			}
+		}
+		writes := db.Writes()
+		_, err := b.providers.CreateAgentToken(b.ctx, p, "one-too-many")
+		v, ok := fault.AsValidation(err)
+		require.True(t, ok, "%v", err)
+		require.Equal(t, fault.TooMany, v.Problems[0].Code)
+		require.Equal(t, writes, db.Writes(), "a refused token creates nothing")
+
+		revoked, err := b.providers.RevokeAgentToken(b.ctx, p, first.Token.ID)
+		require.NoError(t, err)
+		require.NotNil(t, revoked.RevokedAt)
+		_, err = b.auth.CheckAgentToken(b.ctx, first.Secret)
+		require.Equal(t, fault.Unauthenticated, fault.CodeOf(err), "revoked at once")
+		again, err := b.providers.RevokeAgentToken(b.ctx, p, first.Token.ID)
+		require.NoError(t, err, "revoking a revoked token is no error")
+		require.True(t, again.RevokedAt.Equal(*revoked.RevokedAt), "and keeps when it was revoked")
+
+		_, err = b.providers.CreateAgentToken(b.ctx, p, "one-too-many")
+		require.NoError(t, err, "a revoked token frees its place")
 	})
 }

@@ -4,10 +4,14 @@
 // next), as myProvider is in the schema.
 //
 // Onboarding creates a provider when an admin approves an application
-// (Create, inside the approval's transaction). The provider's agent
-// tokens are credentials, kept and checked by internal/auth; this package
-// is where a provider manages them, and where the one line that installs
-// the agent is made (the installer's path is the installer's,
+// (Create, inside the approval's transaction). This package owns the
+// provider's agent tokens: creating one (its name, the limit on active
+// tokens) and revoking one are its operations, each the only one there
+// is. Package auth owns what makes a token a credential: the secret's
+// form and hash (auth.NewAgentSecret), authenticating a request with it,
+// and dropping a revoked token on every replica
+// (auth.Service.AgentTokenRevoked). This package is also where the one
+// line that installs the agent is made (the installer's path is the installer's,
 // given as Config.InstallCommand by the platform, so this domain package
 // does not import the installer). The command holds no token: the
 // installer asks for it, or reads it from a file.

@@ -43,9 +43,9 @@ func (s *Server) NewProvider(t testing.TB, name string) *Provider {
 	require.NoError(t, err)
 	_, p, err := s.Platform.Onboarding.Approve(ctx, &auth.Viewer{User: admin, Roles: admin.Roles}, app.ID, nil, nil)
 	require.NoError(t, err)
-	_, secret, err := s.Platform.Auth.CreateAgentToken(ctx, p.ID, name+"-host")
+	tok, err := s.Platform.Providers.CreateAgentToken(ctx, p, name+"-host")
 	require.NoError(t, err)
-	return &Provider{ID: p.ID, User: c, AgentToken: secret}
+	return &Provider{ID: p.ID, User: c, AgentToken: tok.Secret}
 }
 
 // DrainMail waits until the mail worker has sent every email in the
