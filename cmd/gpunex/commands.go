@@ -29,7 +29,6 @@ import (
 	"github.com/gpunex/gpunex/internal/mail"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform"
-	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -321,7 +320,6 @@ func (f *serveFlags) config(logger *slog.Logger) (platform.Config, error) {
 		// refuses them at registration and never lists them.
 		Fleet:       fleet.Config{Interval: f.hbInterval, TelemetryEvery: f.telEvery, AllowSimulated: f.withDemo},
 		Bench:       benchCfg,
-		Pricing:     pricing.Config{FeeBps: f.feeBps},
 		Market:      market.Config{FeeBps: f.feeBps},
 		Billing:     billingCfg,
 		Deposit:     f.dep.config(),
@@ -383,7 +381,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.benchEvery, "bench-every", envDuration("GPUNEX_BENCH_EVERY", 24*time.Hour), "how often each machine is benchmarked, each at its own offset within a quarter of it (env GPUNEX_BENCH_EVERY)")
 	fs.DurationVar(&f.benchCool, "bench-cooldown", envDuration("GPUNEX_BENCH_COOLDOWN", 10*time.Minute), "how long a provider waits between requested benchmarks of one machine (env GPUNEX_BENCH_COOLDOWN)")
 	fs.StringVar(&f.benchRules, "bench-thresholds", os.Getenv("GPUNEX_BENCH_THRESHOLDS"), "JSON file of benchmark rules replacing the defaults metric by metric (see internal/bench; env GPUNEX_BENCH_THRESHOLDS)")
-	fs.IntVar(&f.feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", pricing.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
+	fs.IntVar(&f.feeBps, "platform-fee-bps", envInt("GPUNEX_PLATFORM_FEE_BPS", market.DefaultFeeBps), "the platform's fee on rentals in basis points (1500 = 15 %); providers' earnings and price advice are after it (env GPUNEX_PLATFORM_FEE_BPS)")
 	f.pay.register(fs)
 	f.dep.register(fs)
 	fs.DurationVar(&f.relEvery, "reliability-every", envDuration("GPUNEX_RELIABILITY_EVERY", time.Minute), "how often providers' reliability scores (what the marketplace ranks by) and today's snapshots are refreshed (env GPUNEX_RELIABILITY_EVERY)")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/billing"
 	"github.com/gpunex/gpunex/internal/billing/solana"
-	"github.com/gpunex/gpunex/internal/pricing"
+	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -67,7 +67,7 @@ func pastEarnings(providerID int64, email string, now time.Time) billing.Past {
 		for i := range HistoryWeeks {
 			from := thisWeek.AddDate(0, 0, -7*(HistoryWeeks-i))
 			perHour := rate * models.USDC(u.PricePct[i]) / 100 * models.USDC(int64(u.GPUs)*u.RentedPct[i]) / 100
-			fee := billing.Fee(perHour, pricing.DefaultFeeBps)
+			fee := billing.Fee(perHour, market.DefaultFeeBps)
 			for h := from.UTC().Truncate(time.Hour); h.Before(from.AddDate(0, 0, 7)) && h.Before(now); h = h.Add(time.Hour) {
 				past.Hours = append(past.Hours, billing.PastHour{ModelKey: u.Model, Hour: h, Gross: perHour, Fee: fee})
 				week, _ := billing.PeriodOf(billing.Weekly, h, time.UTC)

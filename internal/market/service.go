@@ -55,7 +55,9 @@ type Config struct {
 	// after another rental took the GPUs it chose (default 8).
 	StartAttempts int
 	// FeeBps is the platform's fee a rental locks when it starts, in
-	// basis points (default 1500).
+	// basis points (DefaultFeeBps). The market owns it: pricing's advice
+	// shows earnings after the market's fee (Service.Config), and billing
+	// splits each rental's money at the fee the rental locked.
 	FeeBps int
 	// ReportSkew is how long before its arrival an agent's report of a
 	// job's start may date that start (default 10s): the time a report
@@ -66,6 +68,10 @@ type Config struct {
 
 // DefaultReportSkew is Config.ReportSkew's default.
 const DefaultReportSkew = 10 * time.Second
+
+// DefaultFeeBps is Config.FeeBps's default: the platform's fee on
+// rentals, 15 %.
+const DefaultFeeBps = 1500
 
 // Validate checks what an operator may set (gpunex serve): the platform's
 // fee between 1 and 9,999 basis points.
@@ -87,7 +93,7 @@ func (c *Config) defaults() {
 		c.StartAttempts = 8
 	}
 	if c.FeeBps <= 0 || c.FeeBps >= 10_000 {
-		c.FeeBps = 1500
+		c.FeeBps = DefaultFeeBps
 	}
 	if c.ReportSkew <= 0 {
 		c.ReportSkew = DefaultReportSkew

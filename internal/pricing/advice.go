@@ -44,9 +44,6 @@ const (
 	// a price at all: the reference model's rate, scaled by performance.
 	ReferenceModel = "H100_SXM_80GB"
 	ReferenceRate  = 2 * models.MicrosPerUSDC
-	// DefaultFeeBps is the platform's fee on rentals, in basis points
-	// (Config.FeeBps).
-	DefaultFeeBps = 1500
 )
 
 // Basis says what a recommendation stands on.
@@ -261,7 +258,7 @@ func (s *Service) Recommend(ctx context.Context, providerID int64, model string,
 		r := geo.RegionOf(ownPlace)
 		asked = &r
 	}
-	rec := &Recommendation{ModelKey: key, Region: *asked, OwnsModel: own.Owns == 1, FeeBps: s.cfg.FeeBps, HoursPerMonth: HoursPerMonth}
+	rec := &Recommendation{ModelKey: key, Region: *asked, OwnsModel: own.Owns == 1, FeeBps: s.deps.FeeBps, HoursPerMonth: HoursPerMonth}
 	if !rec.OwnsModel {
 		rec.Reasons = append(rec.Reasons, Reason{Code: ReasonNoGPUsOfModel})
 	}
@@ -354,7 +351,7 @@ func (s *Service) Recommend(ctx context.Context, providerID int64, model string,
 
 func (s *Service) outcome(c curve, price, reference models.USDC) Outcome {
 	u := c.utilizationPPM(price, reference)
-	return Outcome{Price: price, UtilizationPPM: u, MonthlyEarnings: MonthlyEarnings(price, u, s.cfg.FeeBps)}
+	return Outcome{Price: price, UtilizationPPM: u, MonthlyEarnings: MonthlyEarnings(price, u, s.deps.FeeBps)}
 }
 
 func revenue(o Outcome) int64 { return int64(o.MonthlyEarnings) }

@@ -272,11 +272,11 @@ func TestAdviceEarningsArePriceTimesUtilisationTimesHoursAfterTheFee(t *testing.
 			want := new(big.Rat).SetInt64(int64(o.Price))
 			want.Mul(want, big.NewRat(o.UtilizationPPM, 1_000_000))
 			want.Mul(want, big.NewRat(HoursPerMonth, 1))
-			want.Mul(want, big.NewRat(int64(10_000-DefaultFeeBps), 10_000))
+			want.Mul(want, big.NewRat(int64(10_000-feeBps), 10_000))
 			floor := new(big.Int).Quo(want.Num(), want.Denom())
 			require.Equal(t, floor.Int64(), int64(o.MonthlyEarnings), "at %s", o.Price)
 		}
-		require.Equal(t, DefaultFeeBps, rec.FeeBps)
+		require.Equal(t, feeBps, rec.FeeBps)
 		require.GreaterOrEqual(t, rec.Recommended.MonthlyEarnings, rec.Current.MonthlyEarnings, "the advice earns at least what the current price does")
 	})
 }

@@ -130,10 +130,11 @@
 // HELD_AT_LOW).
 //
 // Earnings. A GPU's expected monthly earnings at a rate are rate ×
-// utilisation × HoursPerMonth (730) × (1 − the platform's fee,
-// Config.FeeBps): computed in integers with utilisation in parts per
-// million, rounded down once to the micro-USDC. No float holds money: the
-// curve takes price ratios, which are divided in integers first.
+// utilisation × HoursPerMonth (730) × (1 − the platform's fee, the
+// market's, given as Deps.FeeBps): computed in integers with utilisation
+// in parts per million, rounded down once to the micro-USDC. No float
+// holds money: the curve takes price ratios, which are divided in
+// integers first.
 //
 // No market. A model with no comparable offer anywhere starts from its
 // reference performance (the geometric mean of its FP16 tensor TFLOPS and

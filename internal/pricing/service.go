@@ -26,6 +26,11 @@ type Deps struct {
 	Bus    bus.Bus
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// FeeBps is the platform's fee on rentals in basis points, the
+	// market's (market.Config.FeeBps, which every rental locks; the
+	// platform passes market.Service.Config's): price advice shows
+	// earnings after it. Pricing has no fee of its own.
+	FeeBps int
 }
 
 // Config tunes pricing. Zero values take the defaults.
@@ -36,9 +41,6 @@ type Config struct {
 	// Tick is how often RunBackground refreshes the schedules' open
 	// intervals (DefaultTick); an interval ends at most one tick late.
 	Tick time.Duration
-	// FeeBps is the platform's fee on rentals in basis points
-	// (DefaultFeeBps, 15 %): price advice shows earnings after it.
-	FeeBps int
 	// FloorBps and MinPricePerHour make a model's price floor: the higher
 	// of MinPricePerHour and FloorBps basis points of the model's market
 	// median (DefaultFloorBps, 10 %; DefaultMinPricePerHour, 0.01 USDC).
@@ -67,9 +69,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Tick <= 0 {
 		c.Tick = DefaultTick
-	}
-	if c.FeeBps <= 0 || c.FeeBps >= 10_000 {
-		c.FeeBps = DefaultFeeBps
 	}
 	return c
 }

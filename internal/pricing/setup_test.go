@@ -24,6 +24,11 @@ import (
 // 09:00 UTC (Lisbon is on WET, UTC+0).
 var start = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
+// feeBps is the platform's fee the tests' service is given (the market's
+// default, which pricing does not import: the market's tests import
+// pricing).
+const feeBps = 1500
+
 // bundle is what a pricing test works with: the service and the real
 // fleet over one database, a manual clock, and provider "p", whose
 // application offers H100s (weekdays 08:00–20:00 Lisbon, the starting
@@ -48,7 +53,7 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	t.Cleanup(func() { _ = b.Close(); _ = pres.Close() })
 	// The machines' GPUs are simulated: the fleet takes them, as the demo's.
 	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
-	svc := New(Deps{DB: db, Bus: b, Clock: clk, Logger: logger}, Config{})
+	svc := New(Deps{DB: db, Bus: b, Clock: clk, Logger: logger, FeeBps: feeBps}, Config{})
 	bd := &bundle{ctx: t.Context(), db: db, clock: clk, fleet: fl, svc: svc, queries: storetest.CountQueries(db)}
 	fl.OnRegistered(svc.OnRegistered)
 	bd.provider = bd.newProvider(t, "p", weekdays("Europe/Lisbon", "08:00", "20:00"))
