@@ -129,7 +129,7 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     await a('field-password').fill(ADMIN.password);
     await a('login-submit').click();
     await a('admin-queue-page').waitFor();
-    assert.equal(new URL(admin.url()).pathname, '/admin/applications');
+    await admin.waitForURL((url) => url.pathname === '/admin/applications');
     await a('queue-count-SUBMITTED').waitFor();
     await a('queue-total').waitFor();
     console.log(`screenshot: ${await saveScreenshot(admin, 'e2e-application-queue.png')}`);

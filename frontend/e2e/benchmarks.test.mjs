@@ -105,7 +105,7 @@ test(
       assert.equal(await text(byId('nav-benchmarks')), en.nav.benchmarks);
       await byId('nav-benchmarks').click();
       await byId('benchmarks-page').waitFor();
-      assert.match(page.url(), /\/provider\/benchmarks$/);
+      await page.waitForURL(/\/provider\/benchmarks$/);
       await page.evaluate(() => {
         window.__gpunexNoReload = true;
       });

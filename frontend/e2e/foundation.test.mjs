@@ -91,7 +91,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
       window.__gpunexNoReload = true;
     });
     await byId('account-page').waitFor();
-    assert.match(page.url(), /\/account$/, 'the token leaves the address bar');
+    await page.waitForURL(/\/account$/); // the token leaves the address bar
 
     at('the link works once');
     const reused = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, name: 'used link' });
@@ -155,7 +155,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     assert.equal(await byId('notification-bell').count(), 0, 'no bell after log-out');
     await page.goto(`${server.url}/account`);
     await byId('login-page').waitFor();
-    assert.match(page.url(), /\/login$/, 'signed-out /account goes to /login');
+    await page.waitForURL(/\/login$/); // signed-out /account goes to /login
 
     at('log back in');
     await byId('field-email').fill(user.email);

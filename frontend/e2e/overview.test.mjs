@@ -85,7 +85,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     await byId('field-password').fill(PROVIDER.password);
     await byId('login-submit').click();
     await byId('overview-page').waitFor();
-    assert.match(page.url(), /\/provider\/overview$/, 'a provider lands on the Overview');
+    await page.waitForURL(/\/provider\/overview$/); // a provider lands on the Overview
     assert.equal(await text(byId('nav-overview')), en.nav.overview);
     // A marker on window survives only if the page never reloads.
     await page.evaluate(() => {

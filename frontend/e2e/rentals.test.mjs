@@ -80,7 +80,7 @@ test(
       assert.equal(await text(provider.getByTestId('nav-pricing')), en.nav.pricing);
       await provider.getByTestId('nav-pricing').click();
       await provider.getByTestId('pricing-page').waitFor();
-      assert.match(provider.url(), /\/provider\/pricing$/);
+      await provider.waitForURL(/\/provider\/pricing$/);
       await provider.evaluate(() => {
         window.__gpunexNoReload = true;
       });
@@ -122,7 +122,7 @@ test(
       await customer.getByTestId('field-model').selectOption(model);
       await customer.getByTestId('marketplace-search').click();
       await customer.waitForFunction(() => document.querySelector('[data-testid="marketplace-page"]')?.getAttribute('data-loaded') === 'true');
-      assert.match(customer.url(), new RegExp(`[?&]model=${model}`));
+      await customer.waitForURL(new RegExp(`[?&]model=${model}`));
       const before = new Set(await customer.getByTestId('listing').evaluateAll((els) => els.map((el) => el.getAttribute('data-id'))));
       console.log(`listings of ${model} before the agent: ${before.size}`);
 
