@@ -93,6 +93,14 @@ func Timeout(t testing.TB) <-chan time.Time {
 	return time.After(Patience(t))
 }
 
+// Show is a message argument computed when the wait fails, so the failure
+// shows the last state seen: await.True(t, cond, "rentals: %s",
+// await.Show(func() string { return describe(last) })).
+type Show func() string
+
+// String calls s.
+func (s Show) String() string { return s() }
+
 func message(msgAndArgs []any) string {
 	switch {
 	case len(msgAndArgs) == 0:

@@ -68,3 +68,13 @@ func TestReceiveReturnsTheValueAndFailsOnAClosedChannel(t *testing.T) {
 	go await.Receive(d, ch, "the answer")
 	require.Contains(t, await.Receive(t, d.failed), "the channel closed: the answer")
 }
+
+func TestShowComputesTheMessageWhenTheWaitFails(t *testing.T) {
+	t.Parallel()
+	d := &due{TB: t, at: time.Now(), failed: make(chan string, 1)}
+	var seen atomic.Int32
+	go await.True(d, func() bool { seen.Add(1); return false }, "after %s checks",
+		await.Show(func() string { return fmt.Sprint(seen.Load()) }))
+	msg := await.Receive(t, d.failed, "the failure")
+	require.NotContains(t, msg, "after 0 checks", "the message is the state at the failure, not at the call")
+}

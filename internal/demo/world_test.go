@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/demo"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/market"
@@ -156,7 +157,7 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 			Gpus     []struct{ Name string }
 		}
 		var machines []machine
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			var out struct{ MyProvider struct{ Machines []machine } }
 			provider.MustDo(&out, `{ myProvider { machines { hostname status gpus { name } } } }`, nil)
 			machines = out.MyProvider.Machines
@@ -167,7 +168,7 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 				}
 			}
 			return online == 2
-		}, 20*time.Second, 50*time.Millisecond, "the two demo machines did not come online: %+v", machines)
+		}, "the two demo machines did not come online: %+v", machines)
 		gpus := map[string]int{}
 		for _, m := range machines {
 			gpus[m.Hostname] = len(m.Gpus)
@@ -285,14 +286,14 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 			{"Ashburn", "H100_SXM_80GB", "COMMUNITY", "2.190000"}:    2,
 		}
 		got := map[key]int{}
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			got = map[key]int{}
 			for _, l := range marketplace(t, anyone, nil) {
 				require.True(t, l.Simulated)
 				got[key{l.Location.City, l.ModelKey, l.Tier, l.PricePerHour}] += l.GpuCount
 			}
 			return len(got) == len(want)
-		}, 30*time.Second, 100*time.Millisecond, "the demo listings did not all appear: %v", got)
+		}, "the demo listings did not all appear: %v", got)
 		require.Equal(t, want, got)
 
 		// The same model at two providers: the cheaper first by price.
@@ -372,10 +373,10 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 		}
 		var lisbon, frankfurt, saopaulo int
 		var lisbonWhy, saopauloWhy map[string]int
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			lisbon, lisbonWhy = reliabilityOf("provider@gpunex.demo")
 			return lisbonWhy["BENCHMARK_DEGRADED"] > 0
-		}, 30*time.Second, 200*time.Millisecond, "the throttled H100's benchmarks reach reliability")
+		}, "the throttled H100's benchmarks reach reliability")
 		frankfurt, _ = reliabilityOf("frankfurt@gpunex.demo")
 		saopaulo, saopauloWhy = reliabilityOf("saopaulo@gpunex.demo")
 		require.Greater(t, frankfurt, lisbon)
@@ -464,9 +465,8 @@ func TestTheDemoCustomersRentAndTheDemoAgentsRunTheJobs(t *testing.T) {
 		runningWithLines := map[string]bool{} // rentals seen RUNNING with printed lines
 		var completed, stopped *rental
 		var all []rental
-		// Polled here, not in require.Eventually, so the failure shows
-		// the last rentals seen.
-		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline) && (completed == nil || stopped == nil); time.Sleep(50 * time.Millisecond) {
+		// The failure shows the last rentals seen.
+		await.True(t, func() bool {
 			all = nil
 			for _, c := range customers {
 				all = append(all, myRentals(t, c)...)
@@ -481,8 +481,8 @@ func TestTheDemoCustomersRentAndTheDemoAgentsRunTheJobs(t *testing.T) {
 					stopped = &r
 				}
 			}
-		}
-		require.True(t, completed != nil && stopped != nil, "the demo customers' rentals did not run and end both ways: %s", show(all))
+			return completed != nil && stopped != nil
+		}, "the demo customers' rentals did not run and end both ways: %s", await.Show(func() string { return show(all) }))
 		for _, r := range all {
 			require.Contains(t, demoCities, r.Location.City, "rented on a demo machine")
 			require.NotEqual(t, "FAILED", r.State, "%s", show([]rental{r}))
@@ -507,7 +507,7 @@ func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
 		cust, err := srv.Platform.Auth.UserByEmail(ctx, "customer@gpunex.demo")
 		require.NoError(t, err)
 		var id int64
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			page, err := srv.Platform.Market.Marketplace(ctx, market.Filter{Model: ptr("L40S_48GB")}, market.SortRank, 1, "")
 			require.NoError(t, err)
 			if len(page.Listings) == 0 {
@@ -518,12 +518,12 @@ func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
 			require.NoError(t, err)
 			id = r.ID
 			return true
-		}, 30*time.Second, 100*time.Millisecond, "the Mumbai L40S were not listed")
-		require.Eventually(t, func() bool {
+		}, "the Mumbai L40S were not listed")
+		await.True(t, func() bool {
 			r, err := srv.Platform.Market.Rental(ctx, cust.ID, id)
 			require.NoError(t, err)
 			return r.State == models.RentalRunning
-		}, 30*time.Second, 50*time.Millisecond, "the job did not run")
+		}, "the job did not run")
 
 		// The platform restarts: its in-process agents' simulated jobs end
 		// with it. The agents say they go offline, which interrupts their
@@ -539,28 +539,28 @@ func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
 			return n
 		}
 		const past int64 = 30 * (7 + 9)
-		require.Eventually(t, func() bool { return pastSnapshots() == past }, 30*time.Second, 100*time.Millisecond, "the replayed months")
+		await.True(t, func() bool { return pastSnapshots() == past }, "the replayed months")
 		online := func() bool {
 			n, err := srv.Platform.DB.NewSelect().Model((*models.Machine)(nil)).Where("status = ?", models.MachineOnline).Count(ctx)
 			require.NoError(t, err)
 			return n == 9
 		}
-		require.Eventually(t, online, 30*time.Second, 100*time.Millisecond, "the demo machines did not come online")
+		await.True(t, online, "the demo machines did not come online")
 		stop()
 		runAgents(t, w, srv)
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			r, err := srv.Platform.Market.Rental(ctx, cust.ID, id)
 			require.NoError(t, err)
 			return r.State == models.RentalInterrupted || (r.State == models.RentalFailed && *r.Cause == protocol.CausePlatform)
-		}, 30*time.Second, 50*time.Millisecond, "the rental did not end with its agent")
-		require.Eventually(t, func() bool {
+		}, "the rental did not end with its agent")
+		await.True(t, func() bool {
 			page, err := srv.Platform.Market.Marketplace(ctx, market.Filter{Model: ptr("L40S_48GB")}, market.SortRank, 1, "")
 			require.NoError(t, err)
 			return len(page.Listings) == 1 && page.Listings[0].GpuCount == 2
-		}, 30*time.Second, 100*time.Millisecond, "the GPUs did not return to the marketplace")
+		}, "the GPUs did not return to the marketplace")
 		// Once every agent is back, every provider's past was looked at
 		// again: it is replayed once, the restart adds no snapshots.
-		require.Eventually(t, online, 30*time.Second, 100*time.Millisecond, "the demo machines did not come back")
+		await.True(t, online, "the demo machines did not come back")
 		require.Equal(t, past, pastSnapshots(), "the past is replayed once: the restart adds no snapshots")
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -352,10 +353,10 @@ func TestQueuedCommandsRideTheNextHeartbeatOnAnyReplica(t *testing.T) {
 			Commands []struct{ Kind, Payload string }
 		}
 	}
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		agentB.MustDo(&hb, heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
 		return len(hb.Heartbeat.Commands) == 1
-	}, 5*time.Second, 50*time.Millisecond, "replica B learns of the command through the bus")
+	}, "replica B learns of the command through the bus")
 	require.Equal(t, "RUN_BENCHMARK", hb.Heartbeat.Commands[0].Kind)
 	require.JSONEq(t, `{"reason":"first connection"}`, hb.Heartbeat.Commands[0].Payload)
 	agentB.MustDo(&hb, heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
@@ -403,9 +404,9 @@ func TestARevokedAgentTokenStopsOnEveryReplica(t *testing.T) {
 
 	r := agentA.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
 	require.Equal(t, []string{"UNAUTHENTICATED"}, r.Codes(), "at once on the replica that revoked it")
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		return agentB.Do(heartbeat, map[string]any{"i": beatInput(uid, 1, 1)}).Status == 401
-	}, 2*time.Second, 10*time.Millisecond, "and on the other replica through the bus")
+	}, "and on the other replica through the bus")
 }
 
 func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
@@ -446,7 +447,7 @@ func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 		p.User.MustDo(&mp, `{ myProvider { machines { status offlineReason } } }`, nil)
 		return mp.MyProvider.Machines[0].Status
 	}
-	require.Eventually(t, func() bool { return status() == "ONLINE" }, 5*time.Second, 50*time.Millisecond)
+	await.True(t, func() bool { return status() == "ONLINE" })
 	time.Sleep(1500 * time.Millisecond) // the sweeper trusts presence after a grace period
 
 	redisSrv.Restart(t) // every presence key is gone
@@ -459,5 +460,5 @@ func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 	// And the sweeper still works after the restart.
 	close(stop)
 	<-done
-	require.Eventually(t, func() bool { return status() == "OFFLINE" }, 10*time.Second, 100*time.Millisecond)
+	await.True(t, func() bool { return status() == "OFFLINE" })
 }
