@@ -52,19 +52,6 @@ func tickSchema() graphql.ExecutableSchema {
 	}
 }
 
-// requireGoroutinesBack waits until no more than before goroutines run
-// (testify's Eventually runs its condition on goroutines of its own, so
-// it cannot count them).
-func requireGoroutinesBack(t *testing.T, before int) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			b := make([]byte, 1<<20)
-			t.Fatalf("goroutines: before %d, now %d:\n%s", before, runtime.NumGoroutine(), b[:runtime.Stack(b, true)])
-		}
-	}
-}
-
 func tickServer(t *testing.T, cfg Config) *httptest.Server {
 	t.Helper()
 	s := New(cfg, Deps{Schema: tickSchema(), Logger: slog.New(slog.DiscardHandler)})
@@ -189,7 +176,7 @@ func TestIssue9Point4SubscriptionsPerSocketAreCapped(t *testing.T) {
 	})
 
 	require.NoError(t, c.conn.Close())
-	requireGoroutinesBack(t, before)
+	await.Goroutines(t, before, "goroutines back")
 }
 
 // Point 4 of issue 9: an operation refused by a check made after the

@@ -9,6 +9,7 @@ package await
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -91,6 +92,22 @@ func Receive[V any](t testing.TB, ch <-chan V, msgAndArgs ...any) V {
 //	}
 func Timeout(t testing.TB) <-chan time.Time {
 	return time.After(Patience(t))
+}
+
+// Goroutines waits until at most want goroutines run: a leak check after
+// clients went away. The count is read on the caller's goroutine (testify's
+// Eventually would add goroutines of its own); a failure lists every
+// goroutine's stack after what.
+func Goroutines(t testing.TB, want int, what string) {
+	t.Helper()
+	True(t, func() bool { return runtime.NumGoroutine() <= want }, "%s: wanted at most %d goroutines, now %s:\n%s",
+		what, want, Show(func() string { return fmt.Sprint(runtime.NumGoroutine()) }), Show(stacks))
+}
+
+// stacks is every goroutine's stack.
+func stacks() string {
+	b := make([]byte, 1<<20)
+	return string(b[:runtime.Stack(b, true)])
 }
 
 // Show is a message argument computed when the wait fails, so the failure

@@ -57,13 +57,7 @@ func (tt *terminal) String() string {
 // waitFor waits until the terminal shows s.
 func (tt *terminal) waitFor(t *testing.T, s string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(tt.String(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal never showed %q; it shows:\n%s", s, tt.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	await.True(t, func() bool { return strings.Contains(tt.String(), s) }, "the terminal never showed %q; it shows:\n%s", s, await.Show(tt.String))
 }
 
 // echoOn reports whether the terminal shows what is typed: ECHO in the

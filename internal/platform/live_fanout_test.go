@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
@@ -297,19 +298,6 @@ func settledGoroutines() int {
 	return n
 }
 
-// waitForGoroutines waits until no more than want goroutines run, failing
-// with every goroutine's stack after within. (testify's Eventually runs
-// its condition on goroutines of its own.)
-func waitForGoroutines(t *testing.T, want int, within time.Duration, what string) {
-	t.Helper()
-	for deadline := time.Now().Add(within); runtime.NumGoroutine() > want; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			b := make([]byte, 1<<20)
-			t.Fatalf("%s: wanted at most %d goroutines, now %d:\n%s", what, want, runtime.NumGoroutine(), b[:runtime.Stack(b, true)])
-		}
-	}
-}
-
 // Fifty dashboards, each a socket with two subscriptions
 // (machineStatusChanged and notificationAdded), cost at most three
 // goroutines each once idle (the socket's read loop and gqlgen's watch of
@@ -364,13 +352,13 @@ func TestDashboardsHoldNoGoroutinePerSubscription(t *testing.T) {
 				require.Equal(t, map[string]bool{"m": true, "n": true}, got, "dashboard %d", i)
 			}
 			// Written, the events leave no goroutine behind.
-			waitForGoroutines(t, base+3*dashboards, 10*time.Second, "idle again after the events")
+			await.Goroutines(t, base+3*dashboards, "idle again after the events")
 
 			// Every client vanishes without a close frame.
 			for _, ws := range socks {
 				require.NoError(t, ws.Conn.NetConn().Close())
 			}
-			waitForGoroutines(t, base+3, 30*time.Second, "after every client dropped")
+			await.Goroutines(t, base+3, "after every client dropped")
 			t.Logf("%s: %d goroutines after every client dropped (%d before)", stack.Name, runtime.NumGoroutine(), base)
 		})
 	}

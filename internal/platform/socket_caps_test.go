@@ -43,18 +43,6 @@ func subscribeNotifications(t *testing.T, ws *platformtest.WS, id string) nextPa
 	}
 }
 
-// waitGoroutines waits until no more than want goroutines run (testify's
-// Eventually runs its condition on goroutines of its own).
-func waitGoroutines(t *testing.T, want int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > want; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			b := make([]byte, 1<<20)
-			t.Fatalf("goroutines: wanted %d, now %d:\n%s", want, runtime.NumGoroutine(), b[:runtime.Stack(b, true)])
-		}
-	}
-}
-
 // Not parallel: it counts the process's goroutines.
 func TestSubscriptionsBeyondTheSocketCapAreRateLimitedAndLeaveNothingBehind(t *testing.T) {
 	for _, stack := range platformtest.Stacks {
@@ -86,7 +74,7 @@ func TestSubscriptionsBeyondTheSocketCapAreRateLimitedAndLeaveNothingBehind(t *t
 			})
 
 			require.NoError(t, ws.Conn.Close())
-			waitGoroutines(t, before)
+			await.Goroutines(t, before, "goroutines")
 		})
 	}
 }
