@@ -3,12 +3,12 @@ package platformtest
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/availability"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/onboarding"
 	"github.com/gpunex/gpunex/models"
 )
@@ -53,9 +53,9 @@ func (s *Server) NewProvider(t testing.TB, name string) *Provider {
 // only its own.
 func (s *Server) DrainMail(t testing.TB) {
 	t.Helper()
-	require.Eventually(t, func() bool {
+	await.True(t, func() bool {
 		n, err := s.Platform.DB.NewSelect().Model((*models.OutboxEmail)(nil)).
 			Where("sent_at IS NULL AND failed_at IS NULL").Count(context.Background())
 		return err == nil && n == 0
-	}, 30*time.Second, 20*time.Millisecond, "the mail outbox did not drain")
+	}, "the mail outbox did not drain")
 }
