@@ -196,3 +196,20 @@ type Payout struct {
 	UpdatedAt     time.Time  `bun:"updated_at,notnull"`
 	PaidAt        *time.Time `bun:"paid_at"`
 }
+
+// RentalCost is what a rental has cost its customer, from the platform's
+// own records: the meter's billed time and cumulative charge, and what the
+// ledger gave back to the customer's funds for it. Charged is net of
+// Refunded (the meter's cumulative figure).
+type RentalCost struct {
+	// BilledSeconds is the whole seconds billed, from the start to
+	// BilledUntil.
+	BilledSeconds int64
+	// BilledUntil is how far the meter has billed (nil: not metered yet).
+	BilledUntil *time.Time
+	// Charged is what the customer has paid for the rental so far.
+	Charged USDC
+	// Refunded is what was posted back to the customer's funds for the
+	// rental (billed time returned when it ended earlier than billed).
+	Refunded USDC
+}

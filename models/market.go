@@ -90,6 +90,10 @@ type Rental struct {
 	// the end, nor than the customer's stop request for a stop.
 	EndedAt   *time.Time `bun:"ended_at"`
 	UpdatedAt time.Time  `bun:"updated_at,notnull"`
+	// Cost is what the rental has cost its customer, from the meter and
+	// the ledger (billing's Costs), attached where the rental is loaded
+	// for its customer; nil where it was not.
+	Cost *RentalCost `bun:"-"`
 }
 
 // RentalGpu is one GPU a rental had: kept after the rental ends (the

@@ -2,9 +2,7 @@ package billing
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -274,12 +272,9 @@ func (s *Service) HistoryCSV(ctx context.Context, providerID int64, from, to tim
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"start", "gross_usdc", "fee_usdc", "net_usdc"})
-	for _, k := range buckets {
-		_ = w.Write([]string{k.Start.Format(time.RFC3339), k.Gross.String(), k.Fee.String(), (k.Gross - k.Fee).String()})
+	rows := make([][]string, len(buckets))
+	for i, k := range buckets {
+		rows[i] = []string{k.Start.Format(time.RFC3339), k.Gross.String(), k.Fee.String(), (k.Gross - k.Fee).String()}
 	}
-	w.Flush()
-	return b.String(), w.Error()
+	return writeCSV([]string{"start", "gross_usdc", "fee_usdc", "net_usdc"}, rows)
 }

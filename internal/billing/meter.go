@@ -92,6 +92,14 @@ type chunkResult struct {
 	last      int64
 	providers []int64
 	exhausted []int64
+	// charged are the rentals whose charge changed, for OnCharged.
+	charged []ChargedRental
+}
+
+// ChargedRental names a rental whose charge a tick changed and its
+// customer.
+type ChargedRental struct {
+	RentalID, CustomerID int64
 }
 
 type gpuHourKey struct {
@@ -182,6 +190,7 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 					},
 				})
 				providers[r.ProviderID] = true
+				res.charged = append(res.charged, ChargedRental{RentalID: r.RentalID, CustomerID: r.CustomerID})
 				s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
 			}
 			// A rental being stopped already was told and stopped once.
@@ -235,6 +244,11 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 func (s *Service) afterChunk(ctx context.Context, res *chunkResult) {
 	for _, p := range res.providers {
 		s.announce(ctx, p)
+	}
+	if s.onCharged != nil {
+		for _, c := range res.charged {
+			s.onCharged(ctx, c)
+		}
 	}
 	if s.deps.Stop == nil {
 		return

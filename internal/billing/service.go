@@ -90,7 +90,16 @@ type Service struct {
 	// balance is spent.
 	stopLead time.Duration
 	live     *bus.Shared[*Summary]
+	// onCharged is told of each rental whose charge a tick changed, once
+	// the tick's chunk committed (OnCharged).
+	onCharged func(context.Context, ChargedRental)
 }
+
+// OnCharged sets fn, told of each rental whose charge a metering tick
+// changed once the tick's transaction committed (the market announces
+// the rental to its customer, so a rental's page follows its meter).
+// Call it while assembling.
+func (s *Service) OnCharged(fn func(ctx context.Context, c ChargedRental)) { s.onCharged = fn }
 
 // New returns the billing service.
 func New(deps Deps, cfg Config) *Service {

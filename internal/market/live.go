@@ -104,7 +104,26 @@ func (s *Service) resolveCustomerEvent(ctx context.Context, msg bus.Message) (*m
 		}
 		return nil, false
 	}
+	if err := s.withCosts(ctx, []*models.Rental{r}); err != nil {
+		if ctx.Err() == nil {
+			s.deps.Logger.WarnContext(ctx, "market: unable to load a rental's cost for an event", "rental_id", id, "err", err)
+		}
+		return nil, false
+	}
 	return r, true
+}
+
+// AnnounceCharged publishes, on its customer's channel, that a rental's
+// charge changed (billing's OnCharged, after the tick committed), so
+// rentalUpdated sends the rental with its new cost: loaded once per
+// replica for every subscriber, like any change.
+func (s *Service) AnnounceCharged(ctx context.Context, customerID, rentalID int64) {
+	payload, _ := json.Marshal(changeEvent{RentalID: rentalID})
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.deps.Bus.Publish(pctx, CustomerChannel(customerID), payload); err != nil {
+		s.deps.Logger.WarnContext(ctx, "market: unable to publish a rental's charge", "rental_id", rentalID, "err", err)
+	}
 }
 
 // resolveProviderEvent loads the provider's view of the rental a change

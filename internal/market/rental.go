@@ -446,7 +446,26 @@ func (s *Service) Rental(ctx context.Context, customerID, id int64) (*models.Ren
 		}
 		return nil, fmt.Errorf("market: unable to load the rental: %w", err)
 	}
+	if err := s.withCosts(ctx, []*models.Rental{r}); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// withCosts attaches what each of rs has cost its customer (Deps.Costs),
+// in one call whatever their number.
+func (s *Service) withCosts(ctx context.Context, rs []*models.Rental) error {
+	if s.deps.Costs == nil || len(rs) == 0 {
+		return nil
+	}
+	costs, err := s.deps.Costs.Costs(ctx, rs)
+	if err != nil {
+		return fmt.Errorf("market: unable to read the rentals' costs: %w", err)
+	}
+	for _, r := range rs {
+		r.Cost = costs[r.ID]
+	}
+	return nil
 }
 
 // RentalPage is one page of a customer's rentals, newest first.
@@ -479,6 +498,9 @@ func (s *Service) Rentals(ctx context.Context, customerID int64, first int, afte
 	page := &RentalPage{Rentals: rs}
 	if len(rs) > first {
 		page.Rentals, page.HasNextPage = rs[:first], true
+	}
+	if err := s.withCosts(ctx, page.Rentals); err != nil {
+		return nil, err
 	}
 	return page, nil
 }

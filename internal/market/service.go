@@ -30,6 +30,17 @@ type Deps struct {
 	// Notify, when set, tells a provider and the admins of job reports
 	// whose times could not be true (the bill used the platform's own).
 	Notify *notification.Service
+	// Costs, when set, tells what each rental has cost its customer
+	// (billing's Costs), attached to the rentals a customer reads
+	// (models.Rental.Cost); nil: they carry no cost.
+	Costs Costs
+}
+
+// Costs is what rentals have cost their customers, from the platform's
+// meter and ledger.
+type Costs interface {
+	// Costs is each rental's cost by id.
+	Costs(ctx context.Context, rentals []*models.Rental) (map[int64]*models.RentalCost, error)
 }
 
 // Funds is the check of a customer's means as a rental starts.
