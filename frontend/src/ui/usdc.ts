@@ -91,3 +91,41 @@ export function formatUsdc(s: string, lng: string): string {
 export function chartValue(s: string): number {
   return isUsdc(s) ? Number(toMicros(s)) / 1_000_000 : Number.NaN;
 }
+
+// One rule per kind of amount the SPA shows (docs/money.md#how-amounts-are-shown):
+// every figure is the exact micro-USDC the API sent, never rounded, so a
+// statement's lines add up to its balance on the screen as in the ledger.
+
+/** formatRate writes a rate (USDC per GPU per hour): as set, two to six decimals ("2.15", "0.000125"). */
+export function formatRate(s: string, lng: string): string {
+  return formatUsdc(s, lng);
+}
+
+/**
+ * formatAmount writes money that moved or is held (a charge, a refund, a
+ * balance, a total, a statement line): exact, two to six decimals, the
+ * sign of a debit kept ("-0.025", "1,234.50").
+ */
+export function formatAmount(s: string, lng: string): string {
+  return formatUsdc(s, lng);
+}
+
+/**
+ * formatLiveAmount writes an amount that changes every second on the
+ * screen (a charge estimated between metering ticks): always six
+ * decimals, so its digits do not shift as it counts.
+ */
+export function formatLiveAmount(s: string, lng: string): string {
+  const format = new Intl.NumberFormat(lng, { minimumFractionDigits: USDC_DECIMALS, maximumFractionDigits: USDC_DECIMALS });
+  return format.format((isUsdc(s) ? s : '0') as unknown as number);
+}
+
+/**
+ * costOf is what a rental at perHour per GPU on gpus GPUs costs for secs
+ * whole seconds, as billing computes it: rate × GPUs × seconds ÷ 3600,
+ * rounded down to the micro-USDC, in BigInt.
+ */
+export function costOf(perHour: string, gpus: number, secs: number): string {
+  if (!isUsdc(perHour) || secs <= 0 || gpus <= 0) return fromMicros(0n);
+  return fromMicros((toMicros(perHour) * BigInt(gpus) * BigInt(Math.floor(secs))) / 3600n);
+}
