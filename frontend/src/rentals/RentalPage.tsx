@@ -8,7 +8,9 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { FieldErrorText } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
-import { formatUsdc } from '../ui/usdc';
+import { useNow } from '../ui/useNow';
+import { costOf, formatAmount, formatLiveAmount, formatRate, sameUsdc } from '../ui/usdc';
+import { durationParts, estimateNow, exitMeaning } from './cost';
 import { RentalQuery, RentalUpdatedSubscription, StopRentalMutation } from './operations';
 import { canStop, followLog, isEnded } from './rentals';
 import './rentals.css';
@@ -105,7 +107,7 @@ function RentalDetails({ rental, events, error, onStopped }: { rental: Rental; e
             {rental.envNames.length > 0 ? rental.envNames.join(', ') : <span className="muted">{t('rentals.none')}</span>}
           </dd>
           <dt>{t('rentals.field.price')}</dt>
-          <dd>{t('rentals.perHour', { price: isolate(formatUsdc(rental.pricePerHour, i18n.language)) })}</dd>
+          <dd>{t('rentals.perHour', { price: isolate(formatRate(rental.pricePerHour, i18n.language)) })}</dd>
           <dt>{t('rentals.field.place')}</dt>
           <dd dir="auto">{place || <span className="muted">{t('rentals.none')}</span>}</dd>
           <dt>{t('rentals.field.created')}</dt>
@@ -131,13 +133,89 @@ function RentalDetails({ rental, events, error, onStopped }: { rental: Rental; e
           {rental.exitCode !== null && rental.exitCode !== undefined && (
             <>
               <dt>{t('rentals.field.exitCode')}</dt>
-              <dd data-testid="rental-exit-code">{f.number(rental.exitCode)}</dd>
+              <dd data-testid="rental-exit-code" data-meaning={exitMeaning(rental.exitCode)}>
+                {t(`rentals.exit.${exitMeaning(rental.exitCode)}`, { code: f.number(rental.exitCode) })}
+              </dd>
             </>
           )}
         </dl>
         {canStop(rental.state) && <StopButton id={rental.id} onStopped={onStopped} />}
       </div>
+      <CostCard rental={rental} />
       <LogTail text={rental.logTail ?? ''} />
+    </section>
+  );
+}
+
+/** Duration writes whole seconds as hours, minutes and seconds. */
+export function Duration({ seconds }: { seconds: number }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const p = durationParts(seconds);
+  return <>{t('rentals.cost.duration', { h: f.number(p.h), m: f.number(p.m), s: f.number(p.s) })}</>;
+}
+
+/**
+ * CostCard is what the rental costs. While it runs: the time and charge
+ * the meter has billed (what the balance paid, rental_meters.charged), and
+ * between ticks an estimate by billing's own rule from the rate and the
+ * seconds since the start, marked as such; the meter's figure replaces it
+ * at each tick (rentalUpdated). Once it ended: the final charge with its
+ * billed seconds, any refund, and the end in words.
+ */
+function CostCard({ rental }: { rental: Rental }) {
+  const { t, i18n } = useTranslation();
+  const f = useFormat();
+  const lng = i18n.language;
+  const now = useNow(1000);
+  const estimate = estimateNow(rental, now);
+  const perHour = costOf(rental.pricePerHour, rental.gpuCount, 3600);
+  const ended = isEnded(rental.state);
+  return (
+    <section className="card rental-cost" aria-labelledby="rental-cost" data-testid="rental-cost" data-charged={rental.charged} data-billed-seconds={rental.billedSeconds}>
+      <h2 id="rental-cost">{ended ? t('rentals.cost.finalTitle') : t('rentals.cost.title')}</h2>
+      {ended && rental.end && (
+        <p className={`notice ${rental.state === 'FAILED' || rental.state === 'INTERRUPTED' ? 'error' : 'info'}`} data-testid="rental-end" data-end={rental.end}>
+          {t(`rentals.end.${rental.end}`)}
+        </p>
+      )}
+      <dl className="facts">
+        <dt>{t('rentals.cost.rate')}</dt>
+        <dd>
+          {t('rentals.cost.rateTotal', { gpus: f.number(rental.gpuCount), price: isolate(formatRate(rental.pricePerHour, lng)), total: isolate(formatRate(perHour, lng)) })}
+        </dd>
+        <dt>{t('rentals.cost.billed')}</dt>
+        <dd data-testid="rental-billed">
+          <Duration seconds={rental.billedSeconds} />
+        </dd>
+        <dt>{ended ? t('rentals.cost.final') : t('rentals.cost.charged')}</dt>
+        <dd data-testid="rental-charged">{t('rentals.cost.usdc', { amount: isolate(formatAmount(rental.charged, lng)) })}</dd>
+        {estimate && !ended && (
+          <>
+            <dt>{t('rentals.cost.estimate')}</dt>
+            <dd data-testid="rental-estimate">
+              {t('rentals.cost.estimateValue', { amount: isolate(formatLiveAmount(estimate.charged, lng)) })}{' '}
+              <span className="muted">
+                (<Duration seconds={estimate.seconds} />)
+              </span>
+            </dd>
+          </>
+        )}
+        {ended && (
+          <>
+            <dt>{t('rentals.cost.refunded')}</dt>
+            <dd data-testid="rental-refunded">
+              {sameUsdc(rental.refunded, '0') ? t('rentals.cost.noRefund') : t('rentals.cost.usdc', { amount: isolate(formatAmount(rental.refunded, lng)) })}
+            </dd>
+          </>
+        )}
+      </dl>
+      <p className="muted small">{ended ? t('rentals.cost.finalNote') : t('rentals.cost.note')}</p>
+      {ended && (
+        <Link to={`/rentals/${rental.id}/receipt`} className="button" data-testid="rental-receipt-link">
+          {t('rentals.receipt.open')}
+        </Link>
+      )}
     </section>
   );
 }

@@ -1,5 +1,7 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
+import { useQuery } from 'urql';
 import { FundsSummary } from '../funds/FundsSummary';
 import { useFunds } from '../funds/useFunds';
 import { RentalStateBadge } from '../ui/Badge';
@@ -7,7 +9,8 @@ import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
-import { formatUsdc } from '../ui/usdc';
+import { formatAmount, formatRate } from '../ui/usdc';
+import { RentalsMonthTotalQuery } from './operations';
 import './rentals.css';
 import { useRentals } from './useRentals';
 
@@ -21,6 +24,13 @@ export function RentalsPage() {
   const f = useFormat();
   const view = useRentals();
   const funds = useFunds();
+  // Refetched with the list's live events, so the month's total follows the meter.
+  const [month, refetchMonth] = useQuery({ query: RentalsMonthTotalQuery, requestPolicy: 'cache-and-network' });
+  const charges = view.rentals.map((r) => r.charged).join(',');
+  useEffect(() => {
+    refetchMonth({ requestPolicy: 'network-only' });
+  }, [charges, refetchMonth]);
+  const total = month.data?.myRentalsMonthTotal;
 
   if (!view.loaded && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
   if (!view.loaded) return <Loading />;
@@ -32,6 +42,17 @@ export function RentalsPage() {
         <p className="lead">{t('rentals.lead')}</p>
       </header>
       <FundsSummary view={funds} />
+      {total && (
+        <p className="card month-total" data-testid="rentals-month-total" data-charged={total.charged}>
+          {t('rentals.monthTotal', {
+            month: isolate(new Intl.DateTimeFormat(i18n.language, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(total.monthStart))),
+            amount: isolate(formatAmount(total.charged, i18n.language)),
+          })}{' '}
+          <Link to="/statement" data-testid="rentals-statement-link">
+            {t('statement.open')}
+          </Link>
+        </p>
+      )}
       {view.error && <ErrorNotice error={view.error} />}
       {view.rentals.length === 0 ? (
         <section className="card" data-testid="rentals-empty">
@@ -65,7 +86,12 @@ export function RentalsPage() {
               className: 'mono wrap-anywhere',
               cell: (r) => <span dir="ltr">{r.image}</span>,
             },
-            { key: 'price', header: t('rentals.field.price'), cell: (r) => t('rentals.perHour', { price: isolate(formatUsdc(r.pricePerHour, i18n.language)) }) },
+            { key: 'price', header: t('rentals.field.price'), cell: (r) => t('rentals.perHour', { price: isolate(formatRate(r.pricePerHour, i18n.language)) }) },
+            {
+              key: 'cost',
+              header: t('rentals.field.cost'),
+              cell: (r) => <span data-testid="rental-row-cost">{t('rentals.cost.usdc', { amount: isolate(formatAmount(r.charged, i18n.language)) })}</span>,
+            },
             {
               key: 'when',
               header: t('rentals.field.when'),

@@ -32,6 +32,11 @@ export const RentalFieldsFragment = graphql(`
     endedAt
     endsBy
     exitCode
+    end
+    billedSeconds
+    billedUntil
+    charged
+    refunded
   }
 `);
 
@@ -87,6 +92,15 @@ export const StopRentalMutation = graphql(`
       userErrors {
         ...UserErrorFields
       }
+    }
+  }
+`);
+
+export const RentalsMonthTotalQuery = graphql(`
+  query RentalsMonthTotal {
+    myRentalsMonthTotal {
+      monthStart
+      charged
     }
   }
 `);

@@ -28,6 +28,8 @@ const MarketplacePage = lazy(() => import('../marketplace/MarketplacePage').then
 const RentalsPage = lazy(() => import('../rentals/RentalsPage').then((m) => ({ default: m.RentalsPage })));
 const FundsPage = lazy(() => import('../funds/FundsPage').then((m) => ({ default: m.FundsPage })));
 const RentalPage = lazy(() => import('../rentals/RentalPage').then((m) => ({ default: m.RentalPage })));
+const ReceiptPage = lazy(() => import('../rentals/ReceiptPage').then((m) => ({ default: m.ReceiptPage })));
+const StatementPage = lazy(() => import('../statement/StatementPage').then((m) => ({ default: m.StatementPage })));
 const TokensPage = lazy(() => import('../provider/TokensPage').then((m) => ({ default: m.TokensPage })));
 const ApplicationQueuePage = lazy(() =>
   import('../admin/ApplicationQueuePage').then((m) => ({ default: m.ApplicationQueuePage })),
@@ -203,6 +205,22 @@ export function App() {
                 element={
                   <Area>
                     <RentalPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="rentals/:id/receipt"
+                element={
+                  <Area>
+                    <ReceiptPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="statement"
+                element={
+                  <Area>
+                    <StatementPage />
                   </Area>
                 }
               />
