@@ -236,6 +236,38 @@ test(
       assert.equal(await rental.getByTestId('rental-stop').count(), 0, 'no Stop button once stopped');
       assert.equal(await customer.evaluate(() => window.__gpunexNoReload), true, 'the rental page was not reloaded');
 
+      at('the rental page tells how it ended and, once metered, its final charge and billed seconds, live');
+      assert.equal(await rental.getByTestId('rental-end').getAttribute('data-end'), 'STOPPED_BY_YOU');
+      assert.equal(await text(rental.getByTestId('rental-end')), en.rentals.end.STOPPED_BY_YOU);
+      await customer.waitForFunction(
+        () => {
+          const cost = document.querySelector('[data-testid="rental-cost"]');
+          return cost && cost.getAttribute('data-charged') !== '0.000000' && Number(cost.getAttribute('data-billed-seconds')) > 0;
+        },
+        undefined,
+        { timeout: LOG_TIMEOUT },
+      );
+      const cost = rental.getByTestId('rental-cost');
+      const charged = await cost.getAttribute('data-charged');
+      const billedSeconds = Number(await cost.getAttribute('data-billed-seconds'));
+      // billing's rule: rate × GPUs × whole seconds ÷ 3600, rounded down to the micro-USDC.
+      const micros = (BigInt(Math.round(Number(RATE) * 1e6)) * BigInt(billedSeconds)) / 3600n;
+      assert.equal(charged, `${micros / 1000000n}.${String(micros % 1000000n).padStart(6, '0')}`, 'the final charge is the rate times the billed seconds');
+      const finalText = await text(rental.getByTestId('rental-charged'));
+      assert.match(finalText, /USDC$/);
+      assert.equal(await rental.getByTestId('rental-estimate').count(), 0, 'no estimate once ended');
+      assert.equal(await text(rental.getByTestId('rental-refunded')), en.rentals.cost.noRefund);
+      assert.equal(await customer.evaluate(() => window.__gpunexNoReload), true, 'the charge arrived without a reload');
+
+      at('the receipt shows the same final charge');
+      await rental.getByTestId('rental-receipt-link').click();
+      await customer.getByTestId('receipt-page').waitFor();
+      assert.equal(await customer.getByTestId('receipt-page').getAttribute('data-charged'), charged);
+      assert.equal(await text(customer.getByTestId('receipt-charged')), finalText);
+      console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-rentals-receipt.png')}`);
+      await customer.goBack();
+      await rental.waitFor();
+
       at('the provider sees it stopped, live');
       await provider.waitForFunction((id) => document.querySelector(`[data-testid="provider-rental"][data-id="${id}"]`)?.getAttribute('data-state') === 'STOPPED', rentalId, {
         timeout: LOG_TIMEOUT,
@@ -249,6 +281,22 @@ test(
       await customer.getByTestId('nav-rentals').click();
       await customer.getByTestId('rentals-page').waitFor();
       await customer.locator(`[data-testid="rental-row"][data-id="${rentalId}"][data-state="STOPPED"]`).waitFor();
+      assert.equal(await text(customer.locator(`[data-testid="rental-row"][data-id="${rentalId}"]`).getByTestId('rental-row-cost')), finalText, 'the list shows its cost');
+      await customer.getByTestId('rentals-month-total').waitFor();
+      const micros6 = (v) => BigInt(v.replace('.', ''));
+      assert.ok(micros6(await customer.getByTestId('rentals-month-total').getAttribute('data-charged')) >= micros6(charged), "the month's total holds this rental's charge");
+
+      at('the statement lists the charges and ends at the balance');
+      await customer.getByTestId('rentals-statement-link').click();
+      await customer.getByTestId('statement-page').waitFor();
+      assert.ok((await customer.locator('[data-testid="statement-line"]').count()) > 0, 'the statement has lines');
+      while ((await customer.getByTestId('statement-next').count()) > 0) {
+        const first = await customer.getByTestId('statement-line').first().getAttribute('data-balance');
+        await customer.getByTestId('statement-next').click();
+        await customer.waitForFunction((b) => document.querySelector('[data-testid="statement-line"]')?.getAttribute('data-balance') !== b, first);
+      }
+      const last = customer.getByTestId('statement-line').last();
+      assert.equal(await last.getAttribute('data-balance'), await customer.getByTestId('statement-page').getAttribute('data-balance'), 'the running balance ends at the balance');
 
       at('an anonymous visitor browses the Marketplace and is asked to sign in to rent');
       const anonymousContext = await browser.newContext({ locale: 'en-US', viewport: desktop.viewport });
