@@ -233,6 +233,12 @@ type ComplexityRoot struct {
 		UserID     func(childComplexity int) int
 	}
 
+	CustomerStatement struct {
+		Balance  func(childComplexity int) int
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
 	DemandBand struct {
 		Max          func(childComplexity int) int
 		Min          func(childComplexity int) int
@@ -793,6 +799,9 @@ type ComplexityRoot struct {
 		MyFunds                   func(childComplexity int) int
 		MyProvider                func(childComplexity int) int
 		MyRentals                 func(childComplexity int, first *int, after *string) int
+		MyRentalsMonthTotal       func(childComplexity int) int
+		MyStatement               func(childComplexity int, first *int, after *string) int
+		MyStatementCSV            func(childComplexity int) int
 		Notifications             func(childComplexity int, first *int, after *string) int
 		Payouts                   func(childComplexity int, state *models.PayoutState, first *int) int
 		PricingRecommendation     func(childComplexity int, model string, region *string) int
@@ -848,25 +857,30 @@ type ComplexityRoot struct {
 	}
 
 	Rental struct {
-		Cause        func(childComplexity int) int
-		Command      func(childComplexity int) int
-		CreatedAt    func(childComplexity int) int
-		EndedAt      func(childComplexity int) int
-		EndsBy       func(childComplexity int) int
-		EnvNames     func(childComplexity int) int
-		ExitCode     func(childComplexity int) int
-		GpuCount     func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Image        func(childComplexity int) int
-		Location     func(childComplexity int) int
-		LogTail      func(childComplexity int) int
-		Message      func(childComplexity int) int
-		Model        func(childComplexity int) int
-		ModelKey     func(childComplexity int) int
-		PricePerHour func(childComplexity int) int
-		StartedAt    func(childComplexity int) int
-		State        func(childComplexity int) int
-		Tier         func(childComplexity int) int
+		BilledSeconds func(childComplexity int) int
+		BilledUntil   func(childComplexity int) int
+		Cause         func(childComplexity int) int
+		Charged       func(childComplexity int) int
+		Command       func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		End           func(childComplexity int) int
+		EndedAt       func(childComplexity int) int
+		EndsBy        func(childComplexity int) int
+		EnvNames      func(childComplexity int) int
+		ExitCode      func(childComplexity int) int
+		GpuCount      func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Image         func(childComplexity int) int
+		Location      func(childComplexity int) int
+		LogTail       func(childComplexity int) int
+		Message       func(childComplexity int) int
+		Model         func(childComplexity int) int
+		ModelKey      func(childComplexity int) int
+		PricePerHour  func(childComplexity int) int
+		Refunded      func(childComplexity int) int
+		StartedAt     func(childComplexity int) int
+		State         func(childComplexity int) int
+		Tier          func(childComplexity int) int
 	}
 
 	RentalConnection struct {
@@ -877,6 +891,11 @@ type ComplexityRoot struct {
 	RentalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	RentalMonthTotal struct {
+		Charged    func(childComplexity int) int
+		MonthStart func(childComplexity int) int
 	}
 
 	ReportJobStatusPayload struct {
@@ -930,6 +949,21 @@ type ComplexityRoot struct {
 	StartRentalPayload struct {
 		Rental     func(childComplexity int) int
 		UserErrors func(childComplexity int) int
+	}
+
+	StatementLine struct {
+		Amount    func(childComplexity int) int
+		Balance   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		PostedAt  func(childComplexity int) int
+		Reference func(childComplexity int) int
+		RentalID  func(childComplexity int) int
+	}
+
+	StatementLineEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	StopRentalPayload struct {
@@ -1122,12 +1156,21 @@ type QueryResolver interface {
 	PricingRecommendation(ctx context.Context, model string, region *string) (*pricing.Recommendation, error)
 	MyProvider(ctx context.Context) (*models.Provider, error)
 	ProvidersByReliability(ctx context.Context, first *int) ([]*reliability.ProviderScore, error)
+	MyStatement(ctx context.Context, first *int, after *string) (*model.CustomerStatement, error)
+	MyStatementCSV(ctx context.Context) (string, error)
+	MyRentalsMonthTotal(ctx context.Context) (*model.RentalMonthTotal, error)
 }
 type ReliabilityResolver interface {
 	Advice(ctx context.Context, obj *reliability.Summary) ([]model.ReliabilityAdvice, error)
 }
 type RentalResolver interface {
 	Model(ctx context.Context, obj *models.Rental) (*catalog.GpuModel, error)
+
+	End(ctx context.Context, obj *models.Rental) (*model.RentalEnd, error)
+	BilledSeconds(ctx context.Context, obj *models.Rental) (int, error)
+	BilledUntil(ctx context.Context, obj *models.Rental) (*time.Time, error)
+	Charged(ctx context.Context, obj *models.Rental) (models.USDC, error)
+	Refunded(ctx context.Context, obj *models.Rental) (models.USDC, error)
 }
 type ReportJobStatusPayloadResolver interface {
 	UserErrors(ctx context.Context, obj *protocol.ReportJobStatusAnswer) ([]*fault.Problem, error)
@@ -1723,6 +1766,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreditFundsPayload.UserID(childComplexity), true
+
+	case "CustomerStatement.balance":
+		if e.ComplexityRoot.CustomerStatement.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomerStatement.Balance(childComplexity), true
+	case "CustomerStatement.edges":
+		if e.ComplexityRoot.CustomerStatement.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomerStatement.Edges(childComplexity), true
+	case "CustomerStatement.pageInfo":
+		if e.ComplexityRoot.CustomerStatement.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CustomerStatement.PageInfo(childComplexity), true
 
 	case "DemandBand.maxPricePerHour":
 		if e.ComplexityRoot.DemandBand.Max == nil {
@@ -4326,6 +4388,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyRentals(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.myRentalsMonthTotal":
+		if e.ComplexityRoot.Query.MyRentalsMonthTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyRentalsMonthTotal(childComplexity), true
+	case "Query.myStatement":
+		if e.ComplexityRoot.Query.MyStatement == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myStatement_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyStatement(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.myStatementCsv":
+		if e.ComplexityRoot.Query.MyStatementCSV == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyStatementCSV(childComplexity), true
 	case "Query.notifications":
 		if e.ComplexityRoot.Query.Notifications == nil {
 			break
@@ -4589,12 +4674,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReliabilityPoint.Score(childComplexity), true
 
+	case "Rental.billedSeconds":
+		if e.ComplexityRoot.Rental.BilledSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.BilledSeconds(childComplexity), true
+	case "Rental.billedUntil":
+		if e.ComplexityRoot.Rental.BilledUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.BilledUntil(childComplexity), true
 	case "Rental.cause":
 		if e.ComplexityRoot.Rental.Cause == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Rental.Cause(childComplexity), true
+	case "Rental.charged":
+		if e.ComplexityRoot.Rental.Charged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Charged(childComplexity), true
 	case "Rental.command":
 		if e.ComplexityRoot.Rental.Command == nil {
 			break
@@ -4607,6 +4710,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Rental.CreatedAt(childComplexity), true
+	case "Rental.end":
+		if e.ComplexityRoot.Rental.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.End(childComplexity), true
 	case "Rental.endedAt":
 		if e.ComplexityRoot.Rental.EndedAt == nil {
 			break
@@ -4685,6 +4794,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Rental.PricePerHour(childComplexity), true
+	case "Rental.refunded":
+		if e.ComplexityRoot.Rental.Refunded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rental.Refunded(childComplexity), true
 	case "Rental.startedAt":
 		if e.ComplexityRoot.Rental.StartedAt == nil {
 			break
@@ -4729,6 +4844,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RentalEdge.Node(childComplexity), true
+
+	case "RentalMonthTotal.charged":
+		if e.ComplexityRoot.RentalMonthTotal.Charged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RentalMonthTotal.Charged(childComplexity), true
+	case "RentalMonthTotal.monthStart":
+		if e.ComplexityRoot.RentalMonthTotal.MonthStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RentalMonthTotal.MonthStart(childComplexity), true
 
 	case "ReportJobStatusPayload.accepted":
 		if e.ComplexityRoot.ReportJobStatusPayload.Accepted == nil {
@@ -4877,6 +5005,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StartRentalPayload.UserErrors(childComplexity), true
+
+	case "StatementLine.amount":
+		if e.ComplexityRoot.StatementLine.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.Amount(childComplexity), true
+	case "StatementLine.balance":
+		if e.ComplexityRoot.StatementLine.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.Balance(childComplexity), true
+	case "StatementLine.id":
+		if e.ComplexityRoot.StatementLine.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.ID(childComplexity), true
+	case "StatementLine.kind":
+		if e.ComplexityRoot.StatementLine.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.Kind(childComplexity), true
+	case "StatementLine.postedAt":
+		if e.ComplexityRoot.StatementLine.PostedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.PostedAt(childComplexity), true
+	case "StatementLine.reference":
+		if e.ComplexityRoot.StatementLine.Reference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.Reference(childComplexity), true
+	case "StatementLine.rentalId":
+		if e.ComplexityRoot.StatementLine.RentalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLine.RentalID(childComplexity), true
+
+	case "StatementLineEdge.cursor":
+		if e.ComplexityRoot.StatementLineEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineEdge.Cursor(childComplexity), true
+	case "StatementLineEdge.node":
+		if e.ComplexityRoot.StatementLineEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineEdge.Node(childComplexity), true
 
 	case "StopRentalPayload.rental":
 		if e.ComplexityRoot.StopRentalPayload.Rental == nil {
@@ -7265,6 +7449,89 @@ extend type Subscription {
   reliabilityUpdated: Reliability!
 }
 `, BuiltIn: false},
+	{Name: "../schema/rentalcost.graphqls", Input: `# What a rental costs its customer, and the customer's statement: figures
+# from the platform's own records (the meter and the ledger), never the
+# agent's word.
+
+"How a rental ended, for its customer to read."
+enum RentalEnd {
+  "The customer stopped it."
+  STOPPED_BY_YOU
+  "The platform stopped it as the customer's balance ran out (while it still paid for the stop)."
+  FUNDS_RAN_OUT
+  "The job ran to its end."
+  COMPLETED
+  "The customer's image could not be pulled."
+  IMAGE_NOT_PULLED
+  "The job ran out of memory and was killed."
+  OUT_OF_MEMORY
+  "The customer's job failed; exitCode says how."
+  JOB_FAILED
+  "The provider's host or hardware failed."
+  PROVIDER_FAILED
+  "The provider's machine went offline."
+  MACHINE_OFFLINE
+  "The platform's own fault."
+  PLATFORM_FAILED
+}
+
+extend type Rental {
+  "How the rental ended; null while it has not."
+  end: RentalEnd
+  "Whole seconds billed so far: from the start to where the meter has billed."
+  billedSeconds: Int!
+  "How far the meter has billed; null until the first metering tick."
+  billedUntil: DateTime
+  "What the customer has paid for the rental so far (net of refunds): the meter's cumulative charge."
+  charged: USDC!
+  "What the ledger gave back to the customer's funds for the rental (time billed after it ended)."
+  refunded: USDC!
+}
+
+"A line of the customer's funds account: one ledger entry and the balance after it."
+type StatementLine {
+  id: ID!
+  postedAt: DateTime!
+  "Why the money moved: DEPOSIT, RENTAL_CHARGE (a refund is a positive one), ADJUSTMENT."
+  kind: String!
+  reference: String!
+  "The rental a charge or refund is for."
+  rentalId: ID
+  "Into the funds when positive, out of them when negative."
+  amount: USDC!
+  "The balance after this line."
+  balance: USDC!
+}
+
+type StatementLineEdge {
+  cursor: String!
+  node: StatementLine!
+}
+
+"The customer's statement, oldest line first; balance is the account's now."
+type CustomerStatement {
+  edges: [StatementLineEdge!]!
+  pageInfo: PageInfo!
+  balance: USDC!
+}
+
+"What the customer's rentals were charged in the current calendar month, in UTC."
+type RentalMonthTotal {
+  "The month's first instant (UTC)."
+  monthStart: DateTime!
+  "The RENTAL_CHARGE lines of the month, refunds netted."
+  charged: USDC!
+}
+
+extend type Query {
+  "The signed-in customer's statement: every line of their funds account, oldest first. first is at most 500."
+  myStatement(first: Int = 50, after: String): CustomerStatement!
+  "The signed-in customer's whole statement as CSV: posted_at, kind, reference, rental_id, amount_usdc, balance_usdc."
+  myStatementCsv: String!
+  "What the signed-in customer's rentals were charged this UTC month."
+  myRentalsMonthTotal: RentalMonthTotal!
+}
+`, BuiltIn: false},
 	{Name: "../schema/root.graphqls", Input: `# Root operation types. Each domain area extends them in its own file.
 
 """
@@ -7712,6 +7979,18 @@ func (ec *executionContext) childFields_CreditFundsPayload(ctx context.Context, 
 		return ec.fieldContext_CreditFundsPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreditFundsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CustomerStatement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CustomerStatement_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CustomerStatement_pageInfo(ctx, field)
+	case "balance":
+		return ec.fieldContext_CustomerStatement_balance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CustomerStatement", field.Name)
 }
 
 func (ec *executionContext) childFields_DemandBand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8874,6 +9153,16 @@ func (ec *executionContext) childFields_Rental(ctx context.Context, field graphq
 		return ec.fieldContext_Rental_exitCode(ctx, field)
 	case "logTail":
 		return ec.fieldContext_Rental_logTail(ctx, field)
+	case "end":
+		return ec.fieldContext_Rental_end(ctx, field)
+	case "billedSeconds":
+		return ec.fieldContext_Rental_billedSeconds(ctx, field)
+	case "billedUntil":
+		return ec.fieldContext_Rental_billedUntil(ctx, field)
+	case "charged":
+		return ec.fieldContext_Rental_charged(ctx, field)
+	case "refunded":
+		return ec.fieldContext_Rental_refunded(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Rental", field.Name)
 }
@@ -8896,6 +9185,16 @@ func (ec *executionContext) childFields_RentalEdge(ctx context.Context, field gr
 		return ec.fieldContext_RentalEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RentalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_RentalMonthTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "monthStart":
+		return ec.fieldContext_RentalMonthTotal_monthStart(ctx, field)
+	case "charged":
+		return ec.fieldContext_RentalMonthTotal_charged(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RentalMonthTotal", field.Name)
 }
 
 func (ec *executionContext) childFields_ReportJobStatusPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9002,6 +9301,36 @@ func (ec *executionContext) childFields_StartRentalPayload(ctx context.Context, 
 		return ec.fieldContext_StartRentalPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StartRentalPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StatementLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_StatementLine_id(ctx, field)
+	case "postedAt":
+		return ec.fieldContext_StatementLine_postedAt(ctx, field)
+	case "kind":
+		return ec.fieldContext_StatementLine_kind(ctx, field)
+	case "reference":
+		return ec.fieldContext_StatementLine_reference(ctx, field)
+	case "rentalId":
+		return ec.fieldContext_StatementLine_rentalId(ctx, field)
+	case "amount":
+		return ec.fieldContext_StatementLine_amount(ctx, field)
+	case "balance":
+		return ec.fieldContext_StatementLine_balance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatementLine", field.Name)
+}
+
+func (ec *executionContext) childFields_StatementLineEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_StatementLineEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_StatementLineEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatementLineEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_StopRentalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9749,6 +10078,28 @@ func (ec *executionContext) field_Query_myDeposits_args(ctx context.Context, raw
 }
 
 func (ec *executionContext) field_Query_myRentals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myStatement_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -12308,6 +12659,93 @@ func (ec *executionContext) fieldContext_CreditFundsPayload_userErrors(_ context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CustomerStatement_edges(ctx context.Context, field graphql.CollectedField, obj *model.CustomerStatement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomerStatement_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.StatementLineEdge) graphql.Marshaler {
+			return ec.marshalNStatementLineEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStatementLineEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomerStatement_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomerStatement",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatementLineEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomerStatement_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CustomerStatement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomerStatement_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomerStatement_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CustomerStatement",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CustomerStatement_balance(ctx context.Context, field graphql.CollectedField, obj *model.CustomerStatement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CustomerStatement_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CustomerStatement_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CustomerStatement", field, false, false, "USDC")
 }
 
 func (ec *executionContext) _DemandBand_minPricePerHour(ctx context.Context, field graphql.CollectedField, obj *pricing.DemandBand) (ret graphql.Marshaler) {
@@ -16568,8 +17006,8 @@ func (ec *executionContext) _Machine_status(ctx context.Context, field graphql.C
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v models.MachineStatus) graphql.Marshaler {
-			return ec.marshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.MachineStatus) graphql.Marshaler {
+			return ec.marshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐMachineStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23208,6 +23646,105 @@ func (ec *executionContext) fieldContext_Query_providersByReliability(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_myStatement(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myStatement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyStatement(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CustomerStatement) graphql.Marshaler {
+			return ec.marshalNCustomerStatement2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCustomerStatement(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myStatement(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomerStatement(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myStatement_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myStatementCsv(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myStatementCsv(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyStatementCSV(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myStatementCsv(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
+}
+
+func (ec *executionContext) _Query_myRentalsMonthTotal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myRentalsMonthTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyRentalsMonthTotal(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RentalMonthTotal) graphql.Marshaler {
+			return ec.marshalNRentalMonthTotal2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalMonthTotal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myRentalsMonthTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RentalMonthTotal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24446,6 +24983,121 @@ func (ec *executionContext) fieldContext_Rental_logTail(_ context.Context, field
 	return graphql.NewScalarFieldContext("Rental", field, false, false, "String")
 }
 
+func (ec *executionContext) _Rental_end(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Rental().End(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RentalEnd) graphql.Marshaler {
+			return ec.marshalORentalEnd2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEnd(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, true, true, "RentalEnd")
+}
+
+func (ec *executionContext) _Rental_billedSeconds(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_billedSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Rental().BilledSeconds(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_billedSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Rental_billedUntil(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_billedUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Rental().BilledUntil(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_billedUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, true, true, "DateTime")
+}
+
+func (ec *executionContext) _Rental_charged(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_charged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Rental().Charged(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_charged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, true, true, "USDC")
+}
+
+func (ec *executionContext) _Rental_refunded(ctx context.Context, field graphql.CollectedField, obj *models.Rental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rental_refunded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Rental().Refunded(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rental_refunded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rental", field, true, true, "USDC")
+}
+
 func (ec *executionContext) _RentalConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RentalConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24563,6 +25215,52 @@ func (ec *executionContext) fieldContext_RentalEdge_node(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RentalMonthTotal_monthStart(ctx context.Context, field graphql.CollectedField, obj *model.RentalMonthTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RentalMonthTotal_monthStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MonthStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RentalMonthTotal_monthStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RentalMonthTotal", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _RentalMonthTotal_charged(ctx context.Context, field graphql.CollectedField, obj *model.RentalMonthTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RentalMonthTotal_charged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Charged, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RentalMonthTotal_charged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RentalMonthTotal", field, false, false, "USDC")
 }
 
 func (ec *executionContext) _ReportJobStatusPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *protocol.ReportJobStatusAnswer) (ret graphql.Marshaler) {
@@ -25269,6 +25967,222 @@ func (ec *executionContext) fieldContext_StartRentalPayload_userErrors(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StatementLine_id(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "ID")
+}
+
+func (ec *executionContext) _StatementLine_postedAt(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_postedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PostedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_postedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _StatementLine_kind(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatementLine_reference(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_reference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_reference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatementLine_rentalId(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_rentalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RentalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_rentalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "ID")
+}
+
+func (ec *executionContext) _StatementLine_amount(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _StatementLine_balance(ctx context.Context, field graphql.CollectedField, obj *model.StatementLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLine_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLine_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLine", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _StatementLineEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StatementLineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLineEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatementLineEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatementLineEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.StatementLineEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatementLineEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StatementLine) graphql.Marshaler {
+			return ec.marshalNStatementLine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStatementLine(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatementLineEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StatementLineEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatementLine(ctx, field)
 		},
 	}
 	return fc, nil
@@ -30201,6 +31115,49 @@ func (ec *executionContext) _CreditFundsPayload(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var customerStatementImplementors = []string{"CustomerStatement"}
+
+func (ec *executionContext) _CustomerStatement(ctx context.Context, sel ast.SelectionSet, obj *model.CustomerStatement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, customerStatementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CustomerStatement")
+		case "edges":
+			out.Values[i] = ec._CustomerStatement_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CustomerStatement_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._CustomerStatement_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var demandBandImplementors = []string{"DemandBand"}
 
 func (ec *executionContext) _DemandBand(ctx context.Context, sel ast.SelectionSet, obj *pricing.DemandBand) graphql.Marshaler {
@@ -33886,6 +34843,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_providersByReliability(ctx, field)
 				})
+		case "myStatement":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myStatement(ctx, field)
+				})
+		case "myStatementCsv":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myStatementCsv(ctx, field)
+				})
+		case "myRentalsMonthTotal":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myRentalsMonthTotal(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -34305,6 +35280,36 @@ func (ec *executionContext) _Rental(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "end":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rental_end(ctx, field, obj)
+				})
+		case "billedSeconds":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rental_billedSeconds(ctx, field, obj)
+				})
+		case "billedUntil":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rental_billedUntil(ctx, field, obj)
+				})
+		case "charged":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rental_charged(ctx, field, obj)
+				})
+		case "refunded":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rental_refunded(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34378,6 +35383,44 @@ func (ec *executionContext) _RentalEdge(ctx context.Context, sel ast.SelectionSe
 			}
 		case "node":
 			out.Values[i] = ec._RentalEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rentalMonthTotalImplementors = []string{"RentalMonthTotal"}
+
+func (ec *executionContext) _RentalMonthTotal(ctx context.Context, sel ast.SelectionSet, obj *model.RentalMonthTotal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rentalMonthTotalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RentalMonthTotal")
+		case "monthStart":
+			out.Values[i] = ec._RentalMonthTotal_monthStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "charged":
+			out.Values[i] = ec._RentalMonthTotal_charged(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34774,6 +35817,107 @@ func (ec *executionContext) _StartRentalPayload(ctx context.Context, sel ast.Sel
 			}
 		case "userErrors":
 			out.Values[i] = ec._StartRentalPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var statementLineImplementors = []string{"StatementLine"}
+
+func (ec *executionContext) _StatementLine(ctx context.Context, sel ast.SelectionSet, obj *model.StatementLine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatementLine")
+		case "id":
+			out.Values[i] = ec._StatementLine_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "postedAt":
+			out.Values[i] = ec._StatementLine_postedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._StatementLine_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reference":
+			out.Values[i] = ec._StatementLine_reference(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rentalId":
+			out.Values[i] = ec._StatementLine_rentalId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._StatementLine_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._StatementLine_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var statementLineEdgeImplementors = []string{"StatementLineEdge"}
+
+func (ec *executionContext) _StatementLineEdge(ctx context.Context, sel ast.SelectionSet, obj *model.StatementLineEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatementLineEdge")
+		case "cursor":
+			out.Values[i] = ec._StatementLineEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._StatementLineEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35883,6 +37027,14 @@ func (ec *executionContext) marshalNCreditFundsPayload2ᚖgithubᚗcomᚋgpunex�
 	return ec._CreditFundsPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCustomerStatement2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐCustomerStatement(ctx context.Context, sel ast.SelectionSet, v *model.CustomerStatement) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CustomerStatement!")
+		return graphql.Null
+	}
+	return ec._CustomerStatement(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := models.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36569,14 +37721,19 @@ func (ec *executionContext) marshalNMachineReliability2ᚕgithubᚗcomᚋgpunex�
 	return ret
 }
 
-func (ec *executionContext) unmarshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, v any) (models.MachineStatus, error) {
-	var res models.MachineStatus
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐMachineStatus(ctx context.Context, v any) (protocol.MachineStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.MachineStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachineStatus(ctx context.Context, sel ast.SelectionSet, v models.MachineStatus) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNMachineStatus2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐMachineStatus(ctx context.Context, sel ast.SelectionSet, v protocol.MachineStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "MachineStatus!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNMachineStatusEvent2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfleetᚐStatusEvent(ctx context.Context, sel ast.SelectionSet, v *fleet.StatusEvent) graphql.Marshaler {
@@ -37165,6 +38322,14 @@ func (ec *executionContext) marshalNRentalEdge2ᚖgithubᚗcomᚋgpunexᚋgpunex
 	return ec._RentalEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNRentalMonthTotal2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalMonthTotal(ctx context.Context, sel ast.SelectionSet, v *model.RentalMonthTotal) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RentalMonthTotal!")
+		return graphql.Null
+	}
+	return ec._RentalMonthTotal(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRentalState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRentalState(ctx context.Context, v any) (models.RentalState, error) {
 	var res models.RentalState
 	err := res.UnmarshalGQL(v)
@@ -37333,6 +38498,38 @@ func (ec *executionContext) marshalNStartRentalPayload2ᚖgithubᚗcomᚋgpunex�
 		return graphql.Null
 	}
 	return ec._StartRentalPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStatementLine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStatementLine(ctx context.Context, sel ast.SelectionSet, v *model.StatementLine) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StatementLine!")
+		return graphql.Null
+	}
+	return ec._StatementLine(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStatementLineEdge2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStatementLineEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StatementLineEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatementLineEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStatementLineEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStatementLineEdge2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStatementLineEdge(ctx context.Context, sel ast.SelectionSet, v *model.StatementLineEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StatementLineEdge!")
+		return graphql.Null
+	}
+	return ec._StatementLineEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNStopRentalPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐStopRentalPayload(ctx context.Context, sel ast.SelectionSet, v *model.StopRentalPayload) graphql.Marshaler {
@@ -38207,6 +39404,22 @@ func (ec *executionContext) marshalORental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋm
 		return graphql.Null
 	}
 	return ec._Rental(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORentalEnd2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEnd(ctx context.Context, v any) (*model.RentalEnd, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.RentalEnd)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORentalEnd2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐRentalEnd(ctx context.Context, sel ast.SelectionSet, v *model.RentalEnd) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -9,26 +9,6 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 )
 
-// MachineStatus is whether a machine is heard from.
-type MachineStatus string
-
-// The machine states.
-const (
-	MachineOnline  MachineStatus = "ONLINE"
-	MachineOffline MachineStatus = "OFFLINE"
-)
-
-var machineStatuses = []MachineStatus{MachineOnline, MachineOffline}
-
-// UnmarshalGQL reads the enum.
-func (s *MachineStatus) UnmarshalGQL(v any) (err error) {
-	*s, err = unmarshalEnum(v, machineStatuses, "MachineStatus")
-	return err
-}
-
-// MarshalGQL writes the enum.
-func (s MachineStatus) MarshalGQL(w io.Writer) { marshalEnum(w, s) }
-
 // MachineEventKind says what a machineStatusChanged event is.
 type MachineEventKind string
 
@@ -84,19 +64,19 @@ func (r OfflineReason) MarshalGQL(w io.Writer) { marshalEnum(w, r) }
 type Machine struct {
 	bun.BaseModel `bun:"table:machines,alias:m"`
 
-	ID              int64          `bun:"id,pk,autoincrement"`
-	ProviderID      int64          `bun:"provider_id,notnull"`
-	MachineID       string         `bun:"machine_uid,notnull"`
-	Hostname        string         `bun:"hostname,notnull"`
-	AgentVersion    string         `bun:"agent_version,notnull"`
-	DriverVersion   *string        `bun:"driver_version"`
-	CudaVersion     *string        `bun:"cuda_version"`
-	Simulated       bool           `bun:"simulated,notnull"`
-	Status          MachineStatus  `bun:"status,notnull"`
-	OfflineReason   *OfflineReason `bun:"offline_reason"`
-	StatusChangedAt time.Time      `bun:"status_changed_at,notnull"`
-	RegisteredAt    time.Time      `bun:"registered_at,notnull"`
-	UpdatedAt       time.Time      `bun:"updated_at,notnull"`
+	ID              int64                  `bun:"id,pk,autoincrement"`
+	ProviderID      int64                  `bun:"provider_id,notnull"`
+	MachineID       string                 `bun:"machine_uid,notnull"`
+	Hostname        string                 `bun:"hostname,notnull"`
+	AgentVersion    string                 `bun:"agent_version,notnull"`
+	DriverVersion   *string                `bun:"driver_version"`
+	CudaVersion     *string                `bun:"cuda_version"`
+	Simulated       bool                   `bun:"simulated,notnull"`
+	Status          protocol.MachineStatus `bun:"status,notnull"`
+	OfflineReason   *OfflineReason         `bun:"offline_reason"`
+	StatusChangedAt time.Time              `bun:"status_changed_at,notnull"`
+	RegisteredAt    time.Time              `bun:"registered_at,notnull"`
+	UpdatedAt       time.Time              `bun:"updated_at,notnull"`
 	// AgentTokenID is the agent token of the machine's latest
 	// registration (nil for machines registered before it was kept).
 	AgentTokenID *int64 `bun:"agent_token_id"`
@@ -194,13 +174,13 @@ type RegistrationRefusal struct {
 type MachineStatusInterval struct {
 	bun.BaseModel `bun:"table:machine_status_intervals,alias:msi"`
 
-	ID         int64          `bun:"id,pk,autoincrement"`
-	MachineID  int64          `bun:"machine_id,notnull"`
-	Status     MachineStatus  `bun:"status,notnull"`
-	Reason     *OfflineReason `bun:"reason"`
-	StartedAt  time.Time      `bun:"started_at,notnull"`
-	EndedAt    *time.Time     `bun:"ended_at"`
-	LastSeenAt *time.Time     `bun:"last_seen_at"`
+	ID         int64                  `bun:"id,pk,autoincrement"`
+	MachineID  int64                  `bun:"machine_id,notnull"`
+	Status     protocol.MachineStatus `bun:"status,notnull"`
+	Reason     *OfflineReason         `bun:"reason"`
+	StartedAt  time.Time              `bun:"started_at,notnull"`
+	EndedAt    *time.Time             `bun:"ended_at"`
+	LastSeenAt *time.Time             `bun:"last_seen_at"`
 }
 
 // AgentCommand is work queued for a machine's agent, delivered in a

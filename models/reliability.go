@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/agent/protocol"
 )
 
 // ReliabilityMachine is a machine's reliability accumulators: for each
@@ -30,9 +32,9 @@ type ReliabilityMachine struct {
 	ConsDen float64   `bun:"cons_den,notnull"`
 	ConsAt  time.Time `bun:"cons_at,notnull"`
 	// Status and Since are the open interval (ONLINE or OFFLINE since).
-	Status    MachineStatus `bun:"status,notnull"`
-	Since     time.Time     `bun:"since,notnull"`
-	UpdatedAt time.Time     `bun:"updated_at,notnull"`
+	Status    protocol.MachineStatus `bun:"status,notnull"`
+	Since     time.Time              `bun:"since,notnull"`
+	UpdatedAt time.Time              `bun:"updated_at,notnull"`
 }
 
 // ReliabilityEventKind is what lowered a component.

@@ -112,6 +112,13 @@ type CreditFundsPayload struct {
 	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
+// The customer's statement, oldest line first; balance is the account's now.
+type CustomerStatement struct {
+	Edges    []*StatementLineEdge `json:"edges"`
+	PageInfo *PageInfo            `json:"pageInfo"`
+	Balance  models.USDC          `json:"balance"`
+}
+
 // What a customer may deposit here.
 type DepositTerms struct {
 	// Deposits in USDC on Solana are taken (the server has a Solana node).
@@ -264,6 +271,14 @@ type RentalEdge struct {
 	Node   *models.Rental `json:"node"`
 }
 
+// What the customer's rentals were charged in the current calendar month, in UTC.
+type RentalMonthTotal struct {
+	// The month's first instant (UTC).
+	MonthStart time.Time `json:"monthStart"`
+	// The RENTAL_CHARGE lines of the month, refunds netted.
+	Charged models.USDC `json:"charged"`
+}
+
 type RequestBenchmarkInput struct {
 	// The machine (Machine.id).
 	MachineID string `json:"machineId"`
@@ -376,6 +391,26 @@ type StartRentalInput struct {
 type StartRentalPayload struct {
 	Rental     *models.Rental   `json:"rental,omitempty"`
 	UserErrors []*fault.Problem `json:"userErrors"`
+}
+
+// A line of the customer's funds account: one ledger entry and the balance after it.
+type StatementLine struct {
+	ID       string    `json:"id"`
+	PostedAt time.Time `json:"postedAt"`
+	// Why the money moved: DEPOSIT, RENTAL_CHARGE (a refund is a positive one), ADJUSTMENT.
+	Kind      string `json:"kind"`
+	Reference string `json:"reference"`
+	// The rental a charge or refund is for.
+	RentalID *string `json:"rentalId,omitempty"`
+	// Into the funds when positive, out of them when negative.
+	Amount models.USDC `json:"amount"`
+	// The balance after this line.
+	Balance models.USDC `json:"balance"`
+}
+
+type StatementLineEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *StatementLine `json:"node"`
 }
 
 type StopRentalPayload struct {
@@ -525,6 +560,85 @@ func (e *ReliabilityAdvice) UnmarshalJSON(b []byte) error {
 }
 
 func (e ReliabilityAdvice) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a rental ended, for its customer to read.
+type RentalEnd string
+
+const (
+	// The customer stopped it.
+	RentalEndStoppedByYou RentalEnd = "STOPPED_BY_YOU"
+	// The platform stopped it as the customer's balance ran out (while it still paid for the stop).
+	RentalEndFundsRanOut RentalEnd = "FUNDS_RAN_OUT"
+	// The job ran to its end.
+	RentalEndCompleted RentalEnd = "COMPLETED"
+	// The customer's image could not be pulled.
+	RentalEndImageNotPulled RentalEnd = "IMAGE_NOT_PULLED"
+	// The job ran out of memory and was killed.
+	RentalEndOutOfMemory RentalEnd = "OUT_OF_MEMORY"
+	// The customer's job failed; exitCode says how.
+	RentalEndJobFailed RentalEnd = "JOB_FAILED"
+	// The provider's host or hardware failed.
+	RentalEndProviderFailed RentalEnd = "PROVIDER_FAILED"
+	// The provider's machine went offline.
+	RentalEndMachineOffline RentalEnd = "MACHINE_OFFLINE"
+	// The platform's own fault.
+	RentalEndPlatformFailed RentalEnd = "PLATFORM_FAILED"
+)
+
+var AllRentalEnd = []RentalEnd{
+	RentalEndStoppedByYou,
+	RentalEndFundsRanOut,
+	RentalEndCompleted,
+	RentalEndImageNotPulled,
+	RentalEndOutOfMemory,
+	RentalEndJobFailed,
+	RentalEndProviderFailed,
+	RentalEndMachineOffline,
+	RentalEndPlatformFailed,
+}
+
+func (e RentalEnd) IsValid() bool {
+	switch e {
+	case RentalEndStoppedByYou, RentalEndFundsRanOut, RentalEndCompleted, RentalEndImageNotPulled, RentalEndOutOfMemory, RentalEndJobFailed, RentalEndProviderFailed, RentalEndMachineOffline, RentalEndPlatformFailed:
+		return true
+	}
+	return false
+}
+
+func (e RentalEnd) String() string {
+	return string(e)
+}
+
+func (e *RentalEnd) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RentalEnd(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RentalEnd", str)
+	}
+	return nil
+}
+
+func (e RentalEnd) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RentalEnd) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RentalEnd) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -186,7 +186,7 @@ func (s *Service) periodic(ctx context.Context) {
 	}
 	if err := s.deps.DB.NewSelect().TableExpr("machine_bench_schedules AS mbs").Join("JOIN machines AS m ON m.id = mbs.machine_id").
 		ColumnExpr("mbs.machine_id, m.provider_id, mbs.retry").
-		Where("mbs.next_run_at <= ? AND m.status = ?", now, models.MachineOnline).OrderExpr("mbs.next_run_at ASC").Limit(dueBatch).
+		Where("mbs.next_run_at <= ? AND m.status = ?", now, protocol.MachineOnline).OrderExpr("mbs.next_run_at ASC").Limit(dueBatch).
 		Scan(ctx, &due); err != nil {
 		if ctx.Err() == nil {
 			s.deps.Logger.WarnContext(ctx, "bench: unable to find due runs", "err", err)
@@ -223,10 +223,10 @@ func (s *Service) periodic(ctx context.Context) {
 func (s *Service) surprises(ctx context.Context) {
 	now := s.deps.Clock.Now()
 	var due []struct {
-		MachineID  int64                `bun:"machine_id"`
-		ProviderID int64                `bun:"provider_id"`
-		SurpriseAt *time.Time           `bun:"surprise_at"`
-		Status     models.MachineStatus `bun:"status"`
+		MachineID  int64                  `bun:"machine_id"`
+		ProviderID int64                  `bun:"provider_id"`
+		SurpriseAt *time.Time             `bun:"surprise_at"`
+		Status     protocol.MachineStatus `bun:"status"`
 	}
 	if err := s.deps.DB.NewSelect().TableExpr("machine_bench_schedules AS mbs").Join("JOIN machines AS m ON m.id = mbs.machine_id").
 		ColumnExpr("mbs.machine_id, m.provider_id, mbs.surprise_at, m.status").
@@ -251,7 +251,7 @@ func (s *Service) surprises(ctx context.Context) {
 			s.deps.Logger.WarnContext(ctx, "bench: unable to draw the next unannounced run", "machine_id", d.MachineID, "err", err)
 			continue
 		}
-		if d.SurpriseAt == nil || d.Status != models.MachineOnline {
+		if d.SurpriseAt == nil || d.Status != protocol.MachineOnline {
 			continue
 		}
 		if pending, err := s.pendingRun(ctx, d.MachineID, now); err != nil || pending != nil {

@@ -339,7 +339,7 @@ func TestUnannouncedRunsComeOnceAtARandomTimeInEachPeriod(t *testing.T) {
 		require.Len(t, b.runs(t, machineID), 5)
 
 		// Offline at its time: skipped, and the next one drawn.
-		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", models.MachineOffline).Where("id = ?", machineID).Exec(b.ctx)
+		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", protocol.MachineOffline).Where("id = ?", machineID).Exec(b.ctx)
 		require.NoError(t, err)
 		b.clock.Set(at)
 		b.svc.Tick(b.ctx)

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -162,7 +163,7 @@ func (w *benchWorld) seedFleet(spec fleetSpec) (*seededFleet, error) {
 			for range spec.machinesPerProvider {
 				w.serial++
 				machines = append(machines, &models.Machine{ProviderID: p, MachineID: fmt.Sprintf("bench-machine-%d", w.serial),
-					Hostname: fmt.Sprintf("gpu-%06d", w.serial), AgentVersion: "1", Simulated: true, Status: models.MachineOnline,
+					Hostname: fmt.Sprintf("gpu-%06d", w.serial), AgentVersion: "1", Simulated: true, Status: protocol.MachineOnline,
 					StatusChangedAt: now, RegisteredAt: now.AddDate(-1, 0, -1), UpdatedAt: now})
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/billing/bank"
 	"github.com/gpunex/gpunex/internal/billing/billingtest"
 	"github.com/gpunex/gpunex/internal/bus"
@@ -94,7 +95,7 @@ func (b *bundle) provider(t *testing.T, gpus int) (int64, int64, []int64) {
 	require.NoError(t, err)
 	b.serial++
 	m := &models.Machine{ProviderID: p.ID, MachineID: fmt.Sprintf("m-%d", b.serial), Hostname: "h", AgentVersion: "1",
-		Status: models.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}
+		Status: protocol.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}
 	_, err = b.db.NewInsert().Model(m).Returning("id").Exec(b.ctx)
 	require.NoError(t, err)
 	var ids []int64

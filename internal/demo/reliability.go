@@ -58,10 +58,10 @@ func (w World) seedReliabilityHistory(ctx context.Context, providerID int64, ms 
 // pastSteps are a machine's past as of now, oldest first.
 func pastSteps(now time.Time, past pastMachine) []reliability.PastStep {
 	ago := func(days float64) time.Time { return now.Add(-time.Duration(days * 24 * float64(time.Hour))) }
-	steps := []reliability.PastStep{{At: ago(30), Status: models.MachineOnline}}
+	steps := []reliability.PastStep{{At: ago(30), Status: protocol.MachineOnline}}
 	for _, o := range past.outages {
-		steps = append(steps, reliability.PastStep{At: ago(o.daysAgo), Status: models.MachineOffline},
-			reliability.PastStep{At: ago(o.daysAgo).Add(time.Duration(o.hours * float64(time.Hour))), Status: models.MachineOnline})
+		steps = append(steps, reliability.PastStep{At: ago(o.daysAgo), Status: protocol.MachineOffline},
+			reliability.PastStep{At: ago(o.daysAgo).Add(time.Duration(o.hours * float64(time.Hour))), Status: protocol.MachineOnline})
 	}
 	provider := protocol.CauseProvider
 	for _, d := range past.interrupted {

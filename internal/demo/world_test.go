@@ -541,7 +541,7 @@ func TestARestartEndsTheDemoRentalsAndFreesTheirGPUs(t *testing.T) {
 		const past int64 = 30 * (7 + 9)
 		await.True(t, func() bool { return pastSnapshots() == past }, "the replayed months")
 		online := func() bool {
-			n, err := srv.Platform.DB.NewSelect().Model((*models.Machine)(nil)).Where("status = ?", models.MachineOnline).Count(ctx)
+			n, err := srv.Platform.DB.NewSelect().Model((*models.Machine)(nil)).Where("status = ?", protocol.MachineOnline).Count(ctx)
 			require.NoError(t, err)
 			return n == 9
 		}

@@ -26,7 +26,7 @@ func TestSweeperMarksSilentMachinesOfflineOnlyAfterTheGracePeriod(t *testing.T) 
 		ctx := context.Background()
 		_, err := b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
 		require.NoError(t, err)
-		require.Equal(t, models.MachineOnline, b.status(t))
+		require.Equal(t, protocol.MachineOnline, b.status(t))
 
 		n, err := b.svc.Sweep(ctx) // the first sweep only starts trusting presence
 		require.NoError(t, err)
@@ -38,13 +38,13 @@ func TestSweeperMarksSilentMachinesOfflineOnlyAfterTheGracePeriod(t *testing.T) 
 		n, err = b.svc.Sweep(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n)
-		require.Equal(t, models.MachineOnline, b.status(t))
+		require.Equal(t, protocol.MachineOnline, b.status(t))
 
 		b.clock.Advance(2 * time.Second) // 31s: offline
 		n, err = b.svc.Sweep(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
-		require.Equal(t, models.MachineOffline, b.status(t))
+		require.Equal(t, protocol.MachineOffline, b.status(t))
 	})
 }
 
@@ -66,7 +66,7 @@ func TestAWipedPresenceStoreIsNotTakenForAnOutage(t *testing.T) {
 		n, err := b.svc.Sweep(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n, "absent keys prove nothing right after a wipe")
-		require.Equal(t, models.MachineOnline, b.status(t))
+		require.Equal(t, protocol.MachineOnline, b.status(t))
 
 		b.clock.Advance(10 * time.Second) // the agent heartbeats again
 		_, err = b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: "machine-0001"})
@@ -75,7 +75,7 @@ func TestAWipedPresenceStoreIsNotTakenForAnOutage(t *testing.T) {
 		n, err = b.svc.Sweep(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n)
-		require.Equal(t, models.MachineOnline, b.status(t))
+		require.Equal(t, protocol.MachineOnline, b.status(t))
 	})
 }
 
@@ -88,12 +88,12 @@ func TestConcurrentTransitionsAreRecordedOnce(t *testing.T) {
 		require.NoError(t, err)
 		errs := make(chan error, 4)
 		for range 4 {
-			go func() { errs <- b.svc.transition(ctx, ref, models.MachineOnline, nil, b.clock.Now(), b.clock.Now()) }()
+			go func() { errs <- b.svc.transition(ctx, ref, protocol.MachineOnline, nil, b.clock.Now(), b.clock.Now()) }()
 		}
 		for range 4 {
 			require.NoError(t, <-errs)
 		}
-		n, err := db.NewSelect().Model((*models.MachineStatusInterval)(nil)).Where("machine_id = ? AND status = ?", ref.id, models.MachineOnline).Count(ctx)
+		n, err := db.NewSelect().Model((*models.MachineStatusInterval)(nil)).Where("machine_id = ? AND status = ?", ref.id, protocol.MachineOnline).Count(ctx)
 		require.NoError(t, err)
 		require.EqualValues(t, 1, n, "one online interval however many replicas saw the key appear")
 	})

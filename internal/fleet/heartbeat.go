@@ -46,15 +46,15 @@ func beatOf(values map[string][]byte, machineID int64) (beat, bool) {
 // transition (Status) or a telemetry sample (Beat, the beat as the
 // presence store holds it).
 type machineEvent struct {
-	MachineID int64                `json:"machineId"`
-	Status    models.MachineStatus `json:"status,omitempty"`
-	Beat      json.RawMessage      `json:"beat,omitempty"`
+	MachineID int64                  `json:"machineId"`
+	Status    protocol.MachineStatus `json:"status,omitempty"`
+	Beat      json.RawMessage        `json:"beat,omitempty"`
 }
 
 // HeartbeatResult answers a heartbeat.
 type HeartbeatResult struct {
 	Accepted bool
-	Status   *models.MachineStatus
+	Status   *protocol.MachineStatus
 	Interval time.Duration
 	Commands []*models.AgentCommand
 }
@@ -81,10 +81,10 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 		}
 		// The agent's last words are its last heartbeat.
 		reason := models.OfflinePlanned
-		if err := s.transition(ctx, ref, models.MachineOffline, &reason, now, now); err != nil {
+		if err := s.transition(ctx, ref, protocol.MachineOffline, &reason, now, now); err != nil {
 			return nil, err
 		}
-		st := models.MachineOffline
+		st := protocol.MachineOffline
 		res.Status = &st
 		return res, nil
 	}
@@ -109,13 +109,13 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 	if appeared {
 		// The transition's event shows this beat's telemetry.
 		s.samples.shown(ref.id, now)
-		if err := s.transition(ctx, ref, models.MachineOnline, nil, at, at); err != nil {
+		if err := s.transition(ctx, ref, protocol.MachineOnline, nil, at, at); err != nil {
 			return nil, err
 		}
 	} else {
 		s.publishSample(ctx, ref, value, now)
 	}
-	st := models.MachineOnline
+	st := protocol.MachineOnline
 	res.Status = &st
 	if s.commands.waiting(ref.id) {
 		if res.Commands, err = s.commands.take(ctx, ref.id); err != nil {
@@ -130,10 +130,10 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 // once). lastBeat is the machine's latest heartbeat, kept with the status
 // so an offline machine still says when it was last heard from: this
 // write is the transition's, never a heartbeat's.
-func (s *Service) transition(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error {
-	from := models.MachineOffline
-	if to == models.MachineOffline {
-		from = models.MachineOnline
+func (s *Service) transition(ctx context.Context, ref machineRef, to protocol.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error {
+	from := protocol.MachineOffline
+	if to == protocol.MachineOffline {
+		from = protocol.MachineOnline
 	}
 	changed := false
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/models"
 )
@@ -33,7 +34,7 @@ func (s *Service) OnRegistered(fn func(ctx context.Context, r Registered)) {
 // with OnTransition once it is committed.
 type Transition struct {
 	MachineID, ProviderID int64
-	Status                models.MachineStatus
+	Status                protocol.MachineStatus
 	// Reason says why an offline machine is offline; nil when online.
 	Reason *models.OfflineReason
 	// At is when the status changed (for the sweeper's offline, the end

@@ -76,7 +76,7 @@ func TestAnOnlineMachineWithoutItsPresenceRecordHasNoLastHeartbeat(t *testing.T)
 			m, err := load()
 			require.NoError(t, err, name)
 			require.NotNil(t, m, name)
-			require.Equal(t, models.MachineOnline, m.Status, name)
+			require.Equal(t, protocol.MachineOnline, m.Status, name)
 			require.Nil(t, m.LastHeartbeatAt, "%s: unreadable presence, not the stored %s", name, first)
 		}
 
@@ -84,7 +84,7 @@ func TestAnOnlineMachineWithoutItsPresenceRecordHasNoLastHeartbeat(t *testing.T)
 		require.NoError(t, err)
 		require.True(t, existed)
 		m := b.reloaded(t)
-		require.Equal(t, models.MachineOnline, m.Status)
+		require.Equal(t, protocol.MachineOnline, m.Status)
 		require.Nil(t, m.LastHeartbeatAt, "absent presence, not the stored %s", first)
 		for _, g := range m.Gpus {
 			require.Nil(t, g.Telemetry)
@@ -105,7 +105,7 @@ func TestASilentMachineKeepsItsLastHeartbeatAfterAReload(t *testing.T) {
 		b.beat(t, b.svc)
 		b.clock.Advance(10 * time.Second)
 		last := b.beat(t, b.svc)
-		require.Equal(t, models.MachineOnline, b.reloaded(t).Status)
+		require.Equal(t, protocol.MachineOnline, b.reloaded(t).Status)
 		require.True(t, b.reloaded(t).LastHeartbeatAt.Equal(last), "online: the live heartbeat")
 
 		for _, after := range []time.Duration{5, 15, 25} { // within the grace period
@@ -116,7 +116,7 @@ func TestASilentMachineKeepsItsLastHeartbeatAfterAReload(t *testing.T) {
 		require.Equal(t, 1, b.sweep(t, b.svc))
 
 		m := b.reloaded(t)
-		require.Equal(t, models.MachineOffline, m.Status)
+		require.Equal(t, protocol.MachineOffline, m.Status)
 		require.Equal(t, models.OfflineUnplanned, *m.OfflineReason)
 		require.True(t, m.StatusChangedAt.Equal(last.Add(5*time.Second)), "offline from the end of the grace period")
 		require.NotNil(t, m.LastHeartbeatAt, "an offline machine still says when it was last heard from")
@@ -142,7 +142,7 @@ func TestASweeperThatMissedTheLastHeartbeatRecordsTheLatestItCanHaveBeen(t *test
 		require.Equal(t, 1, b.sweep(t, taker))
 
 		m := b.reloaded(t)
-		require.Equal(t, models.MachineOffline, m.Status)
+		require.Equal(t, protocol.MachineOffline, m.Status)
 		require.True(t, m.LastHeartbeatAt.Equal(b.clock.Now().Add(-30*time.Second)))
 		require.False(t, m.LastHeartbeatAt.Before(last))
 		require.LessOrEqual(t, m.LastHeartbeatAt.Sub(last), 10*time.Second)
@@ -174,7 +174,7 @@ func TestAPlannedStopKeepsTheLastHeartbeatAndAReturnShowsTheLiveOne(t *testing.T
 		b.clock.Advance(10 * time.Second)
 		latest := b.beat(t, b.svc)
 		m = b.reloaded(t)
-		require.Equal(t, models.MachineOnline, m.Status)
+		require.Equal(t, protocol.MachineOnline, m.Status)
 		require.True(t, m.StatusChangedAt.Equal(back))
 		require.True(t, m.LastHeartbeatAt.Equal(latest), "online: the live heartbeat, not the one the transition kept")
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
@@ -64,7 +65,7 @@ func (s *Service) machineRow(ctx context.Context, id int64) (*models.Machine, er
 func (s *Service) attachLive(ctx context.Context, ms []*models.Machine) error {
 	keys := make([]string, 0, len(ms))
 	for _, m := range ms {
-		if m.Status == models.MachineOnline {
+		if m.Status == protocol.MachineOnline {
 			m.LastHeartbeatAt = nil
 			keys = append(keys, presenceKey(m.ID))
 		}
@@ -162,7 +163,7 @@ func (s *Service) resolveEvent(ctx context.Context, msg bus.Message) (*StatusEve
 	if ev.Beat == nil {
 		return &StatusEvent{Machine: m, Kind: models.MachineEventStatus}, true
 	}
-	if m.Status != models.MachineOnline {
+	if m.Status != protocol.MachineOnline {
 		return nil, false
 	}
 	showBeat(m, sample)

@@ -108,7 +108,7 @@ func (s *Service) register(ctx context.Context, agent *auth.Agent, in *protocol.
 		if m == nil {
 			reason := models.OfflineNeverSeen
 			m = &models.Machine{
-				ProviderID: agent.ProviderID, MachineID: in.MachineID, Status: models.MachineOffline,
+				ProviderID: agent.ProviderID, MachineID: in.MachineID, Status: protocol.MachineOffline,
 				OfflineReason: &reason, StatusChangedAt: now, RegisteredAt: now,
 			}
 			applyRegistration(m, agent, in, now)
@@ -120,7 +120,7 @@ func (s *Service) register(ctx context.Context, agent *auth.Agent, in *protocol.
 				return fmt.Errorf("fleet: unable to register machine: %w", err)
 			}
 			if _, err := tx.NewInsert().Model(&models.MachineStatusInterval{
-				MachineID: m.ID, Status: models.MachineOffline, Reason: &reason, StartedAt: now,
+				MachineID: m.ID, Status: protocol.MachineOffline, Reason: &reason, StartedAt: now,
 			}).Exec(ctx); err != nil {
 				return fmt.Errorf("fleet: unable to open status interval: %w", err)
 			}

@@ -118,7 +118,7 @@ func (b *bundle) machine(t *testing.T) models.Machine {
 	return m
 }
 
-func (b *bundle) status(t *testing.T) models.MachineStatus {
+func (b *bundle) status(t *testing.T) protocol.MachineStatus {
 	t.Helper()
 	return b.machine(t).Status
 }

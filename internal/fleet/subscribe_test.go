@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
-	"github.com/gpunex/gpunex/models"
 )
 
 // Issue 10 point 1: one machine transition reaches a hundred dashboards
@@ -32,7 +32,7 @@ func TestATransitionIsLoadedOnceForAHundredDashboards(t *testing.T) {
 			require.True(t, ev.Initial(), "the current state first")
 			streams[i] = ch
 		}
-		payload, err := json.Marshal(machineEvent{MachineID: b.machineID, Status: models.MachineOnline})
+		payload, err := json.Marshal(machineEvent{MachineID: b.machineID, Status: protocol.MachineOnline})
 		require.NoError(t, err)
 		statements := b.queries.Count(func() {
 			// As another replica announces it.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/presence"
 	"github.com/gpunex/gpunex/internal/store"
@@ -17,7 +18,7 @@ import (
 const epochKey = "fleet:epoch"
 
 // transitionFunc moves a machine to a status (see Service.transition).
-type transitionFunc func(ctx context.Context, ref machineRef, to models.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error
+type transitionFunc func(ctx context.Context, ref machineRef, to protocol.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error
 
 // sweeper finds machines whose presence expired and marks them offline,
 // and compacts the open uptime intervals; on one replica at a time, the
@@ -102,7 +103,7 @@ func (w *sweeper) sweep(ctx context.Context) (int, error) {
 		if at, ok := seen[m.ID]; ok && !seenAt.Before(expired) {
 			lastBeat = at
 		}
-		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, models.MachineOffline, &reason, expired, lastBeat); err != nil {
+		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, protocol.MachineOffline, &reason, expired, lastBeat); err != nil {
 			return n, err
 		}
 		n++
@@ -148,7 +149,7 @@ func (w *sweeper) compact(ctx context.Context) error {
 // values of those still present.
 func (w *sweeper) onlinePresence(ctx context.Context) ([]*models.Machine, map[string][]byte, error) {
 	var online []*models.Machine
-	if err := w.db.NewSelect().Model(&online).Column("id", "provider_id").Where("status = ?", models.MachineOnline).Scan(ctx); err != nil {
+	if err := w.db.NewSelect().Model(&online).Column("id", "provider_id").Where("status = ?", protocol.MachineOnline).Scan(ctx); err != nil {
 		return nil, nil, err
 	}
 	if len(online) == 0 {

@@ -71,7 +71,7 @@ func TestTelemetryIsPublishedAtMostOncePerMachinePerTelemetryEvery(t *testing.T)
 
 		_, err := svc.Heartbeat(b.ctx, b.agent, utilization(0))
 		require.NoError(t, err)
-		require.Equal(t, []machineEvent{{MachineID: b.machineID, Status: models.MachineOnline}}, announced(),
+		require.Equal(t, []machineEvent{{MachineID: b.machineID, Status: protocol.MachineOnline}}, announced(),
 			"the first beat is a transition, which shows its telemetry")
 
 		var got []float64
@@ -131,7 +131,7 @@ func TestATelemetrySampleIsResolvedOnceForAHundredDashboards(t *testing.T) {
 				ev := next(i)
 				require.Equal(t, models.MachineEventTelemetry, ev.Kind)
 				require.False(t, ev.Initial())
-				require.Equal(t, models.MachineOnline, ev.Machine.Status)
+				require.Equal(t, protocol.MachineOnline, ev.Machine.Status)
 				require.True(t, ev.Machine.LastHeartbeatAt.Equal(at), "the sample's beat is the last heartbeat")
 				require.Len(t, ev.Machine.Gpus, 1)
 				require.InDelta(t, 77, *ev.Machine.Gpus[0].Telemetry.UtilizationPct, 0.001)
@@ -148,13 +148,13 @@ func TestATelemetrySampleIsResolvedOnceForAHundredDashboards(t *testing.T) {
 		for i := range streams {
 			ev := next(i)
 			require.Equal(t, models.MachineEventStatus, ev.Kind)
-			require.Equal(t, models.MachineOffline, ev.Machine.Status)
+			require.Equal(t, protocol.MachineOffline, ev.Machine.Status)
 		}
 		stale, err := json.Marshal(beat{At: at, Gpus: utilization(99).Gpus})
 		require.NoError(t, err)
 		for _, ev := range []machineEvent{
 			{MachineID: b.machineID, Beat: stale},
-			{MachineID: b.machineID, Status: models.MachineOffline}, // as another replica announces one
+			{MachineID: b.machineID, Status: protocol.MachineOffline}, // as another replica announces one
 		} {
 			payload, err := json.Marshal(ev)
 			require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestATelemetrySampleIsResolvedOnceForAHundredDashboards(t *testing.T) {
 		for i := range streams {
 			ev := next(i)
 			require.Equal(t, models.MachineEventStatus, ev.Kind, "the stale sample was dropped")
-			require.Equal(t, models.MachineOffline, ev.Machine.Status)
+			require.Equal(t, protocol.MachineOffline, ev.Machine.Status)
 		}
 	})
 }

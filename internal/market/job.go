@@ -189,7 +189,7 @@ func (s *Service) deliveredAt(ctx context.Context, tx bun.Tx, r *models.Rental) 
 // The fleet calls it after the transition committed: for an unplanned
 // one, after the grace without heartbeats.
 func (s *Service) onTransition(ctx context.Context, t fleet.Transition) {
-	if t.Status != models.MachineOffline {
+	if t.Status != protocol.MachineOffline {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -254,7 +254,7 @@ func (s *Service) endUnconfirmedStops(ctx context.Context) error {
 func (s *Service) interruptOffline(ctx context.Context) error {
 	var machines []*models.Machine
 	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "status_changed_at").
-		Where("status = ?", models.MachineOffline).
+		Where("status = ?", protocol.MachineOffline).
 		Where("EXISTS (SELECT 1 FROM rentals r WHERE r.machine_id = m.id AND r.state IN (?))", bun.List(activeStates)).
 		Scan(ctx); err != nil {
 		return fmt.Errorf("market: unable to list offline machines with rentals: %w", err)

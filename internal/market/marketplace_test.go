@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -44,7 +45,7 @@ func TestMarketplaceListsOnlyWhatCanBeRentedNow(t *testing.T) {
 		ok := b.machine(t, p, h100, 2, 90, 2_000_000)
 
 		offline := b.machine(t, p, h100, 1, 90, 2_000_000)
-		_, err := db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", models.MachineOffline).Where("id = ?", offline.id).Exec(b.ctx)
+		_, err := db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", protocol.MachineOffline).Where("id = ?", offline.id).Exec(b.ctx)
 		require.NoError(t, err)
 
 		delisted := b.machine(t, p, h100, 1, 90, 2_000_000)

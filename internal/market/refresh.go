@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -82,7 +83,7 @@ func (s *Service) refreshUptime(ctx context.Context, now time.Time) error {
 		return nil
 	}
 	var intervals []*models.MachineStatusInterval
-	if err := s.deps.DB.NewSelect().Model(&intervals).Where("status = ?", models.MachineOnline).
+	if err := s.deps.DB.NewSelect().Model(&intervals).Where("status = ?", protocol.MachineOnline).
 		Where("ended_at IS NULL OR ended_at > ?", from).Scan(ctx); err != nil {
 		return fmt.Errorf("market: unable to load status intervals: %w", err)
 	}

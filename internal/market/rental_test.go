@@ -257,7 +257,7 @@ func TestStartRentalRefusesBadInputAndChangesNothing(t *testing.T) {
 		in.GpuCount = 2
 		_, err = b.svc.Start(b.ctx, customer, in)
 		require.Equal(t, fault.Unavailable, problemOf(t, err).Code, "one of the two GPUs is delisted")
-		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", models.MachineOffline).Where("id = ?", m.id).Exec(b.ctx)
+		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", protocol.MachineOffline).Where("id = ?", m.id).Exec(b.ctx)
 		require.NoError(t, err)
 		_, err = b.svc.Start(b.ctx, customer, ok)
 		require.Equal(t, fault.Unavailable, problemOf(t, err).Code, "the machine is offline")

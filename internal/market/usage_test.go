@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -65,7 +66,7 @@ func TestRefreshKeepsSupplyAndAddsUsage(t *testing.T) {
 		require.Equal(t, []int64{4 * credited, 3 * credited}, []int64{own[0].AvailableSeconds, own[0].RentedSeconds})
 
 		// An offline machine offers nothing: it leaves the snapshot.
-		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", models.MachineOffline).Where("id = ?", lm.id).Exec(b.ctx)
+		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("status = ?", protocol.MachineOffline).Where("id = ?", lm.id).Exec(b.ctx)
 		require.NoError(t, err)
 		b.clock.Advance(time.Minute)
 		require.NoError(t, b.svc.Refresh(b.ctx))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -218,7 +219,7 @@ func seedWorld(b *testing.B, backend string) *world {
 		machines := make([]*models.Machine, worldMachines)
 		for i := range machines {
 			machines[i] = &models.Machine{ProviderID: providers[i/10].ID, MachineID: fmt.Sprintf("bench-machine-%05d", i), Hostname: fmt.Sprintf("gpu-%05d", i),
-				AgentVersion: "1", Simulated: true, Status: models.MachineOnline, StatusChangedAt: now.Add(-24 * time.Hour),
+				AgentVersion: "1", Simulated: true, Status: protocol.MachineOnline, StatusChangedAt: now.Add(-24 * time.Hour),
 				RegisteredAt: now.Add(-40 * 24 * time.Hour), UpdatedAt: now}
 		}
 		if err := insertBatches(ctx, tx, machines, true); err != nil {
@@ -227,7 +228,7 @@ func seedWorld(b *testing.B, backend string) *world {
 		intervals := make([]*models.MachineStatusInterval, worldMachines)
 		var maintenance []*models.MaintenanceWindow
 		for i, m := range machines {
-			intervals[i] = &models.MachineStatusInterval{MachineID: m.ID, Status: models.MachineOnline, StartedAt: now.Add(-time.Duration(1+i%30) * 24 * time.Hour)}
+			intervals[i] = &models.MachineStatusInterval{MachineID: m.ID, Status: protocol.MachineOnline, StartedAt: now.Add(-time.Duration(1+i%30) * 24 * time.Hour)}
 			if i%50 == 49 {
 				maintenance = append(maintenance, &models.MaintenanceWindow{ProviderID: m.ProviderID, MachineID: &m.ID,
 					StartsAt: now.Add(7 * 24 * time.Hour), EndsAt: now.Add(7*24*time.Hour + 2*time.Hour), CreatedAt: now})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/fleet"
@@ -61,7 +62,7 @@ func fanoutProvider(t *testing.T, s *platformtest.Server, name string) (p *platf
 // provider's channel, as the replica that saw the heartbeat would.
 func fanoutTransition(t *testing.T, s *platformtest.Server, providerID, machineRow int64) {
 	t.Helper()
-	payload, err := json.Marshal(map[string]any{"machineId": machineRow, "status": models.MachineOnline})
+	payload, err := json.Marshal(map[string]any{"machineId": machineRow, "status": protocol.MachineOnline})
 	require.NoError(t, err)
 	require.NoError(t, s.Platform.Bus.Publish(t.Context(), fleet.Channel(providerID), payload))
 }

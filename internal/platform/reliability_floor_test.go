@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/models"
@@ -29,7 +30,7 @@ func TestProvidersByReliabilityFlagsAtTheConfiguredFloor(t *testing.T) {
 				p := s.NewProvider(t, "Flora")
 				now := time.Now().UTC()
 				_, err := s.Platform.DB.NewInsert().Model(&models.Machine{ProviderID: p.ID, MachineID: "m-floor", Hostname: "floor-01", AgentVersion: "1",
-					Status: models.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}).Exec(ctx)
+					Status: protocol.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}).Exec(ctx)
 				require.NoError(t, err)
 				require.NoError(t, s.Platform.Reliability.Refresh(ctx))
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/provider"
 	"github.com/gpunex/gpunex/internal/store"
@@ -202,7 +203,7 @@ func TestTheTokensListCountsEachTokensMachines(t *testing.T) {
 			token    *int64
 		}{{p.ID, &rack.Token.ID}, {p.ID, &rack.Token.ID}, {p.ID, nil}, {other.ID, &rack.Token.ID}} {
 			_, err := db.NewInsert().Model(&models.Machine{ProviderID: m.provider, MachineID: "machine-" + string(rune('a'+i)) + "-0001", Hostname: "h",
-				AgentVersion: "1", Status: models.MachineOffline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now, AgentTokenID: m.token}).Exec(b.ctx)
+				AgentVersion: "1", Status: protocol.MachineOffline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now, AgentTokenID: m.token}).Exec(b.ctx)
 			require.NoError(t, err)
 		}
 

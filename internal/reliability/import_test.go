@@ -28,9 +28,9 @@ func TestImportPastSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 			for d := range 20 {
 				at := t0.Add(time.Duration(d) * oneDay)
 				if d == 10 {
-					out = append(out, PastStep{At: at.Add(12 * time.Hour), Status: models.MachineOffline},
+					out = append(out, PastStep{At: at.Add(12 * time.Hour), Status: protocol.MachineOffline},
 						PastStep{At: at.Add(13 * time.Hour), Ended: &models.Rental{State: models.RentalInterrupted, Cause: &cause}},
-						PastStep{At: at.Add(18 * time.Hour), Status: models.MachineOnline})
+						PastStep{At: at.Add(18 * time.Hour), Status: protocol.MachineOnline})
 				}
 				out = append(out, PastStep{At: at.Add(20 * time.Hour), Ended: completedJob(at.Add(20 * time.Hour))})
 			}
@@ -80,7 +80,7 @@ func TestImportPastSnapshotsEachDayAsRefreshWouldHave(t *testing.T) {
 		// A past without an outage leaves no uptime history: its
 		// snapshots are what says it was replayed.
 		quiet, qm := b.provider(t, nil)
-		online := map[int64][]PastStep{qm: {{At: t0.Add(time.Hour), Status: models.MachineOnline}}}
+		online := map[int64][]PastStep{qm: {{At: t0.Add(time.Hour), Status: protocol.MachineOnline}}}
 		ok, err = b.svc.ImportPast(b.ctx, quiet, online)
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -102,8 +102,8 @@ func TestImportPastRefusesPastsAgainstTheRules(t *testing.T) {
 		_, other := b.provider(t, nil)
 		now := t0.Add(10 * oneDay)
 		b.clock.Set(now)
-		online := func(at time.Time) PastStep { return PastStep{At: at, Status: models.MachineOnline} }
-		offline := func(at time.Time) PastStep { return PastStep{At: at, Status: models.MachineOffline} }
+		online := func(at time.Time) PastStep { return PastStep{At: at, Status: protocol.MachineOnline} }
+		offline := func(at time.Time) PastStep { return PastStep{At: at, Status: protocol.MachineOffline} }
 		tests := []struct {
 			desc  string
 			pasts map[int64][]PastStep

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -185,7 +186,7 @@ func withOpenInterval(st state, m *models.ReliabilityMachine, a models.Availabil
 		return st
 	}
 	var spans []span
-	if m.Status != models.MachineOnline {
+	if m.Status != protocol.MachineOnline {
 		for _, w := range maint {
 			if w.MachineID == nil || *w.MachineID == m.MachineID {
 				spans = append(spans, span{w.StartsAt, w.EndsAt})
@@ -195,7 +196,7 @@ func withOpenInterval(st state, m *models.ReliabilityMachine, a models.Availabil
 	_, weighted := scheduled(a, spans, m.Since, now, now)
 	st.up = st.up.to(now)
 	st.up.den += weighted
-	if m.Status == models.MachineOnline {
+	if m.Status == protocol.MachineOnline {
 		st.up.num += weighted
 	}
 	return st

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/store"
@@ -140,8 +141,8 @@ func BenchmarkReliabilityTransition(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
 			w := seedReliability(b, backend, false)
-			b.Run("online-offline", func(b *testing.B) { benchTransition(b, w, models.MachineOnline, models.MachineOffline, 2) })
-			b.Run("offline-online", func(b *testing.B) { benchTransition(b, w, models.MachineOffline, models.MachineOnline, 3) })
+			b.Run("online-offline", func(b *testing.B) { benchTransition(b, w, protocol.MachineOnline, protocol.MachineOffline, 2) })
+			b.Run("offline-online", func(b *testing.B) { benchTransition(b, w, protocol.MachineOffline, protocol.MachineOnline, 3) })
 		})
 	}
 }
@@ -202,7 +203,7 @@ func sampleRead(w *reliabilityWorld, into *readLatencies) error {
 // status to, each at its own instant two hours after the previous
 // kind's, counting each one's statements (it fails over want) and timing
 // it.
-func benchTransition(b *testing.B, w *reliabilityWorld, from, to models.MachineStatus, want int) {
+func benchTransition(b *testing.B, w *reliabilityWorld, from, to protocol.MachineStatus, want int) {
 	var lat []time.Duration
 	worst := 0
 	b.ResetTimer()
@@ -256,7 +257,7 @@ type reliabilityWorld struct {
 	provider int64
 	machines []int64
 	// status is each machine's status now, as the transitions left it.
-	status []models.MachineStatus
+	status []protocol.MachineStatus
 	// at is the last instant transitions happened at.
 	at time.Time
 	// histories is how many histories are laid down; events their rows.
@@ -354,11 +355,11 @@ func (w *reliabilityWorld) seedFleet() error {
 // machineSince is machine i's status now and since when: one in fifty
 // offline for the last three hours, the rest online since 1 to 48 hours
 // ago (after historyEnd).
-func machineSince(i int) (models.MachineStatus, time.Time) {
+func machineSince(i int) (protocol.MachineStatus, time.Time) {
 	if i%50 == 0 {
-		return models.MachineOffline, benchNow.Add(-3 * time.Hour)
+		return protocol.MachineOffline, benchNow.Add(-3 * time.Hour)
 	}
-	return models.MachineOnline, benchNow.Add(-time.Duration(i%48+1) * time.Hour)
+	return protocol.MachineOnline, benchNow.Add(-time.Duration(i%48+1) * time.Hour)
 }
 
 // seedSnapshots lays down historyDays days of scores, the provider's

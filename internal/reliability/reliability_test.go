@@ -47,8 +47,8 @@ func TestAnOutageInsideTheScheduleLowersUptimeAndTheScoreRecovers(t *testing.T) 
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
 		p, m := b.provider(t, nil)
-		b.at(t, m, models.MachineOffline, t0.Add(48*time.Hour))
-		b.at(t, m, models.MachineOnline, t0.Add(50*time.Hour))
+		b.at(t, m, protocol.MachineOffline, t0.Add(48*time.Hour))
+		b.at(t, m, protocol.MachineOnline, t0.Add(50*time.Hour))
 		now := t0.Add(50 * time.Hour)
 		b.clock.Set(now)
 		s := b.summary(t, p)
@@ -84,14 +84,14 @@ func TestTheSameOutageOutsideTheScheduleOrAnnouncedAsMaintenanceChangesNothing(t
 		night, nm := b.provider(t, weekdays("09:00", "17:00"))
 		maint, mm := b.provider(t, weekdays("09:00", "17:00"))
 		// Tuesday 01:00–03:00 is outside the schedule.
-		b.at(t, nm, models.MachineOffline, t0.Add(25*time.Hour))
-		b.at(t, nm, models.MachineOnline, t0.Add(27*time.Hour))
+		b.at(t, nm, protocol.MachineOffline, t0.Add(25*time.Hour))
+		b.at(t, nm, protocol.MachineOnline, t0.Add(27*time.Hour))
 		// Tuesday 10:00–12:00 is inside, but declared ahead as maintenance.
 		_, err := db.NewInsert().Model(&models.MaintenanceWindow{ProviderID: maint, MachineID: &mm, StartsAt: t0.Add(33 * time.Hour),
 			EndsAt: t0.Add(37 * time.Hour), CreatedAt: t0}).Exec(b.ctx)
 		require.NoError(t, err)
-		b.at(t, mm, models.MachineOffline, t0.Add(34*time.Hour))
-		b.at(t, mm, models.MachineOnline, t0.Add(36*time.Hour))
+		b.at(t, mm, protocol.MachineOffline, t0.Add(34*time.Hour))
+		b.at(t, mm, protocol.MachineOnline, t0.Add(36*time.Hour))
 		_ = cm
 		b.clock.Set(t0.Add(72 * time.Hour))
 		want := b.summary(t, control)
@@ -108,8 +108,8 @@ func TestTheSameOutageOutsideTheScheduleOrAnnouncedAsMaintenanceChangesNothing(t
 		require.Empty(t, got.Events)
 		// The same two hours inside the schedule, undeclared, do count.
 		inside, im := b.provider(t, weekdays("09:00", "17:00"))
-		b.at(t, im, models.MachineOffline, t0.Add(34*time.Hour))
-		b.at(t, im, models.MachineOnline, t0.Add(36*time.Hour))
+		b.at(t, im, protocol.MachineOffline, t0.Add(34*time.Hour))
+		b.at(t, im, protocol.MachineOnline, t0.Add(36*time.Hour))
 		got = b.summary(t, inside)
 		require.Less(t, got.Components.Uptime, want.Components.Uptime)
 		require.Len(t, got.Events, 1)
@@ -218,8 +218,8 @@ func TestATransitionCostsAtMostThreeStatements(t *testing.T) {
 			}
 			return out
 		}
-		require.Len(t, statements(func() { b.at(t, m, models.MachineOffline, t0.Add(34*time.Hour)) }), 2, "load, save")
-		got := statements(func() { b.at(t, m, models.MachineOnline, t0.Add(36*time.Hour)) })
+		require.Len(t, statements(func() { b.at(t, m, protocol.MachineOffline, t0.Add(34*time.Hour)) }), 2, "load, save")
+		got := statements(func() { b.at(t, m, protocol.MachineOnline, t0.Add(36*time.Hour)) })
 		require.Len(t, got, 3, "load, save, the outage: %v", got)
 	})
 }
@@ -233,7 +233,7 @@ func TestRefreshStoresScoresSnapshotsAndFlagsTheFloor(t *testing.T) {
 		b := setup(t, db)
 		good, _ := b.provider(t, nil)
 		bad, bm := b.provider(t, nil)
-		b.at(t, bm, models.MachineOffline, t0.Add(2*time.Hour))
+		b.at(t, bm, protocol.MachineOffline, t0.Add(2*time.Hour))
 		b.clock.Set(t0.Add(74 * time.Hour))
 		require.NoError(t, b.svc.Refresh(b.ctx))
 		require.NoError(t, b.svc.Refresh(b.ctx))

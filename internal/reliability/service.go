@@ -211,7 +211,7 @@ func (s *Service) OnTransition(ctx context.Context, t fleet.Transition) {
 	}
 }
 
-func (s *Service) transition(ctx context.Context, machineID int64, status models.MachineStatus, at time.Time) error {
+func (s *Service) transition(ctx context.Context, machineID int64, status protocol.MachineStatus, at time.Time) error {
 	var providerID int64
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// Maintenance windows over the last Window: an open interval
@@ -228,14 +228,14 @@ func (s *Service) transition(ctx context.Context, machineID int64, status models
 			// Maintenance counts only while offline: online during it is
 			// no harm.
 			var maint []span
-			if m.Status != models.MachineOnline {
+			if m.Status != protocol.MachineOnline {
 				maint = maintenanceOf(rows)
 			}
 			sched, weighted := scheduled(rows[0].availability(), maint, m.Since, at, at)
 			mid := m.Since.Add(at.Sub(m.Since) / 2)
 			st.up = st.up.to(at)
 			st.up.den += weighted
-			if m.Status == models.MachineOnline {
+			if m.Status == protocol.MachineOnline {
 				st.up.num += weighted
 			} else {
 				if sched > 0 {
@@ -420,7 +420,7 @@ func consistencyOf(g *models.GpuBenchmark) (float64, string, bool) {
 // status change at At, or (Ended set) a rental ending then.
 type PastStep struct {
 	At     time.Time
-	Status models.MachineStatus
+	Status protocol.MachineStatus
 	// Ended, when set, is a rental of the machine that ended at At in
 	// this state and cause (Status is then ignored).
 	Ended *models.Rental

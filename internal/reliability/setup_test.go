@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/notification"
@@ -61,14 +62,14 @@ func (b *bundle) provider(t *testing.T, a *models.Availability) (int64, int64) {
 		require.NoError(t, err)
 	}
 	m := &models.Machine{ProviderID: p.ID, MachineID: fmt.Sprintf("m-%d", b.serial), Hostname: fmt.Sprintf("host-%d", b.serial), AgentVersion: "1",
-		Status: models.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}
+		Status: protocol.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}
 	_, err = b.db.NewInsert().Model(m).Returning("id").Exec(b.ctx)
 	require.NoError(t, err)
-	require.NoError(t, b.svc.transition(b.ctx, m.ID, models.MachineOnline, now))
+	require.NoError(t, b.svc.transition(b.ctx, m.ID, protocol.MachineOnline, now))
 	return p.ID, m.ID
 }
 
-func (b *bundle) at(t *testing.T, machine int64, status models.MachineStatus, when time.Time) {
+func (b *bundle) at(t *testing.T, machine int64, status protocol.MachineStatus, when time.Time) {
 	t.Helper()
 	require.NoError(t, b.svc.transition(b.ctx, machine, status, when))
 }
