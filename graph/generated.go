@@ -445,16 +445,23 @@ type ComplexityRoot struct {
 
 	Listing struct {
 		CommitmentMonths  func(childComplexity int) int
+		CudaVersion       func(childComplexity int) int
+		DriverVersion     func(childComplexity int) int
 		GpuCount          func(childComplexity int) int
 		ID                func(childComplexity int) int
 		Location          func(childComplexity int) int
+		Measured          func(childComplexity int) int
 		Model             func(childComplexity int) int
 		ModelKey          func(childComplexity int) int
 		NextMaintenanceAt func(childComplexity int) int
+		Performance       func(childComplexity int) int
 		PerformanceScore  func(childComplexity int) int
 		PricePerHour      func(childComplexity int) int
+		ProviderName      func(childComplexity int) int
 		Rank              func(childComplexity int) int
+		ReliabilityParts  func(childComplexity int) int
 		ReliabilityScore  func(childComplexity int) int
+		ScheduleClosesAt  func(childComplexity int) int
 		Simulated         func(childComplexity int) int
 		Tier              func(childComplexity int) int
 		Uptime            func(childComplexity int) int
@@ -462,13 +469,30 @@ type ComplexityRoot struct {
 	}
 
 	ListingConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		UserErrors func(childComplexity int) int
 	}
 
 	ListingEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ListingMeasured struct {
+		At               func(childComplexity int) int
+		NetworkDownMbps  func(childComplexity int) int
+		NetworkUpMbps    func(childComplexity int) int
+		StorageReadMBps  func(childComplexity int) int
+		StorageWriteMBps func(childComplexity int) int
+	}
+
+	ListingPerformance struct {
+		DatasheetTflops func(childComplexity int) int
+		MeasuredTflops  func(childComplexity int) int
+		Metric          func(childComplexity int) int
+		Ratio           func(childComplexity int) int
+		TflopsPerDollar func(childComplexity int) int
 	}
 
 	Location struct {
@@ -1061,6 +1085,8 @@ type HeartbeatPayloadResolver interface {
 }
 type ListingResolver interface {
 	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
+
+	ReliabilityParts(ctx context.Context, obj *market.Listing) (*reliability.Components, error)
 }
 type MachineResolver interface {
 	Reliability(ctx context.Context, obj *models.Machine) (*reliability.Summary, error)
@@ -2703,6 +2729,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Listing.CommitmentMonths(childComplexity), true
+	case "Listing.cudaVersion":
+		if e.ComplexityRoot.Listing.CudaVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.CudaVersion(childComplexity), true
+	case "Listing.driverVersion":
+		if e.ComplexityRoot.Listing.DriverVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.DriverVersion(childComplexity), true
 	case "Listing.gpuCount":
 		if e.ComplexityRoot.Listing.GpuCount == nil {
 			break
@@ -2721,6 +2759,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Listing.Location(childComplexity), true
+	case "Listing.measured":
+		if e.ComplexityRoot.Listing.Measured == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Measured(childComplexity), true
 	case "Listing.model":
 		if e.ComplexityRoot.Listing.Model == nil {
 			break
@@ -2739,6 +2783,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Listing.NextMaintenanceAt(childComplexity), true
+	case "Listing.performance":
+		if e.ComplexityRoot.Listing.Performance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.Performance(childComplexity), true
 	case "Listing.performanceScore":
 		if e.ComplexityRoot.Listing.PerformanceScore == nil {
 			break
@@ -2751,18 +2801,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Listing.PricePerHour(childComplexity), true
+	case "Listing.providerName":
+		if e.ComplexityRoot.Listing.ProviderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.ProviderName(childComplexity), true
 	case "Listing.rank":
 		if e.ComplexityRoot.Listing.Rank == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Listing.Rank(childComplexity), true
+	case "Listing.reliabilityParts":
+		if e.ComplexityRoot.Listing.ReliabilityParts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.ReliabilityParts(childComplexity), true
 	case "Listing.reliabilityScore":
 		if e.ComplexityRoot.Listing.ReliabilityScore == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Listing.ReliabilityScore(childComplexity), true
+	case "Listing.scheduleClosesAt":
+		if e.ComplexityRoot.Listing.ScheduleClosesAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.ScheduleClosesAt(childComplexity), true
 	case "Listing.simulated":
 		if e.ComplexityRoot.Listing.Simulated == nil {
 			break
@@ -2800,6 +2868,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ListingConnection.PageInfo(childComplexity), true
+	case "ListingConnection.userErrors":
+		if e.ComplexityRoot.ListingConnection.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingConnection.UserErrors(childComplexity), true
 
 	case "ListingEdge.cursor":
 		if e.ComplexityRoot.ListingEdge.Cursor == nil {
@@ -2813,6 +2887,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ListingEdge.Node(childComplexity), true
+
+	case "ListingMeasured.at":
+		if e.ComplexityRoot.ListingMeasured.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingMeasured.At(childComplexity), true
+	case "ListingMeasured.networkDownMbps":
+		if e.ComplexityRoot.ListingMeasured.NetworkDownMbps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingMeasured.NetworkDownMbps(childComplexity), true
+	case "ListingMeasured.networkUpMbps":
+		if e.ComplexityRoot.ListingMeasured.NetworkUpMbps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingMeasured.NetworkUpMbps(childComplexity), true
+	case "ListingMeasured.storageReadMBps":
+		if e.ComplexityRoot.ListingMeasured.StorageReadMBps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingMeasured.StorageReadMBps(childComplexity), true
+	case "ListingMeasured.storageWriteMBps":
+		if e.ComplexityRoot.ListingMeasured.StorageWriteMBps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingMeasured.StorageWriteMBps(childComplexity), true
+
+	case "ListingPerformance.datasheetTflops":
+		if e.ComplexityRoot.ListingPerformance.DatasheetTflops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingPerformance.DatasheetTflops(childComplexity), true
+	case "ListingPerformance.measuredTflops":
+		if e.ComplexityRoot.ListingPerformance.MeasuredTflops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingPerformance.MeasuredTflops(childComplexity), true
+	case "ListingPerformance.metric":
+		if e.ComplexityRoot.ListingPerformance.Metric == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingPerformance.Metric(childComplexity), true
+	case "ListingPerformance.ratio":
+		if e.ComplexityRoot.ListingPerformance.Ratio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingPerformance.Ratio(childComplexity), true
+	case "ListingPerformance.tflopsPerDollar":
+		if e.ComplexityRoot.ListingPerformance.TflopsPerDollar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListingPerformance.TflopsPerDollar(childComplexity), true
 
 	case "Location.city":
 		if e.ComplexityRoot.Location.City == nil {
@@ -6400,6 +6536,60 @@ extend type Subscription {
   machineStatusChanged: MachineStatusEvent!
 }
 `, BuiltIn: false},
+	{Name: "../schema/listing.graphqls", Input: `# What a listing says about its machine, so a renter can choose: what the
+# platform measured (benchmarks) beside what the provider's agent claims.
+
+"""
+A listing's performance as the platform's benchmarks measured it, against
+the model's datasheet. performanceScore is a health check per model (100:
+the GPU measures what a healthy GPU of its model should), so it does not
+tell an H100 from an L4; this does.
+"""
+type ListingPerformance {
+  "The metric compared: the tensor metric the GPU supports (BF16, else FP16), else FP32."
+  metric: String!
+  "The lowest median TFLOPS measured among the listing's free GPUs (latest benchmark)."
+  measuredTflops: Float!
+  "The datasheet TFLOPS of the model for that metric, if known."
+  datasheetTflops: Float
+  "measuredTflops over datasheetTflops (0–1+), if the datasheet is known."
+  ratio: Float
+  "Measured TFLOPS of all the listing's GPUs per USDC of their hourly price."
+  tflopsPerDollar: Float!
+}
+
+"A machine's network and storage as the platform's latest benchmark measured them."
+type ListingMeasured {
+  "When the benchmark ran."
+  at: DateTime
+  networkDownMbps: Float
+  networkUpMbps: Float
+  storageReadMBps: Float
+  storageWriteMBps: Float
+}
+
+extend type Listing {
+  "The provider's display name."
+  providerName: String!
+  "The NVIDIA driver version the machine's agent reports (the provider's claim)."
+  driverVersion: String
+  "The CUDA version the machine's agent reports (the provider's claim)."
+  cudaVersion: String
+  "Measured by the platform's benchmarks; null until the GPUs have a benchmark with figures."
+  performance: ListingPerformance
+  "The machine's network and storage, measured by the platform; null until benchmarked."
+  measured: ListingMeasured
+  "When the provider's schedule closes (the listing cannot be rented past it); null when it stays open."
+  scheduleClosesAt: DateTime
+  "The parts of the provider's reliability score; null until it is computed."
+  reliabilityParts: ReliabilityComponents
+}
+
+extend type ListingConnection {
+  "Problems with the filter, each naming its field; when there are any, edges is empty."
+  userErrors: [UserError!]!
+}
+`, BuiltIn: false},
 	{Name: "../schema/market.graphqls", Input: `# The marketplace and rentals: customers find GPUs that can be rented now
 # and rent them; a rental runs as an isolated job on the provider's agent.
 # A GPU is allocated to one rental at a time, enforced by the database.
@@ -6418,7 +6608,7 @@ enum MarketplaceSort {
 input MarketplaceFilter {
   "A catalogue model key (GpuModel.key)."
   model: String
-  "ISO 3166-1 alpha-2 country code, e.g. PT."
+  "ISO 3166-1 alpha-2 country code, e.g. PT; anything else is a userError on filter.country."
   country: String
   "A city or datacenter region, e.g. Lisbon or eu-west-1."
   region: String
@@ -6428,7 +6618,7 @@ input MarketplaceFilter {
   maxPricePerHour: USDC
   "Minimum reliability score (0–100); listings without a score yet are kept out when set."
   minReliability: Int
-  "Minimum performance score (0–100) of the listing's GPUs."
+  "Minimum benchmark health score (0–100) of the listing's GPUs (see Listing.performanceScore)."
   minPerformance: Int
   tier: ProviderTier
 }
@@ -6443,7 +6633,12 @@ type Listing {
   gpuCount: Int!
   vramGb: Int
   pricePerHour: USDC!
-  "The lowest performance score among the free GPUs (0–100)."
+  """
+  The lowest benchmark health score among the free GPUs (0–100): 100 when a
+  GPU measures what a healthy GPU of its model should. It is relative to the
+  model, so every healthy machine scores 100; compare models with
+  performance (measured TFLOPS against the datasheet).
+  """
   performanceScore: Int
   "The provider's reliability score (0–100); null until it is computed."
   reliabilityScore: Int
@@ -8433,6 +8628,20 @@ func (ec *executionContext) childFields_Listing(ctx context.Context, field graph
 		return ec.fieldContext_Listing_nextMaintenanceAt(ctx, field)
 	case "simulated":
 		return ec.fieldContext_Listing_simulated(ctx, field)
+	case "providerName":
+		return ec.fieldContext_Listing_providerName(ctx, field)
+	case "driverVersion":
+		return ec.fieldContext_Listing_driverVersion(ctx, field)
+	case "cudaVersion":
+		return ec.fieldContext_Listing_cudaVersion(ctx, field)
+	case "performance":
+		return ec.fieldContext_Listing_performance(ctx, field)
+	case "measured":
+		return ec.fieldContext_Listing_measured(ctx, field)
+	case "scheduleClosesAt":
+		return ec.fieldContext_Listing_scheduleClosesAt(ctx, field)
+	case "reliabilityParts":
+		return ec.fieldContext_Listing_reliabilityParts(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Listing", field.Name)
 }
@@ -8443,6 +8652,8 @@ func (ec *executionContext) childFields_ListingConnection(ctx context.Context, f
 		return ec.fieldContext_ListingConnection_edges(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_ListingConnection_pageInfo(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_ListingConnection_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ListingConnection", field.Name)
 }
@@ -8455,6 +8666,38 @@ func (ec *executionContext) childFields_ListingEdge(ctx context.Context, field g
 		return ec.fieldContext_ListingEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ListingEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ListingMeasured(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "at":
+		return ec.fieldContext_ListingMeasured_at(ctx, field)
+	case "networkDownMbps":
+		return ec.fieldContext_ListingMeasured_networkDownMbps(ctx, field)
+	case "networkUpMbps":
+		return ec.fieldContext_ListingMeasured_networkUpMbps(ctx, field)
+	case "storageReadMBps":
+		return ec.fieldContext_ListingMeasured_storageReadMBps(ctx, field)
+	case "storageWriteMBps":
+		return ec.fieldContext_ListingMeasured_storageWriteMBps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListingMeasured", field.Name)
+}
+
+func (ec *executionContext) childFields_ListingPerformance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "metric":
+		return ec.fieldContext_ListingPerformance_metric(ctx, field)
+	case "measuredTflops":
+		return ec.fieldContext_ListingPerformance_measuredTflops(ctx, field)
+	case "datasheetTflops":
+		return ec.fieldContext_ListingPerformance_datasheetTflops(ctx, field)
+	case "ratio":
+		return ec.fieldContext_ListingPerformance_ratio(ctx, field)
+	case "tflopsPerDollar":
+		return ec.fieldContext_ListingPerformance_tflopsPerDollar(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListingPerformance", field.Name)
 }
 
 func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -16714,6 +16957,194 @@ func (ec *executionContext) fieldContext_Listing_simulated(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Listing", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Listing_providerName(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_providerName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProviderName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_providerName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "String")
+}
+
+func (ec *executionContext) _Listing_driverVersion(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_driverVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DriverVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_driverVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "String")
+}
+
+func (ec *executionContext) _Listing_cudaVersion(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_cudaVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CudaVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_cudaVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "String")
+}
+
+func (ec *executionContext) _Listing_performance(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_performance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Performance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *market.Performance) graphql.Marshaler {
+			return ec.marshalOListingPerformance2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐPerformance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_performance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Listing",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ListingPerformance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Listing_measured(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_measured(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Measured, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *market.Measured) graphql.Marshaler {
+			return ec.marshalOListingMeasured2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐMeasured(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_measured(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Listing",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ListingMeasured(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Listing_scheduleClosesAt(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_scheduleClosesAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScheduleClosesAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_scheduleClosesAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Listing_reliabilityParts(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_reliabilityParts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Listing().ReliabilityParts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Components) graphql.Marshaler {
+			return ec.marshalOReliabilityComponents2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐComponents(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_reliabilityParts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Listing",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityComponents(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ListingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ListingConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16778,6 +17209,38 @@ func (ec *executionContext) fieldContext_ListingConnection_pageInfo(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _ListingConnection_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.ListingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingConnection_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingConnection_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ListingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ListingEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16831,6 +17294,236 @@ func (ec *executionContext) fieldContext_ListingEdge_node(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ListingMeasured_at(ctx context.Context, field graphql.CollectedField, obj *market.Measured) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingMeasured_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingMeasured_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingMeasured", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ListingMeasured_networkDownMbps(ctx context.Context, field graphql.CollectedField, obj *market.Measured) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingMeasured_networkDownMbps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NetworkDownMbps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingMeasured_networkDownMbps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingMeasured", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingMeasured_networkUpMbps(ctx context.Context, field graphql.CollectedField, obj *market.Measured) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingMeasured_networkUpMbps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NetworkUpMbps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingMeasured_networkUpMbps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingMeasured", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingMeasured_storageReadMBps(ctx context.Context, field graphql.CollectedField, obj *market.Measured) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingMeasured_storageReadMBps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageReadMBps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingMeasured_storageReadMBps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingMeasured", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingMeasured_storageWriteMBps(ctx context.Context, field graphql.CollectedField, obj *market.Measured) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingMeasured_storageWriteMBps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageWriteMBps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingMeasured_storageWriteMBps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingMeasured", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingPerformance_metric(ctx context.Context, field graphql.CollectedField, obj *market.Performance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingPerformance_metric(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metric, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingPerformance_metric(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingPerformance", field, false, false, "String")
+}
+
+func (ec *executionContext) _ListingPerformance_measuredTflops(ctx context.Context, field graphql.CollectedField, obj *market.Performance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingPerformance_measuredTflops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredTflops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingPerformance_measuredTflops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingPerformance", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingPerformance_datasheetTflops(ctx context.Context, field graphql.CollectedField, obj *market.Performance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingPerformance_datasheetTflops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DatasheetTflops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingPerformance_datasheetTflops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingPerformance", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingPerformance_ratio(ctx context.Context, field graphql.CollectedField, obj *market.Performance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingPerformance_ratio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ratio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ListingPerformance_ratio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingPerformance", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ListingPerformance_tflopsPerDollar(ctx context.Context, field graphql.CollectedField, obj *market.Performance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListingPerformance_tflopsPerDollar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TflopsPerDollar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListingPerformance_tflopsPerDollar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListingPerformance", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Location_city(ctx context.Context, field graphql.CollectedField, obj *models.Location) (ret graphql.Marshaler) {
@@ -32526,6 +33219,42 @@ func (ec *executionContext) _Listing(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "providerName":
+			out.Values[i] = ec._Listing_providerName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "driverVersion":
+			out.Values[i] = ec._Listing_driverVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cudaVersion":
+			out.Values[i] = ec._Listing_cudaVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "performance":
+			out.Values[i] = ec._Listing_performance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "measured":
+			out.Values[i] = ec._Listing_measured(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scheduleClosesAt":
+			out.Values[i] = ec._Listing_scheduleClosesAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reliabilityParts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Listing_reliabilityParts(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32564,6 +33293,11 @@ func (ec *executionContext) _ListingConnection(ctx context.Context, sel ast.Sele
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "userErrors":
+			out.Values[i] = ec._ListingConnection_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32599,6 +33333,112 @@ func (ec *executionContext) _ListingEdge(ctx context.Context, sel ast.SelectionS
 			}
 		case "node":
 			out.Values[i] = ec._ListingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var listingMeasuredImplementors = []string{"ListingMeasured"}
+
+func (ec *executionContext) _ListingMeasured(ctx context.Context, sel ast.SelectionSet, obj *market.Measured) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listingMeasuredImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListingMeasured")
+		case "at":
+			out.Values[i] = ec._ListingMeasured_at(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "networkDownMbps":
+			out.Values[i] = ec._ListingMeasured_networkDownMbps(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "networkUpMbps":
+			out.Values[i] = ec._ListingMeasured_networkUpMbps(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "storageReadMBps":
+			out.Values[i] = ec._ListingMeasured_storageReadMBps(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "storageWriteMBps":
+			out.Values[i] = ec._ListingMeasured_storageWriteMBps(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var listingPerformanceImplementors = []string{"ListingPerformance"}
+
+func (ec *executionContext) _ListingPerformance(ctx context.Context, sel ast.SelectionSet, obj *market.Performance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listingPerformanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListingPerformance")
+		case "metric":
+			out.Values[i] = ec._ListingPerformance_metric(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measuredTflops":
+			out.Values[i] = ec._ListingPerformance_measuredTflops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "datasheetTflops":
+			out.Values[i] = ec._ListingPerformance_datasheetTflops(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ratio":
+			out.Values[i] = ec._ListingPerformance_ratio(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tflopsPerDollar":
+			out.Values[i] = ec._ListingPerformance_tflopsPerDollar(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39206,6 +40046,20 @@ func (ec *executionContext) marshalOLanguage2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 	return v
 }
 
+func (ec *executionContext) marshalOListingMeasured2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐMeasured(ctx context.Context, sel ast.SelectionSet, v *market.Measured) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ListingMeasured(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOListingPerformance2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋmarketᚐPerformance(ctx context.Context, sel ast.SelectionSet, v *market.Performance) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ListingPerformance(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOMachine2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐMachine(ctx context.Context, sel ast.SelectionSet, v *models.Machine) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -39397,6 +40251,13 @@ func (ec *executionContext) marshalOProviderTier2ᚖgithubᚗcomᚋgpunexᚋgpun
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOReliabilityComponents2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐComponents(ctx context.Context, sel ast.SelectionSet, v *reliability.Components) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ReliabilityComponents(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalORental2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐRental(ctx context.Context, sel ast.SelectionSet, v *models.Rental) graphql.Marshaler {

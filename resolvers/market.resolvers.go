@@ -80,6 +80,12 @@ func (r *queryResolver) Marketplace(ctx context.Context, filter *model.Marketpla
 		order = market.Sort(*sort)
 	}
 	page, err := r.Market.Marketplace(ctx, marketFilter(filter), order, n, cursor)
+	if v, ok := fault.AsValidation(err); ok {
+		// A bad filter lists nothing and names its fields.
+		return payload(v, func(ue []*fault.Problem) *model.ListingConnection {
+			return &model.ListingConnection{Edges: []*model.ListingEdge{}, PageInfo: &model.PageInfo{}, UserErrors: ue}
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +94,7 @@ func (r *queryResolver) Marketplace(ctx context.Context, filter *model.Marketpla
 		i++
 		return page.Cursors[i-1]
 	}, func(c string, l *market.Listing) *model.ListingEdge { return &model.ListingEdge{Cursor: c, Node: l} })
-	return &model.ListingConnection{Edges: edges, PageInfo: info}, nil
+	return &model.ListingConnection{Edges: edges, PageInfo: info, UserErrors: []*fault.Problem{}}, nil
 }
 
 // MyRentals is the resolver for the myRentals field.

@@ -138,6 +138,8 @@ type EnvVarInput struct {
 type ListingConnection struct {
 	Edges    []*ListingEdge `json:"edges"`
 	PageInfo *PageInfo      `json:"pageInfo"`
+	// Problems with the filter, each naming its field; when there are any, edges is empty.
+	UserErrors []*fault.Problem `json:"userErrors"`
 }
 
 type ListingEdge struct {
@@ -180,7 +182,7 @@ type MarkNotificationsReadPayload struct {
 type MarketplaceFilter struct {
 	// A catalogue model key (GpuModel.key).
 	Model *string `json:"model,omitempty"`
-	// ISO 3166-1 alpha-2 country code, e.g. PT.
+	// ISO 3166-1 alpha-2 country code, e.g. PT; anything else is a userError on filter.country.
 	Country *string `json:"country,omitempty"`
 	// A city or datacenter region, e.g. Lisbon or eu-west-1.
 	Region    *string `json:"region,omitempty"`
@@ -190,7 +192,7 @@ type MarketplaceFilter struct {
 	MaxPricePerHour *models.USDC `json:"maxPricePerHour,omitempty"`
 	// Minimum reliability score (0–100); listings without a score yet are kept out when set.
 	MinReliability *int `json:"minReliability,omitempty"`
-	// Minimum performance score (0–100) of the listing's GPUs.
+	// Minimum benchmark health score (0–100) of the listing's GPUs (see Listing.performanceScore).
 	MinPerformance *int                 `json:"minPerformance,omitempty"`
 	Tier           *models.ProviderTier `json:"tier,omitempty"`
 }

@@ -28,6 +28,50 @@ type Listing struct {
 	Rank              float64
 	NextMaintenanceAt *time.Time
 	Simulated         bool
+	// ProviderName is the provider's display name.
+	ProviderName string
+	// DriverVersion and CudaVersion are what the machine's agent reports:
+	// the provider's claim, shown as such.
+	DriverVersion *string
+	CudaVersion   *string
+	// Performance is what the platform's benchmarks measured of the
+	// listing's GPUs; nil until they have figures.
+	Performance *Performance
+	// Measured is the machine's network and storage from its latest
+	// benchmark; nil until benchmarked.
+	Measured *Measured
+	// ScheduleClosesAt is when the provider's schedule closes; nil when it
+	// stays open.
+	ScheduleClosesAt *time.Time
+}
+
+// Performance is a listing's GPUs as the platform measured them against
+// the model's datasheet. The benchmark's score caps each ratio at what a
+// healthy GPU of the model reaches, so it is 100 on every healthy machine
+// of every model; measured TFLOPS tell models and machines apart.
+type Performance struct {
+	// Metric is the compared metric: the tensor metric the GPUs support
+	// (BF16, else FP16), else FP32.
+	Metric string
+	// MeasuredTflops is the lowest median among the listing's free GPUs.
+	MeasuredTflops float64
+	// DatasheetTflops is the model's datasheet figure, nil if unknown.
+	DatasheetTflops *float64
+	// Ratio is MeasuredTflops / DatasheetTflops.
+	Ratio *float64
+	// TflopsPerDollar is MeasuredTflops of every GPU of the listing per
+	// USDC of their hourly price.
+	TflopsPerDollar float64
+}
+
+// Measured is a machine's network and storage from the platform's latest
+// benchmark of it.
+type Measured struct {
+	At               *time.Time
+	NetworkDownMbps  *float64
+	NetworkUpMbps    *float64
+	StorageReadMBps  *float64
+	StorageWriteMBps *float64
 }
 
 // ProviderRental is a rental on a provider's GPUs as the provider sees it.

@@ -39,8 +39,9 @@ const MaxPageSize = 100
 type Filter struct {
 	// Model is a catalogue model key.
 	Model *string
-	// Country matches the provider's country by ISO code (PT, PRT) or
-	// English name, case-insensitively.
+	// Country is an ISO 3166-1 alpha-2 code (PT); it matches providers
+	// whose country was typed as that code, its alpha-3 code or its
+	// English name.
 	Country *string
 	// Region matches the provider's city or datacenter region,
 	// case-insensitively.
@@ -87,17 +88,19 @@ func validateFilter(f *Filter, field string, v *fault.Validation) {
 	}
 	// Free text goes to SQL: one line of at most 200 characters, no NUL
 	// (PostgreSQL cannot hold one, so it would fail there as INTERNAL).
-	for _, t := range []struct {
-		name string
-		p    *string
-	}{{"country", f.Country}, {"region", f.Region}} {
-		if t.p != nil {
-			filterTextRule.Check(v, validate.At(field).Field(t.name), *t.p)
+	if f.Country != nil {
+		// A code, not a name to guess at: a prefix of a name ("Po" of
+		// "Portugal", cut by a short input) must not search for itself.
+		if code, _, ok := geo.CountryOf(*f.Country); !ok || len(*f.Country) != 2 || code != strings.ToUpper(*f.Country) {
+			v.Add(field+".country", fault.InvalidValue, "not an ISO 3166-1 alpha-2 country code, e.g. PT")
 		}
+	}
+	if f.Region != nil {
+		filterTextRule.Check(v, validate.At(field).Field("region"), *f.Region)
 	}
 }
 
-// filterTextRule is a filter's free text: a country or a region.
+// filterTextRule is a filter's free text: a region.
 var filterTextRule = validate.Text{MaxRunes: 200}
 
 // listingQuery is one search of the listings: a page of the marketplace,
@@ -162,6 +165,15 @@ type listingRow struct {
 	Rank              float64    `bun:"listing_rank"`
 	PerDollar         float64    `bun:"per_dollar"`
 	NextMaintenanceAt *time.Time `bun:"next_maintenance_at"`
+	ScheduleClosesAt  *time.Time `bun:"schedule_closes_at"`
+	ProviderName      string     `bun:"provider_name"`
+	DriverVersion     *string    `bun:"driver_version"`
+	CudaVersion       *string    `bun:"cuda_version"`
+	// Network, Storage and MeasuredAt are the machine's latest completed
+	// benchmark run that measured its network or storage.
+	Network    *models.BenchmarkSection `bun:"network,type:text"`
+	Storage    *models.BenchmarkSection `bun:"storage,type:text"`
+	MeasuredAt *time.Time               `bun:"measured_at"`
 }
 
 func (r *listingRow) listing() *Listing {
@@ -172,6 +184,7 @@ func (r *listingRow) listing() *Listing {
 		Tier:             models.ProviderTier(r.Tier), CommitmentMonths: r.CommitmentMonths,
 		Location: models.Location{City: r.City, Country: r.Country, Region: r.Region},
 		Rank:     r.Rank, Simulated: r.Simulated,
+		ProviderName: r.ProviderName, DriverVersion: r.DriverVersion, CudaVersion: r.CudaVersion,
 	}
 	if m := catalog.ByKey(r.ModelKey); m != nil {
 		v := m.VramGb
@@ -180,6 +193,13 @@ func (r *listingRow) listing() *Listing {
 	if r.NextMaintenanceAt != nil {
 		t := r.NextMaintenanceAt.UTC()
 		l.NextMaintenanceAt = &t
+	}
+	if r.Network != nil || r.Storage != nil {
+		l.Measured = measuredOf(r.MeasuredAt, r.Network, r.Storage)
+	}
+	if r.ScheduleClosesAt != nil {
+		t := r.ScheduleClosesAt.UTC()
+		l.ScheduleClosesAt = &t
 	}
 	return l
 }
@@ -199,9 +219,10 @@ func (r *listingRow) key(sort Sort) pageKey {
 
 // Marketplace returns a page of what can be rented now (see doc.go for
 // what qualifies and how RANK orders), first at most MaxPageSize, after a
-// cursor of the same sort. It runs at most three statements whatever the
+// cursor of the same sort. It runs at most four statements whatever the
 // page's size: a check that every provider's profile is materialised,
-// the profiles of new providers (only then), and the page.
+// the profiles of new providers (only then), the page, and the latest
+// benchmarks of its free GPUs (only when it lists something).
 func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, first int, after string) (*Page, error) {
 	if first < 1 || first > MaxPageSize {
 		return nil, fault.E(fault.Invalid, "first must be between 1 and %d", MaxPageSize)
@@ -213,10 +234,12 @@ func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, fir
 	default:
 		return nil, fault.E(fault.Invalid, "sort is not a known sort")
 	}
+	// A bad filter is a *fault.Validation naming each field (the API
+	// answers it as userErrors), and nothing is listed.
 	v := &fault.Validation{}
 	validateFilter(&filter, "filter", v)
 	if err := v.Err(); err != nil {
-		return nil, fault.E(fault.Invalid, "%s", strings.TrimPrefix(err.Error(), "invalid input: "))
+		return nil, err
 	}
 	q := listingQuery{filter: filter, sort: sort, limit: first + 1}
 	if after != "" {
@@ -240,6 +263,9 @@ func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, fir
 	for _, r := range rows {
 		page.Listings = append(page.Listings, r.listing())
 		page.Cursors = append(page.Cursors, r.key(sort).encode())
+	}
+	if err := s.describe(ctx, page.Listings); err != nil {
+		return nil, err
 	}
 	return page, nil
 }
@@ -273,12 +299,18 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 	// The arguments follow the statement's text: the groups' CTEs, the
 	// next maintenance's time, then the page's cursor.
 	args := append(append(free.args, groups.args...), now)
-	args = append(args, page.args...)
+	args = append(append(args, page.args...), models.BenchmarkRunCompleted)
 	query := `WITH free AS (` + free.text + `), g AS (` + groups.text + `),
 		ranked AS (SELECT g.*, ` + rankSQL + ` AS listing_rank, ` + perDollarSQL + ` AS per_dollar FROM g)
 		SELECT pg.*, (SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = pg.provider_id
-			AND (mw.machine_id IS NULL OR mw.machine_id = pg.machine_id) AND mw.starts_at > ?) AS next_maintenance_at
-		FROM (` + page.text + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(q.limit) + `) pg ORDER BY ` + order
+			AND (mw.machine_id IS NULL OR mw.machine_id = pg.machine_id) AND mw.starts_at > ?) AS next_maintenance_at,
+			pm.driver_version AS driver_version, pm.cuda_version AS cuda_version, pp.name AS provider_name,
+			mr.network AS network, mr.storage AS storage, mr.finished_at AS measured_at
+		FROM (` + page.text + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(q.limit) + `) pg
+		JOIN machines pm ON pm.id = pg.machine_id JOIN providers pp ON pp.id = pg.provider_id
+		LEFT JOIN benchmark_runs mr ON mr.id = (SELECT br.id FROM benchmark_runs br WHERE br.machine_id = pg.machine_id AND br.state = ?
+			AND (br.network IS NOT NULL OR br.storage IS NOT NULL) ORDER BY br.id DESC LIMIT 1)
+		ORDER BY ` + order
 	var rows []*listingRow
 	if err := db.NewRaw(query, args...).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("market: unable to list the marketplace: %w", err)
@@ -406,7 +438,7 @@ func (s *Service) groups(q listingQuery, pf providerFilter, now time.Time) sqlPa
 			m.simulated AS simulated, f.gpu_count AS gpu_count, f.perf AS perf, gp.price_micros AS price_micros,
 			p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
 			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime, rlp.score AS reliability,
-			COALESCE(mmp.median_micros, gp.price_micros) AS median_micros
+			COALESCE(mmp.median_micros, gp.price_micros) AS median_micros, ps.open_until AS schedule_closes_at
 		FROM free f
 		` + machinesJoin + `
 		JOIN providers p ON p.id = m.provider_id

@@ -328,6 +328,27 @@ export type ReliabilityEventKind =
   /** Unplanned time offline inside the schedule (maintenance declared ahead is left out). */
   | 'OUTAGE';
 
+/** How a rental ended, for its customer to read. */
+export type RentalEnd =
+  /** The job ran to its end. */
+  | 'COMPLETED'
+  /** The platform stopped it as the customer's balance ran out (while it still paid for the stop). */
+  | 'FUNDS_RAN_OUT'
+  /** The customer's image could not be pulled. */
+  | 'IMAGE_NOT_PULLED'
+  /** The customer's job failed; exitCode says how. */
+  | 'JOB_FAILED'
+  /** The provider's machine went offline. */
+  | 'MACHINE_OFFLINE'
+  /** The job ran out of memory and was killed. */
+  | 'OUT_OF_MEMORY'
+  /** The platform's own fault. */
+  | 'PLATFORM_FAILED'
+  /** The provider's host or hardware failed. */
+  | 'PROVIDER_FAILED'
+  /** The customer stopped it. */
+  | 'STOPPED_BY_YOU';
+
 /** Where a rental is. */
 export type RentalState =
   /** Ran to its end. */

@@ -99,12 +99,15 @@ type Documents = {
     "\n  fragment ReliabilityFields on Reliability {\n    score\n    components {\n      ...ReliabilityComponentsFields\n    }\n    halfLifeDays\n    windowDays\n    floor\n    belowFloor\n    trend {\n      day\n      score\n    }\n    events {\n      kind\n      machineId\n      hostname\n      at\n      endedAt\n      magnitude\n      cost\n      detail\n    }\n    projection {\n      day\n      score\n    }\n    advice\n    machines {\n      machineId\n      hostname\n      score\n      components {\n        ...ReliabilityComponentsFields\n      }\n      belowFloor\n    }\n    asOf\n  }\n": typeof types.ReliabilityFieldsFragmentDoc,
     "\n  query ProviderReliability {\n    myProvider {\n      id\n      reliability {\n        ...ReliabilityFields\n      }\n    }\n  }\n": typeof types.ProviderReliabilityDocument,
     "\n  subscription ReliabilityUpdated {\n    reliabilityUpdated {\n      ...ReliabilityFields\n    }\n  }\n": typeof types.ReliabilityUpdatedDocument,
-    "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n": typeof types.RentalFieldsFragmentDoc,
+    "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n    end\n    billedSeconds\n    billedUntil\n    charged\n    refunded\n  }\n": typeof types.RentalFieldsFragmentDoc,
     "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.MyRentalsDocument,
     "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": typeof types.RentalDocument,
     "\n  subscription RentalsUpdated {\n    rentalUpdated {\n      ...RentalFields\n    }\n  }\n": typeof types.RentalsUpdatedDocument,
     "\n  subscription RentalUpdated($id: ID!) {\n    rentalUpdated(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": typeof types.RentalUpdatedDocument,
     "\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.StopRentalDocument,
+    "\n  query RentalsMonthTotal {\n    myRentalsMonthTotal {\n      monthStart\n      charged\n    }\n  }\n": typeof types.RentalsMonthTotalDocument,
+    "\n  query Statement($first: Int, $after: String) {\n    myStatement(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          postedAt\n          kind\n          reference\n          rentalId\n          amount\n          balance\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      balance\n    }\n  }\n": typeof types.StatementDocument,
+    "\n  query StatementCsv {\n    myStatementCsv\n  }\n": typeof types.StatementCsvDocument,
 };
 const documents: Documents = {
     "\n  fragment UserFields on User {\n    id\n    email\n    name\n    roles\n    language\n    createdAt\n  }\n": types.UserFieldsFragmentDoc,
@@ -192,12 +195,15 @@ const documents: Documents = {
     "\n  fragment ReliabilityFields on Reliability {\n    score\n    components {\n      ...ReliabilityComponentsFields\n    }\n    halfLifeDays\n    windowDays\n    floor\n    belowFloor\n    trend {\n      day\n      score\n    }\n    events {\n      kind\n      machineId\n      hostname\n      at\n      endedAt\n      magnitude\n      cost\n      detail\n    }\n    projection {\n      day\n      score\n    }\n    advice\n    machines {\n      machineId\n      hostname\n      score\n      components {\n        ...ReliabilityComponentsFields\n      }\n      belowFloor\n    }\n    asOf\n  }\n": types.ReliabilityFieldsFragmentDoc,
     "\n  query ProviderReliability {\n    myProvider {\n      id\n      reliability {\n        ...ReliabilityFields\n      }\n    }\n  }\n": types.ProviderReliabilityDocument,
     "\n  subscription ReliabilityUpdated {\n    reliabilityUpdated {\n      ...ReliabilityFields\n    }\n  }\n": types.ReliabilityUpdatedDocument,
-    "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n": types.RentalFieldsFragmentDoc,
+    "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n    end\n    billedSeconds\n    billedUntil\n    charged\n    refunded\n  }\n": types.RentalFieldsFragmentDoc,
     "\n  query MyRentals($first: Int, $after: String) {\n    myRentals(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          ...RentalFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.MyRentalsDocument,
     "\n  query Rental($id: ID!) {\n    rental(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": types.RentalDocument,
     "\n  subscription RentalsUpdated {\n    rentalUpdated {\n      ...RentalFields\n    }\n  }\n": types.RentalsUpdatedDocument,
     "\n  subscription RentalUpdated($id: ID!) {\n    rentalUpdated(id: $id) {\n      ...RentalFields\n      logTail\n    }\n  }\n": types.RentalUpdatedDocument,
     "\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.StopRentalDocument,
+    "\n  query RentalsMonthTotal {\n    myRentalsMonthTotal {\n      monthStart\n      charged\n    }\n  }\n": types.RentalsMonthTotalDocument,
+    "\n  query Statement($first: Int, $after: String) {\n    myStatement(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          postedAt\n          kind\n          reference\n          rentalId\n          amount\n          balance\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      balance\n    }\n  }\n": types.StatementDocument,
+    "\n  query StatementCsv {\n    myStatementCsv\n  }\n": types.StatementCsvDocument,
 };
 
 /**
@@ -557,7 +563,7 @@ export function graphql(source: "\n  subscription ReliabilityUpdated {\n    reli
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n"): (typeof documents)["\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n  }\n"];
+export function graphql(source: "\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n    end\n    billedSeconds\n    billedUntil\n    charged\n    refunded\n  }\n"): (typeof documents)["\n  fragment RentalFields on Rental {\n    id\n    state\n    cause\n    message\n    modelKey\n    model {\n      key\n      name\n    }\n    gpuCount\n    pricePerHour\n    image\n    command\n    envNames\n    location {\n      city\n      country\n      region\n    }\n    tier\n    createdAt\n    startedAt\n    endedAt\n    endsBy\n    exitCode\n    end\n    billedSeconds\n    billedUntil\n    charged\n    refunded\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -578,6 +584,18 @@ export function graphql(source: "\n  subscription RentalUpdated($id: ID!) {\n   
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation StopRental($id: ID!) {\n    stopRental(id: $id) {\n      rental {\n        ...RentalFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RentalsMonthTotal {\n    myRentalsMonthTotal {\n      monthStart\n      charged\n    }\n  }\n"): (typeof documents)["\n  query RentalsMonthTotal {\n    myRentalsMonthTotal {\n      monthStart\n      charged\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Statement($first: Int, $after: String) {\n    myStatement(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          postedAt\n          kind\n          reference\n          rentalId\n          amount\n          balance\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      balance\n    }\n  }\n"): (typeof documents)["\n  query Statement($first: Int, $after: String) {\n    myStatement(first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          postedAt\n          kind\n          reference\n          rentalId\n          amount\n          balance\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      balance\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StatementCsv {\n    myStatementCsv\n  }\n"): (typeof documents)["\n  query StatementCsv {\n    myStatementCsv\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,139 @@
+package market
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/models"
+)
+
+// tflopsMetrics are the metrics a listing's performance compares, best
+// first: the tensor figure renters buy GPUs for, else FP32.
+var tflopsMetrics = []protocol.BenchMetric{protocol.MetricTensorBF16, protocol.MetricTensorFP16, protocol.MetricFP32}
+
+// describe fills in the measured TFLOPS of a page's listings: the latest
+// benchmark of every free, listed GPU on the page's machines, read in one
+// statement whatever the page's size. (The page's own statement brings
+// the provider's name, the agent's versions and the machine's measured
+// network and storage.)
+func (s *Service) describe(ctx context.Context, listings []*Listing) error {
+	if len(listings) == 0 {
+		return nil
+	}
+	machineIDs := make([]int64, 0, len(listings))
+	for _, l := range listings {
+		machineIDs = append(machineIDs, l.MachineID)
+	}
+	var gpus []struct {
+		MachineID int64                    `bun:"machine_id"`
+		ModelKey  string                   `bun:"model_key"`
+		Figures   []models.BenchmarkFigure `bun:"figures,type:text"`
+	}
+	if err := s.deps.DB.NewSelect().TableExpr("machine_gpus AS mg").
+		ColumnExpr("mg.machine_id, mg.model_key, gb.figures").
+		Join("JOIN gpu_bench_status AS gbs ON gbs.gpu_id = mg.id AND gbs.listing = ?", models.GpuListingListed).
+		Join("JOIN gpu_benchmarks AS gb ON gb.id = gbs.latest_id").
+		Where("mg.machine_id IN (?) AND mg.removed_at IS NULL", bun.List(machineIDs)).
+		Where("NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)").
+		Scan(ctx, &gpus); err != nil {
+		return fmt.Errorf("market: unable to read the listings' benchmarks: %w", err)
+	}
+	type key struct {
+		machineID int64
+		modelKey  string
+	}
+	figures := map[key][][]models.BenchmarkFigure{}
+	for _, g := range gpus {
+		k := key{g.MachineID, g.ModelKey}
+		figures[k] = append(figures[k], g.Figures)
+	}
+	for _, l := range listings {
+		l.Performance = performanceOf(figures[key{l.MachineID, l.ModelKey}], l.PricePerHour)
+	}
+	return nil
+}
+
+// performanceOf is the lowest measured TFLOPS among gpus (each GPU's
+// latest figures) of the first metric every one of them measured; nil when
+// none did.
+func performanceOf(gpus [][]models.BenchmarkFigure, price models.USDC) *Performance {
+	if len(gpus) == 0 {
+		return nil
+	}
+	for _, metric := range tflopsMetrics {
+		var low *models.BenchmarkFigure
+		all := true
+		for _, figs := range gpus {
+			f := figureOf(figs, metric)
+			if f == nil {
+				all = false
+				break
+			}
+			if low == nil || *f.Measured < *low.Measured {
+				low = f
+			}
+		}
+		if !all || low == nil {
+			continue
+		}
+		p := &Performance{Metric: string(metric), MeasuredTflops: *low.Measured, DatasheetTflops: low.Reference}
+		if low.Reference != nil && *low.Reference > 0 {
+			r := *low.Measured / *low.Reference
+			p.Ratio = &r
+		}
+		if micros := int64(price); micros > 0 {
+			// n GPUs' TFLOPS over n GPUs' price: per GPU, per USDC an
+			// hour. A display figure, as the PERFORMANCE_PER_DOLLAR sort's
+			// key is in SQL: the rate's micro-USDC (far under 2^53, so
+			// exact as a float) divide a measurement, never an amount.
+			p.TflopsPerDollar = p.MeasuredTflops * float64(models.MicrosPerUSDC) / float64(micros)
+		}
+		return p
+	}
+	return nil
+}
+
+// figureOf is the supported, measured figure of metric in figs, or nil.
+func figureOf(figs []models.BenchmarkFigure, metric protocol.BenchMetric) *models.BenchmarkFigure {
+	for i := range figs {
+		if figs[i].Metric == metric && figs[i].Supported && figs[i].Measured != nil {
+			return &figs[i]
+		}
+	}
+	return nil
+}
+
+// measuredOf reads a run's network and storage medians.
+func measuredOf(at *time.Time, network, storage *models.BenchmarkSection) *Measured {
+	m := &Measured{}
+	if at != nil {
+		t := at.UTC()
+		m.At = &t
+	}
+	for _, sec := range []*models.BenchmarkSection{network, storage} {
+		if sec == nil {
+			continue
+		}
+		for _, f := range sec.Figures {
+			if !f.Supported || f.Measured == nil {
+				continue
+			}
+			v := *f.Measured
+			switch f.Metric {
+			case protocol.MetricNetworkDownload:
+				m.NetworkDownMbps = &v
+			case protocol.MetricNetworkUpload:
+				m.NetworkUpMbps = &v
+			case protocol.MetricStorageRead:
+				m.StorageReadMBps = &v
+			case protocol.MetricStorageWrite:
+				m.StorageWriteMBps = &v
+			}
+		}
+	}
+	return m
+}
