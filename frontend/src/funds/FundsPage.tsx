@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
 import { DepositCard } from './DepositCard';
@@ -27,6 +28,11 @@ export function FundsPage() {
         <p className="lead">{t('deposit.pageLead')}</p>
       </header>
       <FundsSummary view={funds} />
+      <p>
+        <Link to="/statement" data-testid="funds-statement-link">
+          {t('statement.open')}
+        </Link>
+      </p>
       {view.error && <ErrorNotice error={view.error} />}
       <DepositCard terms={view.terms} deposits={view.deposits} onMade={view.add} />
       <DepositHistory deposits={view.deposits} />
