@@ -168,7 +168,8 @@ function CostCard({ rental }: { rental: Rental }) {
   const f = useFormat();
   const lng = i18n.language;
   const now = useNow(1000);
-  const estimate = estimateNow(rental, now);
+  // Only while it runs: a stopping rental is billed to the stop's request, which the page does not know.
+  const estimate = rental.state === 'RUNNING' ? estimateNow(rental, now) : null;
   const perHour = costOf(rental.pricePerHour, rental.gpuCount, 3600);
   const ended = isEnded(rental.state);
   return (
