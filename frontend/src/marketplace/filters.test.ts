@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyFilter, envPathOfRow, filterVariables, newRentDraft, paramsOf, rentInput, searchFromParams, splitCommand } from './filters';
+import { COUNTRY_CODES, countryOptions, isCountryCode } from './countries';
+import { emptyFilter, envPathOfRow, filterErrorsOf, filterVariables, hoursLeft, newRentDraft, paramsOf, rentInput, searchFromParams, splitCommand } from './filters';
 
 describe('filterVariables', () => {
   it('sends nothing for an empty form', () => {
@@ -130,5 +131,49 @@ describe('envPathOfRow', () => {
   it('maps the input\'s env indexes to the dialog\'s rows, skipping empty rows', () => {
     const d = { ...newRentDraft(), env: [{ key: 'a', name: '', value: '' }, { key: 'b', name: 'X', value: '1' }] };
     expect([...envPathOfRow(d)]).toEqual([['env.0', 1]]);
+  });
+});
+
+describe('the country filter (issue 26)', () => {
+  it('sends only an ISO 3166-1 alpha-2 code the server knows, never a name or a part of one', () => {
+    for (const country of ['Portugal', 'Po', 'PRT', 'XX', 'P']) {
+      const v = filterVariables({ ...emptyFilter, country });
+      expect(v.filter, country).toBeNull();
+      expect(v.errors.country, country).toEqual(['INVALID']);
+    }
+    expect(filterVariables({ ...emptyFilter, country: 'pt' }).filter).toEqual({ country: 'PT' });
+  });
+
+  it('offers every code, named in the reader language and sorted by that name', () => {
+    expect(COUNTRY_CODES).toContain('PT');
+    expect(COUNTRY_CODES.every(isCountryCode)).toBe(true);
+    const en = countryOptions('en');
+    expect(en).toHaveLength(COUNTRY_CODES.length);
+    expect(en.find((c) => c.code === 'PT')?.name).toBe('Portugal');
+    expect(countryOptions('es').find((c) => c.code === 'DE')?.name).toBe(new Intl.DisplayNames(['es'], { type: 'region' }).of('DE'));
+    const names = en.map((c) => c.name);
+    expect(names).toEqual([...names].sort(new Intl.Collator(['en']).compare));
+  });
+});
+
+describe('filterErrorsOf', () => {
+  it("puts the server's userErrors at the form's fields, and keeps an unknown one whole", () => {
+    expect(
+      filterErrorsOf([
+        { field: 'filter.country', code: 'INVALID', message: 'not a code' },
+        { field: 'filter.minReliability', code: 'OUT_OF_RANGE', message: 'between 0 and 100' },
+        { field: 'filter.somethingNew', code: 'INVALID', message: '?' },
+      ]),
+    ).toEqual({ country: ['INVALID'], minReliability: ['OUT_OF_RANGE'], 'filter.somethingNew': ['INVALID'] });
+    expect(filterErrorsOf([])).toEqual({});
+  });
+});
+
+describe('hoursLeft', () => {
+  const now = new Date('2026-12-04T10:00:00Z');
+  it('counts whole hours before the schedule closes, none when it does not close', () => {
+    expect(hoursLeft('2026-12-04T15:30:00Z', now)).toBe(5);
+    expect(hoursLeft('2026-12-04T09:00:00Z', now)).toBe(0);
+    expect(hoursLeft(null, now)).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
-import type { PathErrors } from '../api/errors';
+import type { PathErrors, UserErrorLike } from '../api/errors';
 import type { ListingFieldsFragment, MarketplaceFilter, MarketplaceSort, ProviderTier, StartRentalInput } from '../gql/graphql';
 import { parseUsdcInput } from '../ui/usdc';
+import { isCountryCode } from './countries';
 
 // The pure half of the Marketplace page: the filter form as typed (kept in
 // the address, so a search can be shared and survives a reload) and the
@@ -102,7 +103,8 @@ export interface FilterVariables {
 /**
  * filterVariables turns the form into the query's MarketplaceFilter: empty
  * fields are not sent, numbers are whole and within their range (scores
- * 0–100), the country is an ISO 3166-1 alpha-2 code in capitals, the price
+ * 0–100), the country one of the ISO 3166-1 alpha-2 codes the server
+ * knows (COUNTRY_CODES: never a name or a part of one), in capitals, the price
  * a USDC amount (a string, never a float). A field that is not valid is
  * left out and named in errors, so the page says why the filter was not
  * applied rather than sending what the server would refuse.
@@ -114,7 +116,7 @@ export function filterVariables(d: FilterDraft): FilterVariables {
   if (text(d.model) !== '') filter.model = text(d.model);
   const country = text(d.country).toUpperCase();
   if (country !== '') {
-    if (/^[A-Z]{2}$/.test(country)) filter.country = country;
+    if (isCountryCode(country)) filter.country = country;
     else errors.country = ['INVALID'];
   }
   if (text(d.region) !== '') filter.region = text(d.region);
@@ -136,6 +138,31 @@ export function filterVariables(d: FilterDraft): FilterVariables {
   }
   if (TIERS.includes(d.tier as ProviderTier)) filter.tier = d.tier as ProviderTier;
   return { filter: Object.keys(filter).length > 0 ? filter : null, errors };
+}
+
+/**
+ * filterErrorsOf maps the marketplace's userErrors (filter.minReliability)
+ * to the form's fields (minReliability), so the server's word shows where
+ * the field is; a field the form does not have keeps its whole path.
+ */
+export function filterErrorsOf(userErrors: readonly UserErrorLike[]): PathErrors {
+  const out: PathErrors = {};
+  for (const e of userErrors) {
+    const name = e.field.replace(/^filter\./, '');
+    const key = (FILTER_FIELDS as readonly string[]).includes(name) ? name : e.field;
+    (out[key] ??= []).push(e.code);
+  }
+  return out;
+}
+
+/**
+ * hoursLeft is how many whole hours are left before closesAt (an ISO
+ * time), counted from now; null when the schedule does not close.
+ */
+export function hoursLeft(closesAt: string | null | undefined, now: Date): number | null {
+  if (!closesAt) return null;
+  const ms = new Date(closesAt).getTime() - now.getTime();
+  return Math.max(0, Math.floor(ms / 3_600_000));
 }
 
 /** EnvRow is one environment variable as typed in the Rent dialog. */

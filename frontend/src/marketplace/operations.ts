@@ -28,6 +28,29 @@ export const ListingFieldsFragment = graphql(`
     rank
     nextMaintenanceAt
     simulated
+    providerName
+    driverVersion
+    cudaVersion
+    performance {
+      metric
+      measuredTflops
+      datasheetTflops
+      ratio
+      tflopsPerDollar
+    }
+    measured {
+      at
+      networkDownMbps
+      networkUpMbps
+      storageReadMBps
+      storageWriteMBps
+    }
+    scheduleClosesAt
+    reliabilityParts {
+      uptime
+      completion
+      consistency
+    }
   }
 `);
 
@@ -43,6 +66,9 @@ export const MarketplaceQuery = graphql(`
       pageInfo {
         hasNextPage
         endCursor
+      }
+      userErrors {
+        ...UserErrorFields
       }
     }
   }

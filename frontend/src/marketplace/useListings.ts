@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useClient, type CombinedError } from 'urql';
+import type { PathErrors } from '../api/errors';
 import type { ListingFieldsFragment, MarketplaceFilter, MarketplaceSort } from '../gql/graphql';
-import { PAGE_SIZE } from './filters';
+import { filterErrorsOf, PAGE_SIZE } from './filters';
 import { MarketplaceQuery } from './operations';
 
 /** ListingsView is what useListings gives the page. */
@@ -12,6 +13,8 @@ export interface ListingsView {
   fetching: boolean;
   hasMore: boolean;
   error: CombinedError | undefined;
+  /** fieldErrors are the server's problems with the filter, by form field; nothing is listed then. */
+  fieldErrors: PathErrors;
   loadMore: () => void;
   refresh: () => void;
 }
@@ -31,6 +34,7 @@ export function useListings(filter: MarketplaceFilter | null, sort: MarketplaceS
   const [loaded, setLoaded] = useState(false);
   const [fetching, setFetching] = useState(false);
   const [error, setError] = useState<CombinedError | undefined>(undefined);
+  const [fieldErrors, setFieldErrors] = useState<PathErrors>({});
   const key = JSON.stringify([filter, sort]);
   const current = useRef(key);
   current.current = key;
@@ -45,6 +49,7 @@ export function useListings(filter: MarketplaceFilter | null, sort: MarketplaceS
       setError(res.error);
       const page = res.data?.marketplace;
       if (!page) return;
+      setFieldErrors(filterErrorsOf(page.userErrors));
       const nodes = page.edges.map((e) => e.node);
       setListings((prev) => (after === null ? nodes : [...prev, ...nodes.filter((n) => !prev.some((p) => p.id === n.id))]));
       setCursor(page.pageInfo.endCursor ?? null);
@@ -68,6 +73,7 @@ export function useListings(filter: MarketplaceFilter | null, sort: MarketplaceS
     fetching,
     hasMore,
     error,
+    fieldErrors,
     loadMore: () => void fetchPage(cursor),
     refresh: () => void fetchPage(null),
   };
