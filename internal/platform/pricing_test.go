@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/market"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/models"
@@ -263,7 +264,10 @@ type recommendationAnswer struct {
 // callers who are not providers get coded errors.
 func TestPricingRecommendationOverGraphQL(t *testing.T) {
 	t.Parallel()
-	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+	// A clock of its own: the week's utilisation is 6/7 exactly only while
+	// no time passes between laying the week down and asking (a background
+	// refresh would add the seconds a busy machine takes, offered unrented).
+	eachOnItsOwnClock(t, time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC), func(t *testing.T, s *platformtest.Server, clk *clock.Manual) {
 		ctx := context.Background()
 		me := s.NewProvider(t, "advised")
 		marketMachine(t, s, me, "advised-machine", 2, 90, 4_000_000)
@@ -281,8 +285,8 @@ func TestPricingRecommendationOverGraphQL(t *testing.T) {
 			r.Rented = r.GPUs
 		}
 		medians := map[string]models.USDC{"H100_SXM_80GB": 2_500_000}
-		require.NoError(t, market.AddUsage(ctx, s.Platform.DB, models.WeekStart(time.Now()), 6*24*time.Hour, supply, medians))
-		require.NoError(t, market.AddUsage(ctx, s.Platform.DB, models.WeekStart(time.Now()), 24*time.Hour,
+		require.NoError(t, market.AddUsage(ctx, s.Platform.DB, models.WeekStart(clk.Now()), 6*24*time.Hour, supply, medians))
+		require.NoError(t, market.AddUsage(ctx, s.Platform.DB, models.WeekStart(clk.Now()), 24*time.Hour,
 			[]*models.ModelSupply{{ProviderID: supply[0].ProviderID, ModelKey: "H100_SXM_80GB", Price: supply[0].Price, GPUs: 6, City: "lisbon", Country: "PT", Continent: "EU"}}, medians))
 
 		var rec recommendationAnswer
