@@ -42,7 +42,10 @@ const USERS = [
     pages: [
       { name: 'account', path: '/account', ready: '[data-testid="account-page"]', spanish: true },
       { name: 'apply', path: '/provider/apply', ready: '[data-testid="apply-page"]', spanish: true },
-      { name: 'marketplace', path: '/marketplace', ready: '[data-testid="listing"], [data-testid="marketplace-empty"]' },
+      // The results come first; the filters wait in a closed drawer.
+      { name: 'marketplace', path: '/marketplace', ready: '[data-testid="listing"], [data-testid="marketplace-empty"]', check: filtersClosed },
+      // The drawer opened from the Filters button fits the screen too.
+      { name: 'marketplace-filters', path: '/marketplace', ready: '[data-testid="listing"], [data-testid="marketplace-empty"]', check: openFilters },
       { name: 'rentals', path: '/rentals', ready: '[data-testid="rentals-page"]' },
     ],
   },
@@ -107,6 +110,23 @@ const LONG_APPLICATION = {
     },
   ],
 };
+
+// filtersClosed checks the marketplace on a phone: the filters are out of
+// the way (a closed drawer) and its Filters button says so.
+async function filtersClosed(page, step) {
+  assert.equal(await page.getByTestId('marketplace-filters').isVisible(), false, `${step}: the filters wait in a closed drawer`);
+  assert.equal(await page.getByTestId('marketplace-filters-open').getAttribute('aria-expanded'), 'false', `${step}: the Filters button is collapsed`);
+}
+
+// openFilters opens the filters' drawer from the Filters button; the page
+// is then checked with the drawer open, and the drawer's Close shuts it.
+async function openFilters(page, step) {
+  await filtersClosed(page, step);
+  await page.getByTestId('marketplace-filters-open').click();
+  await page.getByTestId('marketplace-filters').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('marketplace-filters-open').getAttribute('aria-expanded'), 'true', `${step}: the Filters button is expanded`);
+  assert.equal(await page.locator('select[name="filterCountry"]').isVisible(), true, `${step}: the country select is in the drawer`);
+}
 
 // logIn signs the context's user in through the API: the log-in form
 // itself is one of the pages checked.
@@ -222,6 +242,7 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
           await page.locator(p.ready).first().waitFor();
           await page.waitForFunction(() => document.querySelector('[data-testid="loading"]') === null);
           await page.evaluate(() => document.fonts.ready);
+          if (p.check) await p.check(page, step);
           const dir = language === 'ar' ? 'rtl' : 'ltr';
           const lang = await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
           assert.deepEqual(lang, [language, dir], `${step}: the page is in ${language}, ${dir}`);
@@ -230,6 +251,10 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
           console.log(`${p.name} (${language}): ${o.scrollWidth} px wide, ${o.elements.length} overflowing, ${Date.now() - started} ms`);
           const violations = await page.evaluate(() => window.__cspViolations ?? []);
           if (violations.length > 0) failures.push(`${p.name} in ${language} (${path}): Content-Security-Policy violations: ${violations.join('; ')}`);
+          if (p.check === openFilters) {
+            await page.getByTestId('marketplace-filters-close').click();
+            await page.getByTestId('marketplace-filters').waitFor({ state: 'hidden' });
+          }
           if (o.scrollWidth > o.innerWidth || o.elements.length > 0) {
             const lines = o.elements.slice(0, 8).map((e) => `    ${describe(e)}`);
             if (o.elements.length > 8) lines.push(`    … and ${o.elements.length - 8} more`);
