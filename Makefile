@@ -122,8 +122,11 @@ test-unit: deps node-version
 test-spa: deps node-version
 	cd $(FRONTEND) && $(NPM) run check:i18n && $(NPM) run check:codegen && $(NPM) run typecheck
 
+## e2e: Chromium end to end on bin/gpunex, with bin/solana-double (a test-only
+## Solana node, internal/e2e/cmd/solana-double) for the deposit test
 e2e: node-version build
-	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex GPUNEX_ARTIFACTS=$(CURDIR)/artifacts $(NPM) run e2e
+	$(GO) build -o $(BIN)/solana-double ./internal/e2e/cmd/solana-double
+	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex GPUNEX_SOLANA_DOUBLE_BIN=$(CURDIR)/$(BIN)/solana-double GPUNEX_ARTIFACTS=$(CURDIR)/artifacts $(NPM) run e2e
 	cd $(FRONTEND) && GPUNEX_BIN=$(CURDIR)/$(BIN)/gpunex $(NPM) run audit
 
 ## gpu-bench: on a host with an NVIDIA GPU and PyTorch, the agent's GPU benchmark

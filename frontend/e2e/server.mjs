@@ -1,7 +1,11 @@
 // server.mjs starts a real `gpunex serve` for the end-to-end tests: a fresh
 // data directory, a free loopback port, the demo world, and a stop() that is
-// safe to call twice and also runs if the test process dies.
-import { spawn } from 'node:child_process';
+// safe to call twice and also runs if the test process dies. On SQLite in
+// the data directory by default; on PostgreSQL (database: 'postgres') in a
+// schema of its own on GPUNEX_TEST_DATABASE_URL's server, as the Go tests'
+// storetest.PostgresURL makes one, dropped by stop().
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,19 +22,57 @@ export function serverBinary() {
 const READY = /http:\/\/127\.0\.0\.1:\d+/;
 
 /**
+ * databases are the backends a test can run on here: SQLite always,
+ * PostgreSQL when GPUNEX_TEST_DATABASE_URL is set (make test sets it).
+ */
+export function databases() {
+  return process.env.GPUNEX_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** psql runs one SQL command on the test PostgreSQL server, failing loudly. */
+function psql(base, sql) {
+  const run = spawnSync('psql', [base, '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
+    encoding: 'utf8',
+    env: { ...process.env, PGOPTIONS: '--client-min-messages=warning' },
+  });
+  if (run.error || run.status !== 0) {
+    throw new Error(`psql ${sql}: ${run.error?.message ?? run.stderr}`);
+  }
+}
+
+/**
+ * postgresSchema creates a schema of its own on GPUNEX_TEST_DATABASE_URL's
+ * server and returns the URL gpunex takes (search_path set to it) and a
+ * drop() for the end.
+ */
+function postgresSchema() {
+  const base = process.env.GPUNEX_TEST_DATABASE_URL;
+  if (!base) throw new Error('database postgres: GPUNEX_TEST_DATABASE_URL is not set (make test sets it)');
+  const schema = `e2e_${randomBytes(6).toString('hex')}`;
+  psql(base, `CREATE SCHEMA ${schema}`);
+  const url = new URL(base);
+  url.searchParams.set('search_path', schema);
+  return { url: url.toString(), drop: () => psql(base, `DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+}
+
+/**
  * startServer runs the binary with --addr 127.0.0.1:0 and resolves with the
  * URL it prints once ready. The returned output() is the server's stdout and
- * stderr so far, for failure messages.
+ * stderr so far, for failure messages. extraArgs and env are added to the
+ * command line and the environment; database is 'sqlite' or 'postgres'.
  */
-export async function startServer({ timeoutMs = 60_000, extraArgs = [] } = {}) {
+export async function startServer({ timeoutMs = 60_000, extraArgs = [], env = {}, database = 'sqlite' } = {}) {
   const bin = serverBinary();
   if (!existsSync(bin)) {
     throw new Error(`server binary ${bin} not found: run make build at the repository root, or set GPUNEX_BIN`);
   }
+  if (database !== 'sqlite' && database !== 'postgres') throw new Error(`database ${database}: sqlite or postgres`);
+  const pg = database === 'postgres' ? postgresSchema() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'gpunex-e2e-'));
-  const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, '--demo', ...extraArgs], {
+  const dbArgs = pg ? ['--database-url', pg.url] : [];
+  const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, '--demo', ...dbArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env },
+    env: { ...process.env, ...env },
   });
   let log = '';
   child.stdout.setEncoding('utf8');
@@ -55,6 +97,7 @@ export async function startServer({ timeoutMs = 60_000, extraArgs = [] } = {}) {
       clearTimeout(timer);
     }
     rmSync(dataDir, { recursive: true, force: true });
+    pg?.drop();
   }
 
   try {

@@ -27,15 +27,27 @@ type Wallet struct {
 // NewWallet makes a wallet holding usdc of the server's mint.
 func (s *Server) NewWallet(t testing.TB, usdc models.USDC) *Wallet {
 	t.Helper()
-	key, err := solana.NewRandomPrivateKey()
+	w, err := s.OpenWallet(usdc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Fund(key.PublicKey(), s.cfg.Mint, uint64(usdc))
-	c := rpc.New(s.URL())
-	t.Cleanup(func() { _ = c.Close() })
-	return &Wallet{Key: key, server: s, rpc: c}
+	t.Cleanup(w.Close)
+	return w
 }
+
+// OpenWallet is NewWallet for a program that is not a Go test; Close
+// releases its connection to the server.
+func (s *Server) OpenWallet(usdc models.USDC) (*Wallet, error) {
+	key, err := solana.NewRandomPrivateKey()
+	if err != nil {
+		return nil, err
+	}
+	s.Fund(key.PublicKey(), s.cfg.Mint, uint64(usdc))
+	return &Wallet{Key: key, server: s, rpc: rpc.New(s.URL())}, nil
+}
+
+// Close releases the wallet's connection to the server.
+func (w *Wallet) Close() { _ = w.rpc.Close() }
 
 // Address is the wallet's public key.
 func (w *Wallet) Address() solana.PublicKey { return w.Key.PublicKey() }

@@ -13,6 +13,7 @@
 package solanatest
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -139,8 +140,20 @@ type queued struct {
 // New starts a server on loopback and closes it when the test ends.
 func New(t testing.TB, cfg Config) *Server {
 	t.Helper()
+	s, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server on loopback for a program that is not a Go test
+// (the end-to-end tests' solana-double, internal/e2e/cmd/solana-double);
+// Close stops it.
+func Start(cfg Config) (*Server, error) {
 	if cfg.Payer.IsZero() {
-		t.Fatal("solanatest: Config.Payer is required")
+		return nil, errors.New("solanatest: Config.Payer is required")
 	}
 	if cfg.Mint.IsZero() {
 		cfg.Mint = USDCMint
@@ -165,9 +178,11 @@ func New(t testing.TB, cfg Config) *Server {
 		tokens:      map[solana.PublicKey]*tokenAccount{},
 	}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-	t.Cleanup(s.http.Close)
-	return s
+	return s, nil
 }
+
+// Close stops the server (New does it when the test ends).
+func (s *Server) Close() { s.http.Close() }
 
 // URL is the server's JSON-RPC endpoint.
 func (s *Server) URL() string { return s.http.URL }
