@@ -147,6 +147,19 @@ test(
       await customer.evaluate(() => window.scrollTo(0, 0));
       console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-rentals-marketplace.png')}`);
 
+      at('the listing shows what the benchmark measured against the datasheet, per USDC, and the provider');
+      const tflops = Number(await listing.getByTestId('listing-performance').getAttribute('data-tflops'));
+      assert.ok(tflops > 0, `measured TFLOPS: ${tflops}`);
+      assert.match(await text(listing.getByTestId('listing-performance')), /TFLOPS .*of the datasheet.*TFLOPS per USDC\/h/);
+      assert.notEqual(await text(listing.getByTestId('listing-provider')), '', 'the provider is named');
+
+      at('a country typed in the address that is no ISO code is named at the country select, not searched');
+      await customer.goto(`${server.url}/marketplace?model=${model}&country=Portugal`);
+      await customer.getByTestId('field-filterCountry-error').waitFor();
+      assert.equal(await text(customer.getByTestId('field-filterCountry-error')), en.userErrors.filterCountry.INVALID);
+      await customer.goto(`${server.url}/marketplace?model=${model}`);
+      await customer.locator(`[data-testid="listing"][data-id="${listingId}"]`).waitFor();
+
       at('the customer rents it: one GPU, busybox, a command printing lines, a variable');
       await listing.getByTestId('listing-rent').click();
       const dialog = customer.getByTestId('rent-dialog');
