@@ -1085,8 +1085,6 @@ type HeartbeatPayloadResolver interface {
 }
 type ListingResolver interface {
 	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
-
-	ReliabilityParts(ctx context.Context, obj *market.Listing) (*reliability.Components, error)
 }
 type MachineResolver interface {
 	Reliability(ctx context.Context, obj *models.Machine) (*reliability.Summary, error)
@@ -17122,7 +17120,7 @@ func (ec *executionContext) _Listing_reliabilityParts(ctx context.Context, field
 			return ec.fieldContext_Listing_reliabilityParts(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Listing().ReliabilityParts(ctx, obj)
+			return obj.ReliabilityParts, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Components) graphql.Marshaler {
@@ -17136,8 +17134,8 @@ func (ec *executionContext) fieldContext_Listing_reliabilityParts(_ context.Cont
 	fc = &graphql.FieldContext{
 		Object:     "Listing",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ReliabilityComponents(ctx, field)
 		},
@@ -33250,11 +33248,10 @@ func (ec *executionContext) _Listing(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reliabilityParts":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Listing_reliabilityParts(ctx, field, obj)
-				})
+			out.Values[i] = ec._Listing_reliabilityParts(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -8,16 +8,29 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/models"
 )
+
+// Reliability tells the parts of providers' reliability scores
+// (reliability's ComponentsOf).
+type Reliability interface {
+	ComponentsOf(ctx context.Context, providerIDs []int64) (map[int64]reliability.Components, error)
+}
+
+// SetReliability makes listings carry the parts of their provider's
+// reliability score. Call it while assembling the platform (reliability
+// is built after the market).
+func (s *Service) SetReliability(r Reliability) { s.reliability = r }
 
 // tflopsMetrics are the metrics a listing's performance compares, best
 // first: the tensor figure renters buy GPUs for, else FP32.
 var tflopsMetrics = []protocol.BenchMetric{protocol.MetricTensorBF16, protocol.MetricTensorFP16, protocol.MetricFP32}
 
-// describe fills in the measured TFLOPS of a page's listings: the latest
+// describe fills in the measured TFLOPS of a page's listings (the latest
 // benchmark of every free, listed GPU on the page's machines, read in one
-// statement whatever the page's size. (The page's own statement brings
+// statement whatever the page's size) and the parts of their providers'
+// reliability scores (see describeReliability). (The page's own statement brings
 // the provider's name, the agent's versions and the machine's measured
 // network and storage.)
 func (s *Service) describe(ctx context.Context, listings []*Listing) error {
@@ -53,6 +66,36 @@ func (s *Service) describe(ctx context.Context, listings []*Listing) error {
 	}
 	for _, l := range listings {
 		l.Performance = performanceOf(figures[key{l.MachineID, l.ModelKey}], l.PricePerHour)
+	}
+	return s.describeReliability(ctx, listings)
+}
+
+// describeReliability gives the listings of scored providers their
+// score's parts, in two statements for the page (none when no provider
+// on it is scored yet).
+func (s *Service) describeReliability(ctx context.Context, listings []*Listing) error {
+	if s.reliability == nil {
+		return nil
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, l := range listings {
+		if l.ReliabilityScore != nil && !seen[l.ProviderID] {
+			seen[l.ProviderID] = true
+			ids = append(ids, l.ProviderID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	parts, err := s.reliability.ComponentsOf(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("market: %w", err)
+	}
+	for _, l := range listings {
+		if c, ok := parts[l.ProviderID]; ok && l.ReliabilityScore != nil {
+			l.ReliabilityParts = &c
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/reliability"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -43,6 +44,9 @@ type Listing struct {
 	// ScheduleClosesAt is when the provider's schedule closes; nil when it
 	// stays open.
 	ScheduleClosesAt *time.Time
+	// ReliabilityParts are the parts of the provider's score; nil until
+	// it has one (or without SetReliability).
+	ReliabilityParts *reliability.Components
 }
 
 // Performance is a listing's GPUs as the platform measured them against

@@ -219,10 +219,12 @@ func (r *listingRow) key(sort Sort) pageKey {
 
 // Marketplace returns a page of what can be rented now (see doc.go for
 // what qualifies and how RANK orders), first at most MaxPageSize, after a
-// cursor of the same sort. It runs at most four statements whatever the
+// cursor of the same sort. It runs at most six statements whatever the
 // page's size: a check that every provider's profile is materialised,
-// the profiles of new providers (only then), the page, and the latest
-// benchmarks of its free GPUs (only when it lists something).
+// the profiles of new providers (only then), the page, the latest
+// benchmarks of its free GPUs (only when it lists something) and the
+// parts of its providers' reliability scores (two, only when one of them
+// is scored).
 func (s *Service) Marketplace(ctx context.Context, filter Filter, sort Sort, first int, after string) (*Page, error) {
 	if first < 1 || first > MaxPageSize {
 		return nil, fault.E(fault.Invalid, "first must be between 1 and %d", MaxPageSize)

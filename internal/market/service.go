@@ -122,6 +122,8 @@ type Service struct {
 	providers *bus.Shared[*ProviderRental]
 	// ended are called with each rental that ended (OnEnded).
 	ended []func(context.Context, *models.Rental)
+	// reliability tells the parts of providers' scores (SetReliability).
+	reliability Reliability
 }
 
 // OnEnded adds fn to the functions called with each rental that ends

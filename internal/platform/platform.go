@@ -278,6 +278,7 @@ func (p *Platform) buildServices() error {
 	p.Reliability = reliability.New(reliability.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger}, cfg.Reliability)
 	p.Fleet.OnTransition(p.Reliability.OnTransition)
 	p.Market.OnEnded(p.Reliability.OnRentalEnded)
+	p.Market.SetReliability(p.Reliability)
 	p.Bench.OnScored(p.Reliability.OnBenchmarked)
 	return nil
 }
