@@ -21,7 +21,30 @@
 // provider_market_profiles, at first need (a new provider) and by the
 // periodic refresh, so a marketplace page is at most three statements
 // whatever its size: a check for providers without a profile, their
-// profiles (only then), and the page itself.
+// profiles (only then), and the page itself; then what the listings say
+// about their machines (below), one statement more, and two when a
+// provider on the page has a reliability score.
+//
+// # What a listing says (issue 26)
+//
+// A listing separates what the platform measured from what the provider's
+// agent claims. Measured: the GPUs' TFLOPS (the lowest median of the free
+// GPUs' latest benchmarks, tensor BF16, else FP16, else FP32) against the
+// model's datasheet and per USDC of the hourly rate, and the machine's
+// network up/down and disk read/write from its latest completed benchmark
+// run. Claimed: the driver and CUDA versions the agent reports. The
+// performance score is a health check relative to the model (the
+// benchmark caps each ratio at what a healthy GPU of the model reaches),
+// so it is 100 on every healthy machine of every model; the measured
+// TFLOPS tell machines and models apart. The listing also carries the
+// provider's name, when its schedule closes (open_until) and the parts of
+// its reliability score (reliability's ComponentsOf, SetReliability).
+// The machine's CPU cores, RAM and disk size are not listed: the agent
+// does not report them yet.
+//
+// A filter's country is an ISO 3166-1 alpha-2 code (never a name or a
+// part of one); a bad filter is a *fault.Validation naming each field,
+// which the API answers as the connection's userErrors with no listings.
 //
 // # Ranking
 //
