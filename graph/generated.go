@@ -444,8 +444,11 @@ type ComplexityRoot struct {
 	}
 
 	Listing struct {
+		CPUCores          func(childComplexity int) int
+		CPUModel          func(childComplexity int) int
 		CommitmentMonths  func(childComplexity int) int
 		CudaVersion       func(childComplexity int) int
+		DiskBytes         func(childComplexity int) int
 		DriverVersion     func(childComplexity int) int
 		GpuCount          func(childComplexity int) int
 		ID                func(childComplexity int) int
@@ -458,6 +461,7 @@ type ComplexityRoot struct {
 		PerformanceScore  func(childComplexity int) int
 		PricePerHour      func(childComplexity int) int
 		ProviderName      func(childComplexity int) int
+		RAMBytes          func(childComplexity int) int
 		Rank              func(childComplexity int) int
 		ReliabilityParts  func(childComplexity int) int
 		ReliabilityScore  func(childComplexity int) int
@@ -507,7 +511,11 @@ type ComplexityRoot struct {
 
 	Machine struct {
 		AgentVersion    func(childComplexity int) int
+		CPUCores        func(childComplexity int) int
+		CPUModel        func(childComplexity int) int
 		CudaVersion     func(childComplexity int) int
+		DiskBytes       func(childComplexity int) int
+		DiskFreeBytes   func(childComplexity int) int
 		DriverVersion   func(childComplexity int) int
 		Gpus            func(childComplexity int) int
 		Hostname        func(childComplexity int) int
@@ -515,6 +523,7 @@ type ComplexityRoot struct {
 		LastHeartbeatAt func(childComplexity int) int
 		MachineID       func(childComplexity int) int
 		OfflineReason   func(childComplexity int) int
+		RAMBytes        func(childComplexity int) int
 		RegisteredAt    func(childComplexity int) int
 		Reliability     func(childComplexity int) int
 		Simulated       func(childComplexity int) int
@@ -2721,6 +2730,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.HeartbeatPayload.UserErrors(childComplexity), true
 
+	case "Listing.cpuCores":
+		if e.ComplexityRoot.Listing.CPUCores == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.CPUCores(childComplexity), true
+	case "Listing.cpuModel":
+		if e.ComplexityRoot.Listing.CPUModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.CPUModel(childComplexity), true
 	case "Listing.commitmentMonths":
 		if e.ComplexityRoot.Listing.CommitmentMonths == nil {
 			break
@@ -2733,6 +2754,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Listing.CudaVersion(childComplexity), true
+	case "Listing.diskBytes":
+		if e.ComplexityRoot.Listing.DiskBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.DiskBytes(childComplexity), true
 	case "Listing.driverVersion":
 		if e.ComplexityRoot.Listing.DriverVersion == nil {
 			break
@@ -2805,6 +2832,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Listing.ProviderName(childComplexity), true
+	case "Listing.ramBytes":
+		if e.ComplexityRoot.Listing.RAMBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Listing.RAMBytes(childComplexity), true
 	case "Listing.rank":
 		if e.ComplexityRoot.Listing.Rank == nil {
 			break
@@ -2980,12 +3013,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Machine.AgentVersion(childComplexity), true
+	case "Machine.cpuCores":
+		if e.ComplexityRoot.Machine.CPUCores == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.CPUCores(childComplexity), true
+	case "Machine.cpuModel":
+		if e.ComplexityRoot.Machine.CPUModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.CPUModel(childComplexity), true
 	case "Machine.cudaVersion":
 		if e.ComplexityRoot.Machine.CudaVersion == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Machine.CudaVersion(childComplexity), true
+	case "Machine.diskBytes":
+		if e.ComplexityRoot.Machine.DiskBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.DiskBytes(childComplexity), true
+	case "Machine.diskFreeBytes":
+		if e.ComplexityRoot.Machine.DiskFreeBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.DiskFreeBytes(childComplexity), true
 	case "Machine.driverVersion":
 		if e.ComplexityRoot.Machine.DriverVersion == nil {
 			break
@@ -3028,6 +3085,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Machine.OfflineReason(childComplexity), true
+	case "Machine.ramBytes":
+		if e.ComplexityRoot.Machine.RAMBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.RAMBytes(childComplexity), true
 	case "Machine.registeredAt":
 		if e.ComplexityRoot.Machine.RegisteredAt == nil {
 			break
@@ -5391,6 +5454,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("GpuInventoryInput", ec.unmarshalInputGpuInventoryInput),
 			graphql.NewInputUnmarshaler("GpuTelemetryInput", ec.unmarshalInputGpuTelemetryInput),
 			graphql.NewInputUnmarshaler("HeartbeatInput", ec.unmarshalInputHeartbeatInput),
+			graphql.NewInputUnmarshaler("HostFactsInput", ec.unmarshalInputHostFactsInput),
 			graphql.NewInputUnmarshaler("LocationInput", ec.unmarshalInputLocationInput),
 			graphql.NewInputUnmarshaler("LogInInput", ec.unmarshalInputLogInInput),
 			graphql.NewInputUnmarshaler("MaintenanceWindowInput", ec.unmarshalInputMaintenanceWindowInput),
@@ -6379,6 +6443,16 @@ type Machine {
   cudaVersion: String
   "True when the agent simulates its GPUs (--simulate): not rentable hardware."
   simulated: Boolean!
+  "The CPU's model name, as the agent reports it (the provider's claim)."
+  cpuModel: String
+  "Logical CPUs, as the agent reports them (the provider's claim)."
+  cpuCores: Int
+  "Total RAM in bytes, as the agent reports it (the provider's claim; a Float: it exceeds GraphQL's 32-bit Int)."
+  ramBytes: Float
+  "Size in bytes of the filesystem of the agent's data directory (the provider's claim)."
+  diskBytes: Float
+  "Free bytes on that filesystem at the latest registration (the provider's claim)."
+  diskFreeBytes: Float
   registeredAt: DateTime!
   gpus: [Gpu!]!
 }
@@ -6438,6 +6512,25 @@ input RegisterMachineInput {
   hostname: String!
   agentVersion: String!
   gpus: [GpuInventoryInput!]!
+  "The host's CPU, memory and disk; omitted by agents that do not report them."
+  host: HostFactsInput
+}
+
+"""
+What the agent reads of its host (the provider's claim). Bytes are Floats:
+they exceed GraphQL's 32-bit Int. Each fact is optional.
+"""
+input HostFactsInput {
+  "The CPU's model name (at most 128 characters)."
+  cpuModel: String
+  "Logical CPUs, 1 to 4096."
+  cpuCores: Int
+  "Total RAM in bytes, at most 64 TiB."
+  ramBytes: Float
+  "Size in bytes of the filesystem of the agent's data directory, at most 10 PiB."
+  diskBytes: Float
+  "Free bytes on that filesystem, at most diskBytes."
+  diskFreeBytes: Float
 }
 
 type RegisterMachinePayload {
@@ -6573,6 +6666,14 @@ extend type Listing {
   driverVersion: String
   "The CUDA version the machine's agent reports (the provider's claim)."
   cudaVersion: String
+  "The machine's CPU model as its agent reports it (the provider's claim)."
+  cpuModel: String
+  "The machine's logical CPUs as its agent reports them (the provider's claim)."
+  cpuCores: Int
+  "The machine's RAM in bytes as its agent reports it (the provider's claim; a Float: it exceeds GraphQL's 32-bit Int)."
+  ramBytes: Float
+  "The size in bytes of the machine's disk (the filesystem of the agent's data directory) as its agent reports it (the provider's claim)."
+  diskBytes: Float
   "Measured by the platform's benchmarks; null until the GPUs have a benchmark with figures."
   performance: ListingPerformance
   "The machine's network and storage, measured by the platform; null until benchmarked."
@@ -8632,6 +8733,14 @@ func (ec *executionContext) childFields_Listing(ctx context.Context, field graph
 		return ec.fieldContext_Listing_driverVersion(ctx, field)
 	case "cudaVersion":
 		return ec.fieldContext_Listing_cudaVersion(ctx, field)
+	case "cpuModel":
+		return ec.fieldContext_Listing_cpuModel(ctx, field)
+	case "cpuCores":
+		return ec.fieldContext_Listing_cpuCores(ctx, field)
+	case "ramBytes":
+		return ec.fieldContext_Listing_ramBytes(ctx, field)
+	case "diskBytes":
+		return ec.fieldContext_Listing_diskBytes(ctx, field)
 	case "performance":
 		return ec.fieldContext_Listing_performance(ctx, field)
 	case "measured":
@@ -8742,6 +8851,16 @@ func (ec *executionContext) childFields_Machine(ctx context.Context, field graph
 		return ec.fieldContext_Machine_cudaVersion(ctx, field)
 	case "simulated":
 		return ec.fieldContext_Machine_simulated(ctx, field)
+	case "cpuModel":
+		return ec.fieldContext_Machine_cpuModel(ctx, field)
+	case "cpuCores":
+		return ec.fieldContext_Machine_cpuCores(ctx, field)
+	case "ramBytes":
+		return ec.fieldContext_Machine_ramBytes(ctx, field)
+	case "diskBytes":
+		return ec.fieldContext_Machine_diskBytes(ctx, field)
+	case "diskFreeBytes":
+		return ec.fieldContext_Machine_diskFreeBytes(ctx, field)
 	case "registeredAt":
 		return ec.fieldContext_Machine_registeredAt(ctx, field)
 	case "gpus":
@@ -17024,6 +17143,98 @@ func (ec *executionContext) fieldContext_Listing_cudaVersion(_ context.Context, 
 	return graphql.NewScalarFieldContext("Listing", field, false, false, "String")
 }
 
+func (ec *executionContext) _Listing_cpuModel(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_cpuModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CPUModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_cpuModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "String")
+}
+
+func (ec *executionContext) _Listing_cpuCores(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_cpuCores(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CPUCores, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_cpuCores(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Listing_ramBytes(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_ramBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RAMBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_ramBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Listing_diskBytes(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Listing_diskBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DiskBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Listing_diskBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Listing", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Listing_performance(ctx context.Context, field graphql.CollectedField, obj *market.Listing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17867,6 +18078,121 @@ func (ec *executionContext) _Machine_simulated(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Machine_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Machine", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Machine_cpuModel(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_cpuModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CPUModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_cpuModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_cpuCores(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_cpuCores(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CPUCores, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_cpuCores(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Machine_ramBytes(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_ramBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RAMBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_ramBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Machine_diskBytes(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_diskBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DiskBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_diskBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Machine_diskFreeBytes(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_diskFreeBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DiskFreeBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_diskFreeBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Machine_registeredAt(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
@@ -29805,6 +30131,76 @@ func UnmarshalHeartbeatInput(ctx context.Context, raw any) (protocol.HeartbeatIn
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputHostFactsInput(ctx context.Context, obj any) (protocol.HostFacts, error) {
+	var it protocol.HostFacts
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"cpuModel", "cpuCores", "ramBytes", "diskBytes", "diskFreeBytes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "cpuModel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cpuModel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CPUModel = data
+		case "cpuCores":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cpuCores"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CPUCores = data
+		case "ramBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ramBytes"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RAMBytes = data
+		case "diskBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("diskBytes"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DiskBytes = data
+		case "diskFreeBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("diskFreeBytes"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DiskFreeBytes = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHostFactsInput unmarshals raw into the HostFactsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHostFactsInput(ctx context.Context, raw any) (protocol.HostFacts, error) {
+	var out protocol.HostFacts
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HostFactsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputLocationInput(ctx context.Context, obj any) (model.LocationInput, error) {
 	var it model.LocationInput
 	if obj == nil {
@@ -30166,7 +30562,7 @@ func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"machineId", "hostname", "agentVersion", "gpus"}
+	fieldsInOrder := [...]string{"machineId", "hostname", "agentVersion", "gpus", "host"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30201,6 +30597,13 @@ func (ec *executionContext) unmarshalInputRegisterMachineInput(ctx context.Conte
 				return it, err
 			}
 			it.Gpus = data
+		case "host":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("host"))
+			data, err := ec.unmarshalOHostFactsInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐHostFacts(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Host = data
 		}
 	}
 	return it, nil
@@ -33232,6 +33635,26 @@ func (ec *executionContext) _Listing(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "cpuModel":
+			out.Values[i] = ec._Listing_cpuModel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cpuCores":
+			out.Values[i] = ec._Listing_cpuCores(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ramBytes":
+			out.Values[i] = ec._Listing_ramBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "diskBytes":
+			out.Values[i] = ec._Listing_diskBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "performance":
 			out.Values[i] = ec._Listing_performance(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -33596,6 +34019,31 @@ func (ec *executionContext) _Machine(ctx context.Context, sel ast.SelectionSet, 
 		case "simulated":
 			out.Values[i] = ec._Machine_simulated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cpuModel":
+			out.Values[i] = ec._Machine_cpuModel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cpuCores":
+			out.Values[i] = ec._Machine_cpuCores(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ramBytes":
+			out.Values[i] = ec._Machine_ramBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "diskBytes":
+			out.Values[i] = ec._Machine_diskBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "diskFreeBytes":
+			out.Values[i] = ec._Machine_diskFreeBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "registeredAt":
@@ -39917,6 +40365,14 @@ func (ec *executionContext) marshalOGpuTelemetry2ᚖgithubᚗcomᚋgpunexᚋgpun
 		return graphql.Null
 	}
 	return ec._GpuTelemetry(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOHostFactsInput2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐHostFacts(ctx context.Context, v any) (*protocol.HostFacts, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputHostFactsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -80,6 +80,14 @@ type Machine struct {
 	// AgentTokenID is the agent token of the machine's latest
 	// registration (nil for machines registered before it was kept).
 	AgentTokenID *int64 `bun:"agent_token_id"`
+	// CPUModel, CPUCores, RAMBytes, DiskBytes and DiskFreeBytes are what
+	// the agent said of its host at its latest registration
+	// (protocol.HostFacts): the provider's claim, nil where not reported.
+	CPUModel      *string  `bun:"cpu_model"`
+	CPUCores      *int     `bun:"cpu_cores"`
+	RAMBytes      *float64 `bun:"ram_bytes"`
+	DiskBytes     *float64 `bun:"disk_bytes"`
+	DiskFreeBytes *float64 `bun:"disk_free_bytes"`
 
 	Gpus []*MachineGpu `bun:"rel:has-many,join:id=machine_id"`
 	// LastHeartbeatAt is the latest heartbeat: read from the presence

@@ -47,6 +47,26 @@ type RegisterMachineInput struct {
 	Hostname     string         `json:"hostname"`
 	AgentVersion string         `json:"agentVersion"`
 	Gpus         []GpuInventory `json:"gpus"`
+	// Host is what the agent says about the machine beyond its GPUs; nil
+	// from an agent that does not report it (before issue 26).
+	Host *HostFacts `json:"host,omitempty"`
+}
+
+// HostFacts is the machine's CPU, memory and disk as the agent reads them
+// (HostFactsInput): the provider's claim, listed as such. Each fact is nil
+// where the agent could not read it. Bytes are Floats on the wire, as
+// GpuInventory.VRAMBytes is: they exceed GraphQL's 32-bit Int.
+type HostFacts struct {
+	// CPUModel is the CPU's model name (/proc/cpuinfo's "model name").
+	CPUModel *string `json:"cpuModel,omitempty"`
+	// CPUCores is the number of logical CPUs.
+	CPUCores *int `json:"cpuCores,omitempty"`
+	// RAMBytes is the total memory (/proc/meminfo's MemTotal).
+	RAMBytes *float64 `json:"ramBytes,omitempty"`
+	// DiskBytes and DiskFreeBytes are the size and the space free to the
+	// agent of the filesystem holding the agent's data directory.
+	DiskBytes     *float64 `json:"diskBytes,omitempty"`
+	DiskFreeBytes *float64 `json:"diskFreeBytes,omitempty"`
 }
 
 // RegisterMachineVariables are RegisterMachineMutation's variables.

@@ -22,6 +22,11 @@ const (
 	maxTemperatureC        = 150
 	maxECC                 = 1e15
 	maxClockSkewIntoFuture = 5 * time.Minute
+	// A host's bounds (issue 26): beyond any machine sold today, so a
+	// figure past them is a broken or lying agent, not a big machine.
+	maxCPUCores  = 4096
+	maxRAMBytes  = 64 << 40 // 64 TiB
+	maxDiskBytes = 10 << 50 // 10 PiB
 )
 
 // The rules of what an agent reports. Labels (hostname, versions, GPU
@@ -41,6 +46,9 @@ var (
 	temperatureRule   = validate.Range[float64]{Min: minTemperatureC, Max: maxTemperatureC}
 	eccRule           = validate.Range[float64]{Min: 0, Max: maxECC}
 	clockRule         = validate.Range[int]{Min: 0, Max: maxClockMHz}
+	coresRule         = validate.Range[int]{Min: 1, Max: maxCPUCores}
+	ramRule           = validate.Range[float64]{Min: 0, Max: maxRAMBytes}
+	diskRule          = validate.Range[float64]{Min: 0, Max: maxDiskBytes}
 )
 
 // Field paths are built per GPU and formatted only when a problem is found,
@@ -48,6 +56,7 @@ var (
 var (
 	inputPath = validate.At("input")
 	gpusPath  = validate.At("input.gpus")
+	hostPath  = validate.At("input.host")
 )
 
 // validateRegistration checks a registration, trimming the hostname. A
@@ -59,6 +68,7 @@ func validateRegistration(in *protocol.RegisterMachineInput, allowSimulated bool
 	in.Hostname = strings.TrimSpace(in.Hostname)
 	labelRule.Check(&v, inputPath.Field("hostname"), in.Hostname)
 	labelRule.Check(&v, inputPath.Field("agentVersion"), in.AgentVersion)
+	validateHost(&v, in.Host)
 	if !gpusRule.Check(&v, inputPath.Field("gpus"), len(in.Gpus)) {
 		return v.Err()
 	}
@@ -88,6 +98,26 @@ func validateRegistration(in *protocol.RegisterMachineInput, allowSimulated bool
 		}
 	}
 	return v.Err()
+}
+
+// validateHost checks what the agent says of its host, trimming the CPU
+// model; a nil host (an agent before issue 26) is valid.
+func validateHost(v *fault.Validation, h *protocol.HostFacts) {
+	if h == nil {
+		return
+	}
+	if h.CPUModel != nil {
+		m := strings.TrimSpace(*h.CPUModel)
+		h.CPUModel = &m
+		optionalLabelRule.Check(v, hostPath.Field("cpuModel"), m)
+	}
+	coresRule.CheckOptional(v, hostPath.Field("cpuCores"), h.CPUCores)
+	ramRule.CheckOptional(v, hostPath.Field("ramBytes"), h.RAMBytes)
+	diskRule.CheckOptional(v, hostPath.Field("diskBytes"), h.DiskBytes)
+	if diskRule.CheckOptional(v, hostPath.Field("diskFreeBytes"), h.DiskFreeBytes) &&
+		h.DiskFreeBytes != nil && h.DiskBytes != nil && *h.DiskFreeBytes > *h.DiskBytes {
+		v.Add(hostPath.Field("diskFreeBytes").String(), fault.OutOfRange, "free space cannot exceed the disk's size")
+	}
 }
 
 // validateHeartbeat checks a heartbeat; now bounds the sample time.

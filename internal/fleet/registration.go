@@ -126,7 +126,8 @@ func (s *Service) register(ctx context.Context, agent *auth.Agent, in *protocol.
 			}
 		} else {
 			applyRegistration(m, agent, in, now)
-			if _, err := tx.NewUpdate().Model(m).Column("hostname", "agent_version", "driver_version", "cuda_version", "simulated", "agent_token_id", "updated_at").
+			if _, err := tx.NewUpdate().Model(m).Column("hostname", "agent_version", "driver_version", "cuda_version", "simulated", "agent_token_id", "updated_at",
+				"cpu_model", "cpu_cores", "ram_bytes", "disk_bytes", "disk_free_bytes").
 				WherePK().Exec(ctx); err != nil {
 				return fmt.Errorf("fleet: unable to update machine: %w", err)
 			}
@@ -155,6 +156,12 @@ func applyRegistration(m *models.Machine, agent *auth.Agent, in *protocol.Regist
 			m.CudaVersion = g.CUDADriverVersion
 		}
 		m.Simulated = m.Simulated || g.Simulated
+	}
+	// The host is the agent's claim at its latest registration: an agent
+	// that stops reporting a fact leaves it unknown, not stale.
+	m.CPUModel, m.CPUCores, m.RAMBytes, m.DiskBytes, m.DiskFreeBytes = nil, nil, nil, nil, nil
+	if h := in.Host; h != nil {
+		m.CPUModel, m.CPUCores, m.RAMBytes, m.DiskBytes, m.DiskFreeBytes = h.CPUModel, h.CPUCores, h.RAMBytes, h.DiskBytes, h.DiskFreeBytes
 	}
 }
 

@@ -35,6 +35,13 @@ type Listing struct {
 	// the provider's claim, shown as such.
 	DriverVersion *string
 	CudaVersion   *string
+	// CPUModel, CPUCores, RAMBytes and DiskBytes are the machine's host as
+	// its agent reports it (protocol.HostFacts): the provider's claim, nil
+	// where not reported. They come from the page's own statement.
+	CPUModel  *string
+	CPUCores  *int
+	RAMBytes  *float64
+	DiskBytes *float64
 	// Performance is what the platform's benchmarks measured of the
 	// listing's GPUs; nil until they have figures.
 	Performance *Performance

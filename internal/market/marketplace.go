@@ -169,6 +169,10 @@ type listingRow struct {
 	ProviderName      string     `bun:"provider_name"`
 	DriverVersion     *string    `bun:"driver_version"`
 	CudaVersion       *string    `bun:"cuda_version"`
+	CPUModel          *string    `bun:"cpu_model"`
+	CPUCores          *int       `bun:"cpu_cores"`
+	RAMBytes          *float64   `bun:"ram_bytes"`
+	DiskBytes         *float64   `bun:"disk_bytes"`
 	// Network, Storage and MeasuredAt are the machine's latest completed
 	// benchmark run that measured its network or storage.
 	Network    *models.BenchmarkSection `bun:"network,type:text"`
@@ -185,6 +189,7 @@ func (r *listingRow) listing() *Listing {
 		Location: models.Location{City: r.City, Country: r.Country, Region: r.Region},
 		Rank:     r.Rank, Simulated: r.Simulated,
 		ProviderName: r.ProviderName, DriverVersion: r.DriverVersion, CudaVersion: r.CudaVersion,
+		CPUModel: r.CPUModel, CPUCores: r.CPUCores, RAMBytes: r.RAMBytes, DiskBytes: r.DiskBytes,
 	}
 	if m := catalog.ByKey(r.ModelKey); m != nil {
 		v := m.VramGb
@@ -307,6 +312,7 @@ func (s *Service) listings(ctx context.Context, db bun.IDB, q listingQuery) ([]*
 		SELECT pg.*, (SELECT MIN(mw.starts_at) FROM maintenance_windows mw WHERE mw.provider_id = pg.provider_id
 			AND (mw.machine_id IS NULL OR mw.machine_id = pg.machine_id) AND mw.starts_at > ?) AS next_maintenance_at,
 			pm.driver_version AS driver_version, pm.cuda_version AS cuda_version, pp.name AS provider_name,
+			pm.cpu_model AS cpu_model, pm.cpu_cores AS cpu_cores, pm.ram_bytes AS ram_bytes, pm.disk_bytes AS disk_bytes,
 			mr.network AS network, mr.storage AS storage, mr.finished_at AS measured_at
 		FROM (` + page.text + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(q.limit) + `) pg
 		JOIN machines pm ON pm.id = pg.machine_id JOIN providers pp ON pp.id = pg.provider_id
