@@ -56,6 +56,9 @@ type Options struct {
 	AgentVersion string
 	// Detector supplies the inventory and the telemetry.
 	Detector gpu.Detector
+	// Host reads the machine's CPU, memory and disk at each registration
+	// (agent/host's Reader.Facts); the host is not reported when nil.
+	Host func() *protocol.HostFacts
 	// Handler carries out START_JOB, STOP_JOB and RUN_BENCHMARK; without
 	// one, those commands are logged and dropped.
 	Handler Handler
@@ -98,6 +101,7 @@ type Client struct {
 	hostname  string
 	version   string
 	detector  gpu.Detector
+	host      func() *protocol.HostFacts
 	handler   Handler
 	http      *http.Client
 	reqTO     time.Duration
@@ -151,6 +155,7 @@ func New(opts Options) (*Client, error) {
 		hostname:  opts.Hostname,
 		version:   opts.AgentVersion,
 		detector:  opts.Detector,
+		host:      opts.Host,
 		handler:   opts.Handler,
 		http:      opts.HTTPClient,
 		reqTO:     opts.RequestTimeout,
@@ -220,6 +225,9 @@ func (c *Client) Register(ctx context.Context) (*Registration, error) {
 		c.logger.Warn("client: some GPUs could not be read; registering the others", "err", err)
 	}
 	in := protocol.RegisterMachineInput{MachineID: c.machineID, Hostname: c.hostname, AgentVersion: c.version, Gpus: InventoryInput(devices)}
+	if c.host != nil {
+		in.Host = c.host()
+	}
 	var out struct {
 		RegisterMachine *protocol.RegisterMachineAnswer `json:"registerMachine"`
 	}

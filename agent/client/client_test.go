@@ -175,3 +175,47 @@ func TestRegister_RetriesWhileNoGPUCanBeRead(t *testing.T) {
 	require.Empty(t, b.server.all(), "nothing is registered without an inventory")
 	require.Contains(t, b.logs.String(), "driver not loaded")
 }
+
+// Issue 26: the registration carries what Options.Host reads of the host,
+// in the schema's HostFactsInput (the fake server validates the variables
+// against the schema); without Host, the field is left out, as an agent
+// before issue 26 sends it.
+func TestRegister_SendsTheHostFacts(t *testing.T) {
+	t.Parallel()
+	model, cores, ram, disk, free := "AMD EPYC 9654 96-Core Processor", 192, 1536.0*(1<<30), 7.68e12, 6.1e12
+	for _, tc := range []struct {
+		desc string
+		host func() *protocol.HostFacts
+		want *protocol.HostFacts
+	}{
+		{"the host read", func() *protocol.HostFacts {
+			return &protocol.HostFacts{CPUModel: &model, CPUCores: &cores, RAMBytes: &ram, DiskBytes: &disk, DiskFreeBytes: &free}
+		}, &protocol.HostFacts{CPUModel: &model, CPUCores: &cores, RAMBytes: &ram, DiskBytes: &disk, DiskFreeBytes: &free}},
+		{"no reader", nil, nil},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.opts.Host = tc.host
+			c, err := client.New(b.opts)
+			require.NoError(t, err)
+			defer c.Close()
+			_, err = c.Register(context.Background())
+			require.NoError(t, err)
+			reqs := b.server.all()
+			require.Len(t, reqs, 1)
+			require.Equal(t, http.StatusOK, reqs[0].Status, "the schema takes the variables")
+			var sent struct {
+				Host json.RawMessage `json:"host"`
+			}
+			require.NoError(t, json.Unmarshal(reqs[0].Input, &sent))
+			if tc.want == nil {
+				require.Nil(t, sent.Host, "no host field at all")
+				return
+			}
+			var got protocol.HostFacts
+			require.NoError(t, json.Unmarshal(sent.Host, &got))
+			require.Equal(t, *tc.want, got)
+		})
+	}
+}

@@ -50,6 +50,7 @@ import (
 	"github.com/gpunex/gpunex/agent/config"
 	"github.com/gpunex/gpunex/agent/gpu"
 	"github.com/gpunex/gpunex/agent/gpu/nvmldetect"
+	"github.com/gpunex/gpunex/agent/host"
 	"github.com/gpunex/gpunex/agent/job"
 	"github.com/gpunex/gpunex/agent/job/docker"
 	"github.com/gpunex/gpunex/agent/job/process"
@@ -135,6 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Hostname:     cfg.Hostname,
 		AgentVersion: agent.Version,
 		Detector:     detector,
+		Host:         host.Reader{DataDir: cfg.DataDir}.Facts,
 		Handler:      command.Handler(func() *watch.Watcher { return jobs }, func() *bench.Runner { return runner }, logger),
 		DataDir:      cfg.DataDir,
 		Logger:       logger,
