@@ -25,6 +25,8 @@ import (
 type demoMachine struct {
 	ID, Hostname string
 	spec         gpu.SimSpec
+	// host is what the simulated agent says of its CPU, RAM and disk.
+	host *protocol.HostFacts
 }
 
 // agentTokenName names the token the in-process demo agents of a provider
@@ -36,18 +38,44 @@ const agentTokenName = "demo in-process agents"
 var machines = []struct {
 	Email, ID, Hostname, Spec string
 	BusyGPUs                  int
+	Host                      demoHost
 }{
 	// The last H100 runs hot: its benchmarks since a few days ago find it
 	// throttling for heat, and it is delisted with that guidance.
-	{Email: "provider@gpunex.demo", ID: "demo-lisbon-rack-01", Hostname: "lisbon-rack-01", Spec: "3xH100,1xH100:throttled", BusyGPUs: 2},
-	{Email: "provider@gpunex.demo", ID: "demo-lisbon-edge-01", Hostname: "lisbon-edge-01", Spec: "2xL4"},
-	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-01", Hostname: "fra-dc-01", Spec: "4xA100"},
-	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-02", Hostname: "fra-dc-02", Spec: "2xH100"},
-	{Email: "saopaulo@gpunex.demo", ID: "demo-sp-home-01", Hostname: "sp-home-01", Spec: "2xRTX4090"},
-	{Email: "mumbai@gpunex.demo", ID: "demo-mumbai-lab-01", Hostname: "mumbai-lab-01", Spec: "2xL40S"},
-	{Email: "porto@gpunex.demo", ID: "demo-porto-01", Hostname: "porto-01", Spec: "2xH100"},
-	{Email: "madrid@gpunex.demo", ID: "demo-madrid-home-01", Hostname: "madrid-home-01", Spec: "2xL4"},
-	{Email: "virginia@gpunex.demo", ID: "demo-iad-01", Hostname: "iad-01", Spec: "2xL4,2xH100"},
+	{Email: "provider@gpunex.demo", ID: "demo-lisbon-rack-01", Hostname: "lisbon-rack-01", Spec: "3xH100,1xH100:throttled", BusyGPUs: 2,
+		Host: demoHost{"AMD EPYC 9454 48-Core Processor", 96, 1024, 7.68, 5.9}},
+	{Email: "provider@gpunex.demo", ID: "demo-lisbon-edge-01", Hostname: "lisbon-edge-01", Spec: "2xL4",
+		Host: demoHost{"Intel(R) Xeon(R) Silver 4314 CPU @ 2.40GHz", 32, 128, 1.92, 1.4}},
+	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-01", Hostname: "fra-dc-01", Spec: "4xA100",
+		Host: demoHost{"AMD EPYC 7763 64-Core Processor", 128, 1024, 15.36, 12.2}},
+	{Email: "frankfurt@gpunex.demo", ID: "demo-fra-dc-02", Hostname: "fra-dc-02", Spec: "2xH100",
+		Host: demoHost{"Intel(R) Xeon(R) Platinum 8480+", 112, 512, 7.68, 6.8}},
+	{Email: "saopaulo@gpunex.demo", ID: "demo-sp-home-01", Hostname: "sp-home-01", Spec: "2xRTX4090",
+		Host: demoHost{"AMD Ryzen 9 7950X 16-Core Processor", 32, 128, 4, 2.6}},
+	{Email: "mumbai@gpunex.demo", ID: "demo-mumbai-lab-01", Hostname: "mumbai-lab-01", Spec: "2xL40S",
+		Host: demoHost{"AMD EPYC 9354 32-Core Processor", 64, 384, 3.84, 3.1}},
+	{Email: "porto@gpunex.demo", ID: "demo-porto-01", Hostname: "porto-01", Spec: "2xH100",
+		Host: demoHost{"AMD EPYC 9454 48-Core Processor", 96, 512, 3.84, 2.9}},
+	{Email: "madrid@gpunex.demo", ID: "demo-madrid-home-01", Hostname: "madrid-home-01", Spec: "2xL4",
+		Host: demoHost{"AMD Ryzen 9 5950X 16-Core Processor", 32, 64, 2, 1.1}},
+	{Email: "virginia@gpunex.demo", ID: "demo-iad-01", Hostname: "iad-01", Spec: "2xL4,2xH100",
+		Host: demoHost{"Intel(R) Xeon(R) Gold 6448Y", 64, 768, 7.68, 7.0}},
+}
+
+// demoHost is a demo machine's CPU, RAM and disk: what its simulated agent
+// reports at registration (issue 26), plausible for its GPUs.
+type demoHost struct {
+	CPU          string
+	Cores        int
+	RAMGiB       int
+	DiskTB, Free float64
+}
+
+// facts is the host as the agent sends it.
+func (h demoHost) facts() *protocol.HostFacts {
+	cpu, cores := h.CPU, h.Cores
+	ram, disk, free := float64(h.RAMGiB)*(1<<30), h.DiskTB*1e12, h.Free*1e12
+	return &protocol.HostFacts{CPUModel: &cpu, CPUCores: &cores, RAMBytes: &ram, DiskBytes: &disk, DiskFreeBytes: &free}
 }
 
 // RunAgents runs the demo providers' simulated agents against the server
@@ -85,7 +113,7 @@ func (w World) RunAgents(ctx context.Context, url string) {
 				logger.Warn("demo: agents", "err", err)
 				continue
 			}
-			m := demoMachine{ID: mm.ID, Hostname: mm.Hostname, spec: spec}
+			m := demoMachine{ID: mm.ID, Hostname: mm.Hostname, spec: spec, host: mm.Host.facts()}
 			id, err := w.seedBenchmarkHistory(ctx, agentID, m)
 			if err != nil {
 				logger.Warn("demo: agents: no benchmark history", "machine", m.Hostname, "err", err)
@@ -210,6 +238,7 @@ func (w World) runAgent(ctx context.Context, wg *sync.WaitGroup, url, secret str
 	c, err := client.New(client.Options{
 		Server: url, Token: secret, MachineID: m.ID, Hostname: m.Hostname,
 		AgentVersion: agent.Version + " (demo, in-process)", Detector: sim,
+		Host:    func() *protocol.HostFacts { return m.host },
 		DataDir: dataDir, Logger: logger,
 		// Commands arrive once c.Run has started, after jobs and runner
 		// are set.

@@ -33,7 +33,7 @@ func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m de
 	if err != nil {
 		return 0, err
 	}
-	reg := protocol.RegisterMachineInput{MachineID: m.ID, Hostname: m.Hostname, AgentVersion: "demo", Gpus: client.InventoryInput(inv)}
+	reg := protocol.RegisterMachineInput{MachineID: m.ID, Hostname: m.Hostname, AgentVersion: "demo", Gpus: client.InventoryInput(inv), Host: m.host}
 	machine, err := w.Fleet.Register(ctx, agent, reg)
 	if err != nil {
 		return 0, fmt.Errorf("registering %s: %w", m.Hostname, err)

@@ -32,15 +32,18 @@
 // GPUs' latest benchmarks, tensor BF16, else FP16, else FP32) against the
 // model's datasheet and per USDC of the hourly rate, and the machine's
 // network up/down and disk read/write from its latest completed benchmark
-// run. Claimed: the driver and CUDA versions the agent reports. The
-// performance score is a health check relative to the model (the
-// benchmark caps each ratio at what a healthy GPU of the model reaches),
-// so it is 100 on every healthy machine of every model; the measured
-// TFLOPS tell machines and models apart. The listing also carries the
+// run. Claimed: the driver and CUDA versions, and the host's CPU model,
+// logical CPUs, RAM and disk size, that the agent reports at registration
+// (protocol.HostFacts), read from the machine the page's statement
+// already joins, so no statement more. The performance score is a health
+// check relative to the model (the benchmark caps each ratio at what a
+// healthy GPU of the model reaches), so it is 100 on every healthy machine
+// of every model; the measured TFLOPS tell machines and models apart. The listing also carries the
 // provider's name, when its schedule closes (open_until) and the parts of
 // its reliability score (reliability's ComponentsOf, SetReliability).
-// The machine's CPU cores, RAM and disk size are not listed: the agent
-// does not report them yet.
+// A machine whose agent predates issue 26 lists no CPU, RAM or disk (the
+// fields are null) until its agent is upgraded; the platform measures none
+// of them, so they stay the provider's word.
 //
 // A filter's country is an ISO 3166-1 alpha-2 code (never a name or a
 // part of one); a bad filter is a *fault.Validation naming each field,

@@ -45,7 +45,7 @@ func (b *bundle) benchmark(t *testing.T, m machine, datasheet float64, tflops ..
 
 // Issue 26: a listing shows what the platform measured (TFLOPS against the
 // datasheet, network and storage) beside what the provider's agent claims
-// (driver, CUDA), the provider's name, and when its schedule closes.
+// (driver, CUDA, CPU, RAM, disk), the provider's name, and when its schedule closes.
 func TestListingShowsMeasuredFiguresBesideTheProvidersClaims(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -61,6 +61,9 @@ func TestListingShowsMeasuredFiguresBesideTheProvidersClaims(t *testing.T) {
 		bare := b.machine(t, p, h100, 1, 100, 2_000_000)
 		_, err := db.NewUpdate().Model((*models.Machine)(nil)).Set("driver_version = ?, cuda_version = ?", "550.54", "12.4").Where("id = ?", fast.id).Exec(b.ctx)
 		require.NoError(t, err)
+		_, err = db.NewUpdate().Model((*models.Machine)(nil)).Set("cpu_model = ?, cpu_cores = ?, ram_bytes = ?, disk_bytes = ?, disk_free_bytes = ?",
+			"AMD EPYC 9654 96-Core Processor", 192, 1536.0*(1<<30), 7.68e12, 6.1e12).Where("id = ?", fast.id).Exec(b.ctx)
+		require.NoError(t, err)
 		closes := now.Add(5 * time.Hour).Truncate(time.Second)
 		_, err = db.NewInsert().Model(&models.ProviderSchedule{ProviderID: p.id, Availability: models.Availability{Kind: models.AvailabilityWeekly,
 			Windows: []*models.AvailabilityWindow{}}, OpenFrom: ptr(now.Add(-time.Hour)), OpenUntil: &closes, UpdatedAt: now}).Exec(b.ctx)
@@ -75,6 +78,10 @@ func TestListingShowsMeasuredFiguresBesideTheProvidersClaims(t *testing.T) {
 		require.Equal(t, "P", f.ProviderName)
 		require.Equal(t, ptr("550.54"), f.DriverVersion)
 		require.Equal(t, ptr("12.4"), f.CudaVersion)
+		require.Equal(t, ptr("AMD EPYC 9654 96-Core Processor"), f.CPUModel)
+		require.Equal(t, ptr(192), f.CPUCores)
+		require.InDelta(t, 1536.0*(1<<30), *f.RAMBytes, 0)
+		require.InDelta(t, 7.68e12, *f.DiskBytes, 0)
 		require.NotNil(t, f.Performance)
 		require.Equal(t, string(protocol.MetricTensorBF16), f.Performance.Metric)
 		require.InDelta(t, 690, f.Performance.MeasuredTflops, 1e-9, "the slowest free GPU of the listing")
@@ -98,6 +105,8 @@ func TestListingShowsMeasuredFiguresBesideTheProvidersClaims(t *testing.T) {
 		require.Nil(t, n.Performance, "not benchmarked: nothing measured to show")
 		require.Nil(t, n.Measured)
 		require.Nil(t, n.DriverVersion)
+		require.Nil(t, n.CPUCores, "an agent that does not report its host")
+		require.Nil(t, n.RAMBytes)
 	})
 }
 

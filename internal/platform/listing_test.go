@@ -61,6 +61,26 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.Platform.DB.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p.ID, Score: 93, UpdatedAt: now}).Exec(ctx)
 		require.NoError(t, err)
+		// The agent reports its host over registerMachine (issue 26): a
+		// figure out of range is refused naming its field; the rest is
+		// listed as the provider's claim.
+		agent := s.NewAPIClient(t, p.AgentToken)
+		hostInput := func(host map[string]any) map[string]any {
+			return map[string]any{"i": map[string]any{"machineId": "choose-machine", "hostname": "host-choose-machine", "agentVersion": "1",
+				"gpus": []any{map[string]any{"uuid": "GPU-choose-machine-0", "index": 0, "name": "NVIDIA H100 80GB HBM3", "simulated": true,
+					"driverVersion": "550.54", "cudaDriverVersion": "12.4"}},
+				"host": host}}
+		}
+		var reg struct {
+			RegisterMachine struct{ UserErrors []struct{ Field, Code string } }
+		}
+		agent.MustDo(&reg, `mutation($i: RegisterMachineInput!) { registerMachine(input: $i) { userErrors { field code } } }`,
+			hostInput(map[string]any{"cpuCores": 0, "ramBytes": 1e9}))
+		require.Equal(t, []struct{ Field, Code string }{{"input.host.cpuCores", "OUT_OF_RANGE"}}, reg.RegisterMachine.UserErrors)
+		agent.MustDo(&reg, `mutation($i: RegisterMachineInput!) { registerMachine(input: $i) { userErrors { field code } } }`,
+			hostInput(map[string]any{"cpuModel": "AMD EPYC 9654 96-Core Processor", "cpuCores": 192, "ramBytes": 1649267441664.0,
+				"diskBytes": 7.68e12, "diskFreeBytes": 6.1e12}))
+		require.Empty(t, reg.RegisterMachine.UserErrors)
 
 		anon := s.NewAPIClient(t, "")
 		var got struct {
@@ -78,6 +98,10 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 						ReliabilityScore int
 						ReliabilityParts *struct{ Uptime, Completion, Consistency float64 }
 						ScheduleClosesAt *time.Time
+						CPUModel         *string
+						CPUCores         *int
+						RAMBytes         *float64
+						DiskBytes        *float64
 					}
 				}
 				UserErrors []struct{ Field string }
@@ -86,7 +110,7 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 		anon.MustDo(&got, `{ marketplace { edges { node { providerName driverVersion cudaVersion performanceScore
 			performance { metric measuredTflops datasheetTflops ratio tflopsPerDollar }
 			measured { networkDownMbps networkUpMbps } reliabilityScore reliabilityParts { uptime completion consistency }
-			scheduleClosesAt } } userErrors { field } } }`, nil)
+			scheduleClosesAt cpuModel cpuCores ramBytes diskBytes } } userErrors { field } } }`, nil)
 		require.Empty(t, got.Marketplace.UserErrors)
 		require.Len(t, got.Marketplace.Edges, 1)
 		n := got.Marketplace.Edges[0].Node
@@ -104,6 +128,10 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 		require.Equal(t, 93, n.ReliabilityScore)
 		require.NotNil(t, n.ReliabilityParts, "the score's parts")
 		require.Nil(t, n.ScheduleClosesAt, "no schedule: open with no end")
+		require.Equal(t, "AMD EPYC 9654 96-Core Processor", *n.CPUModel)
+		require.Equal(t, 192, *n.CPUCores)
+		require.InDelta(t, 1649267441664.0, *n.RAMBytes, 0, "1.5 TiB")
+		require.InDelta(t, 7.68e12, *n.DiskBytes, 0)
 
 		for _, tc := range []struct {
 			desc   string
