@@ -6,6 +6,7 @@ import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import { formatUsdc } from '../ui/usdc';
 import { hoursLeft } from './filters';
+import { hostClaim } from './host';
 
 /** placeOf writes a listing's location: city and country, and the datacenter region. */
 export function placeOf(location: ListingFieldsFragment['location']): string {
@@ -26,7 +27,8 @@ function usePercent(): (share: number) => string {
  * ListingsTable lists what can be rented now, with what renters compare:
  * the model and its memory, free GPUs, the rate; the performance the
  * platform measured (TFLOPS against the datasheet, and per USDC); the
- * machine's driver and CUDA (the provider's own report, said so); its
+ * machine's driver and CUDA, CPU cores, RAM and disk size (the provider's
+ * own report, said so); its
  * network and disk as the platform's benchmark measured them; reliability,
  * whose parts open under its button; the provider, tier and place; how long
  * it can be rented before its schedule closes and the next maintenance.
@@ -118,11 +120,23 @@ export function ListingsTable({ listings, onRent }: { listings: readonly Listing
               ) : (
                 <span className="muted">{t('marketplace.listing.notMeasured')}</span>
               )}
-              {(l.driverVersion || l.cudaVersion) && (
+              {(l.driverVersion || l.cudaVersion || l.cpuCores || l.ramBytes || l.diskBytes || l.cpuModel) && (
                 <>
-                  <span className="listing-sub" dir="ltr">
-                    {t('marketplace.listing.driver', { driver: l.driverVersion ?? '—', cuda: l.cudaVersion ?? '—' })}
-                  </span>
+                  {(l.driverVersion || l.cudaVersion) && (
+                    <span className="listing-sub" dir="ltr">
+                      {t('marketplace.listing.driver', { driver: l.driverVersion ?? '—', cuda: l.cudaVersion ?? '—' })}
+                    </span>
+                  )}
+                  {(l.cpuCores || l.ramBytes || l.diskBytes) && (
+                    <span className="listing-sub" data-testid="listing-host">
+                      {hostClaim(l, t, i18n.language)}
+                    </span>
+                  )}
+                  {l.cpuModel && (
+                    <span className="listing-sub" dir="ltr" data-testid="listing-cpu-model">
+                      {l.cpuModel}
+                    </span>
+                  )}
                   <span className="listing-sub muted">{t('marketplace.listing.providerSays')}</span>
                 </>
               )}

@@ -31,6 +31,10 @@ export const ListingFieldsFragment = graphql(`
     providerName
     driverVersion
     cudaVersion
+    cpuModel
+    cpuCores
+    ramBytes
+    diskBytes
     performance {
       metric
       measuredTflops
