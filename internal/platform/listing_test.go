@@ -72,7 +72,9 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 				"host": host}}
 		}
 		var reg struct {
-			RegisterMachine struct{ UserErrors []struct{ Field, Code string } }
+			RegisterMachine struct {
+				UserErrors []struct{ Field, Code string }
+			}
 		}
 		agent.MustDo(&reg, `mutation($i: RegisterMachineInput!) { registerMachine(input: $i) { userErrors { field code } } }`,
 			hostInput(map[string]any{"cpuCores": 0, "ramBytes": 1e9}))
