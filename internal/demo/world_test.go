@@ -242,10 +242,13 @@ type listing struct {
 	Tier         string
 	Simulated    bool
 	Location     struct{ City, Country string }
+	CPUCores     *int
+	RAMBytes     *float64
+	DiskBytes    *float64
 }
 
 const marketplaceQuery = `query($f: MarketplaceFilter, $s: MarketplaceSort) { marketplace(filter: $f, sort: $s, first: 100) {
-  edges { node { modelKey gpuCount pricePerHour tier simulated location { city country } } } } }`
+  edges { node { modelKey gpuCount pricePerHour tier simulated location { city country } cpuCores ramBytes diskBytes } } } }`
 
 func marketplace(t *testing.T, c *platformtest.Client, vars map[string]any) []listing {
 	t.Helper()
@@ -290,6 +293,10 @@ func TestTheDemoMarketplaceListsSeveralRegionsTiersAndPrices(t *testing.T) {
 			got = map[key]int{}
 			for _, l := range marketplace(t, anyone, nil) {
 				require.True(t, l.Simulated)
+				// The simulated agents report their hosts (issue 26).
+				require.NotNil(t, l.CPUCores, "%s in %s: CPU cores", l.ModelKey, l.Location.City)
+				require.NotNil(t, l.RAMBytes)
+				require.NotNil(t, l.DiskBytes)
 				got[key{l.Location.City, l.ModelKey, l.Tier, l.PricePerHour}] += l.GpuCount
 			}
 			return len(got) == len(want)
