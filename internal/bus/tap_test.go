@@ -68,7 +68,7 @@ func TestATapTakesAFollowWithoutAChannel(t *testing.T) {
 			require.True(t, s.tap.Used())
 		}
 		require.NoError(t, b.Publish(t.Context(), "machines", []byte("one")))
-		require.Eventually(t, func() bool { _, v := c.got(); return len(v) == 2 }, wait, 10*time.Millisecond)
+		await.True(t, func() bool { _, v := c.got(); return len(v) == 2 })
 		seqA, valA := a.got()
 		seqC, valC := c.got()
 		require.Equal(t, []string{"current-a", "one"}, valA)
@@ -98,7 +98,7 @@ func TestATapTakesAFollowWithoutAChannel(t *testing.T) {
 			t.Fatal("a follower that fell behind did not end")
 		}
 		require.NoError(t, b.Publish(t.Context(), "machines", []byte("three")))
-		require.Eventually(t, func() bool { _, v := c.got(); return len(v) == 4 }, wait, 10*time.Millisecond)
+		await.True(t, func() bool { _, v := c.got(); return len(v) == 4 })
 		_, valC = c.got()
 		require.Equal(t, []string{"current-b", "one", "two", "three"}, valC)
 

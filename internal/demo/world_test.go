@@ -194,7 +194,7 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 			Gpus []gpuStatus
 		}
 		var bench []machineBench
-		require.Eventually(t, func() bool {
+		await.True(t, func() bool {
 			var out struct {
 				MyProvider struct{ Benchmarks []machineBench }
 			}
@@ -214,7 +214,7 @@ func TestAgentsBringTheDemoProvidersMachinesOnline(t *testing.T) {
 				}
 			}
 			return live == 2
-		}, 30*time.Second, 100*time.Millisecond, "the demo machines' registration benchmarks did not complete: %+v", bench)
+		}, "the demo machines' registration benchmarks did not complete: %+v", await.Show(func() string { return fmt.Sprintf("%+v", bench) }))
 		for _, m := range bench {
 			require.Equal(t, "COMPLETED", m.LatestRun.Network.Outcome, m.Hostname)
 			require.Equal(t, "COMPLETED", m.LatestRun.Storage.Outcome, m.Hostname)
