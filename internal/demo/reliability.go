@@ -58,14 +58,19 @@ func (w World) seedReliabilityHistory(ctx context.Context, providerID int64, ms 
 // pastSteps are a machine's past as of now, oldest first.
 func pastSteps(now time.Time, past pastMachine) []reliability.PastStep {
 	ago := func(days float64) time.Time { return now.Add(-time.Duration(days * 24 * float64(time.Hour))) }
+	// An outage and the job it dropped begin at 10:00 UTC of their day, so
+	// they lie within that day whatever the time now: replayed at 23:30,
+	// "eight days ago" straddled midnight and the trend dipped on neither
+	// day.
+	onDay := func(days float64) time.Time { return ago(days).Truncate(24 * time.Hour).Add(10 * time.Hour) }
 	steps := []reliability.PastStep{{At: ago(30), Status: protocol.MachineOnline}}
 	for _, o := range past.outages {
-		steps = append(steps, reliability.PastStep{At: ago(o.daysAgo), Status: protocol.MachineOffline},
-			reliability.PastStep{At: ago(o.daysAgo).Add(time.Duration(o.hours * float64(time.Hour))), Status: protocol.MachineOnline})
+		steps = append(steps, reliability.PastStep{At: onDay(o.daysAgo), Status: protocol.MachineOffline},
+			reliability.PastStep{At: onDay(o.daysAgo).Add(time.Duration(o.hours * float64(time.Hour))), Status: protocol.MachineOnline})
 	}
 	provider := protocol.CauseProvider
 	for _, d := range past.interrupted {
-		steps = append(steps, reliability.PastStep{At: ago(d).Add(time.Minute), Ended: &models.Rental{State: models.RentalInterrupted, Cause: &provider}})
+		steps = append(steps, reliability.PastStep{At: onDay(d).Add(time.Minute), Ended: &models.Rental{State: models.RentalInterrupted, Cause: &provider}})
 	}
 	for i := range past.completed {
 		// A two-hour job at a market rate: worth more than the least
