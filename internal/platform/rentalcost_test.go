@@ -54,14 +54,7 @@ func TestRentalCostAndStatementAreTheCustomersOwnOverGraphQL(t *testing.T) {
 		marketMachine(t, s, p, "cost-machine-a", 1, 90, 3_600_000)
 		c := customer(t, s, "payer")
 		other := customer(t, s, "other")
-		var list marketplaceData
-		c.MustDo(&list, marketplaceQuery, nil)
-		require.Len(t, list.Marketplace.Edges, 1)
-		var started struct{ StartRental rentalPayload }
-		c.MustDo(&started, startRentalMutation, map[string]any{"input": map[string]any{"listingId": list.Marketplace.Edges[0].Node.ID,
-			"gpuCount": 1, "image": "docker.io/library/python:3.12"}})
-		require.Empty(t, started.StartRental.UserErrors)
-		id := started.StartRental.Rental.ID
+		id := rentTheOnlyListing(t, c)
 
 		ws, _, err := s.DialWS(t, nil)
 		require.NoError(t, err)

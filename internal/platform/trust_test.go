@@ -26,14 +26,7 @@ func TestAHostileAgentsTimesDoNotBecomeTheCustomersBill(t *testing.T) {
 		p := s.NewProvider(t, "hostile")
 		marketMachine(t, s, p, "hostile-machine", 1, 90, 2_000_000)
 		c := customer(t, s, "victim")
-		var list marketplaceData
-		c.MustDo(&list, marketplaceQuery, nil)
-		require.Len(t, list.Marketplace.Edges, 1)
-		var started struct{ StartRental rentalPayload }
-		c.MustDo(&started, startRentalMutation, map[string]any{"input": map[string]any{"listingId": list.Marketplace.Edges[0].Node.ID,
-			"gpuCount": 1, "image": "docker.io/library/python:3.12"}})
-		require.Empty(t, started.StartRental.UserErrors)
-		id := started.StartRental.Rental.ID
+		id := rentTheOnlyListing(t, c)
 		var row models.Rental
 		require.NoError(t, s.Platform.DB.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx))
 
@@ -288,4 +281,18 @@ func TestRequestPayoutIsAProvidersAndNeedsAMethod(t *testing.T) {
 		require.Nil(t, out.RequestPayout.Payout)
 		require.Equal(t, []struct{ Field, Code string }{{"method", "INVALID_STATE"}}, out.RequestPayout.UserErrors)
 	})
+}
+
+// rentTheOnlyListing has c rent one GPU of the marketplace's only listing
+// and returns the rental's id.
+func rentTheOnlyListing(t *testing.T, c *platformtest.Client) string {
+	t.Helper()
+	var list marketplaceData
+	c.MustDo(&list, marketplaceQuery, nil)
+	require.Len(t, list.Marketplace.Edges, 1)
+	var started struct{ StartRental rentalPayload }
+	c.MustDo(&started, startRentalMutation, map[string]any{"input": map[string]any{"listingId": list.Marketplace.Edges[0].Node.ID,
+		"gpuCount": 1, "image": "docker.io/library/python:3.12"}})
+	require.Empty(t, started.StartRental.UserErrors)
+	return started.StartRental.Rental.ID
 }
