@@ -31,7 +31,7 @@ const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const MODEL = 'H100_SXM_80GB';
 const PHONE = { width: 390, height: 844 };
 // usdc writes an amount as the SPA's formatUsdc does in English.
-const usdc = (amount) => new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(amount);
+const usdc = (amount) => new Intl.NumberFormat('en', { minimumFractionDigits: 6, maximumFractionDigits: 6 }).format(amount);
 // fill puts values into an English template of the locale file.
 const fill = (template, values) => template.replace(/\{\{(\w+)\}\}/g, (_m, name) => String(values[name]));
 const micros = (amount) => Math.round(Number(amount) * 1e6);
@@ -132,7 +132,7 @@ test(
         assert.ok(Number(await chart.getAttribute('data-points')) >= 2, `${id} has points`);
         const marks = await chart.getByTestId('chart-mark').evaluateAll((els) => els.map((el) => el.getAttribute('data-label')));
         assert.deepEqual(marks, [en.pricing.advice.chart.recommendedMark, en.pricing.advice.chart.currentMark]);
-        assert.equal(await text(chart.getByTestId('chart-at')), `${en.pricing.advice.chart.rate}: ${new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(recommended)}`, 'the legend rests at the recommended rate');
+        assert.equal(await text(chart.getByTestId('chart-at')), `${en.pricing.advice.chart.rate}: ${usdc(recommended)}`, 'the legend rests at the recommended rate');
       }
 
       at('the reasons, each a sentence in English from its code and numbers');

@@ -143,7 +143,7 @@ test(
       const listing = customer.locator(`[data-testid="listing"][data-id="${listingId}"]`);
       assert.equal(await listing.getAttribute('data-gpus'), '1', 'one free GPU');
       assert.equal(await listing.getAttribute('data-price'), '2.500000', 'at the rate set');
-      assert.equal(await text(listing.getByTestId('listing-price')), '2.50 USDC/h');
+      assert.equal(await text(listing.getByTestId('listing-price')), '2.500000 USDC/h');
       await customer.evaluate(() => window.scrollTo(0, 0));
       console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-rentals-marketplace.png')}`);
 

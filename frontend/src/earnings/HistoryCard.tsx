@@ -8,7 +8,7 @@ import { isolate } from '../ui/format';
 import { FormField, SelectField } from '../ui/FormField';
 import '../ui/tabs.css';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
-import { formatUsdc, fromMicros } from '../ui/usdc';
+import { formatChartUsdc, formatUsdc, fromMicros } from '../ui/usdc';
 import {
   csvFileName,
   GROUPINGS,
@@ -72,7 +72,6 @@ export function HistoryCard({ timeZone, events }: { timeZone: string; events: nu
     [series, t],
   );
   const total = buckets ? fromMicros(sumMicros(buckets.map((b) => b.net))) : null;
-  const usdcNumber = useMemo(() => new Intl.NumberFormat(lng, { maximumFractionDigits: 6 }), [lng]);
 
   function choose(p: RangePreset) {
     // Custom starts from the range shown; a preset brings its grouping.
@@ -137,7 +136,7 @@ export function HistoryCard({ timeZone, events }: { timeZone: string; events: nu
           xs={series.xs}
           series={chartSeries}
           x={{ label: t('earnings.history.when'), time: true }}
-          y={{ label: t('earnings.history.usdc'), format: (v) => usdcNumber.format(v) }}
+          y={{ label: t('earnings.history.usdc'), format: (v) => formatChartUsdc(v, lng) }}
           height={220}
           testId="history-chart"
         />

@@ -7,7 +7,7 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { FieldErrorText, FormField } from '../ui/FormField';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
-import { formatUsdc, parseUsdcInput, sameUsdc, type UsdcProblem } from '../ui/usdc';
+import { formatChartUsdc, formatUsdc, parseUsdcInput, sameUsdc, type UsdcProblem } from '../ui/usdc';
 import { SetGpuPriceMutation } from './operations';
 import { PriceAdvice } from './PriceAdvice';
 import { priceSeries, type ModelRow } from './pricing';
@@ -135,7 +135,7 @@ function PriceHistory({ name, history, current }: { name: string; history: reado
         xs={series.xs}
         series={chartSeries}
         x={{ label: t('pricing.history.when'), time: true }}
-        y={{ label: t('pricing.history.price'), format: (v) => new Intl.NumberFormat(lng, { maximumFractionDigits: 6 }).format(v) }}
+        y={{ label: t('pricing.history.price'), format: (v) => formatChartUsdc(v, lng) }}
         height={160}
         testId="price-history-chart"
       />

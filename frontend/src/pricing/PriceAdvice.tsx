@@ -4,7 +4,7 @@ import type { PriceOutcomeFieldsFragment } from '../gql/graphql';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
-import { formatUsdc, sameUsdc } from '../ui/usdc';
+import { formatChartUsdc, formatUsdc, sameUsdc } from '../ui/usdc';
 import { capitalizeFirst, curveChart, feeShare, numberWords, reasonSentence, regionName, wholeCents, type Recommendation } from './advice';
 import type { ModelRow } from './pricing';
 import { usePriceAdvice } from './usePricing';
@@ -178,10 +178,9 @@ function PriceCurve({ advice, name }: { advice: Recommendation; name: string }) 
   const utilization = useMemo(() => [{ label: t('pricing.advice.chart.utilizationSeries'), values: chart.utilization }], [chart, t]);
   const earnings = useMemo(() => [{ label: t('pricing.advice.chart.earningsSeries'), values: chart.earnings }], [chart, t]);
   const formats = useMemo(() => {
-    const rate = new Intl.NumberFormat(lng, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     const percent = new Intl.NumberFormat(lng, { style: 'percent', maximumFractionDigits: 0 });
     const whole = new Intl.NumberFormat(lng, { maximumFractionDigits: 0 });
-    return { rate: (v: number) => rate.format(v), percent: (v: number) => percent.format(v / 100), whole: (v: number) => whole.format(v) };
+    return { rate: (v: number) => formatChartUsdc(v, lng), percent: (v: number) => percent.format(v / 100), whole: (v: number) => whole.format(v) };
   }, [lng]);
   if (chart.xs.length < 2) return null;
   const x = { label: t('pricing.advice.chart.rate'), time: false, format: formats.rate };

@@ -109,13 +109,13 @@ describe('reasonSentence', () => {
       description: 'REVENUE_PEAK writes the price as USDC and the share as a percentage',
       reason: reason('REVENUE_PEAK', { pricePerHour: '2.370000', utilization: 0.71 }),
       lng: 'en',
-      sentence: 'Expected revenue peaks at 2.37 USDC/h, with 71% of hours rented.',
+      sentence: 'Expected revenue peaks at 2.370000 USDC/h, with 71% of hours rented.',
     },
     {
       description: 'HELD_AT_HIGH names the limit',
       reason: reason('HELD_AT_HIGH', { limitPerHour: '3.100000' }),
       lng: 'en',
-      sentence: "Revenue would peak above the market's band: the recommendation is held at 3.10 USDC/h.",
+      sentence: "Revenue would peak above the market's band: the recommendation is held at 3.100000 USDC/h.",
     },
     {
       description: 'ENTERPRISE_HEADROOM writes percent as a percentage',
@@ -133,13 +133,13 @@ describe('reasonSentence', () => {
       description: 'NO_MARKET with other models priced counts them',
       reason: reason('NO_MARKET', { pricePerHour: '1.500000', modelCount: 3 }),
       lng: 'en',
-      sentence: 'No comparable listing anywhere: 1.50 USDC/h is a starting price, from the prices of 3 other models scaled by reference performance.',
+      sentence: 'No comparable listing anywhere: 1.500000 USDC/h is a starting price, from the prices of 3 other models scaled by reference performance.',
     },
     {
       description: 'NO_MARKET with none starts from the reference rate',
       reason: reason('NO_MARKET', { pricePerHour: '1.500000', modelCount: 0 }),
       lng: 'en',
-      sentence: "No comparable listing anywhere: 1.50 USDC/h is a starting price, from the platform's reference rate scaled by reference performance.",
+      sentence: "No comparable listing anywhere: 1.500000 USDC/h is a starting price, from the platform's reference rate scaled by reference performance.",
     },
     {
       description: 'SUPPLY_GLUT worldwide',
@@ -157,7 +157,7 @@ describe('reasonSentence', () => {
       description: 'Arabic writes the price with Arabic digits where the locale does',
       reason: reason('REVENUE_PEAK', { pricePerHour: '2.370000', utilization: 0.71 }),
       lng: 'ar',
-      sentence: `تبلغ الإيرادات المتوقعة ذروتها عند ${new Intl.NumberFormat('ar', { minimumFractionDigits: 2 }).format(2.37)} USDC/ساعة، مع تأجير ${new Intl.NumberFormat('ar', { style: 'percent' }).format(0.71)} من الساعات.`,
+      sentence: `تبلغ الإيرادات المتوقعة ذروتها عند ${new Intl.NumberFormat('ar', { minimumFractionDigits: 6 }).format(2.37)} USDC/ساعة، مع تأجير ${new Intl.NumberFormat('ar', { style: 'percent' }).format(0.71)} من الساعات.`,
     },
   ];
   for (const c of cases) {

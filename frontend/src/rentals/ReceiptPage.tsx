@@ -4,7 +4,7 @@ import { useQuery } from 'urql';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
-import { costOf, formatAmount, formatRate } from '../ui/usdc';
+import { costOf, formatUsdc } from '../ui/usdc';
 import { Duration } from './RentalPage';
 import { RentalQuery } from './operations';
 import { isEnded } from './rentals';
@@ -78,8 +78,8 @@ export function ReceiptPage() {
           <dd>
             {t('rentals.cost.rateTotal', {
               gpus: f.number(rental.gpuCount),
-              price: isolate(formatRate(rental.pricePerHour, lng)),
-              total: isolate(formatRate(costOf(rental.pricePerHour, rental.gpuCount, 3600), lng)),
+              price: isolate(formatUsdc(rental.pricePerHour, lng)),
+              total: isolate(formatUsdc(costOf(rental.pricePerHour, rental.gpuCount, 3600), lng)),
             })}
           </dd>
           <dt>{t('rentals.cost.billed')}</dt>
@@ -87,10 +87,10 @@ export function ReceiptPage() {
             <Duration seconds={rental.billedSeconds} /> ({t('rentals.receipt.seconds', { n: f.number(rental.billedSeconds) })})
           </dd>
           <dt>{t('rentals.cost.refunded')}</dt>
-          <dd>{t('rentals.cost.usdc', { amount: isolate(formatAmount(rental.refunded, lng)) })}</dd>
+          <dd>{t('rentals.cost.usdc', { amount: isolate(formatUsdc(rental.refunded, lng)) })}</dd>
           <dt className="receipt-total">{isEnded(rental.state) ? t('rentals.cost.final') : t('rentals.cost.charged')}</dt>
           <dd className="receipt-total" data-testid="receipt-charged">
-            {t('rentals.cost.usdc', { amount: isolate(formatAmount(rental.charged, lng)) })}
+            {t('rentals.cost.usdc', { amount: isolate(formatUsdc(rental.charged, lng)) })}
           </dd>
         </dl>
         <p className="muted small">{t('rentals.receipt.note')}</p>

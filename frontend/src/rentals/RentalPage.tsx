@@ -9,7 +9,7 @@ import { isolate, useFormat } from '../ui/format';
 import { FieldErrorText } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
 import { useNow } from '../ui/useNow';
-import { costOf, formatAmount, formatLiveAmount, formatRate, sameUsdc } from '../ui/usdc';
+import { costOf, formatUsdc, sameUsdc } from '../ui/usdc';
 import { durationParts, estimateNow, exitMeaning } from './cost';
 import { RentalQuery, RentalUpdatedSubscription, StopRentalMutation } from './operations';
 import { canStop, followLog, isEnded } from './rentals';
@@ -107,7 +107,7 @@ function RentalDetails({ rental, events, error, onStopped }: { rental: Rental; e
             {rental.envNames.length > 0 ? rental.envNames.join(', ') : <span className="muted">{t('rentals.none')}</span>}
           </dd>
           <dt>{t('rentals.field.price')}</dt>
-          <dd>{t('rentals.perHour', { price: isolate(formatRate(rental.pricePerHour, i18n.language)) })}</dd>
+          <dd>{t('rentals.perHour', { price: isolate(formatUsdc(rental.pricePerHour, i18n.language)) })}</dd>
           <dt>{t('rentals.field.place')}</dt>
           <dd dir="auto">{place || <span className="muted">{t('rentals.none')}</span>}</dd>
           <dt>{t('rentals.field.created')}</dt>
@@ -183,19 +183,19 @@ function CostCard({ rental }: { rental: Rental }) {
       <dl className="facts">
         <dt>{t('rentals.cost.rate')}</dt>
         <dd>
-          {t('rentals.cost.rateTotal', { gpus: f.number(rental.gpuCount), price: isolate(formatRate(rental.pricePerHour, lng)), total: isolate(formatRate(perHour, lng)) })}
+          {t('rentals.cost.rateTotal', { gpus: f.number(rental.gpuCount), price: isolate(formatUsdc(rental.pricePerHour, lng)), total: isolate(formatUsdc(perHour, lng)) })}
         </dd>
         <dt>{t('rentals.cost.billed')}</dt>
         <dd data-testid="rental-billed">
           <Duration seconds={rental.billedSeconds} />
         </dd>
         <dt>{ended ? t('rentals.cost.final') : t('rentals.cost.charged')}</dt>
-        <dd data-testid="rental-charged">{t('rentals.cost.usdc', { amount: isolate(formatAmount(rental.charged, lng)) })}</dd>
+        <dd data-testid="rental-charged">{t('rentals.cost.usdc', { amount: isolate(formatUsdc(rental.charged, lng)) })}</dd>
         {estimate && !ended && (
           <>
             <dt>{t('rentals.cost.estimate')}</dt>
             <dd data-testid="rental-estimate">
-              {t('rentals.cost.estimateValue', { amount: isolate(formatLiveAmount(estimate.charged, lng)) })}{' '}
+              {t('rentals.cost.estimateValue', { amount: isolate(formatUsdc(estimate.charged, lng)) })}{' '}
               <span className="muted">
                 (<Duration seconds={estimate.seconds} />)
               </span>
@@ -206,7 +206,7 @@ function CostCard({ rental }: { rental: Rental }) {
           <>
             <dt>{t('rentals.cost.refunded')}</dt>
             <dd data-testid="rental-refunded">
-              {sameUsdc(rental.refunded, '0') ? t('rentals.cost.noRefund') : t('rentals.cost.usdc', { amount: isolate(formatAmount(rental.refunded, lng)) })}
+              {sameUsdc(rental.refunded, '0') ? t('rentals.cost.noRefund') : t('rentals.cost.usdc', { amount: isolate(formatUsdc(rental.refunded, lng)) })}
             </dd>
           </>
         )}

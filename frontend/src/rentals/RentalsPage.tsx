@@ -9,7 +9,7 @@ import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
-import { formatAmount, formatRate } from '../ui/usdc';
+import { formatUsdc } from '../ui/usdc';
 import { RentalsMonthTotalQuery } from './operations';
 import './rentals.css';
 import { useRentals } from './useRentals';
@@ -46,7 +46,7 @@ export function RentalsPage() {
         <p className="card month-total" data-testid="rentals-month-total" data-charged={total.charged}>
           {t('rentals.monthTotal', {
             month: isolate(new Intl.DateTimeFormat(i18n.language, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(total.monthStart))),
-            amount: isolate(formatAmount(total.charged, i18n.language)),
+            amount: isolate(formatUsdc(total.charged, i18n.language)),
           })}{' '}
           <Link to="/statement" data-testid="rentals-statement-link">
             {t('statement.open')}
@@ -86,11 +86,11 @@ export function RentalsPage() {
               className: 'mono wrap-anywhere',
               cell: (r) => <span dir="ltr">{r.image}</span>,
             },
-            { key: 'price', header: t('rentals.field.price'), cell: (r) => t('rentals.perHour', { price: isolate(formatRate(r.pricePerHour, i18n.language)) }) },
+            { key: 'price', header: t('rentals.field.price'), cell: (r) => t('rentals.perHour', { price: isolate(formatUsdc(r.pricePerHour, i18n.language)) }) },
             {
               key: 'cost',
               header: t('rentals.field.cost'),
-              cell: (r) => <span data-testid="rental-row-cost">{t('rentals.cost.usdc', { amount: isolate(formatAmount(r.charged, i18n.language)) })}</span>,
+              cell: (r) => <span data-testid="rental-row-cost">{t('rentals.cost.usdc', { amount: isolate(formatUsdc(r.charged, i18n.language)) })}</span>,
             },
             {
               key: 'when',

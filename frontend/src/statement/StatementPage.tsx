@@ -7,7 +7,7 @@ import { downloadText } from '../ui/download';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
-import { formatAmount } from '../ui/usdc';
+import { formatUsdc } from '../ui/usdc';
 import { StatementCsvQuery, StatementQuery } from './operations';
 
 /** PAGE is how many lines one page of the statement shows. */
@@ -52,7 +52,7 @@ export function StatementPage() {
         <p className="lead">{t('statement.lead')}</p>
       </header>
       <p className="card" data-testid="statement-balance">
-        {t('statement.balance', { amount: isolate(formatAmount(st.balance, i18n.language)) })}{' '}
+        {t('statement.balance', { amount: isolate(formatUsdc(st.balance, i18n.language)) })}{' '}
         <button type="button" className="button" onClick={() => void onDownload()} disabled={downloading} data-testid="statement-csv">
           {t('statement.csv')}
         </button>
@@ -83,8 +83,8 @@ export function StatementPage() {
                   <span dir="ltr">{l.reference}</span>
                 ),
             },
-            { key: 'amount', header: t('statement.field.amount'), cell: (l) => formatAmount(l.amount, i18n.language) },
-            { key: 'balance', header: t('statement.field.balance'), cell: (l) => formatAmount(l.balance, i18n.language) },
+            { key: 'amount', header: t('statement.field.amount'), cell: (l) => formatUsdc(l.amount, i18n.language) },
+            { key: 'balance', header: t('statement.field.balance'), cell: (l) => formatUsdc(l.balance, i18n.language) },
           ]}
         />
       )}

@@ -1,22 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, formatAmount, formatLiveAmount, formatRate } from './usdc';
+import { costOf, formatUsdc } from './usdc';
 
-describe('one rule per kind of amount', () => {
-  it('a rate shows as set, two to six decimals', () => {
-    expect(formatRate('2.150000', 'en')).toBe('2.15');
-    expect(formatRate('0.000125', 'en')).toBe('0.000125');
-    expect(formatRate('3', 'es')).toBe('3,00');
+describe('one rule for every amount: six decimals, the reader’s separators', () => {
+  it('a rate, a charge, a balance and a live figure all show six decimals', () => {
+    expect(formatUsdc('2.15', 'en')).toBe('2.150000');
+    expect(formatUsdc('0.000125', 'en')).toBe('0.000125');
+    expect(formatUsdc('3', 'es')).toBe('3,000000');
+    expect(formatUsdc('12.3', 'pt')).toBe('12,300000');
   });
-  it('an amount is exact, never rounded to the cent, and keeps a debit sign', () => {
-    expect(formatAmount('0.025000', 'en')).toBe('0.025');
-    expect(formatAmount('-0.030000', 'en')).toBe('-0.03');
-    expect(formatAmount('1234.500000', 'en')).toBe('1,234.50');
-    expect(formatAmount('1234.500001', 'en')).toBe('1,234.500001');
-    expect(formatAmount('100000.5', 'hi')).toBe('1,00,000.50');
+  it('never rounds to the cent and keeps a debit sign', () => {
+    expect(formatUsdc('0.025000', 'en')).toBe('0.025000');
+    expect(formatUsdc('-0.030000', 'en')).toBe('-0.030000');
+    expect(formatUsdc('1234.500001', 'en')).toBe('1,234.500001');
   });
-  it('a live amount always has six decimals so its digits stay put', () => {
-    expect(formatLiveAmount('0.025', 'en')).toBe('0.025000');
-    expect(formatLiveAmount('12.3', 'pt')).toBe('12,300000');
+  it('groups by the reader’s convention', () => {
+    expect(formatUsdc('1234.5', 'en')).toBe('1,234.500000');
+    expect(formatUsdc('100000.5', 'hi')).toBe('1,00,000.500000');
+  });
+  it('amounts of one kind line up: the same number of decimals whatever the value', () => {
+    const decimals = (s: string) => s.split('.')[1]?.length;
+    const shown = ['1', '1.5', '0.000001', '1000000', '12.34'].map((a) => formatUsdc(a, 'en'));
+    expect(new Set(shown.map(decimals))).toEqual(new Set([6]));
   });
 });
 

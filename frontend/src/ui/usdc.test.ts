@@ -47,10 +47,10 @@ describe('micro-USDC', () => {
 });
 
 describe('formatUsdc', () => {
-  it('writes at least two decimals and every significant one', () => {
-    expect(formatUsdc('2.150000', 'en')).toBe('2.15');
+  it('writes six decimals, every amount alike', () => {
+    expect(formatUsdc('2.150000', 'en')).toBe('2.150000');
     expect(formatUsdc('0.000125', 'en')).toBe('0.000125');
-    expect(formatUsdc('1234.5', 'en')).toBe('1,234.50');
+    expect(formatUsdc('1234.5', 'en')).toBe('1,234.500000');
   });
 
   it('formats the string exactly, beyond a float\'s precision', () => {
@@ -58,8 +58,8 @@ describe('formatUsdc', () => {
   });
 
   it('follows the reader\'s language', () => {
-    expect(formatUsdc('1234.5', 'es')).toBe('1234,50');
-    expect(formatUsdc('1234.5', 'pt')).toBe('1.234,50');
+    expect(formatUsdc('1234.5', 'es')).toBe('1234,500000');
+    expect(formatUsdc('1234.5', 'pt')).toBe('1.234,500000');
     expect(formatUsdc('2.15', 'ar')).toMatch(/^[\d٠-٩]+[.,٫][\d٠-٩]+$/);
   });
 });

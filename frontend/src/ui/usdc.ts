@@ -72,13 +72,18 @@ export function sameUsdc(a: string, b: string): boolean {
 }
 
 /**
- * formatUsdc writes an amount in language lng with at least two decimals
- * and as many as it has (up to six): "2.15", "0.000125", "1,234.50". Intl
- * is handed the decimal string itself (Intl.NumberFormat formats strings
- * exactly), so no float rounds it.
+ * formatUsdc writes an amount in language lng, the one rule for every USDC
+ * figure the SPA shows (a rate, a charge, a balance, a statement line, an
+ * estimate that counts every second): always six decimals, USDC's own
+ * precision and the ledger's unit, with the reader's digits, separators
+ * and grouping ("2.150000", "1,234.500000", "-0.025000", and in Hindi
+ * "1,00,000.500000"). Never rounded, so a
+ * statement's lines add up on the screen as in the ledger, and a figure
+ * that counts keeps its digits in place. Intl is handed the decimal string
+ * itself (Intl.NumberFormat formats strings exactly), so no float rounds it.
  */
 export function formatUsdc(s: string, lng: string): string {
-  const format = new Intl.NumberFormat(lng, { minimumFractionDigits: 2, maximumFractionDigits: USDC_DECIMALS });
+  const format = new Intl.NumberFormat(lng, { minimumFractionDigits: USDC_DECIMALS, maximumFractionDigits: USDC_DECIMALS });
   // The typing of format() in TypeScript's ES2022 lib predates string input.
   return format.format((isUsdc(s) ? s : '0') as unknown as number);
 }
@@ -92,32 +97,13 @@ export function chartValue(s: string): number {
   return isUsdc(s) ? Number(toMicros(s)) / 1_000_000 : Number.NaN;
 }
 
-// One rule per kind of amount the SPA shows (docs/money.md#how-amounts-are-shown):
-// every figure is the exact micro-USDC the API sent, never rounded, so a
-// statement's lines add up to its balance on the screen as in the ledger.
-
-/** formatRate writes a rate (USDC per GPU per hour): as set, two to six decimals ("2.15", "0.000125"). */
-export function formatRate(s: string, lng: string): string {
-  return formatUsdc(s, lng);
-}
-
 /**
- * formatAmount writes money that moved or is held (a charge, a refund, a
- * balance, a total, a statement line): exact, two to six decimals, the
- * sign of a debit kept ("-0.025", "1,234.50").
+ * formatChartUsdc writes a chart's USDC value (a chartValue, or a y a chart
+ * interpolated) by formatUsdc's rule: the nearest micro-USDC, six decimals,
+ * so an axis, a legend and the page's figures read alike.
  */
-export function formatAmount(s: string, lng: string): string {
-  return formatUsdc(s, lng);
-}
-
-/**
- * formatLiveAmount writes an amount that changes every second on the
- * screen (a charge estimated between metering ticks): always six
- * decimals, so its digits do not shift as it counts.
- */
-export function formatLiveAmount(s: string, lng: string): string {
-  const format = new Intl.NumberFormat(lng, { minimumFractionDigits: USDC_DECIMALS, maximumFractionDigits: USDC_DECIMALS });
-  return format.format((isUsdc(s) ? s : '0') as unknown as number);
+export function formatChartUsdc(v: number, lng: string): string {
+  return Number.isFinite(v) ? formatUsdc(fromMicros(BigInt(Math.round(v * 1_000_000))), lng) : '';
 }
 
 /**
