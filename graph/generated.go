@@ -6699,7 +6699,7 @@ enum MarketplaceSort {
   RANK
   "Cheapest first."
   PRICE
-  "Most performance score per USDC first."
+  "Most measured TFLOPS per USDC of the hourly rate first (Listing.performance.tflopsPerDollar); listings that measured no TFLOPS metric last."
   PERFORMANCE_PER_DOLLAR
 }
 

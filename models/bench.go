@@ -194,16 +194,38 @@ type GpuBenchmark struct {
 	Guidance    []BenchmarkGuidance        `bun:"guidance,type:text,notnull"`
 }
 
+// HeadlineMetrics are the metrics a GPU's headline TFLOPS is read from,
+// best first: the tensor figure renters buy GPUs for, else FP32. The
+// marketplace shows, compares and sorts listings by it.
+var HeadlineMetrics = []protocol.BenchMetric{protocol.MetricTensorBF16, protocol.MetricTensorFP16, protocol.MetricFP32}
+
+// HeadlineFigure is the supported, measured figure in figs of the first of
+// HeadlineMetrics the GPU measured, or nil when it measured none.
+func HeadlineFigure(figs []BenchmarkFigure) *BenchmarkFigure {
+	for _, metric := range HeadlineMetrics {
+		for i := range figs {
+			if figs[i].Metric == metric && figs[i].Supported && figs[i].Measured != nil {
+				return &figs[i]
+			}
+		}
+	}
+	return nil
+}
+
 // GpuBenchStatus is a GPU's standing: the listing its latest scored run
 // decided. One row per GPU, written with each result.
 type GpuBenchStatus struct {
 	bun.BaseModel `bun:"table:gpu_bench_status,alias:gbs"`
 
-	GpuID            int64               `bun:"gpu_id,pk"`
-	MachineID        int64               `bun:"machine_id,notnull"`
-	ProviderID       int64               `bun:"provider_id,notnull"`
-	Listing          GpuListing          `bun:"listing,notnull"`
-	Score            *int                `bun:"score"`
+	GpuID      int64      `bun:"gpu_id,pk"`
+	MachineID  int64      `bun:"machine_id,notnull"`
+	ProviderID int64      `bun:"provider_id,notnull"`
+	Listing    GpuListing `bun:"listing,notnull"`
+	Score      *int       `bun:"score"`
+	// Tflops is the latest scored run's headline figure (HeadlineFigure),
+	// what the marketplace's performance-per-USDC sort reads; nil when the
+	// run measured none.
+	Tflops           *float64            `bun:"tflops"`
 	LatestID         *int64              `bun:"latest_id"`
 	ListingChangedAt time.Time           `bun:"listing_changed_at,notnull"`
 	Shortfalls       []BenchmarkFigure   `bun:"shortfalls,type:text,notnull"`

@@ -447,7 +447,7 @@ const (
 	MarketplaceSortRank MarketplaceSort = "RANK"
 	// Cheapest first.
 	MarketplaceSortPrice MarketplaceSort = "PRICE"
-	// Most performance score per USDC first.
+	// Most measured TFLOPS per USDC of the hourly rate first (Listing.performance.tflopsPerDollar); listings that measured no TFLOPS metric last.
 	MarketplaceSortPerformancePerDollar MarketplaceSort = "PERFORMANCE_PER_DOLLAR"
 )
 

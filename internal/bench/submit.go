@@ -439,6 +439,10 @@ func (s *Service) storeGPU(ctx context.Context, tx bun.Tx, run *models.Benchmark
 	}
 	st.GpuID, st.MachineID, st.ProviderID, st.Score, st.LatestID = row.ID, run.MachineID, run.ProviderID, gb.Score, &gb.ID
 	st.Listing, st.Shortfalls, st.Guidance = to, gb.Shortfalls, gb.Guidance
+	st.Tflops = nil
+	if f := models.HeadlineFigure(gb.Figures); f != nil {
+		st.Tflops = f.Measured
+	}
 	if from != to || !exists {
 		st.ListingChangedAt = now
 	}

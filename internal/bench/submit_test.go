@@ -321,3 +321,52 @@ func TestConcurrentReplaysStoreOneResult(t *testing.T) {
 		require.Len(t, b.emails(t), 1)
 	})
 }
+
+// Issue 26: each result records the GPU's headline TFLOPS (tensor BF16,
+// else tensor FP16, else FP32: models.HeadlineFigure) beside its listing,
+// the figure the marketplace sorts by per USDC; the latest result's, never
+// an earlier one's.
+func TestAResultRecordsTheGPUsHeadlineTflops(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		machineID := b.register(t, b.agent, "machine-1", gpu("GPU-A", 0, h100), gpu("GPU-B", 1, h100))
+		tflops := func(uuid string) *float64 {
+			t.Helper()
+			var v []*float64
+			require.NoError(t, b.db.NewSelect().TableExpr("gpu_bench_status AS s").Join("JOIN machine_gpus AS g ON g.id = s.gpu_id").
+				ColumnExpr("s.tflops").Where("g.uuid = ?", uuid).Scan(b.ctx, &v))
+			require.Len(t, v, 1)
+			return v[0]
+		}
+		valueOf := func(r protocol.GpuBenchResult, metric protocol.BenchMetric) float64 {
+			for _, m := range r.Measurements {
+				if m.Metric == metric {
+					return *m.Median
+				}
+			}
+			t.Fatalf("no %s in the result", metric)
+			return 0
+		}
+
+		run := b.runOf(t, b.agent, "machine-1")
+		a, slow := healthy("GPU-A"), throttled("GPU-B")
+		require.NoError(t, b.svc.Submit(b.ctx, b.agent, b.result(run.RunID, "machine-1", a, slow)))
+		require.NotNil(t, tflops("GPU-A"))
+		require.InDelta(t, valueOf(a, protocol.MetricTensorBF16), *tflops("GPU-A"), 1e-9, "the tensor BF16 figure first")
+		require.InDelta(t, valueOf(slow, protocol.MetricTensorBF16), *tflops("GPU-B"), 1e-9, "recorded for a delisted GPU too")
+
+		// The next run measures GPU-A slower: the latest result's figure
+		// is the one kept.
+		b.clock.Advance(time.Hour)
+		req, err := b.svc.Request(b.ctx, b.agent.ProviderID, machineID)
+		require.NoError(t, err)
+		again := b.runOf(t, b.agent, "machine-1")
+		require.Equal(t, req.Run.RunID, again.RunID)
+		b.clock.Advance(15 * time.Minute)
+		slower := measured("GPU-A", 0.9, 0.98)
+		require.NoError(t, b.svc.Submit(b.ctx, b.agent, b.result(again.RunID, "machine-1", slower, healthy("GPU-B"))))
+		require.Less(t, valueOf(slower, protocol.MetricTensorBF16), valueOf(a, protocol.MetricTensorBF16))
+		require.InDelta(t, valueOf(slower, protocol.MetricTensorBF16), *tflops("GPU-A"), 1e-9, "the latest result's figure, not the earlier one")
+	})
+}

@@ -23,10 +23,6 @@ type Reliability interface {
 // is built after the market).
 func (s *Service) SetReliability(r Reliability) { s.reliability = r }
 
-// tflopsMetrics are the metrics a listing's performance compares, best
-// first: the tensor figure renters buy GPUs for, else FP32.
-var tflopsMetrics = []protocol.BenchMetric{protocol.MetricTensorBF16, protocol.MetricTensorFP16, protocol.MetricFP32}
-
 // describe fills in the measured TFLOPS of a page's listings (the latest
 // benchmark of every free, listed GPU on the page's machines, read in one
 // statement whatever the page's size) and the parts of their providers'
@@ -100,54 +96,37 @@ func (s *Service) describeReliability(ctx context.Context, listings []*Listing) 
 	return nil
 }
 
-// performanceOf is the lowest measured TFLOPS among gpus (each GPU's
-// latest figures) of the first metric every one of them measured; nil when
-// none did.
+// performanceOf is the lowest headline TFLOPS (models.HeadlineFigure)
+// among gpus (each GPU's latest figures), the figure the
+// PERFORMANCE_PER_DOLLAR sort orders by (gpu_bench_status.tflops); nil when
+// a GPU measured none.
 func performanceOf(gpus [][]models.BenchmarkFigure, price models.USDC) *Performance {
-	if len(gpus) == 0 {
+	var low *models.BenchmarkFigure
+	for _, figs := range gpus {
+		f := models.HeadlineFigure(figs)
+		if f == nil {
+			return nil
+		}
+		if low == nil || *f.Measured < *low.Measured {
+			low = f
+		}
+	}
+	if low == nil {
 		return nil
 	}
-	for _, metric := range tflopsMetrics {
-		var low *models.BenchmarkFigure
-		all := true
-		for _, figs := range gpus {
-			f := figureOf(figs, metric)
-			if f == nil {
-				all = false
-				break
-			}
-			if low == nil || *f.Measured < *low.Measured {
-				low = f
-			}
-		}
-		if !all || low == nil {
-			continue
-		}
-		p := &Performance{Metric: string(metric), MeasuredTflops: *low.Measured, DatasheetTflops: low.Reference}
-		if low.Reference != nil && *low.Reference > 0 {
-			r := *low.Measured / *low.Reference
-			p.Ratio = &r
-		}
-		if micros := int64(price); micros > 0 {
-			// n GPUs' TFLOPS over n GPUs' price: per GPU, per USDC an
-			// hour. A display figure, as the PERFORMANCE_PER_DOLLAR sort's
-			// key is in SQL: the rate's micro-USDC (far under 2^53, so
-			// exact as a float) divide a measurement, never an amount.
-			p.TflopsPerDollar = p.MeasuredTflops * float64(models.MicrosPerUSDC) / float64(micros)
-		}
-		return p
+	p := &Performance{Metric: string(low.Metric), MeasuredTflops: *low.Measured, DatasheetTflops: low.Reference}
+	if low.Reference != nil && *low.Reference > 0 {
+		r := *low.Measured / *low.Reference
+		p.Ratio = &r
 	}
-	return nil
-}
-
-// figureOf is the supported, measured figure of metric in figs, or nil.
-func figureOf(figs []models.BenchmarkFigure, metric protocol.BenchMetric) *models.BenchmarkFigure {
-	for i := range figs {
-		if figs[i].Metric == metric && figs[i].Supported && figs[i].Measured != nil {
-			return &figs[i]
-		}
+	if micros := int64(price); micros > 0 {
+		// n GPUs' TFLOPS over n GPUs' price: per GPU, per USDC an hour. A
+		// display figure, as the sort's key is in SQL: the rate's
+		// micro-USDC (far under 2^53, so exact as a float) divide a
+		// measurement, never an amount.
+		p.TflopsPerDollar = p.MeasuredTflops * float64(models.MicrosPerUSDC) / float64(micros)
 	}
-	return nil
+	return p
 }
 
 // measuredOf reads a run's network and storage medians.

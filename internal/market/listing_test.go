@@ -16,7 +16,8 @@ import (
 
 // benchmark records a completed run of m measuring network and storage,
 // and a benchmark of each of its GPUs with tflops[i] as its tensor BF16
-// and FP32 medians against datasheet.
+// and FP32 medians against datasheet, as bench records a result (the
+// GPU's latest run and its headline figure in gpu_bench_status).
 func (b *bundle) benchmark(t *testing.T, m machine, datasheet float64, tflops ...float64) {
 	t.Helper()
 	now := b.clock.Now()
@@ -38,7 +39,7 @@ func (b *bundle) benchmark(t *testing.T, m machine, datasheet float64, tflops ..
 			Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}
 		_, err := b.db.NewInsert().Model(gb).Returning("id").Exec(b.ctx)
 		require.NoError(t, err)
-		_, err = b.db.NewUpdate().Model((*models.GpuBenchStatus)(nil)).Set("latest_id = ?", gb.ID).Where("gpu_id = ?", g.ID).Exec(b.ctx)
+		_, err = b.db.NewUpdate().Model((*models.GpuBenchStatus)(nil)).Set("latest_id = ?, tflops = ?", gb.ID, tflops[i]).Where("gpu_id = ?", g.ID).Exec(b.ctx)
 		require.NoError(t, err)
 	}
 }
@@ -103,6 +104,13 @@ func TestListingShowsMeasuredFiguresBesideTheProvidersClaims(t *testing.T) {
 
 		n := byMachine[bare.id]
 		require.Nil(t, n.Performance, "not benchmarked: nothing measured to show")
+
+		var perDollar []int64
+		for _, l := range b.list(t, Filter{}, SortPerformancePerDollar) {
+			perDollar = append(perDollar, l.MachineID)
+		}
+		require.Equal(t, []int64{fast.id, slow.id, bare.id}, perDollar,
+			"most measured TFLOPS per USDC first (345, then 300), whatever the equal health scores; nothing measured last")
 		require.Nil(t, n.Measured)
 		require.Nil(t, n.DriverVersion)
 		require.Nil(t, n.CPUCores, "an agent that does not report its host")

@@ -27,8 +27,8 @@ const (
 	SortRank Sort = "RANK"
 	// SortPrice orders cheapest first.
 	SortPrice Sort = "PRICE"
-	// SortPerformancePerDollar orders by performance score per USDC of
-	// the hourly rate, highest first.
+	// SortPerformancePerDollar orders by measured TFLOPS per USDC of the
+	// hourly rate (Performance.TflopsPerDollar), highest first.
 	SortPerformancePerDollar Sort = "PERFORMANCE_PER_DOLLAR"
 )
 
@@ -153,6 +153,7 @@ type listingRow struct {
 	Simulated         bool       `bun:"simulated"`
 	GpuCount          int        `bun:"gpu_count"`
 	Perf              *int       `bun:"perf"`
+	Tflops            *float64   `bun:"tflops"`
 	PriceMicros       int64      `bun:"price_micros"`
 	Tier              string     `bun:"tier"`
 	City              *string    `bun:"city"`
@@ -371,7 +372,8 @@ func providerFilterOf(f Filter) providerFilter {
 // can match (a memory no model has).
 func freeGroups(q listingQuery, pf providerFilter) (sqlPart, bool) {
 	f := q.filter
-	part := sqlPart{text: `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf
+	part := sqlPart{text: `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf,
+		MIN(gbs.tflops) AS tflops
 		FROM machine_gpus mg
 		JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
 		WHERE mg.removed_at IS NULL AND NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)`}
@@ -443,7 +445,7 @@ func (s *Service) groups(q listingQuery, pf providerFilter, now time.Time) sqlPa
 		machinesJoin = `CROSS JOIN machines m`
 	}
 	part := sqlPart{text: `SELECT f.machine_id AS machine_id, f.model_key AS model_key, m.provider_id AS provider_id,
-			m.simulated AS simulated, f.gpu_count AS gpu_count, f.perf AS perf, gp.price_micros AS price_micros,
+			m.simulated AS simulated, f.gpu_count AS gpu_count, f.perf AS perf, f.tflops AS tflops, gp.price_micros AS price_micros,
 			p.tier AS tier, pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
 			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime AS uptime, rlp.score AS reliability,
 			COALESCE(mmp.median_micros, gp.price_micros) AS median_micros, ps.open_until AS schedule_closes_at

@@ -113,6 +113,12 @@ func TestMarketplaceFiltersSortsAndRanks(t *testing.T) {
 		e := b.machine(t, ent, h100, 4, 95, 3_000_000)   // dear, fast, enterprise
 		c := b.machine(t, mid, h100, 2, 80, 2_000_000)   // the median
 		l := b.machine(t, mid, l4, 1, 70, 500_000)
+		// Each GPU measures score% of its model's 989.5 (H100) or 121 (L4)
+		// datasheet tensor TFLOPS.
+		b.benchmark(t, a, 989.5, 494.75)
+		b.benchmark(t, e, 989.5, 940.025, 940.025, 940.025, 940.025)
+		b.benchmark(t, c, 989.5, 791.6, 791.6)
+		b.benchmark(t, l, 121, 84.7)
 		_, err := db.NewUpdate().Model((*models.ProviderMarketProfile)(nil)).Set("location_region = ?", "eu-central-1").Where("provider_id = ?", ent.id).Exec(b.ctx)
 		require.NoError(t, err)
 		require.NoError(t, b.svc.Refresh(b.ctx))
@@ -147,7 +153,10 @@ func TestMarketplaceFiltersSortsAndRanks(t *testing.T) {
 		require.Equal(t, []int64{e.id, a.id, c.id}, order(b.list(t, Filter{Model: ptr(h100)}, SortRank)),
 			"enterprise, fast and committed beats cheap and slow, which beats the median")
 		require.Equal(t, []int64{l.id, a.id, c.id, e.id}, order(b.list(t, Filter{}, SortPrice)))
-		require.Equal(t, []int64{l.id, a.id, c.id, e.id}, order(b.list(t, Filter{}, SortPerformancePerDollar)))
+		// Measured TFLOPS per USDC: a at 494.75, c 395.8, e 313.3, l
+		// 169.4. The cheapest, the L4, is last: per USDC it does the least
+		// work (by health score per USDC it was first).
+		require.Equal(t, []int64{a.id, c.id, e.id, l.id}, order(b.list(t, Filter{}, SortPerformancePerDollar)))
 
 		for _, tc := range []struct {
 			desc string

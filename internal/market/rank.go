@@ -80,6 +80,9 @@ const rankSQL = `CAST(
 	+ 0.05 * (CASE WHEN g.commitment_months >= 12 THEN 12 ELSE g.commitment_months END) / 12.0
 	AS DOUBLE PRECISION)`
 
-// perDollarSQL is the PERFORMANCE_PER_DOLLAR sort's key: performance
-// score per USDC of the hourly rate.
-const perDollarSQL = `CAST(COALESCE(g.perf, 0) * 1000000.0 / g.price_micros AS DOUBLE PRECISION)`
+// perDollarSQL is the PERFORMANCE_PER_DOLLAR sort's key: the listing's
+// measured TFLOPS (the lowest headline figure among its GPUs,
+// gpu_bench_status.tflops) per USDC of the hourly rate per GPU, the figure
+// a listing shows as tflopsPerDollar. A listing whose GPUs measured no
+// TFLOPS metric sorts last.
+const perDollarSQL = `CAST(COALESCE(g.tflops, 0) * 1000000.0 / g.price_micros AS DOUBLE PRECISION)`

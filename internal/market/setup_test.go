@@ -123,6 +123,9 @@ type machine struct {
 	owner provider
 }
 
+// machine registers n GPUs of model for p, online and listed with the
+// benchmark health score given, at price per GPU-hour; benchmark (in
+// listing_test.go) gives its GPUs measured figures.
 func (b *bundle) machine(t *testing.T, p provider, model string, n, score int, price int64) machine {
 	t.Helper()
 	b.serial++

@@ -267,8 +267,9 @@ func seedWorld(b *testing.B, backend string) *world {
 		}
 		for i, g := range gpus {
 			score := 60 + (g.Index*13+int(g.MachineID)*7)%41
+			tflops := catalog.ByKey(*g.ModelKey).Fp16TensorTflops * float64(score) / 100
 			status[i] = &models.GpuBenchStatus{GpuID: g.ID, MachineID: g.MachineID, ProviderID: machineOf[g.MachineID].ProviderID, Listing: models.GpuListingListed,
-				Score: &score, ListingChangedAt: now, Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}
+				Score: &score, Tflops: &tflops, ListingChangedAt: now, Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}
 			if *g.ModelKey == scarceModel {
 				w.scarceGPUIDs = append(w.scarceGPUIDs, g.ID)
 			}

@@ -41,9 +41,10 @@ func listMachine(t *testing.T, s *platformtest.Server, p *platformtest.Provider,
 	_, err := s.Platform.Fleet.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: m.MachineID})
 	require.NoError(t, err)
 	for _, g := range m.Gpus {
-		sc := score
+		// Each GPU measures score% of the H100's 989.5 tensor TFLOPS.
+		sc, tflops := score, 989.5*float64(score)/100
 		_, err := s.Platform.DB.NewInsert().Model(&models.GpuBenchStatus{GpuID: g.ID, MachineID: m.ID, ProviderID: p.ID, Listing: models.GpuListingListed,
-			Score: &sc, ListingChangedAt: time.Now().UTC(), Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}).Exec(ctx)
+			Score: &sc, Tflops: &tflops, ListingChangedAt: time.Now().UTC(), Shortfalls: []models.BenchmarkFigure{}, Guidance: []models.BenchmarkGuidance{}}).Exec(ctx)
 		require.NoError(t, err)
 	}
 	_, err = s.Platform.DB.NewInsert().Model(&models.GpuPrice{ProviderID: p.ID, ModelKey: "H100_SXM_80GB", PricePerHour: models.USDC(price), UpdatedAt: time.Now().UTC()}).

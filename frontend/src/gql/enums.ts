@@ -214,7 +214,7 @@ export type MachineStatus =
 
 /** How the marketplace orders listings. */
 export type MarketplaceSort =
-  /** Most performance score per USDC first. */
+  /** Most measured TFLOPS per USDC of the hourly rate first (Listing.performance.tflopsPerDollar); listings that measured no TFLOPS metric last. */
   | 'PERFORMANCE_PER_DOLLAR'
   /** Cheapest first. */
   | 'PRICE'

@@ -1,0 +1,1 @@
+ALTER TABLE gpu_bench_status DROP COLUMN tflops;
