@@ -67,8 +67,10 @@
 // Medians and uptime are computed by the leading replica every
 // Config.RefreshEvery (Tick), never per request, and stored in
 // model_market_prices and machine_market_stats. PRICE orders cheapest
-// first; PERFORMANCE_PER_DOLLAR by performance score per USDC of the
-// hourly rate. Ties break by machine id, then model key, which makes the
+// first; PERFORMANCE_PER_DOLLAR by measured TFLOPS per USDC of the
+// hourly rate: the lowest headline figure among the listing's GPUs
+// (gpu_bench_status.tflops, written by bench with each result:
+// models.HeadlineFigure), the figure the listing shows. Ties break by machine id, then model key, which makes the
 // keyset cursors (the sort's value and the listing's key) exact.
 // reliability is the provider's score (internal/reliability), kept current
 // in reliability_providers by that package's leader job; minReliability
