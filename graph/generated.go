@@ -6317,6 +6317,8 @@ enum DepositIssue {
   WRONG_DESTINATION
   "No USDC arrived in the platform's account."
   NOTHING_ARRIVED
+  "It was seen on a fork the cluster dropped and can no longer land: nothing moved (a wallet that sends it again makes a new transfer)."
+  NEVER_FINALIZED
 }
 
 "One transaction found on chain answering a deposit request."

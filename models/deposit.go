@@ -69,7 +69,8 @@ type DepositIssue string
 // The issues. A credited transfer may have arrived for another amount
 // than asked (UNDERPAID, OVERPAID: what arrived was credited). A refused
 // one failed on chain, moved another token, paid another account, or
-// brought nothing to the platform's account.
+// brought nothing to the platform's account, or was seen on a fork the
+// cluster dropped and can no longer land (NEVER_FINALIZED).
 const (
 	DepositUnderpaid        DepositIssue = "UNDERPAID"
 	DepositOverpaid         DepositIssue = "OVERPAID"
@@ -77,6 +78,7 @@ const (
 	DepositWrongMint        DepositIssue = "WRONG_MINT"
 	DepositWrongDestination DepositIssue = "WRONG_DESTINATION"
 	DepositNothingArrived   DepositIssue = "NOTHING_ARRIVED"
+	DepositNeverFinalized   DepositIssue = "NEVER_FINALIZED"
 )
 
 // DepositTransfer is one transaction found answering a deposit request,

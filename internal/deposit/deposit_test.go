@@ -134,6 +134,56 @@ func TestAMatchingTransferGoesFromWaitingToSeenToCreditedOnce(t *testing.T) {
 	})
 }
 
+// Issue 26: a transfer seen at confirmed on a fork the cluster then drops
+// stays SEEN while it might still land, and once the finalized chain is
+// far enough past it (deposit.DroppedAfterSlots) it is refused
+// (NEVER_FINALIZED), the request waits again, nothing is credited, and the
+// customer is told; the wallet's next transfer is credited as usual.
+func TestATransferOnADroppedForkIsRefusedAndTheRequestWaitsAgain(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		w := setup(t, db)
+		user := w.customer(t)
+		d := w.request(t, user, usdc("10"))
+		wallet := w.node.NewWallet(t, 100*models.MicrosPerUSDC)
+
+		w.node.Hold()
+		dropped := w.pay(t, wallet, d)
+		require.NoError(t, w.svc.Run(w.ctx))
+		require.Equal(t, models.DepositSeen, w.get(t, d).State)
+
+		w.node.DropFork(dropped)
+		require.Equal(t, uint64(100*models.MicrosPerUSDC), w.node.TokenBalance(wallet.Address(), solanatest.USDCMint), "the fork's transfer is undone")
+		w.node.AdvanceBlocks(deposit.DroppedAfterSlots - 1)
+		require.NoError(t, w.svc.Run(w.ctx))
+		got := w.get(t, d)
+		require.Equal(t, models.DepositSeen, got.State, "it might still land: it waits")
+		require.Equal(t, models.DepositTransferSeen, got.Transfers[0].State)
+
+		w.node.AdvanceBlocks(1)
+		require.NoError(t, w.svc.Run(w.ctx))
+		require.NoError(t, w.svc.Run(w.ctx))
+		got = w.get(t, d)
+		require.Equal(t, models.DepositWaiting, got.State, "open again, as if nothing had been seen")
+		require.Len(t, got.Transfers, 1)
+		require.Equal(t, models.DepositTransferRefused, got.Transfers[0].State)
+		require.Equal(t, models.DepositNeverFinalized, *got.Transfers[0].Issue)
+		require.Zero(t, got.Transfers[0].Amount)
+		require.Zero(t, w.balance(t, user))
+		require.Zero(t, w.postings(t, "solana:"+dropped))
+		require.Equal(t, []string{deposit.KindRefused}, w.notices(t, user))
+
+		// The customer pays again; that transfer lands and is credited.
+		paid := w.pay(t, wallet, d)
+		require.NotEqual(t, dropped, paid)
+		require.NoError(t, w.svc.Run(w.ctx))
+		got = w.get(t, d)
+		require.Equal(t, models.DepositCredited, got.State)
+		require.Equal(t, *usdc("10"), w.balance(t, user))
+		require.Equal(t, []string{deposit.KindRefused, deposit.KindCredited}, w.notices(t, user))
+	})
+}
+
 // Issue 26: two replicas on one database; the first is killed after it
 // marked the transfer seen and before it credited it. The second credits
 // it; the first, restarted, and both running at once afterwards, credit

@@ -28,7 +28,10 @@
 //     as a SEEN transfer, unique by signature. Requests past their expiry
 //     with nothing seen become EXPIRED.
 //   - Settle: for every SEEN transfer, read its transaction at finalized
-//     commitment (until then it waits), judge it (rules.go), and in one
+//     commitment (until then it waits; one on a fork the cluster dropped,
+//     known on no fork once the finalized chain is DroppedAfterSlots past
+//     it, can never land and is REFUSED, NEVER_FINALIZED), judge it
+//     (rules.go), and in one
 //     database transaction mark it CREDITED or REFUSED, only if it is still
 //     SEEN, post the DEPOSIT to the ledger (reference solana:<signature>,
 //     unique among deposits), add it to the request and tell the customer.

@@ -117,47 +117,98 @@ func (s *Service) seen(ctx context.Context, d *models.Deposit, m solana.Mention)
 	return nil
 }
 
+// DroppedAfterSlots is how far the finalized chain must be past the slot
+// a SEEN transfer was seen at before a transaction the node no longer
+// knows is judged dropped (NEVER_FINALIZED). A transaction names a recent
+// blockhash, valid for 150 blocks; the blockhash is older than the block
+// the transfer was seen in, so once 150 blocks are finalized past that
+// slot it can never land. 1,000 slots (about 7 minutes) hold 150 blocks
+// even with 85 % of the slots skipped, far beyond what the cluster skips.
+const DroppedAfterSlots = 1_000
+
 // Settle reads every SEEN transfer's transaction at finalized commitment
-// and settles it (a transfer not yet finalized waits for a later run).
+// and settles it. A transfer not yet finalized waits for a later run,
+// unless it was seen on a fork the cluster dropped: the node knows it on
+// no fork and the finalized chain is DroppedAfterSlots past where it was
+// seen, so it can never land; it is then REFUSED (NEVER_FINALIZED) and its
+// request waits again, or expires, as if it had never been seen.
 func (s *Service) Settle(ctx context.Context) error {
 	var ts []*models.DepositTransfer
 	if err := s.deps.DB.NewSelect().Model(&ts).Where("state = ?", models.DepositTransferSeen).
 		Order("id").Limit(settleBatch).Scan(ctx); err != nil {
 		return fmt.Errorf("deposit: unable to list seen transfers: %w", err)
 	}
-	var errs []error
+	var (
+		errs      []error
+		finalized *uint64 // read once per run, for the first transfer that needs it
+	)
 	for _, t := range ts {
 		r, err := s.deps.Chain.Receipt(ctx, t.Signature)
 		if errors.Is(err, solana.ErrNotFinal) {
+			if err := s.dropIfGone(ctx, t, &finalized); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("deposit transfer %s: %w", t.Signature, err))
 			continue
 		}
-		if err := s.settle(ctx, t, r); err != nil {
+		if err := s.settle(ctx, t, r.Slot, func(d *models.Deposit) verdict {
+			return judge(r, d, destination{wallet: s.wallet, mint: s.mint, account: s.account}, t.SeenAt)
+		}); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// settle judges t's finalized transaction r and records the verdict in
-// one database transaction: t CREDITED or REFUSED (only if it is still
-// SEEN: a replica that finds it settled does nothing), the DEPOSIT
-// posting of what arrived, the request's credited total and state, and
-// the customer's notification.
-func (s *Service) settle(ctx context.Context, t *models.DepositTransfer, r *solana.Receipt) error {
+// dropIfGone refuses t (NEVER_FINALIZED) when it can no longer land: the
+// node knows it on no fork, searching its whole history, and the
+// finalized chain is DroppedAfterSlots past the slot t was seen at.
+// finalized caches the finalized slot for the run.
+func (s *Service) dropIfGone(ctx context.Context, t *models.DepositTransfer, finalized **uint64) error {
+	st, err := s.deps.Chain.Status(ctx, t.Signature)
+	if err != nil {
+		return fmt.Errorf("deposit transfer %s: %w", t.Signature, err)
+	}
+	if st.State != solana.NotFound {
+		return nil // on a fork the node still follows: it may finalize
+	}
+	if *finalized == nil {
+		slot, err := s.deps.Chain.FinalizedSlot(ctx)
+		if err != nil {
+			return fmt.Errorf("deposit transfer %s: %w", t.Signature, err)
+		}
+		*finalized = &slot
+	}
+	seen := uint64(max(t.Slot, 0))
+	if **finalized < seen+DroppedAfterSlots {
+		return nil
+	}
+	issue := models.DepositNeverFinalized
+	return s.settle(ctx, t, seen, func(*models.Deposit) verdict {
+		return verdict{state: models.DepositTransferRefused, issue: &issue}
+	})
+}
+
+// settle records decide's verdict on t, found at slot, in one database
+// transaction: t CREDITED or REFUSED (only if it is still SEEN: a replica
+// that finds it settled does nothing), the DEPOSIT posting of what
+// arrived, the request's credited total and state, and the customer's
+// notification. decide judges t against its request, read in the
+// transaction.
+func (s *Service) settle(ctx context.Context, t *models.DepositTransfer, slot uint64, decide func(*models.Deposit) verdict) error {
 	now := s.deps.Clock.Now()
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		d := new(models.Deposit)
 		if err := tx.NewSelect().Model(d).Where("id = ?", t.DepositID).Scan(ctx); err != nil {
 			return err
 		}
-		v := judge(r, d, destination{wallet: s.wallet, mint: s.mint, account: s.account}, t.SeenAt)
+		v := decide(d)
 		res, err := tx.NewUpdate().Model((*models.DepositTransfer)(nil)).
 			Set("state = ?", v.state).Set("amount_micros = ?", v.amount).Set("late = ?", v.late).
-			Set("issue = ?", v.issue).Set("slot = ?", int64(min(r.Slot, 1<<62))).Set("settled_at = ?", now).
+			Set("issue = ?", v.issue).Set("slot = ?", int64(min(slot, 1<<62))).Set("settled_at = ?", now).
 			Where("id = ? AND state = ?", t.ID, models.DepositTransferSeen).Exec(ctx)
 		if err != nil {
 			return err

@@ -60,4 +60,5 @@ var refusalText = map[models.DepositIssue]string{
 	models.DepositWrongMint:        "it moved another token than USDC",
 	models.DepositWrongDestination: "it paid another account than the platform's",
 	models.DepositNothingArrived:   "no USDC arrived in the platform's account",
+	models.DepositNeverFinalized:   "it was seen on a fork the network dropped and can no longer land, so nothing moved",
 }

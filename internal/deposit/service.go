@@ -31,6 +31,11 @@ type Chain interface {
 	// Receipt reads a finalized transaction (solana.ErrNotFinal until
 	// then).
 	Receipt(ctx context.Context, signature string) (*solana.Receipt, error)
+	// Status is where a transaction stands, searching the node's whole
+	// history (NotFound: on no fork the node knows).
+	Status(ctx context.Context, signature string) (solana.Status, error)
+	// FinalizedSlot is the slot of the latest finalized block.
+	FinalizedSlot(ctx context.Context) (uint64, error)
 }
 
 var _ Chain = (*solana.Client)(nil)

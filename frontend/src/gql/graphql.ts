@@ -140,6 +140,8 @@ export type CreditFundsInput = {
 export type DepositIssue =
   /** The transaction failed on chain: nothing moved. */
   | 'FAILED_ON_CHAIN'
+  /** It was seen on a fork the cluster dropped and can no longer land: nothing moved (a wallet that sends it again makes a new transfer). */
+  | 'NEVER_FINALIZED'
   /** No USDC arrived in the platform's account. */
   | 'NOTHING_ARRIVED'
   /** More arrived than the request asked: what arrived was credited. */

@@ -91,6 +91,10 @@ func (s *Server) call(method string, params []json.RawMessage) (any, *rpcError) 
 		return s.getLatestBlockhash()
 	case "getBlockHeight":
 		return s.height, nil
+	case "getSlot":
+		// One fork, finalized at once: every commitment's slot is the
+		// chain's.
+		return s.height + slotsAheadOfBlockHeight, nil
 	case "sendTransaction":
 		return s.sendTransaction(params)
 	case "getSignatureStatuses":
@@ -179,11 +183,15 @@ func (s *Server) status(sig solana.Signature, history bool) any {
 	} else {
 		st["status"] = map[string]any{"Err": l.err}
 	}
-	if l.pending > 0 {
+	switch {
+	case l.pending > 0:
 		l.pending--
 		st["confirmations"] = 0
 		st["confirmationStatus"] = "processed"
-	} else {
+	case l.held:
+		st["confirmations"] = 1
+		st["confirmationStatus"] = "confirmed"
+	default:
 		st["confirmations"] = nil
 		st["confirmationStatus"] = "finalized"
 	}

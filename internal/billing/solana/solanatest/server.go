@@ -6,7 +6,8 @@
 // per send (Drop, Delay, Fail, FailOnChain) and the block height is set by
 // the test, which is how blockhashes expire.
 //
-// The model of the chain is deliberately small: one fork, a block height
+// The model of the chain is deliberately small: one fork (a held
+// transaction's may be dropped: DropFork), a block height
 // that moves only when told, a blockhash valid for BlockhashValidity blocks
 // after it is handed out, and a landed transaction that is finalized at
 // once unless delayed.
@@ -120,6 +121,9 @@ type landing struct {
 	blockTime int64
 	pre, post []tokenBalance
 	held      bool
+	// moved is how much each token account it changed rose (or fell,
+	// negative), for DropFork.
+	moved map[solana.PublicKey]int64
 }
 
 type fault int

@@ -95,6 +95,33 @@ func (s *Server) Finalize(signature string) {
 	}
 }
 
+// DropFork drops the fork a held transaction landed on: the transaction
+// is on no fork any more (getSignatureStatuses answers null,
+// getSignaturesForAddress and getTransaction leave it out) and its token
+// movements are undone. It may land again while its blockhash is valid.
+func (s *Server) DropFork(signature string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sig, err := solana.SignatureFromBase58(signature)
+	if err != nil {
+		panic(fmt.Sprintf("solanatest: drop fork %q: %v", signature, err))
+	}
+	l := s.txs[sig]
+	if l == nil || !l.landed || !l.held {
+		panic(fmt.Sprintf("solanatest: drop fork %s: not a held transaction (Hold)", signature))
+	}
+	for pk, delta := range l.moved {
+		a := s.tokens[pk]
+		if a == nil || (delta > 0 && a.amount < uint64(delta)) {
+			panic(fmt.Sprintf("solanatest: drop fork %s: account %s moved since", signature, pk))
+		}
+		a.amount = uint64(int64(a.amount) - delta)
+	}
+	l.landed, l.held, l.moved = false, false, nil
+	s.landed = slices.DeleteFunc(s.landed, func(id solana.Signature) bool { return id == sig })
+	delete(s.txs, sig)
+}
+
 // sendWalletTransaction executes b64 if its fee payer is a wallet the
 // test made; ok is false for any other transaction (a payout, or one to
 // refuse), which sendTransaction checks as a payout.
@@ -151,7 +178,13 @@ func (s *Server) sendWalletTransaction(b64 string) (sig string, ok bool, rerr *r
 		txErr = instructionError(max(0, slices.IndexFunc(ixs, func(ix instruction) bool { return ix.program == solana.TokenProgramID })), map[string]any{"Custom": tokenInsufficientFunds})
 	}
 	if txErr == nil {
+		l.moved = map[solana.PublicKey]int64{}
 		for pk, a := range changes {
+			before := uint64(0)
+			if old := s.tokens[pk]; old != nil {
+				before = old.amount
+			}
+			l.moved[pk] = int64(a.amount) - int64(before)
 			s.tokens[pk] = a
 		}
 	}
