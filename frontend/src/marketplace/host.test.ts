@@ -19,12 +19,13 @@ const host = { cpuCores: 192, ramBytes: 1536 * 1024 ** 3, diskBytes: 7.68e12 };
 
 describe('hostClaim', () => {
   it('writes cores, RAM in GiB and disk in TB', () => {
-    expect(hostClaim(host, tIn('en'), 'en')).toBe('CPU: 192 cores · RAM: 1,536 GiB · Disk: 7.7 TB');
+    expect(hostClaim(host, tIn('en'), 'en')).toBe('CPU cores: 192 · RAM: 1,536 GiB · Disk: 7.7 TB');
   });
 
   it('leaves out what the agent did not report, and says nothing for an old agent', () => {
-    expect(hostClaim({ cpuCores: 16, ramBytes: null }, tIn('en'), 'en')).toBe('CPU: 16 cores');
+    expect(hostClaim({ cpuCores: 16, ramBytes: null }, tIn('en'), 'en')).toBe('CPU cores: 16');
     expect(hostClaim({ ramBytes: 64.5 * 1024 ** 3 }, tIn('en'), 'en')).toBe('RAM: 64.5 GiB');
+    expect(hostClaim({ cpuCores: 1 }, tIn('en'), 'en')).toBe('CPU cores: 1');
     expect(hostClaim({}, tIn('en'), 'en')).toBe('');
   });
 

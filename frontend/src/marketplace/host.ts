@@ -14,7 +14,7 @@ export interface HostFigures {
 /**
  * hostClaim writes the host's CPU cores, RAM (GiB, as the Overview writes
  * memory) and disk size (TB, as disks are sold) in the reader's language,
- * "CPU: 192 cores · RAM: 1,536 GiB · Disk: 7.7 TB", leaving out what the
+ * "CPU cores: 192 · RAM: 1,536 GiB · Disk: 7.7 TB", leaving out what the
  * agent did not report; '' when it reported none (an agent before issue 26).
  */
 export function hostClaim(host: HostFigures, t: TFunction, lng: string): string {
