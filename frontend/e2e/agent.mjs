@@ -162,6 +162,8 @@ function startScriptedAgent({ server, token, hostname, simulate }) {
         machineId,
         hostname,
         agentVersion: '0.0.0-e2e-scripted',
+        // What the binary agent reads of its host (agent/host), claimed.
+        host: { cpuModel: 'AMD EPYC 7763 64-Core Processor', cpuCores: 32, ramBytes: 256 * 1024 ** 3, diskBytes: 2e12, diskFreeBytes: 1.5e12 },
         gpus: gpus.map((g) => ({
           uuid: g.uuid,
           index: g.index,

@@ -168,6 +168,10 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     const heartbeat = await text(card.getByTestId('machine-heartbeat'));
     assert.ok(heartbeat.startsWith('Last heartbeat:'), `last heartbeat: ${heartbeat}`);
     assert.notEqual(await text(card.getByTestId('machine-driver')), '', 'a driver version');
+    // The host as the agent reads it (agent/host on this machine; the
+    // scripted agent claims one): CPU model, cores, RAM, disk with its free space.
+    assert.notEqual(await text(card.getByTestId('machine-cpu')), '', 'the CPU model');
+    assert.match(await text(card.getByTestId('machine-host')), /^CPU cores: \d+ · RAM: [\d.,]+ GiB · Disk: [\d.,]+ [TG]B free of [\d.,]+ [TG]B$/, 'cores, RAM and disk');
     assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
 
     at('the utilisation chart draws both GPUs\' samples');

@@ -26,6 +26,8 @@ describe('hostClaim', () => {
     expect(hostClaim({ cpuCores: 16, ramBytes: null }, tIn('en'), 'en')).toBe('CPU cores: 16');
     expect(hostClaim({ ramBytes: 64.5 * 1024 ** 3 }, tIn('en'), 'en')).toBe('RAM: 64.5 GiB');
     expect(hostClaim({ cpuCores: 1 }, tIn('en'), 'en')).toBe('CPU cores: 1');
+    expect(hostClaim({ diskBytes: 7.68e12, diskFreeBytes: 6.1e12 }, tIn('en'), 'en')).toBe('Disk: 6.1 TB free of 7.7 TB');
+    expect(hostClaim({ diskBytes: 512e9, diskFreeBytes: 98.4e9 }, tIn('en'), 'en')).toBe('Disk: 98 GB free of 512 GB');
     expect(hostClaim({}, tIn('en'), 'en')).toBe('');
   });
 

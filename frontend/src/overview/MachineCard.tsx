@@ -7,21 +7,24 @@ import { activeThrottles, secondsSince, severityOf, shortId, throttleKey, useRea
 import { Sparkline } from './Sparkline';
 import { UtilizationChart } from './UtilizationChart';
 import { useNow } from '../ui/useNow';
+import { hostClaim } from '../marketplace/host';
 
 /**
  * MachineCard shows one machine: hostname, live status (with why it is
  * offline: a planned stop in neutral grey, an unplanned one as the alarm),
  * how long ago it was last heard from (ticking, see HeartbeatLine; kept by
- * the server once the machine is offline), its versions and shortened
+ * the server once the machine is offline), its versions, its host as the
+ * agent reports it (CPU, cores, RAM, disk with free space), shortened
  * machine id (with a copy button), and its GPUs: the essentials as a
  * compact row each (model, utilisation, memory, temperature, power), the
  * rest (ids, PCI, clocks, throttle reasons, ECC) behind a disclosure.
  * The data-* attributes say the same for tests and tools.
  */
 export function MachineCard({ entry }: { entry: FleetEntry }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const f = useFormat();
   const m = entry.machine;
+  const host = hostClaim(m, t, i18n.language);
   const online = m.status === 'ONLINE';
   const severity = severityOf(m.status, m.offlineReason);
 
@@ -64,6 +67,12 @@ export function MachineCard({ entry }: { entry: FleetEntry }) {
         <dd data-testid="machine-cuda">
           <Reported value={m.cudaVersion} />
         </dd>
+        <dt>{t('overview.cpu')}</dt>
+        <dd data-testid="machine-cpu">
+          <Reported value={m.cpuModel ?? null} />
+        </dd>
+        <dt>{t('overview.host')}</dt>
+        <dd data-testid="machine-host">{host || <NotReported />}</dd>
         <dt>{t('overview.agent')}</dt>
         <dd data-testid="machine-agent">
           <span dir="ltr">{m.agentVersion}</span>

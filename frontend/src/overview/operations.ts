@@ -33,6 +33,11 @@ export const MachineFieldsFragment = graphql(`
     driverVersion
     cudaVersion
     simulated
+    cpuModel
+    cpuCores
+    ramBytes
+    diskBytes
+    diskFreeBytes
     registeredAt
     gpus {
       id
