@@ -99,7 +99,7 @@ function NotificationItem({ notification: n, onOpen }: { notification: Notificat
     if (key === 'guidance') return namesOf(value, (g) => t(`benchmarks.guidanceTitle.${g}` as 'benchmarks.title', { defaultValue: g }));
     // Money in USDC, a payout method's kind and schedule, and a time arrive
     // as the API writes them and are shown as the page writes them.
-    if (key === 'balance' || key === 'perHour' || key === 'amount') return formatUsdc(value, i18n.language);
+    if (key === 'balance' || key === 'perHour' || key === 'amount' || key === 'asked') return formatUsdc(value, i18n.language);
     if (key === 'kind') return t(`payoutKind.${value}` as 'notifications.title', { defaultValue: value });
     if (key === 'schedule') return t(`payoutSchedule.${value}` as 'notifications.title', { defaultValue: value });
     if (key === 'holdUntil' || key === 'claimed' || key === 'billed') return f.dateTime(value);
