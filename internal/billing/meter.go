@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -42,16 +43,28 @@ const EndedLookback = 7 * 24 * time.Hour
 
 // openMetersSQL opens a meter for every rental that has started and has
 // none: running ones, and those that ended within EndedLookback.
-const openMetersSQL = `INSERT INTO rental_meters (rental_id, billed_until, charged_micros, fee_micros, closed, updated_at)
+const openMetersSQL = openMetersOf + `
+ON CONFLICT (rental_id) DO NOTHING`
+
+// openMetersOfSQL is openMetersSQL for the rentals named.
+const openMetersOfSQL = openMetersOf + ` AND r.id IN (?)
+ON CONFLICT (rental_id) DO NOTHING`
+
+const openMetersOf = `INSERT INTO rental_meters (rental_id, billed_until, charged_micros, fee_micros, closed, updated_at)
 SELECT r.id, r.started_at, 0, 0, FALSE, ? FROM rentals r
 WHERE r.started_at IS NOT NULL AND (r.state IN (?) OR r.ended_at >= ?)
-AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)
-ON CONFLICT (rental_id) DO NOTHING`
+AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)`
 
 const meterRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
 	r.fee_bps, r.state, r.started_at, r.ended_at, r.billable_until, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
 FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
 WHERE NOT rm.closed AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
+
+// settleRowsSQL is meterRowsSQL for the rentals named (SettleEnded).
+const settleRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
+	r.fee_bps, r.state, r.started_at, r.ended_at, r.billable_until, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
+FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
+WHERE NOT rm.closed AND rm.rental_id IN (?) ORDER BY rm.rental_id`
 
 // Tick meters every open rental up to now, in chunks of
 // Config.ChunkSize, each in one transaction: for each rental the
@@ -130,113 +143,154 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 			return nil
 		}
 		res.last = rows[len(rows)-1].RentalID
-
-		keys := []accountKey{{models.AccountPlatformFees, 0}}
-		rentalIDs := make([]int64, len(rows))
-		for i, r := range rows {
-			rentalIDs[i] = r.RentalID
-			keys = append(keys, accountKey{models.AccountCustomerFunds, r.CustomerID}, accountKey{models.AccountProviderEarnings, r.ProviderID})
-		}
-		ids, balances, err := accountsWithBalances(ctx, tx, now, keys)
-		if err != nil {
-			return err
-		}
-		var rgs []*models.RentalGpu
-		if err := tx.NewSelect().Model(&rgs).Where("rental_id IN (?)", bun.List(rentalIDs)).Order("rental_id", "gpu_id").Scan(ctx); err != nil {
-			return fmt.Errorf("billing: unable to read rentals' GPUs: %w", err)
-		}
-		gpusOf := map[int64][]int64{}
-		for _, g := range rgs {
-			gpusOf[g.RentalID] = append(gpusOf[g.RentalID], g.GpuID)
-		}
-		burn, err := s.burnRates(ctx, tx, rows)
-		if err != nil {
-			return err
-		}
-
-		var postings []*posting
-		var meters []*models.RentalMeter
-		gpuHours := map[gpuHourKey]*models.EarningsHour{}
-		provHours := map[providerHourKey]*models.ProviderEarningsHour{}
-		providers := map[int64]bool{}
-		for _, r := range rows {
-			customer := accountKey{models.AccountCustomerFunds, r.CustomerID}
-			earnings := accountKey{models.AccountProviderEarnings, r.ProviderID}
-			c := s.charge(r, now, balances[ids[customer]])
-			if c.refund && balances[ids[earnings]] < c.fee-c.gross {
-				// The provider's earnings were paid out already: what it
-				// owes cannot be taken back here. The meter stays where it
-				// is and an operator settles it.
-				s.deps.Logger.ErrorContext(ctx, "billing: a rental ended before what was billed and its provider's balance cannot give the excess back",
-					"rental_id", r.RentalID, "excess", (-c.gross).String())
-				c = charge{fromSecs: c.fromSecs, toSecs: c.fromSecs, billedUntil: r.BilledUntil, closed: c.closed}
-			}
-			balances[ids[customer]] -= c.gross
-			balances[ids[earnings]] += c.gross - c.fee
-			m := &models.RentalMeter{RentalID: r.RentalID, BilledUntil: c.billedUntil, Charged: r.Charged + c.gross, Fee: r.Fee + c.fee,
-				Closed: c.closed, LowFundsAt: r.LowFundsAt, UpdatedAt: now}
-			if c.gross != 0 || c.fee != 0 {
-				ref := "rental " + strconv.FormatInt(r.RentalID, 10) + " to " + c.billedUntil.UTC().Format(time.RFC3339)
-				if c.refund {
-					ref = "rental " + strconv.FormatInt(r.RentalID, 10) + " ended at " + c.billedUntil.UTC().Format(time.RFC3339) + ": excess returned"
-				}
-				rid := r.RentalID
-				postings = append(postings, &posting{
-					tx: &models.LedgerTransaction{Kind: models.TxRentalCharge, Reference: ref, RentalID: &rid},
-					legs: []leg{
-						{customer, -c.gross},
-						{accountKey{models.AccountProviderEarnings, r.ProviderID}, c.gross - c.fee},
-						{accountKey{models.AccountPlatformFees, 0}, c.fee},
-					},
-				})
-				providers[r.ProviderID] = true
-				res.charged = append(res.charged, ChargedRental{RentalID: r.RentalID, CustomerID: r.CustomerID})
-				s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
-			}
-			// A rental being stopped already was told and stopped once.
-			// One is stopped while the balance still pays for the stop
-			// (s.stopLead of everything the customer runs), so the time
-			// its job runs until the agent confirms is paid for.
-			stopping := r.State == models.RentalStopping
-			left := balances[ids[customer]]
-			if !c.exhausted && r.EndedAt == nil && !stopping && s.stopLead > 0 &&
-				left < models.USDC(int64(burn[r.CustomerID])*int64(s.stopLead/time.Second)/3600) {
-				c.exhausted = true
-			}
-			if c.exhausted && r.EndedAt == nil && !stopping {
-				res.exhausted = append(res.exhausted, r.RentalID)
-			}
-			if r.EndedAt == nil && !c.exhausted && m.LowFundsAt == nil && left < models.USDC(int64(perHourOf(r))*int64(s.cfg.LowFunds/time.Second)/3600) {
-				m.LowFundsAt = &now
-				if err := s.notifyLowFunds(ctx, tx, r, left); err != nil {
-					return err
-				}
-			}
-			if c.exhausted && r.EndedAt == nil && !stopping {
-				if err := s.notifyExhausted(ctx, tx, r); err != nil {
-					return err
-				}
-			}
-			meters = append(meters, m)
-		}
-		if err := postWith(ctx, tx, now, postings, ids); err != nil {
-			return err
-		}
-		if _, err := tx.NewInsert().Model(&meters).On("CONFLICT (rental_id) DO UPDATE").
-			Set("billed_until = EXCLUDED.billed_until, charged_micros = EXCLUDED.charged_micros, fee_micros = EXCLUDED.fee_micros").
-			Set("closed = EXCLUDED.closed, low_funds_at = EXCLUDED.low_funds_at, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
-			return fmt.Errorf("billing: unable to update meters: %w", err)
-		}
-		if err := upsertHours(ctx, tx, gpuHours, provHours); err != nil {
-			return err
-		}
-		for p := range providers {
-			res.providers = append(res.providers, p)
-		}
-		slices.Sort(res.providers)
-		return nil
+		return s.meter(ctx, tx, now, rows, res)
 	})
 	return res, err
+}
+
+// SettleEnded meters the rentals ids, which tx has just ended, to their
+// end inside tx: what a tick billed past an end is given back (every leg
+// reversed) in the transaction that ends the rental, and what is owed up
+// to the end is charged, so no statement ever shows a rental billed past
+// its end. It opens the meter of a rental that started and has none yet.
+// Call it once per transaction with every rental it ended, after the
+// rentals' own rows: the meters are locked in one statement, in rental
+// order as Tick locks them, before any account. What follows a tick's
+// commit (events, OnCharged) follows tx's.
+func (s *Service) SettleEnded(ctx context.Context, tx bun.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	now := s.deps.Clock.Now()
+	if _, err := tx.NewRaw(openMetersOfSQL, now, bun.List(activeStates), now.Add(-EndedLookback), bun.List(ids)).Exec(ctx); err != nil {
+		return fmt.Errorf("billing: unable to open meters: %w", err)
+	}
+	q := settleRowsSQL
+	if s.deps.DB.Backend() == "postgres" {
+		q += " FOR UPDATE OF rm"
+	}
+	var rows []*meterRow
+	if err := tx.NewRaw(q, bun.List(ids)).Scan(ctx, &rows); err != nil {
+		return fmt.Errorf("billing: unable to read meters: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	res := &chunkResult{n: len(rows), last: rows[len(rows)-1].RentalID}
+	if err := s.meter(ctx, tx, now, rows, res); err != nil {
+		return err
+	}
+	store.AfterCommit(ctx, func() { s.afterChunk(context.WithoutCancel(ctx), res) })
+	return nil
+}
+
+// meter bills rows (locked by the caller) up to now in tx, recording in
+// res what follows the commit.
+func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*meterRow, res *chunkResult) error {
+	keys := []accountKey{{models.AccountPlatformFees, 0}}
+	rentalIDs := make([]int64, len(rows))
+	for i, r := range rows {
+		rentalIDs[i] = r.RentalID
+		keys = append(keys, accountKey{models.AccountCustomerFunds, r.CustomerID}, accountKey{models.AccountProviderEarnings, r.ProviderID})
+	}
+	ids, balances, err := accountsWithBalances(ctx, tx, now, keys)
+	if err != nil {
+		return err
+	}
+	var rgs []*models.RentalGpu
+	if err := tx.NewSelect().Model(&rgs).Where("rental_id IN (?)", bun.List(rentalIDs)).Order("rental_id", "gpu_id").Scan(ctx); err != nil {
+		return fmt.Errorf("billing: unable to read rentals' GPUs: %w", err)
+	}
+	gpusOf := map[int64][]int64{}
+	for _, g := range rgs {
+		gpusOf[g.RentalID] = append(gpusOf[g.RentalID], g.GpuID)
+	}
+	burn, err := s.burnRates(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
+
+	var postings []*posting
+	var meters []*models.RentalMeter
+	gpuHours := map[gpuHourKey]*models.EarningsHour{}
+	provHours := map[providerHourKey]*models.ProviderEarningsHour{}
+	providers := map[int64]bool{}
+	for _, r := range rows {
+		customer := accountKey{models.AccountCustomerFunds, r.CustomerID}
+		earnings := accountKey{models.AccountProviderEarnings, r.ProviderID}
+		c := s.charge(r, now, balances[ids[customer]])
+		if c.refund && balances[ids[earnings]] < c.fee-c.gross {
+			// The provider's earnings were paid out already: what it
+			// owes cannot be taken back here. The meter stays where it
+			// is and an operator settles it.
+			s.deps.Logger.ErrorContext(ctx, "billing: a rental ended before what was billed and its provider's balance cannot give the excess back",
+				"rental_id", r.RentalID, "excess", (-c.gross).String())
+			c = charge{fromSecs: c.fromSecs, toSecs: c.fromSecs, billedUntil: r.BilledUntil, closed: c.closed}
+		}
+		balances[ids[customer]] -= c.gross
+		balances[ids[earnings]] += c.gross - c.fee
+		m := &models.RentalMeter{RentalID: r.RentalID, BilledUntil: c.billedUntil, Charged: r.Charged + c.gross, Fee: r.Fee + c.fee,
+			Closed: c.closed, LowFundsAt: r.LowFundsAt, UpdatedAt: now}
+		if c.gross != 0 || c.fee != 0 {
+			ref := "rental " + strconv.FormatInt(r.RentalID, 10) + " to " + c.billedUntil.UTC().Format(time.RFC3339)
+			if c.refund {
+				ref = "rental " + strconv.FormatInt(r.RentalID, 10) + " ended at " + c.billedUntil.UTC().Format(time.RFC3339) + ": excess returned"
+			}
+			rid := r.RentalID
+			postings = append(postings, &posting{
+				tx: &models.LedgerTransaction{Kind: models.TxRentalCharge, Reference: ref, RentalID: &rid},
+				legs: []leg{
+					{customer, -c.gross},
+					{accountKey{models.AccountProviderEarnings, r.ProviderID}, c.gross - c.fee},
+					{accountKey{models.AccountPlatformFees, 0}, c.fee},
+				},
+			})
+			providers[r.ProviderID] = true
+			res.charged = append(res.charged, ChargedRental{RentalID: r.RentalID, CustomerID: r.CustomerID})
+			s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
+		}
+		// A rental being stopped already was told and stopped once.
+		// One is stopped while the balance still pays for the stop
+		// (s.stopLead of everything the customer runs), so the time
+		// its job runs until the agent confirms is paid for.
+		stopping := r.State == models.RentalStopping
+		left := balances[ids[customer]]
+		if !c.exhausted && r.EndedAt == nil && !stopping && s.stopLead > 0 &&
+			left < models.USDC(int64(burn[r.CustomerID])*int64(s.stopLead/time.Second)/3600) {
+			c.exhausted = true
+		}
+		if c.exhausted && r.EndedAt == nil && !stopping {
+			res.exhausted = append(res.exhausted, r.RentalID)
+		}
+		if r.EndedAt == nil && !c.exhausted && m.LowFundsAt == nil && left < models.USDC(int64(perHourOf(r))*int64(s.cfg.LowFunds/time.Second)/3600) {
+			m.LowFundsAt = &now
+			if err := s.notifyLowFunds(ctx, tx, r, left); err != nil {
+				return err
+			}
+		}
+		if c.exhausted && r.EndedAt == nil && !stopping {
+			if err := s.notifyExhausted(ctx, tx, r); err != nil {
+				return err
+			}
+		}
+		meters = append(meters, m)
+	}
+	if err := postWith(ctx, tx, now, postings, ids); err != nil {
+		return err
+	}
+	if _, err := tx.NewInsert().Model(&meters).On("CONFLICT (rental_id) DO UPDATE").
+		Set("billed_until = EXCLUDED.billed_until, charged_micros = EXCLUDED.charged_micros, fee_micros = EXCLUDED.fee_micros").
+		Set("closed = EXCLUDED.closed, low_funds_at = EXCLUDED.low_funds_at, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
+		return fmt.Errorf("billing: unable to update meters: %w", err)
+	}
+	if err := upsertHours(ctx, tx, gpuHours, provHours); err != nil {
+		return err
+	}
+	for p := range providers {
+		res.providers = append(res.providers, p)
+	}
+	slices.Sort(res.providers)
+	return nil
 }
 
 // afterChunk publishes the providers' earnings changes and stops the

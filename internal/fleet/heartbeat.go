@@ -172,7 +172,7 @@ func (s *Service) transition(ctx context.Context, ref machineRef, to protocol.Ma
 		}
 		s.deps.Logger.InfoContext(ctx, "fleet: machine status changed", attrs...)
 		for _, fn := range s.onTransition {
-			fn(ctx, Transition{MachineID: ref.id, ProviderID: ref.providerID, Status: to, Reason: reason, At: at})
+			fn(ctx, Transition{MachineID: ref.id, ProviderID: ref.providerID, Status: to, Reason: reason, At: at, LastBeat: lastBeat})
 		}
 	}
 	return err

@@ -40,6 +40,10 @@ type Transition struct {
 	// At is when the status changed (for the sweeper's offline, the end
 	// of the grace after the last heartbeat).
 	At time.Time
+	// LastBeat is the latest heartbeat the platform received from the
+	// machine (for an offline one, when it was last heard from: what a
+	// rental on it is billed to).
+	LastBeat time.Time
 }
 
 // OnTransition adds fn to the functions called after each machine status

@@ -82,6 +82,9 @@ func (s *Service) ReportJobStatus(ctx context.Context, agent *auth.Agent, in pro
 			if err := s.endTx(ctx, tx, r, state, cause, in.Message, at); err != nil {
 				return err
 			}
+			if err := s.settleEnded(ctx, tx, r); err != nil {
+				return err
+			}
 			if claimed.After(arrival.Add(s.cfg.ReportSkew)) {
 				return s.tellCorrected(ctx, tx, r, "end", claimed, *r.EndedAt)
 			}
@@ -194,9 +197,20 @@ func (s *Service) onTransition(ctx context.Context, t fleet.Transition) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := s.interruptMachine(ctx, t.MachineID, t.At); err != nil {
+	if err := s.interruptMachine(ctx, t.MachineID, heardLast(t.At, &t.LastBeat)); err != nil {
 		s.deps.Logger.WarnContext(ctx, "market: unable to interrupt the rentals of an offline machine", "machine_id", t.MachineID, "err", err)
 	}
+}
+
+// heardLast is when a machine that went offline at offline was last heard
+// from: its last heartbeat the platform received, when known and earlier.
+// A rental on it is billed to there, not to the end of the grace the
+// fleet waited before calling it offline.
+func heardLast(offline time.Time, lastBeat *time.Time) time.Time {
+	if lastBeat != nil && !lastBeat.IsZero() && lastBeat.Before(offline) {
+		return *lastBeat
+	}
+	return offline
 }
 
 // interruptMachine ends the active rentals of machineID INTERRUPTED
@@ -217,7 +231,7 @@ func (s *Service) interruptMachine(ctx context.Context, machineID int64, at time
 			}
 			ended = append(ended, r)
 		}
-		return nil
+		return s.settleEnded(ctx, tx, ended...)
 	})
 	if err != nil {
 		return err
@@ -253,14 +267,14 @@ func (s *Service) endUnconfirmedStops(ctx context.Context) error {
 // machine's going offline.
 func (s *Service) interruptOffline(ctx context.Context) error {
 	var machines []*models.Machine
-	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "status_changed_at").
+	if err := s.deps.DB.NewSelect().Model(&machines).Column("id", "status_changed_at", "last_heartbeat_at").
 		Where("status = ?", protocol.MachineOffline).
 		Where("EXISTS (SELECT 1 FROM rentals r WHERE r.machine_id = m.id AND r.state IN (?))", bun.List(activeStates)).
 		Scan(ctx); err != nil {
 		return fmt.Errorf("market: unable to list offline machines with rentals: %w", err)
 	}
 	for _, m := range machines {
-		if err := s.interruptMachine(ctx, m.ID, m.StatusChangedAt); err != nil {
+		if err := s.interruptMachine(ctx, m.ID, heardLast(m.StatusChangedAt, m.LastHeartbeatAt)); err != nil {
 			return err
 		}
 	}

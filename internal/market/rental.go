@@ -388,7 +388,7 @@ func (s *Service) end(ctx context.Context, id int64, state models.RentalState, c
 			return err
 		}
 		out = r
-		return nil
+		return s.settleEnded(ctx, tx, r)
 	})
 	return out, err
 }
@@ -433,6 +433,25 @@ func (s *Service) endTx(ctx context.Context, tx bun.Tx, r *models.Rental, state 
 				fn(ctx, &ended)
 			}
 		})
+	}
+	return nil
+}
+
+// settleEnded has the rentals rs, just ended in tx, billed to their end in
+// tx (Deps.Meter), those that started: once per transaction, with all of
+// them.
+func (s *Service) settleEnded(ctx context.Context, tx bun.Tx, rs ...*models.Rental) error {
+	if s.deps.Meter == nil {
+		return nil
+	}
+	var ids []int64
+	for _, r := range rs {
+		if r.StartedAt != nil {
+			ids = append(ids, r.ID)
+		}
+	}
+	if err := s.deps.Meter.SettleEnded(ctx, tx, ids); err != nil {
+		return fmt.Errorf("market: unable to settle the ended rentals' bills: %w", err)
 	}
 	return nil
 }

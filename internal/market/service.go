@@ -34,6 +34,16 @@ type Deps struct {
 	// (billing's Costs), attached to the rentals a customer reads
 	// (models.Rental.Cost); nil: they carry no cost.
 	Costs Costs
+	// Meter, when set, bills the rentals a transaction ends to their end
+	// inside it (billing's SettleEnded); nil: the next metering tick does.
+	Meter Meter
+}
+
+// Meter settles the bill of rentals as they end.
+type Meter interface {
+	// SettleEnded meters the rentals ids, just ended in tx, to their
+	// end in tx: an excess billed past the end is given back there.
+	SettleEnded(ctx context.Context, tx bun.Tx, ids []int64) error
 }
 
 // Costs is what rentals have cost their customers, from the platform's

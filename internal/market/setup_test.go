@@ -41,7 +41,11 @@ type bundle struct {
 	serial int
 }
 
-func setup(t *testing.T, db *store.DB) *bundle {
+func setup(t *testing.T, db *store.DB) *bundle { return setupWith(t, db, nil) }
+
+// setupWith is setup with the market's Deps edited by with (given the
+// bundle's database, clock and bus) before the market is made.
+func setupWith(t *testing.T, db *store.DB, with func(b *bundle, d *Deps)) *bundle {
 	t.Helper()
 	clk := clock.NewManual(time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC))
 	pres := presence.NewMemory(clk)
@@ -51,7 +55,11 @@ func setup(t *testing.T, db *store.DB) *bundle {
 	// The machines' GPUs are simulated: the fleet takes them and the
 	// market lists them, as in the demo world.
 	b.fleet = fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: b.bus, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
-	b.svc = New(Deps{DB: db, Bus: b.bus, Fleet: b.fleet, Clock: clk, Logger: logger}, Config{})
+	deps := Deps{DB: db, Bus: b.bus, Fleet: b.fleet, Clock: clk, Logger: logger}
+	if with != nil {
+		with(b, &deps)
+	}
+	b.svc = New(deps, Config{})
 	return b
 }
 

@@ -257,7 +257,7 @@ func (p *Platform) buildServices() error {
 	p.Fleet.OnRegistered(p.Bench.OnRegistered)
 	p.Billing = billing.New(billing.Deps{DB: db, Bus: p.Bus, Notify: p.Notify, Clock: cfg.Clock, Logger: cfg.Logger,
 		Solana: cfg.Solana, Passwords: p.Auth, Outbox: outbox}, cfg.Billing)
-	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing, Notify: p.Notify, Costs: p.Billing}, cfg.Market)
+	p.Market = market.New(market.Deps{DB: db, Bus: p.Bus, Fleet: p.Fleet, Clock: cfg.Clock, Logger: cfg.Logger, Funds: p.Billing, Notify: p.Notify, Costs: p.Billing, Meter: p.Billing}, cfg.Market)
 	// The platform's fee is the market's: pricing's advice reads it there.
 	p.Pricing = pricing.New(pricing.Deps{DB: db, Bus: p.Bus, Clock: cfg.Clock, Logger: cfg.Logger, FeeBps: p.Market.Config().FeeBps}, cfg.Pricing)
 	p.Fleet.OnRegistered(p.Pricing.OnRegistered)
