@@ -7938,6 +7938,8 @@ enum ErrorCode {
   RATE_LIMITED
   "The server failed; nothing about the cause is shown."
   INTERNAL
+  "A service the platform depends on (its database, Redis) is briefly out of reach: nothing was done; retry after extensions.retryAfterSeconds."
+  UNAVAILABLE
   "The request is not a GraphQL request the server can take (an undecodable body, no query), or a refusal without a code of its own."
   BAD_REQUEST
   "The document does not parse."

@@ -332,6 +332,8 @@ type gqlResponse struct {
 		Message    string `json:"message"`
 		Extensions struct {
 			Code string `json:"code"`
+			// RetryAfterSeconds comes with UNAVAILABLE.
+			RetryAfterSeconds int `json:"retryAfterSeconds"`
 		} `json:"extensions"`
 	} `json:"errors"`
 }
@@ -392,6 +394,9 @@ func (c *Client) do(ctx context.Context, op, name, query string, input any, out 
 			msgs[i] = c.redact(ge.Message)
 			if e.Code == "" || (i == 0 && ge.Extensions.Code != "") {
 				e.Code = ge.Extensions.Code
+			}
+			if s := ge.Extensions.RetryAfterSeconds; s > 0 && e.RetryAfter == 0 {
+				e.RetryAfter = min(time.Duration(s)*time.Second, MaxInterval)
 			}
 		}
 		e.Message = strings.Join(msgs, "; ")

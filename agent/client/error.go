@@ -18,6 +18,10 @@ const (
 	CodeNotFound        = "NOT_FOUND"
 	CodeRateLimited     = "RATE_LIMITED"
 	CodeInternal        = "INTERNAL"
+	// CodeUnavailable: a service the server depends on is briefly out of
+	// reach; nothing was done and the request may be sent again after
+	// extensions.retryAfterSeconds.
+	CodeUnavailable = "UNAVAILABLE"
 )
 
 // ErrUnauthenticated is what an UNAUTHENTICATED answer Is: the token is
@@ -84,13 +88,14 @@ func (e *Error) Is(target error) bool {
 }
 
 // Retryable reports whether the same request may work later: no answer or
-// an unreadable one, RATE_LIMITED, INTERNAL, 408, 429 and 5xx answers.
+// an unreadable one, RATE_LIMITED, INTERNAL, UNAVAILABLE, 408, 429 and 5xx
+// answers.
 // UNAUTHENTICATED and FORBIDDEN never are, whatever the status.
 func (e *Error) Retryable() bool {
 	switch e.Code {
 	case CodeUnauthenticated, CodeForbidden:
 		return false
-	case CodeRateLimited, CodeInternal:
+	case CodeRateLimited, CodeInternal, CodeUnavailable:
 		return true
 	}
 	if e.Err != nil {

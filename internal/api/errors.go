@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -21,18 +22,24 @@ import (
 // the argument (see presentCoercion); domain errors keep their public
 // message and code; errors gqlgen made itself (parse, validation, limits)
 // keep theirs; anything else is logged and shown as "internal error" with
-// code INTERNAL, leaking nothing. The code sent is always one of
+// code INTERNAL, leaking nothing, except a dependency out of reach
+// (fault.IsOutage: the database, Redis), which is UNAVAILABLE with
+// extensions.retryAfterSeconds, logged as a warning, and told to outage.
+// The code sent is always one of
 // fault.Codes, the ErrorCode enum: a domain error with a code outside it
 // is internal, a gqlgen error with a code outside it (or none) is
 // BAD_REQUEST.
-func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
+func presentError(logger *slog.Logger, outage func(context.Context)) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		if arg, ok := coercedArgument(ctx, gqlErr); ok {
 			return presentCoercion(ctx, logger, gqlErr, arg, err)
 		}
 		var fe *fault.Error
-		if errors.As(err, &fe) {
+		if errors.As(err, &fe) && fe.Code == fault.Internal && fault.IsOutage(err) {
+			fe = nil // an outage wrapped as internal is still an outage
+		}
+		if fe != nil {
 			if !fe.Code.Known() {
 				return presentInternal(ctx, logger, gqlErr, err)
 			}
@@ -61,8 +68,23 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			return gqlErr
 		}
+		if fault.IsOutage(err) && (!errors.Is(err, context.Canceled) || ctx.Err() == nil) {
+			return presentOutage(ctx, logger, outage, gqlErr, err)
+		}
 		return presentInternal(ctx, logger, gqlErr, err)
 	}
+}
+
+// presentOutage shows err, a dependency out of reach, as UNAVAILABLE with
+// a retry hint, logs it as a warning (the dependency's own health checks
+// say more) and tells outage.
+func presentOutage(ctx context.Context, logger *slog.Logger, outage func(context.Context), gqlErr *gqlerror.Error, err error) *gqlerror.Error {
+	logger.WarnContext(ctx, "api: a dependency is out of reach", "path", gqlErr.Path.String(), "err", err)
+	outage(ctx)
+	gqlErr.Message = fault.OutageMessage
+	gqlErr.Err = nil
+	gqlErr.Extensions = map[string]any{"code": string(fault.ServiceUnavailable), "retryAfterSeconds": int(fault.RetryAfter / time.Second)}
+	return gqlErr
 }
 
 // coercedArgument reports whether gqlErr is an argument's value that could

@@ -172,7 +172,7 @@ func TestEveryCodeSentIsAnErrorCodeAndViceVersa(t *testing.T) {
 			want fault.Code
 		}{desc: fmt.Sprintf("a domain error coded %s", c), err: fmt.Errorf("wrapped: %w", fault.E(c, "public")), want: c})
 	}
-	present := api.PresentError(slog.New(slog.DiscardHandler))
+	present := api.PresentError(slog.New(slog.DiscardHandler), func(context.Context) {})
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
 	for _, tc := range presented {
 		got := present(ctx, tc.err)
@@ -193,7 +193,7 @@ func TestEveryCodeSentIsAnErrorCodeAndViceVersa(t *testing.T) {
 func TestInternalErrorsLeakNothing(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	present := api.PresentError(slog.New(slog.NewTextHandler(&logs, nil)))
+	present := api.PresentError(slog.New(slog.NewTextHandler(&logs, nil)), func(context.Context) {})
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
 	got := present(ctx, fault.E("TEAPOT", "secret detail"))
 	require.Equal(t, "internal error", got.Message)
@@ -207,7 +207,7 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 func TestACanceledRequestIsNotLoggedAsAnInternalError(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	present := api.PresentError(slog.New(slog.NewTextHandler(&logs, nil)))
+	present := api.PresentError(slog.New(slog.NewTextHandler(&logs, nil)), func(context.Context) {})
 	ctx, cancel := context.WithCancel(graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover))
 	cancel()
 	got := present(ctx, fmt.Errorf("billing: unable to read earnings: %w", context.Canceled))
@@ -374,7 +374,7 @@ func TestIssue9Point7ArgumentsThatDoNotCoerceAreBadUserInputNamingTheField(t *te
 // validation, so a request cannot reach these).
 func TestArgumentErrorsShowOnlyPublicReasons(t *testing.T) {
 	t.Parallel()
-	present := api.PresentError(slog.New(slog.DiscardHandler))
+	present := api.PresentError(slog.New(slog.DiscardHandler), func(context.Context) {})
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "hb", Name: "heartbeat"}}})
 	arg := ctx
@@ -409,7 +409,7 @@ func TestArgumentErrorsShowOnlyPublicReasons(t *testing.T) {
 // the argument check above does not take every error that has a cause.
 func TestResolverErrorsAreNotTakenForArguments(t *testing.T) {
 	t.Parallel()
-	present := api.PresentError(slog.New(slog.DiscardHandler))
+	present := api.PresentError(slog.New(slog.DiscardHandler), func(context.Context) {})
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Alias: "me", Name: "me"}}})
 	for _, tc := range []struct {

@@ -84,11 +84,11 @@ func newBothPaths(t testing.TB) bothPaths {
 	})
 	generic := executor.New(es)
 	generic.SetQueryCache(lru.New[*ast.QueryDocument](16))
-	generic.SetErrorPresenter(presentError(logger))
+	generic.SetErrorPresenter(presentError(logger, func(context.Context) {}))
 	generic.SetRecoverFunc(recoverPanic(logger))
 	return bothPaths{
 		prepared: preparedPOST{ops: mustPrepare(es, cfg, []PreparedOperation{op}, m, logger), metrics: m,
-			presenter: presentError(logger), recover: recoverPanic(logger)},
+			presenter: presentError(logger, func(context.Context) {}), recover: recoverPanic(logger)},
 		generic: generic,
 	}
 }

@@ -168,6 +168,11 @@ type Deps struct {
 	// Prepared are the trusted documents answered without the generic
 	// executor (the agent's heartbeat; see Prepare).
 	Prepared []PreparedOperation
+	// Outage, when set, is told each time a request is answered
+	// UNAVAILABLE (a dependency out of reach, fault.IsOutage): the fleet
+	// keeps the platform's own outages from counting as its machines'
+	// (fleet.Service.NoteOutage).
+	Outage func(ctx context.Context)
 }
 
 // Server is the assembled HTTP handler.
@@ -209,7 +214,11 @@ func New(cfg Config, deps Deps) *Server {
 	m := newMetrics()
 	origins := newOriginPolicy(cfg.AllowedOrigins)
 	proxies := proxyPolicy{trusted: cfg.TrustedProxies}
-	authn := &authenticator{auth: deps.Auth, logger: deps.Logger, origins: origins, proxies: proxies, secure: cfg.SecureCookies}
+	outage := deps.Outage
+	if outage == nil {
+		outage = func(context.Context) {}
+	}
+	authn := &authenticator{auth: deps.Auth, logger: deps.Logger, origins: origins, proxies: proxies, secure: cfg.SecureCookies, outage: outage}
 	streamsCtx, closeStreams := context.WithCancel(context.Background())
 	sockets := newSockets(deps.Auth, deps.Logger, m, cfg.socketLimits(), proxies, streamsCtx)
 
@@ -245,7 +254,7 @@ func New(cfg Config, deps Deps) *Server {
 	// Prepared documents (the agent's heartbeat) are answered in front of
 	// gqlgen's POST transport; they skip the operation and field
 	// middleware, and the errors go through the same presenter.
-	presenter, recoverer := presentError(deps.Logger), recoverPanic(deps.Logger)
+	presenter, recoverer := presentError(deps.Logger, outage), recoverPanic(deps.Logger)
 	gql.AddTransport(preparedPOST{
 		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, m, deps.Logger), metrics: m,
 		presenter: presenter, recover: recoverer,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +51,8 @@ type authenticator struct {
 	origins *originPolicy
 	proxies proxyPolicy
 	secure  bool
+	// outage is told of each request refused for an outage.
+	outage func(context.Context)
 }
 
 func bearerToken(h string) (string, bool) {
@@ -164,8 +167,17 @@ func (a *authenticator) authenticateBearer(ctx context.Context, tok string) (con
 }
 
 // internal answers 500 for a failure to authenticate that is not the
-// caller's fault, logging the cause once.
+// caller's fault, logging the cause once; 503 UNAVAILABLE with
+// Retry-After when the cause is a dependency out of reach (the session
+// or agent token could not be looked up: fault.IsOutage).
 func (a *authenticator) internal(w http.ResponseWriter, r *http.Request, err error) {
+	if fault.IsOutage(err) {
+		a.logger.WarnContext(r.Context(), "api: unable to authenticate a request: a dependency is out of reach", "err", err)
+		a.outage(r.Context())
+		w.Header().Set("Retry-After", strconv.Itoa(int(fault.RetryAfter/time.Second)))
+		writeHTTPError(w, http.StatusServiceUnavailable, fault.ServiceUnavailable, fault.OutageMessage)
+		return
+	}
 	a.logger.ErrorContext(r.Context(), "api: unable to authenticate a request", "err", err)
 	writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
 }

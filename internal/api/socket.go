@@ -486,6 +486,10 @@ func (g socketGuard) MutateOperationContext(ctx context.Context, oc *graphql.Ope
 	ok, _, err := r.alive(ctx, s)
 	if err != nil {
 		s.active.Add(-1)
+		if fault.IsOutage(err) {
+			r.logger.WarnContext(ctx, "api: unable to check a WebSocket's session: a dependency is out of reach", "err", err)
+			return coded(fault.ServiceUnavailable, gqlerror.Errorf("%s", fault.OutageMessage))
+		}
 		r.logger.ErrorContext(ctx, "api: unable to check a WebSocket's session", "err", err)
 		return coded(fault.Internal, gqlerror.Errorf("internal error"))
 	}

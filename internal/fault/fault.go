@@ -21,6 +21,9 @@ const (
 	Conflict        Code = "CONFLICT"
 	RateLimited     Code = "RATE_LIMITED"
 	Internal        Code = "INTERNAL"
+	// ServiceUnavailable is a dependency of the platform briefly out of
+	// reach (IsOutage): the request may be retried after RetryAfter.
+	ServiceUnavailable Code = "UNAVAILABLE"
 )
 
 // The codes of requests refused before any service runs. The API and gqlgen
@@ -42,7 +45,7 @@ const (
 // Codes returns every Code, in the order of the ErrorCode enum.
 func Codes() []Code {
 	return []Code{
-		Unauthenticated, Forbidden, NotFound, Invalid, Conflict, RateLimited, Internal,
+		Unauthenticated, Forbidden, NotFound, Invalid, Conflict, RateLimited, Internal, ServiceUnavailable,
 		BadRequest, ParseFailed, ValidationFailed, ComplexityLimitExceeded, DepthLimitExceeded, PersistedQueryNotFound,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpunex/gpunex/agent/protocol"
@@ -16,6 +17,10 @@ import (
 // epochKey marks the presence store as continuous: if it disappears, the
 // store was wiped (a Redis restart) and absent keys say nothing yet.
 const epochKey = "fleet:epoch"
+
+// outageKey is present for a grace period after any replica could not
+// take a request because a dependency was out of reach (NoteOutage).
+const outageKey = "fleet:outage"
 
 // transitionFunc moves a machine to a status (see Service.transition).
 type transitionFunc func(ctx context.Context, ref machineRef, to protocol.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error
@@ -39,6 +44,10 @@ type sweeper struct {
 	// that finds the key gone read that very heartbeat.
 	seen   map[int64]time.Time
 	seenAt time.Time
+
+	// outageAt is when this replica last noted an outage (unix
+	// nanoseconds, 0: never); outageTold when it last wrote outageKey.
+	outageAt, outageTold atomic.Int64
 }
 
 func newSweeper(deps Deps, cfg Config, transition transitionFunc) *sweeper {
@@ -55,13 +64,50 @@ func (s *Service) Sweep(ctx context.Context) (int, error) { return s.sweeper.swe
 // loses at most that much of the uptime record.
 func (s *Service) Compact(ctx context.Context) error { return s.sweeper.compact(ctx) }
 
+// NoteOutage records that the platform could not take a request now
+// because a dependency (the database, Redis) was out of reach; the API
+// calls it for every UNAVAILABLE answer. No machine is marked offline
+// until a whole grace period after the latest outage noted on any replica
+// (outageKey in the presence store, and this replica's own memory when
+// that store is the one out of reach): a heartbeat the platform could not
+// take is not the machine's downtime, and its agents have a grace to come
+// back once the platform can take them again.
+func (s *Service) NoteOutage(ctx context.Context) { s.sweeper.noteOutage(ctx) }
+
+func (w *sweeper) noteOutage(ctx context.Context) {
+	now := w.clock.Now()
+	w.outageAt.Store(now.UnixNano())
+	// Told at most once a second across this replica's requests, and
+	// never waiting on a store that may be the one out of reach.
+	if last := w.outageTold.Load(); now.UnixNano()-last < int64(time.Second) || !w.outageTold.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	go func() {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if _, err := w.presence.Touch(tctx, outageKey, []byte(now.UTC().Format(time.RFC3339)), w.cfg.Grace()); err != nil {
+			w.logger.DebugContext(tctx, "fleet: unable to share an outage", "err", err)
+		}
+	}()
+}
+
 // presenceTrusted reports whether absent presence keys can be believed:
 // the store must have been continuously up (its epoch key present) for a
 // whole grace period, so a wiped store lets agents heartbeat again before
-// anyone is marked offline.
+// anyone is marked offline; and no replica may have noted an outage of the
+// platform within a grace period (NoteOutage).
 func (w *sweeper) presenceTrusted(ctx context.Context, now time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if at := w.outageAt.Load(); at != 0 && now.Sub(time.Unix(0, at)) < w.cfg.Grace() {
+		return false
+	}
+	if _, outage, err := w.presence.Get(ctx, outageKey); err != nil || outage {
+		if err != nil {
+			w.healthySince = time.Time{}
+		}
+		return false
+	}
 	_, ok, err := w.presence.Get(ctx, epochKey)
 	if err != nil {
 		w.healthySince = time.Time{}

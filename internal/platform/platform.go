@@ -347,6 +347,9 @@ func (p *Platform) buildHandler() {
 			{Name: "presence", Ping: p.Presence.Ping},
 		},
 		Routes: routes,
+		// A request the platform could not take for an outage of its own
+		// is no machine's downtime (fleet.Service.NoteOutage).
+		Outage: p.Fleet.NoteOutage,
 	})
 }
 

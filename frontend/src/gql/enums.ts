@@ -163,7 +163,9 @@ export type ErrorCode =
   /** Too many requests; retry later. */
   | 'RATE_LIMITED'
   /** No valid session or agent token; sign in (or give the agent a valid token) and retry. */
-  | 'UNAUTHENTICATED';
+  | 'UNAUTHENTICATED'
+  /** A service the platform depends on (its database, Redis) is briefly out of reach: nothing was done; retry after extensions.retryAfterSeconds. */
+  | 'UNAVAILABLE';
 
 /** Whether customers may rent a GPU, as far as its benchmarks decide. */
 export type GpuListing =

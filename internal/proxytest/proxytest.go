@@ -1,0 +1,122 @@
+// Package proxytest is a loopback TCP proxy that drills put in front of a
+// dependency (PostgreSQL, Redis, a replica) to take it away and bring it
+// back as an outage would: Cut closes the listening port, so new
+// connections are refused (ECONNREFUSED, as from a stopped server), and
+// drops every open one; Restore listens on the same port again.
+package proxytest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+)
+
+// Proxy forwards each connection to its target until cut.
+type Proxy struct {
+	target string
+	addr   string
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+}
+
+// Start listens on a free loopback port and forwards to target
+// (host:port); it is closed when the test ends.
+func Start(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("proxytest: %v", err)
+	}
+	p := &Proxy{target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	p.serve(ln)
+	t.Cleanup(p.close)
+	return p
+}
+
+// Addr is the proxy's host:port, the address clients dial.
+func (p *Proxy) Addr() string { return p.addr }
+
+// Cut stops listening and drops every open connection (both sides).
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	ln := p.ln
+	p.ln = nil
+	conns := p.conns
+	p.conns = map[net.Conn]struct{}{}
+	p.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+	}
+	for c := range conns {
+		_ = c.Close()
+	}
+}
+
+// Restore listens on the proxy's port again.
+func (p *Proxy) Restore(t testing.TB) {
+	t.Helper()
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Fatalf("proxytest: listen again on %s: %v", p.addr, err)
+	}
+	p.serve(ln)
+}
+
+func (p *Proxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.forward(c)
+		}
+	}()
+}
+
+// forward joins c to a new connection to the target; either side's end
+// (or Cut) ends both.
+func (p *Proxy) forward(c net.Conn) {
+	up, err := net.Dial("tcp", p.target)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.ln == nil { // cut meanwhile
+		p.mu.Unlock()
+		_ = c.Close()
+		_ = up.Close()
+		return
+	}
+	p.conns[c], p.conns[up] = struct{}{}, struct{}{}
+	p.mu.Unlock()
+	pipe := func(dst, src net.Conn) {
+		defer p.wg.Done()
+		_, err := io.Copy(dst, src)
+		_ = err // io.EOF or a cut: either ends the pair
+		_ = dst.Close()
+		_ = src.Close()
+		p.mu.Lock()
+		delete(p.conns, dst)
+		delete(p.conns, src)
+		p.mu.Unlock()
+	}
+	p.wg.Add(2)
+	go pipe(up, c)
+	go pipe(c, up)
+}
+
+func (p *Proxy) close() {
+	p.Cut()
+	p.wg.Wait()
+}
