@@ -31,6 +31,7 @@ const HANDLED: Record<ErrorCode, true> = {
   DEPTH_LIMIT_EXCEEDED: true,
   PERSISTED_QUERY_NOT_FOUND: true,
   INTERNAL: true,
+  UNAVAILABLE: true,
   NETWORK: true,
 };
 
