@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -143,6 +144,11 @@ func (a *authenticator) wsInit(ctx context.Context, tok string) (context.Context
 		if fault.CodeOf(err) == fault.Unauthenticated {
 			return ctx, err
 		}
+		if fault.IsOutage(err) {
+			a.logger.WarnContext(ctx, "api: unable to authenticate a WebSocket: a dependency is out of reach", "err", err)
+			a.outage(ctx)
+			return ctx, errors.New(fault.OutageMessage)
+		}
 		a.logger.ErrorContext(ctx, "api: unable to authenticate a WebSocket", "err", err)
 		return ctx, errors.New("internal error")
 	}
@@ -175,7 +181,10 @@ func (a *authenticator) internal(w http.ResponseWriter, r *http.Request, err err
 		a.logger.WarnContext(r.Context(), "api: unable to authenticate a request: a dependency is out of reach", "err", err)
 		a.outage(r.Context())
 		w.Header().Set("Retry-After", strconv.Itoa(int(fault.RetryAfter/time.Second)))
-		writeHTTPError(w, http.StatusServiceUnavailable, fault.ServiceUnavailable, fault.OutageMessage)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"errors": []map[string]any{{"message": fault.OutageMessage,
+			"extensions": map[string]any{"code": fault.ServiceUnavailable, "retryAfterSeconds": int(fault.RetryAfter / time.Second)}}}})
 		return
 	}
 	a.logger.ErrorContext(r.Context(), "api: unable to authenticate a request", "err", err)
