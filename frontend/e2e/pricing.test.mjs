@@ -100,8 +100,8 @@ test(
       const outcome = advice.getByTestId('price-outcome-recommended');
       assert.equal(await text(outcome.locator('.price-outcome-rate')), `${usdc(recommended)} USDC/h`);
       assert.match(await text(outcome.getByTestId('price-outcome-utilization')), /^\d{1,3}%$/);
-      assert.match(await text(outcome.getByTestId('price-outcome-earnings')), /^[\d,]+\.\d{2} USDC$/);
-      assert.match(await text(advice.getByTestId('price-outcome-current').getByTestId('price-outcome-earnings')), /^[\d,]+\.\d{2} USDC$/);
+      assert.match(await text(outcome.getByTestId('price-outcome-earnings')), /^[\d,]+\.\d{6} USDC$/);
+      assert.match(await text(advice.getByTestId('price-outcome-current').getByTestId('price-outcome-earnings')), /^[\d,]+\.\d{6} USDC$/);
       assert.equal(await text(advice.getByTestId('price-advice-fee')), fill(en.pricing.advice.afterFee, { fee: '15%', hours: '730' }));
 
       at('the market: percentiles, counts and where they come from, or a starting price');

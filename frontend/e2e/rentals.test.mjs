@@ -111,7 +111,7 @@ test(
       await h100.getByTestId('price-saved').waitFor();
       await provider.waitForFunction((m) => document.querySelector(`[data-testid="price-model"][data-model="${m}"]`)?.getAttribute('data-price') === '2.500000', model);
       assert.equal(await priceError.count(), 0, 'no error once valid');
-      assert.match(await text(h100.getByTestId('price-current')), /^2\.50 USDC per GPU per hour, since /);
+      assert.match(await text(h100.getByTestId('price-current')), /^2\.500000 USDC per GPU per hour, since /);
       assert.equal(await h100.getByTestId('price-history-item').first().getAttribute('data-price'), '2.500000');
 
       at('the customer opens the Marketplace filtered by the model: the listings before the agent');
