@@ -32,7 +32,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: node-version build run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench gpu-bench deps clean
+.PHONY: node-version build image run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench gpu-bench deps clean
 
 ## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
 node-version:
@@ -55,6 +55,14 @@ $(FRONTEND)/dist/index.html: $(FRONTEND)/node_modules/.package-lock.json $(SPA_F
 build: $(FRONTEND)/dist/index.html
 	$(GO) build -o $(BIN)/gpunex ./cmd/gpunex
 	$(GO) build -o $(BIN)/gpunex-agent ./cmd/gpunex-agent
+
+## image: the server's container image gpunex/server:dev (deploy/server/Dockerfile,
+## FROM scratch) from a static build of this tree; deploy/compose.yaml runs it
+image: $(FRONTEND)/dist/index.html
+	rm -rf $(BIN)/image && mkdir -p $(BIN)/image
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/image/gpunex ./cmd/gpunex
+	cp /etc/ssl/certs/ca-certificates.crt $(BIN)/image/
+	docker build -f deploy/server/Dockerfile -t gpunex/server:dev $(BIN)/image
 
 ## run: the platform on the embedded default (SQLite in ./data, in-process events) with the demo world
 run: build
