@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
 )
 
@@ -77,10 +78,16 @@ func presentError(logger *slog.Logger, outage func(context.Context)) graphql.Err
 
 // presentOutage shows err, a dependency out of reach, as UNAVAILABLE with
 // a retry hint, logs it as a warning (the dependency's own health checks
-// say more) and tells outage.
+// say more) and, for an agent's request, tells outage: the platform could
+// not take what a machine reported. Only agents' requests count (they
+// need the database and Redis alone), so no other dependency's outage (a
+// Solana node a user's request reached) nor any user can hold the
+// sweeper back.
 func presentOutage(ctx context.Context, logger *slog.Logger, outage func(context.Context), gqlErr *gqlerror.Error, err error) *gqlerror.Error {
 	logger.WarnContext(ctx, "api: a dependency is out of reach", "path", gqlErr.Path.String(), "err", err)
-	outage(ctx)
+	if auth.AgentFrom(ctx) != nil {
+		outage(ctx)
+	}
 	gqlErr.Message = fault.OutageMessage
 	gqlErr.Err = nil
 	gqlErr.Extensions = map[string]any{"code": string(fault.ServiceUnavailable), "retryAfterSeconds": int(fault.RetryAfter / time.Second)}

@@ -168,10 +168,11 @@ type Deps struct {
 	// Prepared are the trusted documents answered without the generic
 	// executor (the agent's heartbeat; see Prepare).
 	Prepared []PreparedOperation
-	// Outage, when set, is told each time a request is answered
+	// Outage, when set, is told each time an agent's request is answered
 	// UNAVAILABLE (a dependency out of reach, fault.IsOutage): the fleet
 	// keeps the platform's own outages from counting as its machines'
-	// (fleet.Service.NoteOutage).
+	// (fleet.Service.NoteOutage). Users' requests answered UNAVAILABLE are
+	// not told: another dependency's outage must not hold the sweeper.
 	Outage func(ctx context.Context)
 }
 

@@ -88,7 +88,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 					writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, publicMessage(err))
 					return
 				}
-				a.internal(w, r, err)
+				a.internal(w, r, err, auth.IsAgentToken(tok))
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(ctx))
@@ -105,7 +105,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 						(&cookieJar{w: w, secure: a.secure || r.TLS != nil}).Clear()
 					}
 				default:
-					a.internal(w, r, err)
+					a.internal(w, r, err, false)
 					return
 				}
 			}
@@ -146,7 +146,6 @@ func (a *authenticator) wsInit(ctx context.Context, tok string) (context.Context
 		}
 		if fault.IsOutage(err) {
 			a.logger.WarnContext(ctx, "api: unable to authenticate a WebSocket: a dependency is out of reach", "err", err)
-			a.outage(ctx)
 			return ctx, errors.New(fault.OutageMessage)
 		}
 		a.logger.ErrorContext(ctx, "api: unable to authenticate a WebSocket", "err", err)
@@ -175,11 +174,14 @@ func (a *authenticator) authenticateBearer(ctx context.Context, tok string) (con
 // internal answers 500 for a failure to authenticate that is not the
 // caller's fault, logging the cause once; 503 UNAVAILABLE with
 // Retry-After when the cause is a dependency out of reach (the session
-// or agent token could not be looked up: fault.IsOutage).
-func (a *authenticator) internal(w http.ResponseWriter, r *http.Request, err error) {
+// or agent token could not be looked up: fault.IsOutage), told to outage
+// when the token was an agent's (see presentOutage).
+func (a *authenticator) internal(w http.ResponseWriter, r *http.Request, err error, agent bool) {
 	if fault.IsOutage(err) {
 		a.logger.WarnContext(r.Context(), "api: unable to authenticate a request: a dependency is out of reach", "err", err)
-		a.outage(r.Context())
+		if agent {
+			a.outage(r.Context())
+		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(fault.RetryAfter/time.Second)))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)

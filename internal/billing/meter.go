@@ -221,11 +221,13 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 		c := s.charge(r, now, balances[ids[customer]])
 		if c.refund && balances[ids[earnings]] < c.fee-c.gross {
 			// The provider's earnings were paid out already: what it
-			// owes cannot be taken back here. The meter stays where it
-			// is and an operator settles it.
-			s.deps.Logger.ErrorContext(ctx, "billing: a rental ended before what was billed and its provider's balance cannot give the excess back",
+			// owes cannot be taken back now. The meter stays where it is
+			// and open, so a later tick gives the customer the excess
+			// back as soon as the provider's earnings cover it; each tick
+			// until then says so to the operator.
+			s.deps.Logger.ErrorContext(ctx, "billing: a rental ended before what was billed and its provider's balance cannot give the excess back yet",
 				"rental_id", r.RentalID, "excess", (-c.gross).String())
-			c = charge{fromSecs: c.fromSecs, toSecs: c.fromSecs, billedUntil: r.BilledUntil, closed: c.closed}
+			c = charge{fromSecs: c.fromSecs, toSecs: c.fromSecs, billedUntil: r.BilledUntil}
 		}
 		balances[ids[customer]] -= c.gross
 		balances[ids[earnings]] += c.gross - c.fee

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -351,6 +352,53 @@ func TestARentalEndedBeforeWhatWasBilledGetsTheExcessBack(t *testing.T) {
 		require.True(t, meter.Closed)
 		require.Equal(t, models.USDC(40_000), meter.Charged)
 		require.True(t, meter.BilledUntil.Equal(began.Add(40*time.Second)))
+		requireBalancedLedger(t, b)
+	})
+}
+
+// A rental that ended before what was billed, whose provider's earnings
+// were paid out meanwhile: the excess cannot be taken back from the
+// provider yet, so the meter stays open and the excess goes back to the
+// customer at the first tick after the provider's earnings cover it; it is
+// never lost.
+func TestAnExcessTheProviderCannotGiveBackYetIsGivenBackLater(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{})
+		customer := b.user(t, "customer")
+		b.credit(t, customer, 100_000_000)
+		provider, machine, gpus := b.provider(t, 2)
+		id := b.rental(t, customer, provider, machine, gpus, 1_800_000, 1500) // 1,000 micro-USDC a second
+		began := b.clock.Now()
+		b.clock.Advance(100 * time.Second)
+		require.NoError(t, b.svc.Tick(b.ctx)) // 100 s billed: the provider earns 85,000
+		payOut := func(amount models.USDC) {
+			t.Helper()
+			require.NoError(t, db.InTx(b.ctx, func(ctx context.Context, tx bun.Tx) error {
+				return post(ctx, tx, b.clock.Now(), []*posting{{tx: &models.LedgerTransaction{Kind: models.TxPayout, Reference: "test payout"},
+					legs: []leg{{accountKey{models.AccountProviderEarnings, provider}, -amount}, {accountKey{models.AccountPaidOut, 0}, amount}}}})
+			}))
+		}
+		payOut(85_000)
+		b.end(t, id, models.RentalCompleted, began.Add(40*time.Second))
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.Equal(t, models.USDC(100_000_000-100_000), b.balanceOf(t, models.AccountCustomerFunds, customer), "not yet")
+		var meter models.RentalMeter
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.False(t, meter.Closed, "the meter stays open until the excess is given back")
+
+		// The provider earns again (another customer's rental), enough to
+		// give back the 51,000 it owes: the next tick does.
+		other := b.user(t, "other")
+		b.credit(t, other, 100_000_000)
+		b.rental(t, other, provider, machine, gpus, 1_800_000, 1500)
+		b.clock.Advance(100 * time.Second)
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.NoError(t, b.svc.Tick(b.ctx))
+		require.Equal(t, models.USDC(100_000_000-40_000), b.balanceOf(t, models.AccountCustomerFunds, customer), "60 s given back")
+		require.NoError(t, db.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(b.ctx))
+		require.True(t, meter.Closed)
+		require.Equal(t, models.USDC(40_000), meter.Charged)
 		requireBalancedLedger(t, b)
 	})
 }

@@ -161,6 +161,11 @@ func TestATransferOnADroppedForkIsRefusedAndTheRequestWaitsAgain(t *testing.T) {
 		require.Equal(t, models.DepositTransferSeen, got.Transfers[0].State)
 
 		w.node.AdvanceBlocks(1)
+		// A node whose ledger was pruned past that slot cannot tell.
+		w.node.PruneHistory(uint64(got.Transfers[0].Slot) + 1)
+		require.NoError(t, w.svc.Run(w.ctx))
+		require.Equal(t, models.DepositTransferSeen, w.get(t, d).Transfers[0].State, "a node without the history cannot say it is on no fork")
+		w.node.PruneHistory(0)
 		require.NoError(t, w.svc.Run(w.ctx))
 		require.NoError(t, w.svc.Run(w.ctx))
 		got = w.get(t, d)

@@ -164,8 +164,9 @@ func (s *Service) Settle(ctx context.Context) error {
 }
 
 // dropIfGone refuses t (NEVER_FINALIZED) when it can no longer land: the
-// node knows it on no fork, searching its whole history, and the
-// finalized chain is DroppedAfterSlots past the slot t was seen at.
+// node knows it on no fork, searching its whole history, which reaches
+// back past the slot t was seen at, and the finalized chain is
+// DroppedAfterSlots past that slot.
 // finalized caches the finalized slot for the run.
 func (s *Service) dropIfGone(ctx context.Context, t *models.DepositTransfer, finalized **uint64) error {
 	st, err := s.deps.Chain.Status(ctx, t.Signature)
@@ -184,6 +185,18 @@ func (s *Service) dropIfGone(ctx context.Context, t *models.DepositTransfer, fin
 	}
 	seen := uint64(max(t.Slot, 0))
 	if **finalized < seen+DroppedAfterSlots {
+		return nil
+	}
+	// A node that no longer holds the blocks of that slot (a pruned
+	// ledger, a provider without history) cannot say the transaction is on
+	// no fork: the transfer stays SEEN for a node that can.
+	first, err := s.deps.Chain.FirstAvailableSlot(ctx)
+	if err != nil {
+		return fmt.Errorf("deposit transfer %s: %w", t.Signature, err)
+	}
+	if first > seen {
+		s.deps.Logger.WarnContext(ctx, "deposit: a transfer not found on chain is older than the node's history; it stays seen",
+			"signature", t.Signature, "slot", seen, "first_available_slot", first)
 		return nil
 	}
 	issue := models.DepositNeverFinalized

@@ -36,6 +36,8 @@ type Chain interface {
 	Status(ctx context.Context, signature string) (solana.Status, error)
 	// FinalizedSlot is the slot of the latest finalized block.
 	FinalizedSlot(ctx context.Context) (uint64, error)
+	// FirstAvailableSlot is the oldest slot the node holds the block of.
+	FirstAvailableSlot(ctx context.Context) (uint64, error)
 }
 
 var _ Chain = (*solana.Client)(nil)

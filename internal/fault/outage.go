@@ -21,8 +21,9 @@ const OutageMessage = "a service the platform depends on is briefly unavailable;
 // IsOutage reports whether err is a dependency of the platform out of
 // reach (its database, Redis, a node it calls) rather than a fault of the
 // request or a bug: a connection refused, reset or cut, one that ended in
-// the middle of an answer (io.EOF, io.ErrUnexpectedEOF: pgx and go-redis
-// report a server gone away so), a driver's broken connection, PostgreSQL's connection exceptions (SQLSTATE class 08) and
+// the middle of an answer (io.ErrUnexpectedEOF: pgx reports a server gone
+// away so; a bare io.EOF is too common elsewhere to count), a driver's
+// broken connection, PostgreSQL's connection exceptions (SQLSTATE class 08) and
 // shutdowns (57P01–57P03), and any error its driver says is safe to retry
 // because nothing was sent (pgconn's SafeToRetry). Such an error is
 // answered UNAVAILABLE with a retry hint, never INTERNAL. The checks use
@@ -36,7 +37,7 @@ func IsOutage(err error) bool {
 	if errors.As(err, &op) {
 		return true
 	}
-	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE, syscall.ECONNABORTED, syscall.EHOSTUNREACH, driver.ErrBadConn, io.EOF, io.ErrUnexpectedEOF} {
+	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE, syscall.ECONNABORTED, syscall.EHOSTUNREACH, driver.ErrBadConn, io.ErrUnexpectedEOF} {
 		if errors.Is(err, e) {
 			return true
 		}

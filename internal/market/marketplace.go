@@ -373,7 +373,7 @@ func providerFilterOf(f Filter) providerFilter {
 func freeGroups(q listingQuery, pf providerFilter) (sqlPart, bool) {
 	f := q.filter
 	part := sqlPart{text: `SELECT mg.machine_id AS machine_id, mg.model_key AS model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf,
-		MIN(gbs.tflops) AS tflops
+		CASE WHEN COUNT(gbs.tflops) = COUNT(*) THEN MIN(gbs.tflops) END AS tflops
 		FROM machine_gpus mg
 		JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
 		WHERE mg.removed_at IS NULL AND NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)`}

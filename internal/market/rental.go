@@ -439,7 +439,10 @@ func (s *Service) endTx(ctx context.Context, tx bun.Tx, r *models.Rental, state 
 
 // settleEnded has the rentals rs, just ended in tx, billed to their end in
 // tx (Deps.Meter), those that started: once per transaction, with all of
-// them.
+// them. It runs under a savepoint: should billing fail (a balance moved
+// by a concurrent charge, a lock given up), the rentals end all the same
+// and the next metering tick, which bills every ended rental to its end,
+// settles them.
 func (s *Service) settleEnded(ctx context.Context, tx bun.Tx, rs ...*models.Rental) error {
 	if s.deps.Meter == nil {
 		return nil
@@ -450,8 +453,13 @@ func (s *Service) settleEnded(ctx context.Context, tx bun.Tx, rs ...*models.Rent
 			ids = append(ids, r.ID)
 		}
 	}
-	if err := s.deps.Meter.SettleEnded(ctx, tx, ids); err != nil {
-		return fmt.Errorf("market: unable to settle the ended rentals' bills: %w", err)
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := tx.RunInTx(ctx, nil, func(ctx context.Context, sp bun.Tx) error {
+		return s.deps.Meter.SettleEnded(ctx, sp, ids)
+	}); err != nil {
+		s.deps.Logger.WarnContext(ctx, "market: the ended rentals' bills are left to the next metering tick", "rental_ids", ids, "err", err)
 	}
 	return nil
 }

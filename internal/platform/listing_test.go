@@ -59,7 +59,10 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.Platform.DB.NewUpdate().Model((*models.GpuBenchStatus)(nil)).Set("latest_id = ?", gb.ID).Where("gpu_id = ?", gpu.ID).Exec(ctx)
 		require.NoError(t, err)
-		_, err = s.Platform.DB.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p.ID, Score: 93, UpdatedAt: now}).Exec(ctx)
+		// An upsert: the leader's reliability job, run as the server
+		// starts, may have scored the new provider already.
+		_, err = s.Platform.DB.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p.ID, Score: 93, UpdatedAt: now}).
+			On("CONFLICT (provider_id) DO UPDATE").Set("score = EXCLUDED.score").Exec(ctx)
 		require.NoError(t, err)
 		// The agent reports its host over registerMachine (issue 26): a
 		// figure out of range is refused naming its field; the rest is

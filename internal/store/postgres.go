@@ -39,4 +39,10 @@ func (postgresBackend) isUniqueViolation(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
-func (postgresBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("UPDATE") }
+// forUpdate takes FOR NO KEY UPDATE, the lock an UPDATE of other columns
+// than the key takes: a foreign key's check in another transaction (FOR
+// KEY SHARE: the metering tick inserting a ledger row or a meter that
+// names a rental) does not wait on it, so a transaction that locked a
+// rental and then waits on that tick's meters cannot deadlock with it.
+// No caller changes a locked row's key.
+func (postgresBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("NO KEY UPDATE") }

@@ -138,7 +138,13 @@ func (db *DB) Ping(ctx context.Context) error { return db.PingContext(ctx) }
 
 type afterCommitKey struct{}
 
-type afterCommit struct{ fns []func() }
+type afterCommit struct {
+	fns []func()
+	// committed: the transaction committed and its functions run; one
+	// registered now (by a function running after the commit, with the
+	// transaction's context) runs at once.
+	committed bool
+}
 
 // InTx runs fn in a transaction. Functions registered with AfterCommit
 // during fn run after a successful commit, in order, and never on rollback.
@@ -148,16 +154,18 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) 
 	if err := db.RunInTx(ctx, nil, fn); err != nil {
 		return err
 	}
+	hooks.committed = true
 	for _, f := range hooks.fns {
 		f()
 	}
 	return nil
 }
 
-// AfterCommit registers f to run once the transaction of ctx commits. Outside
-// InTx it runs f at once (there is nothing to wait for).
+// AfterCommit registers f to run once the transaction of ctx commits.
+// Outside InTx, or once that transaction has committed, it runs f at once
+// (there is nothing to wait for).
 func AfterCommit(ctx context.Context, f func()) {
-	if hooks, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok {
+	if hooks, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok && !hooks.committed {
 		hooks.fns = append(hooks.fns, f)
 		return
 	}

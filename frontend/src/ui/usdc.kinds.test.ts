@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, formatUsdc } from './usdc';
+import { costOf, formatChartUsdc, formatUsdc } from './usdc';
 
 describe('one rule for every amount: six decimals, the reader’s separators', () => {
   it('a rate, a charge, a balance and a live figure all show six decimals', () => {
@@ -21,6 +21,20 @@ describe('one rule for every amount: six decimals, the reader’s separators', (
     const decimals = (s: string) => s.split('.')[1]?.length;
     const shown = ['1', '1.5', '0.000001', '1000000', '12.34'].map((a) => formatUsdc(a, 'en'));
     expect(new Set(shown.map(decimals))).toEqual(new Set([6]));
+  });
+});
+
+describe('formatChartUsdc', () => {
+  it('writes a chart value by the same rule, to the nearest micro-USDC', () => {
+    expect(formatChartUsdc(2.15, 'en')).toBe('2.150000');
+    expect(formatChartUsdc(0.0000005, 'en')).toBe('0.000001');
+    expect(formatChartUsdc(-0.0000005, 'en')).toBe('-0.000001');
+    expect(formatChartUsdc(-12.5, 'pt')).toBe('-12,500000');
+  });
+  it('says nothing for a value that is not a number, and never throws on a huge one', () => {
+    expect(formatChartUsdc(Number.NaN, 'en')).toBe('');
+    expect(formatChartUsdc(Number.POSITIVE_INFINITY, 'en')).toBe('');
+    expect(formatChartUsdc(1e300, 'en')).toMatch(/^1(,000)+\.000000$/);
   });
 });
 

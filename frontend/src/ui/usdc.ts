@@ -103,7 +103,14 @@ export function chartValue(s: string): number {
  * so an axis, a legend and the page's figures read alike.
  */
 export function formatChartUsdc(v: number, lng: string): string {
-  return Number.isFinite(v) ? formatUsdc(fromMicros(BigInt(Math.round(v * 1_000_000))), lng) : '';
+  if (!Number.isFinite(v)) return '';
+  // Rounded half away from zero, on the magnitude, so -x and x read alike.
+  const micros = Math.round(Math.abs(v) * 1_000_000);
+  if (!Number.isSafeInteger(micros)) {
+    // Beyond 2^53 micro-USDC (9 billion USDC) the float has no micro digits left.
+    return new Intl.NumberFormat(lng, { minimumFractionDigits: USDC_DECIMALS, maximumFractionDigits: USDC_DECIMALS }).format(v);
+  }
+  return formatUsdc(fromMicros(v < 0 ? -BigInt(micros) : BigInt(micros)), lng);
 }
 
 /**

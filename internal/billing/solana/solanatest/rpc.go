@@ -91,6 +91,8 @@ func (s *Server) call(method string, params []json.RawMessage) (any, *rpcError) 
 		return s.getLatestBlockhash()
 	case "getBlockHeight":
 		return s.height, nil
+	case "getFirstAvailableBlock":
+		return s.firstAvailable, nil
 	case "getSlot":
 		// One fork, finalized at once: every commitment's slot is the
 		// chain's.

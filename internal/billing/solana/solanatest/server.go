@@ -103,6 +103,9 @@ type Server struct {
 	wallets map[solana.PublicKey]bool
 	tokens  map[solana.PublicKey]*tokenAccount
 	landed  []solana.Signature
+
+	// firstAvailable is the oldest slot held (PruneHistory); 0: all.
+	firstAvailable uint64
 }
 
 // landing is a transaction the server accepted.
@@ -124,6 +127,14 @@ type landing struct {
 	// moved is how much each token account it changed rose (or fell,
 	// negative), for DropFork.
 	moved map[solana.PublicKey]int64
+}
+
+// PruneHistory makes the node hold blocks from slot on only
+// (getFirstAvailableBlock), as a pruned ledger does.
+func (s *Server) PruneHistory(slot uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.firstAvailable = slot
 }
 
 type fault int
