@@ -55,16 +55,18 @@ SELECT r.id, r.started_at, 0, 0, FALSE, ? FROM rentals r
 WHERE r.started_at IS NOT NULL AND (r.state IN (?) OR r.ended_at >= ?)
 AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)`
 
-const meterRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
+// meterRowsOf reads the open meters with their rentals; meterRowsSQL and
+// settleRowsSQL say which.
+const meterRowsOf = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
 	r.fee_bps, r.state, r.started_at, r.ended_at, r.billable_until, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
 FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
-WHERE NOT rm.closed AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
+WHERE NOT rm.closed`
 
-// settleRowsSQL is meterRowsSQL for the rentals named (SettleEnded).
-const settleRowsSQL = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machine_id, r.model_key, r.gpu_count, r.price_micros,
-	r.fee_bps, r.state, r.started_at, r.ended_at, r.billable_until, rm.billed_until, rm.charged_micros, rm.fee_micros, rm.low_funds_at
-FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
-WHERE NOT rm.closed AND rm.rental_id IN (?) ORDER BY rm.rental_id`
+// meterRowsSQL is a chunk of the open meters after a rental id (Tick).
+const meterRowsSQL = meterRowsOf + ` AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
+
+// settleRowsSQL is the open meters of the rentals named (SettleEnded).
+const settleRowsSQL = meterRowsOf + ` AND rm.rental_id IN (?) ORDER BY rm.rental_id`
 
 // Tick meters every open rental up to now, in chunks of
 // Config.ChunkSize, each in one transaction: for each rental the

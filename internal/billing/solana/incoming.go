@@ -96,6 +96,27 @@ type TokenChange struct {
 	Pre, Post            uint64
 }
 
+// FinalizedSlot is the slot of the latest finalized block (getSlot at
+// finalized): a slot the cluster can never roll back past.
+func (c *Client) FinalizedSlot(ctx context.Context) (uint64, error) {
+	slot, err := c.rpc.GetSlot(ctx, rpc.CommitmentFinalized)
+	if err != nil {
+		return 0, rpcError("getSlot", err)
+	}
+	return slot, nil
+}
+
+// FirstAvailableSlot is the oldest slot whose block the node still holds
+// (getFirstAvailableBlock): a transaction older than it may be unknown to
+// the node and yet on chain.
+func (c *Client) FirstAvailableSlot(ctx context.Context) (uint64, error) {
+	slot, err := c.rpc.GetFirstAvailableBlock(ctx)
+	if err != nil {
+		return 0, rpcError("getFirstAvailableBlock", err)
+	}
+	return slot, nil
+}
+
 // ErrNotFinal means the transaction is not (yet) finalized, or unknown.
 var ErrNotFinal = errors.New("solana: the transaction is not finalized")
 

@@ -221,27 +221,6 @@ func (c *Client) Expired(ctx context.Context, p *Prepared) (bool, error) {
 	return h > p.LastValidBlockHeight, nil
 }
 
-// FinalizedSlot is the slot of the latest finalized block (getSlot at
-// finalized): a slot the cluster can never roll back past.
-func (c *Client) FinalizedSlot(ctx context.Context) (uint64, error) {
-	slot, err := c.rpc.GetSlot(ctx, rpc.CommitmentFinalized)
-	if err != nil {
-		return 0, rpcError("getSlot", err)
-	}
-	return slot, nil
-}
-
-// FirstAvailableSlot is the oldest slot whose block the node still holds
-// (getFirstAvailableBlock): a transaction older than it may be unknown to
-// the node and yet on chain.
-func (c *Client) FirstAvailableSlot(ctx context.Context) (uint64, error) {
-	slot, err := c.rpc.GetFirstAvailableBlock(ctx)
-	if err != nil {
-		return 0, rpcError("getFirstAvailableBlock", err)
-	}
-	return slot, nil
-}
-
 // Action is what the recovery protocol says to do with a stored Prepared.
 type Action int
 
