@@ -14,12 +14,19 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** launchBrowser starts Chromium; close it with browser.close(). */
+/** CHROMIUM_PATH is the browser binary: Debian's, unless the variable says. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * launchBrowser connects to the Chromium that e2e/run.mjs shares among the
+ * test files (GPUNEX_BROWSER_WS), or starts one when a file runs alone;
+ * browser.close() disconnects from the shared one (closing this file's
+ * contexts) or stops the one it started.
+ */
 export function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-  });
+  const shared = process.env.GPUNEX_BROWSER_WS;
+  if (shared) return chromium.connect(shared);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
 
 /**

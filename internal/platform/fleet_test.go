@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -413,15 +414,24 @@ func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 	t.Parallel()
 	redisSrv := redistest.Start(t, 0)
 	s := platformtest.Start(t, platformtest.Stacks[1], platformtest.Options{
-		RedisURL: redisSrv.URL(), Fleet: fleet.Config{Interval: 200 * time.Millisecond},
+		RedisURL: redisSrv.URL(), Fleet: fleet.Config{Interval: 300 * time.Millisecond},
 	})
 	p := s.NewProvider(t, "restart")
 	agent := s.NewAPIClient(t, p.AgentToken)
-	uid := "restart-machine-1"
-	agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA L4")})
+	// uid heartbeats for the whole test; two control machines fall silent,
+	// one before the restart and one at it. The sweeper marking a control
+	// offline is the event that shows it swept, trusting presence, with
+	// the heartbeating machine's key to read: no wall-clock wait.
+	uid, before, at := "restart-machine-1", "restart-control-before", "restart-control-at"
+	for _, m := range []string{uid, before, at} {
+		agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(m, "NVIDIA L4")})
+		agent.MustDo(nil, heartbeat, map[string]any{"i": beatInput(m, 5, 1)})
+	}
 
-	// An agent heartbeats every 100ms for the whole test, riding out errors
-	// while Redis is down, as the real agent does.
+	// uid and the second control heartbeat every 100ms, riding out errors
+	// while Redis is down, as the real agent does; the control stops at
+	// the restart.
+	var restarted atomic.Bool
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -432,33 +442,44 @@ func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 				return
 			case <-time.After(100 * time.Millisecond):
 				agent.Do(heartbeat, map[string]any{"i": beatInput(uid, 5, 1)})
-			}
-		}
-	}()
-	status := func() string {
-		var mp struct {
-			MyProvider struct {
-				Machines []struct {
-					Status        string
-					OfflineReason *string
+				if !restarted.Load() {
+					agent.Do(heartbeat, map[string]any{"i": beatInput(at, 5, 1)})
 				}
 			}
 		}
-		p.User.MustDo(&mp, `{ myProvider { machines { status offlineReason } } }`, nil)
-		return mp.MyProvider.Machines[0].Status
+	}()
+	statuses := func() map[string]string {
+		var mp struct {
+			MyProvider struct {
+				Machines []struct{ MachineID, Status string }
+			}
+		}
+		p.User.MustDo(&mp, `{ myProvider { machines { machineId status } } }`, nil)
+		out := map[string]string{}
+		for _, m := range mp.MyProvider.Machines {
+			out[m.MachineID] = m.Status
+		}
+		return out
 	}
-	await.True(t, func() bool { return status() == "ONLINE" })
-	time.Sleep(1500 * time.Millisecond) // the sweeper trusts presence after a grace period
+	// The first control going offline shows the sweeper trusts presence.
+	await.True(t, func() bool {
+		st := statuses()
+		return st[before] == "OFFLINE" && st[uid] == "ONLINE" && st[at] == "ONLINE"
+	})
 
 	redisSrv.Restart(t) // every presence key is gone
-	time.Sleep(2 * time.Second)
-	require.Equal(t, "ONLINE", status(), "heartbeats resumed; the machine never went offline")
-	unplanned, err := s.Platform.DB.NewSelect().Table("machine_status_intervals").Where("reason = 'UNPLANNED'").Count(t.Context())
-	require.NoError(t, err)
-	require.Zero(t, unplanned, "no false outage was recorded")
+	restarted.Store(true)
+	// The second control going offline shows the sweeper trusts the
+	// emptied store again and has swept it since.
+	await.True(t, func() bool { return statuses()[at] == "OFFLINE" })
+	require.Equal(t, "ONLINE", statuses()[uid], "heartbeats resumed; the machine never went offline")
+	var offline []string
+	require.NoError(t, s.Platform.DB.NewSelect().TableExpr("machine_status_intervals AS i").Join("JOIN machines AS m ON m.id = i.machine_id").
+		ColumnExpr("m.machine_uid").Where("i.reason = 'UNPLANNED'").OrderExpr("1").Scan(t.Context(), &offline))
+	require.Equal(t, []string{at, before}, offline, "no false outage was recorded for the machine that kept heartbeating")
 
 	// And the sweeper still works after the restart.
 	close(stop)
 	<-done
-	await.True(t, func() bool { return status() == "OFFLINE" })
+	await.True(t, func() bool { return statuses()[uid] == "OFFLINE" })
 }

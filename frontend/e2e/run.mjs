@@ -1,0 +1,32 @@
+// run.mjs runs the browser tests (every e2e/*.test.mjs but the audit, or
+// the files named on the command line) one file at a time against one
+// Chromium: it starts the browser once as a server and hands its endpoint
+// to each file (GPUNEX_BROWSER_WS), whose launchBrowser connects to it
+// instead of starting its own. Each test still opens its own contexts, so
+// no cookie, storage or page crosses from one test to another; each file
+// still starts its own gpunex server, because the tests change the demo
+// world and must not depend on the order they ran in.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './browser.mjs';
+
+const files = process.argv.length > 2
+  ? process.argv.slice(2)
+  : readdirSync(new URL('.', import.meta.url))
+    .filter((f) => f.endsWith('.test.mjs') && f !== 'audit.test.mjs')
+    .sort()
+    .map((f) => `e2e/${f}`);
+
+const server = await chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+let code;
+try {
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, GPUNEX_BROWSER_WS: server.wsEndpoint() },
+  });
+  code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+} finally {
+  await server.close();
+}
+process.exit(code);
