@@ -14,7 +14,8 @@
 // method is saved, payouts are held after the change of destination, and
 // the next payout's date is given. Screens: artifacts/e2e-earnings*.png.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
@@ -157,7 +158,11 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
     assert.equal(await problem.count(), 0);
     const [download] = await Promise.all([page.waitForEvent('download'), history.getByTestId('history-csv').click()]);
     assert.equal(download.suggestedFilename(), `earnings-${from}-${to}.csv`);
-    const csv = readFileSync(await download.path(), 'utf8').trim().split('\n');
+    // saveAs, not path(): the browser may be the shared one e2e/run.mjs
+    // started, whose downloads live on its side of the connection.
+    const saved = join(mkdtempSync(join(tmpdir(), 'gpunex-csv-')), download.suggestedFilename());
+    await download.saveAs(saved);
+    const csv = readFileSync(saved, 'utf8').trim().split('\n');
     assert.equal(csv[0], 'start,gross_usdc,fee_usdc,net_usdc');
     assert.equal(csv.length, 49, 'a line per hour of the two days');
     console.log(`screenshot: ${await saveScreenshot(page, 'e2e-earnings.png')}`);

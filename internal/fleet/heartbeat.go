@@ -59,6 +59,10 @@ type HeartbeatResult struct {
 	Commands []*models.AgentCommand
 }
 
+// transitionTimeout bounds a heartbeat's status change once the beat is
+// taken, whether or not the agent still waits for the answer.
+const transitionTimeout = 10 * time.Second
+
 // Heartbeat records a machine's liveness and telemetry. Steady state
 // touches only the presence store, and publishes the telemetry when the
 // sampler takes it (once per machine per TelemetryEvery).
@@ -109,7 +113,19 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 	if appeared {
 		// The transition's event shows this beat's telemetry.
 		s.samples.shown(ref.id, now)
-		if err := s.transition(ctx, ref, protocol.MachineOnline, nil, at, at); err != nil {
+		// The beat was received: an agent that stops waiting for the
+		// answer does not undo it, so the transition is not cancelled
+		// with the request.
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), transitionTimeout)
+		defer cancel()
+		if err := s.transition(tctx, ref, protocol.MachineOnline, nil, at, at); err != nil {
+			// Presence says the machine is here, SQL still says it is
+			// not: the next beat would not "appear" and the machine would
+			// stay offline while it heartbeats. Forget this beat's key so
+			// the next one tries the transition again.
+			if _, rerr := s.deps.Presence.Remove(tctx, presenceKey(ref.id)); rerr != nil {
+				s.deps.Logger.WarnContext(ctx, "fleet: unable to clear presence after a failed transition", "machine_id", ref.id, "err", rerr)
+			}
 			return nil, err
 		}
 	} else {

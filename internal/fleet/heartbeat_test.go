@@ -169,3 +169,30 @@ func TestGoingOfflineMarksTheMachineOfflinePlannedAndClearsPresence(t *testing.T
 		require.Equal(t, []machineEvent{{MachineID: b.machineID, Status: protocol.MachineOffline}}, announced())
 	})
 }
+
+func TestAHeartbeatWhoseTransitionFailedBringsTheMachineOnlineWithTheNextOne(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		// A real failure of the transition's write: its interval table is
+		// gone for one heartbeat (as a statement that times out or a lost
+		// connection fails it), after presence took the beat.
+		_, err := db.ExecContext(b.ctx, "ALTER TABLE machine_status_intervals RENAME TO machine_status_intervals_away")
+		require.NoError(t, err)
+		b.clock.Advance(10 * time.Second)
+		_, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.Error(t, err, "the transition could not be written")
+		_, err = db.ExecContext(b.ctx, "ALTER TABLE machine_status_intervals_away RENAME TO machine_status_intervals")
+		require.NoError(t, err)
+		require.Equal(t, protocol.MachineOffline, b.machine(t).Status)
+
+		b.clock.Advance(10 * time.Second)
+		res, err := b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		require.Equal(t, protocol.MachineOnline, *res.Status)
+		require.Equal(t, protocol.MachineOnline, b.machine(t).Status, "the next beat made the transition the failed one could not")
+		is := b.intervals(t)
+		require.Len(t, is, 2)
+		require.Equal(t, protocol.MachineOnline, is[1].Status)
+	})
+}
