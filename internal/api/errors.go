@@ -69,7 +69,7 @@ func presentError(logger *slog.Logger, outage func(context.Context)) graphql.Err
 			}
 			return gqlErr
 		}
-		if fault.IsOutage(err) && (!errors.Is(err, context.Canceled) || ctx.Err() == nil) {
+		if fault.IsOutage(err) && (!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) || ctx.Err() == nil) {
 			return presentOutage(ctx, logger, outage, gqlErr, err)
 		}
 		return presentInternal(ctx, logger, gqlErr, err)

@@ -96,6 +96,8 @@ func TestOutagesArePresentedUnavailable(t *testing.T) {
 		{desc: "an internal fault wrapping an outage, wrapped", err: fmt.Errorf("billing: %w", &fault.Error{Code: fault.Internal, Message: "x", Err: dial}),
 			want: fault.ServiceUnavailable, message: fault.OutageMessage},
 		{desc: "a plain error", err: errors.New("disk on fire"), want: fault.Internal, message: "internal error"},
+		{desc: "a query past the platform's own deadline (overload)", err: fmt.Errorf("fleet: unable to change status: timeout: %w", context.DeadlineExceeded),
+			want: fault.ServiceUnavailable, message: fault.OutageMessage},
 		{desc: "an internal fault without a cause keeps its message", err: fault.E(fault.Internal, "pool exhausted"), want: fault.Internal, message: "pool exhausted"},
 		{desc: "a domain error wrapping an outage keeps its code", err: &fault.Error{Code: fault.Conflict, Message: "taken", Err: dial}, want: fault.Conflict, message: "taken"},
 		{desc: "a dial canceled by a client that went away", err: &net.OpError{Op: "dial", Net: "tcp", Err: context.Canceled}, canceled: true,

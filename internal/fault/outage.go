@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"context"
 	"database/sql/driver"
 	"errors"
 	"io"
@@ -24,8 +25,11 @@ const OutageMessage = "a service the platform depends on is briefly unavailable;
 // the middle of an answer (io.ErrUnexpectedEOF: pgx reports a server gone
 // away so; a bare io.EOF is too common elsewhere to count), a driver's
 // broken connection, PostgreSQL's connection exceptions (SQLSTATE class 08) and
-// shutdowns (57P01–57P03), and any error its driver says is safe to retry
-// because nothing was sent (pgconn's SafeToRetry). Such an error is
+// shutdowns (57P01–57P03), any error its driver says is safe to retry
+// because nothing was sent (pgconn's SafeToRetry), and a deadline the
+// platform set itself that passed (context.DeadlineExceeded: a dependency
+// too slow to answer in time, as under overload; the caller tells it from
+// a client's own end by the request's context). Such an error is
 // answered UNAVAILABLE with a retry hint, never INTERNAL. The checks use
 // the standard library and the drivers' interfaces, so fault imports no
 // driver.
@@ -37,7 +41,7 @@ func IsOutage(err error) bool {
 	if errors.As(err, &op) {
 		return true
 	}
-	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE, syscall.ECONNABORTED, syscall.EHOSTUNREACH, driver.ErrBadConn, io.ErrUnexpectedEOF} {
+	for _, e := range []error{context.DeadlineExceeded, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE, syscall.ECONNABORTED, syscall.EHOSTUNREACH, driver.ErrBadConn, io.ErrUnexpectedEOF} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -80,7 +80,8 @@ func TestIsOutage(t *testing.T) {
 		{desc: "a plain error", err: errors.New("disk on fire"), want: false},
 		{desc: "context.Canceled", err: context.Canceled, want: false},
 		{desc: "context.Canceled, wrapped", err: fmt.Errorf("billing: %w", context.Canceled), want: false},
-		{desc: "context.DeadlineExceeded", err: context.DeadlineExceeded, want: false},
+		{desc: "context.DeadlineExceeded (a deadline the platform set passed: too slow to answer)", err: context.DeadlineExceeded, want: true},
+		{desc: "context.DeadlineExceeded, wrapped as pgconn does", err: fmt.Errorf("timeout: %w", context.DeadlineExceeded), want: true},
 		{desc: "an internal fault without a cause", err: fault.E(fault.Internal, "internal error"), want: false},
 		{desc: "a validation", err: &fault.Validation{Problems: []fault.Problem{{Field: "input.email", Code: fault.Required}}}, want: false},
 	}

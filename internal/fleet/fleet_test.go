@@ -152,3 +152,61 @@ func TestAnAgentTokenIsRateLimitedInLookupsNotInItsMachinesHeartbeats(t *testing
 	_, err = svc.Heartbeat(ctx, agent, protocol.HeartbeatInput{MachineID: "machine-9999"})
 	require.Equal(t, fault.NotFound, fault.CodeOf(err), "the budget refills at the token's rate")
 }
+
+// racingPresence lets a test act at the moment the sweeper reads a key:
+// onGet runs once, on the first Get of key after it is armed, after the
+// read (so the sweeper acts on what it read).
+type racingPresence struct {
+	presence.Store
+	key   string
+	armed bool
+	onGet func()
+}
+
+func (r *racingPresence) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, ok, err := r.Store.Get(ctx, key)
+	if r.armed && key == r.key {
+		r.armed = false
+		r.onGet()
+	}
+	return v, ok, err
+}
+
+func TestABeatThatRacesTheSweepersOfflineWriteLeavesTheMachineOnline(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		clk := clock.NewManual(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		mem := presence.NewMemory(clk)
+		t.Cleanup(func() { _ = mem.Close() })
+		racing := &racingPresence{Store: mem}
+		b := newBundle(t, db, clk, racing)
+		ctx := context.Background()
+		_, err := b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		_, _ = b.svc.Sweep(ctx) // the first sweep only starts trusting presence
+		b.clock.Advance(31 * time.Second)
+
+		// The sweeper finds the key expired and reads it once more before
+		// writing; the machine's beat lands right then: it appears, but
+		// its transition finds the machine still online and does nothing.
+		racing.key, racing.armed = presenceKey(b.machineID), true
+		racing.onGet = func() {
+			_, err := b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+			require.NoError(t, err)
+		}
+		n, err := b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.False(t, racing.armed, "the beat raced the sweep")
+		require.Equal(t, 1, n, "the sweep wrote the machine offline")
+		require.Equal(t, protocol.MachineOnline, b.status(t), "and, reading presence after its write, brought it back: it heartbeats")
+
+		// Later beats are steady ones and it stays online.
+		b.clock.Advance(10 * time.Second)
+		_, err = b.svc.Heartbeat(ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		n, err = b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		require.Equal(t, protocol.MachineOnline, b.status(t))
+	})
+}

@@ -123,7 +123,10 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 			// not: the next beat would not "appear" and the machine would
 			// stay offline while it heartbeats. Forget this beat's key so
 			// the next one tries the transition again.
-			if _, rerr := s.deps.Presence.Remove(tctx, presenceKey(ref.id)); rerr != nil {
+			// (If that fails too, the sweeper's heal finds the machine.)
+			rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), transitionTimeout)
+			defer rcancel()
+			if _, rerr := s.deps.Presence.Remove(rctx, presenceKey(ref.id)); rerr != nil {
 				s.deps.Logger.WarnContext(ctx, "fleet: unable to clear presence after a failed transition", "machine_id", ref.id, "err", rerr)
 			}
 			return nil, err

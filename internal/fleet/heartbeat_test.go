@@ -196,3 +196,44 @@ func TestAHeartbeatWhoseTransitionFailedBringsTheMachineOnlineWithTheNextOne(t *
 		require.Equal(t, protocol.MachineOnline, is[1].Status)
 	})
 }
+
+func TestHealBringsOnlineAMachineThatHeartbeatsWhileSQLHoldsItOffline(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		b.clock.Advance(10 * time.Second)
+		// What a beat leaves when its transition failed and its presence
+		// key could not be cleared: presence holds the beat, SQL says
+		// offline, and later beats do not appear.
+		value, err := json.Marshal(beat{At: b.clock.Now()})
+		require.NoError(t, err)
+		_, err = b.presence.Touch(b.ctx, presenceKey(b.machineID), value, b.svc.cfg.Grace())
+		require.NoError(t, err)
+		_, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		require.Equal(t, protocol.MachineOffline, b.machine(t).Status, "the stuck state")
+
+		n, err := b.svc.Heal(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, protocol.MachineOnline, b.machine(t).Status)
+		n, err = b.svc.Heal(b.ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "an online machine is left alone")
+
+		// A machine whose key is there but whose beat is older than the
+		// grace is not brought back.
+		_, err = b.svc.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID, GoingOffline: ptrTrue()})
+		require.NoError(t, err)
+		old, err := json.Marshal(beat{At: b.clock.Now().Add(-2 * b.svc.cfg.Grace())})
+		require.NoError(t, err)
+		_, err = b.presence.Touch(b.ctx, presenceKey(b.machineID), old, b.svc.cfg.Grace())
+		require.NoError(t, err)
+		n, err = b.svc.Heal(b.ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		require.Equal(t, protocol.MachineOffline, b.machine(t).Status)
+	})
+}
+
+func ptrTrue() *bool { v := true; return &v }

@@ -22,6 +22,10 @@ const epochKey = "fleet:epoch"
 // take a request because a dependency was out of reach (NoteOutage).
 const outageKey = "fleet:outage"
 
+// healEvery is how often the leader looks for heartbeating machines that
+// SQL holds offline (Heal): a rare state, so once a minute.
+const healEvery = time.Minute
+
 // transitionFunc moves a machine to a status (see Service.transition).
 type transitionFunc func(ctx context.Context, ref machineRef, to protocol.MachineStatus, reason *models.OfflineReason, at, lastBeat time.Time) error
 
@@ -142,17 +146,34 @@ func (w *sweeper) sweep(ctx context.Context) (int, error) {
 	// the heartbeat); otherwise the latest it can have been.
 	expired := now.Add(-w.cfg.Grace())
 	for _, m := range online {
-		if _, ok := present[presenceKey(m.ID)]; ok {
+		key := presenceKey(m.ID)
+		if _, ok := present[key]; ok {
+			continue
+		}
+		// A beat may have come since the snapshot (read again now), or
+		// may come while the status is written: its own transition then
+		// found the machine still online and changed nothing, and its key
+		// no longer "appears". So presence is read once more after the
+		// write, and a beat found there brings the machine back.
+		if _, ok, err := w.presence.Get(ctx, key); err != nil || ok {
 			continue
 		}
 		lastBeat := expired
 		if at, ok := seen[m.ID]; ok && !seenAt.Before(expired) {
 			lastBeat = at
 		}
-		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, protocol.MachineOffline, &reason, expired, lastBeat); err != nil {
+		ref := machineRef{id: m.ID, providerID: m.ProviderID}
+		if err := w.transition(ctx, ref, protocol.MachineOffline, &reason, expired, lastBeat); err != nil {
 			return n, err
 		}
 		n++
+		if raw, ok, err := w.presence.Get(ctx, key); err == nil && ok {
+			if b, ok := beatOf(map[string][]byte{key: raw}, m.ID); ok {
+				if err := w.transition(ctx, ref, protocol.MachineOnline, nil, b.At, b.At); err != nil {
+					return n, err
+				}
+			}
+		}
 	}
 	return n, nil
 }
@@ -171,6 +192,44 @@ func (w *sweeper) remember(online []*models.Machine, present map[string][]byte, 
 	seen, seenAt := w.seen, w.seenAt
 	w.seen, w.seenAt = beats, now
 	return seen, seenAt
+}
+
+// Heal brings online each machine SQL says is offline while presence
+// holds a heartbeat of it from within the grace period: the state a beat
+// leaves when presence took it but its transition failed and its key
+// could not be cleared either (heartbeat.go), which no later beat would
+// mend, since none of them "appears". It returns how many it brought
+// online.
+func (s *Service) Heal(ctx context.Context) (int, error) { return s.sweeper.heal(ctx) }
+
+func (w *sweeper) heal(ctx context.Context) (int, error) {
+	var offline []*models.Machine
+	if err := w.db.NewSelect().Model(&offline).Column("id", "provider_id").Where("status = ?", protocol.MachineOffline).Scan(ctx); err != nil {
+		return 0, err
+	}
+	if len(offline) == 0 {
+		return 0, nil
+	}
+	keys := make([]string, len(offline))
+	for i, m := range offline {
+		keys[i] = presenceKey(m.ID)
+	}
+	present, err := w.presence.GetMany(ctx, keys)
+	if err != nil {
+		return 0, err
+	}
+	now, n := w.clock.Now(), 0
+	for _, m := range offline {
+		b, ok := beatOf(present, m.ID)
+		if !ok || now.Sub(b.At) > w.cfg.Grace() {
+			continue
+		}
+		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, protocol.MachineOnline, nil, b.At, b.At); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 func (w *sweeper) compact(ctx context.Context) error {
@@ -217,7 +276,7 @@ func (w *sweeper) run(ctx context.Context) {
 	defer ticker.Stop()
 	var lease *store.Lease
 	defer func() { lease.Release() }()
-	lastCompact := w.clock.Now()
+	lastCompact, lastHeal := w.clock.Now(), w.clock.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -238,6 +297,14 @@ func (w *sweeper) run(ctx context.Context) {
 				w.logger.WarnContext(ctx, "fleet: sweep failed", "err", err)
 			} else if n > 0 {
 				w.logger.InfoContext(ctx, "fleet: machines went offline", "count", n)
+			}
+			if now := w.clock.Now(); now.Sub(lastHeal) >= healEvery {
+				lastHeal = now
+				if n, err := w.heal(ctx); err != nil && ctx.Err() == nil {
+					w.logger.WarnContext(ctx, "fleet: heal failed", "err", err)
+				} else if n > 0 {
+					w.logger.WarnContext(ctx, "fleet: heartbeating machines recorded offline were brought online", "count", n)
+				}
 			}
 			if now := w.clock.Now(); now.Sub(lastCompact) >= w.cfg.CompactEvery {
 				lastCompact = now
