@@ -32,7 +32,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: node-version build image run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench gpu-bench deps clean
+.PHONY: node-version build image run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
 
 ## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
 node-version:
@@ -154,6 +154,16 @@ bench:
 	  $(GO) test -run '^$$' -bench Reliability -benchtime 1x ./internal/reliability/ && \
 	  $(GO) test -run '^$$' -bench AgentResources -benchtime 1x ./internal/e2e/; } | tee /dev/stderr | \
 	  awk -f scripts/benchsummary.awk
+
+## soak: the fleet soak at full size (internal/e2e's soak test with GPUNEX_SOAK=full:
+## 10,000 simulated GPUs, 1,000 dashboards, 100 customers, two replicas on PostgreSQL
+## and Redis, ten minutes through every drill), its report in artifacts/soak-report.json;
+## GPUNEX_SOAK_AGENTS, _GPUS, _DASHBOARDS, _CUSTOMERS and _MINUTES scale it (not in make test)
+soak:
+	@mkdir -p $(BIN) artifacts
+	bash scripts/test-env.sh --services-only $(BENCH_ENV)
+	. ./$(BENCH_ENV) && GPUNEX_SOAK=full GPUNEX_SOAK_REPORT=$(CURDIR)/artifacts/soak-report.json \
+	  $(GO) test -count=1 -timeout 60m -run TestTheFleetSoaksThroughFaultsAndTheMoneyComesOutRight -v ./internal/e2e/
 
 ## lint: golangci-lint with .golangci.yml (goimports, depguard's layering rules,
 ## errcheck, staticcheck, govet, unused, ineffassign); a second checkout's make test

@@ -5,19 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/gpunex/gpunex/agent"
-	"github.com/gpunex/gpunex/agent/bench"
-	"github.com/gpunex/gpunex/agent/client"
-	"github.com/gpunex/gpunex/agent/command"
 	"github.com/gpunex/gpunex/agent/gpu"
-	"github.com/gpunex/gpunex/agent/job/process"
-	"github.com/gpunex/gpunex/agent/job/watch"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/agent/simagent"
 	"github.com/gpunex/gpunex/internal/auth"
 )
 
@@ -217,79 +212,25 @@ func (w World) endLostJobs(ctx context.Context, logger *slog.Logger, providerID 
 	}
 }
 
-// runAgent starts one demo machine's agent on wg: its client, its job
-// runtime and watcher, and its benchmark runner, as cmd/gpunex-agent
-// wires them with --simulate. It reports whether the agent started.
+// runAgent starts one demo machine's agent on wg (simagent: the client,
+// job runtime and watcher, and benchmark runner, as cmd/gpunex-agent wires
+// them with --simulate). It reports whether the agent started.
 func (w World) runAgent(ctx context.Context, wg *sync.WaitGroup, url, secret string, m demoMachine, busyGPUs int, logger *slog.Logger) bool {
-	sim := gpu.NewSimulator(m.spec, gpu.WithSeed(m.ID))
-	// The demo keeps some GPUs busy with a pretend job of the provider's
-	// own: their benchmarks are postponed, and their telemetry shows load.
-	pretend := map[string]string{}
-	if inv, err := sim.Inventory(ctx); err == nil {
-		for i := 0; i < busyGPUs && i < len(inv); i++ {
-			_ = sim.SetBusy(inv[i].UUID, true)
-			pretend[inv[i].UUID] = "demo-training-run"
-		}
-	}
-	dataDir := filepath.Join(w.dataDir(), "demo-agents", m.Hostname)
-	rt := process.New(keepBusy{sim, pretend}, process.Options{Dir: filepath.Join(dataDir, "jobs")})
-	var runner *bench.Runner
-	var jobs *watch.Watcher
-	c, err := client.New(client.Options{
+	err := simagent.Start(ctx, wg, simagent.Options{
 		Server: url, Token: secret, MachineID: m.ID, Hostname: m.Hostname,
-		AgentVersion: agent.Version + " (demo, in-process)", Detector: sim,
-		Host:    func() *protocol.HostFacts { return m.host },
-		DataDir: dataDir, Logger: logger,
-		// Commands arrive once c.Run has started, after jobs and runner
-		// are set.
-		Handler: command.Handler(func() *watch.Watcher { return jobs }, func() *bench.Runner { return runner }, logger),
+		AgentVersion: agent.Version + " (demo, in-process)", Spec: m.spec, Host: m.host,
+		DataDir: filepath.Join(w.dataDir(), "demo-agents", m.Hostname), PretendBusy: busyGPUs,
+		LogEvery: w.Rentals.withDefaults().LogEvery, Logger: logger,
+	}, func(err error) {
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("demo: agent stopped", "err", err)
+		}
 	})
 	if err != nil {
 		logger.Warn("demo: agents", "err", err)
 		return false
 	}
-	pace := w.Rentals.withDefaults()
-	jobs = watch.New(rt, c, watch.Options{MachineID: m.ID, Logger: logger, LogEvery: pace.LogEvery, Poll: min(pace.LogEvery, watch.DefaultPoll)})
-	busy := func(ctx context.Context) (map[string]string, error) {
-		held, err := bench.JobsOn(rt)(ctx)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(held, pretend)
-		return held, nil
-	}
-	runner = benchRunner(m, sim, c, dataDir, busy)
-	wg.Go(func() { runner.Run(ctx) })
-	wg.Go(func() {
-		// As the real agent: the watcher goes first, so no report goes out
-		// about the jobs the agent's own shutdown ends, then the client,
-		// then the runtime, which ends the jobs.
-		defer func() {
-			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*process.DefaultStopGrace)
-			defer cancel()
-			if err := rt.Close(stopCtx); err != nil {
-				logger.Warn("demo: stopping simulated jobs", "err", err)
-			}
-		}()
-		defer c.Close()
-		defer jobs.Close()
-		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("demo: agent stopped", "err", err)
-		}
-	})
 	return true
-}
-
-// keepBusy is the process runtime's view of a demo simulator: a job's end
-// does not idle a GPU the demo keeps busy with its pretend job.
-type keepBusy struct {
-	sim     *gpu.Simulator
-	pretend map[string]string
-}
-
-func (k keepBusy) SetBusy(uuid string, busy bool) error {
-	_, kept := k.pretend[uuid]
-	return k.sim.SetBusy(uuid, busy || kept)
 }
 
 func (w World) dataDir() string {

@@ -3,7 +3,6 @@ package demo
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/gpunex/gpunex/agent/bench"
@@ -68,22 +67,4 @@ func (w World) seedBenchmarkHistory(ctx context.Context, agent *auth.Agent, m de
 		results = append(results, res)
 	}
 	return machine.ID, w.Bench.ImportResults(ctx, machine.ID, results)
-}
-
-// benchRunner is the demo agent's benchmark: the agent's own suite on the
-// simulator, the network measured against the platform through the
-// agent's client, the storage in the agent's data directory.
-// The GPUs busy with rentals' jobs (and the demo's pretend job) are
-// postponed, as a real agent postpones GPUs that run a customer's job.
-func benchRunner(m demoMachine, sim *gpu.Simulator, c *client.Client, dataDir string, busy bench.BusyFunc) *bench.Runner {
-	suite := bench.NewSuite(bench.Options{
-		MachineID: m.ID, Detector: sim, Simulator: sim, GPU: &bench.SimulatedMeasurer{Sim: sim},
-		Busy:    busy,
-		Network: &bench.Network{Platform: c, Bytes: 4 << 20},
-		Storage: &bench.Storage{Dir: filepath.Join(dataDir, "bench"), Bytes: bench.DefaultSimulatedStorageBytes},
-	})
-	return bench.NewRunner(suite.Run, func(ctx context.Context, res protocol.BenchmarkResultInput) error {
-		_, err := c.SubmitBenchmark(ctx, res)
-		return err
-	}, nil)
 }

@@ -2,20 +2,25 @@
 // dependency (PostgreSQL, Redis, a replica) to take it away and bring it
 // back as an outage would: Cut closes the listening port, so new
 // connections are refused (ECONNREFUSED, as from a stopped server), and
-// drops every open one; Restore listens on the same port again.
+// drops every open one; Restore listens on the same port again. In front
+// of several targets (StartAcross) it is a load balancer as an operator
+// puts before the replicas: each connection goes to the next target that
+// takes it, so a replica that is down is passed over.
 package proxytest
 
 import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 // Proxy forwards each connection to its target until cut.
 type Proxy struct {
-	target string
-	addr   string
+	targets []string
+	addr    string
+	next    atomic.Uint64
 
 	mu    sync.Mutex
 	ln    net.Listener
@@ -27,11 +32,19 @@ type Proxy struct {
 // (host:port); it is closed when the test ends.
 func Start(t testing.TB, target string) *Proxy {
 	t.Helper()
+	return StartAcross(t, target)
+}
+
+// StartAcross listens on a free loopback port and forwards each
+// connection to the next of targets, in turn, that accepts it; it is
+// closed when the test ends.
+func StartAcross(t testing.TB, targets ...string) *Proxy {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("proxytest: %v", err)
 	}
-	p := &Proxy{target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	p := &Proxy{targets: targets, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
 	p.serve(ln)
 	t.Cleanup(p.close)
 	return p
@@ -83,10 +96,24 @@ func (p *Proxy) serve(ln net.Listener) {
 	}()
 }
 
-// forward joins c to a new connection to the target; either side's end
-// (or Cut) ends both.
+// dial connects to the next target that accepts, starting after the one
+// the last connection went to.
+func (p *Proxy) dial() (net.Conn, error) {
+	first := p.next.Add(1)
+	var err error
+	for i := range uint64(len(p.targets)) {
+		var up net.Conn
+		if up, err = net.Dial("tcp", p.targets[(first+i)%uint64(len(p.targets))]); err == nil {
+			return up, nil
+		}
+	}
+	return nil, err
+}
+
+// forward joins c to a new connection to a target; either side's end (or
+// Cut) ends both.
 func (p *Proxy) forward(c net.Conn) {
-	up, err := net.Dial("tcp", p.target)
+	up, err := p.dial()
 	if err != nil {
 		_ = c.Close()
 		return

@@ -1,0 +1,285 @@
+package e2e_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/gpunex/gpunex/internal/await"
+)
+
+// soakReport is every figure of a soak, printed and written as JSON.
+type soakReport struct {
+	Config       soakConfig
+	SetupSeconds float64
+	RampSeconds  float64
+	// RampOffline are the machines marked offline (unplanned) while the
+	// fleet was coming up, before the run's clock started.
+	RampOffline []string
+	Heartbeats  struct {
+		Total          int
+		Outcomes       map[string]int
+		SteadyCount    int
+		SteadyP50Ms    float64
+		SteadyP99Ms    float64
+		SteadyMaxMs    float64
+		PerSecond      float64
+		RowWritesPerHB float64 // every table's inserted, updated and deleted rows over the steady window, per heartbeat (metering and rentals included)
+	}
+	AgentOtherRequests map[string]int
+	AgentErrors        map[string]int
+	Customers          map[string]int
+	Dashboards         struct {
+		Count, Events, Reconnects int
+		LongestGapSeconds         float64
+		ConsistentAfterSeconds    float64
+	}
+	Drills     []drillReport
+	Replicas   []replicaReport
+	Rentals    map[string]int // by end state and cause
+	Invariants map[string]string
+}
+
+// drillReport is one drill: when, what it took away, how long until the
+// service was whole again, and what the agents were answered meanwhile.
+type drillReport struct {
+	Kind                   string
+	AtSeconds              float64
+	Replica                string `json:",omitempty"`
+	FaultSeconds           float64
+	HeartbeatsWholeSeconds float64 // after the fault ended, until every machine had a heartbeat accepted
+	DashboardsLiveSeconds  float64 // until every dashboard was subscribed again
+	LeaderWorkSeconds      float64 // until a replica led the background work again
+	AgentOutcomes          map[string]int
+	CustomerOutcomes       map[string]int
+	OfflineDuringCut       int `json:",omitempty"`
+}
+
+type replicaReport struct {
+	Name                                  string
+	BaselineGoroutines, EndGoroutines     float64
+	BaselineRSSMiB, PeakRSSMiB, EndRSSMiB float64
+	SteadyGoroutinesPerMin                float64
+	SteadyRSSMiBPerMin                    float64
+	AfterLoadGoroutines, AfterLoadRSSMiB  float64
+}
+
+type replicaSample struct {
+	replica    string
+	pid        int
+	at         time.Time
+	goroutines float64
+	rssMiB     float64
+}
+
+// sample reads each live replica's goroutines and resident memory.
+func (s *soak) sample() {
+	for _, r := range s.replicas {
+		if r.proc == nil || r.proc.cmd.ProcessState != nil {
+			continue
+		}
+		g, ok := metric("http://"+r.addr+"/metrics", "go_goroutines")
+		rss, ok2 := metric("http://"+r.addr+"/metrics", "process_resident_memory_bytes")
+		if !ok || !ok2 {
+			continue
+		}
+		s.sampleMu.Lock()
+		s.samples = append(s.samples, replicaSample{replica: r.name, pid: r.proc.cmd.Process.Pid, at: time.Now(), goroutines: g, rssMiB: rss / (1 << 20)})
+		s.sampleMu.Unlock()
+	}
+}
+
+// metric reads one unlabelled metric from a /metrics page.
+func metric(url, name string) (float64, bool) {
+	c := http.Client{Timeout: 10 * time.Second}
+	res, err := c.Get(url)
+	if err != nil {
+		return 0, false
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// until waits for the load's schedule to reach at.
+func (s *soak) until(at time.Duration) {
+	time.Sleep(time.Until(s.started.Add(at)))
+}
+
+// drillAll runs the drills at their times, then lets the load run out.
+func (s *soak) drillAll() {
+	// The SQL rows written per heartbeat, over the steady stretch before
+	// the first drill (or the whole run without one).
+	writes, from := s.rowWrites(), time.Now()
+	steadyEnd := s.cfg.Duration
+	if len(s.cfg.Drills) > 0 {
+		steadyEnd = s.cfg.Drills[0].At
+	}
+	s.until(steadyEnd)
+	written, to := s.rowWrites()-writes, time.Now()
+	beats := 0
+	for _, b := range s.wire.beats() {
+		if b.outcome == "ok" && !b.at.Before(from) && b.at.Before(to) {
+			beats++
+		}
+	}
+	if beats > 0 {
+		s.report.Heartbeats.RowWritesPerHB = float64(written) / float64(beats)
+	}
+	for _, d := range s.cfg.Drills {
+		s.until(d.At)
+		s.report.Drills = append(s.report.Drills, s.drill(d))
+	}
+	s.until(s.cfg.Duration)
+}
+
+// leader is the replica holding the background work's leases (PostgreSQL
+// advisory locks, named by each replica's application_name).
+func (s *soak) leader() *replica {
+	var names []string
+	err := s.db.NewRaw(`SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND a.application_name LIKE 'soak-%'`).Scan(context.Background(), &names)
+	if err != nil {
+		return nil
+	}
+	count := map[string]int{}
+	for _, n := range names {
+		count[n[strings.LastIndexByte(n, '-')+1:]]++
+	}
+	var best *replica
+	for _, r := range s.replicas {
+		if count[r.name] > 0 && (best == nil || count[r.name] > count[best.name]) {
+			best = r
+		}
+	}
+	return best
+}
+
+// stopReplica signals r and waits for it to exit.
+func (s *soak) stopReplica(r *replica, sig syscall.Signal) {
+	s.t.Helper()
+	require.NoError(s.t, r.proc.cmd.Process.Signal(sig))
+	_ = r.proc.cmd.Wait()
+}
+
+func (s *soak) drill(d soakDrill) drillReport {
+	t := s.t
+	rep := drillReport{Kind: d.Kind, AtSeconds: time.Since(s.started).Seconds()}
+	began := time.Now()
+	customersBefore := s.customer.snapshot()
+	cut := 0
+	switch d.Kind {
+	case "redis-restart":
+		s.redis.Restart(t)
+	case "postgres-restart":
+		// Every connection dropped and new ones refused, as while
+		// PostgreSQL restarts (the sessions, and their advisory locks,
+		// end on the server).
+		s.pg.Cut()
+		time.Sleep(d.For)
+		s.pg.Restore(t)
+	case "leader-kill":
+		r := s.leader()
+		require.NotNil(t, r, "a replica leads")
+		rep.Replica = r.name
+		s.stopReplica(r, syscall.SIGKILL)
+		// Its supervisor (systemd's Restart=always) starts it again.
+		s.startReplica(r)
+	case "agents-cut":
+		s.cutFront.Cut()
+		time.Sleep(d.For)
+		cut = s.offlineAmong(s.cfg.CutAgents)
+		rep.OfflineDuringCut = cut
+		s.cutFront.Restore(t)
+	case "rolling-restart":
+		// A deploy: each replica in turn stopped as systemd stops it
+		// (SIGTERM) and started again, the next only once it is ready.
+		for _, r := range s.replicas {
+			s.stopReplica(r, syscall.SIGTERM)
+			s.startReplica(r)
+		}
+	default:
+		t.Fatalf("unknown drill %q", d.Kind)
+	}
+	ended := time.Now()
+	rep.FaultSeconds = ended.Sub(began).Seconds()
+	await.True(t, func() bool { return s.leader() != nil }, "no replica leads after "+d.Kind)
+	rep.LeaderWorkSeconds = time.Since(ended).Seconds()
+	await.True(t, func() bool {
+		for _, d := range s.dashboards {
+			if !d.live() {
+				return false
+			}
+		}
+		return true
+	}, "dashboards are not all live after "+d.Kind)
+	rep.DashboardsLiveSeconds = time.Since(ended).Seconds()
+	await.True(t, func() bool { return s.wire.allOKSince(ended) }, lazy(func() string {
+		return fmt.Sprintf("after %s (ended %s), heartbeats are not accepted from %s", d.Kind, ended.Format("15:04:05.000"), joinMax(s.wire.notOKSince(ended), 5))
+	}))
+	rep.HeartbeatsWholeSeconds = time.Since(ended).Seconds()
+	rep.AgentOutcomes = map[string]int{}
+	for _, b := range s.wire.beats() {
+		if !b.at.Before(began) && b.at.Before(time.Now()) {
+			rep.AgentOutcomes[b.outcome]++
+		}
+	}
+	rep.CustomerOutcomes = diff(s.customer.snapshot(), customersBefore)
+	t.Logf("soak drill %s at %.0fs: fault %.1fs; whole after %.1fs (leader %.1fs, dashboards %.1fs); agents saw %v",
+		d.Kind, rep.AtSeconds, rep.FaultSeconds, rep.HeartbeatsWholeSeconds, rep.LeaderWorkSeconds, rep.DashboardsLiveSeconds, rep.AgentOutcomes)
+	return rep
+}
+
+// offlineAmong is how many of the first n machines are offline now.
+func (s *soak) offlineAmong(n int) int {
+	var uids []string
+	for _, p := range s.providers {
+		uids = append(uids, p.machines...)
+	}
+	uids = uids[:min(n, len(uids))]
+	c, err := s.db.NewSelect().Table("machines").Where("status = 'OFFLINE'").Where("machine_uid IN (?)", bun.List(uids)).Count(context.Background())
+	if err != nil {
+		return -1
+	}
+	return int(c)
+}
+
+func diff(after, before map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range after {
+		if v-before[k] != 0 {
+			out[k] = v - before[k]
+		}
+	}
+	return out
+}
+
+// writeReport prints the report and writes it where GPUNEX_SOAK_REPORT
+// says.
+func (s *soak) writeReport() {
+	b, err := json.MarshalIndent(s.report, "", "  ")
+	require.NoError(s.t, err)
+	s.t.Logf("soak %s report:\n%s", s.cfg.Name, b)
+	if path := os.Getenv("GPUNEX_SOAK_REPORT"); path != "" {
+		require.NoError(s.t, os.WriteFile(path, append(b, '\n'), 0o644))
+	}
+	fmt.Fprintf(os.Stderr, "soak %s: heartbeats p99 %.0f ms (%d steady), %v\n", s.cfg.Name, s.report.Heartbeats.SteadyP99Ms,
+		s.report.Heartbeats.SteadyCount, s.report.Invariants)
+}
