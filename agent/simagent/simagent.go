@@ -39,9 +39,11 @@ type Options struct {
 	// storage benchmark's file.
 	DataDir string
 	// PretendBusy keeps the first PretendBusy GPUs busy with a job of the
-	// provider's own: their benchmarks are postponed and their telemetry
+	// provider's own, named PretendJob ("provider's own job" when empty):
+	// their benchmarks are postponed (naming the job) and their telemetry
 	// shows load.
 	PretendBusy int
+	PretendJob  string
 	// LogEvery is how often a running job's newer output is reported;
 	// watch.DefaultLogEvery when zero.
 	LogEvery time.Duration
@@ -70,10 +72,14 @@ func Start(ctx context.Context, wg *sync.WaitGroup, o Options, done func(error))
 	}
 	sim := gpu.NewSimulator(o.Spec, gpu.WithSeed(o.MachineID))
 	pretend := map[string]string{}
+	name := o.PretendJob
+	if name == "" {
+		name = "provider's own job"
+	}
 	if inv, err := sim.Inventory(ctx); err == nil {
 		for i := 0; i < o.PretendBusy && i < len(inv); i++ {
 			_ = sim.SetBusy(inv[i].UUID, true)
-			pretend[inv[i].UUID] = "provider's own job"
+			pretend[inv[i].UUID] = name
 		}
 	}
 	rt := process.New(keepBusy{sim, pretend}, process.Options{Dir: filepath.Join(o.DataDir, "jobs")})

@@ -219,7 +219,7 @@ func (w World) runAgent(ctx context.Context, wg *sync.WaitGroup, url, secret str
 	err := simagent.Start(ctx, wg, simagent.Options{
 		Server: url, Token: secret, MachineID: m.ID, Hostname: m.Hostname,
 		AgentVersion: agent.Version + " (demo, in-process)", Spec: m.spec, Host: m.host,
-		DataDir: filepath.Join(w.dataDir(), "demo-agents", m.Hostname), PretendBusy: busyGPUs,
+		DataDir: filepath.Join(w.dataDir(), "demo-agents", m.Hostname), PretendBusy: busyGPUs, PretendJob: "demo-training-run",
 		LogEvery: w.Rentals.withDefaults().LogEvery, Logger: logger,
 	}, func(err error) {
 		if err != nil && ctx.Err() == nil {

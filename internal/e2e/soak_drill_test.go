@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
@@ -35,6 +36,11 @@ type soakReport struct {
 		SteadyMaxMs    float64
 		PerSecond      float64
 		RowWritesPerHB float64 // every table's inserted, updated and deleted rows over the steady window, per heartbeat (metering and rentals included)
+		// Over the same window, per heartbeat, everything included (the
+		// dashboards' events, the customers' rentals, metering): the
+		// replicas' CPU and the Redis commands.
+		ReplicaCPUMsPerHB float64
+		RedisCmdsPerHB    float64
 	}
 	AgentOtherRequests map[string]int
 	AgentErrors        map[string]int
@@ -80,6 +86,7 @@ type replicaSample struct {
 	at         time.Time
 	goroutines float64
 	rssMiB     float64
+	cpuSeconds float64
 }
 
 // sample reads each live replica's goroutines and resident memory.
@@ -90,11 +97,12 @@ func (s *soak) sample() {
 		}
 		g, ok := metric("http://"+r.addr+"/metrics", "go_goroutines")
 		rss, ok2 := metric("http://"+r.addr+"/metrics", "process_resident_memory_bytes")
-		if !ok || !ok2 {
+		cpu, ok3 := metric("http://"+r.addr+"/metrics", "process_cpu_seconds_total")
+		if !ok || !ok2 || !ok3 {
 			continue
 		}
 		s.sampleMu.Lock()
-		s.samples = append(s.samples, replicaSample{replica: r.name, pid: r.proc.cmd.Process.Pid, at: time.Now(), goroutines: g, rssMiB: rss / (1 << 20)})
+		s.samples = append(s.samples, replicaSample{replica: r.name, pid: r.proc.cmd.Process.Pid, at: time.Now(), goroutines: g, rssMiB: rss / (1 << 20), cpuSeconds: cpu})
 		s.sampleMu.Unlock()
 	}
 }
@@ -118,6 +126,34 @@ func metric(url, name string) (float64, bool) {
 	return 0, false
 }
 
+// replicaCPU is the CPU seconds both replicas have used.
+func (s *soak) replicaCPU() float64 {
+	var total float64
+	for _, r := range s.replicas {
+		if c, ok := metric("http://"+r.addr+"/metrics", "process_cpu_seconds_total"); ok {
+			total += c
+		}
+	}
+	return total
+}
+
+// redisCommands is how many commands the soak's Redis has processed.
+func (s *soak) redisCommands() int64 {
+	c := redis.NewClient(&redis.Options{Addr: s.redis.Addr})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "stats").Result()
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "total_commands_processed:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
 // until waits for the load's schedule to reach at.
 func (s *soak) until(at time.Duration) {
 	time.Sleep(time.Until(s.started.Add(at)))
@@ -127,13 +163,13 @@ func (s *soak) until(at time.Duration) {
 func (s *soak) drillAll() {
 	// The SQL rows written per heartbeat, over the steady stretch before
 	// the first drill (or the whole run without one).
-	writes, from := s.rowWrites(), time.Now()
+	writes, cmds, cpu, from := s.rowWrites(), s.redisCommands(), s.replicaCPU(), time.Now()
 	steadyEnd := s.cfg.Duration
 	if len(s.cfg.Drills) > 0 {
 		steadyEnd = s.cfg.Drills[0].At
 	}
 	s.until(steadyEnd)
-	written, to := s.rowWrites()-writes, time.Now()
+	written, cmds, cpu, to := s.rowWrites()-writes, s.redisCommands()-cmds, s.replicaCPU()-cpu, time.Now()
 	beats := 0
 	for _, b := range s.wire.beats() {
 		if b.outcome == "ok" && !b.at.Before(from) && b.at.Before(to) {
@@ -141,7 +177,10 @@ func (s *soak) drillAll() {
 		}
 	}
 	if beats > 0 {
-		s.report.Heartbeats.RowWritesPerHB = float64(written) / float64(beats)
+		h := &s.report.Heartbeats
+		h.RowWritesPerHB = float64(written) / float64(beats)
+		h.RedisCmdsPerHB = float64(cmds) / float64(beats)
+		h.ReplicaCPUMsPerHB = cpu * 1000 / float64(beats)
 	}
 	for _, d := range s.cfg.Drills {
 		s.until(d.At)
