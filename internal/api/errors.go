@@ -69,7 +69,9 @@ func presentError(logger *slog.Logger, outage func(context.Context)) graphql.Err
 			}
 			return gqlErr
 		}
-		if fault.IsOutage(err) && (!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) || ctx.Err() == nil) {
+		// The request's own end (its client went away) is no outage; a
+		// deadline the platform set itself and missed is, even then.
+		if ce := ctx.Err(); fault.IsOutage(err) && (ce == nil || !errors.Is(err, ce)) {
 			return presentOutage(ctx, logger, outage, gqlErr, err)
 		}
 		return presentInternal(ctx, logger, gqlErr, err)

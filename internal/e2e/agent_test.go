@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -55,6 +56,14 @@ type process struct {
 	cmd *exec.Cmd
 	mu  sync.Mutex
 	out strings.Builder
+	// exited is set once wait has reaped it.
+	exited atomic.Bool
+}
+
+// wait reaps the process after it was signalled.
+func (p *process) wait() {
+	_ = p.cmd.Wait()
+	p.exited.Store(true)
 }
 
 func (p *process) Write(b []byte) (int, error) {
@@ -80,6 +89,9 @@ func startWithEnv(t testing.TB, env []string, name string, args ...string) *proc
 	p := &process{cmd: exec.Command(name, args...)}
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
+	// A test binary killed (its timeout, a cancelled CI) takes what it
+	// started with it.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	require.NoError(t, p.cmd.Start())
 	t.Cleanup(func() {
 		if p.cmd.ProcessState == nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"regexp"
 	"slices"
@@ -159,7 +160,16 @@ type agentWire struct {
 
 // allOKSince reports whether every machine had a heartbeat sent after at
 // accepted.
-func (w *agentWire) allOKSince(at time.Time) bool { return len(w.notOKSince(at)) == 0 }
+func (w *agentWire) allOKSince(at time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for n := range w.machines {
+		if !w.lastOK[n].After(at) {
+			return false
+		}
+	}
+	return true
+}
 
 // notOKSince lists the machines without a heartbeat sent after at and
 // accepted, with their latest heartbeat's outcome.
@@ -249,7 +259,7 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	}
 	s := slices.Clone(ds)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := int(p/100*float64(len(s))+0.5) - 1
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
 	return s[min(max(i, 0), len(s)-1)]
 }
 

@@ -92,7 +92,8 @@ type replicaSample struct {
 // sample reads each live replica's goroutines and resident memory.
 func (s *soak) sample() {
 	for _, r := range s.replicas {
-		if r.proc == nil || r.proc.cmd.ProcessState != nil {
+		pid := r.pid()
+		if pid == 0 {
 			continue
 		}
 		g, ok := metric("http://"+r.addr+"/metrics", "go_goroutines")
@@ -102,7 +103,7 @@ func (s *soak) sample() {
 			continue
 		}
 		s.sampleMu.Lock()
-		s.samples = append(s.samples, replicaSample{replica: r.name, pid: r.proc.cmd.Process.Pid, at: time.Now(), goroutines: g, rssMiB: rss / (1 << 20), cpuSeconds: cpu})
+		s.samples = append(s.samples, replicaSample{replica: r.name, pid: pid, at: time.Now(), goroutines: g, rssMiB: rss / (1 << 20), cpuSeconds: cpu})
 		s.sampleMu.Unlock()
 	}
 }
@@ -214,8 +215,11 @@ func (s *soak) leader() *replica {
 // stopReplica signals r and waits for it to exit.
 func (s *soak) stopReplica(r *replica, sig syscall.Signal) {
 	s.t.Helper()
-	require.NoError(s.t, r.proc.cmd.Process.Signal(sig))
-	_ = r.proc.cmd.Wait()
+	r.mu.Lock()
+	p := r.proc
+	r.mu.Unlock()
+	require.NoError(s.t, p.cmd.Process.Signal(sig))
+	p.wait()
 }
 
 func (s *soak) drill(d soakDrill) drillReport {

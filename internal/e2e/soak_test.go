@@ -30,17 +30,16 @@ import (
 // soakConfig is one soak: the fleet, its watchers and customers, how long
 // it runs and the faults it goes through.
 type soakConfig struct {
-	Name                                  string
-	Providers, AgentsPerProvider, GPUs    int // GPUs per agent
-	Dashboards, Customers                 int
-	Duration, Interval                    time.Duration
-	Hold                                  [2]time.Duration // a customer keeps a rental this long, at random
-	CutAgents                             int              // agents behind the proxy the "agents-cut" drill cuts
-	Ramp                                  time.Duration    // the agents start spread over it
-	Drills                                []soakDrill
-	SetupConcurrency                      int
-	MeteringEvery, TelemetryEvery         time.Duration
-	AssertHeartbeatP99, AssertSlopeBounds bool
+	Name                               string
+	Providers, AgentsPerProvider, GPUs int // GPUs per agent
+	Dashboards, Customers              int
+	Duration, Interval                 time.Duration
+	Hold                               [2]time.Duration // a customer keeps a rental this long, at random
+	CutAgents                          int              // agents behind the proxy the "agents-cut" drill cuts
+	Ramp                               time.Duration    // the agents start spread over it
+	Drills                             []soakDrill
+	SetupConcurrency                   int
+	MeteringEvery, TelemetryEvery      time.Duration
 }
 
 // soakDrill is a fault at a stated time after the load started.
@@ -54,7 +53,7 @@ type soakDrill struct {
 // replicas, through one Redis restart and one leader kill.
 var shortSoak = soakConfig{
 	Name: "short", Providers: 10, AgentsPerProvider: 30, GPUs: 1, Dashboards: 20, Customers: 10,
-	Duration: time.Minute, Interval: 2 * time.Second, Hold: [2]time.Duration{3 * time.Second, 12 * time.Second}, Ramp: 20 * time.Second,
+	Duration: time.Minute, Interval: 3 * time.Second, Hold: [2]time.Duration{3 * time.Second, 12 * time.Second}, Ramp: 20 * time.Second,
 	Drills: []soakDrill{
 		{Kind: "redis-restart", At: 15 * time.Second},
 		{Kind: "leader-kill", At: 35 * time.Second},
@@ -77,7 +76,6 @@ var fullSoak = soakConfig{
 		{Kind: "rolling-restart", At: 7*time.Minute + 30*time.Second},
 	},
 	SetupConcurrency: 8, MeteringEvery: 30 * time.Second, TelemetryEvery: 5 * time.Second,
-	AssertHeartbeatP99: true,
 }
 
 // soakConfigFromEnv picks the soak: GPUNEX_SOAK=full is make soak's;
@@ -140,7 +138,18 @@ func TestTheFleetSoaksThroughFaultsAndTheMoneyComesOutRight(t *testing.T) {
 type replica struct {
 	name, addr string
 	args       []string
+	mu         sync.Mutex // proc, which the sampler reads while a drill replaces it
 	proc       *process
+}
+
+// pid is the running process's id, 0 when it is not running.
+func (r *replica) pid() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.proc == nil || r.proc.exited.Load() {
+		return 0
+	}
+	return r.proc.cmd.Process.Pid
 }
 
 type soak struct {
@@ -160,7 +169,8 @@ type soak struct {
 	providers     []soakProvider
 	dashboards    []*dashboard
 	customers     []*gql
-	rentals       sync.Map // rental id → the customer who started it
+	byEmail       map[string]*gql // the customers, by email
+	rentals       sync.Map        // rental id → the customer who started it
 	started       time.Time
 	stopLoad      context.CancelFunc
 	loadDone      sync.WaitGroup
@@ -225,7 +235,10 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 // startReplica starts r and waits until it is ready.
 func (s *soak) startReplica(r *replica) {
 	s.t.Helper()
-	r.proc = start(s.t, s.bin, r.args...)
+	p := start(s.t, s.bin, r.args...)
+	r.mu.Lock()
+	r.proc = p
+	r.mu.Unlock()
 	await.True(s.t, func() bool {
 		res, err := http.Get("http://" + r.addr + "/readyz")
 		if err != nil {
@@ -335,6 +348,10 @@ func (s *soak) setUp() {
 			map[string]any{"e": email, "r": "soak-" + email})
 		require.Empty(t, cf.CreditFunds.UserErrors)
 		s.customers = append(s.customers, c)
+		if s.byEmail == nil {
+			s.byEmail = map[string]*gql{}
+		}
+		s.byEmail[email] = c
 	}
 	wsURL := "ws://" + s.front.Addr() + "/graphql"
 	for i := range s.cfg.Dashboards {
@@ -462,11 +479,15 @@ func (s *soak) rent(ctx context.Context, c *gql) {
 				UserErrors []struct{ Field, Code string }
 			}
 		}
-		a := c.do(ctx, `mutation { startRental(input: {model: "H100_SXM_80GB", gpuCount: 1, image: "busybox", command: ["sh", "-c", "while :; do echo working; sleep 1; done"]}) { rental { id } userErrors { field code } } }`, nil)
+		// A bounded job: one a killed run leaves behind ends by itself.
+		a := c.do(ctx, `mutation { startRental(input: {model: "H100_SXM_80GB", gpuCount: 1, image: "busybox", command: ["sh", "-c", "i=0; while [ $i -lt 900 ]; do echo working; sleep 1; i=$((i+1)); done"]}) { rental { id } userErrors { field code } } }`, nil)
+		s.customer.add("startRental " + outcomeOf(a))
+		if a.into(&st) == nil && st.StartRental.Rental != nil {
+			s.rentals.Store(st.StartRental.Rental.ID, c)
+		}
 		if ctx.Err() != nil {
 			return
 		}
-		s.customer.add("startRental " + outcomeOf(a))
 		if a.into(&st) != nil || st.StartRental.Rental == nil {
 			if len(st.StartRental.UserErrors) > 0 {
 				s.customer.add("startRental userError " + st.StartRental.UserErrors[0].Code)
@@ -477,7 +498,6 @@ func (s *soak) rent(ctx context.Context, c *gql) {
 			continue
 		}
 		id := st.StartRental.Rental.ID
-		s.rentals.Store(id, c)
 		if !pause(hold()) {
 			return
 		}

@@ -80,13 +80,15 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 	}
 	res := &HeartbeatResult{Accepted: true, Interval: s.cfg.Interval}
 	if in.GoingOffline != nil && *in.GoingOffline {
-		if _, err := s.deps.Presence.Remove(ctx, presenceKey(ref.id)); err != nil {
-			return nil, fmt.Errorf("fleet: unable to clear presence: %w", err)
-		}
-		// The agent's last words are its last heartbeat.
+		// The agent's last words are its last heartbeat. SQL first, then
+		// presence: the other way round, a sweep in between would find
+		// the key gone and record an unplanned outage.
 		reason := models.OfflinePlanned
 		if err := s.transition(ctx, ref, protocol.MachineOffline, &reason, now, now); err != nil {
 			return nil, err
+		}
+		if _, err := s.deps.Presence.Remove(ctx, presenceKey(ref.id)); err != nil {
+			return nil, fmt.Errorf("fleet: unable to clear presence: %w", err)
 		}
 		st := protocol.MachineOffline
 		res.Status = &st
@@ -124,10 +126,16 @@ func (s *Service) Heartbeat(ctx context.Context, agent *auth.Agent, in protocol.
 			// stay offline while it heartbeats. Forget this beat's key so
 			// the next one tries the transition again.
 			// (If that fails too, the sweeper's heal finds the machine.)
+			// A commit that went through but answered an error left the
+			// machine online: its key stays, or the next sweep would take
+			// it offline at once.
 			rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), transitionTimeout)
 			defer rcancel()
-			if _, rerr := s.deps.Presence.Remove(rctx, presenceKey(ref.id)); rerr != nil {
-				s.deps.Logger.WarnContext(ctx, "fleet: unable to clear presence after a failed transition", "machine_id", ref.id, "err", rerr)
+			var status protocol.MachineStatus
+			if serr := s.deps.DB.NewSelect().Model((*models.Machine)(nil)).Column("status").Where("id = ?", ref.id).Scan(rctx, &status); serr != nil || status != protocol.MachineOnline {
+				if _, rerr := s.deps.Presence.Remove(rctx, presenceKey(ref.id)); rerr != nil {
+					s.deps.Logger.WarnContext(ctx, "fleet: unable to clear presence after a failed transition", "machine_id", ref.id, "err", rerr)
+				}
 			}
 			return nil, err
 		}

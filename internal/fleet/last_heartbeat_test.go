@@ -134,10 +134,10 @@ func TestASweeperThatMissedTheLastHeartbeatRecordsTheLatestItCanHaveBeen(t *test
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
-		last := b.beat(t, b.svc)
 		taker := b.replica(Config{Interval: 10 * time.Second})
-		b.clock.Advance(time.Second)
 		b.sweep(t, taker) // starts trusting presence
+		b.clock.Advance(time.Second)
+		last := b.beat(t, b.svc) // no sweep sees it
 		b.clock.Advance(30 * time.Second)
 		require.Equal(t, 1, b.sweep(t, taker))
 
@@ -146,6 +146,27 @@ func TestASweeperThatMissedTheLastHeartbeatRecordsTheLatestItCanHaveBeen(t *test
 		require.True(t, m.LastHeartbeatAt.Equal(b.clock.Now().Add(-30*time.Second)))
 		require.False(t, m.LastHeartbeatAt.Before(last))
 		require.LessOrEqual(t, m.LastHeartbeatAt.Sub(last), 10*time.Second)
+	})
+}
+
+// A sweep that does not trust presence yet (just after a start, a wipe or
+// an outage) still reads the heartbeats, so the first one that does
+// records a silent machine's real last beat, not the latest it can have
+// been (what an interrupted rental is billed to).
+func TestASweepThatDoesNotTrustPresenceYetStillKeepsTheLastHeartbeat(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		last := b.beat(t, b.svc)
+		taker := b.replica(Config{Interval: 10 * time.Second})
+		b.clock.Advance(time.Second)
+		b.sweep(t, taker) // not trusted yet: it only reads
+		b.clock.Advance(30 * time.Second)
+		require.Equal(t, 1, b.sweep(t, taker))
+
+		m := b.reloaded(t)
+		require.Equal(t, protocol.MachineOffline, m.Status)
+		require.True(t, m.LastHeartbeatAt.Equal(last), "%s, not %s", m.LastHeartbeatAt, last)
 	})
 }
 

@@ -131,6 +131,12 @@ func (w *sweeper) presenceTrusted(ctx context.Context, now time.Time) bool {
 func (w *sweeper) sweep(ctx context.Context) (int, error) {
 	now := w.clock.Now()
 	if !w.presenceTrusted(ctx, now) {
+		// The heartbeats are still worth knowing while absent keys are
+		// not believed: the first sweep that trusts them again bills an
+		// interrupted rental to the last beat it saw, not to a guess.
+		if online, present, err := w.onlinePresence(ctx); err == nil {
+			w.remember(online, present, now)
+		}
 		return 0, nil
 	}
 	online, present, err := w.onlinePresence(ctx)
@@ -204,7 +210,7 @@ func (s *Service) Heal(ctx context.Context) (int, error) { return s.sweeper.heal
 
 func (w *sweeper) heal(ctx context.Context) (int, error) {
 	var offline []*models.Machine
-	if err := w.db.NewSelect().Model(&offline).Column("id", "provider_id").Where("status = ?", protocol.MachineOffline).Scan(ctx); err != nil {
+	if err := w.db.NewSelect().Model(&offline).Column("id", "provider_id", "status_changed_at").Where("status = ?", protocol.MachineOffline).Scan(ctx); err != nil {
 		return 0, err
 	}
 	if len(offline) == 0 {
@@ -220,8 +226,10 @@ func (w *sweeper) heal(ctx context.Context) (int, error) {
 	}
 	now, n := w.clock.Now(), 0
 	for _, m := range offline {
+		// A beat from before the machine went offline (its going-offline
+		// beat's key not yet cleared) says nothing of it now.
 		b, ok := beatOf(present, m.ID)
-		if !ok || now.Sub(b.At) > w.cfg.Grace() {
+		if !ok || now.Sub(b.At) > w.cfg.Grace() || !b.At.After(m.StatusChangedAt) {
 			continue
 		}
 		if err := w.transition(ctx, machineRef{id: m.ID, providerID: m.ProviderID}, protocol.MachineOnline, nil, b.At, b.At); err != nil {

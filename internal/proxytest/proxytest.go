@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Proxy forwards each connection to its target until cut.
@@ -91,10 +92,17 @@ func (p *Proxy) serve(ln net.Listener) {
 			if err != nil {
 				return
 			}
-			p.forward(c)
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.forward(c)
+			}()
 		}
 	}()
 }
+
+// dialer gives up on a target that does not answer (its backlog full).
+var dialer = net.Dialer{Timeout: 2 * time.Second}
 
 // dial connects to the next target that accepts, starting after the one
 // the last connection went to.
@@ -103,7 +111,7 @@ func (p *Proxy) dial() (net.Conn, error) {
 	var err error
 	for i := range uint64(len(p.targets)) {
 		var up net.Conn
-		if up, err = net.Dial("tcp", p.targets[(first+i)%uint64(len(p.targets))]); err == nil {
+		if up, err = dialer.Dial("tcp", p.targets[(first+i)%uint64(len(p.targets))]); err == nil {
 			return up, nil
 		}
 	}
