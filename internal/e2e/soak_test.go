@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -254,9 +255,19 @@ func (s *soak) client(base, token, forwardedFor string) *gql {
 }
 
 // must runs a request on the test's goroutine and requires it answered.
+// A RATE_LIMITED answer (an admin approving a hundred providers in a row)
+// is waited out, as a person would, and asked again.
 func (s *soak) must(c *gql, v any, query string, vars map[string]any) {
 	s.t.Helper()
-	a := c.do(context.Background(), query, vars)
+	var a gqlAnswer
+	await.True(s.t, func() bool {
+		a = c.do(context.Background(), query, vars)
+		if slices.Contains(a.Codes, "RATE_LIMITED") {
+			time.Sleep(time.Second)
+			return false
+		}
+		return true
+	}, "still rate limited: "+query)
 	require.NoError(s.t, a.into(v), "%s", query)
 }
 
