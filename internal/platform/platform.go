@@ -207,6 +207,7 @@ func (p *Platform) connectEvents(ctx context.Context) error {
 			return fmt.Errorf("platform: invalid redis URL: %w", err)
 		}
 		p.redis = redis.NewClient(opts)
+		p.redis.AddHook(bus.EndedIsOutage{})
 		pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err = p.redis.Ping(pingCtx).Err()
 		cancel()
