@@ -9,6 +9,7 @@
 package proxytest
 
 import (
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -22,6 +23,9 @@ type Proxy struct {
 	targets []string
 	addr    string
 	next    atomic.Uint64
+	// acceptFailures counts the accepts that failed while listening
+	// (out of file descriptors), each followed by a pause and a retry.
+	acceptFailures atomic.Int64
 
 	mu    sync.Mutex
 	ln    net.Listener
@@ -53,6 +57,10 @@ func StartAcross(t testing.TB, targets ...string) *Proxy {
 
 // Addr is the proxy's host:port, the address clients dial.
 func (p *Proxy) Addr() string { return p.addr }
+
+// AcceptFailures is how many accepts failed while the proxy listened (a
+// process out of file descriptors); it accepts again after each.
+func (p *Proxy) AcceptFailures() int64 { return p.acceptFailures.Load() }
 
 // Cut stops listening and drops every open connection (both sides).
 func (p *Proxy) Cut() {
@@ -87,11 +95,22 @@ func (p *Proxy) serve(ln net.Listener) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		var pause time.Duration
 		for {
 			c, err := ln.Accept()
-			if err != nil {
+			if errors.Is(err, net.ErrClosed) {
 				return
 			}
+			if err != nil {
+				p.acceptFailures.Add(1)
+				// Out of file descriptors (EMFILE) or another passing
+				// failure: accept again after a pause, as net/http's
+				// server does, instead of leaving the port unserved.
+				pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+				time.Sleep(pause)
+				continue
+			}
+			pause = 0
 			p.wg.Add(1)
 			go func() {
 				defer p.wg.Done()
