@@ -185,6 +185,7 @@ func (s *soak) check() {
 	verdict("every rental ended in a stated state with its cause", stated)
 	s.report.Rentals = byState
 
+	verdict("every payout was paid once, as the chain shows, and no transfer sent twice", s.payoutProblems())
 	verdict("no GPU was allocated twice", rows(`SELECT CAST(a.gpu_id AS TEXT) || ': rentals ' || CAST(ra.id AS TEXT) || ' and ' || CAST(rb.id AS TEXT)
 		FROM rental_gpus a JOIN rental_gpus b ON b.gpu_id = a.gpu_id AND b.rental_id > a.rental_id
 		JOIN rentals ra ON ra.id = a.rental_id JOIN rentals rb ON rb.id = b.rental_id
@@ -258,6 +259,7 @@ func (s *soak) check() {
 	s.heartbeatFigures(beats)
 	d := &s.report.Dashboards
 	d.Count = len(s.dashboards)
+	d.Ended = s.dashboardEnds.snapshot()
 	for _, db := range s.dashboards {
 		db.mu.Lock()
 		d.Events += db.events

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -280,6 +281,9 @@ type dashboard struct {
 	// connection_ack).
 	downSince time.Time
 	gaps      []time.Duration
+	// ended counts why its sockets ended or were never subscribed, by
+	// kind ("dial: …", "connection_init answered …", "read: …").
+	ended *outcomes
 }
 
 const dashboardSubscription = `subscription { machineStatusChanged { initial kind machine { machineId status } } }`
@@ -307,25 +311,37 @@ func (d *dashboard) follow(ctx context.Context) {
 	if d.forwardedFor != "" {
 		header.Set("X-Forwarded-For", d.forwardedFor)
 	}
-	conn, _, err := dialer.DialContext(ctx, d.wsURL, header)
+	conn, resp, err := dialer.DialContext(ctx, d.wsURL, header)
 	if err != nil {
+		if resp != nil {
+			d.ended.add("dial: HTTP " + resp.Status)
+		} else {
+			d.ended.add("dial: " + errorKind(err))
+		}
 		return
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
 	send := func(v any) error { return conn.WriteJSON(v) }
-	if send(map[string]any{"type": "connection_init", "payload": map[string]any{"authorization": "Bearer " + d.token}}) != nil {
+	if err := send(map[string]any{"type": "connection_init", "payload": map[string]any{"authorization": "Bearer " + d.token}}); err != nil {
+		d.ended.add("connection_init: " + errorKind(err))
 		return
 	}
 	var m struct {
 		Type    string
 		Payload json.RawMessage
 	}
-	if conn.ReadJSON(&m) != nil || m.Type != "connection_ack" {
+	if err := conn.ReadJSON(&m); err != nil {
+		d.ended.add("connection_init answered: " + errorKind(err))
 		return
 	}
-	if send(map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": dashboardSubscription}}) != nil {
+	if m.Type != "connection_ack" {
+		d.ended.add("connection_init answered " + m.Type)
+		return
+	}
+	if err := send(map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": dashboardSubscription}}); err != nil {
+		d.ended.add("subscribe: " + errorKind(err))
 		return
 	}
 	d.mu.Lock()
@@ -339,6 +355,7 @@ func (d *dashboard) follow(ctx context.Context) {
 	for {
 		m.Type, m.Payload = "", nil
 		if err := conn.ReadJSON(&m); err != nil {
+			d.ended.add("read: " + errorKind(err))
 			return
 		}
 		switch m.Type {
@@ -360,10 +377,26 @@ func (d *dashboard) follow(ctx context.Context) {
 				d.mu.Unlock()
 			}
 		case "error", "complete":
+			d.ended.add("subscription " + m.Type)
 			return
 		}
 	}
 }
+
+// errorKind names an error without the addresses and ports that make
+// each one unique, so that errors of one kind count together.
+func errorKind(err error) string {
+	var ce *websocket.CloseError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Sprintf("closed %d %s", ce.Code, ce.Text)
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return endpointPattern.ReplaceAllString(err.Error(), "ADDR")
+}
+
+var endpointPattern = regexp.MustCompile(`(\[[0-9a-f:]*\]|[0-9]+(\.[0-9]+){3})(:[0-9]+)?`)
 
 // view is what the dashboard shows now (nil while it is disconnected).
 func (d *dashboard) view() map[string]string {

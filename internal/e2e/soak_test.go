@@ -21,6 +21,7 @@ import (
 	"github.com/gpunex/gpunex/agent/simagent"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/await"
+	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/proxytest"
 	"github.com/gpunex/gpunex/internal/redistest"
@@ -45,19 +46,21 @@ type soakConfig struct {
 
 // soakDrill is a fault at a stated time after the load started.
 type soakDrill struct {
-	Kind string        // redis-restart, postgres-restart, leader-kill, agents-cut, rolling-restart
+	Kind string        // redis-restart, postgres-restart, leader-kill, payout-leader-kill, agents-cut, rolling-restart
 	At   time.Duration // after the load started
 	For  time.Duration // how long the dependency stays away (postgres-restart, agents-cut)
 }
 
 // shortSoak runs in make test: about 300 agents for a minute on two
-// replicas, through one Redis restart and one leader kill.
+// replicas, through one Redis restart, one leader kill while metering
+// ticks and one kill of the replica leading the payout runs mid-transfer.
 var shortSoak = soakConfig{
 	Name: "short", Providers: 10, AgentsPerProvider: 30, GPUs: 1, Dashboards: 20, Customers: 10,
 	Duration: time.Minute, Interval: 3 * time.Second, Hold: [2]time.Duration{3 * time.Second, 12 * time.Second}, Ramp: 20 * time.Second,
 	Drills: []soakDrill{
 		{Kind: "redis-restart", At: 15 * time.Second},
-		{Kind: "leader-kill", At: 35 * time.Second},
+		{Kind: "leader-kill", At: 30 * time.Second},
+		{Kind: "payout-leader-kill", At: 42 * time.Second},
 	},
 	SetupConcurrency: 4, MeteringEvery: time.Second, TelemetryEvery: 5 * time.Second,
 }
@@ -74,7 +77,8 @@ var fullSoak = soakConfig{
 		{Kind: "postgres-restart", At: 3 * time.Minute, For: 10 * time.Second},
 		{Kind: "leader-kill", At: 4 * time.Minute},
 		{Kind: "agents-cut", At: 5 * time.Minute, For: 90 * time.Second},
-		{Kind: "rolling-restart", At: 7*time.Minute + 30*time.Second},
+		{Kind: "payout-leader-kill", At: 7 * time.Minute},
+		{Kind: "rolling-restart", At: 8 * time.Minute},
 	},
 	SetupConcurrency: 8, MeteringEvery: 30 * time.Second, TelemetryEvery: 5 * time.Second,
 }
@@ -135,9 +139,21 @@ func TestTheFleetSoaksThroughFaultsAndTheMoneyComesOutRight(t *testing.T) {
 	}
 }
 
+// liveDashboards counts the dashboards subscribed now.
+func (s *soak) liveDashboards() int {
+	n := 0
+	for _, d := range s.dashboards {
+		if d.live() {
+			n++
+		}
+	}
+	return n
+}
+
 // replica is one gpunex serve process, restartable on its port.
 type replica struct {
 	name, addr string
+	appName    string // its application_name on PostgreSQL
 	args       []string
 	mu         sync.Mutex // proc, which the sampler reads while a drill replaces it
 	proc       *process
@@ -162,8 +178,10 @@ type soak struct {
 	pg       *proxytest.Proxy
 	db       *store.DB // the harness's own connection, for the checks
 	replicas []*replica
-	front    *proxytest.Proxy // the load balancer
-	cutFront *proxytest.Proxy // the same, for the agents the cut drill cuts
+	front    *proxytest.Proxy   // the load balancer
+	cutFront *proxytest.Proxy   // the same, for the agents the cut drill cuts
+	node     *solanatest.Server // the Solana node the replicas pay through
+	nextBin  string             // the rolling restart's new build
 	admin    *gql
 	wire     *agentWire
 
@@ -180,6 +198,7 @@ type soak struct {
 	stopCustomers context.CancelFunc
 	customersDone sync.WaitGroup
 	agentErrs     outcomes
+	dashboardEnds outcomes // why dashboards' sockets ended, all together
 	customer      outcomes // what customers were answered
 	report        soakReport
 	samples       []replicaSample
@@ -188,6 +207,7 @@ type soak struct {
 
 type soakProvider struct {
 	email, token, agentToken string
+	wallet                   string // its payout method
 	machines                 []string
 }
 
@@ -195,6 +215,10 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 	bin, _ := binaries(t)
 	s := &soak{t: t, cfg: cfg, bin: bin, dir: t.TempDir(), wire: &agentWire{base: &http.Transport{MaxIdleConnsPerHost: 4096, MaxConnsPerHost: 0}}}
 	s.report.Config = cfg
+	s.raiseFileLimit(uint64(16 * (cfg.Providers*cfg.AgentsPerProvider + cfg.Dashboards + cfg.Customers)))
+	if s.drilled("rolling-restart") {
+		s.buildNext()
+	}
 	s.redis = redistest.Start(t, 0)
 	direct := storetest.PostgresURL(t)
 	db, err := store.Open(context.Background(), store.Config{DatabaseURL: direct})
@@ -205,13 +229,14 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 	require.NoError(t, err)
 	s.pg = proxytest.Start(t, u.Host)
 	schema := u.Query().Get("search_path")
+	chain := s.startChain()
 	for _, name := range []string{"a", "b"} {
 		ru := *u
 		ru.Host = s.pg.Addr()
 		q := ru.Query()
 		q.Set("application_name", "soak-"+schema+"-"+name)
 		ru.RawQuery = q.Encode()
-		r := &replica{name: name, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))}
+		r := &replica{name: name, appName: q.Get("application_name"), addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))}
 		r.args = []string{"serve", "--addr", r.addr, "--data-dir", filepath.Join(s.dir, "replica-"+name),
 			"--database-url", ru.String(), "--redis-url", s.redis.URL(), "--redis-prefix", "soak:",
 			"--demo", "--demo-agents=false", "--log-level", "warn",
@@ -220,6 +245,7 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 			// Every client comes from loopback through the balancer; each
 			// says who it is in X-Forwarded-For, as behind a real proxy.
 			"--trusted-proxies", "127.0.0.1/32", "--ws-max-per-address", "-1", "--ws-max-per-user", "-1"}
+		r.args = append(r.args, chain...)
 		s.replicas = append(s.replicas, r)
 	}
 	// One after the other: the first seeds the demo world (the admin).
@@ -255,20 +281,34 @@ func (s *soak) client(base, token, forwardedFor string) *gql {
 }
 
 // must runs a request on the test's goroutine and requires it answered.
-// A RATE_LIMITED answer (an admin approving a hundred providers in a row)
-// is waited out, as a person would, and asked again.
+// The admin approving a hundred providers and crediting a hundred
+// customers in a row passes the write limit (auth.DefaultLimits.Writes
+// within its WriteWindow, a fixed window that starts at the first write):
+// told RATE_LIMITED, the set-up waits out one whole window, as a person
+// told "try again shortly" would, and asks once more; the window is over
+// by then, so a second refusal is a defect and fails the test.
 func (s *soak) must(c *gql, v any, query string, vars map[string]any) {
 	s.t.Helper()
-	var a gqlAnswer
-	await.True(s.t, func() bool {
+	a := c.do(context.Background(), query, vars)
+	if slices.Contains(a.Codes, "RATE_LIMITED") {
+		time.Sleep(auth.DefaultLimits.WriteWindow)
 		a = c.do(context.Background(), query, vars)
-		if slices.Contains(a.Codes, "RATE_LIMITED") {
-			time.Sleep(time.Second)
-			return false
-		}
-		return true
-	}, "still rate limited: "+query)
+	}
 	require.NoError(s.t, a.into(v), "%s", query)
+}
+
+// change runs a mutation whose payload asks only for userErrors and
+// requires it accepted.
+func (s *soak) change(c *gql, query string, vars map[string]any) {
+	s.t.Helper()
+	var payloads map[string]struct {
+		UserErrors []struct{ Field, Code string }
+	}
+	s.must(c, &payloads, query, vars)
+	require.NotEmpty(s.t, payloads, "%s", query)
+	for name, p := range payloads {
+		require.Empty(s.t, p.UserErrors, "%s", name)
+	}
 }
 
 func (s *soak) logIn(c *gql, email, password string) {
@@ -299,6 +339,11 @@ func (s *soak) signUp(c *gql, email, name string) {
 	c.token = *ce.ConfirmEmail.Token
 }
 
+// soakCities are where the providers are, in turn; each rental asks
+// for one at random, so the earnings (and the payouts) spread over the
+// providers rather than all going to the scheduler's first pick.
+var soakCities = []string{"Lisbon", "Porto", "Braga", "Coimbra", "Faro", "Aveiro", "Evora", "Leiria", "Setubal", "Viseu"}
+
 // setUp makes the providers (applied, approved, with a token and a price),
 // the customers (credited by the admin) and the dashboards' sessions.
 func (s *soak) setUp() {
@@ -315,32 +360,21 @@ func (s *soak) setUp() {
 				UserErrors  []struct{ Field, Code string }
 			}
 		}
-		city, country := "Lisbon", "PT"
+		city, country := soakCities[p%len(soakCities)], "PT"
 		s.must(c, &app, `mutation($i: ProviderApplicationInput!) { submitProviderApplication(input: $i) { application { id } userErrors { field code } } }`,
 			map[string]any{"i": map[string]any{"fullName": fmt.Sprintf("Soak Provider %d", p), "email": email, "upsProtected": true, "commitmentMonths": 12,
 				"gpus": []map[string]any{{"modelKey": "H100_SXM_80GB", "quantity": s.cfg.AgentsPerProvider * s.cfg.GPUs, "ramGb": 256, "uploadGbps": 10.0, "downloadGbps": 10.0,
 					"availability": map[string]any{"kind": "ALWAYS"}, "location": map[string]any{"city": city, "country": country}}}}})
 		require.Empty(t, app.SubmitProviderApplication.UserErrors)
-		var ap struct {
-			ApproveProviderApplication struct {
-				UserErrors []struct{ Field, Code string }
-			}
-		}
-		s.must(s.admin, &ap, `mutation($id: ID!) { approveProviderApplication(id: $id, tier: COMMUNITY) { userErrors { field code } } }`,
+		s.change(s.admin, `mutation($id: ID!) { approveProviderApplication(id: $id, tier: COMMUNITY) { userErrors { field code } } }`,
 			map[string]any{"id": app.SubmitProviderApplication.Application.ID})
-		require.Empty(t, ap.ApproveProviderApplication.UserErrors)
 		// The approval is a new role: sign in again for a session that has it.
 		s.logIn(c, email, "correct horse battery")
 		var ct struct{ CreateAgentToken struct{ Token string } }
 		s.must(c, &ct, `mutation { createAgentToken(name: "soak") { token } }`, nil)
-		var price struct {
-			SetGpuPrice struct {
-				UserErrors []struct{ Field, Code string }
-			}
-		}
-		s.must(c, &price, `mutation { setGpuPrice(input: {model: "H100_SXM_80GB", pricePerHour: "2.000000"}) { userErrors { field code } } }`, nil)
-		require.Empty(t, price.SetGpuPrice.UserErrors)
+		s.change(c, `mutation { setGpuPrice(input: {model: "H100_SXM_80GB", pricePerHour: "2.000000"}) { userErrors { field code } } }`, nil)
 		sp := soakProvider{email: email, token: c.token, agentToken: ct.CreateAgentToken.Token}
+		s.setPayoutMethod(c, &sp)
 		for a := range s.cfg.AgentsPerProvider {
 			sp.machines = append(sp.machines, fmt.Sprintf("soak-m%05d", p*s.cfg.AgentsPerProvider+a))
 		}
@@ -350,14 +384,8 @@ func (s *soak) setUp() {
 		email := fmt.Sprintf("soak-customer-%d@example.com", i)
 		c := s.client(front, "", fmt.Sprintf("203.0.113.%d", 1+i%250))
 		s.signUp(c, email, fmt.Sprintf("Soak Customer %d", i))
-		var cf struct {
-			CreditFunds struct {
-				UserErrors []struct{ Field, Code string }
-			}
-		}
-		s.must(s.admin, &cf, `mutation($e: String!, $r: String!) { creditFunds(input: {email: $e, amount: "100000.000000", reference: $r, reason: "soak"}) { userErrors { field code } } }`,
+		s.change(s.admin, `mutation($e: String!, $r: String!) { creditFunds(input: {email: $e, amount: "100000.000000", reference: $r, reason: "soak"}) { userErrors { field code } } }`,
 			map[string]any{"e": email, "r": "soak-" + email})
-		require.Empty(t, cf.CreditFunds.UserErrors)
 		s.customers = append(s.customers, c)
 		if s.byEmail == nil {
 			s.byEmail = map[string]*gql{}
@@ -367,7 +395,7 @@ func (s *soak) setUp() {
 	wsURL := "ws://" + s.front.Addr() + "/graphql"
 	for i := range s.cfg.Dashboards {
 		p := s.providers[i%len(s.providers)]
-		s.dashboards = append(s.dashboards, &dashboard{wsURL: wsURL, token: p.token, forwardedFor: fmt.Sprintf("192.0.2.%d", 1+i%250), status: map[string]string{}})
+		s.dashboards = append(s.dashboards, &dashboard{wsURL: wsURL, token: p.token, forwardedFor: fmt.Sprintf("192.0.2.%d", 1+i%250), status: map[string]string{}, ended: &s.dashboardEnds})
 	}
 	s.report.SetupSeconds = time.Since(began).Seconds()
 	t.Logf("soak %s: %d providers, %d customers set up in %s", s.cfg.Name, len(s.providers), len(s.customers), time.Since(began).Round(time.Second))
@@ -425,14 +453,9 @@ func (s *soak) load() {
 		return fmt.Sprintf("%d of %d machines came online; heartbeats %v, other agent requests %v, agents' errors %v",
 			s.onlineCount(), n, hb, s.wire.other.snapshot(), s.agentErrs.snapshot())
 	}))
-	await.True(t, func() bool {
-		for _, d := range s.dashboards {
-			if !d.live() {
-				return false
-			}
-		}
-		return true
-	}, "not every dashboard is live")
+	await.True(t, func() bool { return s.liveDashboards() == len(s.dashboards) }, lazy(func() string {
+		return fmt.Sprintf("%d of %d dashboards are live; their sockets ended %v", s.liveDashboards(), len(s.dashboards), s.dashboardEnds.snapshot())
+	}))
 	s.report.RampSeconds = time.Since(began).Seconds()
 	t.Logf("soak %s: %d machines online and %d dashboards live after %s", s.cfg.Name, n, len(s.dashboards), time.Since(began).Round(time.Second))
 	s.started = time.Now()
@@ -491,7 +514,10 @@ func (s *soak) rent(ctx context.Context, c *gql) {
 			}
 		}
 		// A bounded job: one a killed run leaves behind ends by itself.
-		a := c.do(ctx, `mutation { startRental(input: {model: "H100_SXM_80GB", gpuCount: 1, image: "busybox", command: ["sh", "-c", "i=0; while [ $i -lt 900 ]; do echo working; sleep 1; i=$((i+1)); done"]}) { rental { id } userErrors { field code } } }`, nil)
+		// In a city of its choosing, as a customer near its data picks
+		// one: the scheduler picks the machine there.
+		a := c.do(ctx, `mutation($city: String!) { startRental(input: {model: "H100_SXM_80GB", filter: {region: $city}, gpuCount: 1, image: "busybox", command: ["sh", "-c", "i=0; while [ $i -lt 900 ]; do echo working; sleep 1; i=$((i+1)); done"]}) { rental { id } userErrors { field code } } }`,
+			map[string]any{"city": soakCities[rand.N(len(soakCities))]})
 		s.customer.add("startRental " + outcomeOf(a))
 		if a.into(&st) == nil && st.StartRental.Rental != nil {
 			s.rentals.Store(st.StartRental.Rental.ID, c)

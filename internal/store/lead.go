@@ -46,7 +46,11 @@ func (db *DB) TryLead(ctx context.Context, name string) (*Lease, error) {
 	return db.backend.tryLead(ctx, db, name)
 }
 
-func leaseKey(name string) int64 {
+// LeaseKey is the PostgreSQL advisory lock key of the lease name, as
+// pg_locks shows it: classid its high 32 bits, objid its low 32 bits,
+// objsubid 1. An operator (or a drill) finds the replica leading a task
+// by it, the replica's application_name naming it.
+func LeaseKey(name string) int64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte("gpunex:" + name))
 	return int64(h.Sum64())
@@ -61,7 +65,7 @@ func (postgresBackend) tryLead(ctx context.Context, db *DB, name string) (*Lease
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to take a connection for leadership: %w", err)
 	}
-	key := leaseKey(name)
+	key := LeaseKey(name)
 	var ok bool
 	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
 		_ = conn.Close()

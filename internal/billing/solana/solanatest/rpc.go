@@ -175,6 +175,7 @@ func (s *Server) getSignatureStatuses(params []json.RawMessage) (any, *rpcError)
 // status answers for one signature: null if it never landed, or is out of
 // the status cache and history was not searched.
 func (s *Server) status(sig solana.Signature, history bool) any {
+	s.lookups[sig]++
 	l, ok := s.txs[sig]
 	if !ok || !l.landed || (!history && s.height > l.height+StatusCacheBlocks) {
 		return nil

@@ -96,6 +96,7 @@ type Server struct {
 	rejections  []Rejection
 	accounts    map[solana.PublicKey]Account
 	calls       map[string]int
+	lookups     map[solana.Signature]int // status lookups, by signature
 
 	// What wallets do (wallet.go): the wallets whose transactions are
 	// executed, the token accounts they move, and every landed
@@ -189,6 +190,7 @@ func Start(cfg Config) (*Server, error) {
 		txs:         map[solana.Signature]*landing{},
 		accounts:    map[solana.PublicKey]Account{},
 		calls:       map[string]int{},
+		lookups:     map[solana.Signature]int{},
 		wallets:     map[solana.PublicKey]bool{},
 		tokens:      map[solana.PublicKey]*tokenAccount{},
 	}
@@ -210,6 +212,29 @@ func (s *Server) Drop() { s.enqueue(queued{fault: faultDrop}) }
 // Delay makes the next transaction accepted answer "processed" to its
 // first polls status lookups, then "finalized".
 func (s *Server) Delay(polls int) { s.enqueue(queued{fault: faultDelay, polls: polls}) }
+
+// Confirm ends every Delay now: a transaction still answering
+// "processed" answers "finalized" at its next status lookup (a test that
+// held a transfer back for as long as it needed lets it land).
+func (s *Server) Confirm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.txs {
+		l.pending = 0
+	}
+}
+
+// Lookups is how many times the status of the transaction signature
+// (base58) was asked.
+func (s *Server) Lookups(signature string) int {
+	sig, err := solana.SignatureFromBase58(signature)
+	if err != nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lookups[sig]
+}
 
 // Fail makes the next sendTransaction answer a JSON-RPC error (the node is
 // unhealthy) without looking at the transaction.

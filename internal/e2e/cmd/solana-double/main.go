@@ -32,7 +32,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -76,7 +75,7 @@ func run(dir, usdc string) error {
 	if err != nil {
 		return err
 	}
-	keyFile, err := writeKeyFile(dir, platform)
+	keyFile, err := solanatest.WriteKeyFile(dir, platform)
 	if err != nil {
 		return err
 	}
@@ -113,24 +112,6 @@ func run(dir, usdc string) error {
 	defer stop()
 	<-ctx.Done()
 	return nil
-}
-
-// writeKeyFile writes key as the Solana CLI does (a JSON array of its 64
-// bytes), readable by its owner only, as gpunex's --solana-key-file asks.
-func writeKeyFile(dir string, key solana.PrivateKey) (string, error) {
-	numbers := make([]int, len(key))
-	for i, b := range key {
-		numbers[i] = int(b)
-	}
-	content, err := json.Marshal(numbers)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "platform.json")
-	if err := os.WriteFile(path, content, 0o600); err != nil {
-		return "", err
-	}
-	return path, nil
 }
 
 // controlHandler serves /pay and /finalize. Pays are serialised, so a
