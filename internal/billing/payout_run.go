@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -33,14 +34,38 @@ func (s *Service) RunPayouts(ctx context.Context) error {
 		bun.List([]models.PayoutState{models.PayoutPending, models.PayoutProcessing})).Order("id").Scan(ctx); err != nil {
 		return fmt.Errorf("billing: unable to list open payouts: %w", err)
 	}
-	var errs []error
+	// Each payout waits for its own confirmation (a second or two on a
+	// healthy cluster, up to ConfirmTimeout on a slow one): sent one after
+	// the other, a run of a thousand payouts would take tens of minutes
+	// and one transfer stuck unconfirmed would hold up every payout after
+	// it. They are independent (each one's state moves by a conditional
+	// update), so up to sendAtOnce go at once.
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		slot = make(chan struct{}, sendAtOnce)
+	)
 	for _, p := range open {
-		if err := s.sendSolana(ctx, p); err != nil {
-			errs = append(errs, fmt.Errorf("payout %d: %w", p.ID, err))
-		}
+		slot <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slot }()
+			if err := s.sendSolana(ctx, p); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("payout %d: %w", p.ID, err))
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// sendAtOnce is how many Solana payouts one run sends and waits for at
+// once: enough that a run of thousands ends within minutes, few enough
+// for a rate-limited RPC node (each payout polls its status every
+// solana.DefaultPollInterval while it waits).
+const sendAtOnce = 8
 
 // createDue creates the payouts due now.
 func (s *Service) createDue(ctx context.Context) error {

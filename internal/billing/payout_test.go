@@ -2,12 +2,14 @@ package billing
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
 	"github.com/gpunex/gpunex/internal/fault"
@@ -255,6 +257,55 @@ func TestASolanaPayoutUnconfirmedAtTheRunsEndIsRecoveredNotResent(t *testing.T) 
 		ps, _ = b.svc.Payouts(b.ctx, provider, 10)
 		require.Equal(t, models.PayoutPaid, ps[0].State)
 		require.Len(t, node.Transfers(), 1)
+		requireBalancedLedger(t, b)
+	})
+}
+
+// A transfer the chain leaves unconfirmed holds up no other payout of the
+// run: the others are sent and paid while it waits, and it is paid once
+// the chain confirms it. Sent one after the other, the first payout's wait
+// (up to ConfirmTimeout, an hour here) held up every payout after it.
+func TestOneUnconfirmedSolanaPayoutHoldsUpNoOtherInTheRun(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b, first, _, node := solanaWorld(t, db)
+		b.svc.pcfg.ConfirmTimeout = time.Hour
+		providers := []int64{first}
+		for range 3 {
+			provider, _, _ := b.provider(t, 1)
+			var user int64
+			require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", provider).Scan(b.ctx, &user))
+			wallet := solana.NewKey().PublicKey().String()
+			b.clock.Set(time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)) // the week before, so the method is ready on Monday
+			_, err := b.svc.SetMethod(b.ctx, provider, user, MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "right password"})
+			require.NoError(t, err)
+			b.earn(t, provider, 11_000_000)
+			providers = append(providers, provider)
+		}
+		b.clock.Set(time.Date(2026, 12, 7, 6, 0, 0, 0, time.UTC)) // Monday
+		node.Delay(math.MaxInt32)                                 // the first transfer sent stays "processed"
+		ran := make(chan error, 1)
+		go func() { ran <- b.svc.RunPayouts(b.ctx) }()
+
+		states := func() map[models.PayoutState]int {
+			n := map[models.PayoutState]int{}
+			for _, p := range providers {
+				ps, err := b.svc.Payouts(b.ctx, p, 10)
+				require.NoError(t, err)
+				for _, x := range ps {
+					n[x.State]++
+				}
+			}
+			return n
+		}
+		await.True(t, func() bool {
+			n := states()
+			return n[models.PayoutPaid] == 3 && n[models.PayoutProcessing] == 1
+		}, "the three other payouts are not paid while one transfer waits")
+		node.Confirm()
+		require.NoError(t, <-ran)
+		require.Equal(t, map[models.PayoutState]int{models.PayoutPaid: 4}, states())
+		require.Len(t, node.Transfers(), 4, "each sent once")
 		requireBalancedLedger(t, b)
 	})
 }
