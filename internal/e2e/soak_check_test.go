@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -218,7 +219,9 @@ func (s *soak) check() {
 		case o.StartedAt.Before(s.started):
 			// The ramp (every agent registering and benchmarked at once)
 			// is reported, not held to the steady run's rule.
-			s.report.RampOffline = append(s.report.RampOffline, o.MachineUID)
+			n, _ := strconv.Atoi(strings.TrimPrefix(o.MachineUID, "soak-m"))
+			s.report.RampOffline = append(s.report.RampOffline, fmt.Sprintf("%s offline at ramp end %.1fs; its heartbeats: %s",
+				o.MachineUID, o.StartedAt.Sub(s.started).Seconds(), s.wire.around(n, o.StartedAt)))
 		default:
 			falseOffline = append(falseOffline, fmt.Sprintf("%s at +%.1fs", o.MachineUID, o.StartedAt.Sub(s.started).Seconds()))
 		}

@@ -247,6 +247,36 @@ func (w *agentWire) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, err
 }
 
+// around tells what machine n's heartbeats did about at: when the last
+// ones before it went (relative to at), how long each took and how it
+// was answered, and when the next went; what a machine marked offline
+// at at was doing.
+func (w *agentWire) around(n int, at time.Time) string {
+	var before []beat
+	var next *beat
+	for _, b := range w.beats() {
+		if b.machine != n {
+			continue
+		}
+		if b.at.Before(at) {
+			before = append(before, b)
+		} else if next == nil {
+			next = &b
+		}
+	}
+	var parts []string
+	for _, b := range before[max(0, len(before)-3):] {
+		parts = append(parts, fmt.Sprintf("%+.1fs %s in %.1fs", b.at.Sub(at).Seconds(), b.outcome, b.latency.Seconds()))
+	}
+	if next != nil {
+		parts = append(parts, fmt.Sprintf("next %+.1fs %s", next.at.Sub(at).Seconds(), next.outcome))
+	}
+	if len(before) == 0 {
+		parts = append([]string{"no heartbeat before"}, parts...)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (w *agentWire) beats() []beat {
 	w.mu.Lock()
 	defer w.mu.Unlock()

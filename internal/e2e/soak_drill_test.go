@@ -29,7 +29,8 @@ type soakReport struct {
 	SetupSeconds float64
 	RampSeconds  float64
 	// RampOffline are the machines marked offline (unplanned) while the
-	// fleet was coming up, before the run's clock started.
+	// fleet was coming up, before the run's clock started, each with what
+	// its heartbeats did about then.
 	RampOffline []string
 	Heartbeats  struct {
 		Total          int
