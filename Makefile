@@ -32,7 +32,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: node-version build image run test test-all test-setup test-go test-fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
+.PHONY: node-version build image run test test-all test-setup test-go test-bench test-fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
 
 ## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
 node-version:
@@ -82,7 +82,7 @@ test:
 	bash scripts/test-env.sh $(TEST_ENV)
 	. ./$(TEST_ENV) && $(MAKE) --no-print-directory --keep-going test-all
 
-test-all: test-setup lint static test-go test-fuzz test-unit test-spa e2e
+test-all: test-setup lint static test-go test-bench test-fuzz test-unit test-spa e2e
 
 ## test-setup: scripts/test-env.sh against stub commands (packages absent or present,
 ## services down or up); shellcheck on the CI and set-up scripts
@@ -102,6 +102,16 @@ static:
 ## load through drills) can pass on a busy 2-core machine with nothing wrong.
 test-go:
 	$(GO) test -count=1 -timeout 45m ./...
+
+## test-bench: every Go benchmark once at its smallest size (go test -short: a few
+## thousand rows, a handful of dashboards, both databases where it has both; no
+## target asserted), so a benchmark a change breaks (it does not build, panics,
+## its SQL fails) fails make test; make bench measures them at full size. It tests
+## the packages with a benchmark only: test-go has run the rest, which would only
+## be linked again
+BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Benchmark' .)))
+test-bench:
+	$(GO) test -short -count=1 -run '^$$' -bench . -benchtime 1x $(BENCH_PKGS)
 
 ## test-fuzz: each fuzz target a little further than its corpus, one go test -fuzz
 ## per target (go test fuzzes one at a time): a count of executions each, sized to
@@ -146,17 +156,24 @@ gpu-bench: build
 	bash scripts/gpu-bench-compare.sh
 
 ## bench: the full stack against bare net/http handlers in the same run, as ratios;
-## three runs of each (the machines are noisy), summed up by scripts/benchsummary.awk
+## three runs of each platform benchmark (the machines are noisy). Every command
+## runs even after one fails; scripts/benchsummary.awk then prints a line per
+## benchmark with its figures and targets, FAILED and why for each that failed,
+## and make bench fails if any did.
+BENCH_RUNS := \
+	'-bench . -benchtime 3s -count 3 -benchmem ./internal/platform/' \
+	'-bench ConcurrentSignInMemory -benchtime 1x ./internal/auth/' \
+	'-bench Market -benchtime 1x -timeout 30m ./internal/market/' \
+	'-bench Billing -benchtime 1x ./internal/billing/' \
+	'-bench Reliability -benchtime 1x ./internal/reliability/' \
+	'-bench AgentResources -benchtime 1x ./internal/e2e/'
 bench:
 	@mkdir -p $(BIN)
 	bash scripts/test-env.sh --services-only $(BENCH_ENV)
-	set -o pipefail; . ./$(BENCH_ENV) && { $(GO) test -run '^$$' -bench . -benchtime 3s -count 3 -benchmem ./internal/platform/ && \
-	  $(GO) test -run '^$$' -bench ConcurrentSignInMemory -benchtime 1x ./internal/auth/ && \
-	  $(GO) test -run '^$$' -bench Market -benchtime 1x -timeout 30m ./internal/market/ && \
-	  $(GO) test -run '^$$' -bench Billing -benchtime 1x ./internal/billing/ && \
-	  $(GO) test -run '^$$' -bench Reliability -benchtime 1x ./internal/reliability/ && \
-	  $(GO) test -run '^$$' -bench AgentResources -benchtime 1x ./internal/e2e/; } | tee /dev/stderr | \
-	  awk -f scripts/benchsummary.awk
+	set -o pipefail; . ./$(BENCH_ENV) && { status=0; for run in $(BENCH_RUNS); do \
+	    echo "==> go test -run '^$$' $$run"; \
+	    $(GO) test -run '^$$' $$run 2>&1 || status=1; \
+	  done; exit $$status; } | tee /dev/stderr | awk -f scripts/benchsummary.awk
 
 ## soak: the fleet soak at full size (internal/e2e's soak test with GPUNEX_SOAK=full:
 ## 10,000 simulated GPUs, 1,000 dashboards, 100 customers, two replicas on PostgreSQL

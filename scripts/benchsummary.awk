@@ -2,6 +2,11 @@
 # benchmark with -count) against the targets docs/development.md states ("make bench"): for each
 # ratio the median of the runs, then every run; for SQL writes and
 # publishes, statements per page or advice and rentals won the largest.
+# One line per benchmark with its figures and their targets. A benchmark
+# that failed (--- FAIL, or a panic while it ran) gets a line of its own,
+# "NAME: FAILED: the first line it logged"; a package that failed with no
+# benchmark to blame (it did not build, or a panic outside one) gets
+# "PACKAGE: FAILED". It exits 1 when anything failed.
 # POSIX awk.
 
 function add(key, v) { val[key, ++count[key]] = v + 0 }
@@ -27,6 +32,61 @@ function largest(key,    i, m) {
 	m = 0
 	for (i = 1; i <= count[key]; i++) if (val[key, i] > m) m = val[key, i]
 	return m
+}
+
+# fail records that benchmark (or package) b failed, why if known.
+function fail(b, why) {
+	if (!(b in failed)) { failed[b] = why; failorder[++nfailed] = b }
+	else if (failed[b] == "" && why != "") failed[b] = why
+	if (pkg != "") pkgfailed[pkg] = 1
+}
+
+/^pkg: / { pkg = $2 }
+
+# A failure's log follows its --- FAIL line, indented.
+awaiting != "" && /^    / { sub(/^ +/, ""); fail(awaiting, $0); awaiting = ""; next }
+{ awaiting = "" }
+
+/--- FAIL: Benchmark/ {
+	b = $0
+	sub(/.*--- FAIL: /, "", b)
+	sub(/[ \t].*/, "", b)
+	fail(b, "")
+	awaiting = b
+	next
+}
+
+/^Benchmark[^ \t]*[ \t]+panic: / {
+	b = $0
+	sub(/.*[ \t]panic: /, "", b)
+	fail($1, "panic: " b)
+	next
+}
+
+# A package that does not build: go's "# package" line, then the first
+# error.
+/^# / { compiling = 1; next }
+compiling { compiling = 0; if (buildError == "") buildError = $0 }
+
+# A panic on a line of its own (the test binary's stderr and stdout
+# interleave as they will; go test's -timeout panics too): the package
+# failed, in the benchmark the first frame of its stack names.
+/^panic: / && panicked == "" { panicked = $0; next }
+panicked != "" && panicIn == "" && /\.Benchmark[A-Za-z0-9_]+/ {
+	panicIn = $0
+	sub(/.*\.Benchmark/, "Benchmark", panicIn)
+	sub(/[^A-Za-z0-9_].*/, "", panicIn)
+}
+
+/^FAIL[ \t]/ {
+	why = ""
+	if ($0 ~ /\[build failed\]/) why = "it did not build" (buildError != "" ? ": " buildError : "")
+	else if (panicked != "") why = panicked (panicIn != "" ? " (in " panicIn ")" : "")
+	else if (!($2 in pkgfailed)) why = "no benchmark to blame; see its output"
+	if (why != "") fail($2, why)
+	pkgfailed[$2] = 1
+	panicked = panicIn = buildError = ""
+	next
 }
 
 /^Benchmark/ {
@@ -106,4 +166,15 @@ END {
 			printf "%s: agent RSS %.3g MiB (target < 30), peak %.3g MiB, CPU %.3g%% of a core\n", b, median(b SUBSEP "rss_MiB"), largest(b SUBSEP "peak_rss_MiB"), median(b SUBSEP "cpu_%_of_a_core")
 		}
 	}
+	# A parent fails with its sub-benchmark: name only the leaves.
+	bad = 0
+	for (k = 1; k <= nfailed; k++) {
+		b = failorder[k]
+		leaf = 1
+		for (j = 1; j <= nfailed; j++) if (index(failorder[j], b "/") == 1) leaf = 0
+		if (!leaf) continue
+		printf "%s: FAILED%s\n", b, (failed[b] != "") ? ": " failed[b] : ""
+		bad = 1
+	}
+	exit bad
 }

@@ -40,6 +40,9 @@ import (
 //   - BenchmarkBillingEarningsFanout: earnings changes to 1,000 followers
 //     of one provider through bus.Shared: deliveries per second and
 //     summaries resolved per event (target: 1 per replica).
+//
+// Under go test -short (make test-bench: every benchmark once) each runs
+// on the ...Short sizes and asserts no target.
 
 // benchModels are the models of a benchmark fleet, with their price per
 // GPU-hour: machine i of a provider has only benchModels[i % 4].
@@ -357,10 +360,12 @@ const (
 	// historyMachines of historyGPUsPerMachine GPUs: the provider's 1,000
 	// GPUs, about 250 of each model, each machine rented whole.
 	historyMachines       = 125
+	historyMachinesShort  = 4
 	historyGPUsPerMachine = 8
 	// historyOthers other providers have a year of rollups of their own
 	// in the same table.
-	historyOthers = 4
+	historyOthers      = 4
+	historyOthersShort = 1
 	// historyGPUDays of GPU-hour rollups are laid down before the sample
 	// (History never reads them; see BenchmarkBillingEarningsHistory).
 	historyGPUDays = 3
@@ -369,7 +374,8 @@ const (
 	historySample  = 5 * time.Minute
 	historyCadence = 30 * time.Second
 	// historySamples Histories are timed per world and iteration.
-	historySamples = 100
+	historySamples      = 100
+	historySamplesShort = 2
 )
 
 // historyNow is when the sample ends: Tuesday 2026-12-01 09:05 UTC.
@@ -451,7 +457,7 @@ func BenchmarkBillingEarningsHistory(b *testing.B) {
 			runtime.GC()
 			b.ResetTimer()
 			for range b.N {
-				for i := range historySamples {
+				for i := range sized(historySamples, historySamplesShort) {
 					// ABBA: neither world is always asked first.
 					order := []*historyWorld{one, ten}
 					if i%2 == 1 {
@@ -499,22 +505,23 @@ func seedHistoryWorld(b *testing.B, backend string) *historyWorld {
 	b.Helper()
 	sampleStart := historyNow.Add(-historySample)
 	w := newBenchWorld(b, backend, sampleStart, nil)
-	f, err := w.seedFleet(fleetSpec{providers: 1, machinesPerProvider: historyMachines, gpusPerMachine: historyGPUsPerMachine,
-		rentalSizes: []int{historyGPUsPerMachine}, customers: historyMachines, startedAt: sampleStart})
+	machines := historyFleet()
+	f, err := w.seedFleet(fleetSpec{providers: 1, machinesPerProvider: machines, gpusPerMachine: historyGPUsPerMachine,
+		rentalSizes: []int{historyGPUsPerMachine}, customers: machines, startedAt: sampleStart})
 	if err != nil {
 		b.Fatal(err)
 	}
 	h := &historyWorld{benchWorld: w, provider: f.providers[0]}
 	var others []int64
 	err = w.db.RunInTx(w.ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		others, err = w.seedProviders(ctx, tx, historyOthers)
+		others, err = w.seedProviders(ctx, tx, sized(historyOthers, historyOthersShort))
 		return err
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	yearStart := sampleStart.Truncate(time.Hour).AddDate(-1, 0, 0)
-	perModel := gpusPerModel(historyMachines, historyGPUsPerMachine)
+	perModel := gpusPerModel(machines, historyGPUsPerMachine)
 	if err := w.seedEarnings(h.provider, perModel, yearStart, sampleStart.Add(-historyGPUDays*24*time.Hour), sampleStart.Truncate(time.Hour)); err != nil {
 		b.Fatalf("seed the %s rollups: %v", backend, err)
 	}
@@ -526,6 +533,10 @@ func seedHistoryWorld(b *testing.B, backend string) *historyWorld {
 	}
 	return h
 }
+
+// historyFleet is how many machines the history benchmark's provider
+// has: historyMachines, historyMachinesShort under -short.
+func historyFleet() int { return sized(historyMachines, historyMachinesShort) }
 
 // meterSample runs the real Tick from the sample's start to its end,
 // every cadence (the first tick opens the meters).
@@ -603,7 +614,7 @@ func sameRollups(a, b *benchWorld) (models.USDC, error) {
 	if !reflect.DeepEqual(got[0].providerHours, got[1].providerHours) {
 		return 0, fmt.Errorf("the sample's provider-hour rollups differ between the 1× and the 10× worlds")
 	}
-	if len(got[0].gpuHours) != historyMachines*historyGPUsPerMachine || len(got[1].gpuHours) != len(got[0].gpuHours) ||
+	if len(got[0].gpuHours) != historyFleet()*historyGPUsPerMachine || len(got[1].gpuHours) != len(got[0].gpuHours) ||
 		!reflect.DeepEqual(got[0].byMachine, got[1].byMachine) {
 		return 0, fmt.Errorf("the sample's GPU-hour rollups differ between the 1× and the 10× worlds (%d and %d rows)",
 			len(got[0].gpuHours), len(got[1].gpuHours))
@@ -621,14 +632,19 @@ func sameRollups(a, b *benchWorld) (models.USDC, error) {
 
 // The metering benchmark's fleet: 100 providers of 25 machines of 8 GPUs
 // (20,000 GPUs), each machine's GPUs in rentals of 4, 2, 1 and 1: 10,000
-// rentals of 2,000 customers.
+// rentals of 2,000 customers. Under -short 6 providers: 600 rentals,
+// two chunks of a tick.
 const (
-	tickProviders   = 100
-	tickMachines    = 25
-	tickCustomers   = 2_000
-	tickRentalsWant = 10_000
+	tickProviders      = 100
+	tickProvidersShort = 6
+	tickMachines       = 25
+	// tickRentals are each machine's rentals; tickCustomers a provider's
+	// customers.
+	tickRentals   = 4
+	tickCustomers = 20
 	// tickTimed ticks are timed per iteration, each 30 s after the last.
-	tickTimed = 3
+	tickTimed      = 3
+	tickTimedShort = 1
 )
 
 // BenchmarkBillingMeteringTick measures one Tick over 10,000 running
@@ -639,19 +655,20 @@ const (
 // cadence), each posting one charge per rental or the benchmark fails;
 // sql/tick is the most statements one of them ran (storetest's
 // recording: every chunk of the default 500 rentals), sql/rental those
-// over the rentals it metered (target ≤ 2).
+// over the rentals it metered (target ≤ 2; only logged under -short).
 func BenchmarkBillingMeteringTick(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
 			began := time.Now()
 			w := newBenchWorld(b, backend, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), nil)
-			f, err := w.seedFleet(fleetSpec{providers: tickProviders, machinesPerProvider: tickMachines, gpusPerMachine: 8,
-				rentalSizes: []int{4, 2, 1, 1}, customers: tickCustomers, startedAt: w.clock.Now().Add(-time.Hour)})
+			providers := sized(tickProviders, tickProvidersShort)
+			f, err := w.seedFleet(fleetSpec{providers: providers, machinesPerProvider: tickMachines, gpusPerMachine: 8,
+				rentalSizes: []int{4, 2, 1, 1}, customers: providers * tickCustomers, startedAt: w.clock.Now().Add(-time.Hour)})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if f.rentals != tickRentalsWant {
-				b.Fatalf("seeded %d rentals; want %d", f.rentals, tickRentalsWant)
+			if want := providers * tickMachines * tickRentals; f.rentals != want {
+				b.Fatalf("seeded %d rentals; want %d", f.rentals, want)
 			}
 			if err := w.analyze(); err != nil {
 				b.Fatal(err)
@@ -675,7 +692,7 @@ func BenchmarkBillingMeteringTick(b *testing.B) {
 			runtime.GC()
 			b.ResetTimer()
 			for range b.N {
-				for range tickTimed {
+				for range sized(tickTimed, tickTimedShort) {
 					b.StopTimer()
 					w.clock.Advance(historyCadence)
 					before := w.charges(b)
@@ -706,7 +723,7 @@ func BenchmarkBillingMeteringTick(b *testing.B) {
 			b.StopTimer()
 			perRental := float64(len(stmts)) / float64(f.rentals)
 			if perRental > 2 {
-				b.Errorf("a tick runs %d statements for %d rentals (target ≤ 2 per rental)", len(stmts), f.rentals)
+				sized(b.Errorf, b.Logf)("a tick runs %d statements for %d rentals (target ≤ 2 per rental)", len(stmts), f.rentals)
 			}
 			b.ReportMetric(ms(median(lat)), "ms_per_tick")
 			b.ReportMetric(ms(slices.Max(lat)), "max_ms_per_tick")
@@ -723,13 +740,16 @@ func BenchmarkBillingMeteringTick(b *testing.B) {
 const (
 	// fanoutDashboards follow one provider's earnings, split evenly over
 	// the replicas.
-	fanoutDashboards = 1_000
+	fanoutDashboards      = 1_000
+	fanoutDashboardsShort = 10
 	// fanoutEvents earnings changes are announced per iteration, at once
 	// (fewer than a subscription's buffer of 256, so none is dropped).
-	fanoutEvents = 100
+	fanoutEvents      = 100
+	fanoutEventsShort = 5
 	// fanoutMachines of 8 GPUs, in rentals of 8, and a week of rollups:
 	// what a Summary reads.
-	fanoutMachines = 8
+	fanoutMachines      = 8
+	fanoutMachinesShort = 2
 )
 
 // fanoutStack is a database and a bus with its replicas.
@@ -769,6 +789,9 @@ func BenchmarkBillingEarningsFanout(b *testing.B) {
 
 func benchFanout(b *testing.B, stack fanoutStack) {
 	g0 := runtime.NumGoroutine()
+	dashboards := sized(fanoutDashboards, fanoutDashboardsShort)
+	changes := sized(fanoutEvents, fanoutEventsShort)
+	machines := sized(fanoutMachines, fanoutMachinesShort)
 	buses := make([]bus.Bus, stack.replicas)
 	var clients []*redis.Client
 	closeAll := func() {
@@ -799,13 +822,13 @@ func benchFanout(b *testing.B, stack fanoutStack) {
 	}
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	w := newBenchWorld(b, stack.backend, now, buses[0])
-	f, err := w.seedFleet(fleetSpec{providers: 1, machinesPerProvider: fanoutMachines, gpusPerMachine: 8, rentalSizes: []int{8},
-		customers: fanoutMachines, startedAt: now.Add(-24 * time.Hour)})
+	f, err := w.seedFleet(fleetSpec{providers: 1, machinesPerProvider: machines, gpusPerMachine: 8, rentalSizes: []int{8},
+		customers: machines, startedAt: now.Add(-24 * time.Hour)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	provider := f.providers[0]
-	if err := w.seedEarnings(provider, gpusPerModel(fanoutMachines, 8), now.AddDate(0, 0, -7), now.AddDate(0, 0, -7), now); err != nil {
+	if err := w.seedEarnings(provider, gpusPerModel(machines, 8), now.AddDate(0, 0, -7), now.AddDate(0, 0, -7), now); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.analyze(); err != nil {
@@ -831,13 +854,13 @@ func benchFanout(b *testing.B, stack fanoutStack) {
 	ctx, cancel := context.WithCancel(w.ctx)
 	var followers sync.WaitGroup
 	var round atomic.Pointer[fanoutRound]
-	subscribe := make(chan int, fanoutDashboards)
-	for i := range fanoutDashboards {
+	subscribe := make(chan int, dashboards)
+	for i := range dashboards {
 		subscribe <- i
 	}
 	close(subscribe)
 	var subscribing sync.WaitGroup
-	errs := make(chan error, fanoutDashboards)
+	errs := make(chan error, dashboards)
 	for range 8 {
 		subscribing.Go(func() {
 			for i := range subscribe {
@@ -876,33 +899,33 @@ func benchFanout(b *testing.B, stack fanoutStack) {
 	}
 	b.ResetTimer()
 	for k := range b.N {
-		r := &fanoutRound{target: int64(k+1) * fanoutEvents, done: make(chan struct{})}
-		r.left.Store(fanoutDashboards)
+		r := &fanoutRound{target: int64(k+1) * int64(changes), done: make(chan struct{})}
+		r.left.Store(int64(dashboards))
 		round.Store(r)
 		stmts += w.queries.Count(func() {
 			t := time.Now()
-			for range fanoutEvents {
+			for range changes {
 				replicas[0].announce(w.ctx, provider)
 			}
 			select {
 			case <-r.done:
 			case <-time.After(time.Minute):
-				b.Fatalf("%d of %d followers still wait for the %d changes after a minute", r.left.Load(), fanoutDashboards, fanoutEvents)
+				b.Fatalf("%d of %d followers still wait for the %d changes after a minute", r.left.Load(), dashboards, changes)
 			}
 			elapsed += time.Since(t)
 		})
 	}
 	b.StopTimer()
-	events := int64(b.N) * fanoutEvents
+	events := int64(b.N) * int64(changes)
 	var resolved int64
 	for i := range resolves {
 		resolved += resolves[i].Load()
 	}
-	b.ReportMetric(float64(events*fanoutDashboards)/elapsed.Seconds(), "deliveries/s")
+	b.ReportMetric(float64(events*int64(dashboards))/elapsed.Seconds(), "deliveries/s")
 	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
 	b.ReportMetric(float64(resolved)/float64(events)/float64(stack.replicas), "resolves/event/replica")
 	b.ReportMetric(float64(stmts)/float64(events)/float64(stack.replicas), "sql/event/replica")
-	b.ReportMetric(fanoutDashboards, "dashboards")
+	b.ReportMetric(float64(dashboards), "dashboards")
 
 	cancel()
 	followers.Wait()
@@ -936,3 +959,11 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// sized is full, or short under go test -short.
+func sized[T any](full, short T) T {
+	if testing.Short() {
+		return short
+	}
+	return full
+}

@@ -12,8 +12,13 @@ import (
 // BenchmarkAgentResources runs the real gpunex-agent with 8 simulated
 // GPUs, heartbeating every second to a real gpunex serve, and reports its
 // resident memory (now and at its peak) and CPU use once it is online.
-// Target: under 30 MiB RSS. Run it once: -benchtime 1x.
+// Target: under 30 MiB RSS. Run it once: -benchtime 1x. Under go test
+// -short (make test-bench) it measures for a second instead of five.
 func BenchmarkAgentResources(b *testing.B) {
+	settle, measure := 2*time.Second, 5*time.Second
+	if testing.Short() {
+		settle, measure = 500*time.Millisecond, time.Second
+	}
 	serverBin, agentBin := binaries(b)
 	_, url := serve(b, serverBin)
 	srv := &platformtest.Server{URL: url}
@@ -36,11 +41,11 @@ func BenchmarkAgentResources(b *testing.B) {
 	}, 30*time.Second, 100*time.Millisecond, "the agent did not come online")
 
 	pid := agent.cmd.Process.Pid
-	time.Sleep(2 * time.Second) // past start-up
+	time.Sleep(settle) // past start-up
 	b.ResetTimer()
 	cpu0, wall0 := cpuTime(b, pid), time.Now()
 	for range b.N {
-		time.Sleep(5 * time.Second)
+		time.Sleep(measure)
 	}
 	cpu := float64(cpuTime(b, pid)-cpu0) / float64(time.Since(wall0)) * 100
 	b.StopTimer()

@@ -26,30 +26,35 @@ const (
 	// historyWeeks is the year of usage laid down before the advice is
 	// asked: the current week and the 51 before it.
 	historyWeeks = 52
-	// historyRentals is the year's rentals; grownRentals those after the
-	// history grows tenfold (nine years before it).
-	historyRentals = 1_000_000
-	grownRentals   = 10 * historyRentals
+	// historyRentals is the year's rentals (historyRentalsShort under
+	// -short); the history grows to ten times as many (nine years before
+	// it).
+	historyRentals      = 1_000_000
+	historyRentalsShort = 2_000
 	// rentalEvery is how often, in milliseconds, a rental starts on the
-	// platform: historyRentals over a year.
+	// platform: historyRentals over a year (under -short as many times
+	// less often as there are fewer, so they span the year too).
 	rentalEvery = 31_536
 	// grownYears is how many years of usage the grown history adds
 	// before the first (364 days each, so weeks still start on Monday).
 	grownYears = 9
 	// adviceAskers is how many providers ask for advice, spread over the
-	// world's providers.
-	adviceAskers = 40
+	// world's providers (adviceAskersShort under -short).
+	adviceAskers      = 40
+	adviceAskersShort = 4
 	// rentalChunk rentals go in one INSERT … SELECT.
 	rentalChunk = 1_000_000
 	// advicePasses is how many times every question is timed per
-	// iteration: a p95 over some 1,400 answers.
+	// iteration: a p95 over some 1,400 answers (one pass under -short).
 	advicePasses = 3
 )
 
 // BenchmarkMarketPricingRecommendation measures issue 14's price advice
 // (pricing.Service.Recommend) on each backend, in the world of
 // BenchmarkMarket (seedWorld: 100,000 listed GPUs, Refresh building
-// model_supply) with a year of history: usage aggregates for
+// model_supply; the small world and fewer rentals and askers under
+// -short, where no target is asserted) with a year of history: usage
+// aggregates for
 // historyWeeks weeks (AddUsage per week, utilisation falling with the
 // price band and varying by week and continent, so demand curves are
 // fitted) and historyRentals rentals in `rentals`. Each of adviceAskers
@@ -120,7 +125,7 @@ func benchAdvice(b *testing.B, h *history, asks []adviceAsk, keep, want map[advi
 			b.Fatalf("advice for %+v: %v", a, err)
 		}
 		if len(stmts) > 3 {
-			b.Errorf("advice for %+v runs %d statements (target ≤ 3):\n%s", a, len(stmts), strings.Join(stmts, "\n"))
+			sized(b.Errorf, b.Logf)("advice for %+v runs %d statements (target ≤ 3):\n%s", a, len(stmts), strings.Join(stmts, "\n"))
 		}
 		worst = max(worst, len(stmts))
 		if rec.Basis == pricing.BasisMarket {
@@ -143,7 +148,7 @@ func benchAdvice(b *testing.B, h *history, asks []adviceAsk, keep, want map[advi
 	var lat []time.Duration
 	runtime.GC()
 	b.ResetTimer()
-	for range b.N * advicePasses {
+	for range b.N * sized(advicePasses, 1) {
 		for _, a := range asks {
 			start := time.Now()
 			if _, err := h.svc.Recommend(h.w.ctx, a.provider, a.model, a.regionArg()); err != nil {
@@ -171,18 +176,23 @@ type history struct {
 	// them (index p is provider p of providerModels).
 	providers []int64
 	rentals   int64
+	// yearRentals are the year's rentals, grownRentals ten times as many.
+	yearRentals, grownRentals int64
 	// seeded is how long the world and its year took to be ready.
 	seeded time.Duration
 }
 
 // seedHistory seeds the world (seedWorld), then its year: usage for
-// historyWeeks weeks and historyRentals rentals.
+// historyWeeks weeks and historyRentals rentals (historyRentalsShort
+// under -short).
 func seedHistory(b *testing.B, backend string) *history {
 	b.Helper()
 	began := time.Now()
 	w := seedWorld(b, backend)
 	h := &history{w: w, dialect: historyDialects[backend],
 		svc: pricing.New(pricing.Deps{DB: w.db, Clock: w.clock}, pricing.Config{})}
+	h.yearRentals = sized[int64](historyRentals, historyRentalsShort)
+	h.grownRentals = 10 * h.yearRentals
 	if err := w.db.NewSelect().Model((*models.Provider)(nil)).Column("id").OrderExpr("id").Scan(w.ctx, &h.providers); err != nil {
 		b.Fatal(err)
 	}
@@ -191,7 +201,7 @@ func seedHistory(b *testing.B, backend string) *history {
 		b.Fatalf("lay down the %s usage: %v", backend, err)
 	}
 	rentalsAt := time.Now()
-	if err := h.addRentals(historyRentals); err != nil {
+	if err := h.addRentals(h.yearRentals); err != nil {
 		b.Fatalf("lay down the %s rentals: %v", backend, err)
 	}
 	if err := w.hand.analyze(w.ctx, w.db); err != nil {
@@ -199,17 +209,17 @@ func seedHistory(b *testing.B, backend string) *history {
 	}
 	h.seeded = time.Since(began)
 	b.Logf("%s: %d weeks of usage in %s, %d rentals in %s; world and history ready in %s", backend, historyWeeks,
-		rentalsAt.Sub(usageAt).Round(time.Millisecond), historyRentals, time.Since(rentalsAt).Round(time.Millisecond), h.seeded.Round(time.Millisecond))
+		rentalsAt.Sub(usageAt).Round(time.Millisecond), h.yearRentals, time.Since(rentalsAt).Round(time.Millisecond), h.seeded.Round(time.Millisecond))
 	return h
 }
 
-// grow makes the history tenfold: the rentals up to grownRentals, and
+// grow makes the history tenfold: the rentals up to h.grownRentals, and
 // grownYears more years of usage before the year, both older than the
 // window the advice reads. It returns how long that took.
 func (h *history) grow(b *testing.B) time.Duration {
 	b.Helper()
 	began := time.Now()
-	if err := h.addRentals(grownRentals); err != nil {
+	if err := h.addRentals(h.grownRentals); err != nil {
 		b.Fatalf("grow the %s rentals: %v", h.w.backend, err)
 	}
 	rentalsDone := time.Since(began)
@@ -225,14 +235,15 @@ func (h *history) grow(b *testing.B) time.Duration {
 	return took
 }
 
-// asks are the questions: adviceAskers providers spread over the world,
-// each about its two models and one it lacks, in its own city, its
-// country, its continent and the world.
+// asks are the questions: adviceAskers providers spread over the world
+// (adviceAskersShort under -short), each about its two models and one it
+// lacks, in its own city, its country, its continent and the world.
 func (h *history) asks(b *testing.B) []adviceAsk {
 	keys := commonModels()
 	var asks []adviceAsk
-	for i := range adviceAskers {
-		p := i * worldProviders / adviceAskers
+	askers := sized(adviceAskers, adviceAskersShort)
+	for i := range askers {
+		p := i * h.w.size.providers / askers
 		l := worldLocations[p%len(worldLocations)]
 		country, continent, ok := geo.CountryOf(*l.Country)
 		if !ok {
@@ -363,7 +374,8 @@ FROM s JOIN bench_rental_slots r ON r.slot = s.n % ?`
 
 // addRentals inserts rentals numbered h.rentals to upTo-1, rentalChunk
 // to a statement (rentalsSQL): rental n started rentalEvery·n ms (and a
-// day) before now and ran for 10 minutes to a day.
+// day) before now, scaled to the year's rentals, and ran for 10 minutes
+// to a day.
 func (h *history) addRentals(upTo int64) error {
 	ctx, db := h.w.ctx, h.w.db
 	first, n := h.w.customers[0], int64(len(h.w.customers))
@@ -382,11 +394,12 @@ func (h *history) addRentals(upTo int64) error {
 	if err := db.NewSelect().TableExpr("bench_rental_slots").ColumnExpr("COUNT(*)").Scan(ctx, &slots); err != nil {
 		return err
 	}
-	if slots != worldMachines {
-		return fmt.Errorf("%d machines to rent of %d", slots, worldMachines)
+	if want := int64(h.w.size.machines); slots != want {
+		return fmt.Errorf("%d machines to rent of %d", slots, want)
 	}
 	now := h.w.clock.Now().Unix()
-	start := func(n string) string { return fmt.Sprintf("(%d - 86400 - (%s) * %d / 1000)", now, n, rentalEvery) }
+	every := rentalEvery * historyRentals / h.yearRentals
+	start := func(n string) string { return fmt.Sprintf("(%d - 86400 - (%s) * %d / 1000)", now, n, every) }
 	end := func(n string) string { return fmt.Sprintf("(%s + 600 + (%s) * 7919 %% 85800)", start(n), n) }
 	err := h.bulkInsert("rentals", func(conn bun.Conn) error {
 		for lo := h.rentals; lo < upTo; lo += rentalChunk {
@@ -402,7 +415,7 @@ func (h *history) addRentals(upTo int64) error {
 	if err != nil {
 		return err
 	}
-	if upTo == grownRentals {
+	if upTo == h.grownRentals {
 		_, err = db.ExecContext(ctx, "DROP TABLE bench_rental_slots")
 	}
 	return err

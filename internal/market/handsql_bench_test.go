@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/internal/store"
 )
 
@@ -85,7 +86,8 @@ type handQuery struct {
 // maintenance only for the rows of the page.
 func handPage(ctx context.Context, db *sql.DB, d handDialect, now time.Time, q handQuery) ([]*Listing, []pageKey, error) {
 	var args []any
-	free := `SELECT mg.machine_id, mg.model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf
+	free := `SELECT mg.machine_id, mg.model_key, COUNT(*) AS gpu_count, MIN(gbs.score) AS perf,
+		CASE WHEN COUNT(gbs.tflops) = COUNT(*) THEN MIN(gbs.tflops) END AS tflops
 		FROM machine_gpus mg
 		JOIN gpu_bench_status gbs ON gbs.gpu_id = mg.id AND gbs.listing = 'LISTED'
 		WHERE mg.removed_at IS NULL AND NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)`
@@ -110,8 +112,12 @@ func handPage(ctx context.Context, db *sql.DB, d handDialect, now time.Time, q h
 	}
 	if q.country != nil || q.maxPrice != nil {
 		if q.country != nil {
-			free += ` AND LOWER(fpm.location_country) = ?`
-			args = append(args, strings.ToLower(*q.country))
+			// The country as typed: its code, its alpha-3 code or its name.
+			names := geo.CountryNames(*q.country)
+			free += ` AND LOWER(fpm.location_country) IN (?` + strings.Repeat(`, ?`, len(names)-1) + `)`
+			for _, n := range names {
+				args = append(args, n)
+			}
 		}
 		if q.maxPrice != nil {
 			free += ` AND fp.price_micros <= ?`
@@ -121,9 +127,9 @@ func handPage(ctx context.Context, db *sql.DB, d handDialect, now time.Time, q h
 	}
 	free += ` GROUP BY mg.machine_id, mg.model_key`
 	t := d.timeArg(now)
-	groups := `SELECT f.machine_id, f.model_key, m.provider_id, m.simulated, f.gpu_count, f.perf, gp.price_micros, p.tier,
+	groups := `SELECT f.machine_id, f.model_key, m.provider_id, m.simulated, f.gpu_count, f.perf, f.tflops, gp.price_micros, p.tier,
 			pmp.location_city AS city, pmp.location_country AS country, pmp.location_region AS region,
-			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime,
+			COALESCE(pmp.commitment_months, 0) AS commitment_months, mms.uptime, rlp.score AS reliability,
 			COALESCE(mmp.median_micros, gp.price_micros) AS median_micros
 		FROM free f
 		JOIN machines m ON m.id = f.machine_id AND m.status = 'ONLINE'
@@ -132,6 +138,7 @@ func handPage(ctx context.Context, db *sql.DB, d handDialect, now time.Time, q h
 		LEFT JOIN provider_schedules ps ON ps.provider_id = m.provider_id
 		LEFT JOIN provider_market_profiles pmp ON pmp.provider_id = m.provider_id
 		LEFT JOIN machine_market_stats mms ON mms.machine_id = m.id
+		LEFT JOIN reliability_providers rlp ON rlp.provider_id = m.provider_id
 		LEFT JOIN model_market_prices mmp ON mmp.model_key = f.model_key
 		WHERE (ps.provider_id IS NULL OR (ps.open_from <= ? AND (ps.open_until IS NULL OR ps.open_until > ?)))
 		AND NOT EXISTS (SELECT 1 FROM maintenance_windows mw WHERE mw.provider_id = m.provider_id
@@ -174,8 +181,8 @@ func handPage(ctx context.Context, db *sql.DB, d handDialect, now time.Time, q h
 	for rows.Next() {
 		var r listingRow
 		var next any // the page's rows need it; the comparison does not
-		if err := rows.Scan(&r.MachineID, &r.ModelKey, &r.ProviderID, &r.Simulated, &r.GpuCount, &r.Perf, &r.PriceMicros, &r.Tier,
-			&r.City, &r.Country, &r.Region, &r.CommitmentMonths, &r.Uptime, &r.MedianMicros, &r.Rank, &r.PerDollar, &next); err != nil {
+		if err := rows.Scan(&r.MachineID, &r.ModelKey, &r.ProviderID, &r.Simulated, &r.GpuCount, &r.Perf, &r.Tflops, &r.PriceMicros, &r.Tier,
+			&r.City, &r.Country, &r.Region, &r.CommitmentMonths, &r.Uptime, &r.Reliability, &r.MedianMicros, &r.Rank, &r.PerDollar, &next); err != nil {
 			return nil, nil, err
 		}
 		listings = append(listings, r.listing())

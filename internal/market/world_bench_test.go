@@ -20,19 +20,39 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
-// The benchmark world: issue 13's marketplace at scale.
 const (
-	worldProviders = 2_000
-	worldMachines  = 20_000 // 10 per provider
-	worldGPUs      = 100_000
-	// scarceModel is rented under contention: only scarceGPUs GPUs of
-	// it exist, on the first machines of provider 0.
-	scarceModel    = "H200_SXM_141GB"
-	scarceGPUs     = 50
-	worldCustomers = 200
+	// scarceModel is rented under contention: only the world's
+	// scarceGPUs GPUs of it exist, on the first machines of provider 0.
+	scarceModel = "H200_SXM_141GB"
 	// seedBatch rows go in one multi-row INSERT.
 	seedBatch = 5_000
 )
+
+// worldSize is the size of a benchmark world: providers with 10
+// machines each, gpus over them, customers who rent, and scarceGPUs of
+// scarceModel among the gpus.
+type worldSize struct {
+	providers, machines, gpus, customers, scarceGPUs int
+}
+
+// fullWorld is issue 13's marketplace at scale, what make bench measures;
+// smallWorld is the world under go test -short, make test's run of every
+// benchmark once (make test-bench): the smallest in which every page has
+// listings (the filtered one five, of provider 64) and the starts
+// contend, seeded in a moment.
+var (
+	fullWorld  = worldSize{providers: 2_000, machines: 20_000, gpus: 100_000, customers: 200, scarceGPUs: 50}
+	smallWorld = worldSize{providers: 80, machines: 800, gpus: 4_000, customers: 20, scarceGPUs: 5}
+)
+
+// sized is full, or short under go test -short (make test-bench: every
+// benchmark once on its smallest data, no target asserted).
+func sized[T any](full, short T) T {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
 
 // worldLocations are the providers' locations, one per provider in turn.
 var worldLocations = []models.Location{
@@ -55,6 +75,7 @@ func loc(city, country, region string) models.Location {
 type world struct {
 	ctx       context.Context
 	backend   string
+	size      worldSize
 	db        *store.DB
 	clock     *clock.Manual
 	svc       *Service
@@ -100,30 +121,30 @@ func providerPrice(p int, model string) int64 {
 	return basePrice(model) * int64(factor) / 1000 / 1000 * 1000
 }
 
-// gpuCounts is how many GPUs each machine has: the first machines of
-// provider 0 hold the scarceGPUs GPUs of scarceModel (8 each, the rest on
-// the last), every other machine 8, 4 or 2 in turn, trimmed so the world
-// has exactly worldGPUs.
-func gpuCounts() []int {
-	counts := make([]int, worldMachines)
+// gpuCounts is how many GPUs each machine of a world of size has: the
+// first machines of provider 0 hold the scarceGPUs GPUs of scarceModel
+// (8 each, the rest on the last), every other machine 8, 4 or 2 in turn,
+// trimmed so the world has exactly size.gpus.
+func gpuCounts(size worldSize) []int {
+	counts := make([]int, size.machines)
 	total, i := 0, 0
-	for left := scarceGPUs; left > 0; i++ {
+	for left := size.scarceGPUs; left > 0; i++ {
 		counts[i] = min(8, left)
 		left -= counts[i]
 		total += counts[i]
 	}
 	cycle := []int{8, 8, 4, 4, 2, 4}
-	for j := i; j < worldMachines; j++ {
+	for j := i; j < size.machines; j++ {
 		counts[j] = cycle[(j-i)%len(cycle)]
 		total += counts[j]
 	}
-	for j := i; total > worldGPUs; j = i + (j-i+1)%(worldMachines-i) {
+	for j := i; total > size.gpus; j = i + (j-i+1)%(size.machines-i) {
 		if counts[j] > 1 {
 			counts[j]--
 			total--
 		}
 	}
-	for j := i; total < worldGPUs; j++ {
+	for j := i; total < size.gpus; j++ {
 		if counts[j] < 8 {
 			counts[j]++
 			total++
@@ -133,15 +154,15 @@ func gpuCounts() []int {
 }
 
 // scarceMachines is how many machines hold scarceModel.
-func scarceMachines() int { return (scarceGPUs + 7) / 8 }
+func (s worldSize) scarceMachines() int { return (s.scarceGPUs + 7) / 8 }
 
-// seedWorld opens a fresh database of backend and fills it with
-// worldProviders approved providers (profiles from their applications,
-// a fifth Enterprise, commitments of 1 to 24 months, schedules open or
-// absent), worldMachines ONLINE machines with uptimes of 1/30 to 1, and
-// worldGPUs GPUs LISTED with scores of 60 to 100, priced 0.6 to 1.6 times
-// their model's base; then runs Refresh, as the leader would. Multi-row
-// INSERTs of seedBatch rows, all in one transaction.
+// seedWorld opens a fresh database of backend and fills it, at fullWorld's
+// size (smallWorld's under -short), with its approved providers (profiles
+// from their applications, a fifth Enterprise, commitments of 1 to 24
+// months, schedules open or absent), their ONLINE machines with uptimes
+// of 1/30 to 1, and the GPUs LISTED with scores of 60 to 100, priced 0.6
+// to 1.6 times their model's base; then runs Refresh, as the leader
+// would. Multi-row INSERTs of seedBatch rows, all in one transaction.
 func seedWorld(b *testing.B, backend string) *world {
 	b.Helper()
 	began := time.Now()
@@ -153,22 +174,23 @@ func seedWorld(b *testing.B, backend string) *world {
 	logger := slog.New(slog.DiscardHandler)
 	// The world's GPUs are simulated: they are listed, as the demo's.
 	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: ev, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
-	w := &world{ctx: b.Context(), backend: backend, db: db, clock: clk,
+	size := sized(fullWorld, smallWorld)
+	w := &world{ctx: b.Context(), backend: backend, size: size, db: db, clock: clk,
 		svc: New(Deps{DB: db, Bus: ev, Fleet: fl, Clock: clk, Logger: logger}, Config{}), hand: handDialects[backend]}
 	now := clk.Now()
 
 	err := db.RunInTx(w.ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		users := make([]*models.User, 0, worldProviders+worldCustomers)
-		for i := range worldProviders + worldCustomers {
+		users := make([]*models.User, 0, size.providers+size.customers)
+		for i := range size.providers + size.customers {
 			users = append(users, &models.User{Email: fmt.Sprintf("bench-%d@example.com", i), Name: "bench", PasswordHash: "x", CreatedAt: now, UpdatedAt: now})
 		}
 		if err := insertBatches(ctx, tx, users, true); err != nil {
 			return err
 		}
-		for _, u := range users[worldProviders:] {
+		for _, u := range users[size.providers:] {
 			w.customers = append(w.customers, u.ID)
 		}
-		apps := make([]*models.ProviderApplication, worldProviders)
+		apps := make([]*models.ProviderApplication, size.providers)
 		for p := range apps {
 			apps[p] = &models.ProviderApplication{UserID: users[p].ID, Status: models.ApplicationApproved, FullName: "P", Email: "p@example.com",
 				CommitmentMonths: []int{1, 3, 6, 12, 24}[(p/5)%5], SuggestionTier: tierOf(p), SuggestionReasons: []string{}, SubmittedAt: now, UpdatedAt: now}
@@ -176,8 +198,8 @@ func seedWorld(b *testing.B, backend string) *world {
 		if err := insertBatches(ctx, tx, apps, true); err != nil {
 			return err
 		}
-		entries := make([]*models.ApplicationGpu, worldProviders)
-		providers := make([]*models.Provider, worldProviders)
+		entries := make([]*models.ApplicationGpu, size.providers)
+		providers := make([]*models.Provider, size.providers)
 		for p := range providers {
 			a, _ := providerModels(p)
 			entries[p] = &models.ApplicationGpu{ApplicationID: apps[p].ID, ModelKey: &a, Quantity: 10, RAMGb: 256, UploadGbps: 1, DownloadGbps: 1,
@@ -215,8 +237,8 @@ func seedWorld(b *testing.B, backend string) *world {
 			return err
 		}
 
-		counts := gpuCounts()
-		machines := make([]*models.Machine, worldMachines)
+		counts := gpuCounts(size)
+		machines := make([]*models.Machine, size.machines)
 		for i := range machines {
 			machines[i] = &models.Machine{ProviderID: providers[i/10].ID, MachineID: fmt.Sprintf("bench-machine-%05d", i), Hostname: fmt.Sprintf("gpu-%05d", i),
 				AgentVersion: "1", Simulated: true, Status: protocol.MachineOnline, StatusChangedAt: now.Add(-24 * time.Hour),
@@ -225,7 +247,7 @@ func seedWorld(b *testing.B, backend string) *world {
 		if err := insertBatches(ctx, tx, machines, true); err != nil {
 			return err
 		}
-		intervals := make([]*models.MachineStatusInterval, worldMachines)
+		intervals := make([]*models.MachineStatusInterval, size.machines)
 		var maintenance []*models.MaintenanceWindow
 		for i, m := range machines {
 			intervals[i] = &models.MachineStatusInterval{MachineID: m.ID, Status: protocol.MachineOnline, StartedAt: now.Add(-time.Duration(1+i%30) * 24 * time.Hour)}
@@ -241,12 +263,12 @@ func seedWorld(b *testing.B, backend string) *world {
 			return err
 		}
 
-		gpus := make([]*models.MachineGpu, 0, worldGPUs)
+		gpus := make([]*models.MachineGpu, 0, size.gpus)
 		for i, m := range machines {
 			a, c := providerModels(i / 10)
 			model := a
 			switch {
-			case i < scarceMachines():
+			case i < size.scarceMachines():
 				model = scarceModel
 			case i%2 == 1:
 				model = c
@@ -288,7 +310,7 @@ func seedWorld(b *testing.B, backend string) *world {
 	}
 	w.queries = storetest.CountQueries(db)
 	w.seeded = time.Since(began)
-	b.Logf("%s: %d GPUs on %d machines of %d providers inserted in %s, ready (statistics, Refresh) in %s", backend, worldGPUs, worldMachines, worldProviders,
+	b.Logf("%s: %d GPUs on %d machines of %d providers inserted in %s, ready (statistics, Refresh) in %s", backend, size.gpus, size.machines, size.providers,
 		inserted.Round(time.Millisecond), w.seeded.Round(time.Millisecond))
 	return w
 }

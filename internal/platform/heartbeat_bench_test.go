@@ -45,10 +45,24 @@ type hbResult struct {
 	p50, p99 time.Duration
 }
 
-const benchMachines = 64
+// benchMachines heartbeat in BenchmarkHeartbeat (benchMachinesShort
+// under -short).
+const (
+	benchMachines      = 64
+	benchMachinesShort = 4
+)
 
-// runHeartbeats posts heartbeat bodies for benchMachines machines round
-// robin from 16 parallel clients and measures latency.
+// sized is full, or short under go test -short: make test-bench runs
+// every benchmark once on its smallest data, asserting no target.
+func sized[T any](full, short T) T {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// runHeartbeats posts the heartbeat bodies round robin from 16 parallel
+// clients and measures latency.
 func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer tr.CloseIdleConnections()
@@ -151,7 +165,7 @@ func BenchmarkHeartbeat(b *testing.B) {
 			p := s.NewProvider(b, "bench")
 			agent := s.NewAPIClient(b, p.AgentToken)
 			var bodies, generic [][]byte
-			for i := range benchMachines {
+			for i := range sized(benchMachines, benchMachinesShort) {
 				uid := fmt.Sprintf("bench-machine-%04d", i)
 				agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3",
 					"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3")})

@@ -42,20 +42,23 @@ import (
 // statements and Redis commands the event costs, and how long after every
 // client drops without a close frame the goroutines and memory are back
 // to the baseline. The same again with two replicas sharing Redis, 1,000
-// dashboards on each, one event published once.
+// dashboards on each, one event published once. Under -short: 10
+// dashboards and 2 events, and the recovery is only logged.
 
 const (
-	liveClientEnv = "GPUNEX_LIVE_BENCH_CLIENT"
-	liveEvents    = 5
+	liveClientEnv   = "GPUNEX_LIVE_BENCH_CLIENT"
+	liveEvents      = 5
+	liveEventsShort = 2
 )
 
-// liveDashboards is 2,000, or GPUNEX_LIVE_DASHBOARDS for a quick look.
-var liveDashboards = func() int {
+// liveDashboards is 2,000 (10 under -short), or GPUNEX_LIVE_DASHBOARDS
+// for a quick look.
+func liveDashboards() int {
 	if n, err := strconv.Atoi(os.Getenv("GPUNEX_LIVE_DASHBOARDS")); err == nil && n > 0 {
 		return n
 	}
-	return 2000
-}()
+	return sized(2000, 10)
+}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(liveClientEnv) != "" {
@@ -163,13 +166,14 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 	b.Helper()
 	// A first, smaller crowd brings the pools (database connections, the
 	// write buffers) to their working size: the baseline is a warm server.
-	warm := startLiveClients(b, s.urls(), s.token(), min(200, liveDashboards))
+	dashboards := liveDashboards()
+	warm := startLiveClients(b, s.urls(), s.token(), min(200, dashboards))
 	s.fire(b)
 	warm.waitFor(b, 1)
 	warm.kill()
 	time.Sleep(time.Second)
 	mem0, stack0, g0 := serverMemoryStacks()
-	child := startLiveClients(b, s.urls(), s.token(), liveDashboards)
+	child := startLiveClients(b, s.urls(), s.token(), dashboards)
 	time.Sleep(time.Second) // past the set-up's garbage
 	mem1, stack1, g1 := serverMemoryStacks()
 	if dir := os.Getenv("GPUNEX_LIVE_PROFILE"); dir != "" {
@@ -184,13 +188,13 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 		_ = g.Close()
 	}
 	res := liveResult{
-		bytesPerDash:      float64(int64(mem1)-int64(mem0)) / float64(liveDashboards),
-		goroutinesPerDash: float64(g1-g0) / float64(liveDashboards),
-		stackPerDash:      float64(int64(stack1)-int64(stack0)) / float64(liveDashboards),
+		bytesPerDash:      float64(int64(mem1)-int64(mem0)) / float64(dashboards),
+		goroutinesPerDash: float64(g1-g0) / float64(dashboards),
+		stackPerDash:      float64(int64(stack1)-int64(stack0)) / float64(dashboards),
 	}
 	var toLast, cpu []time.Duration
 	var sqls, cmds, pubs []float64
-	for k := 1; k <= liveEvents; k++ {
+	for k := 1; k <= sized(liveEvents, liveEventsShort); k++ {
 		var last time.Time
 		var t0 time.Time
 		var c0, c1 time.Duration
@@ -230,7 +234,7 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 			break
 		}
 		if time.Since(start) > 30*time.Second {
-			b.Errorf("30 s after every client dropped: %d goroutines (baseline %d), %d MiB (baseline %d MiB)", g, g0, mem>>20, mem0>>20)
+			sized(b.Errorf, b.Logf)("30 s after every client dropped: %d goroutines (baseline %d), %d MiB (baseline %d MiB)", g, g0, mem>>20, mem0>>20)
 			res.recovered = time.Since(start)
 			break
 		}

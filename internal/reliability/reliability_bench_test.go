@@ -27,10 +27,13 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
-// The benchmarks' provider and its year.
+// The benchmarks' provider and its year. Under go test -short (make
+// test-bench: every benchmark once, no target asserted) the fleet, the
+// growth and the samples are the ...Short ones.
 const (
 	// benchMachines is the provider's fleet.
-	benchMachines = 1000
+	benchMachines      = 1000
+	benchMachinesShort = 20
 	// eventsPerMachineYear is one history's events a machine: 20 a month,
 	// of which 6 outages, 6 interrupted jobs and 8 degraded benchmarks
 	// (eventKindOf).
@@ -43,14 +46,18 @@ const (
 	// times the transitions, job outcomes and benchmarks, each history
 	// spread over the same year (so ten times the events inside the
 	// 30-day window too).
-	grownHistories = 10
+	grownHistories      = 10
+	grownHistoriesShort = 2
 	// readSamples is how many summaries of each world are timed.
-	readSamples = 100
+	readSamples      = 100
+	readSamplesShort = 2
 	// readWarmup is how many summaries are read untimed before them.
-	readWarmup = 10
+	readWarmup      = 10
+	readWarmupShort = 1
 	// transitionSamples is how many machines change status per kind of
 	// transition.
-	transitionSamples = 200
+	transitionSamples      = 200
+	transitionSamplesShort = 5
 	// loadBatch is how many rows one SQLite INSERT carries.
 	loadBatch = 500
 )
@@ -93,14 +100,14 @@ func BenchmarkReliabilityRead(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			small := seedReliability(b, backend, true)
 			large := seedReliability(b, backend, true)
-			grown := large.grow(b, grownHistories)
+			grown := large.grow(b, sized(grownHistories, grownHistoriesShort))
 			b.Run("1x-vs-10x", func(b *testing.B) {
 				stmts := max(checkRead(b, small), checkRead(b, large))
 				var at1x, at10x readLatencies
 				runtime.GC()
 				b.ResetTimer()
 				for range b.N {
-					for i := range readSamples {
+					for i := range sized(readSamples, readSamplesShort) {
 						first, second := small, large
 						into1, into2 := &at1x, &at10x
 						if i%2 == 1 {
@@ -161,9 +168,9 @@ func checkRead(b *testing.B, w *reliabilityWorld) int {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(sum.Machines) != benchMachines || len(sum.Events) != MaxEvents || len(sum.Trend) < 30 {
+	if len(sum.Machines) != len(w.machines) || len(sum.Events) != MaxEvents || len(sum.Trend) < 30 {
 		b.Fatalf("the summary has %d machines, %d events, %d days of trend; want %d, %d, 30 or 31", len(sum.Machines), len(sum.Events),
-			len(sum.Trend), benchMachines, MaxEvents)
+			len(sum.Trend), len(w.machines), MaxEvents)
 	}
 	for _, e := range sum.Events {
 		if !e.At.After(benchNow.Add(-Window)) {
@@ -175,7 +182,7 @@ func checkRead(b *testing.B, w *reliabilityWorld) int {
 		b.Fatal(err)
 	}
 	b.Logf("%s, %d events: score %d; the events statement's plan:\n%s", w.backend, w.events, sum.Score, strings.Join(plan, "\n"))
-	for range readWarmup {
+	for range sized(readWarmup, readWarmupShort) {
 		if _, err := w.svc.Provider(w.ctx, w.provider); err != nil {
 			b.Fatal(err)
 		}
@@ -201,17 +208,18 @@ func sampleRead(w *reliabilityWorld, into *readLatencies) error {
 
 // benchTransition moves transitionSamples machines in status from to
 // status to, each at its own instant two hours after the previous
-// kind's, counting each one's statements (it fails over want) and timing
-// it.
+// kind's, counting each one's statements (it fails over want, only logs
+// under -short) and timing it.
 func benchTransition(b *testing.B, w *reliabilityWorld, from, to protocol.MachineStatus, want int) {
 	var lat []time.Duration
 	worst := 0
+	samples := sized(transitionSamples, transitionSamplesShort)
 	b.ResetTimer()
 	for range b.N {
 		w.at = w.at.Add(2 * time.Hour)
 		moved := 0
 		for i, id := range w.machines {
-			if w.status[i] != from || moved == transitionSamples {
+			if w.status[i] != from || moved == samples {
 				continue
 			}
 			at := w.at.Add(time.Duration(moved) * time.Second)
@@ -227,14 +235,14 @@ func benchTransition(b *testing.B, w *reliabilityWorld, from, to protocol.Machin
 			}
 			stmts = slices.DeleteFunc(stmts, func(q string) bool { return q == "BEGIN" || q == "COMMIT" })
 			if len(stmts) != want {
-				b.Fatalf("%s → %s ran %d statements; want %d:\n%s", from, to, len(stmts), want, strings.Join(stmts, "\n"))
+				sized(b.Fatalf, b.Logf)("%s → %s ran %d statements; want %d:\n%s", from, to, len(stmts), want, strings.Join(stmts, "\n"))
 			}
 			worst = max(worst, len(stmts))
 			lat = append(lat, took)
 			w.status[i] = to
 			moved++
 		}
-		if moved < transitionSamples {
+		if moved < samples {
 			b.Fatalf("only %d machines were %s", moved, from)
 		}
 	}
@@ -287,7 +295,7 @@ func seedReliability(b *testing.B, backend string, snapshots bool) *reliabilityW
 	}
 	w.grow(b, 1)
 	w.seeded = time.Since(began)
-	b.Logf("%s: %d machines and %d events (snapshots: %t) ready in %s", backend, benchMachines, w.events, snapshots, w.seeded.Round(time.Millisecond))
+	b.Logf("%s: %d machines and %d events (snapshots: %t) ready in %s", backend, len(w.machines), w.events, snapshots, w.seeded.Round(time.Millisecond))
 	return w
 }
 
@@ -324,7 +332,7 @@ func (w *reliabilityWorld) seedFleet() error {
 		return err
 	}
 	w.provider = p.ID
-	fleet := make([]*models.Machine, benchMachines)
+	fleet := make([]*models.Machine, sized(benchMachines, benchMachinesShort))
 	for i := range fleet {
 		status, since := machineSince(i)
 		fleet[i] = &models.Machine{ProviderID: p.ID, MachineID: fmt.Sprintf("fleet-%04d", i), Hostname: fmt.Sprintf("fleet-%04d", i), AgentVersion: "1",
@@ -435,7 +443,7 @@ func (w *reliabilityWorld) addHistories(n int) error {
 				return nil
 			}
 			pending, machine = history(i, h), w.machines[i]
-			if i++; i == benchMachines {
+			if i++; i == len(w.machines) {
 				i, h = 0, h+1
 			}
 		}
@@ -452,7 +460,7 @@ func (w *reliabilityWorld) addHistories(n int) error {
 		return err
 	}
 	w.histories = n
-	rows := make([]*models.ReliabilityMachine, benchMachines)
+	rows := make([]*models.ReliabilityMachine, len(w.machines))
 	for i := range rows {
 		rows[i] = accumulated(i, n)
 		rows[i].MachineID, rows[i].ProviderID, rows[i].UpdatedAt = w.machines[i], w.provider, benchNow
@@ -734,3 +742,11 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// sized is full, or short under go test -short.
+func sized[T any](full, short T) T {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
