@@ -19,14 +19,15 @@ import { artifactsDir, explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const PHONE = { width: 390, height: 844 };
 
-test('application loop: one-pass errors, overnight window, prefilled re-application, reply and difference, decided tier, admin landing', { timeout: 180_000 }, async () => {
+test('application loop: one-pass errors, overnight window, prefilled re-application, reply and difference, decided tier, admin landing', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';

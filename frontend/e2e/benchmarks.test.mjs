@@ -22,14 +22,15 @@ import { agentDataDir, createAgentToken, startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 // A benchmark (asked, run by the agent, scored) may take a while.
-const RUN_TIMEOUT = 180_000;
+const RUN_TIMEOUT = patience();
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 // textStart is a translation up to its first placeholder.
 const textStart = (text) => text.split('{{')[0];
@@ -41,7 +42,7 @@ const PHONE = { width: 390, height: 844 };
 
 test(
   'benchmarks: a throttled GPU is shown Delisted with the thermal guidance, and Listed live after a healthy run asked from the tab',
-  { timeout: 600_000, skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent does not benchmark' },
+  { timeout: patience(), skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent does not benchmark' },
   async () => {
     const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
     const dataDir = agentDataDir();

@@ -28,16 +28,17 @@ import { confirmationLink } from './mail.mjs';
 import { databases, frontendDir, startServer } from './server.mjs';
 import { graphql } from './session.mjs';
 import { startSolanaDouble } from './solana.mjs';
+import { patience } from './patience.mjs';
 
 const locales = {
   en: JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8')),
   ar: JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'ar.json'), 'utf8')),
 };
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 // Deposits are followed every 1 s and rentals metered every 2 s: what they
 // cause shows within this, even on a busy machine.
-const RUN_TIMEOUT = 30_000;
+const RUN_TIMEOUT = patience();
 const DEPOSIT = '25';
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 
@@ -66,7 +67,7 @@ async function cheapestListing(context, server) {
 }
 
 for (const database of databases()) {
-  test(`deposit to statement on ${database}: a new customer deposits USDC through Solana Pay, sees it credited live, rents, watches the cost grow, stops and reads the same final charge on the rental page, the Rentals list and the statement, in English at 1366 px and in Arabic at 390 px`, { timeout: 300_000 }, async () => {
+  test(`deposit to statement on ${database}: a new customer deposits USDC through Solana Pay, sees it credited live, rents, watches the cost grow, stops and reads the same final charge on the rental page, the Rentals list and the statement, in English at 1366 px and in Arabic at 390 px`, { timeout: patience() }, async () => {
     const double = await startSolanaDouble();
     let server;
     let browser;

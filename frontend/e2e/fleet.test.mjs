@@ -19,15 +19,16 @@ import { createAgentToken, startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const SILENT = 'e2e-silent';
 const PLANNED = 'e2e-planned';
 const card = (hostname) => `[data-testid="machine-card"][data-hostname="${hostname}"]`;
 
-test('fleet: an offline machine keeps its last heartbeat after a reload; planned is grey, unplanned red; tokens count their machines', { timeout: 180_000 }, async () => {
+test('fleet: an offline machine keeps its last heartbeat after a reload; planned is grey, unplanned red; tokens count their machines', { timeout: patience() }, async () => {
   const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
   let browser;
   let page;
@@ -92,7 +93,7 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
     await page.waitForFunction(
       (selectors) => selectors.every((s) => document.querySelector(`${s} [data-testid="gpu-row"]`)?.getAttribute('data-live') === 'true'),
       [card(SILENT), card(PLANNED)],
-      { timeout: 25_000 },
+      { timeout: patience() },
     );
 
     at('one GPU row holds the essentials; the details open on demand');
@@ -191,7 +192,7 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
     await page.goto(`${server.url}/provider/overview`);
     await byId('overview-page').waitFor();
     // A demo machine online has telemetry and a sparkline.
-    await page.waitForFunction(() => document.querySelector('[data-testid="gpu-row"][data-live="true"] [data-testid="gpu-sparkline"]') !== null, null, { timeout: 25_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="gpu-row"][data-live="true"] [data-testid="gpu-sparkline"]') !== null, null, { timeout: patience() });
     const overviewFits = await page.evaluate(() => {
       const row = document.querySelector('[data-testid="gpu-row"][data-live="true"]');
       const outside = [];

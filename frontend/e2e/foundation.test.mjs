@@ -11,15 +11,16 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const locale = (name) =>
   JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = 20_000;
+const STEP_TIMEOUT = patience();
 
-test('foundation: sign up, live welcome, account, Arabic, log out, log in', { timeout: 180_000 }, async () => {
+test('foundation: sign up, live welcome, account, Arabic, log out, log in', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let page;

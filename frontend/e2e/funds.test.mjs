@@ -30,12 +30,13 @@ import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
+import { patience } from './patience.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
-const STEP_TIMEOUT = 20_000;
+const STEP_TIMEOUT = patience();
 // Metering and payout runs every 2 s: what they cause shows within this.
-const RUN_TIMEOUT = 20_000;
+const RUN_TIMEOUT = patience();
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
@@ -53,7 +54,7 @@ async function lisbonListing(context, server) {
   return lisbon[0];
 }
 
-test('funds and manual payouts: a customer without funds is refused, rents once credited and is told funds run low; the admin marks the provider\'s manual payout paid and the provider sees it', { timeout: 120_000 }, async () => {
+test('funds and manual payouts: a customer without funds is refused, rents once credited and is told funds run low; the admin marks the provider\'s manual payout paid and the provider sees it', { timeout: patience() }, async () => {
   const server = await startServer({ extraArgs: ['--metering-every', '2s', '--payout-every', '2s', '--payout-cooling-off', '1s', '--payout-threshold', '0.000001'] });
   let browser;
   let customer;

@@ -12,12 +12,13 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
-const STEP_TIMEOUT = 20_000;
+const STEP_TIMEOUT = patience();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
 
-test('GraphiQL loads offline under a strict CSP, runs a query and a subscription as the session user and documents the schema', { timeout: 120_000 }, async () => {
+test('GraphiQL loads offline under a strict CSP, runs a query and a subscription as the session user and documents the schema', { timeout: patience() }, async () => {
   const server = await startServer();
   const origin = new URL(server.url).origin;
   let browser;

@@ -13,14 +13,15 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink, waitForMessage } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const mailTemplates = (name) =>
   JSON.parse(readFileSync(join(frontendDir, '..', 'internal', 'mail', 'templates', `${name}.json`), 'utf8'));
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 
-const STEP_TIMEOUT = 20_000;
+const STEP_TIMEOUT = patience();
 
-test('language: a Hindi sign-up is mailed in Hindi, the account keeps the language, log-in adopts it', { timeout: 180_000 }, async () => {
+test('language: a Hindi sign-up is mailed in Hindi, the account keeps the language, log-in adopts it', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   const pages = {};

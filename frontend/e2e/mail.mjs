@@ -4,6 +4,7 @@
 // click from there.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { patience } from './patience.mjs';
 
 /** outboxDir is where a server started with dataDir writes its mail. */
 export const outboxDir = (dataDir) => join(dataDir, 'mail', 'outbox');
@@ -26,7 +27,7 @@ function decodeBody(headers, body) {
  * confirmation link in it (…/confirm-email?token=…), as the person would
  * click it.
  */
-export async function confirmationLink(dataDir, address, { timeoutMs = 20_000 } = {}) {
+export async function confirmationLink(dataDir, address, { timeoutMs = patience() } = {}) {
   const deadline = Date.now() + timeoutMs;
   const link = /https?:\/\/[^\s"<>]+\/confirm-email\?token=[A-Za-z0-9_-]+/;
   for (;;) {
@@ -103,7 +104,7 @@ export function readMessages(dataDir) {
  * X-GPUnex-Kind, e.g. account.confirm_email) arrives, and returns it as
  * readMessages does.
  */
-export async function waitForMessage(dataDir, address, kind, { timeoutMs = 20_000 } = {}) {
+export async function waitForMessage(dataDir, address, kind, { timeoutMs = patience() } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const m of readMessages(dataDir)) {

@@ -19,10 +19,11 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink, waitForMessage } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 // The applicant's browser runs in this zone, so the form's default is known.
 const APPLICANT_ZONE = 'America/Sao_Paulo';
@@ -31,7 +32,7 @@ const APPROVAL_SUBJECT = "You're approved to provide GPUs on GPUnex";
 // Notification texts carry their values in Unicode isolates (U+2068..U+2069).
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 
-test('onboarding: apply with two GPUs, info requested, resubmit, approve, live notices, agent token, approval email', { timeout: 300_000 }, async () => {
+test('onboarding: apply with two GPUs, info requested, resubmit, approve, live notices, agent token, approval email', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';

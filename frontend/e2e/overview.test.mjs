@@ -21,12 +21,13 @@ import { startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
+import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 // Interpolated values carry Unicode isolates (U+2068..U+2069).
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 // describedAs is how the chart's description starts in a locale: its title.
@@ -35,7 +36,7 @@ const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const HOSTNAME = 'e2e-host';
 const CARD = `[data-testid="machine-card"][data-hostname="${HOSTNAME}"]`;
 
-test('overview: watches a machine turn Online in the Overview without reload, then Offline (planned) on SIGTERM', { timeout: 240_000 }, async () => {
+test('overview: watches a machine turn Online in the Overview without reload, then Offline (planned) on SIGTERM', { timeout: patience() }, async () => {
   const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s', '--telemetry-every', '1s'] });
   let browser;
   let page;
@@ -150,7 +151,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
         );
       },
       CARD,
-      { timeout: 25_000 },
+      { timeout: patience() },
     );
     // And it keeps arriving: the last heartbeat moves on, with no query sent.
     const heartbeatAt = await card.getByTestId('machine-heartbeat').getAttribute('data-at');
@@ -160,7 +161,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
         return Boolean(at) && Date.parse(at) > Date.parse(before);
       },
       [CARD, heartbeatAt],
-      { timeout: 10_000 },
+      { timeout: patience() },
     );
     assert.equal(fleetQueries, 1, 'the fleet was asked for once: nothing is polled');
     assert.match(await text(rows.first().getByTestId('gpu-utilization')), /\d+%/, 'utilization in percent');

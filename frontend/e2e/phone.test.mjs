@@ -15,9 +15,10 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
 import { graphql } from './session.mjs';
+import { patience } from './patience.mjs';
 
 const PHONE = { width: 390, height: 844 };
-const STEP_TIMEOUT = 20_000;
+const STEP_TIMEOUT = patience();
 // Every page in English and in Arabic; the pages with the longest words
 // and sentences (answers, an email, the tier cards, the pricing forms) in
 // Spanish too, whose strings run longest.
@@ -199,7 +200,7 @@ function describe(o) {
   return `<${o.tag}${cls}>${id} "${o.text}" spans ${o.left}..${o.right} px`;
 }
 
-test('phone: every main page fits a 390 px screen in English and in Arabic (and the wordiest in Spanish), with no Content-Security-Policy violation', { timeout: 180_000 }, async () => {
+test('phone: every main page fits a 390 px screen in English and in Arabic (and the wordiest in Spanish), with no Content-Security-Policy violation', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';

@@ -18,14 +18,15 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm } from './session.mjs';
+import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 // The demo's machines register and are benchmarked within seconds.
-const LIST_TIMEOUT = 60_000;
+const LIST_TIMEOUT = patience();
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const MODEL = 'H100_SXM_80GB';
@@ -58,7 +59,7 @@ function waitForAdvice(page, current) {
 
 test(
   'pricing: the demo provider reads the price advice for its H100s on the Pricing tab, applies it with one click, and the Marketplace lists its Lisbon H100s at the new rate',
-  { timeout: 300_000 },
+  { timeout: patience() },
   async () => {
     const server = await startServer();
     let browser;
@@ -177,7 +178,7 @@ test(
       // GPUs, never all.
       let listings = [];
       let lisbon = [];
-      const deadline = Date.now() + LIST_TIMEOUT;
+      const deadline = Date.now() + patience();
       for (;;) {
         const res = await provider.context().request.post(`${server.url}/graphql`, {
           headers: { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' },

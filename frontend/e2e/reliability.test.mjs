@@ -24,15 +24,16 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm } from './session.mjs';
+import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 // The demo's past month is replayed once its agents start: the page is
 // read again until the replayed events are there.
-const REPLAY_TIMEOUT = 90_000;
+const REPLAY_TIMEOUT = patience();
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const fill = (template, values) => template.replace(/\{\{(\w+)\}\}/g, (_, k) => String(values[k]));
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
@@ -48,7 +49,7 @@ const eventKinds = (page) => page.getByTestId('performance-event').evaluateAll((
 // untilReplayed reads the Performance tab again until it lists an outage
 // and an interrupted job (the replay of the demo's month has reached it).
 async function untilReplayed(page, server) {
-  const deadline = Date.now() + REPLAY_TIMEOUT;
+  const deadline = Date.now() + patience();
   for (;;) {
     await page.getByTestId('performance-page').waitFor();
     const kinds = await eventKinds(page);
@@ -59,7 +60,7 @@ async function untilReplayed(page, server) {
   }
 }
 
-test('reliability: the demo provider reads its score, what lowered it, its recovery and advice on the Performance tab', { timeout: 300_000 }, async () => {
+test('reliability: the demo provider reads its score, what lowered it, its recovery and advice on the Performance tab', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
@@ -190,7 +191,7 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
 // would flag none of those the server flags.
 const FLOOR = 100;
 
-test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt, flagged at the server\'s floor', { timeout: 240_000 }, async () => {
+test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt, flagged at the server\'s floor', { timeout: patience() }, async () => {
   const server = await startServer({ extraArgs: ['--reliability-floor', String(FLOOR)] });
   let browser;
   let page;
@@ -229,7 +230,7 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
     assert.equal(plain(await page.locator('h1').textContent()), en.admin.reliability.title);
 
     at('once the demo month is replayed, São Paulo and Lisbon are listed below Frankfurt, lowest first');
-    const deadline = Date.now() + REPLAY_TIMEOUT;
+    const deadline = Date.now() + patience();
     let rows = [];
     for (;;) {
       await page.getByTestId('admin-reliability-refresh').click();

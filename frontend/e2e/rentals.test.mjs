@@ -26,16 +26,17 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm } from './session.mjs';
+import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = patience();
 // Registration, the first benchmark and the listing may take a while.
-const LIST_TIMEOUT = 180_000;
+const LIST_TIMEOUT = patience();
 // A job report carries a newer log tail every few seconds.
-const LOG_TIMEOUT = 60_000;
+const LOG_TIMEOUT = patience();
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const CUSTOMER = { email: 'customer@gpunex.demo', password: 'gpunex-demo' };
@@ -53,7 +54,7 @@ function lastLine(text) {
 
 test(
   'rentals: a rate set on the Pricing tab lists a real simulated H100, which the customer rents from the Marketplace, watches run live and stops, the provider seeing it live',
-  { timeout: 600_000, skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent neither benchmarks nor runs jobs' },
+  { timeout: patience(), skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent neither benchmarks nor runs jobs' },
   async () => {
     const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
     let browser;
@@ -131,7 +132,7 @@ test(
       agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100' });
       console.log(`agent: ${agent.command}`);
       let listingId = null;
-      const deadline = Date.now() + LIST_TIMEOUT;
+      const deadline = Date.now() + patience();
       while (!listingId) {
         if (Date.now() > deadline) throw new Error(`no new ${model} listing within ${LIST_TIMEOUT / 1000} s`);
         await new Promise((r) => setTimeout(r, 2000));

@@ -23,7 +23,13 @@ let code;
 try {
   const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...files], {
     stdio: 'inherit',
-    env: { ...process.env, GPUNEX_BROWSER_WS: server.wsEndpoint() },
+    // One deadline for the whole run, which every wait is patient up to
+    // (patience.mjs): a busy machine makes the run slower, never red.
+    env: {
+      ...process.env,
+      GPUNEX_BROWSER_WS: server.wsEndpoint(),
+      GPUNEX_E2E_DEADLINE: String(Date.now() + (Number(process.env.GPUNEX_E2E_MINUTES) || 60) * 60_000),
+    },
   });
   code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 } finally {

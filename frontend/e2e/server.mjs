@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { patience } from './patience.mjs';
 
 /** frontendDir is the SPA's folder; relative env paths resolve against it. */
 export const frontendDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,7 +62,7 @@ function postgresSchema() {
  * stderr so far, for failure messages. extraArgs and env are added to the
  * command line and the environment; database is 'sqlite' or 'postgres'.
  */
-export async function startServer({ timeoutMs = 60_000, extraArgs = [], env = {}, database = 'sqlite' } = {}) {
+export async function startServer({ timeoutMs = patience(), extraArgs = [], env = {}, database = 'sqlite' } = {}) {
   const bin = serverBinary();
   if (!existsSync(bin)) {
     throw new Error(`server binary ${bin} not found: run make build at the repository root, or set GPUNEX_BIN`);

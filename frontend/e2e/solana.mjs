@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { frontendDir } from './server.mjs';
+import { patience } from './patience.mjs';
 
 /** doubleBinary is GPUNEX_SOLANA_DOUBLE_BIN, or ../bin/solana-double from the frontend folder. */
 export function doubleBinary() {
@@ -20,7 +21,7 @@ export function doubleBinary() {
  * transaction's signature (held at confirmed with hold); finalize(signature)
  * finalizes a held one; stop() is safe to call twice.
  */
-export async function startSolanaDouble({ timeoutMs = 30_000 } = {}) {
+export async function startSolanaDouble({ timeoutMs = patience() } = {}) {
   const bin = doubleBinary();
   if (!existsSync(bin)) {
     throw new Error(`${bin} not found: go build -o bin/solana-double ./internal/e2e/cmd/solana-double (make e2e does), or set GPUNEX_SOLANA_DOUBLE_BIN`);

@@ -13,8 +13,9 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
 import { graphql } from './session.mjs';
+import { patience } from './patience.mjs';
 
-const STEP_TIMEOUT = 20_000;
+const STEP_TIMEOUT = patience();
 
 // hint reads the first GPU table's frame: which shadows it shows (their
 // computed opacity, once the fade ended), where each lies, and how its box
@@ -57,7 +58,7 @@ function widen(width) {
   table.style.minInlineSize = width ?? '';
 }
 
-test('a table wider than its box shows which side has more and scrolls with the keyboard, in English and in Arabic', { timeout: 120_000 }, async () => {
+test('a table wider than its box shows which side has more and scrolls with the keyboard, in English and in Arabic', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
