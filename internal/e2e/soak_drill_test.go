@@ -222,14 +222,14 @@ func (s *soak) drillAll() {
 func (s *soak) raiseFileLimit(want uint64) {
 	var l syscall.Rlimit
 	require.NoError(s.t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
-	if l.Cur < want {
-		raised := syscall.Rlimit{Cur: want, Max: max(l.Max, want)}
-		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) != nil {
-			raised = syscall.Rlimit{Cur: l.Max, Max: l.Max}
-			_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised)
-		}
-		require.NoError(s.t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
+	raised := syscall.Rlimit{Cur: max(l.Cur, want), Max: max(l.Max, want)}
+	if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) != nil {
+		raised = syscall.Rlimit{Cur: max(l.Cur, min(want, l.Max)), Max: l.Max}
+		// Called even when nothing changes: os/exec gives a child the
+		// limit the process started with unless the program set one.
+		require.NoError(s.t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised))
 	}
+	require.NoError(s.t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
 	s.report.FileLimit = int(l.Cur)
 }
 
@@ -239,6 +239,8 @@ func (s *soak) raiseFileLimit(want uint64) {
 func (s *soak) buildNext() {
 	t := s.t
 	s.nextBin = filepath.Join(s.dir, "next", "gpunex")
+	// Other link flags than the first build's make another build ID (the
+	// -X names no variable: the linker passes over it).
 	cmd := exec.Command("go", "build", "-ldflags=-X=main.soakBuild=next", "-o", s.nextBin, "../../cmd/gpunex")
 	cmd.Env = append(os.Environ(), "CGO_CFLAGS=-O2 -g -Wno-deprecated-declarations")
 	out, err := cmd.CombinedOutput()
@@ -252,22 +254,24 @@ func fileSum(t *testing.T, path string) [sha256.Size]byte {
 	return sha256.Sum256(b)
 }
 
-// leader is the replica holding the background work's leases (PostgreSQL
-// advisory locks, named by each replica's application_name).
+// leader is the replica holding most of the background work's leases
+// (PostgreSQL advisory locks in the soak's database, held by sessions its
+// replicas named).
 func (s *soak) leader() *replica {
 	var names []string
 	err := s.db.NewRaw(`SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-		WHERE l.locktype = 'advisory' AND a.application_name LIKE 'soak-%'`).Scan(context.Background(), &names)
+		WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`).
+		Scan(context.Background(), &names)
 	if err != nil {
 		return nil
 	}
 	count := map[string]int{}
 	for _, n := range names {
-		count[n[strings.LastIndexByte(n, '-')+1:]]++
+		count[n]++
 	}
 	var best *replica
 	for _, r := range s.replicas {
-		if count[r.name] > 0 && (best == nil || count[r.name] > count[best.name]) {
+		if count[r.appName] > 0 && (best == nil || count[r.appName] > count[best.appName]) {
 			best = r
 		}
 	}

@@ -47,12 +47,21 @@ func (db *DB) TryLead(ctx context.Context, name string) (*Lease, error) {
 }
 
 // LeaseKey is the PostgreSQL advisory lock key of the lease name, as
-// pg_locks shows it: classid its high 32 bits, objid its low 32 bits,
-// objsubid 1. An operator (or a drill) finds the replica leading a task
-// by it, the replica's application_name naming it.
-func LeaseKey(name string) int64 {
+// pg_locks shows it (in this database: classid its high 32 bits, objid its
+// low 32 bits, objsubid 1). An operator (or a drill) finds the replica
+// leading a task by it, the replica's application_name naming it.
+// Advisory locks belong to the database, not to a schema, so deployments
+// (or tests) sharing one database in schemas of their own lead apart: the
+// schema is part of the key, except the public schema's, which keeps the
+// key of the name alone (as before the schema counted, so replicas of two
+// versions in a rolling deploy still contend for one key).
+func (db *DB) LeaseKey(name string) int64 {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte("gpunex:" + name))
+	if db.schema == "" || db.schema == "public" {
+		_, _ = h.Write([]byte("gpunex:" + name))
+	} else {
+		_, _ = h.Write([]byte("gpunex:" + db.schema + "/" + name))
+	}
 	return int64(h.Sum64())
 }
 
@@ -65,7 +74,7 @@ func (postgresBackend) tryLead(ctx context.Context, db *DB, name string) (*Lease
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to take a connection for leadership: %w", err)
 	}
-	key := LeaseKey(name)
+	key := db.LeaseKey(name)
 	var ok bool
 	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
 		_ = conn.Close()

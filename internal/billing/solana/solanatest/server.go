@@ -224,6 +224,20 @@ func (s *Server) Confirm() {
 	}
 }
 
+// Held lists the signatures (base58) of the transactions that landed and
+// still answer "processed" (a Delay not yet over), in no order.
+func (s *Server) Held() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for sig, l := range s.txs {
+		if l.landed && l.pending > 0 {
+			out = append(out, sig.String())
+		}
+	}
+	return out
+}
+
 // Lookups is how many times the status of the transaction signature
 // (base58) was asked.
 func (s *Server) Lookups(signature string) int {
