@@ -175,7 +175,7 @@ test(
       agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100', dataDir });
       agentLogs.push(agent);
       console.log(`agent: ${agent.command}`);
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + patience();
       for (;;) {
         const now = await machineStatus();
         if (now?.id === before.id && now.status === 'ONLINE' && now.statusChangedAt !== before.statusChangedAt) break;

@@ -182,7 +182,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     // same load for a moment and the later line covers the earlier one.
     // Once they idle apart, each line shows in its own colour.
     let drawn = await readChart(page, CARD);
-    for (const deadline = Date.now() + 20_000; drawn.linePixels.some((pixels) => pixels <= 50) && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + patience(); drawn.linePixels.some((pixels) => pixels <= 50) && Date.now() < deadline; ) {
       await page.waitForTimeout(1000);
       drawn = await readChart(page, CARD);
     }
