@@ -283,17 +283,16 @@ func (s *soak) client(base, token, forwardedFor string) *gql {
 // must runs a request on the test's goroutine and requires it answered.
 // The admin approving a hundred providers and crediting a hundred
 // customers in a row passes the write limit (auth.DefaultLimits.Writes
-// within its WriteWindow, a fixed window that starts at the first write):
-// told RATE_LIMITED, the set-up waits out one whole window, as a person
-// told "try again shortly" would, and asks once more; the window is over
-// by then, so a second refusal is a defect and fails the test.
+// within its WriteWindow, a fixed window that starts at the first write
+// and that refused writes do not extend): told RATE_LIMITED, the set-up
+// asks again, await pacing it, until the window has passed.
 func (s *soak) must(c *gql, v any, query string, vars map[string]any) {
 	s.t.Helper()
-	a := c.do(context.Background(), query, vars)
-	if slices.Contains(a.Codes, "RATE_LIMITED") {
-		time.Sleep(auth.DefaultLimits.WriteWindow)
+	var a gqlAnswer
+	await.True(s.t, func() bool {
 		a = c.do(context.Background(), query, vars)
-	}
+		return !slices.Contains(a.Codes, "RATE_LIMITED")
+	}, "still rate limited: "+query)
 	require.NoError(s.t, a.into(v), "%s", query)
 }
 
