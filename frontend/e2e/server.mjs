@@ -2,8 +2,7 @@
 // data directory, a free loopback port, the demo world, and a stop() that is
 // safe to call twice and also runs if the test process dies. On SQLite in
 // the data directory by default; on PostgreSQL (database: 'postgres') in a
-// schema of its own on GPUNEX_TEST_DATABASE_URL's server, as the Go tests'
-// storetest.PostgresURL makes one, dropped by stop().
+// database of its own on GPUNEX_TEST_DATABASE_URL's server, dropped by stop().
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -42,18 +41,20 @@ function psql(base, sql) {
 }
 
 /**
- * postgresSchema creates a schema of its own on GPUNEX_TEST_DATABASE_URL's
- * server and returns the URL gpunex takes (search_path set to it) and a
- * drop() for the end.
+ * postgresDatabase creates a database of its own on GPUNEX_TEST_DATABASE_URL's
+ * server and returns the URL gpunex takes and a drop() for the end. A
+ * database, not a schema: the platform's leases (PostgreSQL advisory
+ * locks) are per database, as a deployment is (docs/operating.md), so two
+ * servers the runner starts at once each lead their own background work.
  */
-function postgresSchema() {
+function postgresDatabase() {
   const base = process.env.GPUNEX_TEST_DATABASE_URL;
   if (!base) throw new Error('database postgres: GPUNEX_TEST_DATABASE_URL is not set (make test sets it)');
-  const schema = `e2e_${randomBytes(6).toString('hex')}`;
-  psql(base, `CREATE SCHEMA ${schema}`);
+  const name = `e2e_${randomBytes(6).toString('hex')}`;
+  psql(base, `CREATE DATABASE ${name}`);
   const url = new URL(base);
-  url.searchParams.set('search_path', schema);
-  return { url: url.toString(), drop: () => psql(base, `DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => psql(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /**
@@ -68,7 +69,7 @@ export async function startServer({ timeoutMs = patience(), extraArgs = [], env 
     throw new Error(`server binary ${bin} not found: run make build at the repository root, or set GPUNEX_BIN`);
   }
   if (database !== 'sqlite' && database !== 'postgres') throw new Error(`database ${database}: sqlite or postgres`);
-  const pg = database === 'postgres' ? postgresSchema() : undefined;
+  const pg = database === 'postgres' ? postgresDatabase() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'gpunex-e2e-'));
   const dbArgs = pg ? ['--database-url', pg.url] : [];
   const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, '--demo', ...dbArgs, ...extraArgs], {
