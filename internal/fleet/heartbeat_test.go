@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -237,3 +238,62 @@ func TestHealBringsOnlineAMachineThatHeartbeatsWhileSQLHoldsItOffline(t *testing
 }
 
 func ptrTrue() *bool { v := true; return &v }
+
+// TestCompactWritesEachOnlineMachinesLatestBeatIntoItsOpenInterval: the
+// uptime record's checkpoint. Five machines, two to a statement: every
+// online machine's open interval holds its own latest beat after one
+// compaction of three statements; an offline machine's is left alone.
+func TestCompactWritesEachOnlineMachinesLatestBeatIntoItsOpenInterval(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		b.svc.sweeper.compactBatch = 2
+		uids := []string{machineUID}
+		for i := 2; i <= 5; i++ {
+			uid := fmt.Sprintf("machine-%04d", i)
+			_, err := b.svc.Register(b.ctx, b.agent, protocol.RegisterMachineInput{MachineID: uid, Hostname: uid, AgentVersion: "1",
+				Gpus: []protocol.GpuInventory{{UUID: fmt.Sprintf("GPU-%d", i), Name: "NVIDIA L4", Simulated: true}}})
+			require.NoError(t, err)
+			uids = append(uids, uid)
+		}
+		beat := func(uid string, offline bool) {
+			in := protocol.HeartbeatInput{MachineID: uid}
+			if offline {
+				in.GoingOffline = ptrTrue()
+			}
+			_, err := b.svc.Heartbeat(b.ctx, b.agent, in)
+			require.NoError(t, err)
+		}
+		for _, uid := range uids {
+			beat(uid, false)
+		}
+		latest := map[string]time.Time{}
+		for _, uid := range uids {
+			b.clock.Advance(time.Second)
+			beat(uid, false)
+			latest[uid] = b.clock.Now()
+		}
+		beat(uids[4], true)
+
+		statements := b.queries.Count(func() { require.NoError(t, b.svc.Compact(b.ctx)) })
+		require.Equal(t, 1+2, statements, "a read of the online machines, then a statement per two of them")
+
+		type open struct {
+			UID        string     `bun:"machine_uid"`
+			Status     string     `bun:"status"`
+			LastSeenAt *time.Time `bun:"last_seen_at"`
+		}
+		var rows []open
+		require.NoError(t, db.NewSelect().TableExpr("machine_status_intervals AS msi").
+			Join("JOIN machines AS m ON m.id = msi.machine_id").ColumnExpr("m.machine_uid, msi.status, msi.last_seen_at").
+			Where("msi.ended_at IS NULL").OrderExpr("m.machine_uid").Scan(b.ctx, &rows))
+		require.Len(t, rows, 5)
+		for _, r := range rows[:4] {
+			require.Equal(t, string(protocol.MachineOnline), r.Status, r.UID)
+			require.NotNil(t, r.LastSeenAt, "%s: compaction wrote its latest beat", r.UID)
+			require.True(t, latest[r.UID].Equal(*r.LastSeenAt), "%s: last seen %s, its latest beat %s", r.UID, r.LastSeenAt, latest[r.UID])
+		}
+		require.Equal(t, string(protocol.MachineOffline), rows[4].Status, "machine-0005 went offline")
+		require.Nil(t, rows[4].LastSeenAt, "an offline machine's open interval is not compacted")
+	})
+}

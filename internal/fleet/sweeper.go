@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,8 @@ type sweeper struct {
 	logger     *slog.Logger
 	cfg        Config
 	transition transitionFunc
+	// compactBatch is compactBatch; tests make it smaller.
+	compactBatch int
 
 	mu           sync.Mutex
 	healthySince time.Time
@@ -55,7 +58,7 @@ type sweeper struct {
 }
 
 func newSweeper(deps Deps, cfg Config, transition transitionFunc) *sweeper {
-	return &sweeper{db: deps.DB, presence: deps.Presence, clock: deps.Clock, logger: deps.Logger, cfg: cfg, transition: transition}
+	return &sweeper{db: deps.DB, presence: deps.Presence, clock: deps.Clock, logger: deps.Logger, cfg: cfg, transition: transition, compactBatch: compactBatch}
 }
 
 // Sweep marks online machines whose presence expired offline (unplanned)
@@ -64,8 +67,8 @@ func newSweeper(deps Deps, cfg Config, transition transitionFunc) *sweeper {
 func (s *Service) Sweep(ctx context.Context) (int, error) { return s.sweeper.sweep(ctx) }
 
 // Compact advances the open uptime interval of every online machine to its
-// latest heartbeat: one write per machine per CompactEvery, so a crash
-// loses at most that much of the uptime record.
+// latest heartbeat, every CompactEvery, so a crash loses at most that much
+// of the uptime record: a statement per thousand machines.
 func (s *Service) Compact(ctx context.Context) error { return s.sweeper.compact(ctx) }
 
 // NoteOutage records that the platform could not take a request now
@@ -240,9 +243,39 @@ func (w *sweeper) heal(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// compactBatch is how many open intervals one compaction statement
+// advances.
+const compactBatch = 1000
+
+// compact writes each online machine's latest beat into its open
+// interval: one statement per compactBatch machines (a VALUES list joined
+// to the open intervals), not one per machine. The full soak (2,500
+// machines on a saturated 2-core host) found the statement per machine
+// holding the leader's sweep loop for over ten minutes, each statement
+// waiting its turn for a pooled connection; meanwhile no machine was
+// swept offline and none healed.
 func (w *sweeper) compact(ctx context.Context) error {
 	online, present, err := w.onlinePresence(ctx)
 	if err != nil {
+		return err
+	}
+	var (
+		values strings.Builder
+		args   []any
+		n      int
+	)
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		// VALUES' columns are column1, column2 on both databases; the
+		// beat's time is a literal PostgreSQL reads as text until cast.
+		q := `UPDATE machine_status_intervals SET last_seen_at = ` + w.db.AsTimestamp("v.column2") + `
+			FROM (VALUES ` + values.String() + `) AS v
+			WHERE machine_status_intervals.machine_id = v.column1 AND machine_status_intervals.ended_at IS NULL`
+		_, err := w.db.ExecContext(ctx, q, args...)
+		values.Reset()
+		args, n = args[:0], 0
 		return err
 	}
 	for _, m := range online {
@@ -250,12 +283,18 @@ func (w *sweeper) compact(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		if _, err := w.db.NewUpdate().Model((*models.MachineStatusInterval)(nil)).Set("last_seen_at = ?", b.At).
-			Where("machine_id = ? AND ended_at IS NULL", m.ID).Exec(ctx); err != nil {
-			return err
+		if n > 0 {
+			values.WriteString(", ")
+		}
+		values.WriteString("(?, ?)")
+		args = append(args, m.ID, b.At.UTC())
+		if n++; n == w.compactBatch {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	return flush()
 }
 
 // onlinePresence lists the machines SQL says are online, with the presence

@@ -46,3 +46,5 @@ func (postgresBackend) isUniqueViolation(err error) bool {
 // rental and then waits on that tick's meters cannot deadlock with it.
 // No caller changes a locked row's key.
 func (postgresBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("NO KEY UPDATE") }
+
+func (postgresBackend) asTimestamp(expr string) string { return "CAST(" + expr + " AS TIMESTAMPTZ)" }

@@ -69,3 +69,5 @@ func (sqliteBackend) isUniqueViolation(err error) bool {
 // forUpdate needs no clause: transactions BEGIN IMMEDIATE, so a writer
 // holds the database from its first statement.
 func (sqliteBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q }
+
+func (sqliteBackend) asTimestamp(expr string) string { return expr }

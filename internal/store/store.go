@@ -47,6 +47,9 @@ type backend interface {
 	// forUpdate makes a select inside a transaction lock the rows it reads
 	// until the transaction ends.
 	forUpdate(q *bun.SelectQuery) *bun.SelectQuery
+	// asTimestamp is expr (a time written as a literal, e.g. a VALUES
+	// column) read as a timestamp.
+	asTimestamp(expr string) string
 	// tryLead takes the leadership of a named background task.
 	tryLead(ctx context.Context, db *DB, name string) (*Lease, error)
 }
@@ -132,6 +135,12 @@ func (db *DB) IsUniqueViolation(err error) bool {
 // until the transaction ends, so a read-then-write cannot interleave with
 // another transaction's.
 func (db *DB) ForUpdate(q *bun.SelectQuery) *bun.SelectQuery { return db.backend.forUpdate(q) }
+
+// AsTimestamp is SQL reading expr, a time bun wrote as a literal that the
+// database cannot type by its column (a VALUES list's), as a timestamp:
+// a cast on PostgreSQL, which types such a literal as text; expr itself
+// on SQLite, which stores times as that text.
+func (db *DB) AsTimestamp(expr string) string { return db.backend.asTimestamp(expr) }
 
 // Ping checks the database answers (for /readyz).
 func (db *DB) Ping(ctx context.Context) error { return db.PingContext(ctx) }
