@@ -32,7 +32,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: node-version build image run test test-env test-all test-setup test-go test-bench fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
+.PHONY: node-version build image run test test-env test-all go-and-lint test-setup test-go test-bench fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
 
 ## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
 node-version:
@@ -76,7 +76,7 @@ generate: deps
 ## test: the set-up (scripts/test-env.sh, the pinned linter, the SPA's npm packages,
 ## side by side: the first two wait mostly on the network, the linter's build on the
 ## CPU), then the whole suite: the set-up's own test, the linter, the static build,
-## Go on both backends, every benchmark once, Vitest, SPA checks, Chromium end-to-end,
+## Go on both backends with every benchmark once, Vitest, SPA checks, Chromium end-to-end,
 ## GraphQL-over-HTTP audit. Every check runs even after one fails; make test fails
 ## if any did.
 test:
@@ -90,7 +90,15 @@ test-env:
 	@mkdir -p $(BIN)
 	bash scripts/test-env.sh $(TEST_ENV)
 
-test-all: test-setup lint static test-go test-bench test-unit test-spa e2e
+test-all: test-setup go-and-lint test-unit test-spa e2e
+
+## go-and-lint: the linter beside the Go tests, at a lower CPU priority (nice 10): it
+## takes the cores the tests leave idle while they wait on PostgreSQL, Redis, timers
+## and child processes, instead of minutes of its own (3.5 on the 2-core CI machine).
+## Each one's output is printed whole when it ends. (The static build is test-go's
+## TestBuildsAsAStaticBinaryWithoutCgo; make static runs it alone.)
+go-and-lint:
+	$(MAKE) --no-print-directory --keep-going --output-sync=target -j2 LINT_NICE="nice -n 10" lint test-go
 
 ## test-setup: scripts/test-env.sh against stub commands (packages absent or present,
 ## services down or up); shellcheck on the CI and set-up scripts
@@ -102,24 +110,25 @@ test-setup:
 static:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gpunex
 
-## test-go: every Go package, in parallel by package (go vet's checks run in lint).
+## test-go: every Go package, in parallel by package (go vet's checks run in lint),
+## and every benchmark once at its smallest size (GPUNEX_BENCH=smallest, package
+## internal/benchtest: a few thousand rows, a handful of dashboards, both databases
+## where it has both; no target asserted) on the same test binaries, so a benchmark
+## a change breaks (it does not build, panics, its SQL fails) fails make test;
+## make bench measures them at full size.
 ## Without GPUNEX_TEST_DATABASE_URL / GPUNEX_TEST_REDIS_URL (make test sets them;
 ## or `. bin/test.env` after one make test) the PostgreSQL and Redis cases skip.
 ## -timeout is a hang's backstop, not a speed target: go test's 10-minute default
 ## is a wall-clock deadline the end-to-end package (its soak runs a minute of
 ## load through drills) can pass on a busy 2-core machine with nothing wrong.
 test-go:
-	$(GO) test -count=1 -timeout 45m ./...
+	GPUNEX_BENCH=smallest $(GO) test -count=1 -timeout 45m -bench . -benchtime 1x ./...
 
-## test-bench: every Go benchmark once at its smallest size (go test -short: a few
-## thousand rows, a handful of dashboards, both databases where it has both; no
-## target asserted), so a benchmark a change breaks (it does not build, panics,
-## its SQL fails) fails make test; make bench measures them at full size. It tests
-## the packages with a benchmark only: test-go has run the rest, which would only
-## be linked again
+## test-bench: only the benchmarks, once each at their smallest size, in the
+## packages that have one (test-go runs them too, after the tests)
 BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Benchmark' .)))
 test-bench:
-	$(GO) test -short -count=1 -run '^$$' -bench . -benchtime 1x $(BENCH_PKGS)
+	GPUNEX_BENCH=smallest $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x $(BENCH_PKGS)
 
 ## fuzz: each fuzz target further than its corpus, one go test -fuzz per target
 ## (go test fuzzes one at a time): a count of executions each, because a
@@ -199,8 +208,9 @@ soak:
 ## lint: golangci-lint with .golangci.yml (goimports, depguard's layering rules,
 ## errcheck, staticcheck, govet, unused, ineffassign); a second checkout's make test
 ## on the same machine waits for the first's lint instead of failing on its lock
+LINT_NICE ?=
 lint: lint-tool
-	$(GOLANGCI_LINT) run --allow-serial-runners ./...
+	$(LINT_NICE) $(GOLANGCI_LINT) run --allow-serial-runners ./...
 
 lint-tool:
 	@if [ "$$($(GOLANGCI_LINT) version --short 2>/dev/null)" = "$(GOLANGCI_LINT_VERSION)" ]; then \

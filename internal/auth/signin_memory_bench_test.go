@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpunex/gpunex/internal/auth"
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -42,11 +43,11 @@ func peakRSS(b *testing.B) float64 {
 // peak memory near NumCPU × 64 MiB, where 200 unbounded hashes would take
 // 12.5 GiB; the rest wait their turn or are answered RATE_LIMITED.
 // Reports peak_growth_MiB and bound_MiB (NumCPU × 64). Run with
-// `make bench`. Under go test -short (make test-bench) the sign-ins are
+// `make bench`. At the smallest size (benchtest, make test) the sign-ins are
 // two per core and two more, so some still wait for a slot.
 func BenchmarkConcurrentSignInMemory(b *testing.B) {
 	signIns := 200
-	if testing.Short() {
+	if benchtest.Smallest() {
 		signIns = 2*runtime.NumCPU() + 2
 	}
 	db := storetest.Open(b, "sqlite")

@@ -19,6 +19,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -41,7 +42,7 @@ import (
 //     of one provider through bus.Shared: deliveries per second and
 //     summaries resolved per event (target: 1 per replica).
 //
-// Under go test -short (make test-bench: every benchmark once) each runs
+// At the smallest size (benchtest; make test: every benchmark once) each runs
 // on the ...Short sizes and asserts no target.
 
 // benchModels are the models of a benchmark fleet, with their price per
@@ -457,7 +458,7 @@ func BenchmarkBillingEarningsHistory(b *testing.B) {
 			runtime.GC()
 			b.ResetTimer()
 			for range b.N {
-				for i := range sized(historySamples, historySamplesShort) {
+				for i := range benchtest.Sized(historySamples, historySamplesShort) {
 					// ABBA: neither world is always asked first.
 					order := []*historyWorld{one, ten}
 					if i%2 == 1 {
@@ -514,7 +515,7 @@ func seedHistoryWorld(b *testing.B, backend string) *historyWorld {
 	h := &historyWorld{benchWorld: w, provider: f.providers[0]}
 	var others []int64
 	err = w.db.RunInTx(w.ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		others, err = w.seedProviders(ctx, tx, sized(historyOthers, historyOthersShort))
+		others, err = w.seedProviders(ctx, tx, benchtest.Sized(historyOthers, historyOthersShort))
 		return err
 	})
 	if err != nil {
@@ -535,8 +536,8 @@ func seedHistoryWorld(b *testing.B, backend string) *historyWorld {
 }
 
 // historyFleet is how many machines the history benchmark's provider
-// has: historyMachines, historyMachinesShort under -short.
-func historyFleet() int { return sized(historyMachines, historyMachinesShort) }
+// has: historyMachines, historyMachinesShort at the smallest size.
+func historyFleet() int { return benchtest.Sized(historyMachines, historyMachinesShort) }
 
 // meterSample runs the real Tick from the sample's start to its end,
 // every cadence (the first tick opens the meters).
@@ -632,7 +633,7 @@ func sameRollups(a, b *benchWorld) (models.USDC, error) {
 
 // The metering benchmark's fleet: 100 providers of 25 machines of 8 GPUs
 // (20,000 GPUs), each machine's GPUs in rentals of 4, 2, 1 and 1: 10,000
-// rentals of 2,000 customers. Under -short 6 providers: 600 rentals,
+// rentals of 2,000 customers. At the smallest size 6 providers: 600 rentals,
 // two chunks of a tick.
 const (
 	tickProviders      = 100
@@ -655,13 +656,13 @@ const (
 // cadence), each posting one charge per rental or the benchmark fails;
 // sql/tick is the most statements one of them ran (storetest's
 // recording: every chunk of the default 500 rentals), sql/rental those
-// over the rentals it metered (target ≤ 2; only logged under -short).
+// over the rentals it metered (target ≤ 2; only logged at the smallest size).
 func BenchmarkBillingMeteringTick(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
 			began := time.Now()
 			w := newBenchWorld(b, backend, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), nil)
-			providers := sized(tickProviders, tickProvidersShort)
+			providers := benchtest.Sized(tickProviders, tickProvidersShort)
 			f, err := w.seedFleet(fleetSpec{providers: providers, machinesPerProvider: tickMachines, gpusPerMachine: 8,
 				rentalSizes: []int{4, 2, 1, 1}, customers: providers * tickCustomers, startedAt: w.clock.Now().Add(-time.Hour)})
 			if err != nil {
@@ -692,7 +693,7 @@ func BenchmarkBillingMeteringTick(b *testing.B) {
 			runtime.GC()
 			b.ResetTimer()
 			for range b.N {
-				for range sized(tickTimed, tickTimedShort) {
+				for range benchtest.Sized(tickTimed, tickTimedShort) {
 					b.StopTimer()
 					w.clock.Advance(historyCadence)
 					before := w.charges(b)
@@ -723,7 +724,7 @@ func BenchmarkBillingMeteringTick(b *testing.B) {
 			b.StopTimer()
 			perRental := float64(len(stmts)) / float64(f.rentals)
 			if perRental > 2 {
-				sized(b.Errorf, b.Logf)("a tick runs %d statements for %d rentals (target ≤ 2 per rental)", len(stmts), f.rentals)
+				benchtest.Sized(b.Errorf, b.Logf)("a tick runs %d statements for %d rentals (target ≤ 2 per rental)", len(stmts), f.rentals)
 			}
 			b.ReportMetric(ms(median(lat)), "ms_per_tick")
 			b.ReportMetric(ms(slices.Max(lat)), "max_ms_per_tick")
@@ -789,9 +790,9 @@ func BenchmarkBillingEarningsFanout(b *testing.B) {
 
 func benchFanout(b *testing.B, stack fanoutStack) {
 	g0 := runtime.NumGoroutine()
-	dashboards := sized(fanoutDashboards, fanoutDashboardsShort)
-	changes := sized(fanoutEvents, fanoutEventsShort)
-	machines := sized(fanoutMachines, fanoutMachinesShort)
+	dashboards := benchtest.Sized(fanoutDashboards, fanoutDashboardsShort)
+	changes := benchtest.Sized(fanoutEvents, fanoutEventsShort)
+	machines := benchtest.Sized(fanoutMachines, fanoutMachinesShort)
 	buses := make([]bus.Bus, stack.replicas)
 	var clients []*redis.Client
 	closeAll := func() {
@@ -959,11 +960,3 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// sized is full, or short under go test -short.
-func sized[T any](full, short T) T {
-	if testing.Short() {
-		return short
-	}
-	return full
-}

@@ -6,17 +6,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
 
 // BenchmarkAgentResources runs the real gpunex-agent with 8 simulated
 // GPUs, heartbeating every second to a real gpunex serve, and reports its
 // resident memory (now and at its peak) and CPU use once it is online.
-// Target: under 30 MiB RSS. Run it once: -benchtime 1x. Under go test
-// -short (make test-bench) it measures for a second instead of five.
+// Target: under 30 MiB RSS. Run it once: -benchtime 1x. At
+// the smallest size (benchtest, make test) it measures for a second instead of five.
 func BenchmarkAgentResources(b *testing.B) {
 	settle, measure := 2*time.Second, 5*time.Second
-	if testing.Short() {
+	if benchtest.Smallest() {
 		settle, measure = 500*time.Millisecond, time.Second
 	}
 	serverBin, agentBin := binaries(b)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/geo"
 	"github.com/gpunex/gpunex/internal/pricing"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -26,26 +27,26 @@ const (
 	// historyWeeks is the year of usage laid down before the advice is
 	// asked: the current week and the 51 before it.
 	historyWeeks = 52
-	// historyRentals is the year's rentals (historyRentalsShort under
-	// -short); the history grows to ten times as many (nine years before
+	// historyRentals is the year's rentals (historyRentalsShort at
+	// the smallest size); the history grows to ten times as many (nine years before
 	// it).
 	historyRentals      = 1_000_000
 	historyRentalsShort = 2_000
 	// rentalEvery is how often, in milliseconds, a rental starts on the
-	// platform: historyRentals over a year (under -short as many times
+	// platform: historyRentals over a year (at the smallest size as many times
 	// less often as there are fewer, so they span the year too).
 	rentalEvery = 31_536
 	// grownYears is how many years of usage the grown history adds
 	// before the first (364 days each, so weeks still start on Monday).
 	grownYears = 9
 	// adviceAskers is how many providers ask for advice, spread over the
-	// world's providers (adviceAskersShort under -short).
+	// world's providers (adviceAskersShort at the smallest size).
 	adviceAskers      = 40
 	adviceAskersShort = 4
 	// rentalChunk rentals go in one INSERT … SELECT.
 	rentalChunk = 1_000_000
 	// advicePasses is how many times every question is timed per
-	// iteration: a p95 over some 1,400 answers (one pass under -short).
+	// iteration: a p95 over some 1,400 answers (one pass at the smallest size).
 	advicePasses = 3
 )
 
@@ -53,7 +54,7 @@ const (
 // (pricing.Service.Recommend) on each backend, in the world of
 // BenchmarkMarket (seedWorld: 100,000 listed GPUs, Refresh building
 // model_supply; the small world and fewer rentals and askers under
-// -short, where no target is asserted) with a year of history: usage
+// the smallest size, where no target is asserted) with a year of history: usage
 // aggregates for
 // historyWeeks weeks (AddUsage per week, utilisation falling with the
 // price band and varying by week and continent, so demand curves are
@@ -125,7 +126,7 @@ func benchAdvice(b *testing.B, h *history, asks []adviceAsk, keep, want map[advi
 			b.Fatalf("advice for %+v: %v", a, err)
 		}
 		if len(stmts) > 3 {
-			sized(b.Errorf, b.Logf)("advice for %+v runs %d statements (target ≤ 3):\n%s", a, len(stmts), strings.Join(stmts, "\n"))
+			benchtest.Sized(b.Errorf, b.Logf)("advice for %+v runs %d statements (target ≤ 3):\n%s", a, len(stmts), strings.Join(stmts, "\n"))
 		}
 		worst = max(worst, len(stmts))
 		if rec.Basis == pricing.BasisMarket {
@@ -148,7 +149,7 @@ func benchAdvice(b *testing.B, h *history, asks []adviceAsk, keep, want map[advi
 	var lat []time.Duration
 	runtime.GC()
 	b.ResetTimer()
-	for range b.N * sized(advicePasses, 1) {
+	for range b.N * benchtest.Sized(advicePasses, 1) {
 		for _, a := range asks {
 			start := time.Now()
 			if _, err := h.svc.Recommend(h.w.ctx, a.provider, a.model, a.regionArg()); err != nil {
@@ -184,14 +185,14 @@ type history struct {
 
 // seedHistory seeds the world (seedWorld), then its year: usage for
 // historyWeeks weeks and historyRentals rentals (historyRentalsShort
-// under -short).
+// at the smallest size).
 func seedHistory(b *testing.B, backend string) *history {
 	b.Helper()
 	began := time.Now()
 	w := seedWorld(b, backend)
 	h := &history{w: w, dialect: historyDialects[backend],
 		svc: pricing.New(pricing.Deps{DB: w.db, Clock: w.clock}, pricing.Config{})}
-	h.yearRentals = sized[int64](historyRentals, historyRentalsShort)
+	h.yearRentals = benchtest.Sized[int64](historyRentals, historyRentalsShort)
 	h.grownRentals = 10 * h.yearRentals
 	if err := w.db.NewSelect().Model((*models.Provider)(nil)).Column("id").OrderExpr("id").Scan(w.ctx, &h.providers); err != nil {
 		b.Fatal(err)
@@ -236,12 +237,12 @@ func (h *history) grow(b *testing.B) time.Duration {
 }
 
 // asks are the questions: adviceAskers providers spread over the world
-// (adviceAskersShort under -short), each about its two models and one it
+// (adviceAskersShort at the smallest size), each about its two models and one it
 // lacks, in its own city, its country, its continent and the world.
 func (h *history) asks(b *testing.B) []adviceAsk {
 	keys := commonModels()
 	var asks []adviceAsk
-	askers := sized(adviceAskers, adviceAskersShort)
+	askers := benchtest.Sized(adviceAskers, adviceAskersShort)
 	for i := range askers {
 		p := i * h.w.size.providers / askers
 		l := worldLocations[p%len(worldLocations)]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -21,7 +22,7 @@ const spaPageSize = 20
 
 // searchSamples is how many times each page is asked per benchmark
 // iteration, by the service and by hand, alternately (searchSamplesShort
-// under -short).
+// at the smallest size).
 const (
 	searchSamples      = 20
 	searchSamplesShort = 2
@@ -55,7 +56,7 @@ var searchShapes = []searchShape{
 
 // BenchmarkMarket measures issue 13's marketplace and rentals on each
 // backend, in a world of fullWorld's listed GPUs, machines and providers
-// (seedWorld; smallWorld under -short, where no target is asserted):
+// (seedWorld; smallWorld at the smallest size, where no target is asserted):
 //
 //   - search-*: the pages the SPA asks (first page by RANK, filtered by
 //     model, country and price by PRICE, by PERFORMANCE_PER_DOLLAR, the
@@ -121,7 +122,7 @@ func benchSearch(b *testing.B, w *world, shape searchShape) {
 	}
 	got, want := service(), hand()
 	// The small world fills the unfiltered pages but not the filtered one.
-	if fill := sized(spaPageSize, 1); len(want) < fill {
+	if fill := benchtest.Sized(spaPageSize, 1); len(want) < fill {
 		b.Fatalf("the %s page has %d listings; the world should fill a page of %d", shape.name, len(want), fill)
 	}
 	if !slices.Equal(got, want) {
@@ -131,7 +132,7 @@ func benchSearch(b *testing.B, w *world, shape searchShape) {
 	var svcLat, handLat []time.Duration
 	b.ResetTimer()
 	for range b.N {
-		for range sized(searchSamples, searchSamplesShort) {
+		for range benchtest.Sized(searchSamples, searchSamplesShort) {
 			start := time.Now()
 			service()
 			svcLat = append(svcLat, time.Since(start))
@@ -152,7 +153,7 @@ func benchSearch(b *testing.B, w *world, shape searchShape) {
 }
 
 // benchStatements counts the statements of pages of 10 and of 100, every
-// shape, and fails over 3 (only logs under -short).
+// shape, and fails over 3 (only logs at the smallest size).
 func benchStatements(b *testing.B, w *world) {
 	worst := map[int]int{}
 	for range b.N {
@@ -172,7 +173,7 @@ func benchStatements(b *testing.B, w *world) {
 					b.Fatal(err)
 				}
 				if len(stmts) > 3 {
-					sized(b.Errorf, b.Logf)("a %s page of %d runs %d statements (target ≤ 3):\n%s", shape.name, size, len(stmts), strings.Join(stmts, "\n"))
+					benchtest.Sized(b.Errorf, b.Logf)("a %s page of %d runs %d statements (target ≤ 3):\n%s", shape.name, size, len(stmts), strings.Join(stmts, "\n"))
 				}
 				worst[size] = max(worst[size], len(stmts))
 			}

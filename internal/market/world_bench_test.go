@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/clock"
@@ -36,23 +37,14 @@ type worldSize struct {
 }
 
 // fullWorld is issue 13's marketplace at scale, what make bench measures;
-// smallWorld is the world under go test -short, make test's run of every
-// benchmark once (make test-bench): the smallest in which every page has
+// smallWorld is the world at the smallest size (benchtest), make test's run of every
+// benchmark once: the smallest in which every page has
 // listings (the filtered one five, of provider 64) and the starts
 // contend, seeded in a moment.
 var (
 	fullWorld  = worldSize{providers: 2_000, machines: 20_000, gpus: 100_000, customers: 200, scarceGPUs: 50}
 	smallWorld = worldSize{providers: 80, machines: 800, gpus: 4_000, customers: 20, scarceGPUs: 5}
 )
-
-// sized is full, or short under go test -short (make test-bench: every
-// benchmark once on its smallest data, no target asserted).
-func sized[T any](full, short T) T {
-	if testing.Short() {
-		return short
-	}
-	return full
-}
 
 // worldLocations are the providers' locations, one per provider in turn.
 var worldLocations = []models.Location{
@@ -157,7 +149,7 @@ func gpuCounts(size worldSize) []int {
 func (s worldSize) scarceMachines() int { return (s.scarceGPUs + 7) / 8 }
 
 // seedWorld opens a fresh database of backend and fills it, at fullWorld's
-// size (smallWorld's under -short), with its approved providers (profiles
+// size (smallWorld's at the smallest size), with its approved providers (profiles
 // from their applications, a fifth Enterprise, commitments of 1 to 24
 // months, schedules open or absent), their ONLINE machines with uptimes
 // of 1/30 to 1, and the GPUs LISTED with scores of 60 to 100, priced 0.6
@@ -174,7 +166,7 @@ func seedWorld(b *testing.B, backend string) *world {
 	logger := slog.New(slog.DiscardHandler)
 	// The world's GPUs are simulated: they are listed, as the demo's.
 	fl := fleet.New(fleet.Deps{DB: db, Presence: pres, Bus: ev, Clock: clk, Logger: logger}, fleet.Config{Interval: 10 * time.Second, AllowSimulated: true})
-	size := sized(fullWorld, smallWorld)
+	size := benchtest.Sized(fullWorld, smallWorld)
 	w := &world{ctx: b.Context(), backend: backend, size: size, db: db, clock: clk,
 		svc: New(Deps{DB: db, Bus: ev, Fleet: fl, Clock: clk, Logger: logger}, Config{}), hand: handDialects[backend]}
 	now := clk.Now()

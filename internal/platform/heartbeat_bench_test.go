@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/presence"
@@ -46,20 +47,11 @@ type hbResult struct {
 }
 
 // benchMachines heartbeat in BenchmarkHeartbeat (benchMachinesShort
-// under -short).
+// at the smallest size).
 const (
 	benchMachines      = 64
 	benchMachinesShort = 4
 )
-
-// sized is full, or short under go test -short: make test-bench runs
-// every benchmark once on its smallest data, asserting no target.
-func sized[T any](full, short T) T {
-	if testing.Short() {
-		return short
-	}
-	return full
-}
 
 // runHeartbeats posts the heartbeat bodies round robin from 16 parallel
 // clients and measures latency.
@@ -165,7 +157,7 @@ func BenchmarkHeartbeat(b *testing.B) {
 			p := s.NewProvider(b, "bench")
 			agent := s.NewAPIClient(b, p.AgentToken)
 			var bodies, generic [][]byte
-			for i := range sized(benchMachines, benchMachinesShort) {
+			for i := range benchtest.Sized(benchMachines, benchMachinesShort) {
 				uid := fmt.Sprintf("bench-machine-%04d", i)
 				agent.MustDo(nil, registerMachine, map[string]any{"i": inventory(uid, "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3",
 					"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3")})

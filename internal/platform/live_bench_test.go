@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/api"
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/fleet"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
@@ -42,7 +43,7 @@ import (
 // statements and Redis commands the event costs, and how long after every
 // client drops without a close frame the goroutines and memory are back
 // to the baseline. The same again with two replicas sharing Redis, 1,000
-// dashboards on each, one event published once. Under -short: 10
+// dashboards on each, one event published once. At the smallest size: 10
 // dashboards and 2 events, and the recovery is only logged.
 
 const (
@@ -51,13 +52,13 @@ const (
 	liveEventsShort = 2
 )
 
-// liveDashboards is 2,000 (10 under -short), or GPUNEX_LIVE_DASHBOARDS
+// liveDashboards is 2,000 (10 at the smallest size), or GPUNEX_LIVE_DASHBOARDS
 // for a quick look.
 func liveDashboards() int {
 	if n, err := strconv.Atoi(os.Getenv("GPUNEX_LIVE_DASHBOARDS")); err == nil && n > 0 {
 		return n
 	}
-	return sized(2000, 10)
+	return benchtest.Sized(2000, 10)
 }
 
 func TestMain(m *testing.M) {
@@ -194,7 +195,7 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 	}
 	var toLast, cpu []time.Duration
 	var sqls, cmds, pubs []float64
-	for k := 1; k <= sized(liveEvents, liveEventsShort); k++ {
+	for k := 1; k <= benchtest.Sized(liveEvents, liveEventsShort); k++ {
 		var last time.Time
 		var t0 time.Time
 		var c0, c1 time.Duration
@@ -234,7 +235,7 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 			break
 		}
 		if time.Since(start) > 30*time.Second {
-			sized(b.Errorf, b.Logf)("30 s after every client dropped: %d goroutines (baseline %d), %d MiB (baseline %d MiB)", g, g0, mem>>20, mem0>>20)
+			benchtest.Sized(b.Errorf, b.Logf)("30 s after every client dropped: %d goroutines (baseline %d), %d MiB (baseline %d MiB)", g, g0, mem>>20, mem0>>20)
 			res.recovered = time.Since(start)
 			break
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/benchtest"
 	"github.com/gpunex/gpunex/internal/bus"
 	"github.com/gpunex/gpunex/internal/clock"
 	"github.com/gpunex/gpunex/internal/store"
@@ -27,8 +28,8 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
-// The benchmarks' provider and its year. Under go test -short (make
-// test-bench: every benchmark once, no target asserted) the fleet, the
+// The benchmarks' provider and its year. At the smallest size (benchtest, make
+// test: every benchmark once, no target asserted) the fleet, the
 // growth and the samples are the ...Short ones.
 const (
 	// benchMachines is the provider's fleet.
@@ -100,14 +101,14 @@ func BenchmarkReliabilityRead(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			small := seedReliability(b, backend, true)
 			large := seedReliability(b, backend, true)
-			grown := large.grow(b, sized(grownHistories, grownHistoriesShort))
+			grown := large.grow(b, benchtest.Sized(grownHistories, grownHistoriesShort))
 			b.Run("1x-vs-10x", func(b *testing.B) {
 				stmts := max(checkRead(b, small), checkRead(b, large))
 				var at1x, at10x readLatencies
 				runtime.GC()
 				b.ResetTimer()
 				for range b.N {
-					for i := range sized(readSamples, readSamplesShort) {
+					for i := range benchtest.Sized(readSamples, readSamplesShort) {
 						first, second := small, large
 						into1, into2 := &at1x, &at10x
 						if i%2 == 1 {
@@ -182,7 +183,7 @@ func checkRead(b *testing.B, w *reliabilityWorld) int {
 		b.Fatal(err)
 	}
 	b.Logf("%s, %d events: score %d; the events statement's plan:\n%s", w.backend, w.events, sum.Score, strings.Join(plan, "\n"))
-	for range sized(readWarmup, readWarmupShort) {
+	for range benchtest.Sized(readWarmup, readWarmupShort) {
 		if _, err := w.svc.Provider(w.ctx, w.provider); err != nil {
 			b.Fatal(err)
 		}
@@ -209,11 +210,11 @@ func sampleRead(w *reliabilityWorld, into *readLatencies) error {
 // benchTransition moves transitionSamples machines in status from to
 // status to, each at its own instant two hours after the previous
 // kind's, counting each one's statements (it fails over want, only logs
-// under -short) and timing it.
+// at the smallest size) and timing it.
 func benchTransition(b *testing.B, w *reliabilityWorld, from, to protocol.MachineStatus, want int) {
 	var lat []time.Duration
 	worst := 0
-	samples := sized(transitionSamples, transitionSamplesShort)
+	samples := benchtest.Sized(transitionSamples, transitionSamplesShort)
 	b.ResetTimer()
 	for range b.N {
 		w.at = w.at.Add(2 * time.Hour)
@@ -235,7 +236,7 @@ func benchTransition(b *testing.B, w *reliabilityWorld, from, to protocol.Machin
 			}
 			stmts = slices.DeleteFunc(stmts, func(q string) bool { return q == "BEGIN" || q == "COMMIT" })
 			if len(stmts) != want {
-				sized(b.Fatalf, b.Logf)("%s → %s ran %d statements; want %d:\n%s", from, to, len(stmts), want, strings.Join(stmts, "\n"))
+				benchtest.Sized(b.Fatalf, b.Logf)("%s → %s ran %d statements; want %d:\n%s", from, to, len(stmts), want, strings.Join(stmts, "\n"))
 			}
 			worst = max(worst, len(stmts))
 			lat = append(lat, took)
@@ -332,7 +333,7 @@ func (w *reliabilityWorld) seedFleet() error {
 		return err
 	}
 	w.provider = p.ID
-	fleet := make([]*models.Machine, sized(benchMachines, benchMachinesShort))
+	fleet := make([]*models.Machine, benchtest.Sized(benchMachines, benchMachinesShort))
 	for i := range fleet {
 		status, since := machineSince(i)
 		fleet[i] = &models.Machine{ProviderID: p.ID, MachineID: fmt.Sprintf("fleet-%04d", i), Hostname: fmt.Sprintf("fleet-%04d", i), AgentVersion: "1",
@@ -742,11 +743,3 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// sized is full, or short under go test -short.
-func sized[T any](full, short T) T {
-	if testing.Short() {
-		return short
-	}
-	return full
-}
