@@ -44,7 +44,7 @@ func (s *Service) ImportUsage(ctx context.Context, weeks []PastWeek) (bool, erro
 		median[m.ModelKey] = m.Median
 	}
 	wrote := false
-	err := s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		n, err := tx.NewSelect().Model((*models.MarketUsage)(nil)).Where("week_start < ?", thisWeek).Limit(1).Count(ctx)
 		if err != nil || n > 0 {
 			return err

@@ -71,7 +71,7 @@ func (s *Service) refreshSupply(ctx context.Context, now time.Time) error {
 	for _, m := range medians {
 		median[m.ModelKey] = m.Median
 	}
-	return s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var last bun.NullTime
 		if err := tx.NewSelect().Model((*models.ModelSupply)(nil)).ColumnExpr("MAX(refreshed_at)").Scan(ctx, &last); err != nil {
 			return fmt.Errorf("market: unable to read the last supply refresh: %w", err)

@@ -51,7 +51,7 @@ func (s *Service) SetPrice(ctx context.Context, providerID int64, in PriceInput)
 	}
 	now := s.deps.Clock.Now()
 	price := &models.GpuPrice{ProviderID: providerID, ModelKey: key, PricePerHour: in.PricePerHour, UpdatedAt: now}
-	err = s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var cur models.GpuPrice
 		err := s.deps.DB.ForUpdate(tx.NewSelect().Model(&cur).Where("provider_id = ? AND model_key = ?", providerID, key)).Scan(ctx)
 		switch {

@@ -47,7 +47,7 @@ func (s *Service) SetSchedule(ctx context.Context, providerID int64, in Schedule
 		return nil, nil, err
 	}
 	row := scheduleRow(providerID, a, now)
-	err := s.deps.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(row).On("CONFLICT (provider_id) DO UPDATE").
 			Set("availability_kind = EXCLUDED.availability_kind").
 			Set("availability_time_zone = EXCLUDED.availability_time_zone").

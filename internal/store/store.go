@@ -157,10 +157,20 @@ type afterCommit struct {
 
 // InTx runs fn in a transaction. Functions registered with AfterCommit
 // during fn run after a successful commit, in order, and never on rollback.
+//
+// database/sql rolls a transaction back as soon as its context ends, and
+// then answers the commit and any later statement with ErrTxDone. That is
+// the context's end (the request's deadline, a client gone), so InTx
+// returns it with the context's error in the chain: the API answers a
+// deadline the platform set as UNAVAILABLE instead of INTERNAL (the full
+// soak found registrations and heartbeats answered INTERNAL under load).
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
 	hooks := &afterCommit{}
 	ctx = context.WithValue(ctx, afterCommitKey{}, hooks)
 	if err := db.RunInTx(ctx, nil, fn); err != nil {
+		if errors.Is(err, sql.ErrTxDone) && ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", context.Cause(ctx), err)
+		}
 		return err
 	}
 	hooks.committed = true

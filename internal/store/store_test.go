@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -171,4 +173,32 @@ func TestOnlyOneReplicaLeadsATask(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, lb, "leadership passes on once released")
 	lb.Release()
+}
+
+// TestATransactionWhoseContextEndedAnswersWithTheContextsEnd: database/sql
+// rolls the transaction back once its context ends and answers the commit
+// with ErrTxDone; InTx keeps the context's error in the chain, so the API
+// answers a deadline it set as UNAVAILABLE, not INTERNAL.
+func TestATransactionWhoseContextEndedAnswersWithTheContextsEnd(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SELECT 1"); err != nil {
+				return err
+			}
+			// The context ends after the last statement, before the
+			// commit: database/sql rolls the transaction back on its own.
+			cancel()
+			await.True(t, func() bool {
+				_, err := tx.ExecContext(context.Background(), "SELECT 1")
+				return errors.Is(err, sql.ErrTxDone)
+			}, "database/sql rolled the transaction back")
+			return nil
+		})
+		require.ErrorIs(t, err, sql.ErrTxDone)
+		require.ErrorIs(t, err, context.Canceled, "the context's end is in the chain: %v", err)
+
+	})
 }
