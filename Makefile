@@ -32,7 +32,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: node-version build image run test test-env test-all go-and-lint test-setup test-go test-bench fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
+.PHONY: node-version build image run test test-env test-all test-setup test-go test-bench fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
 
 ## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
 node-version:
@@ -75,8 +75,8 @@ generate: deps
 
 ## test: the set-up (scripts/test-env.sh, the pinned linter, the SPA's npm packages,
 ## side by side: the first two wait mostly on the network, the linter's build on the
-## CPU), then the whole suite: the set-up's own test, the linter, the static build,
-## Go on both backends with every benchmark once, Vitest, SPA checks, Chromium end-to-end,
+## CPU), then the whole suite: the set-up's own test, the linter, Go on both backends
+## (the static build among them) with every benchmark once, Vitest, SPA checks, Chromium end-to-end,
 ## GraphQL-over-HTTP audit. Every check runs even after one fails; make test fails
 ## if any did.
 test:
@@ -90,15 +90,7 @@ test-env:
 	@mkdir -p $(BIN)
 	bash scripts/test-env.sh $(TEST_ENV)
 
-test-all: test-setup go-and-lint test-unit test-spa e2e
-
-## go-and-lint: the linter beside the Go tests, at a lower CPU priority (nice 10): it
-## takes the cores the tests leave idle while they wait on PostgreSQL, Redis, timers
-## and child processes, instead of minutes of its own (3.5 on the 2-core CI machine).
-## Each one's output is printed whole when it ends. (The static build is test-go's
-## TestBuildsAsAStaticBinaryWithoutCgo; make static runs it alone.)
-go-and-lint:
-	$(MAKE) --no-print-directory --keep-going --output-sync=target -j2 LINT_NICE="nice -n 10" lint test-go
+test-all: test-setup lint test-go test-unit test-spa e2e
 
 ## test-setup: scripts/test-env.sh against stub commands (packages absent or present,
 ## services down or up); shellcheck on the CI and set-up scripts
@@ -208,9 +200,8 @@ soak:
 ## lint: golangci-lint with .golangci.yml (goimports, depguard's layering rules,
 ## errcheck, staticcheck, govet, unused, ineffassign); a second checkout's make test
 ## on the same machine waits for the first's lint instead of failing on its lock
-LINT_NICE ?=
 lint: lint-tool
-	$(LINT_NICE) $(GOLANGCI_LINT) run --allow-serial-runners ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners ./...
 
 lint-tool:
 	@if [ "$$($(GOLANGCI_LINT) version --short 2>/dev/null)" = "$(GOLANGCI_LINT_VERSION)" ]; then \
