@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,7 +41,8 @@ type sweeper struct {
 	logger     *slog.Logger
 	cfg        Config
 	transition transitionFunc
-	// compactBatch is compactBatch; tests make it smaller.
+	// compactBatch is how many machines a compaction statement writes
+	// (the const compactBatch; tests make it smaller).
 	compactBatch int
 
 	mu           sync.Mutex
@@ -259,42 +261,31 @@ func (w *sweeper) compact(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var (
-		values strings.Builder
-		args   []any
-		n      int
-	)
-	flush := func() error {
-		if n == 0 {
-			return nil
+	type seen struct {
+		id int64
+		at time.Time
+	}
+	var rows []seen
+	for _, m := range online {
+		if b, ok := beatOf(present, m.ID); ok {
+			rows = append(rows, seen{m.ID, b.At.UTC()})
+		}
+	}
+	for batch := range slices.Chunk(rows, w.compactBatch) {
+		args := make([]any, 0, 2*len(batch))
+		for _, r := range batch {
+			args = append(args, r.id, r.at)
 		}
 		// VALUES' columns are column1, column2 on both databases; the
 		// beat's time is a literal PostgreSQL reads as text until cast.
 		q := `UPDATE machine_status_intervals SET last_seen_at = ` + w.db.AsTimestamp("v.column2") + `
-			FROM (VALUES ` + values.String() + `) AS v
+			FROM (VALUES ` + strings.Repeat("(?, ?), ", len(batch)-1) + `(?, ?)) AS v
 			WHERE machine_status_intervals.machine_id = v.column1 AND machine_status_intervals.ended_at IS NULL`
-		_, err := w.db.ExecContext(ctx, q, args...)
-		values.Reset()
-		args, n = args[:0], 0
-		return err
-	}
-	for _, m := range online {
-		b, ok := beatOf(present, m.ID)
-		if !ok {
-			continue
-		}
-		if n > 0 {
-			values.WriteString(", ")
-		}
-		values.WriteString("(?, ?)")
-		args = append(args, m.ID, b.At.UTC())
-		if n++; n == w.compactBatch {
-			if err := flush(); err != nil {
-				return err
-			}
+		if _, err := w.db.ExecContext(ctx, q, args...); err != nil {
+			return err
 		}
 	}
-	return flush()
+	return nil
 }
 
 // onlinePresence lists the machines SQL says are online, with the presence
