@@ -10,8 +10,9 @@
 #     agent's job containers on a real engine, their image imported from
 #     busybox by the tests), and postgresql / redis-server when their
 #     servers are needed and not installed;
-#   - finds PostgreSQL on 127.0.0.1:5432, or starts its cluster, and creates
-#     a fresh test database;
+#   - finds PostgreSQL on 127.0.0.1:5432, or starts its cluster, raises its
+#     max_connections to 400 when lower (ALTER SYSTEM, then a restart of
+#     the cluster), and creates a fresh test database;
 #   - finds Redis on 127.0.0.1:6379, or starts it;
 #   - finds the Docker engine on /var/run/docker.sock, or starts dockerd
 #     (log in /var/log/gpunex-dockerd.log);
@@ -127,6 +128,26 @@ else
     as_root pg_ctlcluster --skip-systemctl-redirect $cluster start
     wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432 -q
     log "PostgreSQL: running on 127.0.0.1:5432"
+  fi
+  # The Go tests run several packages at once (scripts/test-go.sh), each
+  # starting platform servers in schemas of their own that hold a session
+  # per background task they lead (advisory locks) beside their pools;
+  # PostgreSQL's default of 100 connections runs out (SQLSTATE 53300).
+  pg_connections=400
+  max_conn=$(psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -Atq -c 'SHOW max_connections' 2>/dev/null) || max_conn=0
+  if [ "${max_conn:-0}" -lt "$pg_connections" ]; then
+    cluster=$(pg_lsclusters -h 2>/dev/null | awk '$3 == 5432 { print $1, $2; exit }') || cluster=
+    if [ -z "$cluster" ]; then
+      log "PostgreSQL: max_connections is ${max_conn:-unknown} and no cluster of pg_lsclusters serves port 5432 to raise it; the Go tests may run out of connections (set max_connections to $pg_connections)"
+    else
+      log "PostgreSQL: max_connections ${max_conn:-unknown} -> $pg_connections (ALTER SYSTEM), restarting cluster $cluster"
+      psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
+        -c "ALTER SYSTEM SET max_connections = $pg_connections" ||
+        die "PostgreSQL: cannot set max_connections as user postgres over TCP"
+      # shellcheck disable=SC2086 # "$cluster" is "VERSION NAME"
+      as_root pg_ctlcluster --skip-systemctl-redirect $cluster restart
+      wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432 -q
+    fi
   fi
   # One database per checkout and purpose, so that two checkouts on one
   # machine (or make test and make bench) never drop each other's.

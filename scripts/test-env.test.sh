@@ -92,7 +92,16 @@ fi'
   quiet_stub pg_isready '[ -e "$STUB_STATE/pg-up" ]'
   quiet_stub pg_lsclusters 'echo "15  main    5432 down   postgres /var/lib/postgresql/15/main /var/log/postgresql/postgresql-15-main.log"'
   stub pg_ctlcluster ': >"$STUB_STATE/pg-up"'
-  stub psql ''
+  # psql answers SHOW max_connections from the state (400 unless a case
+  # says otherwise) without recording it: the probe is asked every time.
+  { printf '#!%s\n' "$bash_bin"; cat <<'EOF'
+case "$*" in
+  *"SHOW max_connections"*) cat "$STUB_STATE/max-connections" 2>/dev/null || echo 400; exit 0 ;;
+esac
+echo "psql $*" >>"$STUB_STATE/calls"
+EOF
+  } >"$world/bin/psql"
+  chmod +x "$world/bin/psql"
   quiet_stub redis-cli '[ -e "$STUB_STATE/redis-up" ] && echo PONG'
   stub redis-server ': >"$STUB_STATE/redis-up"'
   # The engine answers once dockerd has run (the probe is asked many
@@ -248,7 +257,19 @@ expect_output "Debian packages: installing libxml2-utils"
 checks=$((checks + 1))
 [ -x "$world/bin/xmllint" ] || fail "xmllint not installed by apt-get install libxml2-utils"
 
-# 10. .ci/run leaves all set-up to make test.
+# 10. PostgreSQL running with the default 100 connections: raised to 400 and
+# the cluster restarted before the fresh database is made.
+new_world few-connections
+present
+running
+echo 100 >"$state/max-connections"
+run_script
+expect_calls "psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -q -v ON_ERROR_STOP=1 -c ALTER SYSTEM SET max_connections = 400
+pg_ctlcluster --skip-systemctl-redirect 15 main restart
+$(psql_call)"
+expect_output "PostgreSQL: max_connections 100 -> 400 (ALTER SYSTEM), restarting cluster 15 main"
+
+# 11. .ci/run leaves all set-up to make test.
 case_name=ci-run
 checks=$((checks + 1))
 if grep -nE '^[^#]*\b(apt-get|dpkg|pg_ctlcluster|redis-server|psql|npm (ci|install))\b' .ci/run; then

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -220,15 +221,26 @@ func TestRentalLifecycleOverGraphQL(t *testing.T) {
 			ID, State string
 			LogTail   *string
 		}
+		// next is the next change of a rental's state or log tail: a
+		// metering tick also sends the rental (its charge moved), which
+		// repeats the fields followed here and is passed over.
+		last := map[string]rentalEvent{}
 		next := func() rentalEvent {
 			t.Helper()
-			m := ws.MustRead(10 * time.Second)
-			require.Equal(t, "next", m.Type, "payload: %s", m.Payload)
-			var ev struct {
-				Data struct{ RentalUpdated rentalEvent }
+			for {
+				m := ws.MustRead(10 * time.Second)
+				require.Equal(t, "next", m.Type, "payload: %s", m.Payload)
+				var ev struct {
+					Data struct{ RentalUpdated rentalEvent }
+				}
+				require.NoError(t, json.Unmarshal(m.Payload, &ev))
+				r := ev.Data.RentalUpdated
+				if prev, ok := last[r.ID]; ok && prev.State == r.State && reflect.DeepEqual(prev.LogTail, r.LogTail) {
+					continue
+				}
+				last[r.ID] = r
+				return r
 			}
-			require.NoError(t, json.Unmarshal(m.Payload, &ev))
-			return ev.Data.RentalUpdated
 		}
 		require.Equal(t, rentalEvent{ID: rental.ID, State: "STARTING"}, next())
 
@@ -268,7 +280,6 @@ func TestRentalLifecycleOverGraphQL(t *testing.T) {
 		agentClient.MustDo(&report, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "rent-machine-a", "jobId": rentalRow.JobID,
 			"state": "RUNNING", "at": time.Now().UTC().Format(time.RFC3339Nano)}})
 		require.True(t, report.ReportJobStatus.Stop, "the agent stops the job")
-		require.Equal(t, "STOPPING", next().State)
 		agentClient.MustDo(&report, protocol.ReportJobStatusMutation, map[string]any{"input": map[string]any{"machineId": "rent-machine-a", "jobId": rentalRow.JobID,
 			"state": "COMPLETED", "exitCode": 137, "at": time.Now().UTC().Format(time.RFC3339Nano)}})
 		require.Equal(t, "STOPPED", next().State)

@@ -50,12 +50,18 @@ func (db *DB) TryLead(ctx context.Context, name string) (*Lease, error) {
 // pg_locks shows it (in this database: classid its high 32 bits, objid its
 // low 32 bits, objsubid 1). An operator (or a drill) finds the replica
 // leading a task by it, the replica's application_name naming it.
-// Advisory locks belong to the database, not to a schema: deployments
-// sharing one database in schemas of their own contend for one key per
-// task (see docs/operating.md).
+// Advisory locks belong to the database, not to a schema, so deployments
+// (or tests) sharing one database in schemas of their own lead apart: the
+// schema is part of the key, except the public schema's, which keeps the
+// key of the name alone (as before the schema counted, so replicas of two
+// versions in a rolling deploy still contend for one key).
 func (db *DB) LeaseKey(name string) int64 {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte("gpunex:" + name))
+	if db.schema == "" || db.schema == "public" {
+		_, _ = h.Write([]byte("gpunex:" + name))
+	} else {
+		_, _ = h.Write([]byte("gpunex:" + db.schema + "/" + name))
+	}
 	return int64(h.Sum64())
 }
 

@@ -32,6 +32,8 @@ type DB struct {
 	backend   backend
 	writes    *writeCounter
 	observers *observers
+	// schema is PostgreSQL's current schema at open (empty on SQLite).
+	schema string
 }
 
 // backend is the seam between the two databases.
@@ -80,9 +82,18 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if cfg.Logger != nil {
 		bdb = bdb.WithQueryHook(&queryLogHook{logger: cfg.Logger, slow: 500 * time.Millisecond})
 	}
+	// The schema names the leases (LeaseKey): advisory locks are the
+	// database's, whatever schema a deployment lives in.
+	var schema sql.NullString
+	if b.name() == "postgres" {
+		if err := bdb.QueryRowContext(pingCtx, "SELECT current_schema()").Scan(&schema); err != nil {
+			_ = bdb.Close()
+			return nil, fmt.Errorf("store: unable to read the schema: %w", err)
+		}
+	}
 	wc, obs := &writeCounter{}, &observers{}
 	bdb = bdb.WithQueryHook(wc).WithQueryHook(obs)
-	return &DB{DB: bdb, backend: b, writes: wc, observers: obs}, nil
+	return &DB{DB: bdb, backend: b, writes: wc, observers: obs, schema: schema.String}, nil
 }
 
 // AddQueryHook adds a hook that sees every later query of db, its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"hash/fnv"
+	"os"
 	"testing"
 	"time"
 
@@ -147,6 +149,41 @@ func TestOpenRefusesUnknownSchemes(t *testing.T) {
 	t.Parallel()
 	_, err := store.Open(context.Background(), store.Config{DatabaseURL: "mysql://localhost/x"})
 	require.ErrorContains(t, err, "unsupported database URL")
+}
+
+// Advisory locks belong to the database, not to a schema: two
+// deployments (or two tests) sharing one PostgreSQL database in schemas of
+// their own each lead their own tasks. Before the schema was in the key,
+// the soak's payouts were never sent while another test's server in the
+// same database held the "billing-payouts" lock. The public schema keeps
+// the key of the name alone, so replicas of two versions in a rolling
+// deploy still contend for one lock.
+func TestDeploymentsInSchemasOfTheirOwnLeadApart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, err := store.Open(ctx, storetest.Config(t, "postgres"))
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := store.Open(ctx, storetest.Config(t, "postgres"))
+	require.NoError(t, err)
+	defer b.Close()
+
+	la, err := a.TryLead(ctx, "billing-payouts")
+	require.NoError(t, err)
+	require.NotNil(t, la)
+	defer la.Release()
+	lb, err := b.TryLead(ctx, "billing-payouts")
+	require.NoError(t, err)
+	require.NotNil(t, lb, "another schema's deployment leads its own payouts")
+	defer lb.Release()
+	require.NotEqual(t, a.LeaseKey("billing-payouts"), b.LeaseKey("billing-payouts"))
+
+	public, err := store.Open(ctx, store.Config{DatabaseURL: os.Getenv(storetest.EnvDatabaseURL)})
+	require.NoError(t, err)
+	defer public.Close()
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("gpunex:billing-payouts"))
+	require.Equal(t, int64(h.Sum64()), public.LeaseKey("billing-payouts"), "the public schema's key is the one every earlier version took")
 }
 
 func TestOnlyOneReplicaLeadsATask(t *testing.T) {

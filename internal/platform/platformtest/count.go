@@ -47,6 +47,27 @@ func background(q string) bool {
 		strings.Contains(q, `"expires_at" FROM "sessions"`) && !strings.Contains(q, "JOIN")
 }
 
+// Sockets returns the server's gpunex_websocket_connections: the
+// GraphQL WebSockets open now, read from GET /metrics.
+func (s *Server) Sockets(t testing.TB) float64 {
+	t.Helper()
+	res, err := http.Get(s.URL + "/metrics")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "gpunex_websocket_connections "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Fail(t, "GET /metrics has no gpunex_websocket_connections")
+	return 0
+}
+
 // OperationCount returns the server's gpunex_graphql_operations_total of
 // operation type typ (query, mutation, subscription), every outcome
 // summed, read from GET /metrics. The counter grows once per response
