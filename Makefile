@@ -108,13 +108,17 @@ static:
 ## where it has both; no target asserted) on the same test binaries, so a benchmark
 ## a change breaks (it does not build, panics, its SQL fails) fails make test;
 ## make bench measures them at full size.
+## scripts/test-go.sh runs the packages with a benchmark each in a go test of its
+## own beside one go test of the others: given -bench, go test runs its packages one
+## after the other (one go test with -bench for all took 11 min 53 s here, one core
+## mostly idle).
 ## Without GPUNEX_TEST_DATABASE_URL / GPUNEX_TEST_REDIS_URL (make test sets them;
 ## or `. bin/test.env` after one make test) the PostgreSQL and Redis cases skip.
 ## -timeout is a hang's backstop, not a speed target: go test's 10-minute default
 ## is a wall-clock deadline the end-to-end package (its soak runs a minute of
 ## load through drills) can pass on a busy 2-core machine with nothing wrong.
 test-go:
-	GPUNEX_BENCH=smallest $(GO) test -count=1 -timeout 45m -bench . -benchtime 1x ./...
+	bash scripts/test-go.sh -timeout 45m
 
 ## test-bench: only the benchmarks, once each at their smallest size, in the
 ## packages that have one (test-go runs them too, after the tests)

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -35,11 +36,15 @@ func TestTheServerImageIsBuiltFromScratchAndServes(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	ctxDir := t.TempDir()
-	// As make test's static check builds it (same flags: its build cache serves).
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(ctxDir, "gpunex"), "../../cmd/gpunex")
+	// As make static and make image build it: CGO_ENABLED=0, a static
+	// binary, the one thing an image FROM scratch can run (this is the
+	// test of that build; internal/layering checks its dependency list).
+	bin := filepath.Join(ctxDir, "gpunex")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "../../cmd/gpunex")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := build.CombinedOutput()
-	require.NoError(t, err, "static build:\n%s", out)
+	require.NoError(t, err, "CGO_ENABLED=0 go build ./cmd/gpunex:\n%s", out)
+	requireStatic(t, bin)
 	ca, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
 	require.NoError(t, err, "the CA bundle the image carries (Debian's ca-certificates)")
 	require.NoError(t, os.WriteFile(filepath.Join(ctxDir, "ca-certificates.crt"), ca, 0o644))
@@ -83,6 +88,23 @@ func TestTheServerImageIsBuiltFromScratchAndServes(t *testing.T) {
 		out, _ := exec.Command("docker", "logs", name).CombinedOutput()
 		return string(out)
 	}())
+}
+
+// requireStatic fails unless the ELF binary at path asks for no dynamic
+// loader and no shared library: it runs on any Linux host and in an empty
+// image.
+func requireStatic(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, p := range f.Progs {
+		require.NotEqual(t, elf.PT_INTERP, p.Type, "the binary asks for a dynamic loader")
+		require.NotEqual(t, elf.PT_DYNAMIC, p.Type, "the binary has a dynamic section")
+	}
+	libs, err := f.ImportedLibraries()
+	require.NoError(t, err)
+	require.Empty(t, libs, "the binary needs shared libraries")
 }
 
 // Issue 30: the deployment files name only settings the server has: every

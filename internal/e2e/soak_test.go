@@ -51,11 +51,11 @@ type soakDrill struct {
 	For  time.Duration // how long the dependency stays away (postgres-restart, agents-cut)
 }
 
-// shortSoak runs in make test: about 300 agents for a minute on two
+// shortSoak runs in make test: 100 agents for a minute on two
 // replicas, through one Redis restart, one leader kill while metering
 // ticks and one kill of the replica leading the payout runs mid-transfer.
 var shortSoak = soakConfig{
-	Name: "short", Providers: 10, AgentsPerProvider: 30, GPUs: 1, Dashboards: 20, Customers: 10,
+	Name: "short", Providers: 5, AgentsPerProvider: 20, GPUs: 1, Dashboards: 20, Customers: 10,
 	Duration: time.Minute, Interval: 3 * time.Second, Hold: [2]time.Duration{3 * time.Second, 12 * time.Second}, Ramp: 20 * time.Second,
 	Drills: []soakDrill{
 		{Kind: "redis-restart", At: 15 * time.Second},

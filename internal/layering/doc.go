@@ -49,6 +49,6 @@
 //
 // The test also checks that cmd/gpunex depends on no package outside the
 // standard library with cgo files, so `CGO_ENABLED=0 go build ./cmd/gpunex`
-// gives a static binary (cmd/gpunex's own test builds it and reads its ELF
-// headers).
+// gives a static binary (internal/e2e's image test builds it that way and
+// reads its ELF headers).
 package layering
