@@ -110,8 +110,7 @@ static:
 ## make bench measures them at full size.
 ## scripts/test-go.sh runs the packages with a benchmark each in a go test of its
 ## own beside one go test of the others: given -bench, go test runs its packages one
-## after the other (one go test with -bench for all took 11 min 53 s here, one core
-## mostly idle).
+## after the other (one go test with -bench for all ran the 50 packages in turn).
 ## Without GPUNEX_TEST_DATABASE_URL / GPUNEX_TEST_REDIS_URL (make test sets them;
 ## or `. bin/test.env` after one make test) the PostgreSQL and Redis cases skip.
 ## -timeout is a hang's backstop, not a speed target: go test's 10-minute default

@@ -3,15 +3,16 @@
 # at its smallest size (GPUNEX_BENCH=smallest) on the same test binaries.
 #
 # Given -bench, one go test runs its packages' test binaries one after the
-# other (cmd/go serialises benchmarks), so one go test over the whole module
-# took 11 min 53 s on the 2-core CI machine with one core idle most of the
-# time (the end-to-end, platform, billing and auth packages one after the
-# other, mostly waiting on their servers). So the packages without a
-# benchmark run in one go test, in parallel by package as usual, and each
-# package with one runs in a go test of its own beside it, longest first, at
-# most BENCH_JOBS at a time. A package's output is printed whole when it
-# ends, so lines of two packages never mix; the exit status is 1 when any
-# package failed.
+# other (cmd/go serialises benchmarks): one go test over the whole module
+# ran the 50 packages in turn (11 min 53 s on this 2-core machine, the sum
+# of the packages' own times), so a package waiting on its servers and
+# agents held up every other. So the packages without a benchmark run in
+# one go test, in parallel by package as usual, and each package with one
+# runs in a go test of its own beside it, longest first, at most BENCH_JOBS
+# (2) at a time: more at once ran PostgreSQL out of connections and the
+# machine to a load of 20 for no shorter run. A package's output is
+# printed whole when it ends, so lines of two packages never mix; the exit
+# status is 1 when any package failed.
 #
 # Usage: scripts/test-go.sh [go test flags...]   (e.g. -timeout 45m)
 set -uo pipefail
