@@ -47,23 +47,33 @@ func background(q string) bool {
 		strings.Contains(q, `"expires_at" FROM "sessions"`) && !strings.Contains(q, "JOIN")
 }
 
-// Sockets returns the server's gpunex_websocket_connections: the
-// GraphQL WebSockets open now, read from GET /metrics.
-func (s *Server) Sockets(t testing.TB) float64 {
+// metricLines returns the lines of the server's GET /metrics.
+func (s *Server) metricLines(t testing.TB) []string {
 	t.Helper()
 	res, err := http.Get(s.URL + "/metrics")
 	require.NoError(t, err)
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
+	var lines []string
 	sc := bufio.NewScanner(res.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "gpunex_websocket_connections "); ok {
+		lines = append(lines, sc.Text())
+	}
+	require.NoError(t, sc.Err())
+	return lines
+}
+
+// Sockets returns the server's gpunex_websocket_connections: the
+// GraphQL WebSockets open now, read from GET /metrics.
+func (s *Server) Sockets(t testing.TB) float64 {
+	t.Helper()
+	for _, line := range s.metricLines(t) {
+		if v, ok := strings.CutPrefix(line, "gpunex_websocket_connections "); ok {
 			n, err := strconv.ParseFloat(v, 64)
 			require.NoError(t, err)
 			return n
 		}
 	}
-	require.NoError(t, sc.Err())
 	require.Fail(t, "GET /metrics has no gpunex_websocket_connections")
 	return 0
 }
@@ -75,15 +85,9 @@ func (s *Server) Sockets(t testing.TB) float64 {
 // executed and encoded, however many sockets it is written to.
 func (s *Server) OperationCount(t testing.TB, typ string) float64 {
 	t.Helper()
-	res, err := http.Get(s.URL + "/metrics")
-	require.NoError(t, err)
-	defer res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode)
 	var total float64
 	label := `type="` + typ + `"`
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		line := sc.Text()
+	for _, line := range s.metricLines(t) {
 		if !strings.HasPrefix(line, "gpunex_graphql_operations_total{") || !strings.Contains(line, label) {
 			continue
 		}
@@ -91,6 +95,5 @@ func (s *Server) OperationCount(t testing.TB, typ string) float64 {
 		require.NoError(t, err, "metrics line %q", line)
 		total += v
 	}
-	require.NoError(t, sc.Err())
 	return total
 }
