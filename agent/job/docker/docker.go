@@ -348,11 +348,13 @@ func (r *Runtime) createNetwork(ctx context.Context, name string, labels map[str
 	defer r.netMu.Unlock()
 	// Another client of the engine (a second agent, a test) may take the
 	// subnet between freeSubnet's listing and the create: the engine then
-	// refuses with "Pool overlaps"; the networks are listed again and the
-	// next free subnet tried, a few times.
+	// refuses with "Pool overlaps" and the networks are listed again. The
+	// first try takes the lowest free subnet; a retry takes one at random
+	// among the free, so clients that collided once, all reaching for the
+	// same lowest subnet, spread out instead of colliding again in turn.
 	var err error
-	for range createNetworkAttempts {
-		subnet, ferr := r.freeSubnet(ctx, name)
+	for attempt := range createNetworkAttempts {
+		subnet, ferr := r.freeSubnet(ctx, name, attempt > 0)
 		if ferr != nil {
 			return ferr
 		}
@@ -381,9 +383,11 @@ func (r *Runtime) createNetwork(ctx context.Context, name string, labels map[str
 	return nil
 }
 
-// createNetworkAttempts bounds the subnets createNetwork tries when another
-// client of the engine takes them first.
-const createNetworkAttempts = 5
+// createNetworkAttempts bounds the subnets createNetwork tries when other
+// clients of the engine take them first. With retries spread at random
+// over the pool's free subnets, 24 agents starting at once on one engine
+// all get theirs (TestDockerStartsOfManyAgentsOnOneEngineAllGetASubnet).
+const createNetworkAttempts = 16
 
 // cleanup removes what a failed Start created. It runs on its own context:
 // the caller's may be what failed.

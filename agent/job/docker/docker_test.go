@@ -647,6 +647,37 @@ func TestDockerConcurrentStartsGetDistinctSubnets(t *testing.T) {
 	}
 }
 
+// Several agents (or an agent and the provider's own scripts) share one
+// engine: each lists the networks and takes the first free subnet, so
+// when they start at once all but one are refused with "Pool overlaps".
+// Every job must still get a network of its own, however many start at
+// once, not fail after a few tries.
+func TestDockerStartsOfManyAgentsOnOneEngineAllGetASubnet(t *testing.T) {
+	t.Parallel()
+	e := newFakeEngine(t)
+	e.with(func(e *fakeEngine) { e.images[image] = true })
+	const agents = 24
+	errs := make([]error, agents)
+	var wg sync.WaitGroup
+	for i := range agents {
+		rt := docker.New(e.client(t), docker.Options{Clock: clock.NewManual(testNow)})
+		spec := trainingSpec("rental-" + strconv.Itoa(i))
+		spec.GPUUUIDs = []string{"GPU-00000000-0000-4000-8000-" + fmt.Sprintf("%012d", i)}
+		wg.Go(func() { _, errs[i] = rt.Start(context.Background(), spec) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "agent %d", i)
+	}
+	b := bundle{engine: e}
+	seen := map[string]bool{}
+	for _, name := range e.networkNames() {
+		seen[b.subnet(t, name)] = true
+	}
+	require.Len(t, seen, agents, "a subnet of its own for each job")
+	require.Len(t, e.containerNames(), agents)
+}
+
 // golden compares got with testdata/name as JSON; -update rewrites it.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()

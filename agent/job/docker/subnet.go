@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 
 	"github.com/moby/moby/client"
@@ -56,12 +57,13 @@ func poolSubnets() []netip.Prefix {
 }
 
 // freeSubnet returns the first subnet of the pool that no network on the
-// engine overlaps. It lists every network, not only ours: the engine
-// refuses a bridge subnet that overlaps any other network's, so one the
-// provider made in the pool is as taken as a job's. The caller holds
-// r.netMu, so no other Start creates a network between the list and its
-// own create.
-func (r *Runtime) freeSubnet(ctx context.Context, name string) (netip.Prefix, error) {
+// engine overlaps, or with anyFree one of those at random. It lists every
+// network, not only ours: the engine refuses a bridge subnet that overlaps
+// any other network's, so one the provider made in the pool is as taken
+// as a job's. The caller holds r.netMu, so no other Start of this runtime
+// creates a network between the list and its own create; other clients
+// of the engine may, which is what anyFree is for.
+func (r *Runtime) freeSubnet(ctx context.Context, name string, anyFree bool) (netip.Prefix, error) {
 	res, err := r.engine.NetworkList(ctx, client.NetworkListOptions{})
 	if err != nil {
 		return netip.Prefix{}, fmt.Errorf("docker: create network %s: list networks: %w", name, err)
@@ -74,6 +76,7 @@ func (r *Runtime) freeSubnet(ctx context.Context, name string) (netip.Prefix, er
 			}
 		}
 	}
+	var free []netip.Prefix
 next:
 	for _, s := range poolSubnets() {
 		for _, t := range taken {
@@ -81,7 +84,13 @@ next:
 				continue next
 			}
 		}
-		return s, nil
+		if !anyFree {
+			return s, nil
+		}
+		free = append(free, s)
+	}
+	if len(free) > 0 {
+		return free[rand.IntN(len(free))], nil
 	}
 	return netip.Prefix{}, fmt.Errorf("docker: create network %s: all %d /%d subnets of %s are held by networks; "+
 		"stop a job or remove networks left behind (docker network ls --filter label=%s=true): %w",
