@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gpunex/gpunex/agent/bench"
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 )
 
 func median(t *testing.T, ms []protocol.BenchMeasurement, metric protocol.BenchMetric) float64 {
@@ -35,10 +37,15 @@ func simulatedSuite(t *testing.T, spec string) (suiteBundle, *bench.Suite) {
 
 func TestSimulatedProfilesShowInFiguresAndEvidence(t *testing.T) {
 	t.Parallel()
-	b, suite := simulatedSuite(t, "1xH100,1xH100:throttled,1xH100:failing,1xH100:ecc-errors+pcie-degraded,1xH100:power-capped,1xRTX4090")
-	start := time.Now()
-	res := suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "run-sim"})
-	require.Less(t, time.Since(start), time.Second, "simulated runs take well under a second per GPU, and run at once")
+	b := setupGPUs(t, "1xH100,1xH100:throttled,1xH100:failing,1xH100:ecc-errors+pcie-degraded,1xH100:power-capped,1xRTX4090")
+	// Each GPU's simulated measurement waits until all six have begun: a
+	// suite that measured them one after another would never get past the
+	// first (a provider with eight GPUs would wait eight runs).
+	gate := &together{inner: &bench.SimulatedMeasurer{Sim: b.sim, Duration: 200 * time.Millisecond}, want: len(b.uuids), all: make(chan struct{})}
+	suite := bench.NewSuite(bench.Options{MachineID: "m-sim", Detector: b.sim, Simulator: b.sim, GPU: gate, SampleEvery: 20 * time.Millisecond})
+	ran := make(chan protocol.BenchmarkResultInput, 1)
+	go func() { ran <- suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "run-sim"}) }()
+	res := await.Receive(t, ran, "the simulated GPUs were not measured at once")
 	require.True(t, res.Simulated)
 	g := byUUID(res)
 	healthy, throttled, failing, ecc, capped, geforce := g[b.uuids[0]], g[b.uuids[1]], g[b.uuids[2]], g[b.uuids[3]], g[b.uuids[4]], g[b.uuids[5]]
@@ -169,4 +176,29 @@ func TestSimulatedMeasurementsCarryTheChecksumOfTheRunsNonce(t *testing.T) {
 			require.NotEqual(t, *m.Checksum, *other[b.uuids[i]].Measurements[j].Checksum, "%s: another nonce, another checksum", m.Metric)
 		}
 	}
+}
+
+// together holds each measurement until want of them have begun, then lets
+// the inner measurer run them.
+type together struct {
+	inner bench.GPUMeasurer
+	want  int
+	mu    sync.Mutex
+	began int
+	all   chan struct{}
+}
+
+func (g *together) Measure(ctx context.Context, uuid string, budget time.Duration) ([]protocol.BenchMeasurement, error) {
+	g.mu.Lock()
+	g.began++
+	if g.began == g.want {
+		close(g.all)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.all:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.inner.Measure(ctx, uuid, budget)
 }

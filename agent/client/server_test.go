@@ -399,7 +399,7 @@ func (b *bundle) start(t *testing.T) *running {
 		select {
 		case err := <-r.done:
 			_ = err // a test that cares about Run's error stops it itself (stop)
-		case <-time.After(20 * time.Second):
+		case <-await.Timeout(t):
 			t.Error("Run did not return")
 		}
 		_ = c.Close()

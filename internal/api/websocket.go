@@ -542,15 +542,20 @@ type pace struct {
 }
 
 func (p *pace) wait() {
-	if p.interval <= 0 {
-		return
+	if d := p.delay(time.Now()); d > 0 {
+		time.Sleep(d)
 	}
-	now := time.Now()
+}
+
+// delay books the next message's slot for a read at now and returns how
+// long the reader waits for it.
+func (p *pace) delay(now time.Time) time.Duration {
+	if p.interval <= 0 {
+		return 0
+	}
 	if earliest := now.Add(-time.Second); p.next.Before(earliest) {
 		p.next = earliest
 	}
 	p.next = p.next.Add(p.interval)
-	if d := p.next.Sub(now); d > 0 {
-		time.Sleep(d)
-	}
+	return max(p.next.Sub(now), 0)
 }

@@ -5,16 +5,12 @@ import (
 	"errors"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/bus"
 )
-
-// wait bounds every wait for something that must happen.
-const wait = 5 * time.Second
 
 // numbers loads the current state as the strings given.
 func numbers(current ...string) func(context.Context) ([]string, error) {
@@ -47,7 +43,7 @@ func receive(t *testing.T, ch <-chan string, n int) []string {
 func requireClosed(t *testing.T, ch <-chan string) int {
 	t.Helper()
 	n := 0
-	deadline := time.After(wait)
+	deadline := await.Timeout(t)
 	for {
 		select {
 		case _, ok := <-ch:

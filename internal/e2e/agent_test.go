@@ -247,7 +247,7 @@ func TestRealAgentProcessGoesOnlineAndOfflineOnADashboard(t *testing.T) {
 			require.NoError(t, agent.cmd.Process.Signal(syscall.SIGTERM))
 			off = next("OFFLINE")
 			require.Contains(t, off, `"offlineReason":"PLANNED"`)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), await.Patience(t))
 			defer cancel()
 			waitErr := make(chan error, 1)
 			go func() { waitErr <- agent.cmd.Wait() }()

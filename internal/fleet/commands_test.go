@@ -87,7 +87,7 @@ func TestACommandQueuedOnOneReplicaIsDeliveredByAnotherSharingTheDatabaseAndBus(
 		t.Cleanup(func() { cancel(); <-done })
 		select {
 		case <-b.bus.subscribed:
-		case <-time.After(10 * time.Second):
+		case <-await.Timeout(t):
 			t.Fatal("the replica never listened for commands")
 		}
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 )
@@ -43,7 +43,7 @@ func TestATransitionIsLoadedOnceForAHundredDashboards(t *testing.T) {
 					require.True(t, ok, "dashboard %d's stream ended", i)
 					require.False(t, ev.Initial())
 					require.Equal(t, b.machineID, ev.Machine.ID)
-				case <-time.After(5 * time.Second):
+				case <-await.Timeout(t):
 					t.Fatalf("dashboard %d got nothing", i)
 				}
 			}

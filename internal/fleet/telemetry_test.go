@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 	"github.com/gpunex/gpunex/models"
@@ -116,7 +117,7 @@ func TestATelemetrySampleIsResolvedOnceForAHundredDashboards(t *testing.T) {
 			case ev, ok := <-streams[i]:
 				require.True(t, ok, "dashboard %d's stream ended", i)
 				return ev
-			case <-time.After(5 * time.Second):
+			case <-await.Timeout(t):
 				t.Fatalf("dashboard %d got nothing", i)
 				return nil
 			}

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -94,7 +93,7 @@ func runOnTerminalWith(t *testing.T, h *host, keys []byte, env ...string) (resul
 	master, slave := openPTY(t)
 	defer master.Close()
 	require.True(t, echoOn(t, master), "a new terminal echoes")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), await.Patience(t))
 	defer cancel()
 	cmd := h.command(t, ctx, "sh", true, env...)
 	cmd.ExtraFiles = []*os.File{slave} // fd 3 in the child

@@ -17,11 +17,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/job/docker"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/installer"
 )
 
@@ -370,7 +370,7 @@ func (h *host) run(t *testing.T, env ...string) result {
 
 func (h *host) runWith(t *testing.T, shell string, pipe bool, env ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), await.Patience(t))
 	defer cancel()
 	cmd := h.command(t, ctx, shell, pipe, env...)
 	var stdout, stderr bytes.Buffer

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,13 +145,16 @@ func TestEverySubprotocolClosesWithoutConnectionInitInTime(t *testing.T) {
 			conn, res, err := d.Dial(s.WSURL(), nil)
 			require.NoError(t, err, name)
 			_ = res.Body.Close()
+			// The close may take as long as the test may wait: a socket
+			// without the timeout would never be closed. Sooner than the
+			// 10 s default shows it was the configured 200 ms.
 			start := time.Now()
-			require.NoError(t, conn.SetReadDeadline(start.Add(3*time.Second)))
+			require.NoError(t, conn.SetReadDeadline(start.Add(await.Patience(t))))
 			_, _, err = conn.ReadMessage()
 			var ce *websocket.CloseError
 			require.ErrorAs(t, err, &ce, name)
 			require.Equal(t, 4408, ce.Code, name)
-			require.Less(t, time.Since(start), 2*time.Second, name)
+			require.Less(t, time.Since(start), 10*time.Second, name+": the configured timeout, not the default")
 			_ = conn.Close()
 		}
 	})
@@ -189,6 +193,8 @@ func TestANormalClientIsServedWhileAnotherIsAtItsCaps(t *testing.T) {
 		}
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
+		var answered atomic.Int64 // messages the flooders got back
+		const flood = 2000        // subscribes written to each socket
 		for _, ws := range flooders {
 			wg.Go(func() {
 				// Subscribes over the cap as fast as the socket takes them;
@@ -198,12 +204,13 @@ func TestANormalClientIsServedWhileAnotherIsAtItsCaps(t *testing.T) {
 						if _, _, err := ws.Conn.ReadMessage(); err != nil {
 							return
 						}
+						answered.Add(1)
 					}
 				}()
 				// 2,000 each: at the server's pace a backlog of minutes,
 				// and few enough that writing them does not itself take
 				// this process's CPU from the server for long.
-				for i := 0; i < 2000 && ctx.Err() == nil; i++ {
+				for i := 0; i < flood && ctx.Err() == nil; i++ {
 					if err := ws.Conn.WriteJSON(map[string]any{"type": "subscribe", "id": "x" + strconv.Itoa(i),
 						"payload": map[string]any{"query": notificationAdded}}); err != nil {
 						return
@@ -233,7 +240,10 @@ func TestANormalClientIsServedWhileAnotherIsAtItsCaps(t *testing.T) {
 		t.Logf("median me query: %v quiet, %v with a client at its caps", quiet, loaded)
 		// Not a speed target (make bench measures the factor, as
 		// BenchmarkNormalClientUnderAttack's x_benign): only that the
-		// normal client is never starved while the flood waits.
-		require.Less(t, loaded, 2*time.Second, "the normal client was starved by the flood")
+		// normal client is served while the flood waits. Each subscribe
+		// over the cap is answered once, at the server's pace (a backlog
+		// of minutes): the normal client's queries came back while most
+		// of the flood had not, however busy the machine.
+		require.Less(t, answered.Load(), int64(len(flooders)*flood), "the normal client was answered only after the whole flood")
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,27 +17,26 @@ import (
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
 
-// Issue 10 point 3: liveness uses the protocol's ping/pong. With pings
-// every 200 ms, a peer that reads but never answers them is dropped
-// within two intervals (and a little slack), while a peer that answers
-// them stays connected as long as it likes; both on every stack.
+// Issue 10 point 3: liveness uses the protocol's ping/pong. A peer that
+// reads but never answers a ping is dropped at the next tick, after that
+// one ping, while a peer that answers them stays connected as long as it
+// likes; both on every stack. Counted in pings, not in seconds, so a busy
+// machine cannot fail it.
 func TestAPeerThatStopsAnsweringPingsIsDropped(t *testing.T) {
 	t.Parallel()
-	// slack is what a loaded runner may add to the two intervals (one run
-	// on a busy 2-core machine took 1.53 s): the test tells a peer that is
-	// dropped from one kept forever, the figures are make bench's business.
 	// The interval is a second: the answering peer must pong before the
 	// next ping, and on a loaded CI runner 200 ms was not always enough for
 	// its reading goroutine to run (it was dropped as silent).
-	const interval, slack = time.Second, 4 * time.Second
+	const interval = time.Second
 	platformtest.Each(t, platformtest.Options{API: api.Config{WSKeepAlive: interval}}, func(t *testing.T, s *platformtest.Server) {
 		live, _, err := s.DialWS(t, nil)
 		require.NoError(t, err)
 		live.Init(nil)
 		// The live peer answers each ping with a pong; it must still be
-		// there, and served, well past the time the silent one is dropped.
+		// there, and served, pings after the silent one was dropped.
 		msgs := make(chan platformtest.WSMessage, 16)
 		var wmu sync.Mutex
+		var livePings atomic.Int32
 		// Init's read left a deadline on the socket; this reader waits as
 		// long as the test does.
 		_ = live.Conn.SetReadDeadline(time.Time{})
@@ -51,6 +51,7 @@ func TestAPeerThatStopsAnsweringPingsIsDropped(t *testing.T) {
 					wmu.Lock()
 					_ = live.Conn.WriteJSON(map[string]string{"type": "pong"})
 					wmu.Unlock()
+					livePings.Add(1)
 					continue
 				}
 				msgs <- m
@@ -60,28 +61,25 @@ func TestAPeerThatStopsAnsweringPingsIsDropped(t *testing.T) {
 		require.NoError(t, err)
 		silent.Init(nil)
 
-		began := time.Now()
-		pings, dropped := 0, time.Duration(0)
-		for dropped == 0 {
-			require.Less(t, time.Since(began), 2*interval+slack, "a silent peer is dropped within two ping intervals")
-			_ = silent.Conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-			var m struct{ Type string }
+		_ = silent.Conn.SetReadDeadline(time.Now().Add(await.Patience(t)))
+		pings := 0
+		for {
 			_, data, err := silent.Conn.ReadMessage()
 			if err != nil {
-				dropped = time.Since(began)
+				var ne net.Error
+				require.False(t, errors.As(err, &ne) && ne.Timeout(), "the silent peer was never dropped (%d pings)", pings)
 				break
 			}
+			var m struct{ Type string }
 			require.NoError(t, json.Unmarshal(data, &m))
 			if m.Type == "ping" {
 				pings++ // and no pong
 			}
 		}
-		require.Positive(t, pings, "the server pinged")
-		require.Less(t, dropped, 2*interval+slack, "a silent peer is dropped within two ping intervals")
+		require.Equal(t, 1, pings, "a silent peer is dropped after the one ping it left unanswered")
 
-		if remaining := 6*interval - time.Since(began); remaining > 0 {
-			time.Sleep(remaining)
-		}
+		after := livePings.Load()
+		await.True(t, func() bool { return livePings.Load() >= after+2 }, "two more pings for the answering peer")
 		wmu.Lock()
 		require.NoError(t, live.Conn.WriteJSON(map[string]any{"id": "q", "type": "subscribe", "payload": map[string]any{"query": "{ health }"}}))
 		wmu.Unlock()
@@ -99,7 +97,7 @@ func TestAPeerThatStopsAnsweringPingsIsDropped(t *testing.T) {
 				require.Equal(t, "next", m.Type, "%s (before it: %+v)", m.Payload, others)
 				require.Contains(t, string(m.Payload), `"health":true`)
 				answered = true
-			case <-time.After(5 * time.Second):
+			case <-await.Timeout(t):
 				require.FailNow(t, "no answer on the answering peer's socket", "%+v", others)
 			}
 		}

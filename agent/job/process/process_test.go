@@ -41,7 +41,7 @@ func setup(t *testing.T) bundle {
 	dir := t.TempDir()
 	rt := process.New(sim, process.Options{Clock: clk, StopGrace: 300 * time.Millisecond, Dir: dir})
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), await.Patience(t))
 		defer cancel()
 		require.NoError(t, rt.Close(ctx))
 	})

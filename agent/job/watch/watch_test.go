@@ -153,7 +153,7 @@ func setup(t *testing.T) bundle {
 
 	rt := process.New(sim, process.Options{StopGrace: 2 * time.Second, Dir: t.TempDir()})
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), await.Patience(t))
 		defer cancel()
 		require.NoError(t, rt.Close(ctx))
 	})
