@@ -23,6 +23,7 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { patience } from './patience.mjs';
+import { navigate } from './session.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -104,7 +105,7 @@ test(
       await byId('login-submit').click();
       await byId('overview-page').waitFor();
       assert.equal(await text(byId('nav-benchmarks')), en.nav.benchmarks);
-      await byId('nav-benchmarks').click();
+      await navigate(page, 'nav-benchmarks');
       await byId('benchmarks-page').waitFor();
       await page.waitForURL(/\/provider\/benchmarks$/);
       await page.evaluate(() => {

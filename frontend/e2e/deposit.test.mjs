@@ -26,7 +26,7 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { databases, frontendDir, startServer } from './server.mjs';
-import { graphql } from './session.mjs';
+import { graphql, navigate } from './session.mjs';
 import { startSolanaDouble } from './solana.mjs';
 import { patience } from './patience.mjs';
 
@@ -164,7 +164,7 @@ for (const database of databases()) {
         at(`${language}: the customer rents the cheapest free listing from the Marketplace`);
         const listing = await cheapestListing(page.context(), server);
         console.log(`listing ${listing.id}: ${listing.modelKey} at ${listing.pricePerHour} USDC/h`);
-        await page.getByTestId('nav-marketplace').click();
+        await navigate(page, 'nav-marketplace');
         await page.getByTestId('marketplace-page').waitFor();
         await page.waitForFunction(() => document.querySelector('[data-testid="marketplace-page"]')?.getAttribute('data-loaded') === 'true');
         const row = page.locator(`[data-testid="listing"][data-id="${listing.id}"]`);

@@ -21,7 +21,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { graphql, logInThroughForm } from './session.mjs';
+import { graphql, logInThroughForm, navigate } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
 import { patience } from './patience.mjs';
 
@@ -86,7 +86,7 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
 
     at('the demo provider opens the Earnings tab');
     await logInThroughForm(page, server, PROVIDER);
-    await page.getByTestId('nav-earnings').click();
+    await navigate(page, 'nav-earnings');
     await page.getByTestId('earnings-page').waitFor();
     await page.evaluate(() => {
       window.__gpunexNoReload = true;
@@ -223,7 +223,7 @@ test('payouts: the demo provider sets a Solana payout address with its password,
 
     at('the demo provider opens the Payouts tab');
     await logInThroughForm(page, server, PROVIDER);
-    await page.getByTestId('nav-payouts').click();
+    await navigate(page, 'nav-payouts');
     await page.getByTestId('payouts-page').waitFor();
     if ((await page.getByTestId('payout-method-form').count()) === 0) await page.getByTestId('payout-method-change').click();
     const form = page.getByTestId('payout-method-form');
@@ -306,7 +306,7 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
     at('the admin opens Payouts: tabs by state');
     admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'admin' });
     await logInThroughForm(admin, server, ADMIN);
-    await admin.getByTestId('nav-admin-payouts').click();
+    await navigate(admin, 'nav-admin-payouts');
     await admin.getByTestId('admin-payouts-page').waitFor();
     for (const state of ['PENDING', 'PROCESSING', 'PAID', 'FAILED', 'ALL']) {
       await admin.getByTestId(`payouts-tab-${state}`).click();
@@ -339,7 +339,7 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
     assert.equal(plain(await form.getByTestId('field-reference-error').textContent()), en.userErrors.reference.DUPLICATE);
 
     at('the customer\'s Rentals page shows the prepaid balance');
-    await customer.getByTestId('nav-rentals').click();
+    await navigate(customer, 'nav-rentals');
     await customer.getByTestId('funds').waitFor();
     const balance = await customer.getByTestId('funds').getAttribute('data-balance');
     console.log(`balance ${myFunds.balance} → ${balance}`);

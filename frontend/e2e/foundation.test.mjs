@@ -12,6 +12,7 @@ import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { patience } from './patience.mjs';
+import { navigate } from './session.mjs';
 
 const locale = (name) =>
   JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
@@ -66,7 +67,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     at('sign up through the form');
     const stamp = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
     const user = { name: `Ada Lovelace ${stamp.slice(-5)}`, email: `ada.${stamp}@example.com`, password: 'analytical-engine-1843' };
-    await byId('nav-signup').click();
+    await navigate(page, 'nav-signup');
     await byId('signup-page').waitFor();
     await byId('field-name').fill(user.name);
     await byId('field-email').fill(user.email);
@@ -134,7 +135,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     at('unknown path shows the 404 page');
     await page.goto(`${server.url}/no/such/page`);
     await byId('not-found-page').waitFor();
-    await byId('nav-account').click();
+    await navigate(page, 'nav-account');
     await byId('account-page').waitFor();
 
     at('switch to Arabic: right to left, Arabic strings, remembered');

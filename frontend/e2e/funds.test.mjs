@@ -28,7 +28,7 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { graphql, logInThroughForm } from './session.mjs';
+import { graphql, logInThroughForm, navigate } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
 import { patience } from './patience.mjs';
 
@@ -88,7 +88,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     at('the Marketplace: the rent dialog says the balance is empty');
     const listing = await lisbonListing(customer.context(), server);
     console.log(`listing ${listing.id}: ${listing.modelKey} in Lisbon at ${listing.pricePerHour} USDC/h`);
-    await customer.getByTestId('nav-marketplace').click();
+    await navigate(customer, 'nav-marketplace');
     await customer.getByTestId('marketplace-page').waitFor();
     const row = customer.locator(`[data-testid="listing"][data-id="${listing.id}"]`);
     await row.getByTestId('listing-rent').click();
@@ -148,7 +148,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
 
     at('the Rentals page shows the balance being spent');
     await customer.getByTestId('notification-bell').click();
-    await customer.getByTestId('nav-rentals').click();
+    await navigate(customer, 'nav-rentals');
     await customer.getByTestId('funds').waitFor();
     const running = customer.getByTestId('funds-running');
     await running.waitFor();
@@ -158,7 +158,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     at('the provider sets a monthly payout to a new wallet');
     provider = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'provider' });
     await logInThroughForm(provider, server, PROVIDER);
-    await provider.getByTestId('nav-payouts').click();
+    await navigate(provider, 'nav-payouts');
     await provider.getByTestId('payouts-page').waitFor();
     if ((await provider.getByTestId('payout-method-form').count()) === 0) await provider.getByTestId('payout-method-change').click();
     const form = provider.getByTestId('payout-method-form');
@@ -196,7 +196,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
 
     at('the admin marks it paid with a reference');
     const reference = `SOL-TX-${stamp}`;
-    await admin.getByTestId('nav-admin-payouts').click();
+    await navigate(admin, 'nav-admin-payouts');
     await admin.getByTestId('admin-payouts-page').waitFor();
     await admin.getByTestId('payouts-tab-PENDING').click();
     await admin.waitForURL(/state=PENDING$/);

@@ -20,6 +20,7 @@ import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink, waitForMessage } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { patience } from './patience.mjs';
+import { navigate } from './session.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
@@ -99,7 +100,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await markNoReload(user);
 
     at('Roles page: apply to provide GPUs');
-    await u('nav-roles').click();
+    await navigate(user, 'nav-roles');
     await u('roles-page').waitFor();
     await u('role-provider').waitFor();
     await u('roles-apply').click();
@@ -282,7 +283,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await user.waitForFunction(
       () => document.querySelector('[data-testid="application-page"]')?.getAttribute('data-status') === 'APPROVED',
     );
-    await u('nav-tokens').waitFor(); // me was asked again: PROVIDER now
+    await u('nav-tokens').waitFor({ state: 'attached' }); // me was asked again: PROVIDER now
     await u('notification-bell').click();
     const approved = u('notification-item').first();
     assert.equal(await approved.getAttribute('data-kind'), 'APPLICATION_APPROVED');

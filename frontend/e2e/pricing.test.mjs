@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { logInThroughForm } from './session.mjs';
+import { logInThroughForm, navigate } from './session.mjs';
 import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
@@ -81,7 +81,7 @@ test(
 
       at('the demo provider opens the Pricing tab: its H100s have price advice');
       await logInThroughForm(provider, server, PROVIDER);
-      await provider.getByTestId('nav-pricing').click();
+      await navigate(provider, 'nav-pricing');
       await provider.getByTestId('pricing-page').waitFor();
       await provider.evaluate(() => {
         window.__gpunexNoReload = true;

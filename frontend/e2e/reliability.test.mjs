@@ -23,7 +23,7 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { logInThroughForm } from './session.mjs';
+import { logInThroughForm, navigate } from './session.mjs';
 import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
@@ -79,7 +79,7 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
     at('the demo provider opens the Performance tab');
     await logInThroughForm(page, server, PROVIDER);
     assert.equal(plain(await page.getByTestId('nav-performance').textContent()), en.nav.performance);
-    await page.getByTestId('nav-performance').click();
+    await navigate(page, 'nav-performance');
     await page.getByTestId('performance-page').waitFor();
     assert.equal(plain(await page.locator('h1').textContent()), en.reliability.title);
 
@@ -225,7 +225,7 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
     at('the demo admin opens the providers by reliability');
     await logInThroughForm(page, server, ADMIN);
     assert.equal(plain(await page.getByTestId('nav-admin-reliability').textContent()), en.nav.adminReliability);
-    await page.getByTestId('nav-admin-reliability').click();
+    await navigate(page, 'nav-admin-reliability');
     await page.getByTestId('admin-reliability-page').waitFor();
     assert.equal(plain(await page.locator('h1').textContent()), en.admin.reliability.title);
 

@@ -25,7 +25,7 @@ import { createAgentToken, startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { logInThroughForm } from './session.mjs';
+import { logInThroughForm, navigate } from './session.mjs';
 import { patience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
@@ -79,7 +79,7 @@ test(
       at('the demo provider opens the Pricing tab from the nav');
       await logInThroughForm(provider, server, PROVIDER);
       assert.equal(await text(provider.getByTestId('nav-pricing')), en.nav.pricing);
-      await provider.getByTestId('nav-pricing').click();
+      await navigate(provider, 'nav-pricing');
       await provider.getByTestId('pricing-page').waitFor();
       await provider.waitForURL(/\/provider\/pricing$/);
       await provider.evaluate(() => {
@@ -118,7 +118,7 @@ test(
       at('the customer opens the Marketplace filtered by the model: the listings before the agent');
       await logInThroughForm(customer, server, CUSTOMER);
       assert.equal(await customer.getByTestId('nav-pricing').count(), 0, 'a customer has no Pricing tab');
-      await customer.getByTestId('nav-marketplace').click();
+      await navigate(customer, 'nav-marketplace');
       await customer.getByTestId('marketplace-page').waitFor();
       await customer.getByTestId('field-model').selectOption(model);
       await customer.getByTestId('marketplace-search').click();
@@ -292,7 +292,7 @@ test(
       console.log(`screenshot: ${await saveScreenshot(provider, 'e2e-rentals-provider.png')}`);
 
       at('the customer\'s Rentals list shows it stopped');
-      await customer.getByTestId('nav-rentals').click();
+      await navigate(customer, 'nav-rentals');
       await customer.getByTestId('rentals-page').waitFor();
       await customer.locator(`[data-testid="rental-row"][data-id="${rentalId}"][data-state="STOPPED"]`).waitFor();
       assert.equal(await text(customer.locator(`[data-testid="rental-row"][data-id="${rentalId}"]`).getByTestId('rental-row-cost')), finalText, 'the list shows its cost');
@@ -317,7 +317,7 @@ test(
       anonymousContext.setDefaultTimeout(STEP_TIMEOUT);
       const anonymous = await openPage(browser, { errors: pageErrors, context: anonymousContext, name: 'anonymous' });
       await anonymous.goto(`${server.url}/`);
-      await anonymous.getByTestId('nav-marketplace').click();
+      await navigate(anonymous, 'nav-marketplace');
       await anonymous.getByTestId('marketplace-page').waitFor();
       await anonymous.waitForFunction(() => document.querySelector('[data-testid="marketplace-page"]')?.getAttribute('data-loaded') === 'true');
       await anonymous.getByTestId('listing-rent').first().click();

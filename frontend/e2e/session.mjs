@@ -14,7 +14,27 @@ export async function logInThroughForm(page, server, who) {
   await page.getByTestId('field-email').fill(who.email);
   await page.getByTestId('field-password').fill(who.password);
   await page.getByTestId('login-submit').click();
-  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor();
+  await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor({ state: 'attached' });
+}
+
+/**
+ * navigate follows the header's link with testId (nav-earnings, …) as a
+ * person would: on a phone it opens the menu first, on a desktop the
+ * group the link is in (Fleet, Money, Admin, Account), if it is not in
+ * the row itself. It returns when the link was clicked.
+ */
+export async function navigate(page, testId) {
+  const link = page.getByTestId('header').getByTestId(testId);
+  await link.waitFor({ state: 'attached' });
+  if (!(await link.isVisible())) {
+    const toggle = page.getByTestId('nav-toggle');
+    if (await toggle.isVisible()) {
+      await toggle.click();
+    } else {
+      await page.getByTestId(`nav-group-${await link.getAttribute('data-group')}`).click();
+    }
+  }
+  await link.click();
 }
 
 /**
