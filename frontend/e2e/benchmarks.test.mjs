@@ -188,7 +188,6 @@ test(
 
       at('"Run benchmark again" asks for a run and the GPU turns Listed live');
       const machine = page.locator(MACHINE);
-      const request = machine.getByTestId('bench-request');
       // A driver or GPU change asks for a run by itself; wait for the button to be free.
       await page.waitForFunction((selector) => document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'ready', MACHINE, {
         timeout: RUN_TIMEOUT,
@@ -203,9 +202,19 @@ test(
           document.querySelector(`${selector} [data-testid="bench-gpu"]`)?.getAttribute('data-listing') === listed,
         [MACHINE, 'LISTED'],
       );
-      if ((await request.getAttribute('data-state')) === 'running') {
-        assert.equal(await text(button), en.benchmarks.again.running);
-        assert.equal(await button.isDisabled(), true, 'the button is disabled while the run is pending');
+      // The state, the button's words and whether it is enabled, read at
+      // one instant: a fast run can end between two separate reads.
+      const seen = await page.evaluate((selector) => {
+        const button = document.querySelector(`${selector} [data-testid="bench-run-again"]`);
+        return {
+          state: document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state'),
+          words: button?.textContent ?? '',
+          disabled: button?.disabled,
+        };
+      }, MACHINE);
+      if (seen.state === 'running') {
+        assert.equal(plain(seen.words), en.benchmarks.again.running);
+        assert.equal(seen.disabled, true, 'the button is disabled while the run is pending');
       }
       assert.equal(await machine.getByTestId('bench-request-error').count(), 0, 'no user error');
       await gpuIs({ 'data-listing': 'LISTED' });
