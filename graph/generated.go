@@ -547,6 +547,7 @@ type ComplexityRoot struct {
 		Hostname   func(childComplexity int) int
 		MachineID  func(childComplexity int) int
 		Score      func(childComplexity int) int
+		Scored     func(childComplexity int) int
 	}
 
 	MachineStatusEvent struct {
@@ -863,6 +864,7 @@ type ComplexityRoot struct {
 		Machines     func(childComplexity int) int
 		Projection   func(childComplexity int) int
 		Score        func(childComplexity int) int
+		Scored       func(childComplexity int) int
 		Trend        func(childComplexity int) int
 		WindowDays   func(childComplexity int) int
 	}
@@ -3195,6 +3197,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MachineReliability.Score(childComplexity), true
+	case "MachineReliability.scored":
+		if e.ComplexityRoot.MachineReliability.Scored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MachineReliability.Scored(childComplexity), true
 
 	case "MachineStatusEvent.initial":
 		if e.ComplexityRoot.MachineStatusEvent.Initial == nil {
@@ -4777,6 +4785,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Reliability.Score(childComplexity), true
+	case "Reliability.scored":
+		if e.ComplexityRoot.Reliability.Scored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reliability.Scored(childComplexity), true
 	case "Reliability.trend":
 		if e.ComplexityRoot.Reliability.Trend == nil {
 			break
@@ -7685,6 +7699,8 @@ type ReliabilityPoint {
 type MachineReliability {
   machineId: ID!
   hostname: String!
+  "False until the platform has observed the machine (time in its schedule, a job, a benchmark): score is then the prior alone."
+  scored: Boolean!
   score: Int!
   components: ReliabilityComponents!
   belowFloor: Boolean!
@@ -7692,6 +7708,8 @@ type MachineReliability {
 
 "A provider's (or one machine's) reliability."
 type Reliability {
+  "False until some machine has been observed (MachineReliability.scored): without a machine, or just registered, score is the prior alone and not the provider's."
+  scored: Boolean!
   "0–100: 100 × (0.5 uptime + 0.3 completion + 0.2 consistency)."
   score: Int!
   components: ReliabilityComponents!
@@ -7915,6 +7933,24 @@ enum UserErrorCode {
   INSUFFICIENT_FUNDS
   "GPUs of the customer's own provider, or of a provider tied to the customer (a company email domain or a payout destination they share): a provider cannot rent its own GPUs."
   OWN_GPUS
+  "A Solana address with spaces or line breaks in it (often a copy that took a neighbour along)."
+  WALLET_WHITESPACE
+  "A Solana address with a character outside base58 (letters and digits without 0, O, I and l)."
+  WALLET_NOT_BASE58
+  "Base58 that is not 32 bytes long: not a whole Solana address."
+  WALLET_WRONG_LENGTH
+  "An Ethereum address (0x and 40 hex digits): payouts go over Solana."
+  WALLET_ETHEREUM
+  "32 bytes no one holds a key for: a token account's derived address, or an address mistyped (Solana addresses carry no checksum)."
+  WALLET_OFF_CURVE
+  "The USDC mint's own address."
+  WALLET_IS_MINT
+  "A well-known program's id (System, SPL Token, …)."
+  WALLET_IS_PROGRAM
+  "The chain says the account is a token account, not a wallet."
+  WALLET_TOKEN_ACCOUNT
+  "The chain says another program owns the account: not a wallet."
+  WALLET_NOT_SYSTEM_OWNED
 }
 
 """
@@ -8901,6 +8937,8 @@ func (ec *executionContext) childFields_MachineReliability(ctx context.Context, 
 		return ec.fieldContext_MachineReliability_machineId(ctx, field)
 	case "hostname":
 		return ec.fieldContext_MachineReliability_hostname(ctx, field)
+	case "scored":
+		return ec.fieldContext_MachineReliability_scored(ctx, field)
 	case "score":
 		return ec.fieldContext_MachineReliability_score(ctx, field)
 	case "components":
@@ -9405,6 +9443,8 @@ func (ec *executionContext) childFields_RegisterMachinePayload(ctx context.Conte
 
 func (ec *executionContext) childFields_Reliability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "scored":
+		return ec.fieldContext_Reliability_scored(ctx, field)
 	case "score":
 		return ec.fieldContext_Reliability_score(ctx, field)
 	case "components":
@@ -18520,6 +18560,29 @@ func (ec *executionContext) fieldContext_MachineReliability_hostname(_ context.C
 	return graphql.NewScalarFieldContext("MachineReliability", field, false, false, "String")
 }
 
+func (ec *executionContext) _MachineReliability_scored(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MachineReliability_scored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MachineReliability_scored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MachineReliability", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _MachineReliability_score(ctx context.Context, field graphql.CollectedField, obj *reliability.MachineScore) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24927,6 +24990,29 @@ func (ec *executionContext) fieldContext_RegisterMachinePayload_userErrors(_ con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Reliability_scored(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reliability_scored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reliability_scored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reliability", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Reliability_score(ctx context.Context, field graphql.CollectedField, obj *reliability.Summary) (ret graphql.Marshaler) {
@@ -34167,6 +34253,11 @@ func (ec *executionContext) _MachineReliability(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "scored":
+			out.Values[i] = ec._MachineReliability_scored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "score":
 			out.Values[i] = ec._MachineReliability_score(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36235,6 +36326,11 @@ func (ec *executionContext) _Reliability(ctx context.Context, sel ast.SelectionS
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Reliability")
+		case "scored":
+			out.Values[i] = ec._Reliability_scored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "score":
 			out.Values[i] = ec._Reliability_score(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

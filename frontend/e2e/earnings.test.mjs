@@ -229,6 +229,29 @@ test('payouts: the demo provider sets a Solana payout address with its password,
     const form = page.getByTestId('payout-method-form');
     await form.waitFor();
 
+    at('issue 29 point 5: an Ethereum address and a wrong password are both named at once, each by what to fix');
+    await form.getByTestId('field-schedule-WEEKLY').check();
+    await form.getByTestId('field-destination-SOLANA').check();
+    await form.getByTestId('field-solanaAddress').fill('0x52908400098527886E0F7030069857D2E4169EE7');
+    await form.getByTestId('field-payoutPassword').fill('not-the-password');
+    await form.getByTestId('payout-method-save').click();
+    const addressError = form.getByTestId('field-solanaAddress-error');
+    await addressError.waitFor();
+    assert.equal(plain(await addressError.textContent()), en.userErrors.WALLET_ETHEREUM);
+    assert.equal(plain(await form.getByTestId('field-payoutPassword-error').textContent()), en.userErrors.payoutPassword.INVALID_CREDENTIALS);
+    for (const [address, code] of [
+      ['notanaddress', 'WALLET_WRONG_LENGTH'],
+      ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'WALLET_IS_MINT'],
+    ]) {
+      await form.getByTestId('field-solanaAddress').fill(address);
+      await form.getByTestId('payout-method-save').click();
+      await page.waitForFunction(
+        ([text]) => document.querySelector('[data-testid="field-solanaAddress-error"]')?.textContent?.includes(text),
+        [en.userErrors[code]],
+      );
+    }
+    assert.equal(await page.getByTestId('payout-method-saved').count(), 0);
+
     at('a wrong password is refused at the password field, nothing saved');
     const wallet = solanaWallet();
     console.log(`wallet ${wallet}`);

@@ -298,6 +298,17 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.equal(await u('tokens-tier').getAttribute('data-tier'), 'COMMUNITY');
     await u('tokens-empty').waitFor();
 
+    at('issue 29 point 6: the new provider, with no machine yet, has no score, and is told what brings one');
+    await navigate(user, 'nav-performance');
+    await u('performance-page').waitFor();
+    assert.equal(await u('performance-page').getAttribute('data-scored'), 'false');
+    assert.equal(plain(await u('performance-score').textContent()), en.reliability.score.none);
+    assert.equal(plain(await u('performance-score-none').textContent()), en.reliability.score.noneHelp);
+    assert.equal(await u('performance-component').count(), 0, 'no components of a prior');
+    await u('performance-machines-none').waitFor();
+    await user.goBack();
+    await u('tokens-empty').waitFor();
+
     at('create a token: the secret once, with the install command');
     await u('token-create').click();
     await u('field-name-error').waitFor(); // a name is required

@@ -185,7 +185,7 @@ func checkPast(past Past, now time.Time) (string, error) {
 		var we *solana.WalletError
 		switch {
 		case errors.As(err, &we):
-			v.Add("method.solanaAddress", fault.InvalidValue, we.Message)
+			v.Add("method.solanaAddress", we.Code, we.Message)
 		case err != nil:
 			return "", fmt.Errorf("billing: unable to check the Solana address: %w", err)
 		default:

@@ -99,7 +99,7 @@ func TestImportPastRefusesAPastAgainstTheRules(t *testing.T) {
 		{"a fee above the gross", func(p *Past) { p.Hours[1].Fee = p.Hours[1].Gross + 1 }, "hours[1].fee", fault.OutOfRange},
 		{"a negative gross", func(p *Past) { p.Hours[1].Gross = -1 }, "hours[1].fee", fault.OutOfRange},
 		{"no reference", func(p *Past) { p.Reference = "" }, "reference", fault.Required},
-		{"a wallet that is not one", func(p *Past) { p.Method.SolanaAddress = "not a wallet" }, "method.solanaAddress", fault.InvalidValue},
+		{"a wallet that is not one", func(p *Past) { p.Method.SolanaAddress = "not a wallet" }, "method.solanaAddress", fault.WalletWhitespace},
 		{"no schedule", func(p *Past) { p.Method.Schedule = "" }, "method.schedule", fault.InvalidValue},
 		{"payouts and no method", func(p *Past) { p.Method = nil }, "method", fault.Required},
 		{"a payout paid before its period ended", func(p *Past) { p.Payouts[0].PaidAt = p.Payouts[0].PeriodEnd.Add(-time.Second) }, "payouts[0].paidAt", fault.OutOfRange},

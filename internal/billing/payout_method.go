@@ -66,14 +66,11 @@ func maskIBAN(iban string) string {
 // account); a bank account an IBAN of a supported country with its BIC
 // and holder. A new destination holds payouts for CoolingOff; the
 // provider is told in the app and by email. Problems come back as a
-// *fault.Validation naming input fields, nothing changed.
+// *fault.Validation naming input fields, nothing changed: every field's at
+// once, a wrong password beside the address's, so one try shows all there
+// is to fix.
 func (s *Service) SetMethod(ctx context.Context, providerID, userID int64, in MethodInput) (*Method, error) {
 	var v fault.Validation
-	if s.deps.Passwords != nil {
-		if err := s.deps.Passwords.VerifyPassword(ctx, userID, in.Password); err != nil {
-			return nil, err
-		}
-	}
 	if in.Schedule != Weekly && in.Schedule != Monthly {
 		v.Add("input.schedule", fault.InvalidValue, "WEEKLY or MONTHLY")
 	}
@@ -93,7 +90,7 @@ func (s *Service) SetMethod(ctx context.Context, providerID, userID int64, in Me
 		var we *solana.WalletError
 		switch {
 		case errors.As(err, &we):
-			v.Add("input.solanaAddress", fault.InvalidValue, we.Message)
+			v.Add("input.solanaAddress", we.Code, we.Message)
 		case err != nil:
 			return nil, fmt.Errorf("billing: unable to check the Solana address: %w", err)
 		default:
@@ -105,6 +102,18 @@ func (s *Service) SetMethod(ctx context.Context, providerID, userID int64, in Me
 		s.checkBank(&v, in, m)
 	default:
 		v.Add("input.solanaAddress", fault.Required, "give a Solana address or a bank account")
+	}
+	// The password last, always: its problem joins the others; anything
+	// else (the log-in limiter's refusal, a failure) stands alone.
+	if s.deps.Passwords != nil {
+		err := s.deps.Passwords.VerifyPassword(ctx, userID, in.Password)
+		var pv *fault.Validation
+		switch {
+		case errors.As(err, &pv):
+			v.Problems = append(v.Problems, pv.Problems...)
+		case err != nil:
+			return nil, err
+		}
 	}
 	if err := v.Err(); err != nil {
 		return nil, err

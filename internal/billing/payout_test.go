@@ -93,15 +93,26 @@ func TestPayoutMethodIsCheckedAndANewDestinationCoolsOff(t *testing.T) {
 		}
 		require.Equal(t, map[string]string{"input.password": "INVALID_CREDENTIALS"},
 			problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &wallet, Password: "wrong"})))
-		for _, bad := range []string{solana.USDCMint.String(), "not base58 0OIl", wallet[:20], " " + wallet} {
-			require.Equal(t, map[string]string{"input.solanaAddress": "INVALID"},
-				problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &bad, Password: "right password"})), bad)
-		}
+		// Each mistake by its own code, whatever the password.
 		ata, err := solana.AssociatedTokenAddress(solana.NewKey().PublicKey(), solana.USDCMint)
 		require.NoError(t, err)
-		offCurve := ata.String()
-		require.Equal(t, map[string]string{"input.solanaAddress": "INVALID"},
-			problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &offCurve, Password: "right password"})), "a token account")
+		for bad, code := range map[string]string{
+			"":                       "REQUIRED",
+			solana.USDCMint.String(): "WALLET_IS_MINT",
+			"notanaddress":           "WALLET_WRONG_LENGTH",
+			"not base58 0OIl":        "WALLET_WHITESPACE",
+			wallet[:20]:              "WALLET_WRONG_LENGTH",
+			" " + wallet:             "WALLET_WHITESPACE",
+			"0x52908400098527886E0F7030069857D2E4169EE7": "WALLET_ETHEREUM",
+			ata.String(): "WALLET_OFF_CURVE",
+		} {
+			require.Equal(t, map[string]string{"input.solanaAddress": code},
+				problems(t, set(MethodInput{Schedule: Weekly, SolanaAddress: &bad, Password: "right password"})), bad)
+		}
+		// Every problem at once: a wrong password does not hide the rest.
+		eth := "0x52908400098527886E0F7030069857D2E4169EE7"
+		require.Equal(t, map[string]string{"input.solanaAddress": "WALLET_ETHEREUM", "input.schedule": "INVALID", "input.password": "INVALID_CREDENTIALS"},
+			problems(t, set(MethodInput{Schedule: "DAILY", SolanaAddress: &eth, Password: "wrong"})))
 		badIBAN, bic := "DE89370400440532013001", "COBADEFFXXX"
 		require.Equal(t, map[string]string{"input.iban": "INVALID", "input.accountHolder": "REQUIRED", "input.schedule": "INVALID"},
 			problems(t, set(MethodInput{Schedule: "DAILY", IBAN: &badIBAN, BIC: &bic, Password: "right password"})))

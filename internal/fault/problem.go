@@ -64,6 +64,31 @@ const (
 	OwnGPUs ProblemCode = "OWN_GPUS"
 )
 
+// Problem codes of a payout wallet address (internal/billing/solana's
+// ParseWallet and CheckNotTokenAccount), one per thing to fix, so a
+// provider is told which (an empty field is Required).
+const (
+	// WalletWhitespace: spaces or line breaks in the address.
+	WalletWhitespace ProblemCode = "WALLET_WHITESPACE"
+	// WalletNotBase58: a character outside Solana's base58 alphabet.
+	WalletNotBase58 ProblemCode = "WALLET_NOT_BASE58"
+	// WalletWrongLength: base58 of other than 32 bytes.
+	WalletWrongLength ProblemCode = "WALLET_WRONG_LENGTH"
+	// WalletEthereum: an Ethereum address (0x and 40 hex digits).
+	WalletEthereum ProblemCode = "WALLET_ETHEREUM"
+	// WalletOffCurve: 32 bytes no one holds a key for: a program-derived
+	// address (an associated token account) or a mistyped address.
+	WalletOffCurve ProblemCode = "WALLET_OFF_CURVE"
+	// WalletIsMint: the USDC mint itself.
+	WalletIsMint ProblemCode = "WALLET_IS_MINT"
+	// WalletIsProgram: a well-known program's id.
+	WalletIsProgram ProblemCode = "WALLET_IS_PROGRAM"
+	// WalletTokenAccount: the chain says it is a token account.
+	WalletTokenAccount ProblemCode = "WALLET_TOKEN_ACCOUNT"
+	// WalletNotSystemOwned: the chain says another program owns it.
+	WalletNotSystemOwned ProblemCode = "WALLET_NOT_SYSTEM_OWNED"
+)
+
 // ProblemCodes returns every ProblemCode, in the order of the
 // UserErrorCode enum.
 func ProblemCodes() []ProblemCode {
@@ -72,6 +97,8 @@ func ProblemCodes() []ProblemCode {
 		Taken, InvalidCredentials, UnknownTimeZone, UnknownModel, EmptyWindow, Overlap,
 		AlreadyOpen, AlreadyProvider, InvalidState, UPSRequired, TooSoon, Unavailable,
 		InsufficientFunds, OwnGPUs,
+		WalletWhitespace, WalletNotBase58, WalletWrongLength, WalletEthereum, WalletOffCurve, WalletIsMint,
+		WalletIsProgram, WalletTokenAccount, WalletNotSystemOwned,
 	}
 }
 

@@ -87,7 +87,11 @@ func TestPayoutMethodAndEarningsOverGraphQL(t *testing.T) {
 		require.Equal(t, []fieldCode{{"input.password", "INVALID_CREDENTIALS"}}, ans.SetPayoutMethod.UserErrors)
 		p.User.MustDo(&ans, setPayoutMethod, map[string]any{"i": map[string]any{"schedule": "WEEKLY", "solanaAddress": solana.USDCMint.String(),
 			"password": "correct horse battery"}})
-		require.Equal(t, []fieldCode{{"input.solanaAddress", "INVALID"}}, ans.SetPayoutMethod.UserErrors, "the mint is no wallet")
+		require.Equal(t, []fieldCode{{"input.solanaAddress", "WALLET_IS_MINT"}}, ans.SetPayoutMethod.UserErrors, "the mint is no wallet")
+		p.User.MustDo(&ans, setPayoutMethod, map[string]any{"i": map[string]any{"schedule": "WEEKLY", "solanaAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+			"password": "nope"}})
+		require.ElementsMatch(t, []fieldCode{{"input.solanaAddress", "WALLET_ETHEREUM"}, {"input.password", "INVALID_CREDENTIALS"}}, ans.SetPayoutMethod.UserErrors,
+			"every problem in one answer")
 		p.User.MustDo(&ans, setPayoutMethod, map[string]any{"i": map[string]any{"schedule": "MONTHLY", "iban": "GB29NWBK60161331926818",
 			"bic": "NWBKGB2L", "accountHolder": "Payee Ltd", "password": "correct horse battery"}})
 		require.Equal(t, []fieldCode{{"input.iban", "INVALID"}}, ans.SetPayoutMethod.UserErrors, "a bad checksum")

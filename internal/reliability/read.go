@@ -46,6 +46,10 @@ type MachineScore struct {
 	Score      int
 	Components Components
 	BelowFloor bool
+	// Scored is whether the platform has observed the machine at all
+	// (time in its schedule, a job, a benchmark); until then Score is
+	// the prior alone.
+	Scored bool
 }
 
 // Advice codes: what would raise the score.
@@ -61,7 +65,12 @@ const (
 type Summary struct {
 	ProviderID int64
 	// MachineID is set for a machine's summary.
-	MachineID    *int64
+	MachineID *int64
+	// Scored is whether any machine has been observed (MachineScore's
+	// Scored): a provider without machines, or whose machines have only
+	// just registered, has nothing scored and Score is the prior alone,
+	// which no page shows as theirs.
+	Scored       bool
 	Score        int
 	Components   Components
 	HalfLifeDays float64
@@ -138,9 +147,10 @@ func (s *Service) summary(ctx context.Context, providerID int64, machineID *int6
 		st := withOpenInterval(stateOf(&r.ReliabilityMachine).to(now), &r.ReliabilityMachine, sched, maint, now)
 		c := st.components()
 		sum.Machines = append(sum.Machines, MachineScore{MachineID: r.MachineID, Hostname: r.Hostname, Score: c.Score(), Components: c,
-			BelowFloor: c.Score() < s.cfg.Floor})
+			BelowFloor: c.Score() < s.cfg.Floor, Scored: st.observed()})
 		total = total.plus(st)
 	}
+	sum.Scored = total.observed()
 	sum.Components = total.components()
 	sum.Score = sum.Components.Score()
 	sum.BelowFloor = sum.Score < s.cfg.Floor

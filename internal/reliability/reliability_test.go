@@ -38,6 +38,36 @@ func TestANewProviderStartsAtThePrior(t *testing.T) {
 	})
 }
 
+// Issue 29 point 6: a provider with no machine, or whose machines the
+// platform has not yet watched for any time in their schedule, run a job
+// or benchmarked, has nothing scored: the score is the prior alone and
+// Scored says so, so no page shows it as the provider's. An hour online
+// in the schedule is something to score.
+func TestNothingIsScoredUntilTheFirstMachineHasBeenWatched(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		empty := b.newProvider(t, nil)
+		s := b.summary(t, empty)
+		require.False(t, s.Scored, "no machine")
+		require.Empty(t, s.Machines)
+
+		p, m := b.provider(t, nil)
+		s = b.summary(t, p)
+		require.False(t, s.Scored, "a machine registered this instant")
+		require.False(t, s.Machines[0].Scored)
+
+		b.clock.Set(t0.Add(time.Hour))
+		s = b.summary(t, p)
+		require.True(t, s.Scored, "an hour online in its 24/7 schedule")
+		require.True(t, s.Machines[0].Scored)
+		mine, err := b.svc.Machine(b.ctx, p, m)
+		require.NoError(t, err)
+		require.True(t, mine.Scored)
+		require.False(t, b.summary(t, empty).Scored, "the provider without machines still has nothing")
+	})
+}
+
 // A two-hour unplanned outage after two days online (24/7): uptime is
 // exactly the decayed online time over the decayed scheduled time with
 // the prior, the outage is the event that cost it, and the score recovers

@@ -133,6 +133,10 @@ func (s state) components() Components {
 	}
 }
 
+// observed reports whether any evidence went into s: scheduled time, a
+// job or a benchmark. Without it the components are the priors alone.
+func (s state) observed() bool { return s.up.den > 0 || s.job.den > 0 || s.cons.den > 0 }
+
 func stateOf(m *models.ReliabilityMachine) state {
 	return state{acc{m.UpNum, m.UpDen, m.UpAt}, acc{m.JobNum, m.JobDen, m.JobAt}, acc{m.ConsNum, m.ConsDen, m.ConsAt}}
 }

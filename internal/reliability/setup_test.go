@@ -45,6 +45,20 @@ func setup(t *testing.T, db *store.DB) *bundle {
 // with one machine registered at t0, online.
 func (b *bundle) provider(t *testing.T, a *models.Availability) (int64, int64) {
 	t.Helper()
+	p := b.newProvider(t, a)
+	now := t0
+	m := &models.Machine{ProviderID: p, MachineID: fmt.Sprintf("m-%d", b.serial), Hostname: fmt.Sprintf("host-%d", b.serial), AgentVersion: "1",
+		Status: protocol.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}
+	_, err := b.db.NewInsert().Model(m).Returning("id").Exec(b.ctx)
+	require.NoError(t, err)
+	require.NoError(t, b.svc.transition(b.ctx, m.ID, protocol.MachineOnline, now))
+	return p, m.ID
+}
+
+// newProvider seeds an approved provider (schedule a, nil for none: 24/7)
+// without machines.
+func (b *bundle) newProvider(t *testing.T, a *models.Availability) int64 {
+	t.Helper()
 	b.serial++
 	now := t0
 	u := &models.User{Email: fmt.Sprintf("p%d@example.com", b.serial), Name: "P", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
@@ -61,12 +75,7 @@ func (b *bundle) provider(t *testing.T, a *models.Availability) (int64, int64) {
 		_, err = b.db.NewInsert().Model(&models.ProviderSchedule{ProviderID: p.ID, Availability: *a, UpdatedAt: now}).Exec(b.ctx)
 		require.NoError(t, err)
 	}
-	m := &models.Machine{ProviderID: p.ID, MachineID: fmt.Sprintf("m-%d", b.serial), Hostname: fmt.Sprintf("host-%d", b.serial), AgentVersion: "1",
-		Status: protocol.MachineOnline, StatusChangedAt: now, RegisteredAt: now, UpdatedAt: now}
-	_, err = b.db.NewInsert().Model(m).Returning("id").Exec(b.ctx)
-	require.NoError(t, err)
-	require.NoError(t, b.svc.transition(b.ctx, m.ID, protocol.MachineOnline, now))
-	return p.ID, m.ID
+	return p.ID
 }
 
 func (b *bundle) at(t *testing.T, machine int64, status protocol.MachineStatus, when time.Time) {

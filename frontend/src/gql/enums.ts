@@ -423,7 +423,25 @@ export type UserErrorCode =
   /** Not an IANA time zone name such as Europe/Lisbon. */
   | 'UNKNOWN_TIME_ZONE'
   /** The Enterprise tier requires UPS protection. */
-  | 'UPS_REQUIRED';
+  | 'UPS_REQUIRED'
+  /** An Ethereum address (0x and 40 hex digits): payouts go over Solana. */
+  | 'WALLET_ETHEREUM'
+  /** The USDC mint's own address. */
+  | 'WALLET_IS_MINT'
+  /** A well-known program's id (System, SPL Token, …). */
+  | 'WALLET_IS_PROGRAM'
+  /** A Solana address with a character outside base58 (letters and digits without 0, O, I and l). */
+  | 'WALLET_NOT_BASE58'
+  /** The chain says another program owns the account: not a wallet. */
+  | 'WALLET_NOT_SYSTEM_OWNED'
+  /** 32 bytes no one holds a key for: a token account's derived address, or an address mistyped (Solana addresses carry no checksum). */
+  | 'WALLET_OFF_CURVE'
+  /** The chain says the account is a token account, not a wallet. */
+  | 'WALLET_TOKEN_ACCOUNT'
+  /** A Solana address with spaces or line breaks in it (often a copy that took a neighbour along). */
+  | 'WALLET_WHITESPACE'
+  /** Base58 that is not 32 bytes long: not a whole Solana address. */
+  | 'WALLET_WRONG_LENGTH';
 
 export type Weekday =
   | 'FRIDAY'

@@ -43,7 +43,8 @@ function ProviderPerformance() {
       data-testid="performance-page"
       data-live={view.live}
       data-events={view.events}
-      data-score={r.score}
+      data-score={r.scored ? r.score : ''}
+      data-scored={r.scored}
       data-below-floor={r.belowFloor}
       data-event-count={r.events.length}
     >
@@ -54,7 +55,8 @@ function ProviderPerformance() {
       {view.error && <ErrorNotice error={view.error} />}
       <div className="performance-top">
         <ScoreCard reliability={r} live={view.live} />
-        <AdviceCard reliability={r} />
+        {/* A projection of the prior would promise nothing real. */}
+        {r.scored && <AdviceCard reliability={r} />}
       </div>
       <TrendCard reliability={r} />
       <EventsCard reliability={r} />
@@ -70,14 +72,26 @@ function ScoreCard({ reliability: r, live }: { reliability: ReliabilityFieldsFra
   return (
     <section className="card" aria-labelledby="performance-score" data-testid="performance-score-card">
       <h2 id="performance-score">{t('reliability.score.title')}</h2>
-      <p className={r.belowFloor ? 'score-figure below-floor' : 'score-figure'} data-testid="performance-score" data-score={r.score}>
-        {f.number(r.score)}
-        <span className="score-out-of">{t('reliability.score.outOf')}</span>
-      </p>
-      <p data-testid="performance-floor" data-below={r.belowFloor} className={r.belowFloor ? 'floor-note below-floor' : 'floor-note muted'}>
-        {r.belowFloor ? t('reliability.score.belowFloor', { floor: f.number(r.floor) }) : t('reliability.score.aboveFloor', { floor: f.number(r.floor) })}
-      </p>
-      <ComponentsList components={r.components} />
+      {r.scored ? (
+        <>
+          <p className={r.belowFloor ? 'score-figure below-floor' : 'score-figure'} data-testid="performance-score" data-score={r.score}>
+            {f.number(r.score)}
+            <span className="score-out-of">{t('reliability.score.outOf')}</span>
+          </p>
+          <p data-testid="performance-floor" data-below={r.belowFloor} className={r.belowFloor ? 'floor-note below-floor' : 'floor-note muted'}>
+            {r.belowFloor ? t('reliability.score.belowFloor', { floor: f.number(r.floor) }) : t('reliability.score.aboveFloor', { floor: f.number(r.floor) })}
+          </p>
+          <ComponentsList components={r.components} />
+        </>
+      ) : (
+        // Nothing observed yet: the prior is nobody's score, so none is shown.
+        <>
+          <p className="score-figure muted" data-testid="performance-score" data-score="">
+            {t('reliability.score.none')}
+          </p>
+          <p data-testid="performance-score-none">{t('reliability.score.noneHelp')}</p>
+        </>
+      )}
       <p className="muted small">{t('reliability.score.window', { days: f.number(r.windowDays), halfLife: f.number(r.halfLifeDays) })}</p>
       <p className="muted small" role="status">
         {live ? t('reliability.live', { when: f.dateTime(r.asOf) }) : t('reliability.connecting')}
@@ -245,13 +259,16 @@ function MachinesCard({ reliability: r }: { reliability: ReliabilityFieldsFragme
           rows={r.machines}
           rowKey={(m) => m.machineId}
           rowClassName={(m) => (m.belowFloor ? 'below-floor-row' : undefined)}
-          rowProps={(m) => ({ 'data-testid': 'performance-machine', 'data-hostname': m.hostname, 'data-score': m.score, 'data-below-floor': m.belowFloor })}
+          rowProps={(m) => ({ 'data-testid': 'performance-machine', 'data-hostname': m.hostname, 'data-score': m.scored ? m.score : '', 'data-below-floor': m.belowFloor })}
           columns={[
             { key: 'machine', header: t('reliability.machines.machine'), primary: true, className: 'wrap-anywhere', cell: (m) => <bdi>{m.hostname}</bdi> },
             {
               key: 'score',
               header: t('reliability.machines.score'),
-              cell: (m) => (
+              cell: (m) =>
+                !m.scored ? (
+                  <span className="muted">{t('reliability.machines.notScored')}</span>
+                ) : (
                 <>
                   <strong>{f.number(m.score)}</strong>
                   {m.belowFloor && <span className="status below-floor-tag">{t('reliability.machines.belowFloor')}</span>}

@@ -15,6 +15,7 @@ export const ReliabilityComponentsFieldsFragment = graphql(`
 
 export const ReliabilityFieldsFragment = graphql(`
   fragment ReliabilityFields on Reliability {
+    scored
     score
     components {
       ...ReliabilityComponentsFields
@@ -45,6 +46,7 @@ export const ReliabilityFieldsFragment = graphql(`
     machines {
       machineId
       hostname
+      scored
       score
       components {
         ...ReliabilityComponentsFields

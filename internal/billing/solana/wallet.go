@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -14,36 +15,41 @@ import (
 	"github.com/gpunex/gpunex/internal/fault"
 )
 
-// WalletCode is the stable reason a payout address was refused. Clients
-// translate by the code; the message is English for logs and the API.
-type WalletCode string
+// WalletCode is the stable reason a payout address was refused: a
+// fault.ProblemCode of its own (the UserErrorCode enum), so clients
+// translate it as they do any user error. The message is English for logs
+// and the API.
+type WalletCode = fault.ProblemCode
 
 // The reasons ParseWallet and CheckNotTokenAccount refuse an address.
 const (
 	// WalletEmpty: no address was given.
-	WalletEmpty WalletCode = "WALLET_EMPTY"
+	WalletEmpty = fault.Required
 	// WalletWhitespace: the address has spaces, tabs or line breaks (often a
 	// copy-paste that took a neighbour along); nothing is trimmed silently.
-	WalletWhitespace WalletCode = "WALLET_WHITESPACE"
+	WalletWhitespace = fault.WalletWhitespace
 	// WalletNotBase58: a character outside Solana's base58 alphabet.
-	WalletNotBase58 WalletCode = "WALLET_NOT_BASE58"
+	WalletNotBase58 = fault.WalletNotBase58
 	// WalletWrongLength: base58 that decodes to other than 32 bytes.
-	WalletWrongLength WalletCode = "WALLET_WRONG_LENGTH"
+	WalletWrongLength = fault.WalletWrongLength
+	// WalletEthereum: an Ethereum address, 0x and 40 hex digits.
+	WalletEthereum = fault.WalletEthereum
 	// WalletOffCurve: 32 bytes that are not an ed25519 public key, so no
 	// one holds a private key for it: a program-derived address such as an
-	// associated token account.
-	WalletOffCurve WalletCode = "WALLET_OFF_CURVE"
+	// associated token account, or an address with a typo (base58 has no
+	// checksum; about half of all typos land off the curve).
+	WalletOffCurve = fault.WalletOffCurve
 	// WalletIsMint: the address of the USDC mint itself.
-	WalletIsMint WalletCode = "WALLET_IS_MINT"
+	WalletIsMint = fault.WalletIsMint
 	// WalletIsProgram: the id of a program (System, SPL Token, Token-2022,
 	// Associated Token Account, Memo).
-	WalletIsProgram WalletCode = "WALLET_IS_PROGRAM"
+	WalletIsProgram = fault.WalletIsProgram
 	// WalletTokenAccount: the chain says the account is a token account
 	// (owned by SPL Token or Token-2022), not a wallet.
-	WalletTokenAccount WalletCode = "WALLET_TOKEN_ACCOUNT"
+	WalletTokenAccount = fault.WalletTokenAccount
 	// WalletNotSystemOwned: the account exists and belongs to a program
 	// other than the System program (or is a program), so it is no wallet.
-	WalletNotSystemOwned WalletCode = "WALLET_NOT_SYSTEM_OWNED"
+	WalletNotSystemOwned = fault.WalletNotSystemOwned
 )
 
 // WalletError is a refused payout address: a stable Code and an English
@@ -62,17 +68,21 @@ func (e *WalletError) Error() string { return string(e.Code) + ": " + e.Message 
 // (the fine-grained Code stays in the message's place for logs).
 func (e *WalletError) Validation(field string) *fault.Validation {
 	v := &fault.Validation{}
-	code := fault.InvalidValue
-	if e.Code == WalletEmpty {
-		code = fault.Required
-	}
-	v.Add(field, code, e.Message)
+	v.Add(field, e.Code, e.Message)
 	return v
 }
 
 func walletErr(code WalletCode, format string, args ...any) *WalletError {
 	return &WalletError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// ethereumAddress is what an Ethereum address looks like: 0x and 40 hex
+// digits (any case: EIP-55's checksum is in the case).
+var ethereumAddress = regexp.MustCompile(`^0[xX][0-9a-fA-F]{40}$`)
+
+// minWalletChars is the fewest characters 32 bytes take in base58 (32
+// zero bytes: the System program's id).
+const minWalletChars = 32
 
 // maxWalletChars bounds the input before base58 decoding, whose cost grows
 // with the square of the length: 32 bytes are at most 44 characters.
@@ -92,7 +102,10 @@ func ParseWallet(s string, mint PublicKey) (PublicKey, error) {
 	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
 		return PublicKey{}, walletErr(WalletWhitespace, "the wallet address contains spaces or line breaks; paste only the address")
 	}
-	if len(s) > maxWalletChars {
+	if ethereumAddress.MatchString(s) {
+		return PublicKey{}, walletErr(WalletEthereum, "%s is an Ethereum address; payouts are USDC on Solana: give your Solana wallet's address", s)
+	}
+	if len(s) > maxWalletChars || len(s) < minWalletChars {
 		return PublicKey{}, walletErr(WalletWrongLength, "a Solana address has 32 to 44 characters, this has %d", len(s))
 	}
 	b, err := base58.Decode(s)
@@ -119,7 +132,7 @@ func checkWallet(pk, mint PublicKey) error {
 		return walletErr(WalletIsProgram, "%s is the %s program, not a wallet; give the address of the wallet that should receive USDC", pk, name)
 	}
 	if !onCurve(pk) {
-		return walletErr(WalletOffCurve, "%s is not a wallet's address but a program-derived one, such as a token account; give the wallet address, not a token account", pk)
+		return walletErr(WalletOffCurve, "%s is not a wallet's address: no one holds a key for it. Check it for a typo, or if it is a token account, give the wallet address, not a token account", pk)
 	}
 	return nil
 }

@@ -52,7 +52,9 @@ func TestParseWallet(t *testing.T) {
 		{desc: "base58 has no zero", in: "0" + wallet.String()[1:], code: solana.WalletNotBase58},
 		{desc: "base58 has no capital O", in: "O" + wallet.String()[1:], code: solana.WalletNotBase58},
 		{desc: "base58 has no lower-case l", in: wallet.String()[:43] + "l", code: solana.WalletNotBase58},
-		{desc: "an Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE7", code: solana.WalletNotBase58},
+		{desc: "an Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE7", code: solana.WalletEthereum, message: "is an Ethereum address"},
+		{desc: "an Ethereum address in lower case", in: "0x52908400098527886e0f7030069857d2e4169ee7", code: solana.WalletEthereum},
+		{desc: "0x and 39 hex digits is no Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE", code: solana.WalletNotBase58},
 		{desc: "31 bytes", in: randomBase58(31), code: solana.WalletWrongLength, message: "decodes to 31"},
 		{desc: "33 bytes", in: randomBase58(33), code: solana.WalletWrongLength, message: "decodes to 33"},
 		{desc: "a signature (64 bytes)", in: randomBase58(64), code: solana.WalletWrongLength},
@@ -99,9 +101,9 @@ func TestWalletErrorIsAValidationProblem(t *testing.T) {
 	require.Equal(t, fault.Invalid, fault.CodeOf(v))
 	require.Equal(t, []fault.Problem{{Field: "input.payoutWallet", Code: fault.Required, Message: we.Message}}, v.Problems)
 
-	_, err = solana.ParseWallet("nope0", solana.USDCMint)
+	_, err = solana.ParseWallet(strings.Repeat("2", 40)+"0", solana.USDCMint)
 	require.ErrorAs(t, err, &we)
-	require.Equal(t, fault.InvalidValue, we.Validation("w").Problems[0].Code)
+	require.Equal(t, fault.WalletNotBase58, we.Validation("w").Problems[0].Code, "the wallet's own code, for clients to translate")
 }
 
 func TestCheckNotTokenAccountAsksTheChain(t *testing.T) {
@@ -167,7 +169,7 @@ func TestCheckWalletParsesThenAsksTheChain(t *testing.T) {
 	_, err = b.client.CheckWallet(t.Context(), tokenAccount.String())
 	require.ErrorContains(t, err, string(solana.WalletTokenAccount))
 	calls := b.node.Calls("getAccountInfo")
-	_, err = b.client.CheckWallet(t.Context(), "bad0")
+	_, err = b.client.CheckWallet(t.Context(), strings.Repeat("2", 40)+"0")
 	require.ErrorContains(t, err, string(solana.WalletNotBase58))
 	require.Equal(t, calls, b.node.Calls("getAccountInfo"), "refused offline, before asking the node")
 
