@@ -66,6 +66,7 @@ type ResolverRoot interface {
 	PricingRecommendation() PricingRecommendationResolver
 	Provider() ProviderResolver
 	ProviderApplication() ProviderApplicationResolver
+	ProviderRental() ProviderRentalResolver
 	Query() QueryResolver
 	Reliability() ReliabilityResolver
 	Rental() RentalResolver
@@ -809,13 +810,16 @@ type ComplexityRoot struct {
 	ProviderRental struct {
 		Cause        func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
+		Earned       func(childComplexity int) int
 		EndedAt      func(childComplexity int) int
 		GpuCount     func(childComplexity int) int
+		GpuIndexes   func(childComplexity int) int
 		GpuUUIDs     func(childComplexity int) int
 		Hostname     func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Image        func(childComplexity int) int
 		MachineID    func(childComplexity int) int
+		Model        func(childComplexity int) int
 		ModelKey     func(childComplexity int) int
 		PricePerHour func(childComplexity int) int
 		StartedAt    func(childComplexity int) int
@@ -1170,6 +1174,11 @@ type ProviderApplicationResolver interface {
 	SuggestedTier(ctx context.Context, obj *models.ProviderApplication) (*model.TierSuggestion, error)
 
 	History(ctx context.Context, obj *models.ProviderApplication) ([]*models.ApplicationEvent, error)
+}
+type ProviderRentalResolver interface {
+	Model(ctx context.Context, obj *market.ProviderRental) (*catalog.GpuModel, error)
+
+	Earned(ctx context.Context, obj *market.ProviderRental) (models.USDC, error)
 }
 type QueryResolver interface {
 	Health(ctx context.Context) (bool, error)
@@ -4445,6 +4454,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProviderRental.CreatedAt(childComplexity), true
+	case "ProviderRental.earned":
+		if e.ComplexityRoot.ProviderRental.Earned == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.Earned(childComplexity), true
 	case "ProviderRental.endedAt":
 		if e.ComplexityRoot.ProviderRental.EndedAt == nil {
 			break
@@ -4457,6 +4472,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProviderRental.GpuCount(childComplexity), true
+	case "ProviderRental.gpuIndexes":
+		if e.ComplexityRoot.ProviderRental.GpuIndexes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.GpuIndexes(childComplexity), true
 	case "ProviderRental.gpuUuids":
 		if e.ComplexityRoot.ProviderRental.GpuUUIDs == nil {
 			break
@@ -4487,6 +4508,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProviderRental.MachineID(childComplexity), true
+	case "ProviderRental.model":
+		if e.ComplexityRoot.ProviderRental.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderRental.Model(childComplexity), true
 	case "ProviderRental.modelKey":
 		if e.ComplexityRoot.ProviderRental.ModelKey == nil {
 			break
@@ -6856,9 +6883,15 @@ type ProviderRental {
   machineId: ID!
   hostname: String!
   modelKey: String!
+  "The supported model, by its display name (null for one the catalogue no longer lists)."
+  model: GpuModel
   gpuCount: Int!
   gpuUuids: [String!]!
+  "The GPUs' indexes on the machine (GPU 0, GPU 1), in gpuUuids' order."
+  gpuIndexes: [Int!]!
   pricePerHour: USDC!
+  "What the rental has earned the provider so far: the meter's charge less the platform's fee, net of refunds; it grows with each metering tick, sent by providerRentalUpdated."
+  earned: USDC!
   image: String!
   createdAt: DateTime!
   startedAt: DateTime
@@ -9411,12 +9444,18 @@ func (ec *executionContext) childFields_ProviderRental(ctx context.Context, fiel
 		return ec.fieldContext_ProviderRental_hostname(ctx, field)
 	case "modelKey":
 		return ec.fieldContext_ProviderRental_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_ProviderRental_model(ctx, field)
 	case "gpuCount":
 		return ec.fieldContext_ProviderRental_gpuCount(ctx, field)
 	case "gpuUuids":
 		return ec.fieldContext_ProviderRental_gpuUuids(ctx, field)
+	case "gpuIndexes":
+		return ec.fieldContext_ProviderRental_gpuIndexes(ctx, field)
 	case "pricePerHour":
 		return ec.fieldContext_ProviderRental_pricePerHour(ctx, field)
+	case "earned":
+		return ec.fieldContext_ProviderRental_earned(ctx, field)
 	case "image":
 		return ec.fieldContext_ProviderRental_image(ctx, field)
 	case "createdAt":
@@ -23838,6 +23877,38 @@ func (ec *executionContext) fieldContext_ProviderRental_modelKey(_ context.Conte
 	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "String")
 }
 
+func (ec *executionContext) _ProviderRental_model(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ProviderRental().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderRental",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProviderRental_gpuCount(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23884,6 +23955,29 @@ func (ec *executionContext) fieldContext_ProviderRental_gpuUuids(_ context.Conte
 	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "String")
 }
 
+func (ec *executionContext) _ProviderRental_gpuIndexes(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_gpuIndexes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpuIndexes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_gpuIndexes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "Int")
+}
+
 func (ec *executionContext) _ProviderRental_pricePerHour(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23905,6 +23999,29 @@ func (ec *executionContext) _ProviderRental_pricePerHour(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_ProviderRental_pricePerHour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProviderRental", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _ProviderRental_earned(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderRental_earned(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ProviderRental().Earned(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderRental_earned(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderRental", field, true, true, "USDC")
 }
 
 func (ec *executionContext) _ProviderRental_image(ctx context.Context, field graphql.CollectedField, obj *market.ProviderRental) (ret graphql.Marshaler) {
@@ -36011,67 +36128,84 @@ func (ec *executionContext) _ProviderRental(ctx context.Context, sel ast.Selecti
 		case "id":
 			out.Values[i] = ec._ProviderRental_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "state":
 			out.Values[i] = ec._ProviderRental_state(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "cause":
 			out.Values[i] = ec._ProviderRental_cause(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "machineId":
 			out.Values[i] = ec._ProviderRental_machineId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "hostname":
 			out.Values[i] = ec._ProviderRental_hostname(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "modelKey":
 			out.Values[i] = ec._ProviderRental_modelKey(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProviderRental_model(ctx, field, obj)
+				})
 		case "gpuCount":
 			out.Values[i] = ec._ProviderRental_gpuCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "gpuUuids":
 			out.Values[i] = ec._ProviderRental_gpuUuids(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gpuIndexes":
+			out.Values[i] = ec._ProviderRental_gpuIndexes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pricePerHour":
 			out.Values[i] = ec._ProviderRental_pricePerHour(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "earned":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProviderRental_earned(ctx, field, obj)
+				})
 		case "image":
 			out.Values[i] = ec._ProviderRental_image(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._ProviderRental_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "startedAt":
 			out.Values[i] = ec._ProviderRental_startedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "endedAt":
 			out.Values[i] = ec._ProviderRental_endedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38939,6 +39073,35 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNJobState2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐJobState(ctx context.Context, v any) (protocol.JobState, error) {

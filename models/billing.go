@@ -212,4 +212,8 @@ type RentalCost struct {
 	// Refunded is what was posted back to the customer's funds for the
 	// rental (billed time returned when it ended earlier than billed).
 	Refunded USDC
+	// Earned is what the rental has earned its provider so far: the
+	// meter's charge less the platform's fee, net of refunds, as the
+	// ledger credited the provider's earnings.
+	Earned USDC
 }

@@ -72,6 +72,19 @@ func (r *providerResolver) Rentals(ctx context.Context, obj *models.Provider) ([
 	return r.Market.ProviderRentals(ctx, obj.ID)
 }
 
+// Model is the resolver for the model field.
+func (r *providerRentalResolver) Model(ctx context.Context, obj *market.ProviderRental) (*catalog.GpuModel, error) {
+	return catalog.ByKey(obj.ModelKey), nil
+}
+
+// Earned is the resolver for the earned field.
+func (r *providerRentalResolver) Earned(ctx context.Context, obj *market.ProviderRental) (models.USDC, error) {
+	if obj.Cost == nil {
+		return 0, nil // not metered yet
+	}
+	return obj.Cost.Earned, nil
+}
+
 // Marketplace is the resolver for the marketplace field.
 func (r *queryResolver) Marketplace(ctx context.Context, filter *model.MarketplaceFilter, sort *model.MarketplaceSort, first *int, after *string) (*model.ListingConnection, error) {
 	n, cursor := pageArgs(first, after)
@@ -163,6 +176,9 @@ func (r *subscriptionResolver) ProviderRentalUpdated(ctx context.Context) (<-cha
 // Listing returns graph.ListingResolver implementation.
 func (r *Resolver) Listing() graph.ListingResolver { return &listingResolver{r} }
 
+// ProviderRental returns graph.ProviderRentalResolver implementation.
+func (r *Resolver) ProviderRental() graph.ProviderRentalResolver { return &providerRentalResolver{r} }
+
 // Rental returns graph.RentalResolver implementation.
 func (r *Resolver) Rental() graph.RentalResolver { return &rentalResolver{r} }
 
@@ -173,6 +189,7 @@ func (r *Resolver) ReportJobStatusPayload() graph.ReportJobStatusPayloadResolver
 
 type (
 	listingResolver                struct{ *Resolver }
+	providerRentalResolver         struct{ *Resolver }
 	rentalResolver                 struct{ *Resolver }
 	reportJobStatusPayloadResolver struct{ *Resolver }
 )

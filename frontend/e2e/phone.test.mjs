@@ -69,6 +69,7 @@ const USERS = [
     pages: [
       { name: 'overview', path: '/provider/overview', ready: '[data-testid="gpu-row"]' },
       { name: 'tokens', path: '/provider/tokens', ready: '[data-testid="tokens-page"]' },
+      { name: 'provider-rentals', path: '/provider/rentals', ready: '[data-testid="provider-rentals-page"]' },
       { name: 'benchmarks', path: '/provider/benchmarks', ready: '[data-testid="benchmarks-page"]' },
       { name: 'pricing', path: '/provider/pricing', ready: '[data-testid="pricing-page"]', spanish: true },
       { name: 'earnings', path: '/provider/earnings', ready: '[data-testid="earnings-page"]' },

@@ -115,6 +115,12 @@ test(
       assert.match(await text(h100.getByTestId('price-current')), /^2\.500000 USDC per GPU per hour, since /);
       assert.equal(await h100.getByTestId('price-history-item').first().getAttribute('data-price'), '2.500000');
 
+      at('issue 29 point 4: the provider opens Rentals on my GPUs, a section of its own in the Fleet menu');
+      await navigate(provider, 'nav-provider-rentals');
+      await provider.getByTestId('provider-rentals-page').waitFor();
+      await provider.waitForURL(/\/provider\/rentals$/);
+      assert.equal(await text(provider.getByTestId('nav-provider-rentals')), en.nav.providerRentals);
+
       at('the customer opens the Marketplace filtered by the model: the listings before the agent');
       await logInThroughForm(customer, server, CUSTOMER);
       assert.equal(await customer.getByTestId('nav-pricing').count(), 0, 'a customer has no Pricing tab');
@@ -205,20 +211,30 @@ test(
       assert.equal(await log.evaluate((el) => getComputedStyle(el).fontFamily.includes('mono')), true, 'the log is monospace');
       console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-rentals-running.png')}`);
 
-      at('meanwhile the provider\'s Pricing tab shows the rental running, live');
+      at('meanwhile the provider\'s Rentals section shows the rental running, live, by model name and GPU index, its time ticking');
       const providerRow = provider.locator(`[data-testid="provider-rental"][data-id="${rentalId}"]`);
       await provider.waitForFunction((id) => document.querySelector(`[data-testid="provider-rental"][data-id="${id}"]`)?.getAttribute('data-state') === 'RUNNING', rentalId, {
         timeout: LOG_TIMEOUT,
       });
       assert.equal(await providerRow.getAttribute('data-hostname'), HOSTNAME);
       assert.equal(await text(providerRow.getByTestId('provider-rental-state')), en.rentalState.RUNNING);
-      assert.equal(await provider.evaluate(() => window.__gpunexNoReload), true, 'the Pricing tab was not reloaded');
+      const modelName = await text(providerRow.getByTestId('provider-rental-model'));
+      assert.match(modelName, /^1 × .*H100/, `the model by its display name: ${modelName}`);
+      assert.ok(!modelName.includes('_'), `not a catalogue key: ${modelName}`);
+      assert.match(await text(providerRow.getByTestId('provider-rental-gpus')), new RegExp(`${HOSTNAME} GPU 0$`));
+      const elapsedBefore = await text(providerRow.getByTestId('provider-rental-elapsed'));
+      await provider.waitForFunction(
+        ([id, before]) => document.querySelector(`[data-testid="provider-rental"][data-id="${id}"] [data-testid="provider-rental-elapsed"]`)?.textContent !== before,
+        [rentalId, elapsedBefore],
+      );
+      assert.equal(await provider.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
 
       at('on a 390 px phone the three pages are no wider than the screen, in English and in Arabic');
       for (const [who, path, ready] of [
         [customer, `/marketplace?model=${model}`, 'marketplace-page'],
         [customer, `/rentals/${rentalId}`, 'rental-page'],
         [provider, '/provider/pricing', 'pricing-page'],
+        [provider, '/provider/rentals', 'provider-rentals-page'],
       ]) {
         const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await who.context().storageState() });
         context.setDefaultTimeout(STEP_TIMEOUT);
@@ -287,7 +303,18 @@ test(
         timeout: LOG_TIMEOUT,
       });
       assert.ok(Number(await provider.getByTestId('provider-rentals').getAttribute('data-live-events')) >= 2, 'the changes arrived over providerRentalUpdated');
-      assert.equal(await provider.evaluate(() => window.__gpunexNoReload), true, 'the Pricing tab was not reloaded');
+      // What it earned the provider, live from the meter: the customer's
+      // charge less the platform's fee.
+      await provider.waitForFunction(
+        ([id, total]) => {
+          const earned = document.querySelector(`[data-testid="provider-rental"][data-id="${id}"]`)?.getAttribute('data-earned');
+          return earned && earned !== '0.000000' && BigInt(earned.replace('.', '')) < BigInt(total.replace('.', ''));
+        },
+        [rentalId, charged],
+        { timeout: LOG_TIMEOUT },
+      );
+      assert.match(await text(providerRow.getByTestId('provider-rental-earned')), /USDC$/);
+      assert.equal(await provider.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
       await provider.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
       console.log(`screenshot: ${await saveScreenshot(provider, 'e2e-rentals-provider.png')}`);
 

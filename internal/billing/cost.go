@@ -32,7 +32,7 @@ func (s *Service) Costs(ctx context.Context, rentals []*models.Rental) (map[int6
 		out[r.ID] = &models.RentalCost{}
 	}
 	var meters []*models.RentalMeter
-	if err := idb.NewSelect().Model(&meters).Column("rental_id", "billed_until", "charged_micros").
+	if err := idb.NewSelect().Model(&meters).Column("rental_id", "billed_until", "charged_micros", "fee_micros").
 		Where("rental_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("billing: unable to read the rentals' meters: %w", err)
 	}
@@ -47,7 +47,7 @@ func (s *Service) Costs(ctx context.Context, rentals []*models.Rental) (map[int6
 		}
 		until := m.BilledUntil
 		c := out[r.ID]
-		c.BilledUntil, c.Charged = &until, m.Charged
+		c.BilledUntil, c.Charged, c.Earned = &until, m.Charged, m.Charged-m.Fee
 		c.BilledSeconds = max(0, int64(until.Sub(*r.StartedAt)/time.Second))
 	}
 	var refunds []struct {

@@ -114,7 +114,7 @@ type chunkResult struct {
 // ChargedRental names a rental whose charge a tick changed and its
 // customer.
 type ChargedRental struct {
-	RentalID, CustomerID int64
+	RentalID, CustomerID, ProviderID int64
 }
 
 type gpuHourKey struct {
@@ -250,7 +250,7 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 				},
 			})
 			providers[r.ProviderID] = true
-			res.charged = append(res.charged, ChargedRental{RentalID: r.RentalID, CustomerID: r.CustomerID})
+			res.charged = append(res.charged, ChargedRental{RentalID: r.RentalID, CustomerID: r.CustomerID, ProviderID: r.ProviderID})
 			s.rollUp(r, c, gpusOf[r.RentalID], gpuHours, provHours)
 		}
 		// A rental being stopped already was told and stopped once.

@@ -90,6 +90,9 @@ type ProviderRental struct {
 	models.Rental
 	Hostname string
 	GpuUUIDs []string
+	// GpuIndexes are the GPUs' indexes on their machine, in GpuUUIDs'
+	// order: how a provider names them (GPU 0, GPU 1).
+	GpuIndexes []int
 }
 
 // ListingID is the opaque id of the listing of modelKey's GPUs on

@@ -113,16 +113,19 @@ func (s *Service) resolveCustomerEvent(ctx context.Context, msg bus.Message) (*m
 	return r, true
 }
 
-// AnnounceCharged publishes, on its customer's channel, that a rental's
-// charge changed (billing's OnCharged, after the tick committed), so
-// rentalUpdated sends the rental with its new cost: loaded once per
+// AnnounceCharged publishes, on its customer's and its provider's
+// channels, that a rental's charge changed (billing's OnCharged, after the
+// tick committed), so rentalUpdated sends the rental with its new cost
+// and providerRentalUpdated with what it has earned: loaded once per
 // replica for every subscriber, like any change.
-func (s *Service) AnnounceCharged(ctx context.Context, customerID, rentalID int64) {
+func (s *Service) AnnounceCharged(ctx context.Context, customerID, providerID, rentalID int64) {
 	payload, _ := json.Marshal(changeEvent{RentalID: rentalID})
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.deps.Bus.Publish(pctx, CustomerChannel(customerID), payload); err != nil {
-		s.deps.Logger.WarnContext(ctx, "market: unable to publish a rental's charge", "rental_id", rentalID, "err", err)
+	for _, ch := range []string{CustomerChannel(customerID), ProviderChannel(providerID)} {
+		if err := s.deps.Bus.Publish(pctx, ch, payload); err != nil {
+			s.deps.Logger.WarnContext(ctx, "market: unable to publish a rental's charge", "rental_id", rentalID, "err", err)
+		}
 	}
 }
 

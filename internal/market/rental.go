@@ -537,13 +537,17 @@ const MaxProviderRentals = 100
 
 // ProviderRentals returns the rentals on providerID's GPUs: active ones
 // first, then the latest ended, newest first within each, at most
-// MaxProviderRentals. Three statements whatever their number.
+// MaxProviderRentals, each with what it has earned the provider (its
+// Cost). A few statements whatever their number.
 func (s *Service) ProviderRentals(ctx context.Context, providerID int64) ([]*ProviderRental, error) {
 	var rs []*models.Rental
 	if err := s.deps.DB.NewSelect().Model(&rs).Where("provider_id = ?", providerID).
 		OrderExpr("CASE WHEN state IN (?) THEN 0 ELSE 1 END ASC, id DESC", bun.List(activeStates)).
 		Limit(MaxProviderRentals).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("market: unable to list the provider's rentals: %w", err)
+	}
+	if err := s.withCosts(ctx, rs); err != nil {
+		return nil, err
 	}
 	return s.providerViews(ctx, rs)
 }
@@ -563,8 +567,9 @@ func (s *Service) providerViews(ctx context.Context, rs []*models.Rental) ([]*Pr
 	var gpus []struct {
 		RentalID int64  `bun:"rental_id"`
 		UUID     string `bun:"uuid"`
+		Index    int    `bun:"idx"`
 	}
-	if err := s.deps.DB.NewSelect().TableExpr("rental_gpus AS rg").ColumnExpr("rg.rental_id, mg.uuid").
+	if err := s.deps.DB.NewSelect().TableExpr("rental_gpus AS rg").ColumnExpr("rg.rental_id, mg.uuid, mg.idx").
 		Join("JOIN machine_gpus AS mg ON mg.id = rg.gpu_id").Where("rg.rental_id IN (?)", bun.List(ids)).
 		OrderExpr("rg.rental_id, mg.idx").Scan(ctx, &gpus); err != nil {
 		return nil, fmt.Errorf("market: unable to load the rentals' GPUs: %w", err)
@@ -581,16 +586,17 @@ func (s *Service) providerViews(ctx context.Context, rs []*models.Rental) ([]*Pr
 	for _, m := range machines {
 		host[m.ID] = m.Hostname
 	}
-	uuids := map[int64][]string{}
+	uuids, indexes := map[int64][]string{}, map[int64][]int{}
 	for _, g := range gpus {
 		uuids[g.RentalID] = append(uuids[g.RentalID], g.UUID)
+		indexes[g.RentalID] = append(indexes[g.RentalID], g.Index)
 	}
 	for i, r := range rs {
-		u := uuids[r.ID]
+		u, x := uuids[r.ID], indexes[r.ID]
 		if u == nil {
-			u = []string{}
+			u, x = []string{}, []int{}
 		}
-		out[i] = &ProviderRental{Rental: *r, Hostname: host[r.MachineID], GpuUUIDs: u}
+		out[i] = &ProviderRental{Rental: *r, Hostname: host[r.MachineID], GpuUUIDs: u, GpuIndexes: x}
 	}
 	return out, nil
 }

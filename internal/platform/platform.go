@@ -264,7 +264,7 @@ func (p *Platform) buildServices() error {
 	p.Fleet.OnRegistered(p.Pricing.OnRegistered)
 	p.Billing.SetStop(p.Market.StopUnfunded, p.Market.Config().StopGrace)
 	p.Billing.OnCharged(func(ctx context.Context, c billing.ChargedRental) {
-		p.Market.AnnounceCharged(ctx, c.CustomerID, c.RentalID)
+		p.Market.AnnounceCharged(ctx, c.CustomerID, c.ProviderID, c.RentalID)
 	})
 	var chain deposit.Chain
 	if cfg.Solana != nil {

@@ -155,3 +155,75 @@ func TestRentalCostAndStatementAreTheCustomersOwnOverGraphQL(t *testing.T) {
 		}
 	})
 }
+
+// Issue 29 point 4: a provider follows the rentals on its GPUs with the
+// model's display name, the GPUs' indexes on the machine and what each
+// rental has earned it so far (the meter's charge less the platform's
+// fee), which grows live with each metering tick; another provider sees
+// none of it.
+func TestAProvidersRentalsShowWhatEachHasEarnedLive(t *testing.T) {
+	t.Parallel()
+	platformtest.Each(t, platformtest.Options{}, func(t *testing.T, s *platformtest.Server) {
+		ctx := context.Background()
+		p := s.NewProvider(t, "earner")
+		marketMachine(t, s, p, "earner-machine-a", 1, 90, 3_600_000)
+		c := customer(t, s, "renter")
+		id := rentTheOnlyListing(t, c)
+
+		ws, _, err := s.DialWS(t, nil)
+		require.NoError(t, err)
+		ws.Init(map[string]any{"authorization": "Bearer " + p.User.Token})
+		ws.Subscribe("1", `subscription { providerRentalUpdated { id state hostname earned gpuIndexes model { name } } }`, nil)
+		type event struct {
+			ID, State, Hostname, Earned string
+			GpuIndexes                  []int
+			Model                       *struct{ Name string }
+		}
+		next := func() event {
+			t.Helper()
+			m := ws.MustRead(10 * time.Second)
+			require.Equal(t, "next", m.Type, "payload: %s", m.Payload)
+			var ev struct {
+				Data struct{ ProviderRentalUpdated event }
+			}
+			require.NoError(t, json.Unmarshal(m.Payload, &ev))
+			return ev.Data.ProviderRentalUpdated
+		}
+		first := next()
+		require.Equal(t, id, first.ID)
+		require.Equal(t, "0.000000", first.Earned, "not metered yet")
+		require.Equal(t, []int{0}, first.GpuIndexes)
+		require.NotNil(t, first.Model)
+		require.NotEmpty(t, first.Model.Name)
+		require.NotContains(t, first.Model.Name, "_", "a display name, not a catalogue key")
+
+		startedAt := time.Now().Add(-90 * time.Second).UTC().Truncate(time.Microsecond)
+		_, err = s.Platform.DB.NewUpdate().Model((*models.Rental)(nil)).Set("state = ?, started_at = ?", models.RentalRunning, startedAt).
+			Where("id = ?", id).Exec(ctx)
+		require.NoError(t, err)
+		require.NoError(t, s.Platform.Billing.Tick(ctx))
+		var meter models.RentalMeter
+		require.NoError(t, s.Platform.DB.NewSelect().Model(&meter).Where("rental_id = ?", id).Scan(ctx))
+		require.Positive(t, int64(meter.Fee), "the platform took its fee")
+		earned := (meter.Charged - meter.Fee).String()
+
+		// The tick's earnings come live.
+		ev := next()
+		for ev.Earned == "0.000000" {
+			ev = next()
+		}
+		require.Equal(t, earned, ev.Earned)
+		var mine struct {
+			MyProvider struct {
+				Rentals []struct{ ID, Earned string }
+			}
+		}
+		p.User.MustDo(&mine, `{ myProvider { rentals { id earned } } }`, nil)
+		require.Len(t, mine.MyProvider.Rentals, 1)
+		require.Equal(t, earned, mine.MyProvider.Rentals[0].Earned)
+
+		other := s.NewProvider(t, "stranger")
+		other.User.MustDo(&mine, `{ myProvider { rentals { id earned } } }`, nil)
+		require.Empty(t, mine.MyProvider.Rentals, "another provider's rentals are not its own")
+	})
+}

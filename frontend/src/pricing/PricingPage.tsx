@@ -6,7 +6,6 @@ import { MaintenanceCard } from './MaintenanceCard';
 import { ModelPriceCard } from './ModelPriceCard';
 import { modelRows } from './pricing';
 import './pricing.css';
-import { ProviderRentalsCard } from './ProviderRentalsCard';
 import { ScheduleCard } from './ScheduleCard';
 import { usePricing } from './usePricing';
 import { ForbiddenPage } from '../shell/ForbiddenPage';
@@ -14,8 +13,8 @@ import { ForbiddenPage } from '../shell/ForbiddenPage';
 /**
  * PricingPage is the provider's Pricing tab: the hourly rate of each GPU
  * model with its history, the weekly schedule the GPUs are offered in,
- * the planned maintenance windows, and the rentals running on the
- * provider's GPUs, live over providerRentalUpdated.
+ * and the planned maintenance windows. The rentals on the provider's GPUs
+ * have a section of their own (providerrentals/).
  */
 export function PricingPage() {
   const { user } = useSession();
@@ -34,7 +33,7 @@ function ProviderPricing() {
 
   const rows = modelRows(provider.machines, provider.prices);
   return (
-    <section className="page pricing" data-testid="pricing-page" data-live={view.live}>
+    <section className="page pricing" data-testid="pricing-page">
       <header className="page-head">
         <h1>{t('pricing.title')}</h1>
         <p className="lead">{t('pricing.lead')}</p>
@@ -57,7 +56,6 @@ function ProviderPricing() {
 
       <ScheduleCard schedule={provider.schedule} maintenance={provider.maintenance} />
       <MaintenanceCard schedule={provider.schedule} maintenance={provider.maintenance} machines={provider.machines} />
-      <ProviderRentalsCard rentals={view.rentals} live={view.live} events={view.events} />
     </section>
   );
 }

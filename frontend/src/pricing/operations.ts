@@ -3,7 +3,7 @@ import { graphql } from '../gql';
 // Typed operations of the provider's Pricing tab; `npm run codegen` turns
 // each into a TypedDocumentNode in src/gql/. The query and the mutations'
 // answers select the same fragments, so an answer replaces what the page
-// shows; providerRentalUpdated sends a rental as the query lists it.
+// shows.
 
 export const GpuPriceFieldsFragment = graphql(`
   fragment GpuPriceFields on GpuPrice {
@@ -48,24 +48,6 @@ export const MaintenanceWindowFieldsFragment = graphql(`
   }
 `);
 
-export const ProviderRentalFieldsFragment = graphql(`
-  fragment ProviderRentalFields on ProviderRental {
-    id
-    state
-    cause
-    machineId
-    hostname
-    modelKey
-    gpuCount
-    gpuUuids
-    pricePerHour
-    image
-    createdAt
-    startedAt
-    endedAt
-  }
-`);
-
 export const ProviderPricingQuery = graphql(`
   query ProviderPricing {
     myProvider {
@@ -89,9 +71,6 @@ export const ProviderPricingQuery = graphql(`
       }
       maintenance {
         ...MaintenanceWindowFields
-      }
-      rentals {
-        ...ProviderRentalFields
       }
     }
   }
@@ -192,14 +171,6 @@ export const SetAvailabilityScheduleMutation = graphql(`
       userErrors {
         ...UserErrorFields
       }
-    }
-  }
-`);
-
-export const ProviderRentalUpdatedSubscription = graphql(`
-  subscription ProviderRentalUpdated {
-    providerRentalUpdated {
-      ...ProviderRentalFields
     }
   }
 `);

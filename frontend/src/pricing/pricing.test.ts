@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { MaintenanceWindowFieldsFragment, ProviderRentalFieldsFragment } from '../gql/graphql';
-import { isoToZoned, keptMaintenance, mergeProviderRental, modelRows, priceSeries, zonedToIso } from './pricing';
+import type { MaintenanceWindowFieldsFragment } from '../gql/graphql';
+import { isoToZoned, keptMaintenance, modelRows, priceSeries, zonedToIso } from './pricing';
 
 const h100 = { key: 'H100_SXM_80GB', name: 'H100 SXM5 80GB' };
 const l4 = { key: 'L4_24GB', name: 'L4 24GB' };
@@ -64,34 +64,5 @@ describe('keptMaintenance', () => {
     const now = Date.parse('2026-12-01T00:00:00Z');
     const kept = keptMaintenance([w('1', '2026-11-30T00:00:00Z'), w('2', '2026-12-02T00:00:00Z'), w('3', '2026-12-03T00:00:00Z')], now, '3');
     expect(kept).toEqual([{ machineId: null, startsAt: '2026-12-02T00:00:00Z', endsAt: '2027-01-01T00:00:00Z', note: null }]);
-  });
-});
-
-describe('mergeProviderRental', () => {
-  const r = (id: string, state: ProviderRentalFieldsFragment['state'], createdAt: string, endedAt: string | null = null): ProviderRentalFieldsFragment => ({
-    id,
-    state,
-    cause: null,
-    machineId: 'm',
-    hostname: 'h',
-    modelKey: 'H100',
-    gpuCount: 1,
-    gpuUuids: [],
-    pricePerHour: '2.000000',
-    image: 'busybox',
-    createdAt,
-    startedAt: null,
-    endedAt,
-  });
-  it('replaces a rental by id and keeps running ones first', () => {
-    const list = [r('1', 'RUNNING', '2026-11-01T00:00:00Z'), r('2', 'STOPPED', '2026-10-01T00:00:00Z', '2026-10-02T00:00:00Z')];
-    const next = mergeProviderRental(list, r('1', 'STOPPED', '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'));
-    expect(next.map((x) => [x.id, x.state])).toEqual([
-      ['1', 'STOPPED'],
-      ['2', 'STOPPED'],
-    ]);
-    expect(mergeProviderRental(next, r('1', 'RUNNING', '2026-11-01T00:00:00Z'))[0]?.state).toBe('STOPPED');
-    const added = mergeProviderRental(next, r('3', 'STARTING', '2026-11-03T00:00:00Z'));
-    expect(added.map((x) => x.id)).toEqual(['3', '1', '2']);
   });
 });

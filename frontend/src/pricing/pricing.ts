@@ -1,4 +1,4 @@
-import type { GpuPriceFieldsFragment, MaintenanceWindowFieldsFragment, MaintenanceWindowInput, ProviderPricingQuery, ProviderRentalFieldsFragment } from '../gql/graphql';
+import type { GpuPriceFieldsFragment, MaintenanceWindowFieldsFragment, MaintenanceWindowInput, ProviderPricingQuery } from '../gql/graphql';
 import { chartValue } from '../ui/usdc';
 
 // The pure half of the Pricing tab: which models get a rate row, the price
@@ -128,21 +128,3 @@ export function keptMaintenance(windows: readonly MaintenanceWindowFieldsFragmen
     .map((w) => ({ machineId: w.machineId ?? null, startsAt: w.startsAt, endsAt: w.endsAt, note: w.note ?? null }));
 }
 
-/** ENDED_STATES are the rental states that do not change any more. */
-export const ENDED_STATES: ReadonlySet<string> = new Set(['COMPLETED', 'STOPPED', 'FAILED', 'INTERRUPTED']);
-
-/**
- * mergeProviderRental puts a live rental into the list: replacing the one
- * with its id, or adding it; running ones first (newest first), then the
- * ended ones (latest ended first), as the API lists them. An ended rental
- * is final: an older event that still has it running does not revive it.
- */
-export function mergeProviderRental(list: readonly ProviderRentalFieldsFragment[], rental: ProviderRentalFieldsFragment): ProviderRentalFieldsFragment[] {
-  const known = list.find((r) => r.id === rental.id);
-  if (known && ENDED_STATES.has(known.state) && !ENDED_STATES.has(rental.state)) return [...list];
-  const out = list.filter((r) => r.id !== rental.id);
-  out.push(rental);
-  const ended = (r: ProviderRentalFieldsFragment) => ENDED_STATES.has(r.state);
-  const time = (r: ProviderRentalFieldsFragment) => Date.parse(ended(r) ? (r.endedAt ?? r.createdAt) : r.createdAt);
-  return out.sort((a, b) => Number(ended(a)) - Number(ended(b)) || time(b) - time(a));
-}

@@ -22,6 +22,7 @@ const ApplicationStatusPage = lazy(() =>
 const OverviewPage = lazy(() => import('../overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
 const BenchmarksPage = lazy(() => import('../benchmarks/BenchmarksPage').then((m) => ({ default: m.BenchmarksPage })));
 const PricingPage = lazy(() => import('../pricing/PricingPage').then((m) => ({ default: m.PricingPage })));
+const ProviderRentalsPage = lazy(() => import('../providerrentals/ProviderRentalsPage').then((m) => ({ default: m.ProviderRentalsPage })));
 const EarningsPage = lazy(() => import('../earnings/EarningsPage').then((m) => ({ default: m.EarningsPage })));
 const PayoutsPage = lazy(() => import('../payouts/PayoutsPage').then((m) => ({ default: m.PayoutsPage })));
 const MarketplacePage = lazy(() => import('../marketplace/MarketplacePage').then((m) => ({ default: m.MarketplacePage })));
@@ -221,6 +222,16 @@ export function App() {
                 element={
                   <Area>
                     <StatementPage />
+                  </Area>
+                }
+              />
+              <Route
+                path="provider/rentals"
+                element={
+                  <Area>
+                    <RequireRole role="PROVIDER">
+                      <ProviderRentalsPage />
+                    </RequireRole>
                   </Area>
                 }
               />

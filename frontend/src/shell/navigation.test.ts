@@ -25,7 +25,7 @@ describe('navEntries', () => {
       'marketplace',
       'rentals',
       'funds',
-      'fleet:overview,benchmarks,tokens',
+      'fleet:overview,providerRentals,benchmarks,tokens',
       'money:pricing,earnings,payouts',
       'performance',
       'admin:review,adminPayouts,adminReliability',

@@ -11,6 +11,7 @@ export type NavKey =
   | 'rentals'
   | 'funds'
   | 'overview'
+  | 'providerRentals'
   | 'benchmarks'
   | 'tokens'
   | 'pricing'
@@ -64,7 +65,12 @@ export function navEntries(user: { roles: readonly string[] } | null, loading: b
       {
         kind: 'group',
         key: 'fleet',
-        items: [link('overview', '/provider/overview'), link('benchmarks', '/provider/benchmarks'), link('tokens', '/provider/tokens')],
+        items: [
+          link('overview', '/provider/overview'),
+          link('providerRentals', '/provider/rentals', 'nav-provider-rentals'),
+          link('benchmarks', '/provider/benchmarks'),
+          link('tokens', '/provider/tokens'),
+        ],
       },
       {
         kind: 'group',
