@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { useId, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NavLink, useLocation } from 'react-router-dom';
+import { useDismiss } from '../ui/useDismiss';
 import { current, navEntries, type NavEntry, type NavGroupKey, type NavItem } from './navigation';
 
 /** Below this width the sections fold into one menu button. */
@@ -41,21 +42,7 @@ export function Nav({ user, loading }: { user: { roles: readonly string[] } | nu
   const root = useRef<HTMLElement>(null);
   const panelId = useId();
 
-  useEffect(() => {
-    if (!open) return;
-    function onPointer(event: PointerEvent) {
-      if (root.current && !root.current.contains(event.target as Node)) setOpen(null);
-    }
-    function onKey(event: KeyboardEvent) {
-      if (event.key === 'Escape') setOpen(null);
-    }
-    document.addEventListener('pointerdown', onPointer);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('pointerdown', onPointer);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  useDismiss(open !== null, root, () => setOpened(null));
 
   const label = (e: NavEntry) => (e.kind === 'link' ? t(`nav.${e.item.key}`) : t(`nav.groups.${e.key}`));
   const navLink = (item: NavItem, group?: NavGroupKey) => (
