@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
@@ -333,4 +334,15 @@ func TestIssue9Point9MetricsCanLeaveThePublicHandler(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code)
 		require.Contains(t, rec.Body.String(), "gpunex_websocket_session_ended_total")
 	}
+}
+
+// keepAlive owns a socket's read deadline together with awaitingPong.
+// gqlgen clears the deadline on every pong of a socket that lets it
+// (transport.WebsocketReadDeadliner); racing a tick that had just set it
+// for the next ping, that left a silent peer connected for good.
+func TestTheLivenessDeadlineIsTheSocketsOwn(t *testing.T) {
+	t.Parallel()
+	var c transport.WebsocketConn = &gorillaConn{}
+	_, lets := c.(transport.WebsocketReadDeadliner)
+	require.False(t, lets, "gqlgen must not set the read deadline keepAlive relies on")
 }

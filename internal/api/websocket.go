@@ -170,9 +170,10 @@ type gorillaConn struct {
 func (c *gorillaConn) forbidAtNextRead() { c.forbidden.Store(true) }
 
 var (
-	_ transport.WebsocketConn          = (*gorillaConn)(nil)
-	_ transport.WebsocketReadLimiter   = (*gorillaConn)(nil)
-	_ transport.WebsocketReadDeadliner = (*gorillaConn)(nil)
+	_ transport.WebsocketConn        = (*gorillaConn)(nil)
+	_ transport.WebsocketReadLimiter = (*gorillaConn)(nil)
+	// Not transport.WebsocketReadDeadliner: gqlgen would clear the read
+	// deadline on every pong, behind keepAlive's back (see keepAlive).
 )
 
 func (c *gorillaConn) initSeen() bool {
@@ -399,6 +400,13 @@ func (c *gorillaConn) writeFrame(f frame) error {
 
 // keepAlive is the liveness tick of the socket: a ping, and a read
 // deadline at the next tick, which the pong lifts (see ponged).
+//
+// awaitingPong and the read deadline change together under c.mu, here and
+// in ponged, and nothing else touches the deadline: were they apart, a
+// pong clearing the deadline just after the next tick set it would leave
+// awaitingPong true with no deadline, and no later tick would set one, so
+// a peer that then went silent was never dropped (seen at load 11: a
+// silent test peer kept for 42 minutes).
 func (c *gorillaConn) keepAlive(every time.Duration) {
 	if !c.initSeen() {
 		return
@@ -408,20 +416,20 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 		return
 	}
 	c.mu.Lock()
-	waiting := c.awaitingPong
-	c.awaitingPong = true
-	c.mu.Unlock()
-	if waiting {
+	if c.awaitingPong {
+		c.mu.Unlock()
 		return
 	}
+	c.awaitingPong = true
 	_ = c.conn.SetReadDeadline(time.Now().Add(every))
+	c.mu.Unlock()
 	c.enqueue(frame{kind: framePing})
 }
 
 func (c *gorillaConn) ponged() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.awaitingPong = false
-	c.mu.Unlock()
 	_ = c.conn.SetReadDeadline(time.Time{})
 }
 
@@ -495,8 +503,6 @@ func (c *gorillaConn) WriteClose(code int, message string) error {
 func (c *gorillaConn) Subprotocol() string { return c.conn.Subprotocol() }
 
 func (c *gorillaConn) SetReadLimit(limit int64) { c.conn.SetReadLimit(limit) }
-
-func (c *gorillaConn) SetReadDeadline(t time.Time) error { return c.conn.SetReadDeadline(t) }
 
 func (c *gorillaConn) Close() error {
 	c.mu.Lock()
