@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -413,8 +414,12 @@ func TestARevokedAgentTokenStopsOnEveryReplica(t *testing.T) {
 func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 	t.Parallel()
 	redisSrv := redistest.Start(t, 0)
+	// Presence expires on Redis's clock, so this test runs on real time:
+	// a 1 s interval makes the grace 3 s, which a heartbeat sent every
+	// 100 ms misses only if this process stalls for 3 s (at 300 ms, a
+	// make test at load 11 recorded a false outage).
 	s := platformtest.Start(t, platformtest.Stacks[1], platformtest.Options{
-		RedisURL: redisSrv.URL(), Fleet: fleet.Config{Interval: 300 * time.Millisecond},
+		RedisURL: redisSrv.URL(), Fleet: fleet.Config{Interval: time.Second},
 	})
 	p := s.NewProvider(t, "restart")
 	agent := s.NewAPIClient(t, p.AgentToken)
@@ -434,6 +439,9 @@ func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 	var restarted atomic.Bool
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }); <-done }
+	t.Cleanup(halt) // before the server stops, however the test ends
 	go func() {
 		defer close(done)
 		for {
@@ -479,7 +487,6 @@ func TestARedisRestartDoesNotLeaveTheFleetWrong(t *testing.T) {
 	require.Equal(t, []string{at, before}, offline, "no false outage was recorded for the machine that kept heartbeating")
 
 	// And the sweeper still works after the restart.
-	close(stop)
-	<-done
+	halt()
 	await.True(t, func() bool { return statuses()[uid] == "OFFLINE" })
 }
