@@ -1,6 +1,7 @@
 // session.mjs signs test users in and speaks GraphQL as them, the two
 // things most end-to-end tests do before what they test.
 import assert from 'node:assert/strict';
+import { errors } from 'playwright-core';
 
 /** API_HEADERS are the SPA's own: JSON, and the CSRF header the cookie needs. */
 export const API_HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
@@ -15,6 +16,9 @@ export async function logInThroughForm(page, server, who) {
   await page.getByTestId('field-password').fill(who.password);
   await page.getByTestId('login-submit').click();
   await page.getByTestId('header').locator('[data-testid="nav-account"]').waitFor({ state: 'attached' });
+  // The log-in sends the user on to their landing page: wait until it has,
+  // so a menu opened next is not closed by that navigation.
+  await page.waitForURL((url) => url.pathname !== '/login');
 }
 
 /**
@@ -26,15 +30,22 @@ export async function logInThroughForm(page, server, who) {
 export async function navigate(page, testId) {
   const link = page.getByTestId('header').getByTestId(testId);
   await link.waitFor({ state: 'attached' });
-  if (!(await link.isVisible())) {
-    const toggle = page.getByTestId('nav-toggle');
-    if (await toggle.isVisible()) {
-      await toggle.click();
-    } else {
-      await page.getByTestId(`nav-group-${await link.getAttribute('data-group')}`).click();
+  for (;;) {
+    if (!(await link.isVisible())) {
+      const toggle = page.getByTestId('nav-toggle');
+      const opener = (await toggle.isVisible()) ? toggle : page.getByTestId(`nav-group-${await link.getAttribute('data-group')}`);
+      if ((await opener.getAttribute('aria-expanded')) !== 'true') await opener.click();
+    }
+    try {
+      // A short try, then another: any navigation (a redirect, a live
+      // update changing the page) closes an open menu, and a click
+      // waiting for a link that stays hidden would wait for good.
+      await link.click({ timeout: 2_000 });
+      return;
+    } catch (err) {
+      if (!(err instanceof errors.TimeoutError)) throw err;
     }
   }
-  await link.click();
 }
 
 /**
