@@ -11,8 +11,9 @@
 // money would be lost. A token account created from a keypair is on the
 // curve, so CheckNotTokenAccount asks the node who owns the address
 // (Client.CheckWallet does both, and Prepare checks again). Refusals are
-// *WalletError with a stable WalletCode and an English message; its
-// Validation method turns one into a fault.Validation for the API.
+// *WalletError with a stable code (fault.Wallet*, the UserErrorCode enum)
+// and an English message; its Validation method turns one into a
+// fault.Validation for the API.
 //
 // # The payer key
 //

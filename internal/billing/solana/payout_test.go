@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
+	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -370,9 +371,9 @@ func TestPrepareRefusesWhatMustNotBePaid(t *testing.T) {
 	}{
 		{desc: "zero amount", recipient: b.recipient, amount: 0, want: "more than zero"},
 		{desc: "negative amount", recipient: b.recipient, amount: -1, want: "more than zero"},
-		{desc: "an associated token account", recipient: ata(t, b.recipient), amount: 1, want: string(solana.WalletOffCurve)},
-		{desc: "the mint", recipient: solana.USDCMint, amount: 1, want: string(solana.WalletIsMint)},
-		{desc: "a token account made from a keypair", recipient: tokenAccount, amount: 1, want: string(solana.WalletTokenAccount)},
+		{desc: "an associated token account", recipient: ata(t, b.recipient), amount: 1, want: string(fault.WalletOffCurve)},
+		{desc: "the mint", recipient: solana.USDCMint, amount: 1, want: string(fault.WalletIsMint)},
+		{desc: "a token account made from a keypair", recipient: tokenAccount, amount: 1, want: string(fault.WalletTokenAccount)},
 		{desc: "the payer itself", recipient: b.payer.PublicKey(), amount: 1, want: "payer itself"},
 		{desc: "a memo that is not UTF-8", recipient: b.recipient, amount: 1, memo: "\xff", want: "UTF-8"},
 		{desc: "a memo too long", recipient: b.recipient, amount: 1, memo: strings.Repeat("x", solana.MaxMemoBytes+1), want: "at most"},

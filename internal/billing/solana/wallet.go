@@ -15,48 +15,11 @@ import (
 	"github.com/gpunex/gpunex/internal/fault"
 )
 
-// WalletCode is the stable reason a payout address was refused: a
-// fault.ProblemCode of its own (the UserErrorCode enum), so clients
-// translate it as they do any user error. The message is English for logs
-// and the API.
-type WalletCode = fault.ProblemCode
-
-// The reasons ParseWallet and CheckNotTokenAccount refuse an address.
-const (
-	// WalletEmpty: no address was given.
-	WalletEmpty = fault.Required
-	// WalletWhitespace: the address has spaces, tabs or line breaks (often a
-	// copy-paste that took a neighbour along); nothing is trimmed silently.
-	WalletWhitespace = fault.WalletWhitespace
-	// WalletNotBase58: a character outside Solana's base58 alphabet.
-	WalletNotBase58 = fault.WalletNotBase58
-	// WalletWrongLength: base58 that decodes to other than 32 bytes.
-	WalletWrongLength = fault.WalletWrongLength
-	// WalletEthereum: an Ethereum address, 0x and 40 hex digits.
-	WalletEthereum = fault.WalletEthereum
-	// WalletOffCurve: 32 bytes that are not an ed25519 public key, so no
-	// one holds a private key for it: a program-derived address such as an
-	// associated token account, or an address with a typo (base58 has no
-	// checksum; about half of all typos land off the curve).
-	WalletOffCurve = fault.WalletOffCurve
-	// WalletIsMint: the address of the USDC mint itself.
-	WalletIsMint = fault.WalletIsMint
-	// WalletIsProgram: the id of a program (System, SPL Token, Token-2022,
-	// Associated Token Account, Memo).
-	WalletIsProgram = fault.WalletIsProgram
-	// WalletTokenAccount: the chain says the account is a token account
-	// (owned by SPL Token or Token-2022), not a wallet.
-	WalletTokenAccount = fault.WalletTokenAccount
-	// WalletNotSystemOwned: the account exists and belongs to a program
-	// other than the System program (or is a program), so it is no wallet.
-	WalletNotSystemOwned = fault.WalletNotSystemOwned
-)
-
 // WalletError is a refused payout address: a stable Code and an English
 // Message that says what to give instead. It never carries the input
 // beyond what the message quotes.
 type WalletError struct {
-	Code    WalletCode
+	Code    fault.ProblemCode
 	Message string
 }
 
@@ -72,7 +35,7 @@ func (e *WalletError) Validation(field string) *fault.Validation {
 	return v
 }
 
-func walletErr(code WalletCode, format string, args ...any) *WalletError {
+func walletErr(code fault.ProblemCode, format string, args ...any) *WalletError {
 	return &WalletError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -97,23 +60,23 @@ const maxWalletChars = 64
 // Errors are *WalletError.
 func ParseWallet(s string, mint PublicKey) (PublicKey, error) {
 	if s == "" {
-		return PublicKey{}, walletErr(WalletEmpty, "a Solana wallet address is required")
+		return PublicKey{}, walletErr(fault.Required, "a Solana wallet address is required")
 	}
 	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
-		return PublicKey{}, walletErr(WalletWhitespace, "the wallet address contains spaces or line breaks; paste only the address")
+		return PublicKey{}, walletErr(fault.WalletWhitespace, "the wallet address contains spaces or line breaks; paste only the address")
 	}
 	if ethereumAddress.MatchString(s) {
-		return PublicKey{}, walletErr(WalletEthereum, "%s is an Ethereum address; payouts are USDC on Solana: give your Solana wallet's address", s)
+		return PublicKey{}, walletErr(fault.WalletEthereum, "%s is an Ethereum address; payouts are USDC on Solana: give your Solana wallet's address", s)
 	}
 	if len(s) > maxWalletChars || len(s) < minWalletChars {
-		return PublicKey{}, walletErr(WalletWrongLength, "a Solana address has 32 to 44 characters, this has %d", len(s))
+		return PublicKey{}, walletErr(fault.WalletWrongLength, "a Solana address has 32 to 44 characters, this has %d", len(s))
 	}
 	b, err := base58.Decode(s)
 	if err != nil {
-		return PublicKey{}, walletErr(WalletNotBase58, "the wallet address is not base58 (letters and digits without 0, O, I and l)")
+		return PublicKey{}, walletErr(fault.WalletNotBase58, "the wallet address is not base58 (letters and digits without 0, O, I and l)")
 	}
 	if len(b) != len(PublicKey{}) {
-		return PublicKey{}, walletErr(WalletWrongLength, "a Solana address is 32 bytes, this decodes to %d", len(b))
+		return PublicKey{}, walletErr(fault.WalletWrongLength, "a Solana address is 32 bytes, this decodes to %d", len(b))
 	}
 	pk := PublicKey(b)
 	if err := checkWallet(pk, mint); err != nil {
@@ -126,13 +89,13 @@ func ParseWallet(s string, mint PublicKey) (PublicKey, error) {
 // them again so a payout never goes to an address the parser would refuse.
 func checkWallet(pk, mint PublicKey) error {
 	if pk == mint {
-		return walletErr(WalletIsMint, "%s is the USDC mint, not a wallet; give the address of the wallet that should receive USDC", pk)
+		return walletErr(fault.WalletIsMint, "%s is the USDC mint, not a wallet; give the address of the wallet that should receive USDC", pk)
 	}
 	if name, ok := wellKnownPrograms[pk]; ok {
-		return walletErr(WalletIsProgram, "%s is the %s program, not a wallet; give the address of the wallet that should receive USDC", pk, name)
+		return walletErr(fault.WalletIsProgram, "%s is the %s program, not a wallet; give the address of the wallet that should receive USDC", pk, name)
 	}
 	if !onCurve(pk) {
-		return walletErr(WalletOffCurve, "%s is not a wallet's address: no one holds a key for it. Check it for a typo, or if it is a token account, give the wallet address, not a token account", pk)
+		return walletErr(fault.WalletOffCurve, "%s is not a wallet's address: no one holds a key for it. Check it for a typo, or if it is a token account, give the wallet address, not a token account", pk)
 	}
 	return nil
 }
@@ -157,8 +120,8 @@ func onCurve(pk PublicKey) bool {
 
 // CheckNotTokenAccount asks the node (getAccountInfo) who owns pk and
 // refuses an account of the SPL Token or Token-2022 program
-// (WalletTokenAccount), a program, or an account of any other program
-// (WalletNotSystemOwned): a wallet is owned by the System program, or does
+// (fault.WalletTokenAccount), a program, or an account of any other program
+// (fault.WalletNotSystemOwned): a wallet is owned by the System program, or does
 // not exist yet, which is fine (the payout creates its token account).
 // Errors other than *WalletError are the node's.
 func CheckNotTokenAccount(ctx context.Context, client *rpc.Client, pk PublicKey) error {
@@ -172,11 +135,11 @@ func CheckNotTokenAccount(ctx context.Context, client *rpc.Client, pk PublicKey)
 	acct := res.Value
 	switch {
 	case acct.Owner == tokenProgramID || acct.Owner == token2022ID:
-		return walletErr(WalletTokenAccount, "%s is a token account, not a wallet; give the wallet address, not a token account", pk)
+		return walletErr(fault.WalletTokenAccount, "%s is a token account, not a wallet; give the wallet address, not a token account", pk)
 	case acct.Executable:
-		return walletErr(WalletNotSystemOwned, "%s is a program, not a wallet; give the address of the wallet that should receive USDC", pk)
+		return walletErr(fault.WalletNotSystemOwned, "%s is a program, not a wallet; give the address of the wallet that should receive USDC", pk)
 	case acct.Owner != systemProgramID:
-		return walletErr(WalletNotSystemOwned, "%s belongs to program %s, not to a wallet; give the address of the wallet that should receive USDC", pk, acct.Owner)
+		return walletErr(fault.WalletNotSystemOwned, "%s belongs to program %s, not to a wallet; give the address of the wallet that should receive USDC", pk, acct.Owner)
 	}
 	return nil
 }

@@ -37,33 +37,33 @@ func TestParseWallet(t *testing.T) {
 		desc    string
 		in      string
 		want    solana.PublicKey
-		code    solana.WalletCode
+		code    fault.ProblemCode
 		message string // a part of the message, when refused
 	}{
 		{desc: "a wallet", in: wallet.String(), want: wallet},
 		{desc: "another wallet", in: another.String(), want: another},
-		{desc: "empty", in: "", code: solana.WalletEmpty},
-		{desc: "the mainnet USDC mint", in: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", code: solana.WalletIsMint, message: "is the USDC mint"},
-		{desc: "the wallet's USDC account (derived, off the curve)", in: ata(t, wallet).String(), code: solana.WalletOffCurve, message: "give the wallet address, not a token account"},
-		{desc: "the System program", in: "11111111111111111111111111111111", code: solana.WalletIsProgram, message: "System program"},
-		{desc: "the SPL Token program", in: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", code: solana.WalletIsProgram, message: "SPL Token program"},
-		{desc: "the Token-2022 program", in: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", code: solana.WalletIsProgram},
-		{desc: "the Associated Token Account program", in: "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", code: solana.WalletIsProgram},
-		{desc: "base58 has no zero", in: "0" + wallet.String()[1:], code: solana.WalletNotBase58},
-		{desc: "base58 has no capital O", in: "O" + wallet.String()[1:], code: solana.WalletNotBase58},
-		{desc: "base58 has no lower-case l", in: wallet.String()[:43] + "l", code: solana.WalletNotBase58},
-		{desc: "an Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE7", code: solana.WalletEthereum, message: "is an Ethereum address"},
-		{desc: "an Ethereum address in lower case", in: "0x52908400098527886e0f7030069857d2e4169ee7", code: solana.WalletEthereum},
-		{desc: "0x and 39 hex digits is no Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE", code: solana.WalletNotBase58},
-		{desc: "31 bytes", in: randomBase58(31), code: solana.WalletWrongLength, message: "decodes to 31"},
-		{desc: "33 bytes", in: randomBase58(33), code: solana.WalletWrongLength, message: "decodes to 33"},
-		{desc: "a signature (64 bytes)", in: randomBase58(64), code: solana.WalletWrongLength},
-		{desc: "a thousand characters", in: strings.Repeat("2", 1000), code: solana.WalletWrongLength},
-		{desc: "a leading space", in: " " + wallet.String(), code: solana.WalletWhitespace},
-		{desc: "a trailing line break", in: wallet.String() + "\n", code: solana.WalletWhitespace},
-		{desc: "a space inside", in: wallet.String()[:20] + " " + wallet.String()[20:], code: solana.WalletWhitespace},
-		{desc: "a tab", in: "\t" + wallet.String(), code: solana.WalletWhitespace},
-		{desc: "a no-break space", in: wallet.String() + "\u00a0", code: solana.WalletWhitespace},
+		{desc: "empty", in: "", code: fault.Required},
+		{desc: "the mainnet USDC mint", in: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", code: fault.WalletIsMint, message: "is the USDC mint"},
+		{desc: "the wallet's USDC account (derived, off the curve)", in: ata(t, wallet).String(), code: fault.WalletOffCurve, message: "give the wallet address, not a token account"},
+		{desc: "the System program", in: "11111111111111111111111111111111", code: fault.WalletIsProgram, message: "System program"},
+		{desc: "the SPL Token program", in: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", code: fault.WalletIsProgram, message: "SPL Token program"},
+		{desc: "the Token-2022 program", in: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", code: fault.WalletIsProgram},
+		{desc: "the Associated Token Account program", in: "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL", code: fault.WalletIsProgram},
+		{desc: "base58 has no zero", in: "0" + wallet.String()[1:], code: fault.WalletNotBase58},
+		{desc: "base58 has no capital O", in: "O" + wallet.String()[1:], code: fault.WalletNotBase58},
+		{desc: "base58 has no lower-case l", in: wallet.String()[:43] + "l", code: fault.WalletNotBase58},
+		{desc: "an Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE7", code: fault.WalletEthereum, message: "is an Ethereum address"},
+		{desc: "an Ethereum address in lower case", in: "0x52908400098527886e0f7030069857d2e4169ee7", code: fault.WalletEthereum},
+		{desc: "0x and 39 hex digits is no Ethereum address", in: "0x52908400098527886E0F7030069857D2E4169EE", code: fault.WalletNotBase58},
+		{desc: "31 bytes", in: randomBase58(31), code: fault.WalletWrongLength, message: "decodes to 31"},
+		{desc: "33 bytes", in: randomBase58(33), code: fault.WalletWrongLength, message: "decodes to 33"},
+		{desc: "a signature (64 bytes)", in: randomBase58(64), code: fault.WalletWrongLength},
+		{desc: "a thousand characters", in: strings.Repeat("2", 1000), code: fault.WalletWrongLength},
+		{desc: "a leading space", in: " " + wallet.String(), code: fault.WalletWhitespace},
+		{desc: "a trailing line break", in: wallet.String() + "\n", code: fault.WalletWhitespace},
+		{desc: "a space inside", in: wallet.String()[:20] + " " + wallet.String()[20:], code: fault.WalletWhitespace},
+		{desc: "a tab", in: "\t" + wallet.String(), code: fault.WalletWhitespace},
+		{desc: "a no-break space", in: wallet.String() + "\u00a0", code: fault.WalletWhitespace},
 	}
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestParseWalletChecksAgainstTheGivenMint(t *testing.T) {
 	t.Parallel()
 	devnetMint := solana.NewKey().PublicKey()
 	_, err := solana.ParseWallet(devnetMint.String(), devnetMint)
-	require.ErrorContains(t, err, string(solana.WalletIsMint))
+	require.ErrorContains(t, err, string(fault.WalletIsMint))
 	_, err = solana.ParseWallet(solana.USDCMint.String(), devnetMint)
 	require.NoError(t, err, "another cluster's mint is just an address there")
 }
@@ -126,12 +126,12 @@ func TestCheckNotTokenAccountAsksTheChain(t *testing.T) {
 	}
 	cases := []struct {
 		desc string
-		code solana.WalletCode
+		code fault.ProblemCode
 	}{
-		{desc: "SPL Token account", code: solana.WalletTokenAccount},
-		{desc: "Token-2022 account", code: solana.WalletTokenAccount},
-		{desc: "program", code: solana.WalletNotSystemOwned},
-		{desc: "other program's state", code: solana.WalletNotSystemOwned},
+		{desc: "SPL Token account", code: fault.WalletTokenAccount},
+		{desc: "Token-2022 account", code: fault.WalletTokenAccount},
+		{desc: "program", code: fault.WalletNotSystemOwned},
+		{desc: "other program's state", code: fault.WalletNotSystemOwned},
 		{desc: "wallet with SOL"},
 		{desc: "new wallet, never funded"},
 	}
@@ -150,7 +150,7 @@ func TestCheckNotTokenAccountAsksTheChain(t *testing.T) {
 			var we *solana.WalletError
 			require.ErrorAs(t, err, &we)
 			require.Equal(t, tc.code, we.Code)
-			if tc.code == solana.WalletTokenAccount {
+			if tc.code == fault.WalletTokenAccount {
 				require.Contains(t, we.Message, "give the wallet address, not a token account")
 			}
 		})
@@ -167,10 +167,10 @@ func TestCheckWalletParsesThenAsksTheChain(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, b.recipient, got)
 	_, err = b.client.CheckWallet(t.Context(), tokenAccount.String())
-	require.ErrorContains(t, err, string(solana.WalletTokenAccount))
+	require.ErrorContains(t, err, string(fault.WalletTokenAccount))
 	calls := b.node.Calls("getAccountInfo")
 	_, err = b.client.CheckWallet(t.Context(), strings.Repeat("2", 40)+"0")
-	require.ErrorContains(t, err, string(solana.WalletNotBase58))
+	require.ErrorContains(t, err, string(fault.WalletNotBase58))
 	require.Equal(t, calls, b.node.Calls("getAccountInfo"), "refused offline, before asking the node")
 
 	_, err = solana.New(solana.Config{RPCURL: "http://127.0.0.1:1", Payer: b.payer})
