@@ -204,9 +204,17 @@ func recoverPanic(logger *slog.Logger) graphql.RecoverFunc {
 // canceled and so is the work it started, which is no fault of the
 // server's, so that is a DEBUG line.
 func logInternal(ctx context.Context, logger *slog.Logger, gqlErr *gqlerror.Error, err error) {
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+	if clientLeft(ctx, err) {
 		logger.DebugContext(ctx, "api: request canceled by its client", "path", gqlErr.Path.String())
 		return
 	}
 	logger.ErrorContext(ctx, "api: internal error", "path", gqlErr.Path.String(), "err", err)
+}
+
+// clientLeft reports whether err is the end of ctx's own work because its
+// client went away (a reload, a closed tab, a socket that closed while an
+// operation on it was being checked): no fault of the server's, and so
+// never logged at ERROR.
+func clientLeft(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && ctx.Err() != nil
 }
