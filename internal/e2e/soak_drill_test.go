@@ -212,13 +212,14 @@ func (s *soak) drillAll() {
 	s.until(s.cfg.Duration)
 }
 
-// raiseFileLimit lets the harness (and the replicas it starts, which
-// inherit it) hold want descriptors: the short soak held 3,032 for 330
-// clients (each connection's end and the balancer's two, and each
-// simulated agent's own files), so the full size needs about 25,000, past
-// this machine's 20,000; out of them, the balancer could accept no new
-// connection (dashboards) while the agents' open ones kept working. Root may raise the
-// hard limit too; otherwise the soft one goes as far as the hard allows.
+// raiseFileLimit lets the harness (and the replicas and balancers it
+// starts, which inherit it) hold want descriptors: each client
+// connection's end here, and each simulated agent's own files. The
+// balancers' two ends per connection are their processes' own
+// (proxytest.StartProcess): in this process they took the full size to
+// about 25,000, past this machine's hard limit of 20,000. Root may raise
+// the hard limit too; otherwise the soft one goes as far as the hard
+// allows.
 func (s *soak) raiseFileLimit(want uint64) {
 	var l syscall.Rlimit
 	require.NoError(s.t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
@@ -318,7 +319,7 @@ func (s *soak) drill(d soakDrill) drillReport {
 		// Its supervisor (systemd's Restart=always) starts it again.
 		s.startReplica(r)
 	case "agents-cut":
-		s.cutFront.Cut()
+		s.cutFront.Cut(t)
 		time.Sleep(d.For)
 		cut = s.offlineAmong(s.cfg.CutAgents)
 		rep.OfflineDuringCut = cut

@@ -178,8 +178,8 @@ type soak struct {
 	pg       *proxytest.Proxy
 	db       *store.DB // the harness's own connection, for the checks
 	replicas []*replica
-	front    *proxytest.Proxy   // the load balancer
-	cutFront *proxytest.Proxy   // the same, for the agents the cut drill cuts
+	front    *proxytest.Remote  // the load balancer, a process of its own
+	cutFront *proxytest.Remote  // the same, for the agents the cut drill cuts
 	node     *solanatest.Server // the Solana node the replicas pay through
 	nextBin  string             // the rolling restart's new build
 	admin    *gql
@@ -252,8 +252,11 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 	for _, r := range s.replicas {
 		s.startReplica(r)
 	}
-	s.front = proxytest.StartAcross(t, s.replicas[0].addr, s.replicas[1].addr)
-	s.cutFront = proxytest.StartAcross(t, s.replicas[0].addr, s.replicas[1].addr)
+	// The balancers run as processes of their own, as an operator's do:
+	// holding two descriptors per client connection, in this process
+	// they took the harness past this machine's file limit at full size.
+	s.front = proxytest.StartProcess(t, s.replicas[0].addr, s.replicas[1].addr)
+	s.cutFront = proxytest.StartProcess(t, s.replicas[0].addr, s.replicas[1].addr)
 	s.admin = s.client("http://"+s.front.Addr(), "", "198.51.100.1")
 	s.logIn(s.admin, "admin@gpunex.demo", "gpunex-demo")
 	return s

@@ -10,6 +10,7 @@ package proxytest
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -45,14 +46,23 @@ func Start(t testing.TB, target string) *Proxy {
 // closed when the test ends.
 func StartAcross(t testing.TB, targets ...string) *Proxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := listen(targets)
 	if err != nil {
 		t.Fatalf("proxytest: %v", err)
 	}
-	p := &Proxy{targets: targets, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
-	p.serve(ln)
 	t.Cleanup(p.close)
 	return p
+}
+
+// listen starts a proxy across targets on a free loopback port.
+func listen(targets []string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{targets: targets, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	p.serve(ln)
+	return p, nil
 }
 
 // Addr is the proxy's host:port, the address clients dial.
@@ -81,11 +91,18 @@ func (p *Proxy) Cut() {
 // Restore listens on the proxy's port again.
 func (p *Proxy) Restore(t testing.TB) {
 	t.Helper()
+	if err := p.restore(); err != nil {
+		t.Fatalf("proxytest: %v", err)
+	}
+}
+
+func (p *Proxy) restore() error {
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
-		t.Fatalf("proxytest: listen again on %s: %v", p.addr, err)
+		return fmt.Errorf("listen again on %s: %w", p.addr, err)
 	}
 	p.serve(ln)
+	return nil
 }
 
 func (p *Proxy) serve(ln net.Listener) {

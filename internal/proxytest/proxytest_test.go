@@ -2,11 +2,15 @@ package proxytest_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -88,4 +92,63 @@ func TestTheProxyServesAgainAfterRunningOutOfFileDescriptors(t *testing.T) {
 	release()
 	roundTrip(t, c, "accepted once descriptors were free")
 	roundTrip(t, before, "the connection open before still works")
+}
+
+func TestMain(m *testing.M) {
+	proxytest.Main()
+	os.Exit(m.Run())
+}
+
+// openSockets counts this process's open sockets (io.Copy between two
+// TCP connections splices through pipes it pools, so all descriptors
+// would count those too).
+func openSockets(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	n := 0
+	for _, fd := range fds {
+		if to, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(to, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+// The soak's balancer runs in a process of its own so that its two
+// descriptors per connection do not count against the harness's file
+// limit (the full soak ran out of them at its rolling restart); it is
+// cut and restored on command as the in-process proxy is.
+func TestAProxyInAProcessOfItsOwnForwardsAndIsCutAndRestored(t *testing.T) {
+	target := echo(t)
+	p := proxytest.StartProcess(t, target)
+
+	const n = 40
+	before := openSockets(t)
+	conns := make([]net.Conn, 0, n)
+	for i := range n {
+		c, err := net.Dial("tcp", p.Addr())
+		require.NoError(t, err)
+		conns = append(conns, c)
+		roundTrip(t, c, fmt.Sprintf("line %d", i))
+	}
+	// Here: each client's end and the echo server's end of its proxied
+	// connection; the proxy's two ends are the other process's.
+	require.LessOrEqual(t, openSockets(t)-before, 2*n+4, "the proxy's descriptors are this process's")
+
+	p.Cut(t)
+	for _, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute)) // a backstop only: a cut ends it at once
+		_, err := bufio.NewReader(c).ReadString('\n')
+		require.Error(t, err, "an open connection is dropped by the cut")
+		_ = c.Close()
+	}
+	_, err := net.Dial("tcp", p.Addr())
+	require.Error(t, err, "a cut proxy refuses new connections")
+
+	p.Restore(t)
+	c, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c.Close()
+	roundTrip(t, c, "served again after the restore")
 }
