@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpunex/gpunex/internal/bus"
@@ -170,16 +171,21 @@ type cachedAgent struct {
 // replica's cache.
 const revokedChannel = "auth.agent-token-revoked"
 
-// ListenForRevocations evicts tokens revoked on other replicas until ctx
-// ends. After any gap in the subscription the whole cache is dropped, since
-// a revocation may have been missed.
+// ListenForRevocations evicts from this replica's caches what other
+// replicas revoked or changed, until ctx ends: agent tokens revoked,
+// sessions ended, users changed (UserChanged). After any gap in a
+// subscription that cache is dropped whole, since a message may have
+// been missed.
 func (s *Service) ListenForRevocations(ctx context.Context) {
 	if s.deps.Bus == nil {
 		return
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { s.listenForViewerChanges(ctx) })
 	bus.Listen(ctx, s.deps.Bus, revokedChannel, s.deps.Logger, s.agentCache.Clear, func(m bus.Message) {
 		s.agentCache.Delete(string(m.Payload))
 	})
+	wg.Wait()
 }
 
 // ListenForAgentTokenRevocations calls revoked with the hash (HashToken)

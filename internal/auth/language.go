@@ -27,6 +27,7 @@ func (s *Service) SetLanguage(ctx context.Context, userID int64, lang models.Lan
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return "", fault.E(fault.NotFound, "no such user")
 	}
+	s.UserChanged(ctx, userID)
 	s.deps.Logger.InfoContext(ctx, "auth: user changed language", "user_id", userID, "language", string(lang))
 	return lang, nil
 }

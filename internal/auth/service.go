@@ -95,6 +95,7 @@ type Service struct {
 	// UseSignUpMail).
 	signUpMailer *SignUpMail
 	agentCache   sync.Map // token hash -> cachedAgent
+	viewers      *viewerCache
 	// agentUsed are told of every request an agent token authenticates
 	// (see OnAgentUse).
 	agentUsed []func(ctx context.Context, a *Agent, at time.Time)
@@ -117,7 +118,7 @@ func New(deps Deps, cfg Config) *Service {
 	if cfg.HashWait <= 0 {
 		cfg.HashWait = DefaultHashWait
 	}
-	s := &Service{deps: deps, hasher: newHasher(cfg.PasswordParams, cfg.ConcurrentHashes, cfg.HashWait), sessionTTL: cfg.SessionTTL}
+	s := &Service{deps: deps, hasher: newHasher(cfg.PasswordParams, cfg.ConcurrentHashes, cfg.HashWait), sessionTTL: cfg.SessionTTL, viewers: newViewerCache()}
 	h, err := argon2id.CreateHash("gpunex-timing-equaliser", cfg.PasswordParams)
 	if err != nil {
 		panic("auth: unable to create the timing hash: " + err.Error())
@@ -202,7 +203,9 @@ func (s *Service) grant(ctx context.Context, idb bun.IDB, userID int64, role mod
 }
 
 // GrantRole gives userID role, inside idb's transaction when it is one.
-// Granting a role the user holds already is not an error.
+// Granting a role the user holds already is not an error. Once the grant
+// is committed, the caller calls UserChanged, so that sessions cached on
+// any replica take the role at once.
 func (s *Service) GrantRole(ctx context.Context, idb bun.IDB, userID int64, role models.Role) error {
 	if !role.IsValid() {
 		return fault.E(fault.Invalid, "unknown role %q", role)
@@ -327,15 +330,21 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 	if !looksLikeToken(SessionTokenPrefix, token) {
 		return nil, fault.E(fault.Unauthenticated, "the session token is not valid")
 	}
+	hash := HashToken(token)
+	now := s.deps.Clock.Now()
+	if e, ok := s.viewers.get(hash, now); ok {
+		s.slide(ctx, hash, e.viewer.SessionID, e.lastUsed, now)
+		return e.viewer.clone(), nil
+	}
+	gen := s.viewers.generation()
 	sess := new(models.Session)
-	err := s.deps.DB.NewSelect().Model(sess).Where("token_hash = ?", HashToken(token)).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(sess).Where("token_hash = ?", hash).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.Unauthenticated, "the session is not valid or has ended")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("auth: unable to look up session: %w", err)
 	}
-	now := s.deps.Clock.Now()
 	if !now.Before(sess.ExpiresAt) {
 		return nil, fault.E(fault.Unauthenticated, "the session has expired; sign in again")
 	}
@@ -348,15 +357,35 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 		return nil, err
 	}
 	user.Roles = roles
-	if now.Sub(sess.LastUsedAt) >= lastUsedResolution {
-		_, err := s.deps.DB.NewUpdate().Model((*models.Session)(nil)).
-			Set("last_used_at = ?", now).Set("expires_at = ?", now.Add(s.sessionTTL)).
-			Where("id = ?", sess.ID).Exec(ctx)
-		if err != nil {
-			s.deps.Logger.WarnContext(ctx, "auth: unable to refresh session", "session_id", sess.ID, "err", err)
-		}
+	v := &Viewer{User: user, Roles: roles, SessionID: sess.ID, SessionKind: sess.Kind}
+	e := cachedViewer{viewer: v, lastUsed: sess.LastUsedAt, expires: sess.ExpiresAt, until: now.Add(viewerCacheTTL)}
+	if s.slide(ctx, "", sess.ID, sess.LastUsedAt, now) {
+		e.lastUsed, e.expires = now, now.Add(s.sessionTTL)
 	}
-	return &Viewer{User: user, Roles: roles, SessionID: sess.ID, SessionKind: sess.Kind}, nil
+	s.viewers.put(hash, gen, e, now)
+	return v.clone(), nil
+}
+
+// slide moves session id's expiry forward from now when its last use,
+// lastUsed, is lastUsedResolution old or older, and reports whether it
+// did; the cached entry of hash (when given) follows. A failure is logged:
+// the request goes on.
+func (s *Service) slide(ctx context.Context, hash string, id int64, lastUsed, now time.Time) bool {
+	if now.Sub(lastUsed) < lastUsedResolution {
+		return false
+	}
+	expires := now.Add(s.sessionTTL)
+	_, err := s.deps.DB.NewUpdate().Model((*models.Session)(nil)).
+		Set("last_used_at = ?", now).Set("expires_at = ?", expires).
+		Where("id = ?", id).Exec(ctx)
+	if err != nil {
+		s.deps.Logger.WarnContext(ctx, "auth: unable to refresh session", "session_id", id, "err", err)
+		return false
+	}
+	if hash != "" {
+		s.viewers.used(hash, now, expires)
+	}
+	return true
 }
 
 // LogOut ends the session of token and reports whether one was ended.
@@ -384,6 +413,7 @@ func (s *Service) EndSession(ctx context.Context, id int64) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("auth: unable to end session: %w", err)
 	}
+	s.viewers.dropSession(id)
 	n, _ := res.RowsAffected()
 	if n > 0 {
 		s.announceSessionEnd(ctx, id)

@@ -17,6 +17,15 @@ type Viewer struct {
 	SessionKind models.SessionKind
 }
 
+// clone is a copy of v whose user the caller may change (the roles are
+// shared: nothing changes them).
+func (v *Viewer) clone() *Viewer {
+	c := *v
+	u := *v.User
+	c.User = &u
+	return &c
+}
+
 // Has reports whether the viewer holds role.
 func (v *Viewer) Has(role models.Role) bool {
 	return v != nil && slices.Contains(v.Roles, role)

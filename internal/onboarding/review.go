@@ -82,6 +82,11 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 	if err != nil {
 		return nil, nil, err
 	}
+	if provider != nil {
+		// The provider role is committed: every replica reads the
+		// applicant's roles again on their next request.
+		s.deps.Auth.UserChanged(ctx, app.UserID)
+	}
 	if provider == nil {
 		// Approved before: the provider that approval created.
 		if provider, err = s.deps.Providers.OfApplication(ctx, id); err != nil {
