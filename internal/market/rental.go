@@ -231,11 +231,15 @@ func (s *Service) allocate(ctx context.Context, customerID int64, c *listingRow,
 	}
 	var gpus []*models.MachineGpu
 	err = s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewSelect().Model(&gpus).Column("mg.id", "mg.uuid", "mg.idx").
+		// Claimed: concurrent starts on one machine take different free
+		// GPUs at once instead of all reaching for the lowest and
+		// waiting on each other's allocation (the unique key still
+		// refuses a GPU allocated twice: errTaken).
+		if err := s.deps.DB.Claim(tx.NewSelect().Model(&gpus).Column("mg.id", "mg.uuid", "mg.idx").
 			Join("JOIN gpu_bench_status AS gbs ON gbs.gpu_id = mg.id AND gbs.listing = ?", models.GpuListingListed).
 			Where("mg.machine_id = ? AND mg.model_key = ? AND mg.removed_at IS NULL", c.MachineID, c.ModelKey).
 			Where("NOT EXISTS (SELECT 1 FROM gpu_allocations ga WHERE ga.gpu_id = mg.id)").
-			OrderExpr("mg.idx ASC").Limit(int64(in.GpuCount)).Scan(ctx); err != nil {
+			OrderExpr("mg.idx ASC").Limit(int64(in.GpuCount)), "mg").Scan(ctx); err != nil {
 			return fmt.Errorf("market: unable to choose GPUs: %w", err)
 		}
 		if len(gpus) < in.GpuCount {

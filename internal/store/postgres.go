@@ -47,4 +47,9 @@ func (postgresBackend) isUniqueViolation(err error) bool {
 // No caller changes a locked row's key.
 func (postgresBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("NO KEY UPDATE") }
 
+// claim takes the same lock as forUpdate on alias's rows, skipping locked ones.
+func (postgresBackend) claim(q *bun.SelectQuery, alias string) *bun.SelectQuery {
+	return q.For("NO KEY UPDATE OF " + alias + " SKIP LOCKED")
+}
+
 func (postgresBackend) asTimestamp(expr string) string { return "CAST(" + expr + " AS TIMESTAMPTZ)" }

@@ -70,4 +70,7 @@ func (sqliteBackend) isUniqueViolation(err error) bool {
 // holds the database from its first statement.
 func (sqliteBackend) forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q }
 
+// claim needs no clause either (see forUpdate).
+func (sqliteBackend) claim(q *bun.SelectQuery, _ string) *bun.SelectQuery { return q }
+
 func (sqliteBackend) asTimestamp(expr string) string { return expr }

@@ -49,6 +49,9 @@ type backend interface {
 	// forUpdate makes a select inside a transaction lock the rows it reads
 	// until the transaction ends.
 	forUpdate(q *bun.SelectQuery) *bun.SelectQuery
+	// claim makes a select inside a transaction lock the rows of table
+	// alias it reads, passing over those another transaction holds.
+	claim(q *bun.SelectQuery, alias string) *bun.SelectQuery
 	// asTimestamp is expr (a time written as a literal, e.g. a VALUES
 	// column) read as a timestamp.
 	asTimestamp(expr string) string
@@ -146,6 +149,18 @@ func (db *DB) IsUniqueViolation(err error) bool {
 // until the transaction ends, so a read-then-write cannot interleave with
 // another transaction's.
 func (db *DB) ForUpdate(q *bun.SelectQuery) *bun.SelectQuery { return db.backend.forUpdate(q) }
+
+// Claim makes q, run inside a transaction, lock the rows of its table
+// alias that it reads, passing over the rows another transaction holds
+// (SKIP LOCKED): many transactions choosing from one pool of rows at once
+// (rental starts choosing free GPUs) each take different rows instead of
+// all reaching for the first and waiting on each other. A row passed
+// over is not seen at all, so a caller short of rows tries elsewhere or
+// again. On SQLite, whose writers hold the database one at a time, q is
+// unchanged.
+func (db *DB) Claim(q *bun.SelectQuery, alias string) *bun.SelectQuery {
+	return db.backend.claim(q, alias)
+}
 
 // AsTimestamp is SQL reading expr, a time bun wrote as a literal that the
 // database cannot type by its column (a VALUES list's), as a timestamp:
