@@ -299,3 +299,42 @@ func TestRentalMustEndBeforeMaintenance(t *testing.T) {
 }
 
 func stripMessage(p fault.Problem) fault.Problem { p.Message = ""; return p }
+
+// On PostgreSQL a start claims its GPUs, passing over those another start
+// is claiming at that moment (SKIP LOCKED): starts on one machine run side
+// by side, each on other GPUs, instead of all reaching for the lowest free
+// GPU and then waiting on, and losing to, whichever took it first (200
+// starts for 50 GPUs took 2.6 s at p50 so). SQLite's writers hold the
+// whole database one at a time, so the case is PostgreSQL's alone.
+func TestAStartPassesOverTheGPUsAnotherStartIsClaiming(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, "postgres")
+	b := setup(t, db)
+	p := b.provider(t, providerSpec{city: "Lisbon"})
+	m := b.machine(t, p, h100, 4, 90, 2_000_000)
+	customer := b.user(t, "customer")
+	gpusOf := func(r *models.Rental) []int {
+		var idx []int
+		require.NoError(t, db.NewSelect().TableExpr("rental_gpus AS rg").ColumnExpr("mg.idx").
+			Join("JOIN machine_gpus AS mg ON mg.id = rg.gpu_id").Where("rg.rental_id = ?", r.ID).OrderExpr("mg.idx").Scan(b.ctx, &idx))
+		return idx
+	}
+
+	// Another start, in its transaction, has claimed GPU 0 and not yet
+	// committed.
+	tx, err := db.BeginTx(b.ctx, nil)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback() }()
+	var claimed []int64
+	require.NoError(t, db.Claim(tx.NewSelect().TableExpr("machine_gpus AS mg").Column("mg.id").
+		Where("mg.machine_id = ? AND mg.idx = 0", m.id), "mg").Scan(b.ctx, &claimed))
+	require.Len(t, claimed, 1)
+
+	r := b.start(t, customer, b.list(t, Filter{}, SortRank)[0], 2)
+	require.Equal(t, []int{1, 2}, gpusOf(r), "the start took the GPUs nobody was claiming")
+
+	// The other start gave its claim up: GPU 0 is free for the next.
+	require.NoError(t, tx.Rollback())
+	r = b.start(t, customer, b.list(t, Filter{}, SortRank)[0], 1)
+	require.Equal(t, []int{0}, gpusOf(r))
+}
