@@ -385,7 +385,9 @@ type ComplexityRoot struct {
 	GpuEarnings struct {
 		GpuID     func(childComplexity int) int
 		Hostname  func(childComplexity int) int
+		Index     func(childComplexity int) int
 		MachineID func(childComplexity int) int
+		Model     func(childComplexity int) int
 		ModelKey  func(childComplexity int) int
 		Net       func(childComplexity int) int
 		UUID      func(childComplexity int) int
@@ -1085,6 +1087,7 @@ type GpuBenchmarkEvidenceResolver interface {
 	ThrottleReasons(ctx context.Context, obj *protocol.GpuBenchEvidence) ([]string, error)
 }
 type GpuEarningsResolver interface {
+	Model(ctx context.Context, obj *billing.GpuEarnings) (*catalog.GpuModel, error)
 	Net(ctx context.Context, obj *billing.GpuEarnings) (models.USDC, error)
 }
 type GpuPriceResolver interface {
@@ -2483,12 +2486,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GpuEarnings.Hostname(childComplexity), true
+	case "GpuEarnings.gpuIndex":
+		if e.ComplexityRoot.GpuEarnings.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.Index(childComplexity), true
 	case "GpuEarnings.machineId":
 		if e.ComplexityRoot.GpuEarnings.MachineID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.GpuEarnings.MachineID(childComplexity), true
+	case "GpuEarnings.model":
+		if e.ComplexityRoot.GpuEarnings.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GpuEarnings.Model(childComplexity), true
 	case "GpuEarnings.modelKey":
 		if e.ComplexityRoot.GpuEarnings.ModelKey == nil {
 			break
@@ -6107,9 +6122,13 @@ type EarningsPeriod {
 type GpuEarnings {
   gpuId: ID!
   gpuUuid: String!
+  "The GPU's index on its machine (nvidia-smi's), as the provider names it: GPU 0, GPU 1."
+  gpuIndex: Int!
   machineId: ID!
   hostname: String!
   modelKey: String!
+  "The model's catalogue entry (its display name), null for a model the catalogue does not know."
+  model: GpuModel
   net: USDC!
 }
 
@@ -8650,12 +8669,16 @@ func (ec *executionContext) childFields_GpuEarnings(ctx context.Context, field g
 		return ec.fieldContext_GpuEarnings_gpuId(ctx, field)
 	case "gpuUuid":
 		return ec.fieldContext_GpuEarnings_gpuUuid(ctx, field)
+	case "gpuIndex":
+		return ec.fieldContext_GpuEarnings_gpuIndex(ctx, field)
 	case "machineId":
 		return ec.fieldContext_GpuEarnings_machineId(ctx, field)
 	case "hostname":
 		return ec.fieldContext_GpuEarnings_hostname(ctx, field)
 	case "modelKey":
 		return ec.fieldContext_GpuEarnings_modelKey(ctx, field)
+	case "model":
+		return ec.fieldContext_GpuEarnings_model(ctx, field)
 	case "net":
 		return ec.fieldContext_GpuEarnings_net(ctx, field)
 	}
@@ -15792,6 +15815,29 @@ func (ec *executionContext) fieldContext_GpuEarnings_gpuUuid(_ context.Context, 
 	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "String")
 }
 
+func (ec *executionContext) _GpuEarnings_gpuIndex(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_gpuIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_gpuIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "Int")
+}
+
 func (ec *executionContext) _GpuEarnings_machineId(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15859,6 +15905,38 @@ func (ec *executionContext) _GpuEarnings_modelKey(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_GpuEarnings_modelKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GpuEarnings", field, false, false, "String")
+}
+
+func (ec *executionContext) _GpuEarnings_model(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GpuEarnings_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.GpuEarnings().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GpuModel) graphql.Marshaler {
+			return ec.marshalOGpuModel2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋcatalogᚐGpuModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GpuEarnings_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GpuEarnings",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GpuModel(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _GpuEarnings_net(ctx context.Context, field graphql.CollectedField, obj *billing.GpuEarnings) (ret graphql.Marshaler) {
@@ -33368,6 +33446,11 @@ func (ec *executionContext) _GpuEarnings(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "gpuIndex":
+			out.Values[i] = ec._GpuEarnings_gpuIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "machineId":
 			out.Values[i] = ec._GpuEarnings_machineId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33383,6 +33466,12 @@ func (ec *executionContext) _GpuEarnings(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GpuEarnings_model(ctx, field, obj)
+				})
 		case "net":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

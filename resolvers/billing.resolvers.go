@@ -46,6 +46,11 @@ func (r *earningsPeriodResolver) Net(ctx context.Context, obj *billing.Period) (
 	return obj.Net(), nil
 }
 
+// Model is the resolver for the model field.
+func (r *gpuEarningsResolver) Model(ctx context.Context, obj *billing.GpuEarnings) (*catalog.GpuModel, error) {
+	return catalog.ByKey(obj.ModelKey), nil
+}
+
 // Net is the resolver for the net field.
 func (r *gpuEarningsResolver) Net(ctx context.Context, obj *billing.GpuEarnings) (models.USDC, error) {
 	return obj.Gross - obj.Fee, nil

@@ -134,6 +134,17 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
     await page.locator('[data-testid="earnings-gpu"]').first().waitFor();
     const models = await page.getByTestId('earnings-model').evaluateAll((els) => els.map((el) => el.getAttribute('data-net')));
     assert.ok(models.every((n) => /^\d+\.\d{6}$/.test(n ?? '')), `model nets: ${models}`);
+    // Each GPU by its machine and index, its model by name: never a UUID
+    // or a catalogue key (the UUID stays on hover).
+    const gpus = await page.getByTestId('earnings-gpu').evaluateAll((els) =>
+      els.map((el) => ({ text: el.textContent ?? '', index: el.querySelector('[data-testid="earnings-gpu-index"]')?.textContent ?? '', uuid: el.querySelector('[data-testid="earnings-gpu-index"]')?.getAttribute('title') ?? '' })),
+    );
+    for (const g of gpus) {
+      assert.match(g.index, /^GPU \d+$/, `a GPU is named by its index: ${g.text}`);
+      assert.match(g.uuid, /^GPU-/, `its UUID on hover: ${g.uuid}`);
+      assert.ok(!g.text.includes(g.uuid), `no UUID in the row: ${g.text}`);
+      assert.doesNotMatch(g.text, /[A-Z0-9]+_[A-Z0-9_]+/, `the model by its display name, not its catalogue key: ${g.text}`);
+    }
 
     at('the history: 30 days by day, 7 days, 12 months by month, hourly refused over 31 days');
     const history = page.getByTestId('earnings-history');

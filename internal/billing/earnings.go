@@ -49,8 +49,10 @@ func (p Period) Net() models.USDC { return p.Gross - p.Fee }
 type GpuEarnings struct {
 	GpuID, MachineID int64
 	UUID, Hostname   string
-	ModelKey         string
-	Gross, Fee       models.USDC
+	// Index is the GPU's index on its machine.
+	Index      int
+	ModelKey   string
+	Gross, Fee models.USDC
 }
 
 // ModelEarnings is one model's share of the period.
@@ -152,21 +154,22 @@ func (s *Service) Summary(ctx context.Context, providerID int64) (*Summary, erro
 		GpuID     int64       `bun:"gpu_id"`
 		MachineID int64       `bun:"machine_id"`
 		UUID      string      `bun:"uuid"`
+		Index     int         `bun:"idx"`
 		Hostname  string      `bun:"hostname"`
 		ModelKey  string      `bun:"model_key"`
 		Gross     models.USDC `bun:"gross"`
 		Fee       models.USDC `bun:"fee"`
 	}
-	if err := s.deps.DB.NewRaw(`SELECT egh.gpu_id, egh.machine_id, mg.uuid, m.hostname, egh.model_key,
+	if err := s.deps.DB.NewRaw(`SELECT egh.gpu_id, egh.machine_id, mg.uuid, mg.idx, m.hostname, egh.model_key,
 		SUM(egh.gross_micros) AS gross, SUM(egh.fee_micros) AS fee
 		FROM earnings_gpu_hours egh JOIN machine_gpus mg ON mg.id = egh.gpu_id JOIN machines m ON m.id = egh.machine_id
 		WHERE egh.provider_id = ? AND egh.hour >= ? AND egh.hour < ?
-		GROUP BY egh.gpu_id, egh.machine_id, mg.uuid, m.hostname, egh.model_key ORDER BY m.hostname, mg.uuid`,
+		GROUP BY egh.gpu_id, egh.machine_id, mg.uuid, mg.idx, m.hostname, egh.model_key ORDER BY m.hostname, mg.idx`,
 		providerID, from.UTC(), to.UTC()).Scan(ctx, &gpus); err != nil {
 		return nil, fmt.Errorf("billing: unable to read earnings by GPU: %w", err)
 	}
 	for _, g := range gpus {
-		sum.ByGpu = append(sum.ByGpu, GpuEarnings{GpuID: g.GpuID, MachineID: g.MachineID, UUID: g.UUID, Hostname: g.Hostname,
+		sum.ByGpu = append(sum.ByGpu, GpuEarnings{GpuID: g.GpuID, MachineID: g.MachineID, UUID: g.UUID, Index: g.Index, Hostname: g.Hostname,
 			ModelKey: g.ModelKey, Gross: g.Gross, Fee: g.Fee})
 	}
 	var rates []struct {

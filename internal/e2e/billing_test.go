@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/await"
+	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
@@ -97,10 +98,16 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 			ws, _, err := watch.DialWS(t, nil)
 			require.NoError(t, err)
 			ws.Init(map[string]any{"authorization": "Bearer " + provider.Token})
-			ws.Subscribe("1", `subscription { earningsUpdated { asOf accrualPerHour period { net } availableBalance } }`, nil)
+			ws.Subscribe("1", `subscription { earningsUpdated { asOf accrualPerHour period { net } availableBalance
+				byGpu { hostname gpuIndex gpuUuid modelKey model { name } net } } }`, nil)
 			type earnings struct {
 				AccrualPerHour, AvailableBalance string
 				Period                           struct{ Net string }
+				ByGpu                            []struct {
+					Hostname, GpuUUID, ModelKey, Net string
+					GpuIndex                         int
+					Model                            *struct{ Name string }
+				}
 			}
 			next := func() earnings {
 				m := ws.MustRead(30 * time.Second)
@@ -136,6 +143,21 @@ func TestARentalIsMeteredStreamedAndPaidOutInUSDC(t *testing.T) {
 				return usdc(grown.Period.Net) > usdc(first.Period.Net)
 			}, "earningsUpdated shows the rental's earnings")
 			require.Equal(t, "30.600000", grown.AccrualPerHour, "36 USDC/h less the 15 % fee")
+			// The GPU that earned it, as the provider names it: the machine's
+			// hostname, the GPU's index on it and the model's display name.
+			await.True(t, func() bool {
+				for _, g := range grown.ByGpu {
+					if g.Hostname == "paid-host" {
+						require.Equal(t, 0, g.GpuIndex)
+						require.Equal(t, "H100_SXM_80GB", g.ModelKey)
+						require.NotNil(t, g.Model)
+						require.Equal(t, catalog.ByKey("H100_SXM_80GB").Name, g.Model.Name)
+						return true
+					}
+				}
+				grown = next()
+				return false
+			}, "the rented GPU is listed among the earnings by GPU")
 
 			var stopped struct {
 				StopRental struct{ UserErrors []struct{ Field string } }

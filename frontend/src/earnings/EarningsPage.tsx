@@ -145,8 +145,16 @@ function ByGpuCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
           rowProps={(g) => ({ 'data-testid': 'earnings-gpu', 'data-gpu': g.gpuId, 'data-net': g.net })}
           columns={[
             { key: 'machine', header: t('earnings.byGpu.machine'), primary: true, className: 'wrap-anywhere', cell: (g) => <bdi>{g.hostname}</bdi> },
-            { key: 'gpu', header: t('earnings.byGpu.gpu'), className: 'mono wrap-anywhere small', cell: (g) => <span dir="ltr">{g.gpuUuid}</span> },
-            { key: 'model', header: t('earnings.byGpu.model'), cell: (g) => <bdi>{g.modelKey}</bdi> },
+            {
+              key: 'gpu',
+              header: t('earnings.byGpu.gpu'),
+              cell: (g) => (
+                <span title={g.gpuUuid} data-testid="earnings-gpu-index">
+                  {t('earnings.byGpu.index', { index: g.gpuIndex })}
+                </span>
+              ),
+            },
+            { key: 'model', header: t('earnings.byGpu.model'), cell: (g) => <span dir="auto">{g.model?.name ?? g.modelKey}</span> },
             {
               key: 'net',
               header: t('earnings.net'),

@@ -21,9 +21,14 @@ export const EarningsFieldsFragment = graphql(`
     byGpu {
       gpuId
       gpuUuid
+      gpuIndex
       machineId
       hostname
       modelKey
+      model {
+        key
+        name
+      }
       net
     }
     byModel {
