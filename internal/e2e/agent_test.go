@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +57,8 @@ type process struct {
 	cmd *exec.Cmd
 	mu  sync.Mutex
 	out strings.Builder
+	// copyTo, when set, gets a copy of everything written (see tee).
+	copyTo io.Writer
 	// exited is set once wait has reaped it.
 	exited atomic.Bool
 }
@@ -69,7 +72,17 @@ func (p *process) wait() {
 func (p *process) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.copyTo != nil {
+		_, _ = p.copyTo.Write(b)
+	}
 	return p.out.Write(b)
+}
+
+// tee copies what the process writes from now on to w as well.
+func (p *process) tee(w io.Writer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.copyTo = w
 }
 
 func (p *process) output() string {

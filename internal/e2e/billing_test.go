@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/internal/await"
-	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/billing/solana"
 	"github.com/gpunex/gpunex/internal/billing/solana/solanatest"
+	"github.com/gpunex/gpunex/internal/catalog"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/internal/redistest"
 	"github.com/gpunex/gpunex/internal/store/storetest"

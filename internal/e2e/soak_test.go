@@ -266,6 +266,7 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 func (s *soak) startReplica(r *replica) {
 	s.t.Helper()
 	p := start(s.t, s.bin, r.args...)
+	s.keepLog(p, "replica-"+r.name)
 	r.mu.Lock()
 	r.proc = p
 	r.mu.Unlock()
@@ -551,4 +552,23 @@ func (s *soak) rent(ctx context.Context, c *gql) {
 			}
 		}
 	}
+}
+
+// keepLog copies what p writes from now on into a file beside the soak's
+// report (GPUNEX_SOAK_REPORT's folder), name-<start>.log, as it is
+// written: a run stopped from outside (its timeout, a stall looked at with
+// SIGQUIT) still leaves each replica's log to read. Without a report path
+// the output stays in memory, printed if the test fails.
+func (s *soak) keepLog(p *process, name string) {
+	report := os.Getenv("GPUNEX_SOAK_REPORT")
+	if report == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(filepath.Dir(report), fmt.Sprintf("soak-%s-%s.log", name, time.Now().Format("150405"))))
+	if err != nil {
+		s.t.Logf("soak: unable to keep the log of %s: %v", name, err)
+		return
+	}
+	s.t.Cleanup(func() { _ = f.Close() })
+	p.tee(f)
 }
