@@ -173,9 +173,10 @@ const revokedChannel = "auth.agent-token-revoked"
 
 // ListenForRevocations evicts from this replica's caches what other
 // replicas revoked or changed, until ctx ends: agent tokens revoked,
-// sessions ended, users changed (UserChanged). After any gap in a
-// subscription that cache is dropped whole, since a message may have
-// been missed.
+// sessions ended, users changed (UserChanged). After a gap in the
+// agent tokens' subscription their cache is dropped whole, since a
+// revocation may have been missed; the sessions' cache is kept (see
+// listenForViewerChanges).
 func (s *Service) ListenForRevocations(ctx context.Context) {
 	if s.deps.Bus == nil {
 		return

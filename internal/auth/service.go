@@ -333,7 +333,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 	hash := HashToken(token)
 	now := s.deps.Clock.Now()
 	if e, ok := s.viewers.get(hash, now); ok {
-		s.slide(ctx, hash, e.viewer.SessionID, e.lastUsed, now)
+		if expires, ok := s.slide(ctx, e.viewer.SessionID, e.lastUsed, now); ok {
+			s.viewers.used(hash, now, expires)
+		}
 		return e.viewer.clone(), nil
 	}
 	gen := s.viewers.generation()
@@ -359,20 +361,19 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 	user.Roles = roles
 	v := &Viewer{User: user, Roles: roles, SessionID: sess.ID, SessionKind: sess.Kind}
 	e := cachedViewer{viewer: v, lastUsed: sess.LastUsedAt, expires: sess.ExpiresAt, until: now.Add(viewerCacheTTL)}
-	if s.slide(ctx, "", sess.ID, sess.LastUsedAt, now) {
-		e.lastUsed, e.expires = now, now.Add(s.sessionTTL)
+	if expires, ok := s.slide(ctx, sess.ID, sess.LastUsedAt, now); ok {
+		e.lastUsed, e.expires = now, expires
 	}
 	s.viewers.put(hash, gen, e, now)
 	return v.clone(), nil
 }
 
 // slide moves session id's expiry forward from now when its last use,
-// lastUsed, is lastUsedResolution old or older, and reports whether it
-// did; the cached entry of hash (when given) follows. A failure is logged:
-// the request goes on.
-func (s *Service) slide(ctx context.Context, hash string, id int64, lastUsed, now time.Time) bool {
+// lastUsed, is lastUsedResolution old or older, and returns the new
+// expiry and true when it did. A failure is logged: the request goes on.
+func (s *Service) slide(ctx context.Context, id int64, lastUsed, now time.Time) (time.Time, bool) {
 	if now.Sub(lastUsed) < lastUsedResolution {
-		return false
+		return time.Time{}, false
 	}
 	expires := now.Add(s.sessionTTL)
 	_, err := s.deps.DB.NewUpdate().Model((*models.Session)(nil)).
@@ -380,12 +381,9 @@ func (s *Service) slide(ctx context.Context, hash string, id int64, lastUsed, no
 		Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		s.deps.Logger.WarnContext(ctx, "auth: unable to refresh session", "session_id", id, "err", err)
-		return false
+		return time.Time{}, false
 	}
-	if hash != "" {
-		s.viewers.used(hash, now, expires)
-	}
-	return true
+	return expires, true
 }
 
 // LogOut ends the session of token and reports whether one was ended.

@@ -158,13 +158,7 @@ func (s *Service) UserChanged(ctx context.Context, id int64) {
 // outage, all at once, to a database the outage may have slowed.
 func (s *Service) listenForViewerChanges(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		bus.Listen(ctx, s.deps.Bus, sessionEndedChannel, s.deps.Logger, nil, func(m bus.Message) {
-			if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
-				s.viewers.dropSession(id)
-			}
-		})
-	})
+	wg.Go(func() { s.ListenForSessionEnds(ctx, s.viewers.dropSession, nil) })
 	wg.Go(func() {
 		bus.Listen(ctx, s.deps.Bus, userChangedChannel, s.deps.Logger, nil, func(m bus.Message) {
 			if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
