@@ -204,11 +204,17 @@ func recoverPanic(logger *slog.Logger) graphql.RecoverFunc {
 // canceled and so is the work it started, which is no fault of the
 // server's, so that is a DEBUG line.
 func logInternal(ctx context.Context, logger *slog.Logger, gqlErr *gqlerror.Error, err error) {
+	logFailure(ctx, logger, err, "api: internal error", "path", gqlErr.Path.String())
+}
+
+// logFailure logs msg with err (and args) at ERROR, or at DEBUG when the
+// failure is only ctx's client going away (clientLeft).
+func logFailure(ctx context.Context, logger *slog.Logger, err error, msg string, args ...any) {
+	level := slog.LevelError
 	if clientLeft(ctx, err) {
-		logger.DebugContext(ctx, "api: request canceled by its client", "path", gqlErr.Path.String())
-		return
+		level = slog.LevelDebug
 	}
-	logger.ErrorContext(ctx, "api: internal error", "path", gqlErr.Path.String(), "err", err)
+	logger.Log(ctx, level, msg, append(args, "err", err)...)
 }
 
 // clientLeft reports whether err is the end of ctx's own work because its

@@ -148,11 +148,7 @@ func (a *authenticator) wsInit(ctx context.Context, tok string) (context.Context
 			a.logger.WarnContext(ctx, "api: unable to authenticate a WebSocket: a dependency is out of reach", "err", err)
 			return ctx, errors.New(fault.OutageMessage)
 		}
-		if clientLeft(ctx, err) {
-			a.logger.DebugContext(ctx, "api: a WebSocket closed while it was authenticated", "err", err)
-		} else {
-			a.logger.ErrorContext(ctx, "api: unable to authenticate a WebSocket", "err", err)
-		}
+		logFailure(ctx, a.logger, err, "api: unable to authenticate a WebSocket")
 		return ctx, errors.New("internal error")
 	}
 	return actx, nil
@@ -193,11 +189,7 @@ func (a *authenticator) internal(w http.ResponseWriter, r *http.Request, err err
 			"extensions": map[string]any{"code": fault.ServiceUnavailable, "retryAfterSeconds": int(fault.RetryAfter / time.Second)}}}})
 		return
 	}
-	if clientLeft(r.Context(), err) {
-		a.logger.DebugContext(r.Context(), "api: a request's client left while it was authenticated", "err", err)
-	} else {
-		a.logger.ErrorContext(r.Context(), "api: unable to authenticate a request", "err", err)
-	}
+	logFailure(r.Context(), a.logger, err, "api: unable to authenticate a request")
 	writeHTTPError(w, http.StatusInternalServerError, fault.Internal, "internal error")
 }
 

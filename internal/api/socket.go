@@ -490,11 +490,7 @@ func (g socketGuard) MutateOperationContext(ctx context.Context, oc *graphql.Ope
 			r.logger.WarnContext(ctx, "api: unable to check a WebSocket's session: a dependency is out of reach", "err", err)
 			return coded(fault.ServiceUnavailable, gqlerror.Errorf("%s", fault.OutageMessage))
 		}
-		if clientLeft(ctx, err) {
-			r.logger.DebugContext(ctx, "api: a WebSocket closed while its session was checked", "err", err)
-		} else {
-			r.logger.ErrorContext(ctx, "api: unable to check a WebSocket's session", "err", err)
-		}
+		logFailure(ctx, r.logger, err, "api: unable to check a WebSocket's session")
 		return coded(fault.Internal, gqlerror.Errorf("internal error"))
 	}
 	if !ok {
