@@ -181,11 +181,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     // The machine is benchmarked as it registers: both GPUs run at the
     // same load for a moment and the later line covers the earlier one.
     // Once they idle apart, each line shows in its own colour.
-    let drawn = await readChart(page, CARD);
-    for (const deadline = Date.now() + patience(); drawn.linePixels.some((pixels) => pixels <= 50) && Date.now() < deadline; ) {
-      await page.waitForTimeout(1000);
-      drawn = await readChart(page, CARD);
-    }
+    const drawn = await readChartOnceBothLinesShow(page, CARD);
     assert.equal(drawn.series, 2, 'a line per GPU');
     assert.equal(drawn.points, Math.max(...drawn.sparklinePoints), 'as many points as the longest GPU history');
     assert.equal(drawn.title, en.overview.chart.title);
@@ -226,7 +222,9 @@ test('overview: watches a machine turn Online in the Overview without reload, th
       ([selector, title]) => document.querySelector(`${selector} [data-testid="utilization-chart"] figcaption`)?.textContent === title,
       [CARD, ar.overview.chart.title],
     );
-    const arabic = await readChart(page, CARD);
+    // The two GPUs can run at the same load again (the later line covering
+    // the earlier), so this waits for both colours as above.
+    const arabic = await readChartOnceBothLinesShow(page, CARD);
     assert.equal(arabic.series, 2);
     assert.ok(arabic.description.startsWith(describedAs(ar)), `description: ${arabic.description}`);
     assert.ok(arabic.valueAxisGap.end >= 40 && arabic.valueAxisGap.start < 40, `value axis on the right: ${JSON.stringify(arabic.valueAxisGap)}`);
@@ -264,6 +262,21 @@ test('overview: watches a machine turn Online in the Overview without reload, th
     await server.stop();
   }
 });
+
+/**
+ * readChartOnceBothLinesShow reads the chart (readChart) until each GPU's
+ * line shows more than 50 pixels in its own colour, patient up to the run's
+ * deadline: while the GPUs run at the same load, the later line covers the
+ * earlier one. The caller asserts on what it returns.
+ */
+async function readChartOnceBothLinesShow(page, cardSelector) {
+  let drawn = await readChart(page, cardSelector);
+  for (const deadline = Date.now() + patience(); drawn.linePixels.some((pixels) => pixels <= 50) && Date.now() < deadline; ) {
+    await page.waitForTimeout(1000);
+    drawn = await readChart(page, cardSelector);
+  }
+  return drawn;
+}
 
 /**
  * readChart reads, in one go (a telemetry event may land between two reads),
