@@ -31,6 +31,12 @@ const (
 	DefaultStorageMargin = 256 << 20
 	// DefaultRandomReadFor is how long random reads are issued.
 	DefaultRandomReadFor = time.Second
+	// DefaultSimulatedRandomReadFor is how long --simulate runs issue them.
+	// A simulated machine's figure is still a real measurement of this
+	// disk, but a second of eight readers is two cores busy for a second
+	// per machine (the small test file sits in the page cache), and a demo
+	// world or a soak registers dozens of simulated machines at once.
+	DefaultSimulatedRandomReadFor = 100 * time.Millisecond
 	// DefaultRandomReadWorkers is how many reads are in flight at once: an
 	// SSD's IOPS figure is a queue-depth figure, and one read at a time
 	// measures latency instead.

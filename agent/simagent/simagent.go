@@ -49,7 +49,8 @@ type Options struct {
 	LogEvery time.Duration
 	// NetworkBytes is the benchmark's download and upload size (default
 	// 4 MiB); StorageBytes the storage benchmark's file (default
-	// bench.DefaultSimulatedStorageBytes).
+	// bench.DefaultSimulatedStorageBytes), read at random for
+	// bench.DefaultSimulatedRandomReadFor.
 	NetworkBytes, StorageBytes int64
 	// HTTPClient sends the agent's requests (the client's default when
 	// nil): a harness measures them through its transport.
@@ -124,7 +125,7 @@ func Start(ctx context.Context, wg *sync.WaitGroup, o Options, done func(error))
 		MachineID: o.MachineID, Detector: sim, Simulator: sim, GPU: &bench.SimulatedMeasurer{Sim: sim},
 		Busy:    busy,
 		Network: &bench.Network{Platform: c, Bytes: network},
-		Storage: &bench.Storage{Dir: filepath.Join(o.DataDir, "bench"), Bytes: storage},
+		Storage: &bench.Storage{Dir: filepath.Join(o.DataDir, "bench"), Bytes: storage, RandomReadFor: bench.DefaultSimulatedRandomReadFor},
 	})
 	runner = bench.NewRunner(suite.Run, func(ctx context.Context, res protocol.BenchmarkResultInput) error {
 		_, err := c.SubmitBenchmark(ctx, res)

@@ -67,6 +67,7 @@ func newSuite(cfg *config.Config, machineID string, detector gpu.Detector, busy 
 		if opts.Storage.Bytes == 0 {
 			opts.Storage.Bytes = bench.DefaultSimulatedStorageBytes
 		}
+		opts.Storage.RandomReadFor = bench.DefaultSimulatedRandomReadFor
 	} else {
 		l := &lazyCUDA{library: cfg.CUDALibrary}
 		opts.GPU = l
