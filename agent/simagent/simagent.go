@@ -50,8 +50,9 @@ type Options struct {
 	// NetworkBytes is the benchmark's download and upload size (default
 	// 4 MiB); StorageBytes the storage benchmark's file (default
 	// bench.DefaultSimulatedStorageBytes), read at random for
-	// bench.DefaultSimulatedRandomReadFor.
+	// StorageReadFor (default bench.DefaultSimulatedRandomReadFor).
 	NetworkBytes, StorageBytes int64
+	StorageReadFor             time.Duration
 	// HTTPClient sends the agent's requests (the client's default when
 	// nil): a harness measures them through its transport.
 	HTTPClient *http.Client
@@ -121,11 +122,15 @@ func Start(ctx context.Context, wg *sync.WaitGroup, o Options, done func(error))
 	if storage <= 0 {
 		storage = bench.DefaultSimulatedStorageBytes
 	}
+	readFor := o.StorageReadFor
+	if readFor <= 0 {
+		readFor = bench.DefaultSimulatedRandomReadFor
+	}
 	suite := bench.NewSuite(bench.Options{
 		MachineID: o.MachineID, Detector: sim, Simulator: sim, GPU: &bench.SimulatedMeasurer{Sim: sim},
 		Busy:    busy,
 		Network: &bench.Network{Platform: c, Bytes: network},
-		Storage: &bench.Storage{Dir: filepath.Join(o.DataDir, "bench"), Bytes: storage, RandomReadFor: bench.DefaultSimulatedRandomReadFor},
+		Storage: &bench.Storage{Dir: filepath.Join(o.DataDir, "bench"), Bytes: storage, RandomReadFor: readFor},
 	})
 	runner = bench.NewRunner(suite.Run, func(ctx context.Context, res protocol.BenchmarkResultInput) error {
 		_, err := c.SubmitBenchmark(ctx, res)

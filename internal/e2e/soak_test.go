@@ -433,7 +433,10 @@ func (s *soak) load() {
 			require.NoError(t, simagent.Start(actx, &s.agentsDone, simagent.Options{
 				Server: "http://" + front.Addr(), Token: p.agentToken, MachineID: m, Hostname: m, AgentVersion: "soak",
 				Spec: spec, DataDir: filepath.Join(s.dir, "agents", m), NetworkBytes: 256 << 10, StorageBytes: 256 << 10,
-				HTTPClient: httpc,
+				// Thousands register in the ramp: 100 ms of eight readers
+				// each would be 500 CPU-seconds at full size.
+				StorageReadFor: 10 * time.Millisecond,
+				HTTPClient:     httpc,
 			}, func(err error) {
 				if err != nil && actx.Err() == nil {
 					s.agentErrs.add(err.Error())
