@@ -1,9 +1,12 @@
 package store
 
 import (
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,3 +56,24 @@ func (postgresBackend) claim(q *bun.SelectQuery, alias string) *bun.SelectQuery 
 }
 
 func (postgresBackend) asTimestamp(expr string) string { return "CAST(" + expr + " AS TIMESTAMPTZ)" }
+
+// PostgresMigrationsDigest is a digest of the embedded PostgreSQL
+// migrations (names and contents): storetest names the migrated template
+// its test databases are cloned from by it, so an added or edited
+// migration makes a new template instead of reusing a stale one.
+func PostgresMigrationsDigest() string {
+	h := sha256.New()
+	_ = fs.WalkDir(postgresMigrations, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := postgresMigrations.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
