@@ -187,7 +187,9 @@ func template(base string) (string, error) {
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext('"+name+"'))"); err != nil {
 		return "", err
 	}
-	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('"+name+"'))") }()
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('"+name+"'))")
+	}()
 	var n int
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pg_database WHERE datname = '"+name+"'").Scan(&n); err != nil {
 		return "", err
