@@ -64,8 +64,17 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 			return nil
 		},
 		effect: func(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) (err error) {
-			provider, err = s.deps.Providers.Create(ctx, tx, app)
-			return err
+			if provider, err = s.deps.Providers.Create(ctx, tx, app); err != nil {
+				return err
+			}
+			// Once the provider role is committed, every replica reads
+			// the applicant's roles again on their next request. Added
+			// here, before the notification's own hook, so it runs first:
+			// the applicant's page asks for its roles as soon as the
+			// approval arrives, and an eviction after the notification
+			// left it the cached customer-only roles for good.
+			store.AfterCommit(ctx, func() { s.deps.Auth.UserChanged(ctx, app.UserID) })
+			return nil
 		},
 		notification: func(app *models.ProviderApplication) *models.Notification {
 			return &models.Notification{
@@ -81,11 +90,6 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 	})
 	if err != nil {
 		return nil, nil, err
-	}
-	if provider != nil {
-		// The provider role is committed: every replica reads the
-		// applicant's roles again on their next request.
-		s.deps.Auth.UserChanged(ctx, app.UserID)
 	}
 	if provider == nil {
 		// Approved before: the provider that approval created.
