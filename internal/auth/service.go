@@ -204,13 +204,20 @@ func (s *Service) grant(ctx context.Context, idb bun.IDB, userID int64, role mod
 
 // GrantRole gives userID role, inside idb's transaction when it is one.
 // Granting a role the user holds already is not an error. Once the grant
-// is committed, the caller calls UserChanged, so that sessions cached on
-// any replica take the role at once.
+// is committed it calls UserChanged, so that sessions cached on any
+// replica take the role at once: as an after-commit hook of ctx's
+// transaction, registered now, so it runs before the hooks the caller
+// adds later in it (an approval's notification, on which the applicant's
+// page asks for its roles again).
 func (s *Service) GrantRole(ctx context.Context, idb bun.IDB, userID int64, role models.Role) error {
 	if !role.IsValid() {
 		return fault.E(fault.Invalid, "unknown role %q", role)
 	}
-	return s.grant(ctx, idb, userID, role)
+	if err := s.grant(ctx, idb, userID, role); err != nil {
+		return err
+	}
+	store.AfterCommit(ctx, func() { s.UserChanged(ctx, userID) })
+	return nil
 }
 
 // CreateUser creates an account with roles (the operator's

@@ -64,17 +64,11 @@ func (s *Service) Approve(ctx context.Context, admin *auth.Viewer, id int64, tie
 			return nil
 		},
 		effect: func(ctx context.Context, tx bun.Tx, app *models.ProviderApplication) (err error) {
-			if provider, err = s.deps.Providers.Create(ctx, tx, app); err != nil {
-				return err
-			}
-			// Once the provider role is committed, every replica reads
-			// the applicant's roles again on their next request. Added
-			// here, before the notification's own hook, so it runs first:
-			// the applicant's page asks for its roles as soon as the
-			// approval arrives, and an eviction after the notification
-			// left it the cached customer-only roles for good.
-			store.AfterCommit(ctx, func() { s.deps.Auth.UserChanged(ctx, app.UserID) })
-			return nil
+			// Creating the provider grants the role, whose after-commit
+			// eviction of the applicant's cached sessions (auth.GrantRole)
+			// runs before the notification's hook added below.
+			provider, err = s.deps.Providers.Create(ctx, tx, app)
+			return err
 		},
 		notification: func(app *models.ProviderApplication) *models.Notification {
 			return &models.Notification{

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -76,13 +77,14 @@ func PostgresURL(t testing.TB) string {
 // most of the PostgreSQL server's work in make test.
 func Open(t testing.TB, backend string) *store.DB {
 	t.Helper()
-	cfg := store.Config{}
 	if backend == "postgres" {
-		cfg.DatabaseURL = Migrated(t)
-	} else {
-		cfg = Config(t, backend)
+		// Cloned migrated: nothing to migrate.
+		db, err := store.Open(context.Background(), store.Config{DatabaseURL: Migrated(t)})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = db.Close() })
+		return db
 	}
-	db, err := store.Open(context.Background(), cfg)
+	db, err := store.Open(context.Background(), Config(t, backend))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	_, err = db.MigrateUp(context.Background())
@@ -164,15 +166,11 @@ func template(base string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	db := u.Path
-	if len(db) > 0 && db[0] == '/' {
-		db = db[1:]
-	}
+	db := strings.TrimPrefix(u.Path, "/")
 	if db == "" {
 		db = "postgres"
 	}
-	prefix := db + "_tpl_"
-	name := prefix + store.PostgresMigrationsDigest()[:12]
+	name := db + "_tpl_" + store.PostgresMigrationsDigest()[:12]
 	ctx := context.Background()
 	admin, err := store.Open(ctx, store.Config{DatabaseURL: base})
 	if err != nil {
