@@ -117,6 +117,13 @@ if [ -n "$db_from_caller" ]; then
   log "PostgreSQL: GPUNEX_TEST_DATABASE_URL is set by the caller; using it as it is"
   database_url=$db_from_caller
 else
+  # Two checkouts setting up at once on a fresh machine (two make test side
+  # by side) would both restart the cluster below, one while the other's
+  # psql talks to it ("the database system is shutting down"): the start
+  # and the raise of max_connections happen under a machine-wide lock, so
+  # the second finds what the first did.
+  exec 9>"${TMPDIR:-/tmp}/gpunex-test-env-postgres.lock"
+  flock 9
   if pg_isready -h 127.0.0.1 -p 5432 -q; then
     log "PostgreSQL: running on 127.0.0.1:5432"
   else
@@ -149,6 +156,7 @@ else
       wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432 -q
     fi
   fi
+  exec 9>&-
   # One database per checkout and purpose, so that two checkouts on one
   # machine (or make test and make bench) never drop each other's.
   abs_env=$(cd "$(dirname "$env_file")" && pwd)/$(basename "$env_file")

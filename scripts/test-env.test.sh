@@ -73,7 +73,7 @@ new_world() {
   world=$work/$1
   state=$world/state
   mkdir -p "$world/bin" "$world/lib" "$state/pkg" "$world/tmp"
-  for c in env cat mkdir seq sleep awk cksum dirname basename tail; do
+  for c in env cat mkdir seq sleep awk cksum dirname basename tail flock; do
     ln -s "$(command -v "$c")" "$world/bin/$c"
   done
   quiet_stub id 'echo 0'   # as root, so as_root runs the command itself
@@ -269,7 +269,35 @@ pg_ctlcluster --skip-systemctl-redirect 15 main restart
 $(psql_call)"
 expect_output "PostgreSQL: max_connections 100 -> 400 (ALTER SYSTEM), restarting cluster 15 main"
 
-# 11. .ci/run leaves all set-up to make test.
+# 11. Two checkouts set up at once on a fresh machine (two make test side
+# by side): the cluster is restarted once, the second finding the first's
+# max_connections, not restarted again under the first's psql.
+new_world two-at-once
+present
+running
+echo 100 >"$state/max-connections"
+stub pg_ctlcluster 'rm -f "$STUB_STATE/pg-up"; sleep 1; echo 400 >"$STUB_STATE/max-connections"; : >"$STUB_STATE/pg-up"'
+{ printf '#!%s\n' "$bash_bin"; cat <<'EOF'
+[ -e "$STUB_STATE/pg-up" ] || { echo "psql: the database system is shutting down" >&2; exit 2; }
+case "$*" in
+  *"SHOW max_connections"*) cat "$STUB_STATE/max-connections"; exit 0 ;;
+esac
+echo "psql $*" >>"$STUB_STATE/calls"
+EOF
+} >"$world/bin/psql"
+for side in a b; do
+  env -i PATH="$world/bin" HOME="$world" TMPDIR="$world/tmp" STUB_STATE="$state" \
+    GPUNEX_REDIS_DIR="$world/redis" GPUNEX_DOCKERD_LOG="$world/dockerd.log" \
+    "$bash_bin" "$script" "$world/$side.env" >"$world/$side.out" 2>&1 &
+done
+for side in a b; do
+  wait -n || fail "a set-up failed$(printf '\n%s' "$(cat "$world/a.out" "$world/b.out")")"
+done
+checks=$((checks + 1))
+restarts=$(grep -c "pg_ctlcluster .* restart" "$state/calls" || true)
+[ "$restarts" = 1 ] || fail "the cluster was restarted $restarts times by two set-ups at once, not once$(printf '\n%s' "$(cat "$state/calls")")"
+
+# 12. .ci/run leaves all set-up to make test.
 case_name=ci-run
 checks=$((checks + 1))
 if grep -nE '^[^#]*\b(apt-get|dpkg|pg_ctlcluster|redis-server|psql|npm (ci|install))\b' .ci/run; then
