@@ -8,7 +8,11 @@
 // again" asks for a run, the button says the benchmark is running, and the
 // GPU turns Listed live, without a reload, with its score's history now
 // drawn. The tab is also taken at 390 px, in English and in Arabic, and
-// must not be wider than the screen. Screens are saved as
+// must not be wider than the screen. What is wrong comes first: the
+// header's delisted count links to a problems card above the machines,
+// inside the first screen at both widths, that names each delisted GPU by
+// machine and model with why and what to check; each GPU shows its figures
+// as a strip of pass and fail, the table one tap away. Screens are saved as
 // artifacts/e2e-benchmarks*.png.
 //
 // GPUNEX_BIN and GPUNEX_AGENT_BIN name the binaries (default ../bin/…). The
@@ -71,6 +75,31 @@ test(
       );
     }
 
+    // problemOf is the problems card's entry for the e2e machine's GPU.
+    async function problemOf() {
+      const id = await page.locator(GPU).getAttribute('data-gpu-id');
+      return page.locator(`[data-testid="bench-problem"][data-gpu-id="${id}"]`);
+    }
+
+    // problemsFirst checks, on p, that the problems card is the first card
+    // of the page, above every machine, and starts within the first screen.
+    async function problemsFirst(p, label) {
+      const seen = await p.evaluate(() => {
+        const problems = document.querySelector('[data-testid="bench-problems"]');
+        const firstMachine = document.querySelector('[data-testid="bench-machine"]');
+        return {
+          problemsTop: problems ? problems.getBoundingClientRect().top + window.scrollY : null,
+          machineTop: firstMachine ? firstMachine.getBoundingClientRect().top + window.scrollY : null,
+          viewport: window.innerHeight,
+          height: document.documentElement.scrollHeight,
+        };
+      });
+      console.log(`${label}: problems card at ${seen.problemsTop} px, first machine at ${seen.machineTop} px, page ${seen.height} px tall`);
+      assert.ok(seen.problemsTop !== null, `${label}: a problems card`);
+      assert.ok(seen.problemsTop < seen.machineTop, `${label}: the problems card comes before the machines`);
+      assert.ok(seen.problemsTop < seen.viewport, `${label}: the problems card starts within the first screen (${seen.problemsTop} of ${seen.viewport} px)`);
+    }
+
     // machineStatus is the e2e machine's status and when it changed, from the API.
     async function machineStatus() {
       const res = await page.context().request.post(`${server.url}/graphql`, {
@@ -113,6 +142,27 @@ test(
       });
       assert.equal(await page.locator(MACHINE).count(), 0, `no ${HOSTNAME} machine yet`);
 
+      at("the demo world's delisted GPU comes first, and the header's delisted count links to it");
+      await byId('bench-problems').waitFor();
+      await problemsFirst(page, 'desktop');
+      const demoProblem = page.getByTestId('bench-problem').first();
+      assert.ok((await demoProblem.getByTestId('bench-guidance').count()) >= 1, 'the delisted demo GPU says what to check');
+      assert.match(await text(demoProblem.getByTestId('bench-problem-link')), / on \S+/, 'the problem names the GPU and its machine');
+      const delistedCount = byId('bench-count-delisted');
+      assert.equal(await text(delistedCount), en.benchmarks.counts.delisted.replace('{{n}}', await page.getByTestId('benchmarks-page').getAttribute('data-delisted')));
+      await delistedCount.click();
+      await page.waitForFunction(() => window.location.hash === '#bench-problems');
+      const shown = await byId('bench-problems').evaluate((el) => ({ top: el.getBoundingClientRect().top, viewport: window.innerHeight }));
+      assert.ok(shown.top >= 0 && shown.top < shown.viewport, `the link shows the problems card (its top at ${shown.top} px)`);
+      const demoGpuId = await demoProblem.getAttribute('data-gpu-id');
+      const demoPanel = page.locator(`[data-testid="bench-gpu"][data-gpu-id="${demoGpuId}"]`);
+      assert.equal(await demoPanel.getAttribute('data-listing'), 'DELISTED');
+      assert.equal(await demoPanel.getByTestId('bench-why-link').getAttribute('href'), `#bench-problem-${demoGpuId}`, "the delisted GPU's panel links up to why");
+      assert.ok(
+        (await demoPanel.locator('[data-testid="bench-strip-item"][data-result="failed"]').count()) >= 1,
+        "the delisted GPU's strip shows a metric below its minimum",
+      );
+
       at('create an agent token and start an agent with a throttled H100');
       const token = await createAgentToken(page.context().request, server.url, 'e2e-bench');
       agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100:throttled', dataDir });
@@ -125,17 +175,26 @@ test(
       assert.equal(await gpu.count(), 1, 'one GPU');
       assert.equal(await text(gpu.getByTestId('bench-listing')), en.benchmarks.listing.DELISTED);
       assert.match(await text(gpu.locator('h3')), /^GPU 0 · .*H100/, 'the GPU is named by index and model');
-      const guidance = gpu.locator('[data-testid="bench-guidance"][data-code="THERMAL_THROTTLING"]');
+      const problem = await problemOf();
+      assert.equal(await problem.count(), 1, 'the throttled GPU is among the problems');
+      assert.ok(plain(await problem.getByTestId('bench-problem-link').textContent()).endsWith(`on ${HOSTNAME}`), 'named with its machine');
+      const guidance = problem.locator('[data-testid="bench-guidance"][data-code="THERMAL_THROTTLING"]');
       assert.equal(await guidance.count(), 1, 'the thermal guidance');
       const thermal = await text(guidance);
       assert.ok(thermal.startsWith(textStart(en.benchmarks.guidance.THERMAL_THROTTLING)), `thermal guidance in English: ${thermal}`);
       assert.match(thermal, /\d+ % of the run \(up to \d+(\.\d+)? °C\)/, `thermal guidance with its figures: ${thermal}`);
-      assert.ok((await gpu.getByTestId('bench-shortfall').count()) >= 1, 'at least one shortfall names why');
-      for (const s of await gpu.getByTestId('bench-shortfall').allTextContents()) {
+      assert.ok((await problem.getByTestId('bench-shortfall').count()) >= 1, 'at least one shortfall names why');
+      for (const s of await problem.getByTestId('bench-shortfall').allTextContents()) {
         assert.match(plain(s), /measured .+, expected .+, minimum .+/, `a shortfall with its figures: ${s}`);
       }
+      const strip = gpu.getByTestId('bench-strip-item');
+      assert.ok((await strip.count()) >= 1, 'the latest figures at a glance');
+      const results = await strip.evaluateAll((els) => els.map((el) => el.getAttribute('data-result')));
+      assert.ok(results.includes('failed'), `a metric below its minimum in the strip: ${results}`);
       const figures = gpu.getByTestId('bench-figure');
-      assert.ok((await figures.count()) >= 1, 'the latest figures');
+      assert.equal(await figures.count(), 0, 'the table of figures waits for a tap');
+      await gpu.getByTestId('bench-gpu-details').locator('summary').click();
+      assert.equal(await figures.count(), results.length, 'the table has a row per metric of the strip');
       for (const row of await figures.evaluateAll((els) =>
         els.map((el) => ({ supported: el.getAttribute('data-supported'), measured: el.querySelector('[data-testid="bench-figure-measured"]').textContent })),
       )) {
@@ -154,14 +213,16 @@ test(
       for (const language of ['en', 'ar']) {
         const width = await widthOnPhone(language);
         assert.ok(width.scroll <= PHONE.width, `${language}: the page is ${width.scroll} px wide on a ${PHONE.width} px screen`);
+        await problemsFirst(phone, `phone, ${language}`);
       }
       assert.equal(
         plain(await phone.locator(`${GPU} [data-testid="bench-listing"]`).textContent()),
         ar.benchmarks.listing.DELISTED,
         'the listing in Arabic',
       );
+      const gpuId = await phone.locator(GPU).getAttribute('data-gpu-id');
       assert.ok(
-        plain(await phone.locator(`${GPU} [data-testid="bench-guidance"][data-code="THERMAL_THROTTLING"]`).textContent()).startsWith(
+        plain(await phone.locator(`[data-testid="bench-problem"][data-gpu-id="${gpuId}"] [data-testid="bench-guidance"][data-code="THERMAL_THROTTLING"]`).textContent()).startsWith(
           textStart(ar.benchmarks.guidance.THERMAL_THROTTLING),
         ),
         'the thermal guidance in Arabic',
@@ -219,7 +280,8 @@ test(
       assert.equal(await machine.getByTestId('bench-request-error').count(), 0, 'no user error');
       await gpuIs({ 'data-listing': 'LISTED' });
       assert.equal(await text(page.locator(`${GPU} [data-testid="bench-listing"]`)), en.benchmarks.listing.LISTED);
-      assert.equal(await page.locator(`${GPU} [data-testid="bench-why"]`).count(), 0, 'no reason once listed');
+      assert.equal(await (await problemOf()).count(), 0, 'no longer among the problems once listed');
+      assert.equal(await page.locator(`${GPU} [data-testid="bench-why-link"]`).count(), 0, 'no link to a reason once listed');
       assert.ok(Number(await machine.getAttribute('data-live-events')) > eventsBefore, 'Listed arrived over the subscription');
       assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
       assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request of the page failed');
@@ -229,6 +291,9 @@ test(
       const countdown = await text(machine.getByTestId('bench-countdown'));
       assert.match(countdown, /^Available again in \d+:\d\d$/, `countdown: ${countdown}`);
       assert.equal(await button.isDisabled(), true, 'disabled during the cooldown');
+      if ((await page.locator(`${GPU} [data-testid="bench-gpu-details"]`).getAttribute('open')) === null) {
+        await page.locator(`${GPU} [data-testid="bench-gpu-details"] summary`).click();
+      }
       const chart = page.locator(`${GPU} [data-testid="bench-history-chart"]`);
       await chart.waitFor();
       assert.ok(Number(await chart.getAttribute('data-points')) >= 2, 'at least two runs in the history');

@@ -5,16 +5,19 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
 import './benchmarks.css';
 import { MachineBenchmarksCard } from './MachineBenchmarksCard';
-import { standingsOf, summarizeListings } from './standing';
+import { ProblemsCard } from './ProblemsCard';
+import { problemsOf, standingsOf, summarizeListings, type ListingSummary } from './standing';
 import { useBenchmarks } from './useBenchmarks';
 import { ForbiddenPage } from '../shell/ForbiddenPage';
 
 /**
- * BenchmarksPage is the provider's Benchmarks tab: per machine and GPU the
- * listing the benchmarks decided, the score, why a GPU is delisted and what
- * to check, the latest figures against the model's reference, the score's
- * history, the machine's network and storage figures, and a button to run
- * the benchmark again. Every change arrives live over benchmarkUpdated.
+ * BenchmarksPage is the provider's Benchmarks tab, what is wrong first: the
+ * GPUs counted by listing (the delisted count a link down to them), then
+ * every delisted GPU with why and what to check, then per machine and GPU
+ * the listing, the score, the latest figures as a strip of pass and fail
+ * (the tables against the model's reference and the score's history one
+ * tap away), the machine's network and storage figures, and a button to
+ * run the benchmark again. Every change arrives live over benchmarkUpdated.
  */
 export function BenchmarksPage() {
   const { user } = useSession();
@@ -32,6 +35,7 @@ function ProviderBenchmarks() {
 
   const entries = standingsOf(view);
   const summary = summarizeListings(entries);
+  const problems = problemsOf(entries);
   return (
     <section
       className="page benchmarks"
@@ -44,13 +48,10 @@ function ProviderBenchmarks() {
       <header className="page-head">
         <h1>{t('benchmarks.title')}</h1>
         <p className="lead">{t('benchmarks.lead')}</p>
-        {summary.gpus > 0 && (
-          <p className="benchmarks-summary" data-testid="benchmarks-summary">
-            {t('benchmarks.summary', { gpus: summary.gpus, listed: summary.listed, delisted: summary.delisted, pending: summary.pending })}
-          </p>
-        )}
+        {summary.gpus > 0 && <ListingCounts summary={summary} />}
       </header>
       {view.error && <ErrorNotice error={view.error} />}
+      <ProblemsCard problems={problems} gpuNames={view.gpuNames} />
       {entries.length === 0 ? (
         <section className="card" data-testid="benchmarks-empty">
           <h2>{t('benchmarks.empty.title')}</h2>
@@ -67,5 +68,26 @@ function ProviderBenchmarks() {
         </div>
       )}
     </section>
+  );
+}
+
+/** ListingCounts is the page's GPUs counted by listing; the delisted count links to the problems card. */
+function ListingCounts({ summary }: { summary: ListingSummary }) {
+  const { t } = useTranslation();
+  return (
+    <ul className="bench-counts" data-testid="benchmarks-summary">
+      <li>{t('benchmarks.counts.gpus', { n: summary.gpus })}</li>
+      <li className="bench-count-listed">{t('benchmarks.counts.listed', { n: summary.listed })}</li>
+      <li className="bench-count-delisted">
+        {summary.delisted > 0 ? (
+          <a href="#bench-problems" data-testid="bench-count-delisted">
+            {t('benchmarks.counts.delisted', { n: summary.delisted })}
+          </a>
+        ) : (
+          t('benchmarks.counts.delisted', { n: summary.delisted })
+        )}
+      </li>
+      {summary.pending > 0 && <li>{t('benchmarks.counts.pending', { n: summary.pending })}</li>}
+    </ul>
   );
 }

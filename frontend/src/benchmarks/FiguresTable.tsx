@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { BenchmarkFigureFieldsFragment } from '../gql/graphql';
 import { DataTable } from '../ui/DataTable';
-import { minimumMark, ratioBar, sortFigures } from './figure';
+import { minimumMark, ratioBar, resultOf, sortFigures } from './figure';
 import { useBenchmarkFormat } from './format';
 
 /** Figure is one metric of a run as the API sends it. */
@@ -67,10 +67,6 @@ export function FiguresTable({ figures, caption }: { figures: readonly Figure[];
       ]}
     />
   );
-}
-
-function resultOf(figure: Figure): 'unsupported' | 'passed' | 'failed' {
-  return !figure.supported ? 'unsupported' : figure.passed ? 'passed' : 'failed';
 }
 
 /** RatioBar is measured over expected as a bar, the minimum marked on it, and as a percentage. */

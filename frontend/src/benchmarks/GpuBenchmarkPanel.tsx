@@ -3,17 +3,19 @@ import { useTranslation } from 'react-i18next';
 import { ListingBadge } from '../ui/Badge';
 import { isolate, useFormat } from '../ui/format';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
+import { Folded } from '../ui/Folded';
+import { FigureStrip } from './FigureStrip';
 import { FiguresTable } from './FiguresTable';
 import { useBenchmarkFormat } from './format';
-import { guidanceText } from './guidance';
 import { historyRange, scoreHistory } from './history';
 import type { GpuStanding } from './standing';
 import type { GpuName } from './useBenchmarks';
 
 /**
  * GpuBenchmarkPanel is one GPU: its listing, score and since when; when
- * delisted, each shortfall and what to check; its latest figures against
- * the reference; and its score's history.
+ * delisted, a link up to why and what to check (the page's problems card);
+ * its latest figures at a glance as a strip of pass and fail, and one tap
+ * away the table of them against the reference and its score's history.
  */
 export function GpuBenchmarkPanel({ gpu, name }: { gpu: GpuStanding; name: GpuName | undefined }) {
   const { t } = useTranslation();
@@ -24,6 +26,7 @@ export function GpuBenchmarkPanel({ gpu, name }: { gpu: GpuStanding; name: GpuNa
   return (
     <section
       className="bench-gpu"
+      id={`bench-gpu-${gpu.gpuId}`}
       aria-label={label}
       data-testid="bench-gpu"
       data-gpu-id={gpu.gpuId}
@@ -56,45 +59,23 @@ export function GpuBenchmarkPanel({ gpu, name }: { gpu: GpuStanding; name: GpuNa
         </p>
       )}
       {gpu.listing === 'DELISTED' && (
-        <div className="notice warning bench-why" data-testid="bench-why">
-          {gpu.shortfalls.length > 0 && (
-            <>
-              <p className="bench-why-title">{t('benchmarks.why')}</p>
-              <ul className="bench-list">
-                {gpu.shortfalls.map((s) => (
-                  <li key={s.metric} data-testid="bench-shortfall" data-metric={s.metric}>
-                    {t('benchmarks.shortfall', {
-                      metric: fmt.metric(s.metric),
-                      measured: isolate(s.measured === null ? t('benchmarks.figure.none') : fmt.inUnit(s.metric, s.measured)),
-                      expected: isolate(s.expected === null ? t('benchmarks.figure.none') : fmt.inUnit(s.metric, s.expected)),
-                      minimum: isolate(s.minimum === null ? t('benchmarks.figure.none') : fmt.inUnit(s.metric, s.minimum)),
-                    })}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          {gpu.guidance.length > 0 && (
-            <>
-              <p className="bench-why-title">{t('benchmarks.whatToCheck')}</p>
-              <ul className="bench-list">
-                {gpu.guidance.map((g, i) => (
-                  <li key={`${g.code}-${i}`} data-testid="bench-guidance" data-code={g.code}>
-                    {guidanceText((key, options) => t(key as 'benchmarks.title', options), g, fmt)}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-        </div>
+        <p className="small">
+          <a href={`#bench-problem-${gpu.gpuId}`} data-testid="bench-why-link">
+            {t('benchmarks.problems.whyLink')}
+          </a>
+        </p>
       )}
-      {latest && latest.figures.length > 0 && (
-        <details className="bench-details" open>
-          <summary>{t('benchmarks.latestFigures', { when: f.dateTime(latest.at) })}</summary>
-          <FiguresTable figures={latest.figures} caption={t('benchmarks.latestFigures', { when: f.dateTime(latest.at) })} />
-        </details>
-      )}
-      <ScoreHistoryChart gpu={gpu} label={label} />
+      {latest && latest.figures.length > 0 && <FigureStrip figures={latest.figures} label={t('benchmarks.latestFigures', { when: f.dateTime(latest.at) })} />}
+      <Folded className="bench-details" testId="bench-gpu-details" summary={t('benchmarks.detailsSummary')}>
+        {() => (
+          <>
+            {latest && latest.figures.length > 0 && (
+              <FiguresTable figures={latest.figures} caption={t('benchmarks.latestFigures', { when: f.dateTime(latest.at) })} />
+            )}
+            <ScoreHistoryChart gpu={gpu} label={label} />
+          </>
+        )}
+      </Folded>
     </section>
   );
 }

@@ -4,6 +4,8 @@ import { useMutation } from 'urql';
 import { useFormat } from '../ui/format';
 import { userErrorText } from '../ui/userErrorText';
 import { useBenchmarkFormat } from './format';
+import { Folded } from '../ui/Folded';
+import { FigureStrip } from './FigureStrip';
 import { FiguresTable } from './FiguresTable';
 import { GpuBenchmarkPanel } from './GpuBenchmarkPanel';
 import { RequestBenchmarkMutation } from './operations';
@@ -62,7 +64,10 @@ export function MachineBenchmarksCard({ entry, gpuNames, onRequested }: MachineB
   );
 }
 
-/** MachineFigures is the latest run's network and storage figures, each passed or failed. */
+/**
+ * MachineFigures is the latest run's network and storage figures: each
+ * section's outcome and a strip of pass and fail, the tables one tap away.
+ */
 function MachineFigures({ machine: m }: { machine: MachineStanding }) {
   const { t } = useTranslation();
   const run = m.latestRun;
@@ -71,10 +76,11 @@ function MachineFigures({ machine: m }: { machine: MachineStanding }) {
     { key: 'storage', title: t('benchmarks.storage'), section: run?.storage },
   ] as const;
   if (!run || sections.every((s) => !s.section)) return null;
+  const present = sections.filter((s) => s.section);
   return (
     <section className="bench-machine-figures" data-testid="bench-machine-figures">
       <h3>{t('benchmarks.machineFigures')}</h3>
-      {sections.map(({ key, title, section }) =>
+      {present.map(({ key, title, section }) =>
         section ? (
           <div key={key} className="bench-section" data-testid={`bench-${key}`} data-outcome={section.outcome}>
             <h4>{title}</h4>
@@ -91,9 +97,18 @@ function MachineFigures({ machine: m }: { machine: MachineStanding }) {
                 )}
               </p>
             )}
-            {section.figures.length > 0 && <FiguresTable figures={section.figures} caption={title} />}
+            {section.figures.length > 0 && <FigureStrip figures={section.figures} label={title} />}
           </div>
         ) : null,
+      )}
+      {present.some((s) => (s.section?.figures.length ?? 0) > 0) && (
+        <Folded className="bench-details" testId="bench-machine-details" summary={t('benchmarks.machineDetailsSummary')}>
+          {() =>
+            present.map(({ key, title, section }) =>
+              section && section.figures.length > 0 ? <FiguresTable key={key} figures={section.figures} caption={title} /> : null,
+            )
+          }
+        </Folded>
       )}
     </section>
   );

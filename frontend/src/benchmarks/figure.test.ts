@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fractionDigits, isMetric, METRIC_ORDER, METRIC_UNITS, minimumMark, ratioBar, sortFigures } from './figure';
+import { fractionDigits, isMetric, METRIC_ORDER, METRIC_UNITS, minimumMark, ratioBar, resultOf, sortFigures } from './figure';
 
 describe('METRIC_UNITS', () => {
   it('names a unit for every metric, in the order figures are shown', () => {
@@ -52,5 +52,14 @@ describe('sortFigures', () => {
       { metric: 'FP32_TFLOPS', supported: true, ratio: 1 },
     ] as const;
     expect(sortFigures(figures).map((f) => f.metric)).toEqual(['FP32_TFLOPS', 'MEMORY_READ_GBS', 'STORAGE_READ_MBS']);
+  });
+});
+
+describe('resultOf', () => {
+  it('says passed, below the minimum, or not supported (whatever passed says then)', () => {
+    expect(resultOf({ supported: true, passed: true })).toBe('passed');
+    expect(resultOf({ supported: true, passed: false })).toBe('failed');
+    expect(resultOf({ supported: false, passed: false })).toBe('unsupported');
+    expect(resultOf({ supported: false, passed: true })).toBe('unsupported');
   });
 });

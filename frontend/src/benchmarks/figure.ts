@@ -52,6 +52,14 @@ export interface FigureLike {
   ratio: number | null;
 }
 
+/** FigureResult is how a figure came out against its minimum. */
+export type FigureResult = 'unsupported' | 'passed' | 'failed';
+
+/** resultOf is a figure's result: not supported, passed, or below its minimum. */
+export function resultOf(figure: { supported: boolean; passed: boolean }): FigureResult {
+  return !figure.supported ? 'unsupported' : figure.passed ? 'passed' : 'failed';
+}
+
 /** sortFigures orders figures by METRIC_ORDER (unknown metrics last, as they came). */
 export function sortFigures<T extends FigureLike>(figures: readonly T[]): T[] {
   const rank = (m: BenchmarkMetric) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   emptyStandings,
+  problemsOf,
   secondsUntil,
   standingsOf,
   standingsReducer,
@@ -93,5 +94,21 @@ describe('secondsUntil', () => {
     ['a time passed is zero', '2026-11-01T09:59:00Z', 0],
   ])('%s', (_name, iso, want) => {
     expect(secondsUntil(iso, now)).toBe(want);
+  });
+});
+
+describe('problemsOf', () => {
+  it('lists every delisted GPU with its machine, in the page\'s machine order, and nothing when all are well', () => {
+    const s = apply([
+      { type: 'event', machine: machine('10', { gpus: [gpu('c', 'DELISTED'), gpu('d', 'LISTED')] }), initial: true, seq: 1 },
+      { type: 'event', machine: machine('2', { gpus: [gpu('a', 'PENDING'), gpu('b', 'DELISTED')] }), initial: true, seq: 2 },
+    ]);
+    expect(problemsOf(standingsOf(s)).map((p) => [p.machineId, p.hostname, p.gpu.gpuId])).toEqual([
+      ['2', 'host-2', 'b'],
+      ['10', 'host-10', 'c'],
+    ]);
+    const healed = apply([{ type: 'event', machine: machine('2', { gpus: [gpu('a', 'LISTED'), gpu('b', 'LISTED')] }), initial: false, seq: 3 }], s);
+    expect(problemsOf(standingsOf(healed)).map((p) => p.gpu.gpuId)).toEqual(['c']);
+    expect(problemsOf([])).toEqual([]);
   });
 });

@@ -107,6 +107,20 @@ export function summarizeListings(entries: readonly StandingEntry[]): ListingSum
   return out;
 }
 
+/** Problem is a delisted GPU with the machine it is in. */
+export interface Problem {
+  machineId: string;
+  hostname: string;
+  gpu: GpuStanding;
+}
+
+/** problemsOf lists every delisted GPU, machine by machine in the page's order. */
+export function problemsOf(entries: readonly StandingEntry[]): Problem[] {
+  return entries.flatMap(({ machine }) =>
+    machine.gpus.filter((gpu) => gpu.listing === 'DELISTED').map((gpu) => ({ machineId: machine.machineId, hostname: machine.hostname, gpu })),
+  );
+}
+
 /** secondsUntil is the whole seconds from now until iso, never negative (rounded up: 0.2 s left is 1). */
 export function secondsUntil(iso: string, now: number): number {
   return Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
