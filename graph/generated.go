@@ -325,10 +325,12 @@ type ComplexityRoot struct {
 	Gpu struct {
 		ID          func(childComplexity int) int
 		Index       func(childComplexity int) int
+		Listing     func(childComplexity int) int
 		Model       func(childComplexity int) int
 		Name        func(childComplexity int) int
 		PciBusID    func(childComplexity int) int
 		PowerLimitW func(childComplexity int) int
+		Rented      func(childComplexity int) int
 		Simulated   func(childComplexity int) int
 		Telemetry   func(childComplexity int) int
 		UUID        func(childComplexity int) int
@@ -1082,6 +1084,8 @@ type EarningsPeriodResolver interface {
 }
 type GpuResolver interface {
 	Model(ctx context.Context, obj *models.MachineGpu) (*catalog.GpuModel, error)
+
+	Listing(ctx context.Context, obj *models.MachineGpu) (models.GpuListing, error)
 }
 type GpuBenchmarkEvidenceResolver interface {
 	ThrottleReasons(ctx context.Context, obj *protocol.GpuBenchEvidence) ([]string, error)
@@ -2194,6 +2198,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Gpu.Index(childComplexity), true
+	case "Gpu.listing":
+		if e.ComplexityRoot.Gpu.Listing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Listing(childComplexity), true
 	case "Gpu.model":
 		if e.ComplexityRoot.Gpu.Model == nil {
 			break
@@ -2218,6 +2228,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Gpu.PowerLimitW(childComplexity), true
+	case "Gpu.rented":
+		if e.ComplexityRoot.Gpu.Rented == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Gpu.Rented(childComplexity), true
 	case "Gpu.simulated":
 		if e.ComplexityRoot.Gpu.Simulated == nil {
 			break
@@ -6535,6 +6551,10 @@ type Gpu {
   simulated: Boolean!
   "Latest telemetry while the machine is online."
   telemetry: GpuTelemetry
+  "Whether customers may rent it, as its latest scored benchmark decided (PENDING before the first)."
+  listing: GpuListing!
+  "Whether a rental holds it now."
+  rented: Boolean!
 }
 
 "A GPU's telemetry at one instant. Null fields were not supported by the GPU."
@@ -8565,6 +8585,10 @@ func (ec *executionContext) childFields_Gpu(ctx context.Context, field graphql.C
 		return ec.fieldContext_Gpu_simulated(ctx, field)
 	case "telemetry":
 		return ec.fieldContext_Gpu_telemetry(ctx, field)
+	case "listing":
+		return ec.fieldContext_Gpu_listing(ctx, field)
+	case "rented":
+		return ec.fieldContext_Gpu_rented(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Gpu", field.Name)
 }
@@ -14821,6 +14845,52 @@ func (ec *executionContext) fieldContext_Gpu_telemetry(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Gpu_listing(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_listing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Gpu().Listing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.GpuListing) graphql.Marshaler {
+			return ec.marshalNGpuListing2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐGpuListing(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_listing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, true, true, "GpuListing")
+}
+
+func (ec *executionContext) _Gpu_rented(ctx context.Context, field graphql.CollectedField, obj *models.MachineGpu) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Gpu_rented(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rented, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Gpu_rented(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Gpu", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _GpuBenchmark_id(ctx context.Context, field graphql.CollectedField, obj *bench.Result) (ret graphql.Marshaler) {
@@ -33131,6 +33201,17 @@ func (ec *executionContext) _Gpu(ctx context.Context, sel ast.SelectionSet, obj 
 		case "telemetry":
 			out.Values[i] = ec._Gpu_telemetry(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "listing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Gpu_listing(ctx, field, obj)
+				})
+		case "rented":
+			out.Values[i] = ec._Gpu_rented(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:

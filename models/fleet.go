@@ -118,6 +118,13 @@ type MachineGpu struct {
 	AddedAt     time.Time  `bun:"added_at,notnull"`
 	RemovedAt   *time.Time `bun:"removed_at"`
 
+	// Standing is whether customers may rent the GPU (its benchmarks'
+	// decision, gpu_bench_status; PENDING before the first) and Rented
+	// whether a rental holds it now (gpu_allocations): read with the GPU
+	// by the fleet's loads, for the provider's Overview.
+	Standing GpuListing `bun:"listing,scanonly"`
+	Rented   bool       `bun:"rented,scanonly"`
+
 	// Telemetry is the latest sample, from the presence store.
 	Telemetry *GpuTelemetry `bun:"-"`
 }

@@ -23,6 +23,14 @@ func (r *gpuResolver) Model(ctx context.Context, obj *models.MachineGpu) (*catal
 	return gpuModel(obj.ModelKey), nil
 }
 
+// Listing is the resolver for the listing field.
+func (r *gpuResolver) Listing(ctx context.Context, obj *models.MachineGpu) (models.GpuListing, error) {
+	if obj.Standing == "" { // a GPU not loaded by the fleet (a registration's answer): no run has scored it
+		return models.GpuListingPending, nil
+	}
+	return obj.Standing, nil
+}
+
 // ThrottleReasons is the resolver for the throttleReasons field.
 func (r *gpuTelemetryResolver) ThrottleReasons(ctx context.Context, obj *models.GpuTelemetry) ([]string, error) {
 	if obj.ThrottleReasons == nil {

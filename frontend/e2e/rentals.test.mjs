@@ -9,7 +9,9 @@
 // environment variable), lands on the rental's page, watches it go Running
 // with its log lines arriving live, and stops it after a confirmation;
 // meanwhile the provider's Pricing tab shows the rental live, Running then
-// Stopped, without a reload. An anonymous visitor browses the Marketplace
+// Stopped, without a reload; its Overview shows the GPU Listed and Rented
+// now, free again once stopped, and the demo world's delisted GPU linking to
+// why. An anonymous visitor browses the Marketplace
 // and is asked to sign in to rent. The three pages are taken at 390 px in
 // English and in Arabic and must not be wider than the screen. Screens are
 // saved as artifacts/e2e-rentals*.png.
@@ -61,6 +63,7 @@ test(
     let provider;
     let customer;
     let phone;
+    let overview;
     let agent;
     let step = 'start';
     const pageErrors = [];
@@ -229,6 +232,22 @@ test(
       );
       assert.equal(await provider.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
 
+      at("issue 29 point 3: the provider's Overview shows the GPU Listed and Rented now");
+      overview = await provider.context().newPage();
+      await overview.goto(`${server.url}/provider/overview`);
+      const gpuRow = overview.locator(`[data-testid="machine-card"][data-hostname="${HOSTNAME}"] [data-testid="gpu-row"][data-index="0"]`);
+      await gpuRow.waitFor();
+      await overview.waitForFunction(
+        (host) => document.querySelector(`[data-testid="machine-card"][data-hostname="${host}"] [data-testid="gpu-row"][data-index="0"]`)?.getAttribute('data-rented') === 'true',
+        HOSTNAME,
+      );
+      assert.equal(await gpuRow.getAttribute('data-listing'), 'LISTED');
+      assert.equal(await text(gpuRow.getByTestId('gpu-listing')), en.benchmarks.listing.LISTED);
+      assert.equal(await text(gpuRow.getByTestId('gpu-rented')), en.overview.gpu.rented);
+      const demoDelisted = overview.locator('[data-testid="gpu-row"][data-listing="DELISTED"]').first();
+      assert.equal(await text(demoDelisted.getByTestId('gpu-listing')), en.benchmarks.listing.DELISTED, "the demo world's delisted GPU says so");
+      assert.match(await demoDelisted.locator('a:has([data-testid="gpu-listing"])').getAttribute('href'), /^\/provider\/benchmarks#bench-problem-\d+$/, 'and links to why');
+
       at('on a 390 px phone the three pages are no wider than the screen, in English and in Arabic');
       for (const [who, path, ready] of [
         [customer, `/marketplace?model=${model}`, 'marketplace-page'],
@@ -265,6 +284,11 @@ test(
       assert.equal(await text(rental.getByTestId('rental-state')), en.rentalState.STOPPED);
       assert.equal(await rental.getByTestId('rental-stop').count(), 0, 'no Stop button once stopped');
       assert.equal(await customer.evaluate(() => window.__gpunexNoReload), true, 'the rental page was not reloaded');
+      await overview.waitForFunction(
+        (host) => document.querySelector(`[data-testid="machine-card"][data-hostname="${host}"] [data-testid="gpu-row"][data-index="0"]`)?.getAttribute('data-rented') === 'false',
+        HOSTNAME,
+      );
+      assert.equal(await overview.locator(`[data-testid="machine-card"][data-hostname="${HOSTNAME}"] [data-testid="gpu-rented"]`).count(), 0, 'the Overview shows the GPU free again, live');
 
       at('the rental page tells how it ended and, once metered, its final charge and billed seconds, live');
       assert.equal(await rental.getByTestId('rental-end').getAttribute('data-end'), 'STOPPED_BY_YOU');

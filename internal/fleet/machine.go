@@ -19,9 +19,7 @@ import (
 func (s *Service) Machines(ctx context.Context, providerID int64) ([]*models.Machine, error) {
 	var ms []*models.Machine
 	err := s.deps.DB.NewSelect().Model(&ms).Where("m.provider_id = ?", providerID).OrderExpr("m.id ASC").
-		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
-		}).Scan(ctx)
+		Relation("Gpus", currentGpus).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: unable to list machines: %w", err)
 	}
@@ -41,9 +39,7 @@ func (s *Service) Machine(ctx context.Context, id int64) (*models.Machine, error
 func (s *Service) machineRow(ctx context.Context, id int64) (*models.Machine, error) {
 	m := new(models.Machine)
 	err := s.deps.DB.NewSelect().Model(m).Where("m.id = ?", id).
-		Relation("Gpus", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
-		}).Scan(ctx)
+		Relation("Gpus", currentGpus).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.NotFound, "no such machine")
 	}
@@ -51,6 +47,17 @@ func (s *Service) machineRow(ctx context.Context, id int64) (*models.Machine, er
 		return nil, fmt.Errorf("fleet: unable to load machine: %w", err)
 	}
 	return m, nil
+}
+
+// currentGpus selects a machine's current GPUs in index order, each with
+// its listing (what its benchmarks decided, PENDING before the first) and
+// whether a rental holds it now, in the same statement: the Overview shows
+// both beside the GPU's telemetry, and every machine event carries them.
+func currentGpus(q *bun.SelectQuery) *bun.SelectQuery {
+	return q.ColumnExpr("mg.*").
+		ColumnExpr("COALESCE((SELECT gbs.listing FROM gpu_bench_status AS gbs WHERE gbs.gpu_id = mg.id), ?) AS listing", models.GpuListingPending).
+		ColumnExpr("EXISTS (SELECT 1 FROM gpu_allocations AS ga WHERE ga.gpu_id = mg.id) AS rented").
+		Where("mg.removed_at IS NULL").OrderExpr("mg.idx ASC")
 }
 
 // attachLive fills in the latest heartbeat and telemetry of online

@@ -1,5 +1,6 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
+import { Link, useLocation } from 'react-router-dom';
 import { useSession } from '../account/session';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
@@ -28,6 +29,12 @@ export function BenchmarksPage() {
 function ProviderBenchmarks() {
   const { t } = useTranslation();
   const view = useBenchmarks();
+  // A link from elsewhere (the Overview's Delisted badge) names a GPU's
+  // problem in the hash: shown once the page has it.
+  const { hash } = useLocation();
+  useEffect(() => {
+    if (view.loaded && hash.length > 1) document.getElementById(decodeURIComponent(hash.slice(1)))?.scrollIntoView();
+  }, [view.loaded, hash]);
 
   if (!view.loaded && view.error) return <ErrorNotice error={view.error} onRetry={view.refresh} />;
   if (!view.loaded) return <Loading />;

@@ -1,4 +1,6 @@
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { ListingBadge } from '../ui/Badge';
 import { CopyButton } from '../ui/CopyButton';
 import { DataTable, type DataColumn } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
@@ -213,6 +215,8 @@ function GpuTable({ machine: m }: { machine: Machine }) {
           'data-uuid': gpu.uuid,
           'data-live': Boolean(gpu.telemetry),
           'data-throttled': activeThrottles(gpu.telemetry?.throttleReasons ?? []).length > 0,
+          'data-listing': gpu.listing,
+          'data-rented': gpu.rented,
         })}
         className="gpu-table"
         testId="gpu-table"
@@ -228,7 +232,8 @@ function GpuTable({ machine: m }: { machine: Machine }) {
 
 /**
  * GpuSummary names a GPU (its index and model) and flags a slowdown at a
- * glance; its details (product name, memory, UUID, PCI bus, clocks, power
+ * glance, with whether customers may rent it (a delisted one links to why,
+ * on the Benchmarks tab) and whether a rental holds it now; its details (product name, memory, UUID, PCI bus, clocks, power
  * limit, throttle reasons, ECC errors) open on demand.
  */
 function GpuSummary({ gpu }: { gpu: Gpu }) {
@@ -249,6 +254,20 @@ function GpuSummary({ gpu }: { gpu: Gpu }) {
         {throttles.length > 0 && (
           <span className="chip small throttled" data-testid="gpu-throttled" title={throttles.join(', ')}>
             {t('overview.gpu.throttled')}
+          </span>
+        )}
+      </span>
+      <span className="gpu-standing">
+        {gpu.listing === 'DELISTED' ? (
+          <Link to={`/provider/benchmarks#bench-problem-${gpu.id}`} className="gpu-listing-link" title={t('overview.gpu.delistedWhy')}>
+            <ListingBadge listing={gpu.listing} testId="gpu-listing" />
+          </Link>
+        ) : (
+          <ListingBadge listing={gpu.listing} testId="gpu-listing" />
+        )}
+        {gpu.rented && (
+          <span className="chip small rented" data-testid="gpu-rented">
+            {t('overview.gpu.rented')}
           </span>
         )}
       </span>

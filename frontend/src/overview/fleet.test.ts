@@ -37,6 +37,8 @@ function gpu(id: string, utilizationPct: number | null = null): Machine['gpus'][
     pciBusId: null,
     powerLimitW: null,
     simulated: true,
+    listing: 'LISTED',
+    rented: false,
     telemetry:
       utilizationPct === null
         ? null

@@ -52,6 +52,8 @@ export const MachineFieldsFragment = graphql(`
       pciBusId
       powerLimitW
       simulated
+      listing
+      rented
       telemetry {
         ...GpuTelemetryFields
       }

@@ -13,6 +13,8 @@ function gpu(index: number, recent: number[] | null): Gpu {
     pciBusId: null,
     powerLimitW: null,
     simulated: true,
+    listing: 'LISTED',
+    rented: false,
     telemetry:
       recent === null
         ? null
