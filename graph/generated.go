@@ -746,6 +746,11 @@ type ComplexityRoot struct {
 		Region        func(childComplexity int) int
 	}
 
+	ProgressMark struct {
+		ReachedAt func(childComplexity int) int
+		Step      func(childComplexity int) int
+	}
+
 	Provider struct {
 		AgentTokens  func(childComplexity int) int
 		Benchmarks   func(childComplexity int) int
@@ -759,6 +764,7 @@ type ComplexityRoot struct {
 		PayoutMethod func(childComplexity int) int
 		Payouts      func(childComplexity int, first *int) int
 		Prices       func(childComplexity int) int
+		Progress     func(childComplexity int) int
 		Reliability  func(childComplexity int) int
 		Rentals      func(childComplexity int) int
 		Schedule     func(childComplexity int) int
@@ -1165,6 +1171,7 @@ type PricingRecommendationResolver interface {
 }
 type ProviderResolver interface {
 	AgentTokens(ctx context.Context, obj *models.Provider) ([]*models.AgentToken, error)
+	Progress(ctx context.Context, obj *models.Provider) ([]*models.ProgressMark, error)
 	Benchmarks(ctx context.Context, obj *models.Provider) ([]*bench.MachineBenchmarks, error)
 	Earnings(ctx context.Context, obj *models.Provider) (*billing.Summary, error)
 	PayoutMethod(ctx context.Context, obj *models.Provider) (*billing.Method, error)
@@ -4197,6 +4204,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PricingRecommendation.Region(childComplexity), true
 
+	case "ProgressMark.reachedAt":
+		if e.ComplexityRoot.ProgressMark.ReachedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgressMark.ReachedAt(childComplexity), true
+	case "ProgressMark.step":
+		if e.ComplexityRoot.ProgressMark.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProgressMark.Step(childComplexity), true
+
 	case "Provider.agentTokens":
 		if e.ComplexityRoot.Provider.AgentTokens == nil {
 			break
@@ -4274,6 +4294,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.Prices(childComplexity), true
+	case "Provider.progress":
+		if e.ComplexityRoot.Provider.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Provider.Progress(childComplexity), true
 	case "Provider.reliability":
 		if e.ComplexityRoot.Provider.Reliability == nil {
 			break
@@ -7655,6 +7681,33 @@ type Provider {
   name: String!
   createdAt: DateTime!
   agentTokens: [AgentToken!]!
+  "Where the provider stands on the way from application to a first rental: every step in order, each with when it was first reached."
+  progress: [ProgressMark!]!
+}
+
+"A step on a provider's way from application to first rental."
+enum ProgressStep {
+  "The application was submitted."
+  APPLIED
+  "An admin approved it."
+  APPROVED
+  "The provider made an agent token, which installing the agent asks for."
+  AGENT_TOKEN
+  "An agent installed with a token registered a machine."
+  MACHINE_ONLINE
+  "The platform benchmarked a GPU."
+  FIRST_BENCHMARK
+  "A GPU passed a benchmark: customers can rent it."
+  LISTED
+  "A customer rented a GPU."
+  FIRST_RENTAL
+}
+
+"A step and when it was first reached."
+type ProgressMark {
+  step: ProgressStep!
+  "Null while the step is ahead."
+  reachedAt: DateTime
 }
 
 """
@@ -9347,6 +9400,16 @@ func (ec *executionContext) childFields_PricingRecommendation(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type PricingRecommendation", field.Name)
 }
 
+func (ec *executionContext) childFields_ProgressMark(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "step":
+		return ec.fieldContext_ProgressMark_step(ctx, field)
+	case "reachedAt":
+		return ec.fieldContext_ProgressMark_reachedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProgressMark", field.Name)
+}
+
 func (ec *executionContext) childFields_Provider(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -9359,6 +9422,8 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_createdAt(ctx, field)
 	case "agentTokens":
 		return ec.fieldContext_Provider_agentTokens(ctx, field)
+	case "progress":
+		return ec.fieldContext_Provider_progress(ctx, field)
 	case "benchmarks":
 		return ec.fieldContext_Provider_benchmarks(ctx, field)
 	case "earnings":
@@ -22674,6 +22739,52 @@ func (ec *executionContext) fieldContext_PricingRecommendation_reasons(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _ProgressMark_step(ctx context.Context, field graphql.CollectedField, obj *models.ProgressMark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgressMark_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.ProgressStep) graphql.Marshaler {
+			return ec.marshalNProgressStep2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressStep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProgressMark_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgressMark", field, false, false, "ProgressStep")
+}
+
+func (ec *executionContext) _ProgressMark_reachedAt(ctx context.Context, field graphql.CollectedField, obj *models.ProgressMark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProgressMark_reachedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReachedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProgressMark_reachedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProgressMark", field, false, false, "DateTime")
+}
+
 func (ec *executionContext) _Provider_id(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22793,6 +22904,38 @@ func (ec *executionContext) fieldContext_Provider_agentTokens(_ context.Context,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AgentToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_progress(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_progress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Provider().Progress(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.ProgressMark) graphql.Marshaler {
+			return ec.marshalNProgressMark2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressMarkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_progress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProgressMark(ctx, field)
 		},
 	}
 	return fc, nil
@@ -35854,6 +35997,44 @@ func (ec *executionContext) _PricingRecommendation(ctx context.Context, sel ast.
 	return out
 }
 
+var progressMarkImplementors = []string{"ProgressMark"}
+
+func (ec *executionContext) _ProgressMark(ctx context.Context, sel ast.SelectionSet, obj *models.ProgressMark) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, progressMarkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProgressMark")
+		case "step":
+			out.Values[i] = ec._ProgressMark_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reachedAt":
+			out.Values[i] = ec._ProgressMark_reachedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var providerImplementors = []string{"Provider"}
 
 func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet, obj *models.Provider) graphql.Marshaler {
@@ -35890,6 +36071,12 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_agentTokens(ctx, field, obj)
+				})
+		case "progress":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_progress(ctx, field, obj)
 				})
 		case "benchmarks":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -39744,6 +39931,40 @@ func (ec *executionContext) marshalNPricingRecommendation2ᚖgithubᚗcomᚋgpun
 		return graphql.Null
 	}
 	return ec._PricingRecommendation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProgressMark2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressMarkᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.ProgressMark) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProgressMark2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressMark(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProgressMark2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressMark(ctx context.Context, sel ast.SelectionSet, v *models.ProgressMark) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProgressMark!")
+		return graphql.Null
+	}
+	return ec._ProgressMark(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProgressStep2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressStep(ctx context.Context, v any) (models.ProgressStep, error) {
+	var res models.ProgressStep
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProgressStep2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProgressStep(ctx context.Context, sel ast.SelectionSet, v models.ProgressStep) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNProviderApplication2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐProviderApplication(ctx context.Context, sel ast.SelectionSet, v *models.ProviderApplication) graphql.Marshaler {

@@ -269,3 +269,44 @@ type AgentToken struct {
 	// filled by the provider service's listing, never stored.
 	MachineCount int `bun:"machine_count,scanonly"`
 }
+
+// ProgressStep is a step on a provider's way from application to first
+// rental, in the order of ProgressSteps.
+type ProgressStep string
+
+// The steps.
+const (
+	// ProgressApplied: the application was submitted.
+	ProgressApplied ProgressStep = "APPLIED"
+	// ProgressApproved: an admin approved it; the applicant is a provider.
+	ProgressApproved ProgressStep = "APPROVED"
+	// ProgressAgentToken: the provider made an agent token (the installer asks for it).
+	ProgressAgentToken ProgressStep = "AGENT_TOKEN"
+	// ProgressMachineOnline: an agent installed with it registered a machine.
+	ProgressMachineOnline ProgressStep = "MACHINE_ONLINE"
+	// ProgressFirstBenchmark: the platform benchmarked a GPU of it.
+	ProgressFirstBenchmark ProgressStep = "FIRST_BENCHMARK"
+	// ProgressListed: a GPU passed a benchmark: customers can rent it.
+	ProgressListed ProgressStep = "LISTED"
+	// ProgressFirstRental: a customer rented one.
+	ProgressFirstRental ProgressStep = "FIRST_RENTAL"
+)
+
+// ProgressSteps is every step, in order.
+var ProgressSteps = []ProgressStep{ProgressApplied, ProgressApproved, ProgressAgentToken, ProgressMachineOnline,
+	ProgressFirstBenchmark, ProgressListed, ProgressFirstRental}
+
+// UnmarshalGQL reads the enum.
+func (p *ProgressStep) UnmarshalGQL(v any) (err error) {
+	*p, err = unmarshalEnum(v, ProgressSteps, "ProgressStep")
+	return err
+}
+
+// MarshalGQL writes the enum.
+func (p ProgressStep) MarshalGQL(w io.Writer) { marshalEnum(w, p) }
+
+// ProgressMark is a step and when it was first reached (nil while ahead).
+type ProgressMark struct {
+	Step      ProgressStep
+	ReachedAt *time.Time
+}

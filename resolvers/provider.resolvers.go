@@ -54,6 +54,14 @@ func (r *providerResolver) AgentTokens(ctx context.Context, obj *models.Provider
 	return r.Providers.AgentTokens(ctx, obj)
 }
 
+// Progress is the resolver for the progress field.
+func (r *providerResolver) Progress(ctx context.Context, obj *models.Provider) ([]*models.ProgressMark, error) {
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	return r.Providers.Progress(ctx, obj.ID)
+}
+
 // MyProvider is the resolver for the myProvider field.
 func (r *queryResolver) MyProvider(ctx context.Context) (*models.Provider, error) {
 	v, err := auth.Require(ctx)
