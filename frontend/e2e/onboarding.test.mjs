@@ -33,6 +33,26 @@ const APPROVAL_SUBJECT = "You're approved to provide GPUs on GPUnex";
 // Notification texts carry their values in Unicode isolates (U+2068..U+2069).
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 
+// trackerIs waits until page's progress tracker stands at step current,
+// every step before it done (with its date) and every one after ahead.
+async function trackerIs(page, current) {
+  const steps = en.progress.step;
+  const order = Object.keys(steps);
+  await page.waitForFunction((want) => document.querySelector('[data-testid="progress-tracker"]')?.getAttribute('data-current') === want, current);
+  const seen = await page.locator('[data-testid="progress-step"]').evaluateAll((els) =>
+    els.map((el) => [el.getAttribute('data-step'), el.getAttribute('data-state'), el.querySelector('.progress-when')?.textContent ?? '']),
+  );
+  const at = order.indexOf(current);
+  assert.deepEqual(
+    seen.map(([step, state]) => [step, state]),
+    order.map((step, i) => [step, i < at ? 'done' : i === at ? 'current' : 'ahead']),
+    `the tracker at ${current}`,
+  );
+  for (const [step, state, when] of seen) {
+    if (state === 'done') assert.match(when, /\d/, `${step} says when it was reached: ${when}`);
+  }
+}
+
 test('onboarding: apply with two GPUs, info requested, resubmit, approve, live notices, agent token, approval email', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
@@ -180,6 +200,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     assert.equal(await u('tier-suggestion').getAttribute('data-tier'), 'COMMUNITY', 'no UPS: Community is suggested');
     assert.ok((await text(u('tier-reasons'))).includes(en.tierReasons.noUps), 'the reason is translated from its code');
     assert.equal(await u('answer-gpu').count(), 2);
+    await trackerIs(user, 'APPROVED');
 
     at('the application appears in the admin queue live');
     const row = admin.locator(rowSelector);
@@ -284,6 +305,8 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
       () => document.querySelector('[data-testid="application-page"]')?.getAttribute('data-status') === 'APPROVED',
     );
     await u('nav-tokens').waitFor({ state: 'attached' }); // me was asked again: PROVIDER now
+    await trackerIs(user, 'AGENT_TOKEN');
+    assert.equal(await u('progress-next-link').getAttribute('href'), '/provider/tokens', 'the next step links to where it is taken');
     await u('notification-bell').click();
     const approved = u('notification-item').first();
     assert.equal(await approved.getAttribute('data-kind'), 'APPLICATION_APPROVED');
@@ -344,6 +367,14 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     await user.waitForFunction(
       () => document.querySelector('[data-testid="token-row"][data-name="rig-1"]')?.getAttribute('data-revoked') === 'true',
     );
+
+    at('issue 29 point 9: the Overview tracks the way to a first rental, the token made (revoked since) and a machine next');
+    await navigate(user, 'nav-overview');
+    await u('overview-page').waitFor();
+    await trackerIs(user, 'MACHINE_ONLINE');
+    assert.equal(plain(await user.locator('[data-testid="progress-step"][data-step="MACHINE_ONLINE"] .progress-label').textContent()), en.progress.step.MACHINE_ONLINE);
+    assert.equal(plain(await u('progress-next').textContent()).startsWith(en.progress.next.MACHINE_ONLINE), true, 'says what to do next');
+    console.log(`screenshot: ${await saveScreenshot(user, 'e2e-onboarding-progress.png')}`);
 
     assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
   } catch (err) {

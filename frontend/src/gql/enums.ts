@@ -296,6 +296,23 @@ export type PricingBasis =
   /** No comparable listing anywhere: other models' prices scaled by reference performance. */
   | 'REFERENCE_PERFORMANCE';
 
+/** A step on a provider's way from application to first rental. */
+export type ProgressStep =
+  /** The provider made an agent token, which installing the agent asks for. */
+  | 'AGENT_TOKEN'
+  /** The application was submitted. */
+  | 'APPLIED'
+  /** An admin approved it. */
+  | 'APPROVED'
+  /** The platform benchmarked a GPU. */
+  | 'FIRST_BENCHMARK'
+  /** A customer rented a GPU. */
+  | 'FIRST_RENTAL'
+  /** A GPU passed a benchmark: customers can rent it. */
+  | 'LISTED'
+  /** An agent installed with a token registered a machine. */
+  | 'MACHINE_ONLINE';
+
 export type ProviderTier =
   /** Individuals, small firms, home and office setups. */
   | 'COMMUNITY'

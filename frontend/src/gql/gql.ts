@@ -71,6 +71,7 @@ type Documents = {
     "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n": typeof types.MyApplicationDocument,
     "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.SubmitProviderApplicationDocument,
     "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!, $reply: String) {\n    updateProviderApplication(id: $id, input: $input, reply: $reply) {\n      ...ApplicationPayloadFields\n    }\n  }\n": typeof types.UpdateProviderApplicationDocument,
+    "\n  query ProviderProgress {\n    myProvider {\n      id\n      progress {\n        step\n        reachedAt\n      }\n    }\n  }\n": typeof types.ProviderProgressDocument,
     "\n  fragment GpuTelemetryFields on GpuTelemetry {\n    at\n    utilizationPct\n    memoryUsedBytes\n    temperatureC\n    powerDrawW\n    smClockMHz\n    throttleReasons\n    eccCorrected\n    eccUncorrected\n    recentUtilizationPct\n  }\n": typeof types.GpuTelemetryFieldsFragmentDoc,
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    cpuModel\n    cpuCores\n    ramBytes\n    diskBytes\n    diskFreeBytes\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      listing\n      rented\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": typeof types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": typeof types.ProviderFleetDocument,
@@ -168,6 +169,7 @@ const documents: Documents = {
     "\n  query MyApplication {\n    myApplication {\n      ...ApplicationFields\n    }\n  }\n": types.MyApplicationDocument,
     "\n  mutation SubmitProviderApplication($input: ProviderApplicationInput!) {\n    submitProviderApplication(input: $input) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.SubmitProviderApplicationDocument,
     "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!, $reply: String) {\n    updateProviderApplication(id: $id, input: $input, reply: $reply) {\n      ...ApplicationPayloadFields\n    }\n  }\n": types.UpdateProviderApplicationDocument,
+    "\n  query ProviderProgress {\n    myProvider {\n      id\n      progress {\n        step\n        reachedAt\n      }\n    }\n  }\n": types.ProviderProgressDocument,
     "\n  fragment GpuTelemetryFields on GpuTelemetry {\n    at\n    utilizationPct\n    memoryUsedBytes\n    temperatureC\n    powerDrawW\n    smClockMHz\n    throttleReasons\n    eccCorrected\n    eccUncorrected\n    recentUtilizationPct\n  }\n": types.GpuTelemetryFieldsFragmentDoc,
     "\n  fragment MachineFields on Machine {\n    id\n    machineId\n    hostname\n    status\n    offlineReason\n    statusChangedAt\n    lastHeartbeatAt\n    agentVersion\n    driverVersion\n    cudaVersion\n    simulated\n    cpuModel\n    cpuCores\n    ramBytes\n    diskBytes\n    diskFreeBytes\n    registeredAt\n    gpus {\n      id\n      uuid\n      index\n      name\n      model {\n        key\n        name\n      }\n      vramBytes\n      pciBusId\n      powerLimitW\n      simulated\n      listing\n      rented\n      telemetry {\n        ...GpuTelemetryFields\n      }\n    }\n  }\n": types.MachineFieldsFragmentDoc,
     "\n  query ProviderFleet {\n    myProvider {\n      id\n      name\n      tier\n      machines {\n        ...MachineFields\n      }\n    }\n  }\n": types.ProviderFleetDocument,
@@ -450,6 +452,10 @@ export function graphql(source: "\n  mutation SubmitProviderApplication($input: 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!, $reply: String) {\n    updateProviderApplication(id: $id, input: $input, reply: $reply) {\n      ...ApplicationPayloadFields\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateProviderApplication($id: ID!, $input: ProviderApplicationInput!, $reply: String) {\n    updateProviderApplication(id: $id, input: $input, reply: $reply) {\n      ...ApplicationPayloadFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ProviderProgress {\n    myProvider {\n      id\n      progress {\n        step\n        reachedAt\n      }\n    }\n  }\n"): (typeof documents)["\n  query ProviderProgress {\n    myProvider {\n      id\n      progress {\n        step\n        reachedAt\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

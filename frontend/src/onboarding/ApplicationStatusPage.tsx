@@ -9,6 +9,8 @@ import { Loading } from '../ui/Loading';
 import { ApplicationRecord, ApplicationStatusLine, latestReviewerMessage } from './ApplicationDetails';
 import { ApplicationForm } from './ApplicationForm';
 import { draftFromApplication } from './applicationForm';
+import { applicantMarks } from './progress';
+import { ProgressTracker, ProviderProgress } from './ProgressTracker';
 import './onboarding.css';
 import { MyApplicationQuery, UpdateProviderApplicationMutation } from './operations';
 
@@ -137,6 +139,8 @@ export function ApplicationStatusPage() {
           </>
         )}
       </div>
+
+      {app.status === 'APPROVED' ? <ProviderProgress always /> : app.status !== 'REJECTED' && <ProgressTracker marks={applicantMarks(app.submittedAt)} />}
 
       <ApplicationRecord app={app} />
     </section>

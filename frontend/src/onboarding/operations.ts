@@ -119,3 +119,17 @@ export const UpdateProviderApplicationMutation = graphql(`
     }
   }
 `);
+
+// Where the signed-in provider stands from application to first rental
+// (the tracker on the application page and the Overview).
+export const ProviderProgressQuery = graphql(`
+  query ProviderProgress {
+    myProvider {
+      id
+      progress {
+        step
+        reachedAt
+      }
+    }
+  }
+`);

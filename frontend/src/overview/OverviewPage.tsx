@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useSession } from '../account/session';
+import { ProviderProgress } from '../onboarding/ProgressTracker';
 import { TierBadge } from '../ui/Badge';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { Loading } from '../ui/Loading';
@@ -54,6 +55,7 @@ function ProviderOverview() {
         )}
       </header>
       {fleet.error && <ErrorNotice error={fleet.error} />}
+      <ProviderProgress />
       {entries.length === 0 ? (
         <EmptyFleet />
       ) : (
