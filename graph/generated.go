@@ -681,6 +681,7 @@ type ComplexityRoot struct {
 		PaidReference  func(childComplexity int) int
 		PeriodEnd      func(childComplexity int) int
 		PeriodStart    func(childComplexity int) int
+		Provider       func(childComplexity int) int
 		Reference      func(childComplexity int) int
 		Signature      func(childComplexity int) int
 		State          func(childComplexity int) int
@@ -696,6 +697,18 @@ type ComplexityRoot struct {
 		Kind          func(childComplexity int) int
 		Schedule      func(childComplexity int) int
 		SolanaAddress func(childComplexity int) int
+	}
+
+	PayoutProvider struct {
+		ApplicationID func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Name          func(childComplexity int) int
+	}
+
+	PayoutTotal struct {
+		Amount func(childComplexity int) int
+		Count  func(childComplexity int) int
+		State  func(childComplexity int) int
 	}
 
 	PriceDemand struct {
@@ -851,6 +864,7 @@ type ComplexityRoot struct {
 		MyStatement               func(childComplexity int, first *int, after *string) int
 		MyStatementCSV            func(childComplexity int) int
 		Notifications             func(childComplexity int, first *int, after *string) int
+		PayoutTotals              func(childComplexity int) int
 		Payouts                   func(childComplexity int, state *models.PayoutState, first *int) int
 		PricingRecommendation     func(childComplexity int, model string, region *string) int
 		ProviderApplication       func(childComplexity int, id string) int
@@ -1162,6 +1176,8 @@ type NotificationResolver interface {
 }
 type PayoutResolver interface {
 	TransactionURL(ctx context.Context, obj *models.Payout) (*string, error)
+
+	Provider(ctx context.Context, obj *models.Payout) (*models.PayoutProvider, error)
 }
 type PriceOutcomeResolver interface {
 	Utilization(ctx context.Context, obj *pricing.Outcome) (float64, error)
@@ -1199,6 +1215,7 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*models.User, error)
 	MyFunds(ctx context.Context) (*billing.Funds, error)
 	Payouts(ctx context.Context, state *models.PayoutState, first *int) ([]*models.Payout, error)
+	PayoutTotals(ctx context.Context) ([]*models.PayoutTotal, error)
 	DepositTerms(ctx context.Context) (*model.DepositTerms, error)
 	MyDeposits(ctx context.Context, first *int) ([]*models.Deposit, error)
 	Deposit(ctx context.Context, id string) (*models.Deposit, error)
@@ -3910,6 +3927,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Payout.PeriodStart(childComplexity), true
+	case "Payout.provider":
+		if e.ComplexityRoot.Payout.Provider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payout.Provider(childComplexity), true
 	case "Payout.reference":
 		if e.ComplexityRoot.Payout.Reference == nil {
 			break
@@ -3983,6 +4006,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PayoutMethod.SolanaAddress(childComplexity), true
+
+	case "PayoutProvider.applicationId":
+		if e.ComplexityRoot.PayoutProvider.ApplicationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutProvider.ApplicationID(childComplexity), true
+	case "PayoutProvider.id":
+		if e.ComplexityRoot.PayoutProvider.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutProvider.ID(childComplexity), true
+	case "PayoutProvider.name":
+		if e.ComplexityRoot.PayoutProvider.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutProvider.Name(childComplexity), true
+
+	case "PayoutTotal.amount":
+		if e.ComplexityRoot.PayoutTotal.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutTotal.Amount(childComplexity), true
+	case "PayoutTotal.count":
+		if e.ComplexityRoot.PayoutTotal.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutTotal.Count(childComplexity), true
+	case "PayoutTotal.state":
+		if e.ComplexityRoot.PayoutTotal.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutTotal.State(childComplexity), true
 
 	case "PriceDemand.bands":
 		if e.ComplexityRoot.PriceDemand.Bands == nil {
@@ -4711,6 +4772,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Notifications(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.payoutTotals":
+		if e.ComplexityRoot.Query.PayoutTotals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.PayoutTotals(childComplexity), true
 	case "Query.payouts":
 		if e.ComplexityRoot.Query.Payouts == nil {
 			break
@@ -6287,6 +6354,23 @@ type Payout {
   failure: String
   createdAt: DateTime!
   paidAt: DateTime
+  "The provider paid: in the admins' list (Query.payouts); null elsewhere."
+  provider: PayoutProvider
+}
+
+"The provider a payout pays, as the admins' list names it."
+type PayoutProvider {
+  id: ID!
+  name: String!
+  "Its application, where an admin reviews the provider."
+  applicationId: ID!
+}
+
+"How many payouts are in a state, all providers together, and what they amount to."
+type PayoutTotal {
+  state: PayoutState!
+  count: Int!
+  amount: USDC!
 }
 
 "The next payout: when it is due and whether it will be made."
@@ -6358,6 +6442,8 @@ type BankPayoutFilePayload {
 extend type Query {
   "Admin: payouts, newest first, optionally in one state."
   payouts(state: PayoutState, first: Int = 50): [Payout!]!
+  "Admins: every state's count and amount of payouts, in the order a payout goes through them."
+  payoutTotals: [PayoutTotal!]!
 }
 
 extend type Mutation {
@@ -9278,6 +9364,8 @@ func (ec *executionContext) childFields_Payout(ctx context.Context, field graphq
 		return ec.fieldContext_Payout_createdAt(ctx, field)
 	case "paidAt":
 		return ec.fieldContext_Payout_paidAt(ctx, field)
+	case "provider":
+		return ec.fieldContext_Payout_provider(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Payout", field.Name)
 }
@@ -9302,6 +9390,30 @@ func (ec *executionContext) childFields_PayoutMethod(ctx context.Context, field 
 		return ec.fieldContext_PayoutMethod_holdUntil(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PayoutMethod", field.Name)
+}
+
+func (ec *executionContext) childFields_PayoutProvider(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PayoutProvider_id(ctx, field)
+	case "name":
+		return ec.fieldContext_PayoutProvider_name(ctx, field)
+	case "applicationId":
+		return ec.fieldContext_PayoutProvider_applicationId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PayoutProvider", field.Name)
+}
+
+func (ec *executionContext) childFields_PayoutTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "state":
+		return ec.fieldContext_PayoutTotal_state(ctx, field)
+	case "count":
+		return ec.fieldContext_PayoutTotal_count(ctx, field)
+	case "amount":
+		return ec.fieldContext_PayoutTotal_amount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PayoutTotal", field.Name)
 }
 
 func (ec *executionContext) childFields_PriceDemand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -21628,6 +21740,38 @@ func (ec *executionContext) fieldContext_Payout_paidAt(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Payout", field, false, false, "DateTime")
 }
 
+func (ec *executionContext) _Payout_provider(ctx context.Context, field graphql.CollectedField, obj *models.Payout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payout_provider(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Payout().Provider(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.PayoutProvider) graphql.Marshaler {
+			return ec.marshalOPayoutProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutProvider(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Payout_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Payout",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PayoutProvider(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PayoutMethod_schedule(ctx context.Context, field graphql.CollectedField, obj *billing.Method) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21810,6 +21954,144 @@ func (ec *executionContext) _PayoutMethod_holdUntil(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_PayoutMethod_holdUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PayoutMethod", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _PayoutProvider_id(ctx context.Context, field graphql.CollectedField, obj *models.PayoutProvider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutProvider_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutProvider_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutProvider", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PayoutProvider_name(ctx context.Context, field graphql.CollectedField, obj *models.PayoutProvider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutProvider_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutProvider_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutProvider", field, false, false, "String")
+}
+
+func (ec *executionContext) _PayoutProvider_applicationId(ctx context.Context, field graphql.CollectedField, obj *models.PayoutProvider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutProvider_applicationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApplicationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutProvider_applicationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutProvider", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PayoutTotal_state(ctx context.Context, field graphql.CollectedField, obj *models.PayoutTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutTotal_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.PayoutState) graphql.Marshaler {
+			return ec.marshalNPayoutState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutTotal_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutTotal", field, false, false, "PayoutState")
+}
+
+func (ec *executionContext) _PayoutTotal_count(ctx context.Context, field graphql.CollectedField, obj *models.PayoutTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutTotal_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutTotal_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutTotal", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PayoutTotal_amount(ctx context.Context, field graphql.CollectedField, obj *models.PayoutTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutTotal_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutTotal_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutTotal", field, false, false, "USDC")
 }
 
 func (ec *executionContext) _PriceDemand_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
@@ -24534,6 +24816,38 @@ func (ec *executionContext) fieldContext_Query_payouts(ctx context.Context, fiel
 	if fc.Args, err = ec.field_Query_payouts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_payoutTotals(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_payoutTotals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().PayoutTotals(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.PayoutTotal) graphql.Marshaler {
+			return ec.marshalNPayoutTotal2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutTotalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_payoutTotals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PayoutTotal(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -35618,6 +35932,12 @@ func (ec *executionContext) _Payout(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "provider":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Payout_provider(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35683,6 +36003,92 @@ func (ec *executionContext) _PayoutMethod(ctx context.Context, sel ast.Selection
 			}
 		case "holdUntil":
 			out.Values[i] = ec._PayoutMethod_holdUntil(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var payoutProviderImplementors = []string{"PayoutProvider"}
+
+func (ec *executionContext) _PayoutProvider(ctx context.Context, sel ast.SelectionSet, obj *models.PayoutProvider) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, payoutProviderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PayoutProvider")
+		case "id":
+			out.Values[i] = ec._PayoutProvider_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._PayoutProvider_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applicationId":
+			out.Values[i] = ec._PayoutProvider_applicationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var payoutTotalImplementors = []string{"PayoutTotal"}
+
+func (ec *executionContext) _PayoutTotal(ctx context.Context, sel ast.SelectionSet, obj *models.PayoutTotal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, payoutTotalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PayoutTotal")
+		case "state":
+			out.Values[i] = ec._PayoutTotal_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PayoutTotal_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._PayoutTotal_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -36623,6 +37029,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_payouts(ctx, field)
+				})
+		case "payoutTotals":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_payoutTotals(ctx, field)
 				})
 		case "depositTerms":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -39851,6 +40263,30 @@ func (ec *executionContext) marshalNPayoutState2githubᚗcomᚋgpunexᚋgpunex�
 	return res
 }
 
+func (ec *executionContext) marshalNPayoutTotal2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutTotalᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.PayoutTotal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPayoutTotal2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutTotal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPayoutTotal2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutTotal(ctx context.Context, sel ast.SelectionSet, v *models.PayoutTotal) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PayoutTotal!")
+		return graphql.Null
+	}
+	return ec._PayoutTotal(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPriceDemand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemand(ctx context.Context, sel ast.SelectionSet, v pricing.Demand) graphql.Marshaler {
 	return ec._PriceDemand(ctx, sel, &v)
 }
@@ -41302,6 +41738,13 @@ func (ec *executionContext) marshalOPayoutMethod2ᚖgithubᚗcomᚋgpunexᚋgpun
 		return graphql.Null
 	}
 	return ec._PayoutMethod(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPayoutProvider2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutProvider(ctx context.Context, sel ast.SelectionSet, v *models.PayoutProvider) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PayoutProvider(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOPayoutState2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐPayoutState(ctx context.Context, v any) (*models.PayoutState, error) {

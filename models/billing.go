@@ -153,6 +153,9 @@ const (
 	PayoutFailed     PayoutState = "FAILED"
 )
 
+// PayoutStates is every payout state, in the order a payout goes through them.
+var PayoutStates = []PayoutState{PayoutPending, PayoutProcessing, PayoutPaid, PayoutFailed}
+
 // PayoutMethod is where and how often a provider is paid: a Solana
 // wallet (SolanaAddress) or a bank account (IBAN, BIC, AccountHolder).
 // Payouts wait until HoldUntil after a change of destination.
@@ -195,6 +198,26 @@ type Payout struct {
 	CreatedAt     time.Time  `bun:"created_at,notnull"`
 	UpdatedAt     time.Time  `bun:"updated_at,notnull"`
 	PaidAt        *time.Time `bun:"paid_at"`
+
+	// ProviderName and ProviderApplicationID name the provider paid, read
+	// with the payout for the admins' list only (zero elsewhere).
+	ProviderName          string `bun:"provider_name,scanonly"`
+	ProviderApplicationID int64  `bun:"provider_application_id,scanonly"`
+}
+
+// PayoutProvider is the provider a payout pays, as the admins' list names
+// it: linked to its application, where an admin reviews the provider.
+type PayoutProvider struct {
+	ID            int64
+	Name          string
+	ApplicationID int64
+}
+
+// PayoutTotal is how many payouts are in a state and what they amount to.
+type PayoutTotal struct {
+	State  PayoutState `bun:"state"`
+	Count  int         `bun:"count"`
+	Amount USDC        `bun:"amount"`
 }
 
 // RentalCost is what a rental has cost its customer, from the platform's

@@ -154,6 +154,14 @@ func (r *payoutResolver) TransactionURL(ctx context.Context, obj *models.Payout)
 	return r.Billing.TransactionURL(obj), nil
 }
 
+// Provider is the resolver for the provider field.
+func (r *payoutResolver) Provider(ctx context.Context, obj *models.Payout) (*models.PayoutProvider, error) {
+	if obj.ProviderName == "" { // not read from the admins' list
+		return nil, nil
+	}
+	return &models.PayoutProvider{ID: obj.ProviderID, Name: obj.ProviderName, ApplicationID: obj.ProviderApplicationID}, nil
+}
+
 // Earnings is the resolver for the earnings field.
 func (r *providerResolver) Earnings(ctx context.Context, obj *models.Provider) (*billing.Summary, error) {
 	if err := r.requireProviderAccess(ctx, obj); err != nil {
@@ -201,6 +209,14 @@ func (r *queryResolver) Payouts(ctx context.Context, state *models.PayoutState, 
 		return nil, err
 	}
 	return r.Billing.AllPayouts(ctx, state, boundedFirst(first, 200))
+}
+
+// PayoutTotals is the resolver for the payoutTotals field.
+func (r *queryResolver) PayoutTotals(ctx context.Context) ([]*models.PayoutTotal, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	return r.Billing.PayoutTotals(ctx)
 }
 
 // EarningsUpdated is the resolver for the earningsUpdated field.

@@ -209,12 +209,40 @@ func (s *Service) Payouts(ctx context.Context, providerID int64, limit int) ([]*
 // state.
 func (s *Service) AllPayouts(ctx context.Context, state *models.PayoutState, limit int) ([]*models.Payout, error) {
 	var out []*models.Payout
-	q := s.deps.DB.NewSelect().Model(&out).ExcludeColumn("raw_tx").Order("id DESC").Limit(int64(limit))
+	q := s.deps.DB.NewSelect().Model(&out).ExcludeColumn("raw_tx").
+		ColumnExpr("p.name AS provider_name, p.application_id AS provider_application_id").
+		Join("JOIN providers AS p ON p.id = po.provider_id").
+		Order("po.id DESC").Limit(int64(limit))
 	if state != nil {
-		q = q.Where("state = ?", *state)
+		q = q.Where("po.state = ?", *state)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("billing: unable to list payouts: %w", err)
+	}
+	return out, nil
+}
+
+// PayoutTotals is every state's count and amount of payouts, all
+// providers together (the admins' list), in PayoutStates' order, a state
+// without payouts counted as zero.
+func (s *Service) PayoutTotals(ctx context.Context) ([]*models.PayoutTotal, error) {
+	var rows []*models.PayoutTotal
+	if err := s.deps.DB.NewSelect().Model((*models.Payout)(nil)).
+		ColumnExpr("po.state AS state, COUNT(*) AS count, COALESCE(SUM(po.amount_micros), 0) AS amount").
+		GroupExpr("po.state").Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("billing: unable to total the payouts: %w", err)
+	}
+	byState := map[models.PayoutState]*models.PayoutTotal{}
+	for _, r := range rows {
+		byState[r.State] = r
+	}
+	out := make([]*models.PayoutTotal, 0, len(models.PayoutStates))
+	for _, st := range models.PayoutStates {
+		if t, ok := byState[st]; ok {
+			out = append(out, t)
+		} else {
+			out = append(out, &models.PayoutTotal{State: st})
+		}
 	}
 	return out, nil
 }
