@@ -203,6 +203,16 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     const adminRow = admin.locator(`[data-testid="admin-payouts-table"] [data-testid="payout-row"][data-id="${payoutId}"]`);
     await adminRow.waitFor();
     assert.equal(await adminRow.getAttribute('data-kind'), 'MANUAL');
+    // Issue 29 point 8: each row names its provider, linked to its
+    // application; the totals count every state, the tabs too.
+    const payee = adminRow.getByTestId('payout-provider');
+    assert.equal(plain(await payee.textContent()), 'Lisbon GPU Works', "the demo provider's name");
+    assert.match(await payee.getAttribute('href'), /^\/admin\/applications\/\d+$/, 'linked to its application');
+    const pendingTotal = admin.locator('[data-testid="payout-total"][data-state="PENDING"]');
+    const pendingRows = await admin.locator('[data-testid="admin-payouts-table"] [data-testid="payout-row"]').count();
+    assert.equal(Number(await pendingTotal.getAttribute('data-count')), pendingRows, 'the Pending total counts the Pending tab\'s rows');
+    assert.equal(plain(await admin.getByTestId('payouts-tab-PENDING').textContent()), `${en.payoutState.PENDING} (${pendingRows})`);
+    assert.equal(await admin.getByTestId('payout-total').count(), 4, 'a total for every state');
     await adminRow.getByTestId('settle').locator('summary').click();
     const settle = adminRow.getByTestId('settle-paid');
     await settle.getByTestId('field-paidReference').fill(reference);

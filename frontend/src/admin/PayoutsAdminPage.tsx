@@ -61,9 +61,14 @@ export function PayoutsAdminPage() {
           tabs={TABS}
           current={tab}
           onSelect={(s) => setParams(s === 'ALL' ? {} : { state: s })}
-          tabLabel={(s) => (s === 'ALL' ? t('admin.payouts.all') : t(`payoutState.${s}`))}
+          tabLabel={(s) => {
+            const label = s === 'ALL' ? t('admin.payouts.all') : t(`payoutState.${s}`);
+            const total = s === 'ALL' ? undefined : data?.payoutTotals.find((x) => x.state === s);
+            return total ? t('admin.payouts.tabCount', { state: label, count: total.count }) : label;
+          }}
           testId="payouts-tab"
         />
+        {data && <PayoutTotals totals={data.payoutTotals} />}
         {error && <ErrorNotice error={error} onRetry={refresh} />}
         {!data ? (
           fetching && <Loading />
@@ -242,5 +247,20 @@ function CreditFundsCard() {
         </p>
       )}
     </section>
+  );
+}
+
+/** PayoutTotals is every state's count and amount, all providers together. */
+function PayoutTotals({ totals }: { totals: readonly { state: PayoutFieldsFragment['state']; count: number; amount: string }[] }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <dl className="payout-totals" data-testid="payout-totals">
+      {totals.map((x) => (
+        <div key={x.state} className="payout-total" data-testid="payout-total" data-state={x.state} data-count={x.count} data-amount={x.amount}>
+          <dt>{t(`payoutState.${x.state}`)}</dt>
+          <dd>{t('admin.payouts.total', { count: x.count, amount: isolate(formatUsdc(x.amount, i18n.language)) })}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

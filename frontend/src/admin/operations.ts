@@ -134,6 +134,11 @@ export const AdminPayoutsQuery = graphql(`
     payouts(state: $state, first: $first) {
       ...PayoutFields
     }
+    payoutTotals {
+      state
+      count
+      amount
+    }
   }
 `);
 

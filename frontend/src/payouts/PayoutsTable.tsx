@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import type { PayoutFieldsFragment, PayoutState } from '../gql/graphql';
 import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
@@ -29,11 +30,14 @@ interface PayoutsTableProps {
  * PayoutsTable lists payouts: the period, the amount, how and where it is
  * sent, its state, its own reference, the transaction (a link to the
  * explorer) or the bank's reference, and why it failed. The provider's
- * Payouts and Earnings tabs and the admins' page show the same columns.
+ * Payouts and Earnings tabs and the admins' page show the same columns;
+ * the admins' rows name the provider first, linked to its application.
  */
 export function PayoutsTable({ payouts, caption, testId, actions }: PayoutsTableProps) {
   const { t, i18n } = useTranslation();
   const f = useFormat();
+  // The admins' list names each row's provider: then the provider names the row.
+  const named = payouts.some((p) => p.provider);
   return (
     <DataTable
       className="payouts-table"
@@ -43,10 +47,25 @@ export function PayoutsTable({ payouts, caption, testId, actions }: PayoutsTable
       rowKey={(p) => p.id}
       rowProps={(p) => ({ 'data-testid': 'payout-row', 'data-id': p.id, 'data-state': p.state, 'data-kind': p.kind, 'data-amount': p.amount })}
       columns={[
+        ...(named
+          ? [
+              {
+                key: 'provider',
+                header: t('payouts.table.provider'),
+                primary: true,
+                cell: (p: PayoutFieldsFragment) =>
+                  p.provider ? (
+                    <Link to={`/admin/applications/${p.provider.applicationId}`} dir="auto" data-testid="payout-provider" data-provider-id={p.provider.id}>
+                      {p.provider.name}
+                    </Link>
+                  ) : null,
+              },
+            ]
+          : []),
         {
           key: 'period',
           header: t('payouts.table.period'),
-          primary: true,
+          primary: !named,
           cell: (p) => t('payouts.table.periodRange', { start: f.date(p.periodStart), end: f.date(lastMoment(p.periodEnd)) }),
         },
         {

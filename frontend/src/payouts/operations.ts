@@ -21,6 +21,11 @@ export const PayoutFieldsFragment = graphql(`
     failure
     createdAt
     paidAt
+    provider {
+      id
+      name
+      applicationId
+    }
   }
 `);
 
