@@ -823,11 +823,13 @@ type ComplexityRoot struct {
 	}
 
 	ProviderReliability struct {
-		BelowFloor func(childComplexity int) int
-		Floor      func(childComplexity int) int
-		Name       func(childComplexity int) int
-		ProviderID func(childComplexity int) int
-		Score      func(childComplexity int) int
+		ApplicationID func(childComplexity int) int
+		BelowFloor    func(childComplexity int) int
+		Components    func(childComplexity int) int
+		Floor         func(childComplexity int) int
+		Name          func(childComplexity int) int
+		ProviderID    func(childComplexity int) int
+		Score         func(childComplexity int) int
 	}
 
 	ProviderRental struct {
@@ -4529,12 +4531,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProviderApplicationPayload.UserErrors(childComplexity), true
 
+	case "ProviderReliability.applicationId":
+		if e.ComplexityRoot.ProviderReliability.ApplicationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.ApplicationID(childComplexity), true
 	case "ProviderReliability.belowFloor":
 		if e.ComplexityRoot.ProviderReliability.BelowFloor == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ProviderReliability.BelowFloor(childComplexity), true
+	case "ProviderReliability.components":
+		if e.ComplexityRoot.ProviderReliability.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProviderReliability.Components(childComplexity), true
 	case "ProviderReliability.floor":
 		if e.ComplexityRoot.ProviderReliability.Floor == nil {
 			break
@@ -7946,8 +7960,12 @@ type Reliability {
 "A provider's current score, for admins."
 type ProviderReliability {
   providerId: ID!
+  "The provider's application, where an admin reviews the provider."
+  applicationId: ID!
   name: String!
   score: Int!
+  "The score's parts as the reliability job last wrote them; null for a score written before they were kept."
+  components: ReliabilityComponents
   "The server's floor (serve --reliability-floor, 70 unless configured): a score under it is flagged."
   floor: Int!
   "Whether score is under floor."
@@ -9642,10 +9660,14 @@ func (ec *executionContext) childFields_ProviderReliability(ctx context.Context,
 	switch field.Name {
 	case "providerId":
 		return ec.fieldContext_ProviderReliability_providerId(ctx, field)
+	case "applicationId":
+		return ec.fieldContext_ProviderReliability_applicationId(ctx, field)
 	case "name":
 		return ec.fieldContext_ProviderReliability_name(ctx, field)
 	case "score":
 		return ec.fieldContext_ProviderReliability_score(ctx, field)
+	case "components":
+		return ec.fieldContext_ProviderReliability_components(ctx, field)
 	case "floor":
 		return ec.fieldContext_ProviderReliability_floor(ctx, field)
 	case "belowFloor":
@@ -24220,6 +24242,29 @@ func (ec *executionContext) fieldContext_ProviderReliability_providerId(_ contex
 	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "ID")
 }
 
+func (ec *executionContext) _ProviderReliability_applicationId(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_applicationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApplicationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_applicationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "ID")
+}
+
 func (ec *executionContext) _ProviderReliability_name(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24264,6 +24309,38 @@ func (ec *executionContext) _ProviderReliability_score(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_ProviderReliability_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProviderReliability", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProviderReliability_components(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProviderReliability_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Components) graphql.Marshaler {
+			return ec.marshalOReliabilityComponents2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋreliabilityᚐComponents(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProviderReliability_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProviderReliability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReliabilityComponents(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ProviderReliability_floor(ctx context.Context, field graphql.CollectedField, obj *reliability.ProviderScore) (ret graphql.Marshaler) {
@@ -36840,6 +36917,11 @@ func (ec *executionContext) _ProviderReliability(ctx context.Context, sel ast.Se
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "applicationId":
+			out.Values[i] = ec._ProviderReliability_applicationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "name":
 			out.Values[i] = ec._ProviderReliability_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36848,6 +36930,11 @@ func (ec *executionContext) _ProviderReliability(ctx context.Context, sel ast.Se
 		case "score":
 			out.Values[i] = ec._ProviderReliability_score(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._ProviderReliability_components(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "floor":

@@ -91,4 +91,9 @@ type ReliabilityProvider struct {
 	ProviderID int64     `bun:"provider_id,pk"`
 	Score      int       `bun:"score,notnull"`
 	UpdatedAt  time.Time `bun:"updated_at,notnull"`
+	// Uptime, Completion and Consistency are the score's parts (0–1),
+	// written with it; nil in a row from before they were kept.
+	Uptime      *float64 `bun:"uptime"`
+	Completion  *float64 `bun:"completion"`
+	Consistency *float64 `bun:"consistency"`
 }

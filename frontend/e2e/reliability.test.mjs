@@ -211,6 +211,8 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
         below: el.getAttribute('data-below-floor') === 'true',
         highlighted: el.classList.contains('below-floor-row'),
         tagged: el.querySelector('.below-floor-tag') !== null,
+        link: el.querySelector('[data-testid="admin-reliability-provider"]')?.getAttribute('href') ?? '',
+        parts: ['uptime', 'completion', 'consistency'].map((part) => el.querySelector(`[data-testid="admin-reliability-${part}"]`)?.textContent ?? ''),
       })),
     );
   const find = (rows, pattern) => rows.findIndex((r) => pattern.test(r.name));
@@ -256,6 +258,14 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
       assert.ok(r.below && r.score >= 70, `${r.name} (${r.score}): under the server's floor of ${FLOOR}, though not under the default 70`);
     }
     console.log(`under the floor of ${FLOOR}: ${rows.filter((r) => r.below).length} of ${rows.length}; between 70 and ${FLOOR}: ${rows.filter((r) => r.score >= 70 && r.score < FLOOR).map((r) => r.name).join(', ') || 'none'}`);
+    at('issue 29 point 8: each provider is linked to its application, with the parts of its score');
+    for (const r of rows) {
+      assert.match(r.link, /^\/admin\/applications\/\d+$/, `${r.name}: linked to its application`);
+      for (const part of r.parts) assert.match(plain(part), /^\d+(\.\d+)? ?%$/, `${r.name}: each part as a percentage (${r.parts})`);
+    }
+    const lisbonParts = rows[find(rows, LISBON)].parts.map((p) => Number(plain(p).replace(/[^\d.]/g, '')));
+    const frankfurtParts = rows[find(rows, FRANKFURT)].parts.map((p) => Number(plain(p).replace(/[^\d.]/g, '')));
+    assert.ok(lisbonParts.some((v, i) => v < frankfurtParts[i]), `a part of Lisbon's is under Frankfurt's: ${lisbonParts} vs ${frankfurtParts}`);
     console.log(`screenshot: ${await saveScreenshot(page, 'e2e-reliability-admin.png')}`);
 
     at('on a 390 px phone the list is no wider than the screen, in English and in Arabic');

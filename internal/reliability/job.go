@@ -37,8 +37,11 @@ func (s *Service) Refresh(ctx context.Context) error {
 		if err := s.storeSnapshots(ctx, sum, day); err != nil {
 			return err
 		}
-		if _, err := s.deps.DB.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p, Score: sum.Score, UpdatedAt: now}).
-			On("CONFLICT (provider_id) DO UPDATE").Set("score = EXCLUDED.score, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
+		c := sum.Components
+		row := &models.ReliabilityProvider{ProviderID: p, Score: sum.Score, UpdatedAt: now, Uptime: &c.Uptime, Completion: &c.Completion, Consistency: &c.Consistency}
+		if _, err := s.deps.DB.NewInsert().Model(row).On("CONFLICT (provider_id) DO UPDATE").
+			Set("score = EXCLUDED.score, updated_at = EXCLUDED.updated_at, uptime = EXCLUDED.uptime, completion = EXCLUDED.completion, consistency = EXCLUDED.consistency").
+			Exec(ctx); err != nil {
 			return fmt.Errorf("reliability: unable to store the provider's score: %w", err)
 		}
 		for _, m := range sum.Machines {

@@ -272,23 +272,35 @@ func (s *Service) Scores(ctx context.Context, providerIDs []int64) (map[int64]in
 // ProviderScore is a provider's current score with its name, against the
 // floor in effect (Config.Floor, so a page never assumes the default).
 type ProviderScore struct {
-	ProviderID int64  `bun:"provider_id"`
-	Name       string `bun:"name"`
-	Score      int    `bun:"score"`
-	Floor      int    `bun:"-"`
-	BelowFloor bool   `bun:"-"`
+	ProviderID    int64  `bun:"provider_id"`
+	ApplicationID int64  `bun:"application_id"`
+	Name          string `bun:"name"`
+	Score         int    `bun:"score"`
+	Floor         int    `bun:"-"`
+	BelowFloor    bool   `bun:"-"`
+	// Components are the score's parts as the job last wrote them; nil
+	// for a score written before they were kept.
+	Components  *Components `bun:"-"`
+	Uptime      *float64    `bun:"uptime"`
+	Completion  *float64    `bun:"completion"`
+	Consistency *float64    `bun:"consistency"`
 }
 
 // Fleet is every scored provider for admins, lowest score first, each
-// with the floor and whether it scores under it.
+// with the score's parts, the floor and whether it scores under it, and
+// the provider's application (where an admin reviews it).
 func (s *Service) Fleet(ctx context.Context, limit int) ([]*ProviderScore, error) {
 	var rows []*ProviderScore
 	if err := s.deps.DB.NewSelect().TableExpr("reliability_providers AS rlp").Join("JOIN providers AS p ON p.id = rlp.provider_id").
-		ColumnExpr("rlp.provider_id, p.name, rlp.score").OrderExpr("rlp.score ASC, rlp.provider_id").Limit(int64(limit)).Scan(ctx, &rows); err != nil {
+		ColumnExpr("rlp.provider_id, p.application_id, p.name, rlp.score, rlp.uptime, rlp.completion, rlp.consistency").
+		OrderExpr("rlp.score ASC, rlp.provider_id").Limit(int64(limit)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("reliability: unable to list providers: %w", err)
 	}
 	for _, r := range rows {
 		r.Floor, r.BelowFloor = s.cfg.Floor, r.Score < s.cfg.Floor
+		if r.Uptime != nil && r.Completion != nil && r.Consistency != nil {
+			r.Components = &Components{Uptime: *r.Uptime, Completion: *r.Completion, Consistency: *r.Consistency}
+		}
 	}
 	return rows, nil
 }

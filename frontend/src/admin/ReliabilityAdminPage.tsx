@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { useQuery } from 'urql';
 import { DataTable } from '../ui/DataTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
@@ -6,14 +7,19 @@ import { useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import '../reliability/reliability.css';
 import './admin.css';
+import { percent } from '../reliability/reliability';
 import { ProvidersByReliabilityQuery } from './operations';
+
+/** PARTS are a score's parts, in the order the score weighs them. */
+const PARTS = ['uptime', 'completion', 'consistency'] as const;
 
 /** PAGE_SIZE is how many providers the page lists, lowest score first. */
 const PAGE_SIZE = 200;
 
 /**
  * ReliabilityAdminPage is the admins' fleet by reliability: every scored
- * provider, lowest score first, those under the floor highlighted. The floor
+ * provider (linked to its application), lowest score first, with the
+ * score's parts, those under the floor highlighted. The floor
  * and each provider's flag are the server's (serve --reliability-floor): the
  * page never assumes the default.
  */
@@ -59,7 +65,17 @@ export function ReliabilityAdminPage() {
             rowClassName={(p) => (p.belowFloor ? 'below-floor-row' : undefined)}
             rowProps={(p) => ({ 'data-testid': 'admin-reliability-row', 'data-provider': p.providerId, 'data-name': p.name, 'data-score': p.score, 'data-floor': p.floor, 'data-below-floor': p.belowFloor })}
             columns={[
-              { key: 'provider', header: t('admin.reliability.provider'), primary: true, className: 'wrap-anywhere', cell: (p) => <bdi>{p.name}</bdi> },
+              {
+                key: 'provider',
+                header: t('admin.reliability.provider'),
+                primary: true,
+                className: 'wrap-anywhere',
+                cell: (p) => (
+                  <Link to={`/admin/applications/${p.applicationId}`} dir="auto" data-testid="admin-reliability-provider">
+                    {p.name}
+                  </Link>
+                ),
+              },
               {
                 key: 'score',
                 header: t('admin.reliability.score'),
@@ -70,6 +86,13 @@ export function ReliabilityAdminPage() {
                   </>
                 ),
               },
+              ...PARTS.map((part) => ({
+                key: part,
+                header: t(`reliability.components.${part}.name`),
+                align: 'end' as const,
+                cellProps: () => ({ 'data-testid': `admin-reliability-${part}` }),
+                cell: (p: (typeof providers)[number]) => (p.components ? t('reliability.percent', { value: f.number(percent(p.components[part])) }) : <span className="muted">{t('admin.reliability.noParts')}</span>),
+              })),
             ]}
           />
         )}

@@ -199,7 +199,13 @@ export const ProvidersByReliabilityQuery = graphql(`
   query ProvidersByReliability($first: Int!) {
     providersByReliability(first: $first) {
       providerId
+      applicationId
       name
+      components {
+        uptime
+        completion
+        consistency
+      }
       score
       floor
       belowFloor

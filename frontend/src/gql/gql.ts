@@ -36,7 +36,7 @@ type Documents = {
     "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.MarkPayoutFailedDocument,
     "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreateBankPayoutFileDocument,
     "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": typeof types.CreditFundsDocument,
-    "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n      floor\n      belowFloor\n    }\n  }\n": typeof types.ProvidersByReliabilityDocument,
+    "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      applicationId\n      name\n      components {\n        uptime\n        completion\n        consistency\n      }\n      score\n      floor\n      belowFloor\n    }\n  }\n": typeof types.ProvidersByReliabilityDocument,
     "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": typeof types.UserErrorFieldsFragmentDoc,
     "\n  fragment BenchmarkFigureFields on BenchmarkFigure {\n    metric\n    supported\n    measured\n    reference\n    expected\n    minimum\n    ratio\n    passed\n  }\n": typeof types.BenchmarkFigureFieldsFragmentDoc,
     "\n  fragment GpuBenchmarkFields on GpuBenchmark {\n    id\n    runId\n    reason\n    at\n    simulated\n    outcome\n    error\n    score\n    passed\n    consistency\n  }\n": typeof types.GpuBenchmarkFieldsFragmentDoc,
@@ -134,7 +134,7 @@ const documents: Documents = {
     "\n  mutation MarkPayoutFailed($input: SettlePayoutInput!) {\n    markPayoutFailed(input: $input) {\n      payout {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.MarkPayoutFailedDocument,
     "\n  mutation CreateBankPayoutFile {\n    createBankPayoutFile {\n      file\n      payouts {\n        ...PayoutFields\n      }\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreateBankPayoutFileDocument,
     "\n  mutation CreditFunds($input: CreditFundsInput!) {\n    creditFunds(input: $input) {\n      balance\n      userErrors {\n        ...UserErrorFields\n      }\n    }\n  }\n": types.CreditFundsDocument,
-    "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n      floor\n      belowFloor\n    }\n  }\n": types.ProvidersByReliabilityDocument,
+    "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      applicationId\n      name\n      components {\n        uptime\n        completion\n        consistency\n      }\n      score\n      floor\n      belowFloor\n    }\n  }\n": types.ProvidersByReliabilityDocument,
     "\n  fragment UserErrorFields on UserError {\n    field\n    message\n    code\n  }\n": types.UserErrorFieldsFragmentDoc,
     "\n  fragment BenchmarkFigureFields on BenchmarkFigure {\n    metric\n    supported\n    measured\n    reference\n    expected\n    minimum\n    ratio\n    passed\n  }\n": types.BenchmarkFigureFieldsFragmentDoc,
     "\n  fragment GpuBenchmarkFields on GpuBenchmark {\n    id\n    runId\n    reason\n    at\n    simulated\n    outcome\n    error\n    score\n    passed\n    consistency\n  }\n": types.GpuBenchmarkFieldsFragmentDoc,
@@ -315,7 +315,7 @@ export function graphql(source: "\n  mutation CreditFunds($input: CreditFundsInp
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n      floor\n      belowFloor\n    }\n  }\n"): (typeof documents)["\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      name\n      score\n      floor\n      belowFloor\n    }\n  }\n"];
+export function graphql(source: "\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      applicationId\n      name\n      components {\n        uptime\n        completion\n        consistency\n      }\n      score\n      floor\n      belowFloor\n    }\n  }\n"): (typeof documents)["\n  query ProvidersByReliability($first: Int!) {\n    providersByReliability(first: $first) {\n      providerId\n      applicationId\n      name\n      components {\n        uptime\n        completion\n        consistency\n      }\n      score\n      floor\n      belowFloor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
