@@ -144,7 +144,13 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
     at('the trend chart draws the scores and the projection; the machines are listed');
     const chart = page.getByTestId('performance-trend-chart');
     await chart.locator('canvas').first().waitFor();
-    assert.equal(await chart.getAttribute('data-series'), '2');
+    assert.equal(await chart.getAttribute('data-series'), '3', 'the scores, the projection and the floor');
+    // Issue 29 point 7: the score axis is fitted to the scores, not 0–100,
+    // and names the floor.
+    const [low, high] = (await chart.getAttribute('data-y-range')).split(' ').map(Number);
+    const scoreNow = Number(await page.getByTestId('performance-page').getAttribute('data-score'));
+    assert.ok(low > 0 && low < scoreNow && high === 100, `the score axis ${low}–${high} is fitted to a score of ${scoreNow}`);
+    assert.ok(plain(await chart.locator('.chart-legend').textContent()).includes(en.reliability.trend.floor.split('{{')[0]), 'the floor is named');
     const machines = await page.getByTestId('performance-machine').evaluateAll((els) => els.map((el) => el.getAttribute('data-hostname')));
     assert.ok(machines.includes('lisbon-rack-01'), `machines: ${machines}`);
     console.log(`screenshot: ${await saveScreenshot(page, 'e2e-reliability.png')}`);

@@ -7,7 +7,7 @@ import { DataTable } from '../ui/DataTable';
 import { isolate, useFormat } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
-import { adviceCodes, byCost, eventSentence, percent, projectionSummary, trendChartData, type EventSentence } from './reliability';
+import { adviceCodes, byCost, eventSentence, percent, projectionSummary, trendChartData, trendRange, type EventSentence } from './reliability';
 import './reliability.css';
 import { useReliability } from './useReliability';
 import { ForbiddenPage } from '../shell/ForbiddenPage';
@@ -155,13 +155,17 @@ function TrendCard({ reliability: r }: { reliability: ReliabilityFieldsFragment 
   const data = useMemo(() => trendChartData(r.trend, r.projection, { day: r.asOf, score: r.score }), [r.trend, r.projection, r.asOf, r.score]);
   const scoreLabel = t('reliability.trend.score');
   const projectedLabel = t('reliability.trend.projected');
+  const floorLabel = t('reliability.trend.floor', { floor: f.number(r.floor) });
   const series = useMemo(
     () => [
       { label: scoreLabel, values: data.scores },
       { label: projectedLabel, values: data.projected },
+      // The floor as a flat line: the score's distance from it at a glance.
+      { label: floorLabel, values: data.xs.map(() => r.floor) },
     ],
-    [data, scoreLabel, projectedLabel],
+    [data, scoreLabel, projectedLabel, floorLabel, r.floor],
   );
+  const range = useMemo(() => trendRange([...data.scores, ...data.projected], r.floor), [data, r.floor]);
   const today = useMemo(() => [{ x: Math.floor(Date.parse(r.asOf) / 1000), label: t('reliability.trend.today') }], [r.asOf, t]);
   return (
     <section className="card" aria-labelledby="performance-trend" data-testid="performance-trend" data-days={r.trend.length} data-projected={r.projection.length}>
@@ -174,7 +178,7 @@ function TrendCard({ reliability: r }: { reliability: ReliabilityFieldsFragment 
           xs={data.xs}
           series={series}
           x={{ label: t('reliability.trend.day'), time: true }}
-          y={{ label: t('reliability.trend.score'), format: (v) => f.number(v), range: [0, 100] }}
+          y={{ label: t('reliability.trend.score'), format: (v) => f.number(v), range }}
           marks={today}
           height={220}
           testId="performance-trend-chart"

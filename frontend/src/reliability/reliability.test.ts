@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adviceCodes, byCost, eventSentence, percent, projectionSummary, trendChartData } from './reliability';
+import { adviceCodes, byCost, eventSentence, percent, projectionSummary, trendChartData, trendRange } from './reliability';
 
 describe('eventSentence', () => {
   const cases = [
@@ -82,5 +82,16 @@ describe('percent', () => {
     expect(percent(0.9996)).toBe(99.9);
     expect(percent(1)).toBe(100);
     expect(percent(0.5)).toBe(50);
+  });
+});
+
+describe('trendRange', () => {
+  it('fits the axis to the scores in fives up to 100, taking in a floor near them', () => {
+    expect(trendRange([94, 96, null, 100], 70)).toEqual([85, 100]);
+    expect(trendRange([94, 96, 100], 90)).toEqual([85, 100]);
+    expect(trendRange([78, 80], 70)).toEqual([65, 100]);
+    expect(trendRange([97, 99], 98)).toEqual([90, 100]);
+    expect(trendRange([3, 50], 70)).toEqual([0, 100]);
+    expect(trendRange([null], 70)).toEqual([65, 100]);
   });
 });

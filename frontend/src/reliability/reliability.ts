@@ -149,3 +149,17 @@ export function trendChartData(
 export function percent(fraction: number): number {
   return Math.floor(Math.max(0, Math.min(1, fraction)) * 1000) / 10;
 }
+
+/**
+ * trendRange is the trend chart's score axis: up to 100, down to a round
+ * five under the lowest score, never under 0; the floor is taken in (its
+ * line drawn) when it lies within 10 points of the lowest score, and
+ * otherwise named by the legend alone. A 94–100 trend then fills the
+ * chart instead of lying flat along the top of 0–100.
+ */
+export function trendRange(values: readonly (number | null)[], floor: number): [number, number] {
+  const scores = values.filter((v): v is number => v !== null);
+  let lowest = scores.length > 0 ? Math.min(...scores) : floor;
+  if (floor > lowest - 10) lowest = Math.min(lowest, floor);
+  return [Math.max(0, Math.floor((lowest - 5) / 5) * 5), 100];
+}

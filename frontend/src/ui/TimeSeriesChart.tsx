@@ -97,7 +97,7 @@ export function TimeSeriesChart({ title, xs, series, x, y, height = 200, testId,
   const shownX = shown === null ? undefined : xs[shown];
 
   return (
-    <figure className="chart" data-testid={testId} data-series={series.length} data-points={xs.length}>
+    <figure className="chart" data-testid={testId} data-series={series.length} data-points={xs.length} data-y-range={y.range ? y.range.join(' ') : ''}>
       <figcaption className="chart-title">{title}</figcaption>
       <div ref={plot} className="chart-plot" role="img" aria-label={t('chart.description', { title, series: marksText ? `${seriesText} ${marksText}` : seriesText })} data-testid="chart-plot" />
       <p className="chart-at muted small" data-testid="chart-at">
