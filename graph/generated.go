@@ -515,25 +515,26 @@ type ComplexityRoot struct {
 	}
 
 	Machine struct {
-		AgentVersion    func(childComplexity int) int
-		CPUCores        func(childComplexity int) int
-		CPUModel        func(childComplexity int) int
-		CudaVersion     func(childComplexity int) int
-		DiskBytes       func(childComplexity int) int
-		DiskFreeBytes   func(childComplexity int) int
-		DriverVersion   func(childComplexity int) int
-		Gpus            func(childComplexity int) int
-		Hostname        func(childComplexity int) int
-		ID              func(childComplexity int) int
-		LastHeartbeatAt func(childComplexity int) int
-		MachineID       func(childComplexity int) int
-		OfflineReason   func(childComplexity int) int
-		RAMBytes        func(childComplexity int) int
-		RegisteredAt    func(childComplexity int) int
-		Reliability     func(childComplexity int) int
-		Simulated       func(childComplexity int) int
-		Status          func(childComplexity int) int
-		StatusChangedAt func(childComplexity int) int
+		AgentVersion             func(childComplexity int) int
+		CPUCores                 func(childComplexity int) int
+		CPUModel                 func(childComplexity int) int
+		CudaVersion              func(childComplexity int) int
+		DiskBytes                func(childComplexity int) int
+		DiskFreeBytes            func(childComplexity int) int
+		DriverVersion            func(childComplexity int) int
+		Gpus                     func(childComplexity int) int
+		HeartbeatIntervalSeconds func(childComplexity int) int
+		Hostname                 func(childComplexity int) int
+		ID                       func(childComplexity int) int
+		LastHeartbeatAt          func(childComplexity int) int
+		MachineID                func(childComplexity int) int
+		OfflineReason            func(childComplexity int) int
+		RAMBytes                 func(childComplexity int) int
+		RegisteredAt             func(childComplexity int) int
+		Reliability              func(childComplexity int) int
+		Simulated                func(childComplexity int) int
+		Status                   func(childComplexity int) int
+		StatusChangedAt          func(childComplexity int) int
 	}
 
 	MachineBenchmarks struct {
@@ -1131,6 +1132,8 @@ type ListingResolver interface {
 	Model(ctx context.Context, obj *market.Listing) (*catalog.GpuModel, error)
 }
 type MachineResolver interface {
+	HeartbeatIntervalSeconds(ctx context.Context, obj *models.Machine) (int, error)
+
 	Reliability(ctx context.Context, obj *models.Machine) (*reliability.Summary, error)
 }
 type MarketRegionResolver interface {
@@ -3123,6 +3126,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Machine.Gpus(childComplexity), true
+	case "Machine.heartbeatIntervalSeconds":
+		if e.ComplexityRoot.Machine.HeartbeatIntervalSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Machine.HeartbeatIntervalSeconds(childComplexity), true
 	case "Machine.hostname":
 		if e.ComplexityRoot.Machine.Hostname == nil {
 			break
@@ -6633,6 +6642,8 @@ type Machine {
   id: ID!
   "The agent's persistent machine identity."
   machineId: String!
+  "How often the platform asks the agent to heartbeat: its GPUs' recent utilisation samples (one a heartbeat) lie this far apart."
+  heartbeatIntervalSeconds: Int!
   hostname: String!
   status: MachineStatus!
   offlineReason: OfflineReason
@@ -9110,6 +9121,8 @@ func (ec *executionContext) childFields_Machine(ctx context.Context, field graph
 		return ec.fieldContext_Machine_id(ctx, field)
 	case "machineId":
 		return ec.fieldContext_Machine_machineId(ctx, field)
+	case "heartbeatIntervalSeconds":
+		return ec.fieldContext_Machine_heartbeatIntervalSeconds(ctx, field)
 	case "hostname":
 		return ec.fieldContext_Machine_hostname(ctx, field)
 	case "status":
@@ -18301,6 +18314,29 @@ func (ec *executionContext) _Machine_machineId(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Machine_machineId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Machine", field, false, false, "String")
+}
+
+func (ec *executionContext) _Machine_heartbeatIntervalSeconds(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Machine_heartbeatIntervalSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Machine().HeartbeatIntervalSeconds(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Machine_heartbeatIntervalSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Machine", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Machine_hostname(ctx context.Context, field graphql.CollectedField, obj *models.Machine) (ret graphql.Marshaler) {
@@ -34887,6 +34923,12 @@ func (ec *executionContext) _Machine(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "heartbeatIntervalSeconds":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Machine_heartbeatIntervalSeconds(ctx, field, obj)
+				})
 		case "hostname":
 			out.Values[i] = ec._Machine_hostname(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

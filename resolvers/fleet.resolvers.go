@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/graph"
@@ -50,6 +51,11 @@ func (r *gpuTelemetryResolver) RecentUtilizationPct(ctx context.Context, obj *mo
 // UserErrors is the resolver for the userErrors field.
 func (r *heartbeatPayloadResolver) UserErrors(ctx context.Context, obj *protocol.HeartbeatPayload) ([]*fault.Problem, error) {
 	return userErrorsOfWire(obj.UserErrors), nil
+}
+
+// HeartbeatIntervalSeconds is the resolver for the heartbeatIntervalSeconds field.
+func (r *machineResolver) HeartbeatIntervalSeconds(ctx context.Context, obj *models.Machine) (int, error) {
+	return int(r.Fleet.Config().Interval / time.Second), nil
 }
 
 // RegisterMachine is the resolver for the registerMachine field.

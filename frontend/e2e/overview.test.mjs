@@ -208,6 +208,9 @@ test('overview: watches a machine turn Online in the Overview without reload, th
       ([selector, prefix]) => document.querySelector(`${selector} [data-testid="chart-at"]`)?.textContent?.startsWith(prefix),
       [CARD, `${en.overview.chart.xLabel}: `],
     );
+    // Issue 29 point 7: time on the time axis (the sample's clock time), not heartbeats ago.
+    const pointed = plain(await card.getByTestId('chart-at').textContent());
+    assert.match(pointed, /^Time: .*\d{1,2}:\d{2}/, `the pointed sample's time: ${pointed}`);
 
     at('screenshot');
     // From the top: a full-page shot scrolled down paints the sticky header

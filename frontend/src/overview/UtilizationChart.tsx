@@ -1,26 +1,22 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isolate, useFormat } from '../ui/format';
+import { isolate } from '../ui/format';
 import { TimeSeriesChart } from '../ui/TimeSeriesChart';
 import type { Machine } from './fleet';
 import { useReadings } from './format';
 import { utilizationHistory } from './utilizationHistory';
 
-/** HEARTBEAT_STEPS keep the heartbeat axis on whole heartbeats. */
-const HEARTBEAT_STEPS = [1, 2, 5, 10, 20, 50];
-
 /**
  * UtilizationChart draws a machine's GPU utilisation over its recent
- * heartbeats, a line per GPU, 0–100 %. It shows nothing until a GPU has
+ * heartbeats on a time axis, a line per GPU, 0–100 %. It shows nothing until a GPU has
  * two samples; the GPU rows' sparklines say "No samples yet" meanwhile.
  */
 export function UtilizationChart({ machine }: { machine: Machine }) {
   const { t } = useTranslation();
-  const f = useFormat();
   const r = useReadings();
   // The GPUs change with each telemetry event, not with each render (a
   // pointer over the chart re-renders it), so neither does the data.
-  const history = useMemo(() => utilizationHistory(machine.gpus), [machine.gpus]);
+  const history = useMemo(() => utilizationHistory(machine.gpus, machine.heartbeatIntervalSeconds), [machine.gpus, machine.heartbeatIntervalSeconds]);
   const series = useMemo(
     () =>
       history.gpus.map(({ gpu, values }) => ({
@@ -36,7 +32,7 @@ export function UtilizationChart({ machine }: { machine: Machine }) {
       title={t('overview.chart.title')}
       xs={history.xs}
       series={series}
-      x={{ time: false, label: t('overview.chart.xLabel'), format: (x) => f.number(Math.abs(x)), steps: HEARTBEAT_STEPS }}
+      x={{ time: true, label: t('overview.chart.xLabel') }}
       y={{ label: t('overview.chart.yLabel'), format: r.percent, range: [0, 100] }}
     />
   );

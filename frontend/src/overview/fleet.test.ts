@@ -5,6 +5,7 @@ import { emptyFleet, fleetReducer, machinesOf, summarize, type Fleet, type Fleet
 function machine(over: Partial<Machine> & Pick<Machine, 'id'>): Machine {
   return {
     machineId: `m-${over.id}`,
+    heartbeatIntervalSeconds: 10,
     hostname: `host-${over.id}`,
     status: 'ONLINE',
     offlineReason: null,

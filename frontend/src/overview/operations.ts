@@ -24,6 +24,7 @@ export const MachineFieldsFragment = graphql(`
   fragment MachineFields on Machine {
     id
     machineId
+    heartbeatIntervalSeconds
     hostname
     status
     offlineReason

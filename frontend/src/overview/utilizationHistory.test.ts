@@ -34,9 +34,10 @@ function gpu(index: number, recent: number[] | null): Gpu {
 }
 
 describe('utilizationHistory', () => {
-  it('lines the GPUs up on their latest sample, counting heartbeats back from 0', () => {
-    const h = utilizationHistory([gpu(0, [10, 20, 30, 40]), gpu(1, [70, 80])]);
-    expect(h.xs).toEqual([-3, -2, -1, 0]);
+  it('lines the GPUs up on their latest sample, at its time, a heartbeat interval apart', () => {
+    const h = utilizationHistory([gpu(0, [10, 20, 30, 40]), gpu(1, [70, 80])], 10);
+    const latest = Date.parse('2026-11-01T10:00:00Z') / 1000;
+    expect(h.xs).toEqual([latest - 30, latest - 20, latest - 10, latest]);
     expect(h.gpus.map((g) => [g.gpu.index, g.values])).toEqual([
       [0, [10, 20, 30, 40]],
       [1, [null, null, 70, 80]],
@@ -44,12 +45,12 @@ describe('utilizationHistory', () => {
   });
 
   it('leaves out GPUs without telemetry or with a single sample, which draw no line', () => {
-    const h = utilizationHistory([gpu(0, null), gpu(1, [50]), gpu(2, [1, 2])]);
+    const h = utilizationHistory([gpu(0, null), gpu(1, [50]), gpu(2, [1, 2])], 5);
     expect(h.gpus.map((g) => g.gpu.index)).toEqual([2]);
-    expect(h.xs).toEqual([-1, 0]);
+    expect(h.xs).toEqual([Date.parse('2026-11-01T10:00:00Z') / 1000 - 5, Date.parse('2026-11-01T10:00:00Z') / 1000]);
   });
 
   it('is empty when no GPU has a history yet', () => {
-    expect(utilizationHistory([gpu(0, [])])).toEqual({ xs: [], gpus: [] });
+    expect(utilizationHistory([gpu(0, [])], 10)).toEqual({ xs: [], gpus: [] });
   });
 });

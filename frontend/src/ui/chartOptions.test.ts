@@ -146,6 +146,12 @@ describe('xFormat', () => {
     expect(arabic(noon)).not.toBe(format(noon));
   });
 
+  it('writes the seconds too over a span of up to half an hour (recent heartbeats)', () => {
+    const format = xFormat({ label: 'Time', time: true }, [noon - 60, noon], 'en');
+    expect(format(noon + 7)).toBe(new Intl.DateTimeFormat('en', { hour: 'numeric', minute: '2-digit', second: '2-digit' }).format(new Date((noon + 7) * 1000)));
+    expect(format(noon + 7)).not.toBe(format(noon + 8));
+  });
+
   it('writes dates over a span of more than two days', () => {
     const format = xFormat({ label: 'Day', time: true }, [noon - 30 * 86_400, noon], 'es');
     expect(format(noon)).toBe(new Intl.DateTimeFormat('es', { month: 'short', day: 'numeric' }).format(new Date(noon * 1000)));

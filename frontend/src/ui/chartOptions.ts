@@ -223,8 +223,9 @@ export function valueAt(s: ChartSeries, index: number | null): number | null {
 
 /**
  * xFormat is the x axis's tick writer in language lng: the axis's own, or
- * for times hours and minutes over a span of up to two days and the date
- * beyond (an earnings history of months), or for plain numbers Intl's.
+ * for times the seconds too over a span of up to half an hour (a machine's
+ * recent heartbeats), hours and minutes up to two days and the date beyond
+ * (an earnings history of months), or for plain numbers Intl's.
  */
 export function xFormat(x: XAxis, xs: readonly number[], lng: string): (value: number) => string {
   if (x.format) return x.format;
@@ -234,8 +235,10 @@ export function xFormat(x: XAxis, xs: readonly number[], lng: string): (value: n
   }
   const span = xs.length > 1 ? (xs[xs.length - 1] ?? 0) - (xs[0] ?? 0) : 0;
   const time =
-    span <= 2 * 86_400
-      ? new Intl.DateTimeFormat(lng, { hour: 'numeric', minute: '2-digit' })
-      : new Intl.DateTimeFormat(lng, { month: 'short', day: 'numeric' });
+    span <= 30 * 60
+      ? new Intl.DateTimeFormat(lng, { hour: 'numeric', minute: '2-digit', second: '2-digit' })
+      : span <= 2 * 86_400
+        ? new Intl.DateTimeFormat(lng, { hour: 'numeric', minute: '2-digit' })
+        : new Intl.DateTimeFormat(lng, { month: 'short', day: 'numeric' });
   return (seconds) => time.format(new Date(seconds * 1000));
 }
