@@ -46,7 +46,11 @@ func TestAConfiguredFloorFlagsWhatTheDefaultWouldNot(t *testing.T) {
 		fleet, err := b.svc.Fleet(b.ctx, 10)
 		require.NoError(t, err)
 		require.Len(t, fleet, 1)
-		require.Equal(t, ProviderScore{ProviderID: p, Name: fleet[0].Name, Score: 94, Floor: floor, BelowFloor: true}, *fleet[0])
+		got := *fleet[0]
+		require.NotNil(t, got.Components, "the score's parts")
+		require.Equal(t, s.Components, *got.Components)
+		require.Equal(t, ProviderScore{ProviderID: p, Score: 94, Floor: floor, BelowFloor: true},
+			ProviderScore{ProviderID: got.ProviderID, Score: got.Score, Floor: got.Floor, BelowFloor: got.BelowFloor})
 
 		var owner int64
 		require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("user_id").Where("id = ?", p).Scan(b.ctx, &owner))
