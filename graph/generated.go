@@ -24356,7 +24356,7 @@ func (ec *executionContext) _ProviderReliability_components(ctx context.Context,
 			return ec.fieldContext_ProviderReliability_components(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Components, nil
+			return obj.Components(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *reliability.Components) graphql.Marshaler {
@@ -24370,7 +24370,7 @@ func (ec *executionContext) fieldContext_ProviderReliability_components(_ contex
 	fc = &graphql.FieldContext{
 		Object:     "ProviderReliability",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ReliabilityComponents(ctx, field)

@@ -47,8 +47,8 @@ func TestAConfiguredFloorFlagsWhatTheDefaultWouldNot(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, fleet, 1)
 		got := *fleet[0]
-		require.NotNil(t, got.Components, "the score's parts")
-		require.Equal(t, s.Components, *got.Components)
+		require.NotNil(t, got.Components(), "the score's parts")
+		require.Equal(t, s.Components, *got.Components())
 		require.Equal(t, ProviderScore{ProviderID: p, Score: 94, Floor: floor, BelowFloor: true},
 			ProviderScore{ProviderID: got.ProviderID, Score: got.Score, Floor: got.Floor, BelowFloor: got.BelowFloor})
 

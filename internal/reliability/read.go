@@ -278,12 +278,20 @@ type ProviderScore struct {
 	Score         int    `bun:"score"`
 	Floor         int    `bun:"-"`
 	BelowFloor    bool   `bun:"-"`
-	// Components are the score's parts as the job last wrote them; nil
-	// for a score written before they were kept.
-	Components  *Components `bun:"-"`
-	Uptime      *float64    `bun:"uptime"`
-	Completion  *float64    `bun:"completion"`
-	Consistency *float64    `bun:"consistency"`
+	// Uptime, Completion and Consistency are the score's parts as the job
+	// last wrote them (see Components).
+	Uptime      *float64 `bun:"uptime"`
+	Completion  *float64 `bun:"completion"`
+	Consistency *float64 `bun:"consistency"`
+}
+
+// Components are the score's parts; nil for a score written before they
+// were kept.
+func (p *ProviderScore) Components() *Components {
+	if p.Uptime == nil || p.Completion == nil || p.Consistency == nil {
+		return nil
+	}
+	return &Components{Uptime: *p.Uptime, Completion: *p.Completion, Consistency: *p.Consistency}
 }
 
 // Fleet is every scored provider for admins, lowest score first, each
@@ -298,9 +306,6 @@ func (s *Service) Fleet(ctx context.Context, limit int) ([]*ProviderScore, error
 	}
 	for _, r := range rows {
 		r.Floor, r.BelowFloor = s.cfg.Floor, r.Score < s.cfg.Floor
-		if r.Uptime != nil && r.Completion != nil && r.Consistency != nil {
-			r.Components = &Components{Uptime: *r.Uptime, Completion: *r.Completion, Consistency: *r.Consistency}
-		}
 	}
 	return rows, nil
 }

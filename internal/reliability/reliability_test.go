@@ -287,15 +287,15 @@ func TestRefreshStoresScoresSnapshotsAndFlagsTheFloor(t *testing.T) {
 		// them, and the provider's application.
 		for _, row := range fleet {
 			sum := b.summary(t, row.ProviderID)
-			require.NotNil(t, row.Components, "provider %d's parts", row.ProviderID)
-			require.InDelta(t, sum.Components.Uptime, row.Components.Uptime, 1e-9)
-			require.InDelta(t, sum.Components.Completion, row.Components.Completion, 1e-9)
-			require.InDelta(t, sum.Components.Consistency, row.Components.Consistency, 1e-9)
-			require.Equal(t, row.Score, row.Components.Score(), "the parts make the score")
+			require.NotNil(t, row.Components(), "provider %d's parts", row.ProviderID)
+			require.InDelta(t, sum.Components.Uptime, row.Components().Uptime, 1e-9)
+			require.InDelta(t, sum.Components.Completion, row.Components().Completion, 1e-9)
+			require.InDelta(t, sum.Components.Consistency, row.Components().Consistency, 1e-9)
+			require.Equal(t, row.Score, row.Components().Score(), "the parts make the score")
 			var app int64
 			require.NoError(t, db.NewSelect().Model((*models.Provider)(nil)).Column("application_id").Where("id = ?", row.ProviderID).Scan(b.ctx, &app))
 			require.Equal(t, app, row.ApplicationID)
 		}
-		require.Less(t, fleet[0].Components.Uptime, fleet[1].Components.Uptime, "the offline provider's uptime is what pulls it down")
+		require.Less(t, fleet[0].Components().Uptime, fleet[1].Components().Uptime, "the offline provider's uptime is what pulls it down")
 	})
 }
