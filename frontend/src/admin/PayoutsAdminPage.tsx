@@ -39,12 +39,16 @@ export function PayoutsAdminPage() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const tab = tabOf(params.get('state'));
-  const [{ data, error, fetching }, reexecute] = useQuery({
+  const state = tab === 'ALL' ? null : tab;
+  const [{ data, error, fetching, operation }, reexecute] = useQuery({
     query: AdminPayoutsQuery,
-    variables: { state: tab === 'ALL' ? null : tab, first: PAGE_SIZE },
+    variables: { state, first: PAGE_SIZE },
     requestPolicy: 'cache-and-network',
     context: PAYOUTS_CONTEXT,
   });
+  // urql keeps the last tab's answer while the new tab's loads: its rows
+  // are not this tab's, so the table waits for the tab's own answer.
+  const rowsOfTab = data && (operation?.variables.state ?? null) === state ? data.payouts : undefined;
   const refresh = () => reexecute({ requestPolicy: 'network-only' });
 
   return (
@@ -70,13 +74,13 @@ export function PayoutsAdminPage() {
         />
         {data && <PayoutTotals totals={data.payoutTotals} />}
         {error && <ErrorNotice error={error} onRetry={refresh} />}
-        {!data ? (
+        {!rowsOfTab ? (
           fetching && <Loading />
-        ) : data.payouts.length === 0 ? (
+        ) : rowsOfTab.length === 0 ? (
           <p data-testid="admin-payouts-none">{t('admin.payouts.none')}</p>
         ) : (
           <PayoutsTable
-            payouts={data.payouts}
+            payouts={rowsOfTab}
             caption={t('admin.payouts.list')}
             testId="admin-payouts-table"
             actions={(p) => (settleable(p) ? <SettleForms payout={p} /> : null)}
