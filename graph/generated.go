@@ -712,6 +712,12 @@ type ComplexityRoot struct {
 		State  func(childComplexity int) int
 	}
 
+	PayoutWeek struct {
+		Count func(childComplexity int) int
+		Paid  func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
 	PriceDemand struct {
 		Bands        func(childComplexity int) int
 		Fitted       func(childComplexity int) int
@@ -776,6 +782,7 @@ type ComplexityRoot struct {
 		Name         func(childComplexity int) int
 		NextPayout   func(childComplexity int) int
 		PayoutMethod func(childComplexity int) int
+		PayoutWeeks  func(childComplexity int, weeks *int) int
 		Payouts      func(childComplexity int, first *int) int
 		Prices       func(childComplexity int) int
 		Progress     func(childComplexity int) int
@@ -1198,6 +1205,7 @@ type ProviderResolver interface {
 	PayoutMethod(ctx context.Context, obj *models.Provider) (*billing.Method, error)
 	NextPayout(ctx context.Context, obj *models.Provider) (*billing.NextPayout, error)
 	Payouts(ctx context.Context, obj *models.Provider, first *int) ([]*models.Payout, error)
+	PayoutWeeks(ctx context.Context, obj *models.Provider, weeks *int) ([]*billing.PayoutWeek, error)
 	Machines(ctx context.Context, obj *models.Provider) ([]*models.Machine, error)
 	Rentals(ctx context.Context, obj *models.Provider) ([]*market.ProviderRental, error)
 	Prices(ctx context.Context, obj *models.Provider) ([]*models.GpuPrice, error)
@@ -4056,6 +4064,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PayoutTotal.State(childComplexity), true
 
+	case "PayoutWeek.count":
+		if e.ComplexityRoot.PayoutWeek.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutWeek.Count(childComplexity), true
+	case "PayoutWeek.paid":
+		if e.ComplexityRoot.PayoutWeek.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutWeek.Paid(childComplexity), true
+	case "PayoutWeek.start":
+		if e.ComplexityRoot.PayoutWeek.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PayoutWeek.Start(childComplexity), true
+
 	case "PriceDemand.bands":
 		if e.ComplexityRoot.PriceDemand.Bands == nil {
 			break
@@ -4349,6 +4376,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Provider.PayoutMethod(childComplexity), true
+	case "Provider.payoutWeeks":
+		if e.ComplexityRoot.Provider.PayoutWeeks == nil {
+			break
+		}
+
+		args, err := ec.field_Provider_payoutWeeks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Provider.PayoutWeeks(childComplexity, args["weeks"].(*int)), true
 	case "Provider.payouts":
 		if e.ComplexityRoot.Provider.Payouts == nil {
 			break
@@ -6416,6 +6454,17 @@ extend type Provider {
   nextPayout: NextPayout
   "Newest first."
   payouts(first: Int = 20): [Payout!]!
+  "The last weeks' payouts paid (weeks: 1 to 104), oldest first and this week last, weeks without one included: the Payouts tab's chart."
+  payoutWeeks(weeks: Int = 12): [PayoutWeek!]!
+}
+
+"What was paid to the provider in one week: the payouts paid in it, by when they were paid."
+type PayoutWeek {
+  "The week's Monday 00:00 in the provider's time zone."
+  start: DateTime!
+  paid: USDC!
+  "How many payouts were paid in the week."
+  count: Int!
 }
 
 input SetPayoutMethodInput {
@@ -9447,6 +9496,18 @@ func (ec *executionContext) childFields_PayoutTotal(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type PayoutTotal", field.Name)
 }
 
+func (ec *executionContext) childFields_PayoutWeek(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_PayoutWeek_start(ctx, field)
+	case "paid":
+		return ec.fieldContext_PayoutWeek_paid(ctx, field)
+	case "count":
+		return ec.fieldContext_PayoutWeek_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PayoutWeek", field.Name)
+}
+
 func (ec *executionContext) childFields_PriceDemand(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "region":
@@ -9577,6 +9638,8 @@ func (ec *executionContext) childFields_Provider(ctx context.Context, field grap
 		return ec.fieldContext_Provider_nextPayout(ctx, field)
 	case "payouts":
 		return ec.fieldContext_Provider_payouts(ctx, field)
+	case "payoutWeeks":
+		return ec.fieldContext_Provider_payoutWeeks(ctx, field)
 	case "machines":
 		return ec.fieldContext_Provider_machines(ctx, field)
 	case "rentals":
@@ -10682,6 +10745,20 @@ func (ec *executionContext) field_Mutation_updateProviderApplication_args(ctx co
 		return nil, err
 	}
 	args["reply"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Provider_payoutWeeks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "weeks",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weeks"] = arg0
 	return args, nil
 }
 
@@ -22152,6 +22229,75 @@ func (ec *executionContext) fieldContext_PayoutTotal_amount(_ context.Context, f
 	return graphql.NewScalarFieldContext("PayoutTotal", field, false, false, "USDC")
 }
 
+func (ec *executionContext) _PayoutWeek_start(ctx context.Context, field graphql.CollectedField, obj *billing.PayoutWeek) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutWeek_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutWeek_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutWeek", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _PayoutWeek_paid(ctx context.Context, field graphql.CollectedField, obj *billing.PayoutWeek) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutWeek_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.USDC) graphql.Marshaler {
+			return ec.marshalNUSDC2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐUSDC(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutWeek_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutWeek", field, false, false, "USDC")
+}
+
+func (ec *executionContext) _PayoutWeek_count(ctx context.Context, field graphql.CollectedField, obj *billing.PayoutWeek) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PayoutWeek_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PayoutWeek_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PayoutWeek", field, false, false, "Int")
+}
+
 func (ec *executionContext) _PriceDemand_region(ctx context.Context, field graphql.CollectedField, obj *pricing.Demand) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23447,6 +23593,50 @@ func (ec *executionContext) fieldContext_Provider_payouts(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Provider_payouts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Provider_payoutWeeks(ctx context.Context, field graphql.CollectedField, obj *models.Provider) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Provider_payoutWeeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Provider().PayoutWeeks(ctx, obj, fc.Args["weeks"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*billing.PayoutWeek) graphql.Marshaler {
+			return ec.marshalNPayoutWeek2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐPayoutWeekᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Provider_payoutWeeks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Provider",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PayoutWeek(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Provider_payoutWeeks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -36228,6 +36418,49 @@ func (ec *executionContext) _PayoutTotal(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var payoutWeekImplementors = []string{"PayoutWeek"}
+
+func (ec *executionContext) _PayoutWeek(ctx context.Context, sel ast.SelectionSet, obj *billing.PayoutWeek) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, payoutWeekImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PayoutWeek")
+		case "start":
+			out.Values[i] = ec._PayoutWeek_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._PayoutWeek_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PayoutWeek_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var priceDemandImplementors = []string{"PriceDemand"}
 
 func (ec *executionContext) _PriceDemand(ctx context.Context, sel ast.SelectionSet, obj *pricing.Demand) graphql.Marshaler {
@@ -36632,6 +36865,12 @@ func (ec *executionContext) _Provider(ctx context.Context, sel ast.SelectionSet,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Provider_payouts(ctx, field, obj)
+				})
+		case "payoutWeeks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Provider_payoutWeeks(ctx, field, obj)
 				})
 		case "machines":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -40414,6 +40653,30 @@ func (ec *executionContext) marshalNPayoutTotal2ᚖgithubᚗcomᚋgpunexᚋgpune
 		return graphql.Null
 	}
 	return ec._PayoutTotal(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPayoutWeek2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐPayoutWeekᚄ(ctx context.Context, sel ast.SelectionSet, v []*billing.PayoutWeek) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPayoutWeek2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐPayoutWeek(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPayoutWeek2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋbillingᚐPayoutWeek(ctx context.Context, sel ast.SelectionSet, v *billing.PayoutWeek) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PayoutWeek!")
+		return graphql.Null
+	}
+	return ec._PayoutWeek(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPriceDemand2githubᚗcomᚋgpunexᚋgpunexᚋinternalᚋpricingᚐDemand(ctx context.Context, sel ast.SelectionSet, v pricing.Demand) graphql.Marshaler {

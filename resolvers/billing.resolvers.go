@@ -194,6 +194,18 @@ func (r *providerResolver) Payouts(ctx context.Context, obj *models.Provider, fi
 	return r.Billing.Payouts(ctx, obj.ID, boundedFirst(first, 100))
 }
 
+// PayoutWeeks is the resolver for the payoutWeeks field.
+func (r *providerResolver) PayoutWeeks(ctx context.Context, obj *models.Provider, weeks *int) ([]*billing.PayoutWeek, error) {
+	if err := r.requireProviderAccess(ctx, obj); err != nil {
+		return nil, err
+	}
+	n := 12
+	if weeks != nil {
+		n = *weeks
+	}
+	return r.Billing.PayoutWeeks(ctx, obj.ID, n)
+}
+
 // MyFunds is the resolver for the myFunds field.
 func (r *queryResolver) MyFunds(ctx context.Context) (*billing.Funds, error) {
 	v, err := auth.Require(ctx)

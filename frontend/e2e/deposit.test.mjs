@@ -29,6 +29,7 @@ import { databases, frontendDir, startServer } from './server.mjs';
 import { graphql, navigate } from './session.mjs';
 import { startSolanaDouble } from './solana.mjs';
 import { patience } from './patience.mjs';
+import { micros } from './usdc.mjs';
 
 const locales = {
   en: JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8')),
@@ -46,14 +47,6 @@ const PASSES = [
   { language: 'en', viewport: { width: 1366, height: 900 }, dir: 'ltr' },
   { language: 'ar', viewport: { width: 390, height: 844 }, dir: 'rtl' },
 ];
-
-/** micros reads a USDC amount ("-1.5", "25.000000") as micro-USDC. */
-function micros(amount) {
-  const negative = amount.startsWith('-');
-  const [whole, frac = ''] = amount.replace(/^[-+]/, '').split('.');
-  const value = BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, '0').slice(0, 6));
-  return negative ? -value : value;
-}
 
 /** cheapestListing is the cheapest listing with a free GPU and no maintenance planned. */
 async function cheapestListing(context, server) {

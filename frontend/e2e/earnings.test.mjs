@@ -24,6 +24,7 @@ import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm, navigate } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
 import { patience } from './patience.mjs';
+import { micros } from './usdc.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
@@ -145,6 +146,19 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
       assert.ok(!g.text.includes(g.uuid), `no UUID in the row: ${g.text}`);
       assert.doesNotMatch(g.text, /[A-Z0-9]+_[A-Z0-9_]+/, `the model by its display name, not its catalogue key: ${g.text}`);
     }
+    // Issue 29 point 10: earnings per GPU as bars, largest first and full,
+    // the others to scale, each with its percentage of the GPUs' total.
+    const bars = await page.getByTestId('earnings-gpu').evaluateAll((els) =>
+      els.map((el) => ({ net: el.getAttribute('data-net') ?? '', fill: Number(el.querySelector('[data-testid="earnings-share-bar"]')?.getAttribute('data-fill')), text: el.querySelector('.share-text')?.textContent ?? '' })),
+    );
+    const largest = micros(bars[0].net);
+    const total = bars.reduce((sum, b) => sum + micros(b.net), 0n);
+    assert.ok(largest > 0n, 'the first GPU earned');
+    for (const b of bars) {
+      assert.equal(b.fill, Number((micros(b.net) * 1000n) / largest) / 10, `a bar to scale: ${JSON.stringify(b)}`);
+      assert.equal(b.text, `${Math.round(Number((micros(b.net) * 10000n) / total) / 100)}%`, `its part of the total: ${JSON.stringify(b)}`);
+    }
+    assert.deepEqual(bars.map((b) => b.fill), [...bars.map((b) => b.fill)].sort((a, b) => b - a), 'largest first');
 
     at('the history: 30 days by day, 7 days, 12 months by month, hourly refused over 31 days');
     const history = page.getByTestId('earnings-history');

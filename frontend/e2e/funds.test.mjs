@@ -31,6 +31,7 @@ import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm, navigate } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
 import { patience } from './patience.mjs';
+import { micros } from './usdc.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
@@ -146,6 +147,30 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     assert.match(plain(await low.locator('.bell-item-body').textContent()), new RegExp(`^${lowBody}$`));
     console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-funds-low.png')}`);
 
+    at('the rental page meters the charge against the funds left');
+    // Issue 29 point 10: the cost meter. What the rental was charged and
+    // what the funds have left add up to the credit (nothing else spends
+    // them), and the bar draws the charge's part of it.
+    const meter = customer.getByTestId('rental-meter');
+    await meter.waitFor();
+    await customer.waitForFunction((credited) => {
+      const toMicros = (s) => {
+        const [w, f = ''] = s.replace('-', '').split('.');
+        return (s.startsWith('-') ? -1n : 1n) * (BigInt(w) * 1_000_000n + BigInt(f.padEnd(6, '0')));
+      };
+      const charged = document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged');
+      const balance = document.querySelector('[data-testid="rental-meter"]')?.getAttribute('data-balance');
+      return charged && balance && toMicros(charged) > 0n && toMicros(charged) + toMicros(balance) === toMicros(credited);
+    }, listing.pricePerHour, { timeout: RUN_TIMEOUT });
+    const charged = micros(await customer.getByTestId('rental-cost').getAttribute('data-charged'));
+    const left = micros(await meter.getAttribute('data-balance'));
+    assert.equal(Number(await meter.getAttribute('data-fill')), Number((charged * 100_000n) / (charged + left)) / 1000, 'the bar is the charge over the charge and the funds left');
+    const drawn = await meter.getByTestId('rental-meter-bar').locator('.bar-fill').boundingBox();
+    assert.ok(drawn && drawn.width >= 3, `a charge draws at least a sliver: ${JSON.stringify(drawn)}`);
+    assert.match(plain(await meter.textContent()), /^Charged for this rental: [\d,.]+ USDC · left in your funds: [\d,.]+ USDC\. At what your running rentals cost, they last until .+\.$/);
+    assert.notEqual(await meter.getAttribute('data-runs-out-at'), '', 'the funds run out at a time');
+    console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-funds-meter.png')}`);
+
     at('the Rentals page shows the balance being spent');
     await customer.getByTestId('notification-bell').click();
     await navigate(customer, 'nav-rentals');
@@ -193,6 +218,9 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     assert.ok((await pendingRow.textContent()).includes(wallet), 'to the new wallet');
     assert.equal(plain(await pendingRow.getByTestId('payout-state').textContent()), en.payoutState.PENDING);
     console.log(`payout ${payoutId}: ${amount} USDC, manual, pending`);
+    // Issue 29 point 10: payouts by week. Pending, it is in no week yet.
+    const weeks = provider.getByTestId('payouts-weeks');
+    const paidBefore = { total: await weeks.getAttribute('data-total'), thisWeek: await weeks.getAttribute('data-this-week'), count: Number(await weeks.getAttribute('data-count')) };
 
     at('the admin marks it paid with a reference');
     const reference = `SOL-TX-${stamp}`;
@@ -239,6 +267,15 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     assert.equal(plain(await paidRow.getByTestId('payout-state').textContent()), en.payoutState.PAID);
     assert.equal(plain(await paidRow.getByTestId('payout-paid-reference').textContent()), en.payouts.table.paidReference.replace('{{reference}}', reference));
     assert.ok(plain(await paidRow.textContent()).includes(en.payoutKind.MANUAL), 'sent by GPUnex staff');
+    // Paid now, it is in this week's bar (the chart's last) and the total.
+    const paidAfter = { total: await weeks.getAttribute('data-total'), thisWeek: await weeks.getAttribute('data-this-week'), count: Number(await weeks.getAttribute('data-count')) };
+    assert.equal(micros(paidAfter.thisWeek), micros(paidBefore.thisWeek) + micros(amount), "this week's bar grew by the payout");
+    assert.equal(micros(paidAfter.total), micros(paidBefore.total) + micros(amount), 'so did the total');
+    assert.equal(paidAfter.count, paidBefore.count + 1);
+    const weeksChart = weeks.getByTestId('payouts-weeks-chart');
+    assert.equal(await weeksChart.getAttribute('data-points'), '12', 'twelve weeks');
+    assert.match(plain(await weeks.getByTestId('payouts-weeks-total').textContent()), /^Paid in the last 12 weeks: [\d,.]+ USDC\. Payouts: \d+\.$/);
+    await weeksChart.scrollIntoViewIfNeeded();
     console.log(`screenshot: ${await saveScreenshot(provider, 'e2e-funds-provider-paid.png')}`);
 
     for (const page of [customer, admin, provider]) assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request failed');

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { BenchmarkFigureFieldsFragment } from '../gql/graphql';
+import { Bar } from '../ui/Bar';
 import { DataTable } from '../ui/DataTable';
 import { minimumMark, ratioBar, resultOf, sortFigures } from './figure';
 import { useBenchmarkFormat } from './format';
@@ -78,10 +79,7 @@ function RatioBar({ figure }: { figure: Figure }) {
   if (bar === null) return <span className="muted">{t('benchmarks.figure.none')}</span>;
   return (
     <span className="ratio">
-      <span className={`ratio-bar ratio-${resultOf(figure)}`} aria-hidden="true">
-        <span className="ratio-fill" style={{ inlineSize: `${bar}%` }} />
-        {mark !== null && <span className="ratio-min" style={{ insetInlineStart: `${mark}%` }} />}
-      </span>
+      <Bar fill={bar} mark={mark} tone={resultOf(figure) === 'failed' ? 'bad' : 'good'} />
       <span className="ratio-text">{figure.ratio === null ? '' : fmt.percent(figure.ratio)}</span>
     </span>
   );

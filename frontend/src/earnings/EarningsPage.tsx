@@ -5,12 +5,13 @@ import { useSession } from '../account/session';
 import type { EarningsFieldsFragment } from '../gql/graphql';
 import { PayoutsTable } from '../payouts/PayoutsTable';
 import { ErrorNotice } from '../ui/ErrorNotice';
+import { Bar } from '../ui/Bar';
 import { DataTable } from '../ui/DataTable';
 import { isolate } from '../ui/format';
 import { Loading } from '../ui/Loading';
 import { formatUsdc, fromMicros, toMicros } from '../ui/usdc';
 import { useNow } from '../ui/useNow';
-import { liveNetMicros } from './earnings';
+import { liveNetMicros, sharesOf, type Share } from './earnings';
 import './earnings.css';
 import { HistoryCard } from './HistoryCard';
 import { useEarnings } from './useEarnings';
@@ -131,7 +132,7 @@ function BalanceCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
 /** ByGpuCard lists the period's net per GPU, largest first. */
 function ByGpuCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
   const { t, i18n } = useTranslation();
-  const rows = useMemo(() => [...e.byGpu].sort((a, b) => cmpDesc(a.net, b.net)), [e.byGpu]);
+  const rows = useMemo(() => withShares([...e.byGpu].sort((a, b) => cmpDesc(a.net, b.net))), [e.byGpu]);
   return (
     <section className="card" aria-labelledby="earnings-gpus" data-testid="earnings-by-gpu">
       <h2 id="earnings-gpus">{t('earnings.byGpu.title')}</h2>
@@ -142,7 +143,7 @@ function ByGpuCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
           caption={t('earnings.byGpu.title')}
           rows={rows}
           rowKey={(g) => g.gpuId}
-          rowProps={(g) => ({ 'data-testid': 'earnings-gpu', 'data-gpu': g.gpuId, 'data-net': g.net })}
+          rowProps={(g) => ({ 'data-testid': 'earnings-gpu', 'data-gpu': g.gpuId, 'data-net': g.net, 'data-share': g.share.ofTotal })}
           columns={[
             { key: 'machine', header: t('earnings.byGpu.machine'), primary: true, className: 'wrap-anywhere', cell: (g) => <bdi>{g.hostname}</bdi> },
             {
@@ -162,6 +163,7 @@ function ByGpuCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
               className: 'amount',
               cell: (g) => t('common.usdc', { amount: isolate(formatUsdc(g.net, i18n.language)) }),
             },
+            { key: 'share', header: t('earnings.share'), cell: (g) => <ShareCell share={g.share} /> },
           ]}
         />
       )}
@@ -172,7 +174,7 @@ function ByGpuCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
 /** ByModelCard lists the period's net per GPU model, largest first. */
 function ByModelCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
   const { t, i18n } = useTranslation();
-  const rows = useMemo(() => [...e.byModel].sort((a, b) => cmpDesc(a.net, b.net)), [e.byModel]);
+  const rows = useMemo(() => withShares([...e.byModel].sort((a, b) => cmpDesc(a.net, b.net))), [e.byModel]);
   return (
     <section className="card" aria-labelledby="earnings-models" data-testid="earnings-by-model">
       <h2 id="earnings-models">{t('earnings.byModel.title')}</h2>
@@ -183,7 +185,7 @@ function ByModelCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
           caption={t('earnings.byModel.title')}
           rows={rows}
           rowKey={(m) => m.modelKey}
-          rowProps={(m) => ({ 'data-testid': 'earnings-model', 'data-model': m.modelKey, 'data-net': m.net })}
+          rowProps={(m) => ({ 'data-testid': 'earnings-model', 'data-model': m.modelKey, 'data-net': m.net, 'data-share': m.share.ofTotal })}
           columns={[
             { key: 'model', header: t('earnings.byModel.model'), primary: true, cell: (m) => <span dir="auto">{m.model?.name ?? m.modelKey}</span> },
             {
@@ -193,10 +195,29 @@ function ByModelCard({ earnings: e }: { earnings: EarningsFieldsFragment }) {
               className: 'amount',
               cell: (m) => t('common.usdc', { amount: isolate(formatUsdc(m.net, i18n.language)) }),
             },
+            { key: 'share', header: t('earnings.share'), cell: (m) => <ShareCell share={m.share} /> },
           ]}
         />
       )}
     </section>
+  );
+}
+
+/** withShares adds to each row its share of the rows' earnings (sharesOf), for the bars. */
+function withShares<T extends { net: string }>(rows: T[]): (T & { share: Share })[] {
+  const shares = sharesOf(rows.map((r) => r.net));
+  return rows.map((r, i) => ({ ...r, share: shares[i] ?? { bar: 0, ofTotal: 0 } }));
+}
+
+/** ShareCell is a row's earnings as a bar to scale with the others, and its percentage of them. */
+function ShareCell({ share }: { share: Share }) {
+  const { i18n } = useTranslation();
+  const percent = useMemo(() => new Intl.NumberFormat(i18n.language, { style: 'percent', maximumFractionDigits: 0 }), [i18n.language]);
+  return (
+    <span className="share">
+      <Bar fill={share.bar} tone="good" testId="earnings-share-bar" />
+      <span className="share-text">{percent.format(share.ofTotal)}</span>
+    </span>
   );
 }
 

@@ -9,6 +9,7 @@ import {
   presetGrouping,
   presetRange,
   rangeProblem,
+  sharesOf,
   sumMicros,
   todayIn,
 } from './earnings';
@@ -100,5 +101,32 @@ describe('CSV and series', () => {
     ];
     expect(historySeries(buckets)).toEqual({ xs: [1772323200, 1772409600], net: [0.85, 0.085], gross: [1, 0.1] });
     expect(sumMicros(buckets.map((b) => b.net))).toBe(935_000n);
+  });
+});
+
+describe('sharesOf', () => {
+  it('scales bars to the largest and writes each as a part of the sum', () => {
+    expect(sharesOf(['3.000000', '1.000000', '0.000000'])).toEqual([
+      { bar: 100, ofTotal: 0.75 },
+      { bar: 33.3, ofTotal: 0.25 },
+      { bar: 0, ofTotal: 0 },
+    ]);
+  });
+
+  it('keeps micro-USDC apart that a float would merge', () => {
+    const [big, small] = sharesOf(['9007199254.740993', '0.000001']);
+    expect(big).toEqual({ bar: 100, ofTotal: 0.9999 });
+    expect(small?.bar).toBe(0);
+  });
+
+  it('draws a net below zero and an empty period as empty bars', () => {
+    expect(sharesOf(['-1.000000', '2.000000'])).toEqual([
+      { bar: 0, ofTotal: 0 },
+      { bar: 100, ofTotal: 1 },
+    ]);
+    expect(sharesOf(['0.000000', '0.000000'])).toEqual([
+      { bar: 0, ofTotal: 0 },
+      { bar: 0, ofTotal: 0 },
+    ]);
   });
 });

@@ -199,3 +199,29 @@ export function historySeries(buckets: readonly { start: string; gross: string; 
 export function sumMicros(amounts: readonly string[]): bigint {
   return amounts.reduce((sum, a) => sum + toMicros(a), 0n);
 }
+
+/** Share is one amount drawn among others: bar is 0–100 % of the largest, ofTotal 0–1 of their sum. */
+export interface Share {
+  bar: number;
+  ofTotal: number;
+}
+
+/**
+ * sharesOf draws amounts as bars, exactly (BigInt micro-USDC): the largest
+ * fills its bar and the others are to scale, and each is also a part of
+ * their sum, for the percentage written beside the bar. A negative amount
+ * (a period with more refunded than earned) draws as nothing; nothing
+ * earned draws every bar empty rather than dividing by zero.
+ */
+export function sharesOf(amounts: readonly string[]): Share[] {
+  const micros = amounts.map((a) => {
+    const m = toMicros(a);
+    return m > 0n ? m : 0n;
+  });
+  const largest = micros.reduce((a, b) => (b > a ? b : a), 0n);
+  const total = micros.reduce((a, b) => a + b, 0n);
+  return micros.map((m) => ({
+    bar: largest > 0n ? Number((m * 1000n) / largest) / 10 : 0,
+    ofTotal: total > 0n ? Number((m * 10000n) / total) / 10000 : 0,
+  }));
+}

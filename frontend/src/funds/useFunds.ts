@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useCallback, useEffect } from 'react';
 import { useQuery, type CombinedError } from 'urql';
 import type { MyFundsQuery as MyFundsResult } from '../gql/graphql';
 import { MyFundsQuery } from './operations';
@@ -26,5 +26,7 @@ export function useFunds(): FundsView {
     const timer = window.setInterval(() => reexecute({ requestPolicy: 'network-only' }), FUNDS_REFRESH_MS);
     return () => window.clearInterval(timer);
   }, [reexecute]);
-  return { funds: data?.myFunds, error, refresh: () => reexecute({ requestPolicy: 'network-only' }) };
+  // Stable, so a caller may read the balance again when something it shows changes.
+  const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
+  return { funds: data?.myFunds, error, refresh };
 }

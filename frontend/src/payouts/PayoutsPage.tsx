@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { useSession } from '../account/session';
@@ -8,10 +8,11 @@ import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { ChoiceField, FieldErrorText, FormField } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
-import { formatUsdc } from '../ui/usdc';
+import { TimeSeriesChart } from '../ui/TimeSeriesChart';
+import { formatChartUsdc, formatUsdc } from '../ui/usdc';
 import { useNow } from '../ui/useNow';
 import { ProviderPayoutsQuery, RequestPayoutMutation, SetPayoutMethodMutation } from './operations';
-import { destinationOf, METHOD_FIELDS, methodInput, nextPayoutNotes, PAYOUT_SCHEDULES, type Destination, type MethodDraft } from './payout';
+import { destinationOf, METHOD_FIELDS, methodInput, nextPayoutNotes, PAYOUT_SCHEDULES, weeksChart, type Destination, type MethodDraft } from './payout';
 import './payouts.css';
 import { PayoutsTable } from './PayoutsTable';
 import { ForbiddenPage } from '../shell/ForbiddenPage';
@@ -28,7 +29,8 @@ type Provider = NonNullable<ProviderPayoutsResult['myProvider']>;
 /**
  * PayoutsPage is the provider's Payouts tab: where and how often it is
  * paid (with a form to change it, the password asked again), the balance
- * and the next payout in plain words, and the payouts made.
+ * and the next payout in plain words, what was paid each week as a chart,
+ * and the payouts made.
  */
 export function PayoutsPage() {
   const { user } = useSession();
@@ -57,6 +59,7 @@ function ProviderPayouts() {
         <MethodCard method={provider.payoutMethod ?? null} onSaved={refresh} />
         <NextPayoutCard provider={provider} onPaid={refresh} />
       </div>
+      <WeeksCard weeks={provider.payoutWeeks} />
       <section className="card" aria-labelledby="payouts-history" data-testid="payouts-history">
         <h2 id="payouts-history">{t('payouts.history.title')}</h2>
         {provider.payouts.length === 0 ? (
@@ -65,6 +68,33 @@ function ProviderPayouts() {
           <PayoutsTable payouts={provider.payouts} caption={t('payouts.history.title')} testId="payouts-table" />
         )}
       </section>
+    </section>
+  );
+}
+
+/** WeeksCard charts what was paid each of the last twelve weeks, as bars, with their total. */
+function WeeksCard({ weeks }: { weeks: Provider['payoutWeeks'] }) {
+  const { t, i18n } = useTranslation();
+  const lng = i18n.language;
+  const chart = useMemo(() => weeksChart(weeks), [weeks]);
+  const series = useMemo(() => [{ label: t('payouts.weeks.paid'), values: chart.values, bars: true }], [chart, t]);
+  return (
+    <section className="card" aria-labelledby="payouts-weeks" data-testid="payouts-weeks" data-total={chart.total} data-count={chart.count} data-this-week={weeks.at(-1)?.paid ?? '0.000000'}>
+      <h2 id="payouts-weeks">{t('payouts.weeks.title')}</h2>
+      <p data-testid="payouts-weeks-total">
+        {chart.count === 0 ? t('payouts.weeks.none', { n: weeks.length }) : t('payouts.weeks.total', { n: chart.count, weeks: weeks.length, amount: isolate(formatUsdc(chart.total, lng)) })}
+      </p>
+      {chart.count > 0 && (
+        <TimeSeriesChart
+          title={t('payouts.weeks.chart')}
+          xs={chart.xs}
+          series={series}
+          x={{ label: t('payouts.weeks.week'), time: true, atData: true }}
+          y={{ label: t('payouts.weeks.usdc'), format: (v) => formatChartUsdc(v, lng) }}
+          height={200}
+          testId="payouts-weeks-chart"
+        />
+      )}
     </section>
   );
 }

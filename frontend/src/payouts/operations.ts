@@ -64,6 +64,11 @@ export const ProviderPayoutsQuery = graphql(`
       payouts(first: 50) {
         ...PayoutFields
       }
+      payoutWeeks(weeks: 12) {
+        start
+        paid
+        count
+      }
     }
   }
 `);

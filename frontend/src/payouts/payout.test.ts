@@ -8,7 +8,7 @@ import en from '../i18n/locales/en.json';
 import es from '../i18n/locales/es.json';
 import hi from '../i18n/locales/hi.json';
 import pt from '../i18n/locales/pt.json';
-import { bankFileName, methodInput, nextPayoutNotes, PAYOUT_STATES, payoutStateTone, settleable, type MethodDraft } from './payout';
+import { bankFileName, methodInput, nextPayoutNotes, PAYOUT_STATES, payoutStateTone, settleable, weeksChart, type MethodDraft } from './payout';
 
 const schemaDir = fileURLToPath(new URL('../../../schema/', import.meta.url));
 const schema = parse(
@@ -97,5 +97,24 @@ describe('admin payouts', () => {
 
   it('names the bank file after the day', () => {
     expect(bankFileName(Date.parse('2026-03-02T23:59:00Z'))).toBe('payouts-2026-03-02.xml');
+  });
+});
+
+describe('weeksChart', () => {
+  it('puts one bar per week on a time axis and totals the weeks exactly', () => {
+    const chart = weeksChart([
+      { start: '2026-11-30T00:00:00Z', paid: '0.000000', count: 0 },
+      { start: '2026-12-07T00:00:00Z', paid: '0.100001', count: 1 },
+      { start: '2026-12-14T00:00:00Z', paid: '0.200002', count: 2 },
+    ]);
+    expect(chart.xs).toEqual([Date.UTC(2026, 10, 30) / 1000, Date.UTC(2026, 11, 7) / 1000, Date.UTC(2026, 11, 14) / 1000]);
+    expect(chart.values).toEqual([0, 0.100001, 0.200002]);
+    // 0.1 + 0.2 in floats is 0.30000000000000004: the total is summed in micro-USDC.
+    expect(chart.total).toBe('0.300003');
+    expect(chart.count).toBe(3);
+  });
+
+  it('totals no weeks as zero', () => {
+    expect(weeksChart([])).toEqual({ xs: [], values: [], total: '0.000000', count: 0 });
   });
 });

@@ -1,4 +1,5 @@
 import type { PayoutKind, PayoutSchedule, PayoutState, SetPayoutMethodInput } from '../gql/graphql';
+import { chartValue, fromMicros, toMicros } from '../ui/usdc';
 
 // The Payouts tab's rules without React: the states and their tone, what
 // the next payout's notice says, the payout method form's input, which
@@ -97,4 +98,28 @@ export function bankFileName(nowMs: number): string {
 /** lastMoment is the instant before an exclusive end: a period ending at next Monday 00:00 ends on Sunday. */
 export function lastMoment(end: string): string {
   return new Date(Date.parse(end) - 1).toISOString();
+}
+
+/** PayoutWeekLike is what the weekly chart reads of a PayoutWeek. */
+export interface PayoutWeekLike {
+  start: string;
+  paid: string;
+  count: number;
+}
+
+/**
+ * weeksChart is the Payouts tab's chart of what was paid each week: the
+ * weeks' starts as seconds (the chart's time axis), one bar per week in
+ * USDC (chartValue: the canvas's floats only place the bars; the total
+ * written on the page is summed exactly), the total and how many payouts
+ * it is.
+ */
+export function weeksChart(weeks: readonly PayoutWeekLike[]): { xs: number[]; values: number[]; total: string; count: number } {
+  let micros = 0n;
+  let count = 0;
+  for (const w of weeks) {
+    micros += toMicros(w.paid);
+    count += w.count;
+  }
+  return { xs: weeks.map((w) => Date.parse(w.start) / 1000), values: weeks.map((w) => chartValue(w.paid)), total: fromMicros(micros), count };
 }

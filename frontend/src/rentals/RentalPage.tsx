@@ -3,14 +3,16 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import { useClient, useMutation, type CombinedError } from 'urql';
 import type { RentalFieldsFragment, RentalQuery as RentalResult } from '../gql/graphql';
+import { useFunds } from '../funds/useFunds';
 import { RentalStateBadge } from '../ui/Badge';
+import { Bar } from '../ui/Bar';
 import { ErrorNotice } from '../ui/ErrorNotice';
 import { isolate, useFormat } from '../ui/format';
 import { FieldErrorText } from '../ui/FormField';
 import { Loading } from '../ui/Loading';
 import { useNow } from '../ui/useNow';
 import { costOf, formatUsdc, sameUsdc } from '../ui/usdc';
-import { durationParts, estimateNow, exitMeaning } from './cost';
+import { durationParts, estimateNow, exitMeaning, meterFill } from './cost';
 import { RentalQuery, RentalUpdatedSubscription, StopRentalMutation } from './operations';
 import { canStop, followLog, isEnded } from './rentals';
 import './rentals.css';
@@ -191,6 +193,7 @@ function CostCard({ rental }: { rental: Rental }) {
         </dd>
         <dt>{ended ? t('rentals.cost.final') : t('rentals.cost.charged')}</dt>
         <dd data-testid="rental-charged">{t('rentals.cost.usdc', { amount: isolate(formatUsdc(rental.charged, lng)) })}</dd>
+        {rental.state === 'RUNNING' && <CostMeter charged={rental.charged} />}
         {estimate && !ended && (
           <>
             <dt>{t('rentals.cost.estimate')}</dt>
@@ -218,6 +221,35 @@ function CostCard({ rental }: { rental: Rental }) {
         </Link>
       )}
     </section>
+  );
+}
+
+/**
+ * CostMeter is the running rental's charge against what the customer's
+ * funds can still pay: a bar of the charge over the charge and the balance
+ * left, both figures, and until when the balance lasts at what the running
+ * rentals cost. The balance is read again at each metering tick (a new
+ * charge), so the bar moves with the meter.
+ */
+function CostMeter({ charged }: { charged: string }) {
+  const { t, i18n } = useTranslation();
+  const f = useFormat();
+  const lng = i18n.language;
+  const { funds, refresh } = useFunds();
+  useEffect(() => refresh(), [charged, refresh]);
+  if (!funds) return null;
+  const fill = meterFill(charged, funds.balance);
+  return (
+    <>
+      <dt>{t('rentals.meter.title')}</dt>
+      <dd className="cost-meter" data-testid="rental-meter" data-fill={fill} data-balance={funds.balance} data-runs-out-at={funds.runsOutAt ?? ''}>
+        <Bar fill={fill} tone={fill >= 80 ? 'bad' : 'plain'} testId="rental-meter-bar" />
+        <span className="small">
+          {t('rentals.meter.split', { charged: isolate(formatUsdc(charged, lng)), left: isolate(formatUsdc(funds.balance, lng)) })}
+          {funds.runsOutAt && <> {t('rentals.meter.lasts', { at: f.dateTime(funds.runsOutAt) })}</>}
+        </span>
+      </dd>
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationParts, estimateNow, exitMeaning, type ExitMeaning } from './cost';
+import { durationParts, estimateNow, exitMeaning, meterFill, type ExitMeaning } from './cost';
 
 describe('exitMeaning', () => {
   const cases: { code: number; want: ExitMeaning; description: string }[] = [
@@ -39,5 +39,24 @@ describe('estimateNow', () => {
   it('is nothing once ended or before the start', () => {
     expect(estimateNow({ ...running, endedAt: '2026-12-04T10:01:00Z' }, start + 90_000)).toBeNull();
     expect(estimateNow({ ...running, startedAt: null }, start)).toBeNull();
+  });
+});
+
+describe('meterFill', () => {
+  it('is the charge as a part of the charge and the funds left', () => {
+    expect(meterFill('0.390000', '1.170000')).toBe(25);
+    expect(meterFill('1.000000', '2.000000')).toBe(33.333);
+    // Two seconds of an hour's funds: a sliver, not nothing.
+    expect(meterFill('0.000216', '0.389784')).toBe(0.055);
+  });
+
+  it('is empty before the first charge and full once the funds are gone', () => {
+    expect(meterFill('0.000000', '5.000000')).toBe(0);
+    expect(meterFill('0.390000', '0.000000')).toBe(100);
+    expect(meterFill('0.000000', '0.000000')).toBe(0);
+  });
+
+  it('reads a balance below zero (a last tick past it) as none left', () => {
+    expect(meterFill('0.390000', '-0.000500')).toBe(100);
   });
 });

@@ -2,7 +2,7 @@
 // meaning, a billed duration in parts, and the estimate shown between
 // metering ticks.
 
-import { costOf } from '../ui/usdc';
+import { costOf, toMicros } from '../ui/usdc';
 
 /** ExitMeaning is what an exit code says about how a container ended. */
 export type ExitMeaning = 'SUCCESS' | 'KILLED' | 'TERMINATED' | 'ERROR' | 'CANNOT_RUN' | 'OTHER';
@@ -61,4 +61,17 @@ export function estimateNow(r: RentalCostFields, now: number): { seconds: number
   const seconds = Math.floor((now - Date.parse(r.startedAt)) / 1000);
   if (seconds <= r.billedSeconds) return { seconds: r.billedSeconds, charged: r.charged };
   return { seconds, charged: costOf(r.pricePerHour, r.gpuCount, seconds) };
+}
+
+/**
+ * meterFill is the cost meter's bar: what the rental has been charged as a
+ * part of what it could be charged at most, that charge plus the funds
+ * left, 0–100 % with one decimal, exactly (BigInt). Full when no funds are
+ * left; empty before the first charge.
+ */
+export function meterFill(charged: string, balance: string): number {
+  const spent = toMicros(charged) > 0n ? toMicros(charged) : 0n;
+  const left = toMicros(balance) > 0n ? toMicros(balance) : 0n;
+  if (spent + left === 0n) return 0;
+  return Number((spent * 100_000n) / (spent + left)) / 1000;
 }

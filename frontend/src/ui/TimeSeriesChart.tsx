@@ -162,14 +162,15 @@ function useUplot(input: PlotInput) {
   const { xs, series, x, y, lng, rtl, height, marks } = input;
   // Marks are drawn by a hook the options carry, so new marks make a new
   // instance (a handful of points: cheap).
-  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, y.label, y.range, series.map((s) => [s.label, s.step === true]), marks]);
+  const shape = JSON.stringify([lng, rtl, height, x.label, x.time, x.steps, x.atData, y.label, y.range, series.map((s) => [s.label, s.step === true, s.bars === true]), marks]);
 
   useEffect(() => {
     const el = box.current;
     if (!el) return;
     const now = latest.current;
-    const stepped = uPlot.paths.stepped?.({ align: 1 });
-    const options = chartOptions(now.series, { x: now.x, y: now.y }, lookOf(el), { width: el.clientWidth, height: now.height, rtl: now.rtl, pxRatio: uPlot.pxRatio }, stepped, now.marks);
+    const paths = { stepped: uPlot.paths.stepped?.({ align: 1 }), bars: uPlot.paths.bars?.({ size: [0.6, 48] }) };
+    const look = lookOf(el);
+    const options = chartOptions(now.series, { x: now.x, y: now.y }, look, { width: el.clientWidth, height: now.height, rtl: now.rtl, pxRatio: uPlot.pxRatio, measure: measurer(look.font) }, paths, now.marks);
     options.hooks = { ...options.hooks, setCursor: [(u) => latest.current.onHover(u.cursor.idx ?? null)] };
     const u = new uPlot(options, chartData(now.xs, now.series), el);
     chart.current = u;
@@ -187,6 +188,14 @@ function useUplot(input: PlotInput) {
   }, [xs, series]);
 
   return box;
+}
+
+/** measurer measures a tick's text as the chart draws it (12 px in the page's font), in CSS pixels. */
+function measurer(font: string): ((text: string) => number) | undefined {
+  const ctx = document.createElement('canvas').getContext('2d');
+  if (!ctx) return undefined;
+  ctx.font = `12px ${font}`;
+  return (text) => ctx.measureText(text).width;
 }
 
 /** lookOf reads the chart's colours and font from the page's stylesheet. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type uPlot from 'uplot';
-import { chartData, chartOptions, colorOf, drawMarks, summarizeSeries, valueAt, xFormat, type ChartLook, type ChartSeries } from './chartOptions';
+import { barsXRange, barsYRange, chartData, chartOptions, colorOf, dataTicks, valueAxisSize, drawMarks, summarizeSeries, valueAt, xFormat, type ChartLook, type ChartSeries } from './chartOptions';
 
 const look: ChartLook = { colors: ['#111', '#222'], text: '#555', grid: '#ddd', font: 'sans-serif' };
 const series: ChartSeries[] = [
@@ -160,5 +160,56 @@ describe('xFormat', () => {
   it('writes plain numbers with Intl, or with the axis\'s own formatter', () => {
     expect(xFormat({ label: 'n', time: false }, [], 'en')(12345.678)).toBe('12,345.68');
     expect(xFormat({ label: 'n', time: false, format: () => 'own' }, [], 'en')(1)).toBe('own');
+  });
+});
+
+describe('bars', () => {
+  const weeks = [0, 604_800, 1_209_600];
+  const paid: ChartSeries[] = [{ label: 'Paid', values: [0, 25, 30], bars: true }];
+  const bars = (() => null) as unknown as uPlot.Series.PathBuilder;
+  const options = chartOptions(paid, { x: { label: 'Week', time: true, format: String }, y: { label: 'USDC', format: String } }, look, { width: 600, height: 200, rtl: false }, { bars });
+  const plot = { data: [weeks] } as unknown as uPlot;
+
+  it('fills each series marked bars with its colour, drawn by the bars builder', () => {
+    expect(options.series[1]).toMatchObject({ label: 'Paid', paths: bars, fill: '#111', stroke: '#111' });
+  });
+
+  it('keeps the first and last bars whole: half a step more at each end of x', () => {
+    const range = options.scales?.x?.range as (u: uPlot, min: number, max: number) => uPlot.Range.MinMax;
+    expect(range(plot, 0, 1_209_600)).toEqual([-302_400, 1_512_000]);
+    expect(barsXRange({ data: [[5]] } as unknown as uPlot, 5, 5)).toEqual([4, 6]);
+  });
+
+  it('starts the value axis at zero, so a bar\'s length is its value', () => {
+    const range = options.scales?.y?.range as (u: uPlot, min: number, max: number) => uPlot.Range.MinMax;
+    expect(range(plot, 25, 30)).toEqual([0, 33]);
+    expect(barsYRange(plot, 0, 0)).toEqual([0, 1]);
+  });
+
+  it('leaves lines alone: no bars, no padded ranges', () => {
+    expect(linesOnly().scales?.x?.range).toBeUndefined();
+  });
+});
+
+function linesOnly() {
+  return chartOptions(series, { ...axes, y: { label: 'v', format: percent } }, look, { width: 600, height: 200, rtl: false }, {});
+}
+
+describe('axes that fit', () => {
+  it('makes the value axis as wide as its widest tick', () => {
+    const size = valueAxisSize((text) => text.length * 7) as (u: uPlot, values: string[], axisIdx: number, cycleNum: number) => number;
+    expect(size({} as uPlot, ['0.000000', '1,000.000000'], 1, 0)).toBe(12 * 7 + 19);
+    expect(size({} as uPlot, ['0%', '50%', '100%'], 1, 0)).toBe(4 * 7 + 19);
+    const options = chartOptions(series, axes, look, { width: 600, height: 200, rtl: false, measure: (text) => text.length });
+    expect(typeof options.axes?.[1]?.size).toBe('function');
+    expect(chartOptions(series, axes, look, { width: 600, height: 200, rtl: false }).axes?.[1]?.size).toBe(56);
+  });
+
+  it('puts a tick under each bar, thinned to fit, keeping the last', () => {
+    const weeks = Array.from({ length: 12 }, (_, i) => i * 604_800);
+    expect(dataTicks(weeks, 1000)).toEqual(weeks);
+    // 300 px has room for 4 ticks: every third week, ending at this week.
+    expect(dataTicks(weeks, 300)).toEqual([2, 5, 8, 11].map((i) => i * 604_800));
+    expect(dataTicks([], 300)).toEqual([]);
   });
 });

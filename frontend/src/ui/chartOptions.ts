@@ -15,6 +15,18 @@ export interface ChartSeries {
    * between samples.
    */
   step?: boolean;
+  /**
+   * bars draws the series as filled bars, one per x, from zero (a sum per
+   * week): the value axis then starts at zero, and the x axis leaves half
+   * a step at each end so the first and last bars are whole.
+   */
+  bars?: boolean;
+}
+
+/** ChartPaths are uPlot's path builders a series may ask for, given by the component (this file needs no uPlot at run time). */
+export interface ChartPaths {
+  stepped?: uPlot.Series.PathBuilder;
+  bars?: uPlot.Series.PathBuilder;
 }
 
 /**
@@ -47,6 +59,12 @@ export interface XAxis extends Omit<ChartAxis, 'format'> {
   format?: (value: number) => string;
   /** steps are the tick spacings allowed (whole numbers for counts); uPlot picks otherwise. */
   steps?: readonly number[];
+  /**
+   * atData puts the ticks on the x values themselves (a bar per week: a
+   * tick under each bar, never between two), every second or third one
+   * where the width has no room for all.
+   */
+  atData?: boolean;
 }
 
 /** YAxis is the value axis. */
@@ -78,6 +96,36 @@ export interface ChartLayout {
   rtl: boolean;
   /** pxRatio is the canvas's pixels per CSS pixel (1 when not given). */
   pxRatio?: number;
+  /**
+   * measure is how wide a tick's text is drawn, in CSS pixels: the value
+   * axis is made as wide as its widest tick ("1,000.000000" needs more room
+   * than "90%"). Without it the axis keeps a fixed width.
+   */
+  measure?: (text: string) => number;
+}
+
+/** VALUE_AXIS_SIZE is the value axis's width without a measure, in CSS pixels. */
+const VALUE_AXIS_SIZE = 56;
+
+/** TICK_ROOM is the room a tick's text takes on the x axis, in CSS pixels (a date, a time). */
+const TICK_ROOM = 64;
+
+/**
+ * valueAxisSize fits the value axis to its widest tick text, plus the
+ * tick and the gap uPlot draws beside it.
+ */
+export function valueAxisSize(measure: (text: string) => number): uPlot.Axis.Size {
+  return (_u, values) => Math.ceil(Math.max(0, ...(values ?? []).map((v) => measure(v))) + 10 + 5 + 4);
+}
+
+/**
+ * dataTicks are the x values as ticks, every nth so that each has
+ * TICK_ROOM of the width; the last always stays (this week, now).
+ */
+export function dataTicks(xs: readonly number[], width: number): number[] {
+  const room = Math.max(1, Math.floor(width / TICK_ROOM));
+  const every = Math.max(1, Math.ceil(xs.length / room));
+  return xs.filter((_, i) => (xs.length - 1 - i) % every === 0);
 }
 
 /** colorOf is series i's colour. */
@@ -130,8 +178,9 @@ const LEFT = 3;
 
 /**
  * chartOptions is the uPlot configuration for a line per series over x and
- * y; series marked step are drawn with stepped (uPlot.paths.stepped, given
- * by the component so this file needs no uPlot at run time). uPlot's own legend is off: TimeSeriesChart draws one in the page, so
+ * y; series marked step are drawn with paths.stepped and those marked bars with
+ * paths.bars (uPlot's builders, given by the component so this file needs
+ * no uPlot at run time). uPlot's own legend is off: TimeSeriesChart draws one in the page, so
  * it follows the page's language, direction and styles. marks, when there
  * are any, are drawn over the plot by a draw hook (drawMarks).
  */
@@ -140,9 +189,10 @@ export function chartOptions(
   axes: { x: XAxis & ChartAxis; y: YAxis },
   look: ChartLook,
   layout: ChartLayout,
-  stepped?: uPlot.Series.PathBuilder,
+  paths: ChartPaths = {},
   marks: readonly ChartMark[] = [],
 ): uPlot.Options {
+  const bars = series.some((s) => s.bars === true);
   const font = `12px ${look.font}`;
   const labelFont = `600 12px ${look.font}`;
   const axisStyle = { stroke: look.text, font, labelFont, grid: { stroke: look.grid, width: 1 }, ticks: { stroke: look.grid, width: 1 } };
@@ -154,8 +204,8 @@ export function chartOptions(
     ...(marks.length > 0 && { hooks: { draw: [drawMarks(marks, look, series.length, layout.pxRatio ?? 1)] } }),
     cursor: { drag: { x: false, y: false } },
     scales: {
-      x: { time: x.time },
-      y: y.range ? { range: [y.range[0], y.range[1]] } : {},
+      x: bars ? { time: x.time, range: barsXRange } : { time: x.time },
+      y: y.range ? { range: [y.range[0], y.range[1]] } : bars ? { range: barsYRange } : {},
     },
     axes: [
       {
@@ -164,12 +214,13 @@ export function chartOptions(
         label: x.label,
         values: (_u, splits) => splits.map((v) => x.format(v)),
         ...(x.steps && { incrs: Array.from(x.steps) }),
+        ...(x.atData && { splits: (u: uPlot) => dataTicks(Array.from(u.data[0]), u.width) }),
       },
       {
         ...axisStyle,
         side: layout.rtl ? RIGHT : LEFT,
         label: y.label,
-        size: 56,
+        size: layout.measure ? valueAxisSize(layout.measure) : VALUE_AXIS_SIZE,
         values: (_u, splits) => splits.map((v) => y.format(v)),
       },
     ],
@@ -180,10 +231,27 @@ export function chartOptions(
         stroke: colorOf(look, i),
         width: 2,
         points: { show: false },
-        ...(s.step && stepped && { paths: stepped }),
+        ...(s.step && paths.stepped && { paths: paths.stepped }),
+        ...(s.bars && paths.bars && { paths: paths.bars, fill: colorOf(look, i), width: 0 }),
       })),
     ],
   };
+}
+
+/**
+ * barsXRange pads the x range by half the spacing of the xs at each end,
+ * so bars centred on the first and last x are drawn whole (one x: a unit
+ * either side).
+ */
+export function barsXRange(u: uPlot, min: number, max: number): uPlot.Range.MinMax {
+  const xs = u.data[0];
+  const half = xs.length > 1 ? (max - min) / (xs.length - 1) / 2 : 1;
+  return [min - half, max + half];
+}
+
+/** barsYRange starts the value axis at zero (a bar's length is its value) with a little room above the tallest; 0 to 1 when all are zero. */
+export function barsYRange(_u: uPlot, _min: number, max: number): uPlot.Range.MinMax {
+  return [0, max > 0 ? max * 1.1 : 1];
 }
 
 /** SeriesSummary is what a chart's description says of one series. */
