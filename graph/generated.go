@@ -44,6 +44,8 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ApplicationEvent() ApplicationEventResolver
 	ApplicationGpu() ApplicationGpuResolver
+	BenchmarkRun() BenchmarkRunResolver
+	BenchmarkRunStep() BenchmarkRunStepResolver
 	Deposit() DepositResolver
 	DepositTransfer() DepositTransferResolver
 	Earnings() EarningsResolver
@@ -207,7 +209,15 @@ type ComplexityRoot struct {
 		Simulated   func(childComplexity int) int
 		StartedAt   func(childComplexity int) int
 		State       func(childComplexity int) int
+		Steps       func(childComplexity int) int
 		Storage     func(childComplexity int) int
+	}
+
+	BenchmarkRunStep struct {
+		GpuUUID    func(childComplexity int) int
+		Outcome    func(childComplexity int) int
+		Part       func(childComplexity int) int
+		ReportedAt func(childComplexity int) int
 	}
 
 	BenchmarkSection struct {
@@ -613,6 +623,7 @@ type ComplexityRoot struct {
 		MarkPayoutPaid             func(childComplexity int, input model.SettlePayoutInput) int
 		RegisterMachine            func(childComplexity int, input protocol.RegisterMachineInput) int
 		RejectProviderApplication  func(childComplexity int, id string, reason string) int
+		ReportBenchmarkProgress    func(childComplexity int, input protocol.BenchmarkProgressInput) int
 		ReportJobStatus            func(childComplexity int, input protocol.ReportJobStatusInput) int
 		RequestApplicationInfo     func(childComplexity int, id string, message string) int
 		RequestBenchmark           func(childComplexity int, input model.RequestBenchmarkInput) int
@@ -971,6 +982,11 @@ type ComplexityRoot struct {
 		MonthStart func(childComplexity int) int
 	}
 
+	ReportBenchmarkProgressPayload struct {
+		Accepted   func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	ReportJobStatusPayload struct {
 		Accepted   func(childComplexity int) int
 		Stop       func(childComplexity int) int
@@ -1095,6 +1111,12 @@ type ApplicationEventResolver interface {
 type ApplicationGpuResolver interface {
 	Model(ctx context.Context, obj *models.ApplicationGpu) (*catalog.GpuModel, error)
 }
+type BenchmarkRunResolver interface {
+	Steps(ctx context.Context, obj *models.BenchmarkRun) ([]*models.BenchmarkRunStep, error)
+}
+type BenchmarkRunStepResolver interface {
+	GpuUUID(ctx context.Context, obj *models.BenchmarkRunStep) (*string, error)
+}
 type DepositResolver interface {
 	Payment(ctx context.Context, obj *models.Deposit) (*models.DepositPayment, error)
 }
@@ -1159,6 +1181,7 @@ type MutationResolver interface {
 	LogOut(ctx context.Context) (*model.LogOutPayload, error)
 	SetLanguage(ctx context.Context, language models.Language) (*model.SetLanguagePayload, error)
 	SubmitBenchmarkResult(ctx context.Context, input protocol.BenchmarkResultInput) (*model.SubmitBenchmarkResultPayload, error)
+	ReportBenchmarkProgress(ctx context.Context, input protocol.BenchmarkProgressInput) (*model.ReportBenchmarkProgressPayload, error)
 	RequestBenchmark(ctx context.Context, input model.RequestBenchmarkInput) (*model.RequestBenchmarkPayload, error)
 	CreditFunds(ctx context.Context, input model.CreditFundsInput) (*model.CreditFundsPayload, error)
 	SetPayoutMethod(ctx context.Context, input model.SetPayoutMethodInput) (*model.SetPayoutMethodPayload, error)
@@ -1772,12 +1795,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BenchmarkRun.State(childComplexity), true
+	case "BenchmarkRun.steps":
+		if e.ComplexityRoot.BenchmarkRun.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRun.Steps(childComplexity), true
 	case "BenchmarkRun.storage":
 		if e.ComplexityRoot.BenchmarkRun.Storage == nil {
 			break
 		}
 
 		return e.ComplexityRoot.BenchmarkRun.Storage(childComplexity), true
+
+	case "BenchmarkRunStep.gpuUuid":
+		if e.ComplexityRoot.BenchmarkRunStep.GpuUUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRunStep.GpuUUID(childComplexity), true
+	case "BenchmarkRunStep.outcome":
+		if e.ComplexityRoot.BenchmarkRunStep.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRunStep.Outcome(childComplexity), true
+	case "BenchmarkRunStep.part":
+		if e.ComplexityRoot.BenchmarkRunStep.Part == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRunStep.Part(childComplexity), true
+	case "BenchmarkRunStep.reportedAt":
+		if e.ComplexityRoot.BenchmarkRunStep.ReportedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BenchmarkRunStep.ReportedAt(childComplexity), true
 
 	case "BenchmarkSection.error":
 		if e.ComplexityRoot.BenchmarkSection.Error == nil {
@@ -3581,6 +3635,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectProviderApplication(childComplexity, args["id"].(string), args["reason"].(string)), true
+	case "Mutation.reportBenchmarkProgress":
+		if e.ComplexityRoot.Mutation.ReportBenchmarkProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reportBenchmarkProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReportBenchmarkProgress(childComplexity, args["input"].(protocol.BenchmarkProgressInput)), true
 	case "Mutation.reportJobStatus":
 		if e.ComplexityRoot.Mutation.ReportJobStatus == nil {
 			break
@@ -5281,6 +5346,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RentalMonthTotal.MonthStart(childComplexity), true
 
+	case "ReportBenchmarkProgressPayload.accepted":
+		if e.ComplexityRoot.ReportBenchmarkProgressPayload.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportBenchmarkProgressPayload.Accepted(childComplexity), true
+	case "ReportBenchmarkProgressPayload.userErrors":
+		if e.ComplexityRoot.ReportBenchmarkProgressPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportBenchmarkProgressPayload.UserErrors(childComplexity), true
+
 	case "ReportJobStatusPayload.accepted":
 		if e.ComplexityRoot.ReportJobStatusPayload.Accepted == nil {
 			break
@@ -5670,6 +5748,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AvailabilityWindowInput", ec.unmarshalInputAvailabilityWindowInput),
 			graphql.NewInputUnmarshaler("BenchmarkLaunchInput", ec.unmarshalInputBenchmarkLaunchInput),
 			graphql.NewInputUnmarshaler("BenchmarkMeasurementInput", ec.unmarshalInputBenchmarkMeasurementInput),
+			graphql.NewInputUnmarshaler("BenchmarkProgressInput", ec.unmarshalInputBenchmarkProgressInput),
 			graphql.NewInputUnmarshaler("BenchmarkResultInput", ec.unmarshalInputBenchmarkResultInput),
 			graphql.NewInputUnmarshaler("BenchmarkSectionInput", ec.unmarshalInputBenchmarkSectionInput),
 			graphql.NewInputUnmarshaler("CreateDepositInput", ec.unmarshalInputCreateDepositInput),
@@ -6099,6 +6178,24 @@ type BenchmarkRun {
   simulated: Boolean!
   network: BenchmarkSection
   storage: BenchmarkSection
+  "The parts the agent reported finished so far, in the order they finished: the run's progress while it is pending (the agent's word; the result is what is checked)."
+  steps: [BenchmarkRunStep!]!
+}
+
+"A part of a benchmark run: the network, the storage or one GPU."
+enum BenchmarkPart {
+  NETWORK
+  STORAGE
+  GPU
+}
+
+"One part of a run the agent reported finished."
+type BenchmarkRunStep {
+  part: BenchmarkPart!
+  "The GPU of a GPU part (its UUID); null for the network and the storage."
+  gpuUuid: String
+  outcome: BenchmarkOutcome!
+  reportedAt: DateTime!
 }
 
 "A machine's benchmark standing."
@@ -6189,6 +6286,22 @@ input BenchmarkResultInput {
   storage: BenchmarkSectionInput
 }
 
+"One part of a pending run finished, as the agent reports it."
+input BenchmarkProgressInput {
+  "The run id of the RUN_BENCHMARK command."
+  runId: String!
+  machineId: String!
+  part: BenchmarkPart!
+  "The GPU's UUID: required for a GPU part, absent for the others."
+  gpuUuid: String
+  outcome: BenchmarkOutcome!
+}
+
+type ReportBenchmarkProgressPayload {
+  accepted: Boolean!
+  userErrors: [UserError!]!
+}
+
 type SubmitBenchmarkResultPayload {
   accepted: Boolean!
   userErrors: [UserError!]!
@@ -6216,6 +6329,8 @@ type BenchmarkEvent {
 extend type Mutation {
   "Agent token: store a run's result (once per run id), score it and list or delist each GPU."
   submitBenchmarkResult(input: BenchmarkResultInput!): SubmitBenchmarkResultPayload!
+  "Agent token: one part of a pending run finished (progress only; a part reported twice counts once)."
+  reportBenchmarkProgress(input: BenchmarkProgressInput!): ReportBenchmarkProgressPayload!
   "Provider: benchmark a machine now (once per cooldown)."
   requestBenchmark(input: RequestBenchmarkInput!): RequestBenchmarkPayload!
 }
@@ -8552,8 +8667,24 @@ func (ec *executionContext) childFields_BenchmarkRun(ctx context.Context, field 
 		return ec.fieldContext_BenchmarkRun_network(ctx, field)
 	case "storage":
 		return ec.fieldContext_BenchmarkRun_storage(ctx, field)
+	case "steps":
+		return ec.fieldContext_BenchmarkRun_steps(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BenchmarkRun", field.Name)
+}
+
+func (ec *executionContext) childFields_BenchmarkRunStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "part":
+		return ec.fieldContext_BenchmarkRunStep_part(ctx, field)
+	case "gpuUuid":
+		return ec.fieldContext_BenchmarkRunStep_gpuUuid(ctx, field)
+	case "outcome":
+		return ec.fieldContext_BenchmarkRunStep_outcome(ctx, field)
+	case "reportedAt":
+		return ec.fieldContext_BenchmarkRunStep_reportedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BenchmarkRunStep", field.Name)
 }
 
 func (ec *executionContext) childFields_BenchmarkSection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9962,6 +10093,16 @@ func (ec *executionContext) childFields_RentalMonthTotal(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type RentalMonthTotal", field.Name)
 }
 
+func (ec *executionContext) childFields_ReportBenchmarkProgressPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accepted":
+		return ec.fieldContext_ReportBenchmarkProgressPayload_accepted(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_ReportBenchmarkProgressPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReportBenchmarkProgressPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ReportJobStatusPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "accepted":
@@ -10525,6 +10666,20 @@ func (ec *executionContext) field_Mutation_rejectProviderApplication_args(ctx co
 		return nil, err
 	}
 	args["reason"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reportBenchmarkProgress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (protocol.BenchmarkProgressInput, error) {
+			return ec.unmarshalNBenchmarkProgressInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchmarkProgressInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -13108,6 +13263,130 @@ func (ec *executionContext) fieldContext_BenchmarkRun_storage(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _BenchmarkRun_steps(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRun_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BenchmarkRun().Steps(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*models.BenchmarkRunStep) graphql.Marshaler {
+			return ec.marshalNBenchmarkRunStep2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunStepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRun_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BenchmarkRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BenchmarkRunStep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BenchmarkRunStep_part(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRunStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRunStep_part(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Part, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchPart) graphql.Marshaler {
+			return ec.marshalNBenchmarkPart2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchPart(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRunStep_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRunStep", field, false, false, "BenchmarkPart")
+}
+
+func (ec *executionContext) _BenchmarkRunStep_gpuUuid(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRunStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRunStep_gpuUuid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BenchmarkRunStep().GpuUUID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRunStep_gpuUuid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRunStep", field, true, true, "String")
+}
+
+func (ec *executionContext) _BenchmarkRunStep_outcome(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRunStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRunStep_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v protocol.BenchOutcome) graphql.Marshaler {
+			return ec.marshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRunStep_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRunStep", field, false, false, "BenchmarkOutcome")
+}
+
+func (ec *executionContext) _BenchmarkRunStep_reportedAt(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkRunStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BenchmarkRunStep_reportedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReportedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BenchmarkRunStep_reportedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BenchmarkRunStep", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _BenchmarkSection_outcome(ctx context.Context, field graphql.CollectedField, obj *models.BenchmarkSection) (ret graphql.Marshaler) {
@@ -19994,6 +20273,50 @@ func (ec *executionContext) fieldContext_Mutation_submitBenchmarkResult(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_submitBenchmarkResult_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reportBenchmarkProgress(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reportBenchmarkProgress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReportBenchmarkProgress(ctx, fc.Args["input"].(protocol.BenchmarkProgressInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReportBenchmarkProgressPayload) graphql.Marshaler {
+			return ec.marshalNReportBenchmarkProgressPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReportBenchmarkProgressPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reportBenchmarkProgress(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReportBenchmarkProgressPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reportBenchmarkProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27395,6 +27718,61 @@ func (ec *executionContext) fieldContext_RentalMonthTotal_charged(_ context.Cont
 	return graphql.NewScalarFieldContext("RentalMonthTotal", field, false, false, "USDC")
 }
 
+func (ec *executionContext) _ReportBenchmarkProgressPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *model.ReportBenchmarkProgressPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportBenchmarkProgressPayload_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportBenchmarkProgressPayload_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportBenchmarkProgressPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ReportBenchmarkProgressPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.ReportBenchmarkProgressPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportBenchmarkProgressPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*fault.Problem) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋinternalᚋfaultᚐProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportBenchmarkProgressPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReportBenchmarkProgressPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ReportJobStatusPayload_accepted(ctx context.Context, field graphql.CollectedField, obj *protocol.ReportJobStatusAnswer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30469,6 +30847,76 @@ func UnmarshalBenchmarkMeasurementInput(ctx context.Context, raw any) (protocol.
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputBenchmarkProgressInput(ctx context.Context, obj any) (protocol.BenchmarkProgressInput, error) {
+	var it protocol.BenchmarkProgressInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"runId", "machineId", "part", "gpuUuid", "outcome"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "runId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("runId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RunID = data
+		case "machineId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("machineId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MachineID = data
+		case "part":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("part"))
+			data, err := ec.unmarshalNBenchmarkPart2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchPart(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Part = data
+		case "gpuUuid":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpuUuid"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GpuUUID = data
+		case "outcome":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcome"))
+			data, err := ec.unmarshalNBenchmarkOutcome2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchOutcome(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Outcome = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBenchmarkProgressInput unmarshals raw into the BenchmarkProgressInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBenchmarkProgressInput(ctx context.Context, raw any) (protocol.BenchmarkProgressInput, error) {
+	var out protocol.BenchmarkProgressInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BenchmarkProgressInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBenchmarkResultInput(ctx context.Context, obj any) (protocol.BenchmarkResultInput, error) {
 	var it protocol.BenchmarkResultInput
 	if obj == nil {
@@ -33088,52 +33536,107 @@ func (ec *executionContext) _BenchmarkRun(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._BenchmarkRun_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "runId":
 			out.Values[i] = ec._BenchmarkRun_runId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reason":
 			out.Values[i] = ec._BenchmarkRun_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "state":
 			out.Values[i] = ec._BenchmarkRun_state(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "requestedAt":
 			out.Values[i] = ec._BenchmarkRun_requestedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "startedAt":
 			out.Values[i] = ec._BenchmarkRun_startedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "finishedAt":
 			out.Values[i] = ec._BenchmarkRun_finishedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "simulated":
 			out.Values[i] = ec._BenchmarkRun_simulated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "network":
 			out.Values[i] = ec._BenchmarkRun_network(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "storage":
 			out.Values[i] = ec._BenchmarkRun_storage(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "steps":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BenchmarkRun_steps(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var benchmarkRunStepImplementors = []string{"BenchmarkRunStep"}
+
+func (ec *executionContext) _BenchmarkRunStep(ctx context.Context, sel ast.SelectionSet, obj *models.BenchmarkRunStep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, benchmarkRunStepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BenchmarkRunStep")
+		case "part":
+			out.Values[i] = ec._BenchmarkRunStep_part(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "gpuUuid":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BenchmarkRunStep_gpuUuid(ctx, field, obj)
+				})
+		case "outcome":
+			out.Values[i] = ec._BenchmarkRunStep_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reportedAt":
+			out.Values[i] = ec._BenchmarkRunStep_reportedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -35697,6 +36200,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "reportBenchmarkProgress":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reportBenchmarkProgress(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "requestBenchmark":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_requestBenchmark(ctx, field)
@@ -38097,6 +38607,44 @@ func (ec *executionContext) _RentalMonthTotal(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var reportBenchmarkProgressPayloadImplementors = []string{"ReportBenchmarkProgressPayload"}
+
+func (ec *executionContext) _ReportBenchmarkProgressPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReportBenchmarkProgressPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reportBenchmarkProgressPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReportBenchmarkProgressPayload")
+		case "accepted":
+			out.Values[i] = ec._ReportBenchmarkProgressPayload_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._ReportBenchmarkProgressPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var reportJobStatusPayloadImplementors = []string{"ReportJobStatusPayload"}
 
 func (ec *executionContext) _ReportJobStatusPayload(ctx context.Context, sel ast.SelectionSet, obj *protocol.ReportJobStatusAnswer) graphql.Marshaler {
@@ -39605,6 +40153,26 @@ func (ec *executionContext) marshalNBenchmarkParam2ᚕgithubᚗcomᚋgpunexᚋgp
 	return ret
 }
 
+func (ec *executionContext) unmarshalNBenchmarkPart2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchPart(ctx context.Context, v any) (protocol.BenchPart, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := protocol.BenchPart(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBenchmarkPart2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchPart(ctx context.Context, sel ast.SelectionSet, v protocol.BenchPart) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BenchmarkPart!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNBenchmarkProgressInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchmarkProgressInput(ctx context.Context, v any) (protocol.BenchmarkProgressInput, error) {
+	res, err := ec.unmarshalInputBenchmarkProgressInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNBenchmarkReason2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐBenchReason(ctx context.Context, v any) (protocol.BenchReason, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := protocol.BenchReason(tmp)
@@ -39633,6 +40201,30 @@ func (ec *executionContext) unmarshalNBenchmarkRunState2githubᚗcomᚋgpunexᚋ
 
 func (ec *executionContext) marshalNBenchmarkRunState2githubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunState(ctx context.Context, sel ast.SelectionSet, v models.BenchmarkRunState) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNBenchmarkRunStep2ᚕᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunStepᚄ(ctx context.Context, sel ast.SelectionSet, v []*models.BenchmarkRunStep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBenchmarkRunStep2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunStep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBenchmarkRunStep2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋmodelsᚐBenchmarkRunStep(ctx context.Context, sel ast.SelectionSet, v *models.BenchmarkRunStep) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BenchmarkRunStep!")
+		return graphql.Null
+	}
+	return ec._BenchmarkRunStep(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -41107,6 +41699,14 @@ func (ec *executionContext) marshalNRentalState2githubᚗcomᚋgpunexᚋgpunex�
 	return v
 }
 
+func (ec *executionContext) marshalNReportBenchmarkProgressPayload2ᚖgithubᚗcomᚋgpunexᚋgpunexᚋgraphᚋmodelᚐReportBenchmarkProgressPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReportBenchmarkProgressPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReportBenchmarkProgressPayload!")
+		return graphql.Null
+	}
+	return ec._ReportBenchmarkProgressPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNReportJobStatusInput2githubᚗcomᚋgpunexᚋgpunexᚋagentᚋprotocolᚐReportJobStatusInput(ctx context.Context, v any) (protocol.ReportJobStatusInput, error) {
 	res, err := ec.unmarshalInputReportJobStatusInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -42223,6 +42823,18 @@ func (ec *executionContext) marshalORentalEnd2ᚖgithubᚗcomᚋgpunexᚋgpunex�
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -158,6 +158,19 @@ type BenchmarkRun struct {
 	Refusal   []BenchmarkProblem `bun:"refusal,type:text"`
 }
 
+// BenchmarkRunStep is one part of a run as the agent reported it finished
+// (progress only: the submitted result is what is checked and stored).
+type BenchmarkRunStep struct {
+	bun.BaseModel `bun:"table:benchmark_run_steps,alias:brs"`
+
+	ID         int64                 `bun:"id,pk,autoincrement"`
+	RunID      int64                 `bun:"run_id,notnull"`
+	Part       protocol.BenchPart    `bun:"part,notnull"`
+	GpuUUID    string                `bun:"gpu_uuid,notnull"`
+	Outcome    protocol.BenchOutcome `bun:"outcome,notnull"`
+	ReportedAt time.Time             `bun:"reported_at,notnull"`
+}
+
 // BenchmarkProblem is one reason a run's result was refused: the input
 // field, the userErrors code and the English message the agent was given.
 type BenchmarkProblem struct {

@@ -17,6 +17,21 @@ import (
 	"github.com/gpunex/gpunex/models"
 )
 
+// Steps is the resolver for the steps field.
+func (r *benchmarkRunResolver) Steps(ctx context.Context, obj *models.BenchmarkRun) ([]*models.BenchmarkRunStep, error) {
+	// A run is reached only through Provider.benchmarks and
+	// benchmarkUpdated, which authorised the viewer.
+	return r.Bench.Steps(ctx, obj.ID)
+}
+
+// GpuUUID is the resolver for the gpuUuid field.
+func (r *benchmarkRunStepResolver) GpuUUID(ctx context.Context, obj *models.BenchmarkRunStep) (*string, error) {
+	if obj.GpuUUID == "" {
+		return nil, nil
+	}
+	return &obj.GpuUUID, nil
+}
+
 // ThrottleReasons is the resolver for the throttleReasons field.
 func (r *gpuBenchmarkEvidenceResolver) ThrottleReasons(ctx context.Context, obj *protocol.GpuBenchEvidence) ([]string, error) {
 	if obj.ThrottleReasons == nil {
@@ -34,6 +49,18 @@ func (r *mutationResolver) SubmitBenchmarkResult(ctx context.Context, input prot
 	err = r.Bench.Submit(ctx, agent, input)
 	return payload(err, func(ue []*fault.Problem) *model.SubmitBenchmarkResultPayload {
 		return &model.SubmitBenchmarkResultPayload{Accepted: err == nil, UserErrors: ue}
+	})
+}
+
+// ReportBenchmarkProgress is the resolver for the reportBenchmarkProgress field.
+func (r *mutationResolver) ReportBenchmarkProgress(ctx context.Context, input protocol.BenchmarkProgressInput) (*model.ReportBenchmarkProgressPayload, error) {
+	agent, err := auth.RequireAgent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = r.Bench.ReportProgress(ctx, agent, input)
+	return payload(err, func(ue []*fault.Problem) *model.ReportBenchmarkProgressPayload {
+		return &model.ReportBenchmarkProgressPayload{Accepted: err == nil, UserErrors: ue}
 	})
 }
 
@@ -74,9 +101,21 @@ func (r *subscriptionResolver) BenchmarkUpdated(ctx context.Context) (<-chan *be
 	return r.Bench.Subscribe(ctx, p.ID)
 }
 
+// BenchmarkRun returns graph.BenchmarkRunResolver implementation.
+func (r *Resolver) BenchmarkRun() graph.BenchmarkRunResolver { return &benchmarkRunResolver{r} }
+
+// BenchmarkRunStep returns graph.BenchmarkRunStepResolver implementation.
+func (r *Resolver) BenchmarkRunStep() graph.BenchmarkRunStepResolver {
+	return &benchmarkRunStepResolver{r}
+}
+
 // GpuBenchmarkEvidence returns graph.GpuBenchmarkEvidenceResolver implementation.
 func (r *Resolver) GpuBenchmarkEvidence() graph.GpuBenchmarkEvidenceResolver {
 	return &gpuBenchmarkEvidenceResolver{r}
 }
 
-type gpuBenchmarkEvidenceResolver struct{ *Resolver }
+type (
+	benchmarkRunResolver         struct{ *Resolver }
+	benchmarkRunStepResolver     struct{ *Resolver }
+	gpuBenchmarkEvidenceResolver struct{ *Resolver }
+)

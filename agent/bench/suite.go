@@ -90,7 +90,16 @@ type Options struct {
 	Clock clock.Clock
 	// Logger receives the suite's log; nothing is logged when nil.
 	Logger *slog.Logger
+	// Progress is told each part of a run as it finishes (the network, the
+	// storage, each GPU), so the platform can show the run going; nil tells
+	// no one. It is called from the part's own goroutine and must not block
+	// the run for long.
+	Progress ProgressFunc
 }
+
+// ProgressFunc is told that one part of run runID finished: part, the GPU
+// of a GPU part (else ""), and how it ended.
+type ProgressFunc func(ctx context.Context, runID string, part protocol.BenchPart, gpuUUID string, outcome protocol.BenchOutcome)
 
 // Suite runs the benchmark: every GPU at once, the network and the storage
 // beside them. It is safe for concurrent use, though the agent runs one
@@ -149,6 +158,8 @@ func (s *Suite) Run(ctx context.Context, payload protocol.RunBenchmarkPayload) p
 
 	var wg sync.WaitGroup
 	wg.Go(func() { res.Network, res.Storage = s.machine(ctx, log) })
+	// The GPUs report their own parts as each ends (gpus); the machine's
+	// sections are reported by machine.
 	res.Gpus = s.gpus(ctx, payload.GpuUUIDs, log)
 	wg.Wait()
 
@@ -169,17 +180,28 @@ func (s *Suite) Run(ctx context.Context, payload protocol.RunBenchmarkPayload) p
 // decide whether the simulated GPUs are listed.
 func (s *Suite) machine(ctx context.Context, log *slog.Logger) (network, storage *protocol.BenchSection) {
 	o := s.opts
+	var profiles []gpu.Profile
+	if o.Simulator != nil {
+		profiles = o.Simulator.MachineProfiles()
+	}
+	seed := o.MachineID + "\x00" + runIDFrom(ctx)
 	if o.Network != nil {
 		network = o.Network.Measure(ctx)
+		if o.Simulator != nil {
+			network = simulatedSection(network, simulatedNetwork(seed, slices.Contains(profiles, gpu.ProfileSlowNetwork)))
+		}
+		if network != nil {
+			s.progress(ctx, protocol.BenchPartNetwork, "", network.Outcome)
+		}
 	}
 	if o.Storage != nil {
 		storage = o.Storage.Measure(ctx)
-	}
-	if o.Simulator != nil {
-		profiles := o.Simulator.MachineProfiles()
-		seed := o.MachineID + "\x00" + runIDFrom(ctx)
-		network = simulatedSection(network, simulatedNetwork(seed, slices.Contains(profiles, gpu.ProfileSlowNetwork)))
-		storage = simulatedSection(storage, simulatedStorage(seed, slices.Contains(profiles, gpu.ProfileSlowDisk)))
+		if o.Simulator != nil {
+			storage = simulatedSection(storage, simulatedStorage(seed, slices.Contains(profiles, gpu.ProfileSlowDisk)))
+		}
+		if storage != nil {
+			s.progress(ctx, protocol.BenchPartStorage, "", storage.Outcome)
+		}
 	}
 	for name, sec := range map[string]*protocol.BenchSection{"network": network, "storage": storage} {
 		if sec != nil && sec.Outcome != protocol.BenchCompleted {
@@ -245,8 +267,13 @@ func (s *Suite) gpus(ctx context.Context, wanted []string, log *slog.Logger) []p
 			results[i].Outcome = protocol.BenchPostponed
 			results[i].Error = ptr(shorten(ErrorGPUBusy + ": job " + busy[uuid]))
 		default:
-			wg.Go(func() { results[i] = s.measure(ctx, smp, d, log) })
+			wg.Go(func() {
+				results[i] = s.measure(ctx, smp, d, log)
+				s.progress(ctx, protocol.BenchPartGPU, uuid, results[i].Outcome)
+			})
+			continue
 		}
+		s.progress(ctx, protocol.BenchPartGPU, uuid, results[i].Outcome)
 	}
 	smpCtx, stopSampler := context.WithCancel(ctx)
 	samplerDone := make(chan struct{})
@@ -255,6 +282,13 @@ func (s *Suite) gpus(ctx context.Context, wanted []string, log *slog.Logger) []p
 	stopSampler()
 	<-samplerDone
 	return results
+}
+
+// progress tells Options.Progress, if any, that a part of the run finished.
+func (s *Suite) progress(ctx context.Context, part protocol.BenchPart, gpuUUID string, outcome protocol.BenchOutcome) {
+	if s.opts.Progress != nil {
+		s.opts.Progress(ctx, runIDFrom(ctx), part, gpuUUID, outcome)
+	}
 }
 
 // busy lists the GPUs jobs hold; none when no BusyFunc was given.

@@ -245,3 +245,61 @@ func TestTheRunsNonceReachesEveryGPUsMeasurer(t *testing.T) {
 	suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "r", Nonce: "n0nce"})
 	require.Equal(t, []string{"n0nce", "n0nce"}, m.nonces)
 }
+
+// Each part of a run is told to Progress as it finishes, with its outcome,
+// before the run's result is returned: the platform shows the run going.
+// A GPU that could not run (busy) is told at once; one that is measured,
+// when its measurement ends; the slow GPU last.
+func TestSuiteTellsEachPartAsItFinishes(t *testing.T) {
+	t.Parallel()
+	b := setupGPUs(t, "3xL4")
+	m := &slowMeasurer{fakeMeasurer: fakeMeasurer{delay: 20 * time.Millisecond}, slow: b.uuids[0], release: make(chan struct{})}
+	type told struct {
+		RunID   string
+		Part    protocol.BenchPart
+		GPU     string
+		Outcome protocol.BenchOutcome
+	}
+	var mu sync.Mutex
+	var parts []told
+	suite := bench.NewSuite(bench.Options{
+		MachineID: "m-1", Detector: b.sim, GPU: m, SampleEvery: 10 * time.Millisecond,
+		Busy: func(context.Context) (map[string]string, error) { return map[string]string{b.uuids[2]: "job-7"}, nil },
+		Progress: func(_ context.Context, runID string, part protocol.BenchPart, gpuUUID string, outcome protocol.BenchOutcome) {
+			mu.Lock()
+			defer mu.Unlock()
+			parts = append(parts, told{runID, part, gpuUUID, outcome})
+			if len(parts) == 2 {
+				close(m.release) // the slow GPU ends once the others were told
+			}
+		},
+	})
+	res := suite.Run(context.Background(), protocol.RunBenchmarkPayload{RunID: "run-1", Reason: protocol.BenchRequested})
+	require.Len(t, res.Gpus, 3)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []told{
+		{"run-1", protocol.BenchPartGPU, b.uuids[2], protocol.BenchPostponed},
+		{"run-1", protocol.BenchPartGPU, b.uuids[1], protocol.BenchCompleted},
+		{"run-1", protocol.BenchPartGPU, b.uuids[0], protocol.BenchCompleted},
+	}, parts)
+}
+
+// slowMeasurer measures like fakeMeasurer, but GPU slow only once release
+// is closed.
+type slowMeasurer struct {
+	fakeMeasurer
+	slow    string
+	release chan struct{}
+}
+
+func (s *slowMeasurer) Measure(ctx context.Context, uuid string, budget time.Duration) ([]protocol.BenchMeasurement, error) {
+	if uuid == s.slow {
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.fakeMeasurer.Measure(ctx, uuid, budget)
+}

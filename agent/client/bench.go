@@ -105,3 +105,24 @@ func (c *Client) DoPlatform(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// ReportBenchmarkProgress tells the platform one part of a run finished,
+// once: progress is worth no retries (the result that follows carries
+// everything), so a failure comes back for the caller to log.
+func (c *Client) ReportBenchmarkProgress(ctx context.Context, in protocol.BenchmarkProgressInput) error {
+	const op = "reportBenchmarkProgress"
+	var out struct {
+		ReportBenchmarkProgress *protocol.ReportBenchmarkProgressAnswer `json:"reportBenchmarkProgress"`
+	}
+	if err := c.do(ctx, op, protocol.ReportBenchmarkProgressOperation, protocol.ReportBenchmarkProgressMutation, in, &out); err != nil {
+		return err
+	}
+	a := out.ReportBenchmarkProgress
+	if a == nil {
+		return &Error{Op: op, Message: "the answer has no reportBenchmarkProgress payload", StatusCode: http.StatusOK, Err: errors.New("empty payload")}
+	}
+	if len(a.UserErrors) > 0 {
+		return &RejectedError{Op: op, UserErrors: c.redactUserErrors(a.UserErrors)}
+	}
+	return nil
+}

@@ -238,3 +238,40 @@ const (
 	// BenchMaxTransferBytes caps one download or upload.
 	BenchMaxTransferBytes = 64 << 20
 )
+
+// BenchPart is one part of a run the agent reports as it finishes
+// (BenchmarkPart): the network, the storage or one GPU.
+type BenchPart string
+
+// The parts.
+const (
+	BenchPartNetwork BenchPart = "NETWORK"
+	BenchPartStorage BenchPart = "STORAGE"
+	BenchPartGPU     BenchPart = "GPU"
+)
+
+// BenchmarkProgressInput says one part of a run finished
+// (BenchmarkProgressInput): the Benchmarks tab shows the run going part
+// by part. It is progress only: the result submitted at the end is what
+// the platform checks and scores.
+type BenchmarkProgressInput struct {
+	RunID     string    `json:"runId"`
+	MachineID string    `json:"machineId"`
+	Part      BenchPart `json:"part"`
+	// GpuUUID names the GPU of a GPU part; empty for the others.
+	GpuUUID string       `json:"gpuUuid,omitempty"`
+	Outcome BenchOutcome `json:"outcome"`
+}
+
+// ReportBenchmarkProgressVariables are ReportBenchmarkProgressMutation's
+// variables.
+type ReportBenchmarkProgressVariables struct {
+	Input BenchmarkProgressInput `json:"input"`
+}
+
+// ReportBenchmarkProgressAnswer is reportBenchmarkProgress's answer as
+// ReportBenchmarkProgressMutation selects it.
+type ReportBenchmarkProgressAnswer struct {
+	Accepted   bool        `json:"accepted"`
+	UserErrors []UserError `json:"userErrors"`
+}

@@ -43,6 +43,19 @@ const SubmitBenchmarkResultMutation = `mutation SubmitBenchmarkResult($input: Be
   }
 }`
 
+// ReportBenchmarkProgressOperation is the name of a run's progress report.
+const ReportBenchmarkProgressOperation = "ReportBenchmarkProgress"
+
+// ReportBenchmarkProgressMutation says one part of a run finished, sent
+// verbatim with ReportBenchmarkProgressVariables; a part reported twice
+// is accepted once.
+const ReportBenchmarkProgressMutation = `mutation ReportBenchmarkProgress($input: BenchmarkProgressInput!) {
+  reportBenchmarkProgress(input: $input) {
+    accepted
+    userErrors { field message code }
+  }
+}`
+
 // ReportJobStatusOperation is the name of the job status report.
 const ReportJobStatusOperation = "ReportJobStatus"
 

@@ -50,8 +50,9 @@ func (l *lazyCUDA) Close() error {
 // (loaded at the first run) on real GPUs, modelled figures on simulated
 // ones. busy and network may be nil (--bench-once has no job runtime and no
 // server). The returned func releases the CUDA driver.
-func newSuite(cfg *config.Config, machineID string, detector gpu.Detector, busy bench.BusyFunc, network *bench.Network, logger *slog.Logger) (*bench.Suite, func()) {
+func newSuite(cfg *config.Config, machineID string, detector gpu.Detector, busy bench.BusyFunc, network *bench.Network, logger *slog.Logger, progress bench.ProgressFunc) (*bench.Suite, func()) {
 	opts := bench.Options{
+		Progress:  progress,
 		MachineID: machineID,
 		Detector:  detector,
 		Busy:      busy,
@@ -84,7 +85,12 @@ func newSuite(cfg *config.Config, machineID string, detector gpu.Detector, busy 
 // that runs it off the command goroutine. The returned func releases the
 // CUDA driver.
 func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector, rt job.Runtime, c *client.Client, logger *slog.Logger) (*bench.Runner, func()) {
-	suite, release := newSuite(cfg, machineID, detector, bench.JobsOn(rt), &bench.Network{Platform: c, Logger: logger}, logger)
+	suite, release := newSuite(cfg, machineID, detector, bench.JobsOn(rt), &bench.Network{Platform: c, Logger: logger}, logger, func(ctx context.Context, runID string, part protocol.BenchPart, gpuUUID string, outcome protocol.BenchOutcome) {
+		in := protocol.BenchmarkProgressInput{RunID: runID, MachineID: machineID, Part: part, GpuUUID: gpuUUID, Outcome: outcome}
+		if err := c.ReportBenchmarkProgress(ctx, in); err != nil && ctx.Err() == nil {
+			logger.Warn("bench: progress not reported", "run_id", runID, "part", part, "gpu", gpuUUID, "err", err)
+		}
+	})
 	submit := func(ctx context.Context, res protocol.BenchmarkResultInput) error {
 		a, err := c.SubmitBenchmark(ctx, res)
 		if err != nil {
@@ -103,7 +109,7 @@ func newBenchRunner(cfg *config.Config, machineID string, detector gpu.Detector,
 // It is how a provider, or an engineer comparing against another tool,
 // sees what the platform would be told.
 func benchOnce(ctx context.Context, cfg *config.Config, machineID string, detector gpu.Detector, w io.Writer, logger *slog.Logger) error {
-	suite, release := newSuite(cfg, machineID, detector, nil, nil, logger)
+	suite, release := newSuite(cfg, machineID, detector, nil, nil, logger, nil)
 	defer release()
 	res := suite.Run(ctx, protocol.RunBenchmarkPayload{RunID: "local", Reason: protocol.BenchRequested})
 	enc := json.NewEncoder(w)

@@ -162,6 +162,9 @@ test(
       assert.ok(tflops > 0, `measured TFLOPS: ${tflops}`);
       assert.match(await text(listing.getByTestId('listing-performance')), /TFLOPS .*of the datasheet.*TFLOPS per USDC\/h/);
       assert.notEqual(await text(listing.getByTestId('listing-provider')), '', 'the provider is named');
+      // Issue 29 point 7: memory in one unit, GiB, as the Overview writes it
+      // (a GPU's "80 GB" is 80 GiB of DRAM; disks alone are in GB and TB).
+      assert.equal(await text(listing.getByTestId('listing-vram')), '80 GiB');
 
       at('a country typed in the address that is no ISO code is named at the country select, not searched');
       await customer.goto(`${server.url}/marketplace?model=${model}&country=Portugal`);

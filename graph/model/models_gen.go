@@ -281,6 +281,11 @@ type RentalMonthTotal struct {
 	Charged models.USDC `json:"charged"`
 }
 
+type ReportBenchmarkProgressPayload struct {
+	Accepted   bool             `json:"accepted"`
+	UserErrors []*fault.Problem `json:"userErrors"`
+}
+
 type RequestBenchmarkInput struct {
 	// The machine (Machine.id).
 	MachineID string `json:"machineId"`

@@ -33,7 +33,7 @@ func TestPayoutWeeksSumWhatWasPaidEachWeek(t *testing.T) {
 		b.clock.Set(time.Date(2026, 12, 14, 6, 0, 0, 0, time.UTC))
 		require.NoError(t, b.svc.RunPayouts(b.ctx))
 		b.clock.Set(time.Date(2026, 12, 20, 23, 59, 59, 0, time.UTC)) // the Sunday before midnight
-		pay()                                                           // 30 USDC in the week of 14 December
+		pay()                                                         // 30 USDC in the week of 14 December
 
 		b.earn(t, provider, 40_000_000)
 		b.clock.Set(time.Date(2026, 12, 28, 6, 0, 0, 0, time.UTC))

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from 'urql';
-import { useFormat } from '../ui/format';
+import { isolate, useFormat } from '../ui/format';
 import { userErrorText } from '../ui/userErrorText';
 import { useBenchmarkFormat } from './format';
 import { Folded } from '../ui/Folded';
@@ -9,7 +9,7 @@ import { FigureStrip } from './FigureStrip';
 import { FiguresTable } from './FiguresTable';
 import { GpuBenchmarkPanel } from './GpuBenchmarkPanel';
 import { RequestBenchmarkMutation } from './operations';
-import { secondsUntil, type MachineStanding, type StandingAction, type StandingEntry } from './standing';
+import { runParts, secondsUntil, type MachineStanding, type StandingAction, type StandingEntry } from './standing';
 import type { GpuName } from './useBenchmarks';
 import { useNow } from '../ui/useNow';
 
@@ -50,6 +50,7 @@ export function MachineBenchmarksCard({ entry, gpuNames, onRequested }: MachineB
         {run?.finishedAt ? <span>{t('benchmarks.lastRun', { when: f.dateTime(run.finishedAt) })} </span> : <span>{t('benchmarks.noRunYet')} </span>}
         {m.nextScheduledAt && <span>{t('benchmarks.nextRun', { when: f.dateTime(m.nextScheduledAt) })}</span>}
       </p>
+      {m.pendingRun && <RunProgress machine={m} gpuNames={gpuNames} />}
       {m.gpus.length === 0 ? (
         <p className="muted">{t('benchmarks.noGpus')}</p>
       ) : (
@@ -61,6 +62,44 @@ export function MachineBenchmarksCard({ entry, gpuNames, onRequested }: MachineB
       )}
       <MachineFigures machine={m} />
     </article>
+  );
+}
+
+/**
+ * RunProgress is the pending run part by part, live: each GPU, the network
+ * and the storage, measuring until the agent reports the part finished,
+ * then how it ended. The agent's word, shown as progress only: the result
+ * decides the listing.
+ */
+function RunProgress({ machine: m, gpuNames }: { machine: MachineStanding; gpuNames: ReadonlyMap<string, GpuName> }) {
+  const { t } = useTranslation();
+  const parts = runParts(m.gpus, m.pendingRun?.steps ?? [], (id) => gpuNames.get(id)?.index);
+  const done = parts.filter((p) => p.outcome !== null).length;
+  return (
+    <section className="bench-progress" aria-labelledby={`bench-progress-${m.machineId}`} data-testid="bench-progress" data-done={done} data-parts={parts.length}>
+      <h3 id={`bench-progress-${m.machineId}`}>{t('benchmarks.progress.title', { done, n: parts.length })}</h3>
+      <ol className="bench-steps">
+        {parts.map((p) => {
+          const name = p.gpuId ? gpuNames.get(p.gpuId) : undefined;
+          const label =
+            p.part === 'NETWORK'
+              ? t('benchmarks.network')
+              : p.part === 'STORAGE'
+                ? t('benchmarks.storage')
+                : name
+                  ? t('benchmarks.gpu', { index: name.index, name: isolate(name.name) })
+                  : t('benchmarks.gpuUuid', { uuid: isolate(p.gpuUuid ?? '') });
+          const state = p.outcome ?? 'RUNNING';
+          return (
+            <li key={`${p.part}-${p.gpuUuid ?? ''}`} className={`bench-step bench-step-${state.toLowerCase()}`} data-testid="bench-step" data-part={p.part} data-gpu={p.gpuUuid ?? ''} data-state={state}>
+              <span className="bench-step-mark" aria-hidden="true" />
+              <span dir="auto">{label}</span>
+              <span className="muted small">{t(`benchmarks.progress.state.${state}`)}</span>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
   );
 }
 

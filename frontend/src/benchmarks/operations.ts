@@ -54,6 +54,11 @@ export const BenchmarkRunFieldsFragment = graphql(`
     startedAt
     finishedAt
     simulated
+    steps {
+      part
+      gpuUuid
+      outcome
+    }
   }
 `);
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   emptyStandings,
   problemsOf,
+  runParts,
   secondsUntil,
   standingsOf,
   standingsReducer,
@@ -29,7 +30,7 @@ function machine(id: string, over: Partial<MachineStanding> = {}): MachineStandi
   };
 }
 
-const run = { id: '7', runId: 'r-7', reason: 'REQUESTED', state: 'PENDING', requestedAt: '2026-11-01T10:00:00Z', startedAt: null, finishedAt: null, simulated: true } as const;
+const run: NonNullable<MachineStanding['pendingRun']> = { id: '7', runId: 'r-7', reason: 'REQUESTED', state: 'PENDING', requestedAt: '2026-11-01T10:00:00Z', startedAt: null, finishedAt: null, simulated: true, steps: [] };
 
 function apply(actions: StandingAction[], from: Standings = emptyStandings): Standings {
   return actions.reduce(standingsReducer, from);
@@ -110,5 +111,45 @@ describe('problemsOf', () => {
     const healed = apply([{ type: 'event', machine: machine('2', { gpus: [gpu('a', 'LISTED'), gpu('b', 'LISTED')] }), initial: false, seq: 3 }], s);
     expect(problemsOf(standingsOf(healed)).map((p) => p.gpu.gpuId)).toEqual(['c']);
     expect(problemsOf([])).toEqual([]);
+  });
+});
+
+describe('runParts', () => {
+  const gpus = [
+    { gpuId: 'g1', gpuUuid: 'GPU-1' },
+    { gpuId: 'g0', gpuUuid: 'GPU-0' },
+  ];
+  const indexOf = (id: string) => ({ g0: 0, g1: 1 })[id];
+
+  it('lists the GPUs by index, then the network and the storage, each measuring until reported', () => {
+    expect(runParts(gpus, [], indexOf)).toEqual([
+      { part: 'GPU', gpuUuid: 'GPU-0', gpuId: 'g0', outcome: null },
+      { part: 'GPU', gpuUuid: 'GPU-1', gpuId: 'g1', outcome: null },
+      { part: 'NETWORK', gpuUuid: null, gpuId: null, outcome: null },
+      { part: 'STORAGE', gpuUuid: null, gpuId: null, outcome: null },
+    ]);
+  });
+
+  it('gives each reported part its outcome, keeping the order steady as reports arrive', () => {
+    const parts = runParts(
+      gpus,
+      [
+        { part: 'STORAGE', gpuUuid: null, outcome: 'FAILED' },
+        { part: 'GPU', gpuUuid: 'GPU-1', outcome: 'COMPLETED' },
+      ],
+      indexOf,
+    );
+    expect(parts.map((p) => [p.part, p.gpuUuid, p.outcome])).toEqual([
+      ['GPU', 'GPU-0', null],
+      ['GPU', 'GPU-1', 'COMPLETED'],
+      ['NETWORK', null, null],
+      ['STORAGE', null, 'FAILED'],
+    ]);
+  });
+
+  it('keeps a reported GPU the machine no longer lists, at the end', () => {
+    const parts = runParts(gpus, [{ part: 'GPU', gpuUuid: 'GPU-9', outcome: 'POSTPONED' }], indexOf);
+    expect(parts.at(-1)).toEqual({ part: 'GPU', gpuUuid: 'GPU-9', gpuId: null, outcome: 'POSTPONED' });
+    expect(parts).toHaveLength(5);
   });
 });

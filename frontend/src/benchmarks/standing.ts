@@ -1,4 +1,4 @@
-import type { MachineBenchmarksFieldsFragment } from '../gql/graphql';
+import type { BenchmarkOutcome, BenchmarkPart, MachineBenchmarksFieldsFragment } from '../gql/graphql';
 
 /** MachineStanding is one machine's benchmark standing as the API sends it. */
 export type MachineStanding = MachineBenchmarksFieldsFragment;
@@ -124,4 +124,39 @@ export function problemsOf(entries: readonly StandingEntry[]): Problem[] {
 /** secondsUntil is the whole seconds from now until iso, never negative (rounded up: 0.2 s left is 1). */
 export function secondsUntil(iso: string, now: number): number {
   return Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
+}
+
+/** RunPart is one part of a pending run: reported finished (outcome) or still measuring (null). */
+export interface RunPart {
+  part: BenchmarkPart;
+  gpuUuid: string | null;
+  /** gpuId is the GPU's id on the platform (its name), for a GPU part of the machine. */
+  gpuId: string | null;
+  outcome: BenchmarkOutcome | null;
+}
+
+/**
+ * runParts lists a pending run's parts in a steady order, the machine's
+ * GPUs by index and then the network and the storage, each with the
+ * outcome the agent reported, or null while it measures; a reported part
+ * the list does not know (a GPU removed meanwhile) is added at the end.
+ */
+export function runParts(
+  gpus: readonly { gpuId: string; gpuUuid: string }[],
+  steps: readonly { part: BenchmarkPart; gpuUuid?: string | null; outcome: BenchmarkOutcome }[],
+  indexOf: (gpuId: string) => number | undefined,
+): RunPart[] {
+  const index = (gpuId: string) => indexOf(gpuId) ?? Number.MAX_SAFE_INTEGER;
+  const key = (part: BenchmarkPart, uuid: string | null | undefined) => `${part}/${uuid ?? ''}`;
+  const reported = new Map(steps.map((s) => [key(s.part, s.gpuUuid), s.outcome]));
+  const parts: RunPart[] = [
+    ...[...gpus].sort((a, b) => index(a.gpuId) - index(b.gpuId)).map((g) => ({ part: 'GPU' as const, gpuUuid: g.gpuUuid, gpuId: g.gpuId })),
+    { part: 'NETWORK' as const, gpuUuid: null, gpuId: null },
+    { part: 'STORAGE' as const, gpuUuid: null, gpuId: null },
+  ].map((p) => ({ ...p, outcome: reported.get(key(p.part, p.gpuUuid)) ?? null }));
+  const known = new Set(parts.map((p) => key(p.part, p.gpuUuid)));
+  for (const s of steps) {
+    if (!known.has(key(s.part, s.gpuUuid))) parts.push({ part: s.part, gpuUuid: s.gpuUuid ?? null, gpuId: null, outcome: s.outcome });
+  }
+  return parts;
 }

@@ -70,6 +70,12 @@ export type BenchmarkOutcome =
   /** Not run because the GPU was running a customer's job; it runs later. */
   | 'POSTPONED';
 
+/** A part of a benchmark run: the network, the storage or one GPU. */
+export type BenchmarkPart =
+  | 'GPU'
+  | 'NETWORK'
+  | 'STORAGE';
+
 /** Why a run was asked for. */
 export type BenchmarkReason =
   /** A driver or GPU change. */

@@ -1,0 +1,1 @@
+DROP TABLE benchmark_run_steps;
