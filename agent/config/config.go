@@ -60,6 +60,9 @@ type Config struct {
 	BenchStorageBytes int64
 	// BenchGPUBudget bounds one GPU's benchmark.
 	BenchGPUBudget time.Duration
+	// SimulatedBenchDuration is how long a simulated GPU's benchmark keeps
+	// it loaded (with --simulate only).
+	SimulatedBenchDuration time.Duration
 	// CUDALibrary is the CUDA driver library the GPU benchmark loads; empty
 	// means the driver's soname, libcuda.so.1.
 	CUDALibrary string
@@ -105,13 +108,15 @@ var (
 	settingBenchStorageBytes = setting{"bench-storage-bytes", "GPUNEX_BENCH_STORAGE_BYTES",
 		fmt.Sprintf("size of the storage benchmark's test file in the data directory, e.g. 256MiB or 1GiB (default %d MiB, %d MiB with --simulate)",
 			bench.DefaultStorageBytes>>20, bench.DefaultSimulatedStorageBytes>>20), ""}
-	settingBenchGPUBudget = setting{"bench-gpu-budget", "GPUNEX_BENCH_GPU_BUDGET", "how long one GPU's benchmark may take, e.g. 50s or 2m", bench.DefaultGPUBudget.String()}
-	settingCUDALibrary    = setting{"cuda-library", "GPUNEX_CUDA_LIBRARY", "CUDA driver library the GPU benchmark loads (default libcuda.so.1, found by the dynamic loader)", ""}
-	settingJobRuntime     = setting{"job-runtime", "GPUNEX_JOB_RUNTIME", "where customer jobs run: auto (Docker on real GPUs, local processes with --simulate), docker (with --simulate: real containers without a GPU device, for tests and demos of the isolation) or process (--simulate only)", "auto"}
+	settingBenchGPUBudget   = setting{"bench-gpu-budget", "GPUNEX_BENCH_GPU_BUDGET", "how long one GPU's benchmark may take, e.g. 50s or 2m", bench.DefaultGPUBudget.String()}
+	settingSimBenchDuration = setting{"simulated-bench-duration", "GPUNEX_SIMULATED_BENCH_DURATION",
+		"with --simulate: how long each simulated GPU's benchmark keeps it loaded, e.g. 600ms or 5s (a demo or a test watching a run go part by part)", bench.DefaultSimulatedDuration.String()}
+	settingCUDALibrary = setting{"cuda-library", "GPUNEX_CUDA_LIBRARY", "CUDA driver library the GPU benchmark loads (default libcuda.so.1, found by the dynamic loader)", ""}
+	settingJobRuntime  = setting{"job-runtime", "GPUNEX_JOB_RUNTIME", "where customer jobs run: auto (Docker on real GPUs, local processes with --simulate), docker (with --simulate: real containers without a GPU device, for tests and demos of the isolation) or process (--simulate only)", "auto"}
 
 	// fileSettings are the settings a config file may hold.
 	fileSettings = []setting{settingServer, settingToken, settingDataDir, settingSimulate, settingHostname, settingLogFormat, settingLogLevel,
-		settingBenchStorageBytes, settingBenchGPUBudget, settingCUDALibrary, settingJobRuntime}
+		settingBenchStorageBytes, settingBenchGPUBudget, settingSimBenchDuration, settingCUDALibrary, settingJobRuntime}
 )
 
 // flags is the agent's flag set bound to raw values.
@@ -286,6 +291,16 @@ func resolveBench(cfg *Config, r *resolver) (errs []error) {
 	}
 	cfg.BenchGPUBudget = budget
 
+	raw, origin = r.value(settingSimBenchDuration)
+	simDuration, err := time.ParseDuration(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		errs = append(errs, r.problem(settingSimBenchDuration, origin, fmt.Errorf("want a duration such as 600ms or 5s; got %q", raw)))
+	case simDuration < MinSimulatedBenchDuration || simDuration > MinBenchGPUBudget:
+		errs = append(errs, r.problem(settingSimBenchDuration, origin, fmt.Errorf("must be between %s and %s; got %s", MinSimulatedBenchDuration, MinBenchGPUBudget, simDuration)))
+	}
+	cfg.SimulatedBenchDuration = simDuration
+
 	raw, _ = r.value(settingCUDALibrary)
 	cfg.CUDALibrary = strings.TrimSpace(raw)
 	return errs
@@ -329,7 +344,11 @@ const (
 	// metric; MaxBenchGPUBudget keeps a benchmark from holding a GPU back
 	// from customers for long.
 	MinBenchGPUBudget = 5 * time.Second
-	MaxBenchGPUBudget = 10 * time.Minute
+	// MinSimulatedBenchDuration is the shortest a simulated GPU's benchmark
+	// may be; the longest is MinBenchGPUBudget, so it never overruns its
+	// budget.
+	MinSimulatedBenchDuration = 10 * time.Millisecond
+	MaxBenchGPUBudget         = 10 * time.Minute
 	// MinBenchStorageBytes and MaxBenchStorageBytes bound the storage test
 	// file.
 	MinBenchStorageBytes = 1 << 20

@@ -346,6 +346,7 @@ func TestLoad_BenchSettings(t *testing.T) {
 		bytes   int64
 		budget  time.Duration
 		library string
+		sim     time.Duration
 		err     string
 	}{
 		{desc: "defaults", budget: 50 * time.Second},
@@ -359,6 +360,9 @@ func TestLoad_BenchSettings(t *testing.T) {
 		{desc: "too big", args: []string{"--bench-storage-bytes", "1000GiB"}, err: "at most 64 GiB"},
 		{desc: "not a duration", args: []string{"--bench-gpu-budget", "50"}, err: `--bench-gpu-budget (GPUNEX_BENCH_GPU_BUDGET): want a duration such as 50s or 2m; got "50"`},
 		{desc: "budget too long", env: map[string]string{"GPUNEX_BENCH_GPU_BUDGET": "1h"}, err: "from the environment: must be between 5s and 10m0s; got 1h0m0s"},
+		{desc: "simulated duration", args: []string{"--simulated-bench-duration", "4s"}, budget: 50 * time.Second, sim: 4 * time.Second},
+		{desc: "simulated duration past the shortest budget", env: map[string]string{"GPUNEX_SIMULATED_BENCH_DURATION": "6s"},
+			err: "--simulated-bench-duration (GPUNEX_SIMULATED_BENCH_DURATION) from the environment: must be between 10ms and 5s; got 6s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -372,6 +376,11 @@ func TestLoad_BenchSettings(t *testing.T) {
 			require.Equal(t, tc.bytes, cfg.BenchStorageBytes)
 			require.Equal(t, tc.budget, cfg.BenchGPUBudget)
 			require.Equal(t, tc.library, cfg.CUDALibrary)
+			sim := tc.sim
+			if sim == 0 {
+				sim = 600 * time.Millisecond
+			}
+			require.Equal(t, sim, cfg.SimulatedBenchDuration)
 		})
 	}
 }

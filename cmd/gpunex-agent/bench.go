@@ -64,7 +64,7 @@ func newSuite(cfg *config.Config, machineID string, detector gpu.Detector, busy 
 	release := func() {}
 	if sim, ok := detector.(*gpu.Simulator); ok {
 		opts.Simulator = sim
-		opts.GPU = &bench.SimulatedMeasurer{Sim: sim}
+		opts.GPU = &bench.SimulatedMeasurer{Sim: sim, Duration: cfg.SimulatedBenchDuration}
 		if opts.Storage.Bytes == 0 {
 			opts.Storage.Bytes = bench.DefaultSimulatedStorageBytes
 		}

@@ -25,11 +25,12 @@ export function agentBinary() {
  * Given dataDir (see agentDataDir), the binary agent keeps its state there
  * and stop leaves it, so an agent started again on it is the same machine
  * (same machine id); otherwise each agent gets a fresh directory, removed
- * on stop.
+ * on stop. env adds to the binary agent's environment (its settings, e.g.
+ * GPUNEX_SIMULATED_BENCH_DURATION).
  */
-export function startAgent({ server, token, hostname, simulate, dataDir }) {
+export function startAgent({ server, token, hostname, simulate, dataDir, env = {} }) {
   if (process.env.GPUNEX_E2E_AGENT === 'scripted') return startScriptedAgent({ server, token, hostname, simulate });
-  return startBinaryAgent({ server, token, hostname, simulate, dataDir });
+  return startBinaryAgent({ server, token, hostname, simulate, dataDir, env });
 }
 
 /** agentDataDir makes a data directory for agents started on it in turn; remove it with rmSync when done. */
@@ -53,7 +54,7 @@ export async function createAgentToken(request, server, name = 'e2e') {
   return token;
 }
 
-function startBinaryAgent({ server, token, hostname, simulate, dataDir: keptDir }) {
+function startBinaryAgent({ server, token, hostname, simulate, dataDir: keptDir, env }) {
   const bin = agentBinary();
   if (!existsSync(bin)) {
     throw new Error(`agent binary ${bin} not found: go build -o bin/gpunex-agent ./cmd/gpunex-agent, or set GPUNEX_AGENT_BIN`);
@@ -62,7 +63,7 @@ function startBinaryAgent({ server, token, hostname, simulate, dataDir: keptDir 
   // The token in the environment, as the installer does: on the command
   // line every local user could read it.
   const args = ['--server', server, '--data-dir', dataDir, '--simulate', simulate, '--hostname', hostname];
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GPUNEX_TOKEN: token } });
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, GPUNEX_TOKEN: token } });
   let log = '';
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');

@@ -234,7 +234,10 @@ test(
       const before = await machineStatus();
       assert.ok(before, 'the machine is known to the API');
       await agent.stop('SIGTERM');
-      agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100', dataDir });
+      // Each GPU's benchmark keeps it loaded 5 s (the longest a simulated
+      // one may): the run shows part by part, the network and the storage
+      // seconds apart from the GPU.
+      agent = startAgent({ server: server.url, token, hostname: HOSTNAME, simulate: '1xH100', dataDir, env: { GPUNEX_SIMULATED_BENCH_DURATION: '5s' } });
       agentLogs.push(agent);
       console.log(`agent: ${agent.command}`);
       const deadline = Date.now() + patience();
@@ -257,6 +260,22 @@ test(
       assert.equal(await text(button), en.benchmarks.again.button);
       const eventsBefore = Number(await machine.getAttribute('data-live-events'));
       await button.click();
+      // Issue 29 point 9: the run part by part, live: some parts done while
+      // others still measure.
+      await page.waitForFunction(
+        (selector) => {
+          const p = document.querySelector(`${selector} [data-testid="bench-progress"]`);
+          return p !== null && Number(p.getAttribute('data-done')) >= 1 && Number(p.getAttribute('data-done')) < Number(p.getAttribute('data-parts'));
+        },
+        MACHINE,
+        { timeout: RUN_TIMEOUT },
+      );
+      const midRun = await machine.getByTestId('bench-step').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-part')}:${el.getAttribute('data-state')}`));
+      assert.deepEqual(midRun.map((s) => s.split(':')[0]), ['GPU', 'NETWORK', 'STORAGE'], 'the GPU, the network and the storage');
+      assert.ok(midRun.some((s) => s.endsWith(':COMPLETED')) && midRun.some((s) => s.endsWith(':RUNNING')), `some done, some measuring: ${midRun}`);
+      assert.match(plain(await machine.getByTestId('bench-progress').locator('h3').textContent()), /^This run, part by part: [12] of 3 done$/);
+      console.log(`run part by part: ${midRun.join(', ')}`);
+      console.log(`screenshot: ${await saveScreenshot(page, 'e2e-benchmarks-progress.png')}`);
       await page.waitForFunction(
         ([selector, listed]) =>
           document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'running' ||
@@ -283,6 +302,17 @@ test(
       assert.equal(await (await problemOf()).count(), 0, 'no longer among the problems once listed');
       assert.equal(await page.locator(`${GPU} [data-testid="bench-why-link"]`).count(), 0, 'no link to a reason once listed');
       assert.ok(Number(await machine.getAttribute('data-live-events')) > eventsBefore, 'Listed arrived over the subscription');
+      assert.equal(await machine.getByTestId('bench-progress').count(), 0, 'the progress goes with the run');
+      const stepsRes = await page.context().request.post(`${server.url}/graphql`, {
+        headers: { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' },
+        data: { query: '{ myProvider { benchmarks { hostname latestRun { steps { part gpuUuid outcome } } } } }' },
+      });
+      const ran = (await stepsRes.json()).data.myProvider.benchmarks.find((m) => m.hostname === HOSTNAME);
+      assert.deepEqual(
+        ran.latestRun.steps.map((x) => `${x.part}:${x.outcome}:${x.gpuUuid === null ? 'none' : 'gpu'}`).sort(),
+        ['GPU:COMPLETED:gpu', 'NETWORK:COMPLETED:none', 'STORAGE:COMPLETED:none'],
+        'the agent reported every part once',
+      );
       assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
       assert.equal(await page.getByTestId('error-notice').count(), 0, 'no request of the page failed');
 
