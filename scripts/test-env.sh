@@ -121,7 +121,9 @@ else
   # by side) would both restart the cluster below, one while the other's
   # psql talks to it ("the database system is shutting down"): the start
   # and the raise of max_connections happen under a machine-wide lock, so
-  # the second finds what the first did.
+  # the second finds what the first did. The cluster is started with the
+  # lock's descriptor closed (9>&-): a daemon keeps what it inherits, and
+  # one holding the lock would make every later set-up wait for ever.
   exec 9>"${TMPDIR:-/tmp}/gpunex-test-env-postgres.lock"
   flock 9
   if pg_isready -h 127.0.0.1 -p 5432 -q; then
@@ -132,7 +134,7 @@ else
       die "PostgreSQL: no cluster on port 5432 (pg_lsclusters); create one, or set GPUNEX_TEST_DATABASE_URL"
     log "PostgreSQL: starting cluster $cluster (pg_ctlcluster)"
     # shellcheck disable=SC2086 # "$cluster" is "VERSION NAME"
-    as_root pg_ctlcluster --skip-systemctl-redirect $cluster start
+    as_root pg_ctlcluster --skip-systemctl-redirect $cluster start 9>&-
     wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432 -q
     log "PostgreSQL: running on 127.0.0.1:5432"
   fi
@@ -152,7 +154,7 @@ else
         -c "ALTER SYSTEM SET max_connections = $pg_connections" ||
         die "PostgreSQL: cannot set max_connections as user postgres over TCP"
       # shellcheck disable=SC2086 # "$cluster" is "VERSION NAME"
-      as_root pg_ctlcluster --skip-systemctl-redirect $cluster restart
+      as_root pg_ctlcluster --skip-systemctl-redirect $cluster restart 9>&-
       wait_for PostgreSQL pg_isready -h 127.0.0.1 -p 5432 -q
     fi
   fi

@@ -297,7 +297,25 @@ checks=$((checks + 1))
 restarts=$(grep -c "pg_ctlcluster .* restart" "$state/calls" || true)
 [ "$restarts" = 1 ] || fail "the cluster was restarted $restarts times by two set-ups at once, not once$(printf '\n%s' "$(cat "$state/calls")")"
 
-# 12. .ci/run leaves all set-up to make test.
+# 12. The cluster started (or restarted) under the lock keeps running
+# after the set-up, as a daemon does: it must not hold the lock. PostgreSQL
+# once inherited the lock's descriptor and held it for its whole life, and
+# every later set-up on the machine waited on it for ever.
+new_world daemon-keeps-no-lock
+present
+running
+rm "$state/pg-up"
+stub pg_ctlcluster '(exec sleep 600 </dev/null >/dev/null 2>&1) & echo $! >"$STUB_STATE/daemon.pid"; : >"$STUB_STATE/pg-up"'
+run_script
+checks=$((checks + 1))
+[ -s "$state/daemon.pid" ] || fail "the stub cluster was not started$(printf '\n%s' "$(cat "$world/out")")"
+if ! flock -n "$world/tmp/gpunex-test-env-postgres.lock" true; then
+  kill "$(cat "$state/daemon.pid")" 2>/dev/null
+  fail "the started cluster holds the set-up's lock: the next set-up would wait for ever"
+fi
+kill "$(cat "$state/daemon.pid")" 2>/dev/null || true
+
+# 13. .ci/run leaves all set-up to make test.
 case_name=ci-run
 checks=$((checks + 1))
 if grep -nE '^[^#]*\b(apt-get|dpkg|pg_ctlcluster|redis-server|psql|npm (ci|install))\b' .ci/run; then
