@@ -135,3 +135,39 @@ func TestPlatformRequestsCarryTheTokenAndMachineIDToThePath(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A run's progress is one mutation per part, valid against the schema,
+// sent once: a refusal comes back as a *RejectedError, a failure is not
+// retried (the result that follows carries everything).
+func TestReportBenchmarkProgressSendsOncePerPart(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	answers := []*reply{
+		{Body: map[string]any{"data": map[string]any{"reportBenchmarkProgress": map[string]any{"accepted": true, "userErrors": []map[string]any{}}}}},
+		{Body: map[string]any{"data": map[string]any{"reportBenchmarkProgress": map[string]any{"accepted": false,
+			"userErrors": []map[string]any{{"field": "input.runId", "message": "this run is over", "code": "INVALID_STATE"}}}}}},
+		gqlError(http.StatusServiceUnavailable, "", "down"),
+	}
+	b.server.setHook(func(r request) *reply {
+		a := answers[0]
+		answers = answers[1:]
+		return a
+	})
+	c, err := client.New(b.opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+
+	in := protocol.BenchmarkProgressInput{RunID: "run-1", MachineID: "machine-under-test", Part: protocol.BenchPartGPU, GpuUUID: "GPU-a", Outcome: protocol.BenchCompleted}
+	require.NoError(t, c.ReportBenchmarkProgress(context.Background(), in))
+	var rejected *client.RejectedError
+	require.ErrorAs(t, c.ReportBenchmarkProgress(context.Background(), in), &rejected)
+	require.Equal(t, "INVALID_STATE", rejected.UserErrors[0].Code)
+	require.Error(t, c.ReportBenchmarkProgress(context.Background(), in), "a 503 is not retried")
+
+	reqs := b.server.all()
+	require.Len(t, reqs, 3, "three reports, three requests: none retried; each valid against the schema")
+	require.Equal(t, protocol.ReportBenchmarkProgressOperation, reqs[0].Operation)
+	var got protocol.BenchmarkProgressInput
+	require.NoError(t, json.Unmarshal(reqs[0].Input, &got))
+	require.Equal(t, in, got)
+}
