@@ -1,4 +1,5 @@
-// Every main page on a phone, in English and in Arabic (right to left): a
+// Every main page on a phone, in English and in Arabic (right to left), and
+// on a 1366 px laptop: a
 // real gpunex server with the demo world, Chromium at 390 × 844, one tab
 // per demo user (a visitor, a customer, an applicant asked for more
 // information, the demo provider, an admin), each page opened in turn; the
@@ -24,6 +25,14 @@ const STEP_TIMEOUT = patience();
 // Spanish too, whose strings run longest.
 const LANGUAGES = ['en', 'ar', 'es'];
 const EVERY_PAGE = new Set(['en', 'ar']);
+// Each page on a phone and on a laptop (1366 × 900, the width the
+// dashboard was first reviewed at), the laptop in English and Arabic: the
+// screenshots of both are what a reviewer looks at (phone-… and
+// desktop-<language>-<page>.png).
+const SCREENS = [
+  { name: 'phone', languages: LANGUAGES, contextOptions: { viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true } },
+  { name: 'desktop', languages: ['en', 'ar'], contextOptions: { viewport: { width: 1366, height: 900 }, deviceScaleFactor: 1 } },
+];
 const PASSWORD = 'gpunex-demo';
 
 // The pages each demo user opens; ready is what the page shows once its
@@ -201,7 +210,7 @@ function describe(o) {
   return `<${o.tag}${cls}>${id} "${o.text}" spans ${o.left}..${o.right} px`;
 }
 
-test('phone: every main page fits a 390 px screen in English and in Arabic (and the wordiest in Spanish), with no Content-Security-Policy violation', { timeout: patience() }, async () => {
+test('phone and desktop: every main page fits a 390 px and a 1366 px screen in English and in Arabic (and the wordiest in Spanish on the phone), with no Content-Security-Policy violation', { timeout: patience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';
@@ -211,14 +220,14 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
   let reviewPath = null;
   try {
     browser = await launchBrowser();
-    for (const user of USERS) {
+    for (const screen of SCREENS) for (const user of USERS) {
       const page = await openPage(browser, {
         errors: pageErrors,
         timeout: STEP_TIMEOUT,
-        name: user.who,
-        contextOptions: { viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true },
+        name: `${user.who} (${screen.name})`,
+        contextOptions: screen.contextOptions,
       });
-      screens[`phone-failure-${user.who}.png`] = page;
+      screens[`${screen.name}-failure-${user.who}.png`] = page;
       // Every Content-Security-Policy violation a page meets is recorded.
       await page.addInitScript(() => {
         window.__cspViolations = [];
@@ -227,8 +236,8 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
         );
       });
       if (user.email) await logIn(page.context(), server, user.email);
-      if (user.apply) reviewPath = `/admin/applications/${await applyLong(page.context(), server)}`;
-      for (const language of LANGUAGES) {
+      if (user.apply && reviewPath === null) reviewPath = `/admin/applications/${await applyLong(page.context(), server)}`;
+      for (const language of screen.languages) {
         const pages = user.pages.filter((p) => EVERY_PAGE.has(language) || p.spanish);
         if (pages.length === 0) continue;
         // A visitor's language is the one stored in the browser; a signed-in
@@ -237,37 +246,37 @@ test('phone: every main page fits a 390 px screen in English and in Arabic (and 
         await page.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
         if (user.email) await setLanguage(page.context(), server, language);
         for (const p of pages) {
-          step = `${p.name} in ${language} (${user.who})`;
+          step = `${p.name} in ${language} (${user.who}, ${screen.name})`;
           const path = p.path ?? reviewPath;
           const started = Date.now();
           await page.goto(`${server.url}${path}`);
           await page.locator(p.ready).first().waitFor();
           await page.waitForFunction(() => document.querySelector('[data-testid="loading"]') === null);
           await page.evaluate(() => document.fonts.ready);
-          if (p.check) await p.check(page, step);
+          if (p.check && screen.name === 'phone') await p.check(page, step);
           const dir = language === 'ar' ? 'rtl' : 'ltr';
           const lang = await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
           assert.deepEqual(lang, [language, dir], `${step}: the page is in ${language}, ${dir}`);
           const o = await page.evaluate(overflowing);
-          await saveScreenshot(page, `phone-${language}-${p.name}.png`);
-          console.log(`${p.name} (${language}): ${o.scrollWidth} px wide, ${o.elements.length} overflowing, ${Date.now() - started} ms`);
+          await saveScreenshot(page, `${screen.name}-${language}-${p.name}.png`);
+          console.log(`${p.name} (${language}, ${screen.name}): ${o.scrollWidth} px wide, ${o.elements.length} overflowing, ${Date.now() - started} ms`);
           const violations = await page.evaluate(() => window.__cspViolations ?? []);
           if (violations.length > 0) failures.push(`${p.name} in ${language} (${path}): Content-Security-Policy violations: ${violations.join('; ')}`);
-          if (p.check === openFilters) {
+          if (p.check === openFilters && screen.name === 'phone') {
             await page.getByTestId('marketplace-filters-close').click();
             await page.getByTestId('marketplace-filters').waitFor({ state: 'hidden' });
           }
           if (o.scrollWidth > o.innerWidth || o.elements.length > 0) {
             const lines = o.elements.slice(0, 8).map((e) => `    ${describe(e)}`);
             if (o.elements.length > 8) lines.push(`    … and ${o.elements.length - 8} more`);
-            failures.push(`${p.name} in ${language} (${path}): the document is ${o.scrollWidth} px wide on a ${o.innerWidth} px screen\n${lines.join('\n')}`);
+            failures.push(`${p.name} in ${language} (${path}, ${screen.name}): the document is ${o.scrollWidth} px wide on a ${o.innerWidth} px screen\n${lines.join('\n')}`);
           }
         }
       }
     }
     step = 'the pages checked';
     assert.deepEqual(pageErrors, [], 'no uncaught error in any page');
-    assert.equal(failures.length, 0, `wider than a ${PHONE.width} px phone:\n${failures.join('\n')}`);
+    assert.equal(failures.length, 0, `wider than the screen:\n${failures.join('\n')}`);
   } catch (err) {
     throw await explainFailure(err, { step, screenshots: screens, logs: { server: server.output() } });
   } finally {
