@@ -361,6 +361,21 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
       await admin.waitForURL(state === 'ALL' ? /\/admin\/payouts$/ : new RegExp(`state=${state}$`));
       await admin.locator('[data-testid="admin-payouts-none"], [data-testid="admin-payouts-table"]').first().waitFor();
     }
+    // Issue 29 point 8: the All tab groups the payouts by state, in the
+    // order a payout goes through them, each group only its state's rows.
+    await admin.getByTestId('payout-group').first().waitFor();
+    const groups = await admin.getByTestId('payout-group').evaluateAll((els) =>
+      els.map((el) => ({ state: el.getAttribute('data-state'), rows: [...el.querySelectorAll('[data-testid="payout-row"]')].map((r) => r.getAttribute('data-state')) })),
+    );
+    const order = ['PENDING', 'PROCESSING', 'PAID', 'FAILED'];
+    assert.deepEqual(groups.map((g) => g.state), order.filter((s) => groups.some((g) => g.state === s)), `grouped in the order of the states: ${JSON.stringify(groups)}`);
+    for (const g of groups) assert.ok(g.rows.length > 0 && g.rows.every((s) => s === g.state), `the ${g.state} group holds only its rows`);
+    // A long wallet in one line, the whole of it on hover and for screen readers.
+    const destination = admin.getByTestId('payout-destination').first();
+    const wallet = await destination.getAttribute('data-destination');
+    assert.equal(await destination.getAttribute('title'), wallet);
+    assert.equal(plain(await destination.locator('[aria-hidden="true"]').textContent()), `${wallet.slice(0, 6)}…${wallet.slice(-6)}`);
+    assert.equal(plain(await destination.locator('.visually-hidden').textContent()), wallet);
 
     at('the bank file: nothing pending is said in words');
     await admin.getByTestId('bank-file').click();

@@ -78,6 +78,8 @@ export function PayoutsAdminPage() {
           fetching && <Loading />
         ) : rowsOfTab.length === 0 ? (
           <p data-testid="admin-payouts-none">{t('admin.payouts.none')}</p>
+        ) : tab === 'ALL' ? (
+          <GroupedPayouts payouts={rowsOfTab} />
         ) : (
           <PayoutsTable
             payouts={rowsOfTab}
@@ -89,6 +91,30 @@ export function PayoutsAdminPage() {
       </section>
       <CreditFundsCard />
     </section>
+  );
+}
+
+/**
+ * GroupedPayouts is the All tab: the payouts grouped by state in the order
+ * a payout goes through them, what waits for an admin first, each group
+ * headed by its state and count.
+ */
+function GroupedPayouts({ payouts }: { payouts: readonly PayoutFieldsFragment[] }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {PAYOUT_STATES.map((state) => {
+        const rows = payouts.filter((p) => p.state === state);
+        if (rows.length === 0) return null;
+        const label = t(`payoutState.${state}`);
+        return (
+          <section key={state} className="payout-group" aria-labelledby={`payout-group-${state}`} data-testid="payout-group" data-state={state}>
+            <h3 id={`payout-group-${state}`}>{t('admin.payouts.tabCount', { state: label, count: rows.length })}</h3>
+            <PayoutsTable payouts={rows} caption={label} testId="admin-payouts-table" actions={(p) => (settleable(p) ? <SettleForms payout={p} /> : null)} />
+          </section>
+        );
+      })}
+    </>
   );
 }
 

@@ -81,8 +81,9 @@ export function PayoutsTable({ payouts, caption, testId, actions }: PayoutsTable
           cell: (p) => (
             <>
               {t(`payoutKind.${p.kind}`)}
-              <span className="mono wrap-anywhere small destination" dir="ltr">
-                {p.destination}
+              <span className="mono small destination" dir="ltr" title={p.destination} data-testid="payout-destination" data-destination={p.destination}>
+                <span aria-hidden="true">{shortDestination(p.destination)}</span>
+                <span className="visually-hidden">{p.destination}</span>
               </span>
             </>
           ),
@@ -99,6 +100,16 @@ export function PayoutsTable({ payouts, caption, testId, actions }: PayoutsTable
       ]}
     />
   );
+}
+
+/**
+ * shortDestination writes a long wallet address or account as its first
+ * and last six characters ("7HB3RW…2p6MBBM"): enough to recognise it in a
+ * list, one line instead of three. The whole value stays on hover (title)
+ * and for screen readers.
+ */
+export function shortDestination(s: string): string {
+  return s.length > 16 ? `${s.slice(0, 6)}…${s.slice(-6)}` : s;
 }
 
 /** PayoutDetails is what happened to a payout: paid when and how, the transaction, or why it failed. */
