@@ -7,7 +7,6 @@ import (
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/auth"
 	"github.com/gpunex/gpunex/internal/fault"
-	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
 )
 
@@ -41,19 +40,11 @@ func (s *Service) ReportProgress(ctx context.Context, agent *auth.Agent, in prot
 	if err := v.Err(); err != nil {
 		return err
 	}
-	machineID, err := s.deps.Fleet.ResolveMachine(ctx, agent, in.MachineID)
+	machineID, run, err := s.machineRun(ctx, agent, in.MachineID, in.RunID)
 	if err != nil {
 		return err
 	}
-	run := new(models.BenchmarkRun)
-	err = s.deps.DB.NewSelect().Model(run).Where("run_uid = ?", in.RunID).Scan(ctx)
-	switch {
-	case store.IsNoRows(err) || (err == nil && run.MachineID != machineID):
-		v.Add("input.runId", fault.InvalidValue, "no benchmark run with this id was asked of this machine")
-		return v.Err()
-	case err != nil:
-		return fmt.Errorf("bench: unable to load run: %w", err)
-	case run.State != models.BenchmarkRunPending:
+	if run.State != models.BenchmarkRunPending {
 		v.Add("input.runId", fault.InvalidState, "this run is over: its progress is no longer shown")
 		return v.Err()
 	}

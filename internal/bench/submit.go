@@ -76,18 +76,11 @@ func (s *Service) Submit(ctx context.Context, agent *auth.Agent, in protocol.Ben
 	if err := v.Err(); err != nil {
 		return err
 	}
-	machineID, err := s.deps.Fleet.ResolveMachine(ctx, agent, in.MachineID)
+	machineID, run, err := s.machineRun(ctx, agent, in.MachineID, in.RunID)
 	if err != nil {
 		return err
 	}
-	run := new(models.BenchmarkRun)
-	err = s.deps.DB.NewSelect().Model(run).Where("run_uid = ?", in.RunID).Scan(ctx)
 	switch {
-	case store.IsNoRows(err) || (err == nil && run.MachineID != machineID):
-		v.Add("input.runId", fault.InvalidValue, "no benchmark run with this id was asked of this machine")
-		return v.Err()
-	case err != nil:
-		return fmt.Errorf("bench: unable to load run: %w", err)
 	case run.State == models.BenchmarkRunCompleted:
 		v.Add("input.runId", fault.Duplicate, "this run's result is already stored")
 		return v.Err()
@@ -111,6 +104,27 @@ func (s *Service) Submit(ctx context.Context, agent *auth.Agent, in protocol.Ben
 		return err
 	}
 	return s.store(ctx, run, in, byUUID, now)
+}
+
+// machineRun resolves agent's machine (the agent's id for it) and the run
+// runID asked of it; a run of another machine, or none, is refused at
+// input.runId as if it did not exist.
+func (s *Service) machineRun(ctx context.Context, agent *auth.Agent, machine, runID string) (int64, *models.BenchmarkRun, error) {
+	machineID, err := s.deps.Fleet.ResolveMachine(ctx, agent, machine)
+	if err != nil {
+		return 0, nil, err
+	}
+	run := new(models.BenchmarkRun)
+	err = s.deps.DB.NewSelect().Model(run).Where("run_uid = ?", runID).Scan(ctx)
+	switch {
+	case store.IsNoRows(err) || (err == nil && run.MachineID != machineID):
+		var v fault.Validation
+		v.Add("input.runId", fault.InvalidValue, "no benchmark run with this id was asked of this machine")
+		return 0, nil, v.Err()
+	case err != nil:
+		return 0, nil, fmt.Errorf("bench: unable to load run: %w", err)
+	}
+	return machineID, run, nil
 }
 
 // machineGPUs are machine id's current GPUs by UUID.
