@@ -47,10 +47,15 @@ type soakReport struct {
 		ReplicaCPUMsPerHB float64
 		RedisCmdsPerHB    float64
 	}
-	AgentOtherRequests map[string]int
-	AgentErrors        map[string]int
-	Customers          map[string]int
-	Dashboards         struct {
+	// ReplicaStartFailures are the replicas that exited before they were
+	// ready when started (after a drill's kill), each with its exit and
+	// its last lines; the harness started each again, as its supervisor
+	// (systemd's Restart=always) would.
+	ReplicaStartFailures []string `json:",omitempty"`
+	AgentOtherRequests   map[string]int
+	AgentErrors          map[string]int
+	Customers            map[string]int
+	Dashboards           struct {
 		Count, Events, Reconnects int
 		Ended                     map[string]int // why sockets ended, by kind
 		LongestGapSeconds         float64

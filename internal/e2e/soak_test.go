@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -8,9 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -263,21 +266,64 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 }
 
 // startReplica starts r and waits until it is ready.
+//
+// A replica that exits before it is ready is reaped, its exit and last
+// lines kept in the report, and started again, as its supervisor would,
+// at most maxReplicaStarts times. Waiting for the readiness of a process
+// that had died once hung a busy make test for 45 minutes with nothing
+// said of why.
 func (s *soak) startReplica(r *replica) {
 	s.t.Helper()
-	p := start(s.t, s.bin, r.args...)
-	s.keepLog(p, "replica-"+r.name)
-	r.mu.Lock()
-	r.proc = p
-	r.mu.Unlock()
-	await.True(s.t, func() bool {
-		res, err := http.Get("http://" + r.addr + "/readyz")
-		if err != nil {
-			return false
+	for attempt := 1; ; attempt++ {
+		p := start(s.t, s.bin, r.args...)
+		s.keepLog(p, "replica-"+r.name)
+		r.mu.Lock()
+		r.proc = p
+		r.mu.Unlock()
+		died := false
+		await.True(s.t, func() bool {
+			if exitedUnreaped(p.cmd.Process.Pid) {
+				died = true
+				return true
+			}
+			res, err := http.Get("http://" + r.addr + "/readyz")
+			if err != nil {
+				return false
+			}
+			_ = res.Body.Close()
+			return res.StatusCode == http.StatusOK
+		}, "replica "+r.name+" is not ready")
+		if !died {
+			return
 		}
-		_ = res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	}, "replica "+r.name+" is not ready")
+		p.wait()
+		failure := fmt.Sprintf("replica %s exited before it was ready (%s, start %d); its last lines:\n%s", r.name, p.cmd.ProcessState, attempt, lastLines(p.output(), 20))
+		s.report.ReplicaStartFailures = append(s.report.ReplicaStartFailures, failure)
+		s.t.Log("soak: " + failure)
+		require.Less(s.t, attempt, maxReplicaStarts, "soak: %s", failure)
+	}
+}
+
+// maxReplicaStarts is how many times startReplica starts a replica that
+// keeps exiting before it is ready.
+const maxReplicaStarts = 3
+
+// exitedUnreaped says whether process pid has exited and waits to be
+// reaped (a zombie), without reaping it: the process's own wait does.
+func exitedUnreaped(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 func (s *soak) client(base, token, forwardedFor string) *gql {
@@ -574,4 +620,22 @@ func (s *soak) keepLog(p *process, name string) {
 	}
 	s.t.Cleanup(func() { _ = f.Close() })
 	p.tee(f)
+}
+
+// A process that exited is told apart from one still running, without
+// reaping it: its own wait still gets its exit status.
+func TestExitedUnreapedSeesAnExitWithoutReapingIt(t *testing.T) {
+	t.Parallel()
+	running := exec.Command("sleep", "600")
+	require.NoError(t, running.Start())
+	t.Cleanup(func() { _ = running.Process.Kill(); _ = running.Wait() })
+	require.False(t, exitedUnreaped(running.Process.Pid), "sleep runs")
+
+	exited := exec.Command("sh", "-c", "exit 3")
+	require.NoError(t, exited.Start())
+	await.True(t, func() bool { return exitedUnreaped(exited.Process.Pid) }, "the exit is seen")
+	var exit *exec.ExitError
+	require.ErrorAs(t, exited.Wait(), &exit, "and left to its own wait")
+	require.Equal(t, 3, exit.ExitCode())
+	require.Equal(t, "b\nc", lastLines("a\nb\nc\n", 2))
 }
