@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpunex/gpunex/internal/porttest"
 )
 
 // Proxy forwards each connection to its target until cut.
@@ -56,7 +59,12 @@ func StartAcross(t testing.TB, targets ...string) *Proxy {
 
 // listen starts a proxy across targets on a free loopback port.
 func listen(targets []string) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// A port below the ephemeral range: Restore listens on it again.
+	port, err := porttest.Free()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, err
 	}

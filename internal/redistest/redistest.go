@@ -13,6 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/porttest"
 )
 
 // EnvURL names the shared Redis server tests use.
@@ -87,11 +89,12 @@ func (s *Server) Restart(t testing.TB) {
 	s.start(t)
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago, below
+// the kernel's ephemeral range (see porttest.Free), so a server restarted
+// on it finds it free again.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := porttest.Free()
 	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
