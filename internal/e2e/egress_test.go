@@ -97,7 +97,7 @@ func TestEgressFirewallKeepsJobsOffTheLANAndTheHost(t *testing.T) {
 		waitForOtherJobs(t, cli)
 
 		// Job A probes; job B listens on 8080 inside its container.
-		a := startEgressJob(t, rt, "sleep", "300")
+		a := startEgressJob(t, rt, "sleep", "3600")
 		b := startEgressJob(t, rt, "sh", "-c", "while true; do nc -l -p 8080 </dev/null; done")
 		aEP := jobEndpoint(t, cli, a)
 		bEP := jobEndpoint(t, cli, b)
@@ -507,7 +507,7 @@ func (r probeResult) String() string {
 }
 
 // probe connects from inside the job's container to addr:port with
-// busybox nc (two seconds at most), through the engine's exec.
+// busybox nc (at most 30 s, see below), through the engine's exec.
 func probe(t *testing.T, cli *client.Client, id string, addr netip.Addr, port int) probeResult {
 	t.Helper()
 	ctx := t.Context()
@@ -516,7 +516,11 @@ func probe(t *testing.T, cli *client.Client, id string, addr netip.Addr, port in
 	// in all), so on a busy machine the first SYN's answer may be
 	// suppressed; the retransmitted SYNs (at 1, 3 and 7 s) get theirs. With
 	// 2 s a busy pass saw a REJECT as "timed out". A DROP still times out.
-	cmd := fmt.Sprintf("nc -w 8 %s %d </dev/null 2>&1; echo rc=$?", addr, port)
+	// A busy pass once saw nc -w 8 against a DROP not return at all: the
+	// exec ended only with the container, 5 minutes on. busybox timeout
+	// bounds it (SIGKILL, which nothing blocks): killed, it had no answer
+	// in 30 s, which is what a drop is.
+	cmd := fmt.Sprintf("busybox timeout -s KILL 30 nc -w 8 %s %d </dev/null 2>&1; echo rc=$?", addr, port)
 	ex, err := cli.ExecCreate(ctx, docker.ContainerName(id), client.ExecCreateOptions{
 		Cmd: []string{"sh", "-c", cmd}, AttachStdout: true, AttachStderr: true})
 	require.NoError(t, err)
@@ -530,6 +534,9 @@ func probe(t *testing.T, cli *client.Client, id string, addr netip.Addr, port in
 	}
 	took := time.Since(began)
 	text := strings.TrimSpace(out.String())
+	if strings.HasSuffix(text, "rc=137") {
+		text += " (nc killed: no answer in 30 s, timed out)"
+	}
 	t.Logf("job %s: %s -> %s (%v)", id, cmd, strings.ReplaceAll(text, "\n", " | "), took.Round(time.Millisecond))
 	return probeResult{ok: strings.HasSuffix(text, "rc=0"), out: text, took: took}
 }
