@@ -85,13 +85,18 @@ export function PayoutsAdminPage() {
             payouts={rowsOfTab}
             caption={t('admin.payouts.list')}
             testId="admin-payouts-table"
-            actions={(p) => (settleable(p) ? <SettleForms payout={p} /> : null)}
+            actions={settleActions}
           />
         )}
       </section>
       <CreditFundsCard />
     </section>
   );
+}
+
+/** settleActions are a row's settle forms, for the payouts an admin settles by hand. */
+function settleActions(p: PayoutFieldsFragment) {
+  return settleable(p) ? <SettleForms payout={p} /> : null;
 }
 
 /**
@@ -110,7 +115,7 @@ function GroupedPayouts({ payouts }: { payouts: readonly PayoutFieldsFragment[] 
         return (
           <section key={state} className="payout-group" aria-labelledby={`payout-group-${state}`} data-testid="payout-group" data-state={state}>
             <h3 id={`payout-group-${state}`}>{t('admin.payouts.tabCount', { state: label, count: rows.length })}</h3>
-            <PayoutsTable payouts={rows} caption={label} testId="admin-payouts-table" actions={(p) => (settleable(p) ? <SettleForms payout={p} /> : null)} />
+            <PayoutsTable payouts={rows} caption={label} testId="admin-payouts-table" actions={settleActions} />
           </section>
         );
       })}

@@ -236,7 +236,14 @@ function CostMeter({ charged }: { charged: string }) {
   const f = useFormat();
   const lng = i18n.language;
   const { funds, refresh } = useFunds();
-  useEffect(() => refresh(), [charged, refresh]);
+  // Read again when the meter posts a new charge, not at mount (useFunds
+  // has just read it).
+  const seen = useRef(charged);
+  useEffect(() => {
+    if (seen.current === charged) return;
+    seen.current = charged;
+    refresh();
+  }, [charged, refresh]);
   if (!funds) return null;
   const fill = meterFill(charged, funds.balance);
   return (
