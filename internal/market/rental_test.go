@@ -2,11 +2,13 @@ package market
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/gpunex/gpunex/agent/protocol"
 	"github.com/gpunex/gpunex/internal/fault"
@@ -337,4 +339,63 @@ func TestAStartPassesOverTheGPUsAnotherStartIsClaiming(t *testing.T) {
 	require.NoError(t, tx.Rollback())
 	r = b.start(t, customer, b.list(t, Filter{}, SortRank)[0], 1)
 	require.Equal(t, []int{0}, gpusOf(r))
+}
+
+// A scheduler start whose best machines' free GPUs other starts are all
+// claiming takes the next machine in the same transaction, instead of a
+// transaction per machine passed over (a start refused under contention
+// cost eight transactions before).
+func TestAStartPassesOverMachinesOthersAreClaimingInOneTransaction(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, "postgres")
+	b := setup(t, db)
+	p := b.provider(t, providerSpec{city: "Lisbon"})
+	best := b.machine(t, p, h100, 2, 99, 1_000_000)
+	second := b.machine(t, p, h100, 2, 98, 1_000_000)
+	last := b.machine(t, p, h100, 2, 60, 2_000_000)
+	customer := b.user(t, "customer")
+	ranked := b.list(t, Filter{Model: ptr(h100)}, SortRank)
+	require.Len(t, ranked, 3)
+	require.Equal(t, []int64{best.id, second.id, last.id}, []int64{ranked[0].MachineID, ranked[1].MachineID, ranked[2].MachineID})
+
+	// Other starts, in their transactions, claim every GPU of the two
+	// best machines and have not committed.
+	tx, err := db.BeginTx(b.ctx, nil)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback() }()
+	var claimed []int64
+	require.NoError(t, db.Claim(tx.NewSelect().TableExpr("machine_gpus AS mg").Column("mg.id").
+		Where("mg.machine_id IN (?)", bun.List([]int64{best.id, second.id})), "mg").Scan(b.ctx, &claimed))
+	require.Len(t, claimed, 4)
+
+	queries := storetest.CountQueries(db)
+	var r *models.Rental
+	stmts := queries.Record(func() {
+		r, err = b.svc.Start(b.ctx, customer, StartInput{Model: ptr(h100), GpuCount: 1, Image: "docker.io/library/python:3.12", Command: []string{"python", "-V"}})
+	})
+	require.NoError(t, err)
+	require.Equal(t, last.id, r.MachineID, "the start took the machine nobody was claiming")
+	begins := 0
+	for _, s := range stmts {
+		if strings.HasPrefix(strings.TrimSpace(s), "BEGIN") {
+			begins++
+		}
+	}
+	require.Equal(t, 1, begins, "one transaction for the three machines tried: %q", stmts)
+
+	// With the last machine's GPUs taken too, a start is refused
+	// UNAVAILABLE, still in one transaction.
+	stmts = queries.Record(func() {
+		_, err = b.svc.Start(b.ctx, customer, StartInput{Model: ptr(h100), GpuCount: 2, Image: "docker.io/library/python:3.12", Command: []string{"python", "-V"}})
+	})
+	v, ok := fault.AsValidation(err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, fault.Unavailable, v.Problems[0].Code)
+	begins = 0
+	for _, s := range stmts {
+		if strings.HasPrefix(strings.TrimSpace(s), "BEGIN") {
+			begins++
+		}
+	}
+	require.LessOrEqual(t, begins, 1, "%q", stmts)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/uptrace/bun"
+
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/models"
 )
@@ -67,6 +69,17 @@ func (s *Service) customerParty(ctx context.Context, customerID int64) (party, e
 	return p, err
 }
 
+// destinationsOf is m's payout wallet and IBAN, those it has.
+func destinationsOf(m *models.PayoutMethod) []string {
+	var out []string
+	for _, d := range []*string{m.SolanaAddress, m.IBAN} {
+		if d != nil && *d != "" {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
 // payoutDestinations are the payout wallet and IBAN of the providers
 // matching where (on providers AS pv).
 func (s *Service) payoutDestinations(ctx context.Context, where string, arg any) ([]string, error) {
@@ -76,53 +89,60 @@ func (s *Service) payoutDestinations(ctx context.Context, where string, arg any)
 	}
 	var out []string
 	for _, m := range methods {
-		for _, d := range []*string{m.SolanaAddress, m.IBAN} {
-			if d != nil && *d != "" {
-				out = append(out, *d)
-			}
-		}
+		out = append(out, destinationsOf(m)...)
 	}
 	return out, nil
 }
 
-// tie says why customer may not rent providerID's GPUs ("" when nothing
-// ties them): the provider is the customer's own, shares the customer's
-// company email domain, or pays out to one of the customer's payout
-// destinations. A provider renting its own GPUs buys itself listings,
-// completed jobs and reliability with money that goes round in a circle.
-func (s *Service) tie(ctx context.Context, customer party, providerID int64) (string, error) {
+// ties says, for each of providerIDs, why customer may not rent its GPUs
+// (absent when nothing ties them): the provider is the customer's own,
+// shares the customer's company email domain, or pays out to one of the
+// customer's payout destinations. A provider renting its own GPUs buys
+// itself listings, completed jobs and reliability with money that goes
+// round in a circle. Two statements at most, however many providers: a
+// start asks about all its candidates at once.
+func (s *Service) ties(ctx context.Context, customer party, providerIDs []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(providerIDs) == 0 {
+		return out, nil
+	}
 	var rows []struct {
+		ID     int64  `bun:"id"`
 		UserID int64  `bun:"user_id"`
 		Email  string `bun:"email"`
 	}
 	if err := s.deps.DB.NewSelect().TableExpr("providers AS pv").Join("JOIN users AS u ON u.id = pv.user_id").
-		ColumnExpr("pv.user_id, u.email").Where("pv.id = ?", providerID).Scan(ctx, &rows); err != nil {
-		return "", fmt.Errorf("market: unable to read the provider: %w", err)
+		ColumnExpr("pv.id, pv.user_id, u.email").Where("pv.id IN (?)", bun.List(providerIDs)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("market: unable to read the providers: %w", err)
 	}
-	if len(rows) == 0 {
-		return "", nil
-	}
-	switch {
-	case rows[0].UserID == customer.userID:
-		return "these are your own GPUs: a provider cannot rent its own GPUs", nil
-	case customer.domain != "" && domainOf(rows[0].Email) == customer.domain:
-		return "this provider shares your email domain (" + customer.domain + "): a provider cannot rent its own GPUs", nil
+	for _, r := range rows {
+		switch {
+		case r.UserID == customer.userID:
+			out[r.ID] = "these are your own GPUs: a provider cannot rent its own GPUs"
+		case customer.domain != "" && domainOf(r.Email) == customer.domain:
+			out[r.ID] = "this provider shares your email domain (" + customer.domain + "): a provider cannot rent its own GPUs"
+		}
 	}
 	if len(customer.payouts) == 0 {
-		return "", nil
+		return out, nil
 	}
-	theirs, err := s.payoutDestinations(ctx, "pv.id = ?", providerID)
-	if err != nil {
-		return "", err
+	var methods []*models.PayoutMethod
+	if err := s.deps.DB.NewSelect().Model(&methods).Where("pm.provider_id IN (?)", bun.List(providerIDs)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("market: unable to read payout methods: %w", err)
 	}
-	for _, d := range theirs {
-		for _, mine := range customer.payouts {
-			if strings.EqualFold(d, mine) {
-				return "this provider is paid out to your payout destination: a provider cannot rent its own GPUs", nil
+	for _, m := range methods {
+		if out[m.ProviderID] != "" {
+			continue
+		}
+		for _, d := range destinationsOf(m) {
+			for _, mine := range customer.payouts {
+				if strings.EqualFold(d, mine) {
+					out[m.ProviderID] = "this provider is paid out to your payout destination: a provider cannot rent its own GPUs"
+				}
 			}
 		}
 	}
-	return "", nil
+	return out, nil
 }
 
 // ownGPUs is the refusal of a rental of GPUs tied to the customer.
