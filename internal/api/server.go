@@ -232,8 +232,9 @@ func New(cfg Config, deps Deps) *Server {
 			tok := wsToken(p)
 			ctx, err := authn.wsInit(ctx, tok)
 			if err != nil {
-				ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
-				ctx = transport.AppendCloseReason(ctx, "Forbidden")
+				code, reason := wsInitClose(err)
+				ctx = transport.WithWebsocketCloseCode(ctx, code)
+				ctx = transport.AppendCloseReason(ctx, reason)
 				return ctx, nil, errors.New(publicMessage(err))
 			}
 			if err := sockets.identify(ctx, tok); err != nil {

@@ -132,6 +132,29 @@ func wsToken(payload map[string]any) string {
 	return s
 }
 
+// errWSOutage and errWSInternal are wsInit's failures that are not the
+// token's: the socket closes with a code saying so (wsInitClose).
+var (
+	errWSOutage   = errors.New(fault.OutageMessage)
+	errWSInternal = errors.New("internal error")
+)
+
+// wsInitClose is the close code and reason of a connection_init that
+// wsInit refused with err: 4403 Forbidden only for an identity that does
+// not hold; 1013 Try Again Later while a dependency is out of reach (the
+// full soak's dashboards reconnecting through a database restart were
+// told 4403, as if their sessions had ended); 4500 for the platform's own
+// failure.
+func wsInitClose(err error) (int, string) {
+	switch {
+	case errors.Is(err, errWSOutage):
+		return closeTryAgainLater, "Try Again Later"
+	case errors.Is(err, errWSInternal):
+		return closeInternalServerError, "Internal Server Error"
+	}
+	return closeForbidden, "Forbidden"
+}
+
 // wsInit authenticates a WebSocket from the token of its connection_init
 // (wsToken). Without one, the identity of the upgrade request (cookie)
 // stands.
@@ -146,10 +169,10 @@ func (a *authenticator) wsInit(ctx context.Context, tok string) (context.Context
 		}
 		if fault.IsOutage(err) {
 			a.logger.WarnContext(ctx, "api: unable to authenticate a WebSocket: a dependency is out of reach", "err", err)
-			return ctx, errors.New(fault.OutageMessage)
+			return ctx, errWSOutage
 		}
 		logFailure(ctx, a.logger, err, "api: unable to authenticate a WebSocket")
-		return ctx, errors.New("internal error")
+		return ctx, errWSInternal
 	}
 	return actx, nil
 }

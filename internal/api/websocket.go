@@ -23,6 +23,10 @@ const (
 	closeForbidden           = 4403
 	closeInitTimeout         = 4408
 	closeTooManyInitRequests = 4429
+	closeInternalServerError = 4500
+	// closeTryAgainLater is RFC 6455's 1013 (registered by IANA): a
+	// condition of the server's that passes; graphql-ws clients reconnect.
+	closeTryAgainLater = 1013
 )
 
 // gorillaWebsocket adapts gorilla/websocket to gqlgen's pluggable WebSocket

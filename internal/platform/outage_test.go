@@ -95,6 +95,12 @@ func TestAPostgresOutageIsAnsweredUnavailableAndBlamesNoMachine(t *testing.T) {
 	signedIn := c.Do(`{ me { email } }`, nil)
 	require.Equal(t, 503, signedIn.Status, "a session the platform cannot look up")
 	require.Equal(t, []string{"UNAVAILABLE"}, signedIn.Codes())
+	// A dashboard reconnecting now is told to try again (1013), not that
+	// its session has ended (4403, as the full soak's were told).
+	ws, _, err := s.DialWS(t, nil)
+	require.NoError(t, err)
+	ws.Send("connection_init", "", map[string]any{"authorization": "Bearer " + c.Token})
+	require.Equal(t, 1013, ws.CloseCode(time.Second), "a session the platform cannot look up is no forbidden one")
 
 	// The database is back, 46 s after the last heartbeat taken: past the
 	// grace, but the platform, not the machine, was down.
