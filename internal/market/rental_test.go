@@ -375,13 +375,7 @@ func TestAStartPassesOverMachinesOthersAreClaimingInOneTransaction(t *testing.T)
 	})
 	require.NoError(t, err)
 	require.Equal(t, last.id, r.MachineID, "the start took the machine nobody was claiming")
-	begins := 0
-	for _, s := range stmts {
-		if strings.HasPrefix(strings.TrimSpace(s), "BEGIN") {
-			begins++
-		}
-	}
-	require.Equal(t, 1, begins, "one transaction for the three machines tried: %q", stmts)
+	require.Equal(t, 1, begins(stmts), "one transaction for the three machines tried: %q", stmts)
 
 	// With the last machine's GPUs taken too, a start is refused
 	// UNAVAILABLE, still in one transaction.
@@ -391,11 +385,16 @@ func TestAStartPassesOverMachinesOthersAreClaimingInOneTransaction(t *testing.T)
 	v, ok := fault.AsValidation(err)
 	require.True(t, ok, "%v", err)
 	require.Equal(t, fault.Unavailable, v.Problems[0].Code)
-	begins = 0
+	require.LessOrEqual(t, begins(stmts), 1, "%q", stmts)
+}
+
+// begins counts the transactions begun among stmts.
+func begins(stmts []string) int {
+	n := 0
 	for _, s := range stmts {
 		if strings.HasPrefix(strings.TrimSpace(s), "BEGIN") {
-			begins++
+			n++
 		}
 	}
-	require.LessOrEqual(t, begins, 1, "%q", stmts)
+	return n
 }
