@@ -19,15 +19,15 @@ import { artifactsDir, explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 const PHONE = { width: 390, height: 844 };
 
-test('application loop: one-pass errors, overnight window, prefilled re-application, reply and difference, decided tier, admin landing', { timeout: patience() }, async () => {
+test('application loop: one-pass errors, overnight window, prefilled re-application, reply and difference, decided tier, admin landing', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';
@@ -38,13 +38,13 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     console.log(`step: ${label}`);
   };
   const newPage = async (name, viewport) => {
-    const page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport, timezoneId: 'Europe/Lisbon' }, name });
+    const page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport, timezoneId: 'Europe/Lisbon' }, name });
     pages[name] = page;
     return page;
   };
   const text = async (locator) => ((await locator.textContent()) ?? '').replace(/[\u2068\u2069]/g, '').trim();
   const attr = (page, selector, name, want) =>
-    page.waitForFunction(([s, n, w]) => document.querySelector(s)?.getAttribute(n) === w, [selector, name, want], { timeout: STEP_TIMEOUT });
+    page.waitForFunction(([s, n, w]) => document.querySelector(s)?.getAttribute(n) === w, [selector, name, want], { timeout: STEP_TIMEOUT() });
 
   try {
     browser = await launchBrowser();
@@ -141,7 +141,7 @@ test('application loop: one-pass errors, overnight window, prefilled re-applicat
     assert.equal(Number(await a('queue-tab-ALL').getAttribute('data-count')), counts.reduce((x, y) => x + y, 0), 'All is the sum');
     const rowSelector = `[data-testid="queue-row"][data-email="${applicant.email}"]`;
     // A second tab keeps the queue open: its counts follow every change live.
-    const watcher = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, context: admin.context(), name: 'admin-watcher' });
+    const watcher = await openPage(browser, { errors: pageErrors, context: admin.context(), name: 'admin-watcher' });
     pages['admin-watcher'] = watcher;
     await watcher.goto(`${server.url}/admin/applications?status=ALL`);
     await watcher.locator('[data-testid="queue-table"][data-live="true"]').waitFor();

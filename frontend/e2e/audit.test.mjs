@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import { auditServer } from 'graphql-http';
 import { explainFailure } from './artifacts.mjs';
 import { startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { testPatience } from './patience.mjs';
 
-test('audit: /graphql passes every MUST of the GraphQL over HTTP spec', { timeout: patience() }, async () => {
+test('audit: /graphql passes every MUST of the GraphQL over HTTP spec', { timeout: testPatience() }, async () => {
   const server = await startServer();
   try {
     const url = `${server.url}/graphql`;

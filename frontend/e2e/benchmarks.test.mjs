@@ -26,16 +26,15 @@ import { agentDataDir, createAgentToken, startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { keepPatient, patience, testPatience } from './patience.mjs';
 import { navigate } from './session.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
 // A benchmark (asked, run by the agent, scored) may take a while.
-const RUN_TIMEOUT = patience();
+const RUN_TIMEOUT = patience;
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 // textStart is a translation up to its first placeholder.
 const textStart = (text) => text.split('{{')[0];
@@ -47,7 +46,7 @@ const PHONE = { width: 390, height: 844 };
 
 test(
   'benchmarks: a throttled GPU is shown Delisted with the thermal guidance, and Listed live after a healthy run asked from the tab',
-  { timeout: patience(), skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent does not benchmark' },
+  { timeout: testPatience(), skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent does not benchmark' },
   async () => {
     const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
     const dataDir = agentDataDir();
@@ -64,7 +63,7 @@ test(
     };
 
     // gpuIs waits until the e2e machine's GPU has the attributes in want.
-    function gpuIs(want, timeout = RUN_TIMEOUT) {
+    function gpuIs(want, timeout = RUN_TIMEOUT()) {
       return page.waitForFunction(
         ([selector, attrs]) => {
           const el = document.querySelector(selector);
@@ -123,7 +122,7 @@ test(
 
     try {
       browser = await launchBrowser();
-      page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } } });
+      page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1360, height: 1000 } } });
       const byId = (id) => page.getByTestId(id);
       const text = async (locator) => plain(await locator.textContent());
 
@@ -207,7 +206,7 @@ test(
 
       at('on a 390 px phone the tab is no wider than the screen, in English and in Arabic');
       const phoneContext = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
-      phoneContext.setDefaultTimeout(STEP_TIMEOUT);
+      keepPatient(phoneContext);
       phone = await openPage(browser, { errors: pageErrors, context: phoneContext, name: 'phone' });
       await phone.goto(`${server.url}/`);
       for (const language of ['en', 'ar']) {
@@ -254,7 +253,7 @@ test(
       const machine = page.locator(MACHINE);
       // A driver or GPU change asks for a run by itself; wait for the button to be free.
       await page.waitForFunction((selector) => document.querySelector(`${selector} [data-testid="bench-request"]`)?.getAttribute('data-state') === 'ready', MACHINE, {
-        timeout: RUN_TIMEOUT,
+        timeout: RUN_TIMEOUT(),
       });
       const button = machine.getByTestId('bench-run-again');
       assert.equal(await text(button), en.benchmarks.again.button);
@@ -268,7 +267,7 @@ test(
           return p !== null && Number(p.getAttribute('data-done')) >= 1 && Number(p.getAttribute('data-done')) < Number(p.getAttribute('data-parts'));
         },
         MACHINE,
-        { timeout: RUN_TIMEOUT },
+        { timeout: RUN_TIMEOUT() },
       );
       const midRun = await machine.getByTestId('bench-step').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-part')}:${el.getAttribute('data-state')}`));
       assert.deepEqual(midRun.map((s) => s.split(':')[0]), ['GPU', 'NETWORK', 'STORAGE'], 'the GPU, the network and the storage');

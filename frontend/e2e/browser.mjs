@@ -1,6 +1,7 @@
 // browser.mjs launches Debian's Chromium through playwright-core: no browser
 // download, just the system binary (CHROMIUM_PATH overrides its path).
 import { chromium } from 'playwright-core';
+import { keepPatient } from './patience.mjs';
 
 /** CHROMIUM_ARGS keep headless Chromium quiet and off the network. */
 export const CHROMIUM_ARGS = [
@@ -31,16 +32,13 @@ export function launchBrowser() {
 
 /**
  * openPage opens a page in a new context (en-US, with contextOptions such as
- * viewport, and timeout as every step's default) or, given context, in that
+ * viewport, and patience() as every step's default: keepPatient) or, given context, in that
  * one: another tab with the same cookies. The page's uncaught errors are
  * pushed onto errors, prefixed with name when there is one; its console
  * errors are logged.
  */
-export async function openPage(browser, { errors, timeout, contextOptions, context, name }) {
-  if (!context) {
-    context = await browser.newContext({ locale: 'en-US', ...contextOptions });
-    context.setDefaultTimeout(timeout);
-  }
+export async function openPage(browser, { errors, contextOptions, context, name }) {
+  if (!context) context = keepPatient(await browser.newContext({ locale: 'en-US', ...contextOptions }));
   const page = await context.newPage();
   const prefix = name ? `${name}: ` : '';
   page.on('pageerror', (err) => errors.push(`${prefix}${err.message}`));

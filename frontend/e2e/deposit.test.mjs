@@ -28,7 +28,7 @@ import { confirmationLink } from './mail.mjs';
 import { databases, frontendDir, startServer } from './server.mjs';
 import { graphql, navigate } from './session.mjs';
 import { startSolanaDouble } from './solana.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 import { micros } from './usdc.mjs';
 
 const locales = {
@@ -36,10 +36,9 @@ const locales = {
   ar: JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'ar.json'), 'utf8')),
 };
 
-const STEP_TIMEOUT = patience();
 // Deposits are followed every 1 s and rentals metered every 2 s: what they
 // cause shows within this, even on a busy machine.
-const RUN_TIMEOUT = patience();
+const RUN_TIMEOUT = patience;
 const DEPOSIT = '25';
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 
@@ -60,7 +59,7 @@ async function cheapestListing(context, server) {
 }
 
 for (const database of databases()) {
-  test(`deposit to statement on ${database}: a new customer deposits USDC through Solana Pay, sees it credited live, rents, watches the cost grow, stops and reads the same final charge on the rental page, the Rentals list and the statement, in English at 1366 px and in Arabic at 390 px`, { timeout: patience() }, async () => {
+  test(`deposit to statement on ${database}: a new customer deposits USDC through Solana Pay, sees it credited live, rents, watches the cost grow, stops and reads the same final charge on the rental page, the Rentals list and the statement, in English at 1366 px and in Arabic at 390 px`, { timeout: testPatience() }, async () => {
     const double = await startSolanaDouble();
     let server;
     let browser;
@@ -88,7 +87,7 @@ for (const database of databases()) {
         };
 
         at(`${language} at ${viewport.width} px: a new customer signs up and confirms the address`);
-        page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport }, name: `${language} customer` });
+        page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport }, name: `${language} customer` });
         await page.goto(`${server.url}/`);
         await page.evaluate((lng) => window.localStorage.setItem('gpunex.language', lng), language);
         const stamp = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
@@ -131,24 +130,24 @@ for (const database of databases()) {
         at(`${language}: the wallet pays the link; the page shows the transfer seen, then credited, live`);
         const signature = await double.pay(link, { hold: true });
         console.log(`transaction ${signature}`);
-        await page.locator('[data-testid="deposit-request"][data-state="SEEN"]').waitFor({ timeout: RUN_TIMEOUT });
+        await page.locator('[data-testid="deposit-request"][data-state="SEEN"]').waitFor({ timeout: RUN_TIMEOUT() });
         assert.equal(plain(await page.getByTestId('deposit-state').locator('[data-state]').textContent()), tr.deposit.state.SEEN);
         assert.equal(Number(await page.getByTestId('funds').getAttribute('data-balance')), 0, 'nothing is credited before the transfer is finalized');
         console.log(`screenshot: ${await shot('seen')}`);
         await double.finalize(signature);
         // A credited request leaves the card for the deposits' history.
         const credited = page.locator(`[data-testid="deposit-row"][data-id="${depositId}"][data-state="CREDITED"]`);
-        await credited.waitFor({ timeout: RUN_TIMEOUT });
+        await credited.waitFor({ timeout: RUN_TIMEOUT() });
         assert.equal(micros(await credited.getAttribute('data-credited')), micros(DEPOSIT));
         assert.equal(plain(await credited.locator('.status[data-state]').first().textContent()), tr.deposit.state.CREDITED);
         assert.equal(await page.getByTestId('deposit-request').count(), 0, 'no request open any more');
-        await page.waitForFunction((want) => Number(document.querySelector('[data-testid="funds"]')?.getAttribute('data-balance')) === want, Number(DEPOSIT), { timeout: RUN_TIMEOUT });
+        await page.waitForFunction((want) => Number(document.querySelector('[data-testid="funds"]')?.getAttribute('data-balance')) === want, Number(DEPOSIT), { timeout: RUN_TIMEOUT() });
 
         at(`${language}: the bell has the deposit notice`);
-        await page.getByTestId('notification-unread-count').waitFor({ timeout: RUN_TIMEOUT });
+        await page.getByTestId('notification-unread-count').waitFor({ timeout: RUN_TIMEOUT() });
         await page.getByTestId('notification-bell').click();
         const notice = page.locator('[data-testid="notification-item"][data-kind="deposit.credited"]');
-        await notice.waitFor({ timeout: RUN_TIMEOUT });
+        await notice.waitFor({ timeout: RUN_TIMEOUT() });
         assert.equal(plain(await notice.locator('.bell-item-title').textContent()), tr.notifications.kinds.deposit.credited.title);
         assert.equal(await page.evaluate(() => window.__gpunexNoReload), true, 'the deposit was followed without a reload');
         console.log(`screenshot: ${await shot('credited')}`);
@@ -178,9 +177,9 @@ for (const database of databases()) {
         });
 
         at(`${language}: the rental runs and its charge grows from one metering tick to the next, live`);
-        await page.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'RUNNING', undefined, { timeout: RUN_TIMEOUT });
+        await page.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'RUNNING', undefined, { timeout: RUN_TIMEOUT() });
         const cost = rental.getByTestId('rental-cost');
-        await page.waitForFunction(() => Number(document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged')) > 0, undefined, { timeout: RUN_TIMEOUT });
+        await page.waitForFunction(() => Number(document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged')) > 0, undefined, { timeout: RUN_TIMEOUT() });
         const first = await cost.getAttribute('data-charged');
         await rental.getByTestId('rental-estimate').waitFor();
         await fitsTheScreen('the running rental page');
@@ -188,7 +187,7 @@ for (const database of databases()) {
         await page.waitForFunction(
           (before) => Number(document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged')) > before,
           Number(first),
-          { timeout: RUN_TIMEOUT },
+          { timeout: RUN_TIMEOUT() },
         );
         const second = await cost.getAttribute('data-charged');
         console.log(`charged ${first}, then ${second} USDC`);
@@ -197,7 +196,7 @@ for (const database of databases()) {
         at(`${language}: the customer stops the rental; the meter bills it to its end`);
         await rental.getByTestId('rental-stop').click();
         await rental.getByTestId('rental-stop-confirm').click();
-        await page.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'STOPPED', undefined, { timeout: RUN_TIMEOUT });
+        await page.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'STOPPED', undefined, { timeout: RUN_TIMEOUT() });
         // The charge is final once the meter has billed to the end (billedUntil
         // reaches endedAt): asked of the API from the page, as the page asks.
         await page.waitForFunction(
@@ -211,11 +210,11 @@ for (const database of databases()) {
             return Boolean(r?.endedAt && r.billedUntil && Date.parse(r.billedUntil) >= Date.parse(r.endedAt));
           },
           rentalId,
-          { timeout: RUN_TIMEOUT, polling: 500 },
+          { timeout: RUN_TIMEOUT(), polling: 500 },
         );
         const { rental: billed } = await graphql(page.context(), server, 'query($id: ID!) { rental(id: $id) { charged billedSeconds } }', { id: rentalId });
         assert.ok(micros(billed.charged) >= micros(second), 'the final charge is at least what was charged while it ran');
-        await page.waitForFunction((want) => document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged') === want, billed.charged, { timeout: RUN_TIMEOUT });
+        await page.waitForFunction((want) => document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged') === want, billed.charged, { timeout: RUN_TIMEOUT() });
 
         at(`${language}: the rental page reads the final charge`);
         const charged = await cost.getAttribute('data-charged');

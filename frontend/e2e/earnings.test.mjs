@@ -23,16 +23,15 @@ import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm, navigate } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
-import { patience } from './patience.mjs';
+import { keepPatient, patience, testPatience } from './patience.mjs';
 import { micros } from './usdc.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
 // The total ticks every second at the accrual rate: it must grow within this.
-const GROW_TIMEOUT = patience();
+const GROW_TIMEOUT = patience;
 // With nothing rented at the moment, a demo customer may rent within
 // this (a probe: else the test rents one itself).
 const RENTAL_TIMEOUT = 60_000;
@@ -69,7 +68,7 @@ const periodAttr = (page, name) => page.getByTestId('earnings-period').getAttrib
 // widthOf is the page's scroll width against the viewport's.
 const widthOf = (page) => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
 
-test('earnings: the demo provider watches the period\'s net grow live on the Earnings tab, charts and downloads its history', { timeout: patience() }, async () => {
+test('earnings: the demo provider watches the period\'s net grow live on the Earnings tab, charts and downloads its history', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
@@ -83,7 +82,7 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 }, acceptDownloads: true }, name: 'provider' });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1360, height: 1000 }, acceptDownloads: true }, name: 'provider' });
 
     at('the demo provider opens the Earnings tab');
     await logInThroughForm(page, server, PROVIDER);
@@ -123,7 +122,7 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
     await page.waitForFunction(
       (m) => BigInt(document.querySelector('[data-testid="earnings-period"]')?.getAttribute('data-micros') ?? '0') > BigInt(m),
       before.micros,
-      { timeout: GROW_TIMEOUT },
+      { timeout: GROW_TIMEOUT() },
     );
     const after = await reading();
     assert.ok(BigInt(after.micros) > BigInt(before.micros), `the total grew: ${before.micros} → ${after.micros}`);
@@ -197,7 +196,7 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
 
     at('on a 390 px phone the Earnings tab is no wider than the screen, in English and in Arabic');
     const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
-    context.setDefaultTimeout(STEP_TIMEOUT);
+    keepPatient(context);
     phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
     await phone.goto(`${server.url}/`);
     for (const language of ['en', 'ar']) {
@@ -231,7 +230,7 @@ test('earnings: the demo provider watches the period\'s net grow live on the Ear
   }
 });
 
-test('payouts: the demo provider sets a Solana payout address with its password, and is told payouts are held and when the next one comes', { timeout: patience() }, async () => {
+test('payouts: the demo provider sets a Solana payout address with its password, and is told payouts are held and when the next one comes', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
@@ -244,7 +243,7 @@ test('payouts: the demo provider sets a Solana payout address with its password,
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
 
     at('the demo provider opens the Payouts tab');
     await logInThroughForm(page, server, PROVIDER);
@@ -330,7 +329,7 @@ test('payouts: the demo provider sets a Solana payout address with its password,
   }
 });
 
-test('admin payouts: the demo admin filters payouts by state, is told no bank payout is pending, and credits the demo customer\'s funds, which its Rentals page shows', { timeout: patience() }, async () => {
+test('admin payouts: the demo admin filters payouts by state, is told no bank payout is pending, and credits the demo customer\'s funds, which its Rentals page shows', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let admin;
@@ -347,12 +346,12 @@ test('admin payouts: the demo admin filters payouts by state, is told no bank pa
     const desktop = { viewport: { width: 1360, height: 1000 } };
 
     at('the demo customer\'s id and balance');
-    customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'customer' });
+    customer = await openPage(browser, { errors: pageErrors, contextOptions: desktop, name: 'customer' });
     await logInThroughForm(customer, server, CUSTOMER);
     const { me, myFunds } = await graphql(customer.context(), server, '{ me { id email } myFunds { balance } }');
 
     at('the admin opens Payouts: tabs by state');
-    admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'admin' });
+    admin = await openPage(browser, { errors: pageErrors, contextOptions: desktop, name: 'admin' });
     await logInThroughForm(admin, server, ADMIN);
     await navigate(admin, 'nav-admin-payouts');
     await admin.getByTestId('admin-payouts-page').waitFor();

@@ -19,16 +19,16 @@ import { createAgentToken, startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const SILENT = 'e2e-silent';
 const PLANNED = 'e2e-planned';
 const card = (hostname) => `[data-testid="machine-card"][data-hostname="${hostname}"]`;
 
-test('fleet: an offline machine keeps its last heartbeat after a reload; planned is grey, unplanned red; tokens count their machines', { timeout: patience() }, async () => {
+test('fleet: an offline machine keeps its last heartbeat after a reload; planned is grey, unplanned red; tokens count their machines', { timeout: testPatience() }, async () => {
   const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
   let browser;
   let page;
@@ -48,7 +48,7 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
         return el !== null && Object.entries(attrs).every(([name, value]) => el.getAttribute(name) === value);
       },
       [card(hostname), want],
-      { timeout: STEP_TIMEOUT },
+      { timeout: STEP_TIMEOUT() },
     );
 
   // heartbeatOf reads a card's last-heartbeat line.
@@ -72,7 +72,7 @@ test('fleet: an offline machine keeps its last heartbeat after a reload; planned
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1280, height: 900 } } });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1280, height: 900 } } });
     const byId = (id) => page.getByTestId(id);
 
     at('the demo provider logs in');

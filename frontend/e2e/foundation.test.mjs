@@ -11,7 +11,7 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 import { navigate } from './session.mjs';
 
 const locale = (name) =>
@@ -19,9 +19,9 @@ const locale = (name) =>
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 
-test('foundation: sign up, live welcome, account, Arabic, log out, log in', { timeout: patience() }, async () => {
+test('foundation: sign up, live welcome, account, Arabic, log out, log in', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
@@ -35,7 +35,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1280, height: 860 } } });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1280, height: 860 } } });
     // Record every GraphQL WebSocket and the subscriptions sent on it, to
     // check that the bell subscribes and that log-in opens a new connection.
     page.on('websocket', (ws) => {
@@ -96,7 +96,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     await page.waitForURL(/\/account$/); // the token leaves the address bar
 
     at('the link works once');
-    const reused = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, name: 'used link' });
+    const reused = await openPage(browser, { errors: pageErrors, name: 'used link' });
     await reused.goto(link);
     await reused.getByTestId('confirm-email-error').waitFor();
     assert.equal(await reused.getByTestId('confirm-email-error').getAttribute('data-code'), 'INVALID');
@@ -107,7 +107,7 @@ test('foundation: sign up, live welcome, account, Arabic, log out, log in', { ti
     await page.waitForFunction(
       () => document.querySelector('[data-testid="notification-unread-count"]')?.textContent?.trim() === '1',
       null,
-      { timeout: STEP_TIMEOUT },
+      { timeout: STEP_TIMEOUT() },
     );
     await byId('notification-bell').click();
     await byId('notification-panel').waitFor();

@@ -30,14 +30,13 @@ import { confirmationLink } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { graphql, logInThroughForm, navigate } from './session.mjs';
 import { solanaWallet } from './wallet.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 import { micros } from './usdc.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
-const STEP_TIMEOUT = patience();
 // Metering and payout runs every 2 s: what they cause shows within this.
-const RUN_TIMEOUT = patience();
+const RUN_TIMEOUT = patience;
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
@@ -55,7 +54,7 @@ async function lisbonListing(context, server) {
   return lisbon[0];
 }
 
-test('funds and manual payouts: a customer without funds is refused, rents once credited and is told funds run low; the admin marks the provider\'s manual payout paid and the provider sees it', { timeout: patience() }, async () => {
+test('funds and manual payouts: a customer without funds is refused, rents once credited and is told funds run low; the admin marks the provider\'s manual payout paid and the provider sees it', { timeout: testPatience() }, async () => {
   const server = await startServer({ extraArgs: ['--metering-every', '2s', '--payout-every', '2s', '--payout-cooling-off', '1s', '--payout-threshold', '0.000001'] });
   let browser;
   let customer;
@@ -72,7 +71,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     browser = await launchBrowser();
 
     at('a new customer signs up and confirms the address: no funds');
-    customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'customer' });
+    customer = await openPage(browser, { errors: pageErrors, contextOptions: DESKTOP, name: 'customer' });
     const stamp = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
     const newcomer = { name: `Nina Nofunds ${stamp.slice(-5)}`, email: `nina.${stamp}@example.com`, password: 'no-funds-yet-2026' };
     await customer.goto(`${server.url}/signup`);
@@ -115,7 +114,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     console.log(`screenshot: ${await saveScreenshot(customer, 'e2e-funds-refused.png')}`);
 
     at('the admin credits exactly one hour of the listing');
-    admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'admin' });
+    admin = await openPage(browser, { errors: pageErrors, contextOptions: DESKTOP, name: 'admin' });
     await logInThroughForm(admin, server, ADMIN);
     const credit = await graphql(admin.context(), server, 'mutation($input: CreditFundsInput!) { creditFunds(input: $input) { userErrors { field code } } }', {
       input: { userId: me.id, amount: listing.pricePerHour, reference: `e2e-funds-${stamp}`, reason: 'e2e: one hour of the listing' },
@@ -130,10 +129,10 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     console.log(`rental ${rentalId}`);
 
     at('at the first metering the bell brings the low-funds notice');
-    await customer.getByTestId('notification-unread-count').waitFor({ timeout: RUN_TIMEOUT });
+    await customer.getByTestId('notification-unread-count').waitFor({ timeout: RUN_TIMEOUT() });
     await customer.getByTestId('notification-bell').click();
     const low = customer.locator('[data-testid="notification-item"][data-kind="billing.funds_low"]');
-    await low.waitFor({ timeout: RUN_TIMEOUT });
+    await low.waitFor({ timeout: RUN_TIMEOUT() });
     // Written by the SPA from the notice's params (the server's English is
     // only a fallback): the balance and hourly cost as amounts of the page.
     const lowText = en.notifications.kinds.billing.funds_low;
@@ -161,7 +160,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
       const charged = document.querySelector('[data-testid="rental-cost"]')?.getAttribute('data-charged');
       const balance = document.querySelector('[data-testid="rental-meter"]')?.getAttribute('data-balance');
       return charged && balance && toMicros(charged) > 0n && toMicros(charged) + toMicros(balance) === toMicros(credited);
-    }, listing.pricePerHour, { timeout: RUN_TIMEOUT });
+    }, listing.pricePerHour, { timeout: RUN_TIMEOUT() });
     const charged = micros(await customer.getByTestId('rental-cost').getAttribute('data-charged'));
     const left = micros(await meter.getAttribute('data-balance'));
     assert.equal(Number(await meter.getAttribute('data-fill')), Number((charged * 100_000n) / (charged + left)) / 1000, 'the bar is the charge over the charge and the funds left');
@@ -181,7 +180,7 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     assert.ok(Number(await customer.getByTestId('funds').getAttribute('data-balance')) < Number(listing.pricePerHour), 'less than an hour is left');
 
     at('the provider sets a monthly payout to a new wallet');
-    provider = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: DESKTOP, name: 'provider' });
+    provider = await openPage(browser, { errors: pageErrors, contextOptions: DESKTOP, name: 'provider' });
     await logInThroughForm(provider, server, PROVIDER);
     await navigate(provider, 'nav-payouts');
     await provider.getByTestId('payouts-page').waitFor();
@@ -202,13 +201,13 @@ test('funds and manual payouts: a customer without funds is refused, rents once 
     const payNow = provider.getByTestId('pay-now-button');
     const done = provider.getByTestId('pay-now-done');
     const payNowRefused = provider.locator('[data-testid="pay-now"] [role="alert"]');
-    const deadline = Date.now() + RUN_TIMEOUT;
+    const deadline = Date.now() + RUN_TIMEOUT();
     for (;;) {
       await payNow.click();
       await done.or(payNowRefused).first().waitFor();
       if (await done.isVisible()) break;
       assert.equal(plain(await payNowRefused.first().textContent()), en.userErrors.method.INVALID_STATE, 'only the cooling-off holds it');
-      assert.ok(Date.now() < deadline, `the cooling-off ends within ${RUN_TIMEOUT / 1000} s`);
+      assert.ok(Date.now() < deadline, `the cooling-off ends within ${RUN_TIMEOUT() / 1000} s`);
       await new Promise((r) => setTimeout(r, 1000));
     }
     await pendingRow.waitFor();

@@ -12,13 +12,12 @@ import { test } from 'node:test';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { testPatience } from './patience.mjs';
 
-const STEP_TIMEOUT = patience();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const HEADERS = { 'content-type': 'application/json', 'X-GPUnex-CSRF': '1' };
 
-test('GraphiQL loads offline under a strict CSP, runs a query and a subscription as the session user and documents the schema', { timeout: patience() }, async () => {
+test('GraphiQL loads offline under a strict CSP, runs a query and a subscription as the session user and documents the schema', { timeout: testPatience() }, async () => {
   const server = await startServer();
   const origin = new URL(server.url).origin;
   let browser;
@@ -34,7 +33,7 @@ test('GraphiQL loads offline under a strict CSP, runs a query and a subscription
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1280, height: 860 } } });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1280, height: 860 } } });
     const context = page.context();
     // Offline: only the server's own origin answers (its WebSocket too,
     // which page.route does not see: it is same-origin by the page's CSP).

@@ -13,15 +13,14 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink, waitForMessage } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { testPatience } from './patience.mjs';
 
 const mailTemplates = (name) =>
   JSON.parse(readFileSync(join(frontendDir, '..', 'internal', 'mail', 'templates', `${name}.json`), 'utf8'));
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 
-const STEP_TIMEOUT = patience();
 
-test('language: a Hindi sign-up is mailed in Hindi, the account keeps the language, log-in adopts it', { timeout: patience() }, async () => {
+test('language: a Hindi sign-up is mailed in Hindi, the account keeps the language, log-in adopts it', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   const pages = {};
@@ -36,7 +35,7 @@ test('language: a Hindi sign-up is mailed in Hindi, the account keeps the langua
   try {
     browser = await launchBrowser();
     const viewport = { width: 1280, height: 860 };
-    const signup = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport }, name: 'sign-up' });
+    const signup = await openPage(browser, { errors: pageErrors, contextOptions: { viewport }, name: 'sign-up' });
     pages.signup = signup;
 
     at('sign up with the page in Hindi');
@@ -65,7 +64,7 @@ test('language: a Hindi sign-up is mailed in Hindi, the account keeps the langua
 
     at('follow the link in a browser that never chose a language: the account is in Hindi');
     const link = await confirmationLink(server.dataDir, user.email);
-    const page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport }, name: 'user' });
+    const page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport }, name: 'user' });
     pages.user = page;
     await page.goto(link);
     await page.getByTestId('account-page').waitFor();

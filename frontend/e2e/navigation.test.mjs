@@ -13,10 +13,10 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm } from './session.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 const PASSWORD = 'gpunex-demo';
 const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -41,7 +41,7 @@ async function setLanguage(page, lng) {
   await page.waitForFunction((l) => document.documentElement.lang === l, lng);
 }
 
-test('navigation: one row on a desktop, one menu on a phone, the section named, in English and Arabic', { timeout: patience() }, async () => {
+test('navigation: one row on a desktop, one menu on a phone, the section named, in English and Arabic', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   const pages = {};
@@ -58,7 +58,7 @@ test('navigation: one row on a desktop, one menu on a phone, the section named, 
       const t = locale(lng).nav;
 
       at(`${lng}: the provider's desktop header is one row`);
-      const desk = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: DESKTOP }, name: `desktop-${lng}` });
+      const desk = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: DESKTOP }, name: `desktop-${lng}` });
       pages[`desktop-${lng}`] = desk;
       await logInThroughForm(desk, server, { email: 'provider@gpunex.demo', password: PASSWORD });
       await setLanguage(desk, lng);
@@ -106,7 +106,7 @@ test('navigation: one row on a desktop, one menu on a phone, the section named, 
       await desk.keyboard.press('Escape');
 
       at(`${lng}: the admin's desktop header is one row too`);
-      const admin = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: DESKTOP }, name: `admin-${lng}` });
+      const admin = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: DESKTOP }, name: `admin-${lng}` });
       pages[`admin-${lng}`] = admin;
       await logInThroughForm(admin, server, { email: 'admin@gpunex.demo', password: PASSWORD });
       await setLanguage(admin, lng);
@@ -124,7 +124,7 @@ test('navigation: one row on a desktop, one menu on a phone, the section named, 
       at(`${lng}: on a phone the header is one short row with the page named`);
       const phone = await openPage(browser, {
         errors: pageErrors,
-        timeout: STEP_TIMEOUT,
+        timeout: STEP_TIMEOUT(),
         contextOptions: { viewport: PHONE, storageState: await desk.context().storageState() },
         name: `phone-${lng}`,
       });

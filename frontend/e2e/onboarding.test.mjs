@@ -19,12 +19,12 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { confirmationLink, waitForMessage } from './mail.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 import { navigate } from './session.mjs';
 
 const en = JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', 'en.json'), 'utf8'));
 
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 const ADMIN = { email: 'admin@gpunex.demo', password: 'gpunex-demo' };
 // The applicant's browser runs in this zone, so the form's default is known.
 const APPLICANT_ZONE = 'America/Sao_Paulo';
@@ -53,7 +53,7 @@ async function trackerIs(page, current) {
   }
 }
 
-test('onboarding: apply with two GPUs, info requested, resubmit, approve, live notices, agent token, approval email', { timeout: patience() }, async () => {
+test('onboarding: apply with two GPUs, info requested, resubmit, approve, live notices, agent token, approval email', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';
@@ -68,14 +68,14 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
   // shares its cookies: the same signed-in user in another tab).
   async function newPage(name, options, context) {
     const contextOptions = { viewport: { width: 1280, height: 900 }, ...options };
-    const page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions, context, name });
+    const page = await openPage(browser, { errors: pageErrors, contextOptions, context, name });
     pages[name] = page;
     return page;
   }
 
   const statusIs = (page, selector, status) =>
     page.waitForFunction(([sel, want]) => document.querySelector(sel)?.getAttribute('data-status') === want, [selector, status], {
-      timeout: STEP_TIMEOUT,
+      timeout: STEP_TIMEOUT(),
     });
 
   // A marker on window survives only if the page never reloads.
@@ -90,7 +90,7 @@ test('onboarding: apply with two GPUs, info requested, resubmit, approve, live n
     page.waitForFunction(
       (want) => document.querySelector('[data-testid="notification-unread-count"]')?.textContent?.trim() === String(want),
       n,
-      { timeout: STEP_TIMEOUT },
+      { timeout: STEP_TIMEOUT() },
     );
 
   try {

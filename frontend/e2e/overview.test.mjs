@@ -21,13 +21,13 @@ import { startAgent } from './agent.mjs';
 import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 // Interpolated values carry Unicode isolates (U+2068..U+2069).
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 // describedAs is how the chart's description starts in a locale: its title.
@@ -36,7 +36,7 @@ const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const HOSTNAME = 'e2e-host';
 const CARD = `[data-testid="machine-card"][data-hostname="${HOSTNAME}"]`;
 
-test('overview: watches a machine turn Online in the Overview without reload, then Offline (planned) on SIGTERM', { timeout: patience() }, async () => {
+test('overview: watches a machine turn Online in the Overview without reload, then Offline (planned) on SIGTERM', { timeout: testPatience() }, async () => {
   const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s', '--telemetry-every', '1s'] });
   let browser;
   let page;
@@ -51,7 +51,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
   let stopping = false;
   // cardIs waits until the e2e machine's card has the attributes in want,
   // failing at once if the agent exits on its own meanwhile.
-  async function cardIs(want, timeout = STEP_TIMEOUT) {
+  async function cardIs(want, timeout = STEP_TIMEOUT()) {
     const waiting = page.waitForFunction(
       ([selector, attrs]) => {
         const card = document.querySelector(selector);
@@ -70,7 +70,7 @@ test('overview: watches a machine turn Online in the Overview without reload, th
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } } });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1360, height: 1000 } } });
     // The Overview asks for the fleet once; everything after arrives over
     // its subscription.
     let fleetQueries = 0;

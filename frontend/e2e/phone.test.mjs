@@ -16,10 +16,10 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
 import { graphql } from './session.mjs';
-import { patience } from './patience.mjs';
+import { patience, testPatience } from './patience.mjs';
 
 const PHONE = { width: 390, height: 844 };
-const STEP_TIMEOUT = patience();
+const STEP_TIMEOUT = patience;
 // Every page in English and in Arabic; the pages with the longest words
 // and sentences (answers, an email, the tier cards, the pricing forms) in
 // Spanish too, whose strings run longest.
@@ -210,7 +210,7 @@ function describe(o) {
   return `<${o.tag}${cls}>${id} "${o.text}" spans ${o.left}..${o.right} px`;
 }
 
-test('phone and desktop: every main page fits a 390 px and a 1366 px screen in English and in Arabic (and the wordiest in Spanish on the phone), with no Content-Security-Policy violation', { timeout: patience() }, async () => {
+test('phone and desktop: every main page fits a 390 px and a 1366 px screen in English and in Arabic (and the wordiest in Spanish on the phone), with no Content-Security-Policy violation', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let step = 'start';
@@ -223,7 +223,7 @@ test('phone and desktop: every main page fits a 390 px and a 1366 px screen in E
     for (const screen of SCREENS) for (const user of USERS) {
       const page = await openPage(browser, {
         errors: pageErrors,
-        timeout: STEP_TIMEOUT,
+        timeout: STEP_TIMEOUT(),
         name: `${user.who} (${screen.name})`,
         contextOptions: screen.contextOptions,
       });

@@ -18,15 +18,14 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm, navigate } from './session.mjs';
-import { patience } from './patience.mjs';
+import { keepPatient, patience, testPatience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
 // The demo's machines register and are benchmarked within seconds.
-const LIST_TIMEOUT = patience();
+const LIST_TIMEOUT = patience;
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const MODEL = 'H100_SXM_80GB';
@@ -59,7 +58,7 @@ function waitForAdvice(page, current) {
 
 test(
   'pricing: the demo provider reads the price advice for its H100s on the Pricing tab, applies it with one click, and the Marketplace lists its Lisbon H100s at the new rate',
-  { timeout: patience() },
+  { timeout: testPatience() },
   async () => {
     const server = await startServer();
     let browser;
@@ -76,7 +75,7 @@ test(
     try {
       browser = await launchBrowser();
       const desktop = { viewport: { width: 1360, height: 1000 } };
-      provider = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'provider' });
+      provider = await openPage(browser, { errors: pageErrors, contextOptions: desktop, name: 'provider' });
       const text = async (locator) => plain(await locator.textContent());
 
       at('the demo provider opens the Pricing tab: its H100s have price advice');
@@ -189,7 +188,7 @@ test(
         listings = body.data.marketplace.edges.map((e) => e.node);
         lisbon = listings.filter((l) => (l.location.city ?? '').toLowerCase() === 'lisbon');
         if (lisbon.length > 0) break;
-        if (Date.now() > deadline) assert.fail(`no Lisbon H100 listing within ${LIST_TIMEOUT / 1000} s: ${JSON.stringify(listings)}`);
+        if (Date.now() > deadline) assert.fail(`no Lisbon H100 listing within ${LIST_TIMEOUT() / 1000} s: ${JSON.stringify(listings)}`);
         await new Promise((r) => setTimeout(r, 1000));
       }
       assert.deepEqual(
@@ -199,7 +198,7 @@ test(
       );
 
       at('a customer\'s Marketplace page shows that listing at the new rate');
-      customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'customer' });
+      customer = await openPage(browser, { errors: pageErrors, contextOptions: desktop, name: 'customer' });
       await customer.goto(`${server.url}/marketplace?model=${MODEL}`);
       await customer.getByTestId('marketplace-page').waitFor();
       await customer.waitForFunction(() => document.querySelector('[data-testid="marketplace-page"]')?.getAttribute('data-loaded') === 'true');
@@ -211,7 +210,7 @@ test(
 
       at('on a 390 px phone the Pricing tab is no wider than the screen, in English and in Arabic');
       const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await provider.context().storageState() });
-      context.setDefaultTimeout(STEP_TIMEOUT);
+      keepPatient(context);
       phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
       await phone.goto(`${server.url}/`);
       for (const language of ['en', 'ar']) {

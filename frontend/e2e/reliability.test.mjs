@@ -24,16 +24,15 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm, navigate } from './session.mjs';
-import { patience } from './patience.mjs';
+import { keepPatient, patience, testPatience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
 // The demo's past month is replayed once its agents start: the page is
 // read again until the replayed events are there.
-const REPLAY_TIMEOUT = patience();
+const REPLAY_TIMEOUT = patience;
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const fill = (template, values) => template.replace(/\{\{(\w+)\}\}/g, (_, k) => String(values[k]));
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
@@ -54,13 +53,13 @@ async function untilReplayed(page, server) {
     await page.getByTestId('performance-page').waitFor();
     const kinds = await eventKinds(page);
     if (kinds.includes('OUTAGE') && kinds.includes('JOB_INTERRUPTED')) return kinds;
-    if (Date.now() > deadline) throw new Error(`no outage and interrupted job within ${REPLAY_TIMEOUT / 1000} s: ${kinds}`);
+    if (Date.now() > deadline) throw new Error(`no outage and interrupted job within ${REPLAY_TIMEOUT() / 1000} s: ${kinds}`);
     await page.waitForTimeout(2_000);
     await page.goto(`${server.url}/provider/performance`);
   }
 }
 
-test('reliability: the demo provider reads its score, what lowered it, its recovery and advice on the Performance tab', { timeout: patience() }, async () => {
+test('reliability: the demo provider reads its score, what lowered it, its recovery and advice on the Performance tab', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
@@ -74,7 +73,7 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'provider' });
 
     at('the demo provider opens the Performance tab');
     await logInThroughForm(page, server, PROVIDER);
@@ -157,7 +156,7 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
 
     at('on a 390 px phone the Performance tab is no wider than the screen, in English and in Arabic');
     const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
-    context.setDefaultTimeout(STEP_TIMEOUT);
+    keepPatient(context);
     phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
     await phone.goto(`${server.url}/`);
     for (const language of ['en', 'ar']) {
@@ -197,7 +196,7 @@ test('reliability: the demo provider reads its score, what lowered it, its recov
 // would flag none of those the server flags.
 const FLOOR = 100;
 
-test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt, flagged at the server\'s floor', { timeout: patience() }, async () => {
+test('reliability: the demo admin sees providers by reliability, lowest first, São Paulo and Lisbon below Frankfurt, flagged at the server\'s floor', { timeout: testPatience() }, async () => {
   const server = await startServer({ extraArgs: ['--reliability-floor', String(FLOOR)] });
   let browser;
   let page;
@@ -228,7 +227,7 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
 
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'admin' });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1360, height: 1000 } }, name: 'admin' });
 
     at('the demo admin opens the providers by reliability');
     await logInThroughForm(page, server, ADMIN);
@@ -246,7 +245,7 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
       rows = await rowsOf(page);
       const [l, s, f] = [find(rows, LISBON), find(rows, SAO_PAULO), find(rows, FRANKFURT)];
       if (l >= 0 && s >= 0 && f >= 0 && rows[l].score < rows[f].score && rows[s].score < rows[f].score) break;
-      if (Date.now() > deadline) throw new Error(`São Paulo and Lisbon not below Frankfurt within ${REPLAY_TIMEOUT / 1000} s: ${JSON.stringify(rows)}`);
+      if (Date.now() > deadline) throw new Error(`São Paulo and Lisbon not below Frankfurt within ${REPLAY_TIMEOUT() / 1000} s: ${JSON.stringify(rows)}`);
       await page.waitForTimeout(2_000);
     }
     console.log(`providers: ${rows.map((r) => `${r.name} ${r.score}${r.below ? ' (under the floor)' : ''}`).join('; ')}`);
@@ -276,7 +275,7 @@ test('reliability: the demo admin sees providers by reliability, lowest first, S
 
     at('on a 390 px phone the list is no wider than the screen, in English and in Arabic');
     const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await page.context().storageState() });
-    context.setDefaultTimeout(STEP_TIMEOUT);
+    keepPatient(context);
     phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
     await phone.goto(`${server.url}/`);
     for (const language of ['en', 'ar']) {

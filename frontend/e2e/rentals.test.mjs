@@ -28,17 +28,16 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { frontendDir, startServer } from './server.mjs';
 import { logInThroughForm, navigate } from './session.mjs';
-import { patience } from './patience.mjs';
+import { keepPatient, patience, testPatience } from './patience.mjs';
 
 const locale = (name) => JSON.parse(readFileSync(join(frontendDir, 'src', 'i18n', 'locales', `${name}.json`), 'utf8'));
 const en = locale('en');
 const ar = locale('ar');
 
-const STEP_TIMEOUT = patience();
 // Registration, the first benchmark and the listing may take a while.
-const LIST_TIMEOUT = patience();
+const LIST_TIMEOUT = patience;
 // A job report carries a newer log tail every few seconds.
-const LOG_TIMEOUT = patience();
+const LOG_TIMEOUT = patience;
 const plain = (s) => (s ?? '').replace(/[\u2068\u2069]/g, '').trim();
 const PROVIDER = { email: 'provider@gpunex.demo', password: 'gpunex-demo' };
 const CUSTOMER = { email: 'customer@gpunex.demo', password: 'gpunex-demo' };
@@ -56,7 +55,7 @@ function lastLine(text) {
 
 test(
   'rentals: a rate set on the Pricing tab lists a real simulated H100, which the customer rents from the Marketplace, watches run live and stops, the provider seeing it live',
-  { timeout: patience(), skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent neither benchmarks nor runs jobs' },
+  { timeout: testPatience(), skip: process.env.GPUNEX_E2E_AGENT === 'scripted' && 'the scripted agent neither benchmarks nor runs jobs' },
   async () => {
     const server = await startServer({ extraArgs: ['--heartbeat-interval', '1s'] });
     let browser;
@@ -75,8 +74,8 @@ test(
     try {
       browser = await launchBrowser();
       const desktop = { viewport: { width: 1360, height: 1000 } };
-      provider = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'provider' });
-      customer = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: desktop, name: 'customer' });
+      provider = await openPage(browser, { errors: pageErrors, contextOptions: desktop, name: 'provider' });
+      customer = await openPage(browser, { errors: pageErrors, contextOptions: desktop, name: 'customer' });
       const text = async (locator) => plain(await locator.textContent());
 
       at('the demo provider opens the Pricing tab from the nav');
@@ -143,7 +142,7 @@ test(
       let listingId = null;
       const deadline = Date.now() + patience();
       while (!listingId) {
-        if (Date.now() > deadline) throw new Error(`no new ${model} listing within ${LIST_TIMEOUT / 1000} s`);
+        if (Date.now() > deadline) throw new Error(`no new ${model} listing within ${LIST_TIMEOUT() / 1000} s`);
         await new Promise((r) => setTimeout(r, 2000));
         await customer.getByTestId('marketplace-search').click();
         await customer.waitForFunction(() => document.querySelector('[data-testid="marketplace-page"]')?.getAttribute('data-loaded') === 'true');
@@ -198,10 +197,10 @@ test(
       });
 
       at('the rental goes Running and its log lines arrive live');
-      await customer.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'RUNNING', undefined, { timeout: LOG_TIMEOUT });
+      await customer.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'RUNNING', undefined, { timeout: LOG_TIMEOUT() });
       assert.equal(await text(rental.getByTestId('rental-state')), en.rentalState.RUNNING);
       assert.equal(await text(rental.getByTestId('rental-command')), `sh -c "i=0; while true; do i=$((i+1)); echo \\"e2e line $i $GREETING\\"; sleep 1; done"`);
-      await customer.waitForFunction(() => /e2e line \d+ hello/.test(document.querySelector('[data-testid="rental-log"]')?.textContent ?? ''), undefined, { timeout: LOG_TIMEOUT });
+      await customer.waitForFunction(() => /e2e line \d+ hello/.test(document.querySelector('[data-testid="rental-log"]')?.textContent ?? ''), undefined, { timeout: LOG_TIMEOUT() });
       const firstSeen = lastLine(await rental.getByTestId('rental-log').textContent());
       await customer.waitForFunction(
         (n) => {
@@ -209,7 +208,7 @@ test(
           return numbers.length > 0 && Math.max(...numbers) > n;
         },
         firstSeen,
-        { timeout: LOG_TIMEOUT },
+        { timeout: LOG_TIMEOUT() },
       );
       const log = rental.getByTestId('rental-log');
       const follows = await log.evaluate((el) => el.scrollHeight <= el.clientHeight || el.scrollHeight - el.scrollTop - el.clientHeight <= 24);
@@ -220,7 +219,7 @@ test(
       at('meanwhile the provider\'s Rentals section shows the rental running, live, by model name and GPU index, its time ticking');
       const providerRow = provider.locator(`[data-testid="provider-rental"][data-id="${rentalId}"]`);
       await provider.waitForFunction((id) => document.querySelector(`[data-testid="provider-rental"][data-id="${id}"]`)?.getAttribute('data-state') === 'RUNNING', rentalId, {
-        timeout: LOG_TIMEOUT,
+        timeout: LOG_TIMEOUT(),
       });
       assert.equal(await providerRow.getAttribute('data-hostname'), HOSTNAME);
       assert.equal(await text(providerRow.getByTestId('provider-rental-state')), en.rentalState.RUNNING);
@@ -259,7 +258,7 @@ test(
         [provider, '/provider/rentals', 'provider-rentals-page'],
       ]) {
         const context = await browser.newContext({ locale: 'en-US', viewport: PHONE, storageState: await who.context().storageState() });
-        context.setDefaultTimeout(STEP_TIMEOUT);
+        keepPatient(context);
         phone = await openPage(browser, { errors: pageErrors, context, name: 'phone' });
         await phone.goto(`${server.url}/`);
         for (const language of ['en', 'ar']) {
@@ -279,11 +278,30 @@ test(
         phone = undefined;
       }
 
-      at('the customer stops the rental after a confirmation');
+      at('the customer stops the rental after a confirmation; the answer comes after the event that it stopped, and the page stays Stopped');
+      // On a busy machine the stopRental answer (STOPPING) once arrived
+      // after the live event that the agent had stopped it, and the page
+      // went back to Stopping for good. The answer is held here until the
+      // page shows the event's STOPPED, so that order happens every run.
+      let answered = false;
+      const stoppedShown = () => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'STOPPED';
+      await customer.route('**/graphql', async (route) => {
+        if (!route.request().postData()?.includes('stopRental')) return route.fallback();
+        const response = await route.fetch();
+        await customer.waitForFunction(stoppedShown, undefined, { timeout: LOG_TIMEOUT() });
+        await route.fulfill({ response });
+        answered = true;
+      });
       await rental.getByTestId('rental-stop').click();
       assert.equal(await text(rental.locator('.confirm > span').first()), en.rentals.stop.confirm);
       await rental.getByTestId('rental-stop-confirm').click();
-      await customer.waitForFunction(() => document.querySelector('[data-testid="rental-page"]')?.getAttribute('data-state') === 'STOPPED', undefined, { timeout: LOG_TIMEOUT });
+      await customer.waitForFunction(stoppedShown, undefined, { timeout: LOG_TIMEOUT() });
+      // Once the page has read the answer (data-stop-answers counts them),
+      // the state must not have gone back.
+      await customer.locator('[data-testid="rental-page"][data-stop-answers="1"]').waitFor({ timeout: LOG_TIMEOUT() });
+      assert.ok(answered, 'the stopRental answer was held until the page showed STOPPED');
+      await customer.unroute('**/graphql');
+      assert.equal(await rental.getAttribute('data-state'), 'STOPPED', 'the late stopRental answer does not take the page back to Stopping');
       assert.equal(await text(rental.getByTestId('rental-state')), en.rentalState.STOPPED);
       assert.equal(await rental.getByTestId('rental-stop').count(), 0, 'no Stop button once stopped');
       assert.equal(await customer.evaluate(() => window.__gpunexNoReload), true, 'the rental page was not reloaded');
@@ -302,7 +320,7 @@ test(
           return cost && cost.getAttribute('data-charged') !== '0.000000' && Number(cost.getAttribute('data-billed-seconds')) > 0;
         },
         undefined,
-        { timeout: LOG_TIMEOUT },
+        { timeout: LOG_TIMEOUT() },
       );
       const cost = rental.getByTestId('rental-cost');
       const charged = await cost.getAttribute('data-charged');
@@ -327,7 +345,7 @@ test(
 
       at('the provider sees it stopped, live');
       await provider.waitForFunction((id) => document.querySelector(`[data-testid="provider-rental"][data-id="${id}"]`)?.getAttribute('data-state') === 'STOPPED', rentalId, {
-        timeout: LOG_TIMEOUT,
+        timeout: LOG_TIMEOUT(),
       });
       assert.ok(Number(await provider.getByTestId('provider-rentals').getAttribute('data-live-events')) >= 2, 'the changes arrived over providerRentalUpdated');
       // What it earned the provider, live from the meter: the customer's
@@ -338,7 +356,7 @@ test(
           return earned && earned !== '0.000000' && BigInt(earned.replace('.', '')) < BigInt(total.replace('.', ''));
         },
         [rentalId, charged],
-        { timeout: LOG_TIMEOUT },
+        { timeout: LOG_TIMEOUT() },
       );
       assert.match(await text(providerRow.getByTestId('provider-rental-earned')), /USDC$/);
       assert.equal(await provider.evaluate(() => window.__gpunexNoReload), true, 'the page was not reloaded');
@@ -368,7 +386,7 @@ test(
 
       at('an anonymous visitor browses the Marketplace and is asked to sign in to rent');
       const anonymousContext = await browser.newContext({ locale: 'en-US', viewport: desktop.viewport });
-      anonymousContext.setDefaultTimeout(STEP_TIMEOUT);
+      keepPatient(anonymousContext);
       const anonymous = await openPage(browser, { errors: pageErrors, context: anonymousContext, name: 'anonymous' });
       await anonymous.goto(`${server.url}/`);
       await navigate(anonymous, 'nav-marketplace');

@@ -13,9 +13,8 @@ import { explainFailure, saveScreenshot } from './artifacts.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { startServer } from './server.mjs';
 import { graphql } from './session.mjs';
-import { patience } from './patience.mjs';
+import { testPatience } from './patience.mjs';
 
-const STEP_TIMEOUT = patience();
 
 // hint reads the first GPU table's frame: which shadows it shows (their
 // computed opacity, once the fade ended), where each lies, and how its box
@@ -58,7 +57,7 @@ function widen(width) {
   table.style.minInlineSize = width ?? '';
 }
 
-test('a table wider than its box shows which side has more and scrolls with the keyboard, in English and in Arabic', { timeout: patience() }, async () => {
+test('a table wider than its box shows which side has more and scrolls with the keyboard, in English and in Arabic', { timeout: testPatience() }, async () => {
   const server = await startServer();
   let browser;
   let page;
@@ -66,7 +65,7 @@ test('a table wider than its box shows which side has more and scrolls with the 
   const pageErrors = [];
   try {
     browser = await launchBrowser();
-    page = await openPage(browser, { errors: pageErrors, timeout: STEP_TIMEOUT, contextOptions: { viewport: { width: 1280, height: 900 } } });
+    page = await openPage(browser, { errors: pageErrors, contextOptions: { viewport: { width: 1280, height: 900 } } });
     await graphql(page.context(), server, 'mutation($input: LogInInput!) { logIn(input: $input) { userErrors { field code } } }', {
       input: { email: 'provider@gpunex.demo', password: 'gpunex-demo' },
     });

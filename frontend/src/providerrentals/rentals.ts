@@ -1,22 +1,21 @@
 import type { ProviderRentalFieldsFragment } from '../gql/graphql';
+import { isBehind, isEnded } from '../rentals/rentals';
 
 // The provider's rentals as a list kept live, and how long each has run.
-
-/** ENDED_STATES are the rental states that do not change any more. */
-export const ENDED_STATES: ReadonlySet<string> = new Set(['COMPLETED', 'STOPPED', 'FAILED', 'INTERRUPTED']);
 
 /**
  * mergeProviderRental puts a live rental into the list: replacing the one
  * with its id, or adding it; running ones first (newest first), then the
- * ended ones (latest ended first), as the API lists them. An ended rental
- * is final: an older event that still has it running does not revive it.
+ * ended ones (latest ended first), as the API lists them. A copy behind
+ * the one known (isBehind: an older event that still has it running) is
+ * dropped.
  */
 export function mergeProviderRental(list: readonly ProviderRentalFieldsFragment[], rental: ProviderRentalFieldsFragment): ProviderRentalFieldsFragment[] {
   const known = list.find((r) => r.id === rental.id);
-  if (known && ENDED_STATES.has(known.state) && !ENDED_STATES.has(rental.state)) return [...list];
+  if (known && isBehind(known, rental)) return [...list];
   const out = list.filter((r) => r.id !== rental.id);
   out.push(rental);
-  const ended = (r: ProviderRentalFieldsFragment) => ENDED_STATES.has(r.state);
+  const ended = (r: ProviderRentalFieldsFragment) => isEnded(r.state);
   const time = (r: ProviderRentalFieldsFragment) => Date.parse(ended(r) ? (r.endedAt ?? r.createdAt) : r.createdAt);
   return out.sort((a, b) => Number(ended(a)) - Number(ended(b)) || time(b) - time(a));
 }

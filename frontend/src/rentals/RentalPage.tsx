@@ -14,7 +14,7 @@ import { useNow } from '../ui/useNow';
 import { costOf, formatUsdc, sameUsdc } from '../ui/usdc';
 import { durationParts, estimateNow, exitMeaning, meterFill } from './cost';
 import { RentalQuery, RentalUpdatedSubscription, StopRentalMutation } from './operations';
-import { canStop, followLog, isEnded } from './rentals';
+import { canStop, followLog, isBehind, isEnded } from './rentals';
 import './rentals.css';
 
 type Rental = NonNullable<RentalResult['rental']>;
@@ -31,6 +31,7 @@ export function RentalPage() {
   const [rental, setRental] = useState<Rental | null | undefined>(undefined);
   const [error, setError] = useState<CombinedError | undefined>(undefined);
   const [events, setEvents] = useState(0);
+  const [answers, setAnswers] = useState(0);
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
@@ -41,15 +42,17 @@ export function RentalPage() {
       .then((res) => {
         if (cancelled) return;
         setError(res.error);
-        // A live event may have come first: keep the one that is further along.
-        if (res.data) setRental((prev) => (prev && isEnded(prev.state) ? prev : (res.data?.rental ?? null)));
+        // A live event may have come first: keep the one that is further
+        // along, and an ended one (its charge may be newer than this answer).
+        const got = res.data?.rental ?? null;
+        if (res.data) setRental((prev) => (prev && (isEnded(prev.state) || (got && isBehind(prev, got))) ? prev : got));
       });
     const { unsubscribe } = client.subscription(RentalUpdatedSubscription, { id }).subscribe((result) => {
       if (result.error) setError(result.error);
       const next = result.data?.rentalUpdated;
       if (!next) return;
       setEvents((n) => n + 1);
-      setRental((prev) => (prev && isEnded(prev.state) && !isEnded(next.state) ? prev : next));
+      setRental((prev) => (prev && isBehind(prev, next) ? prev : next));
     });
     return () => {
       cancelled = true;
@@ -70,17 +73,34 @@ export function RentalPage() {
       </section>
     );
   }
-  // stopRental answers without the log: keep the one shown until the next event.
-  const onStopped = (next: RentalFieldsFragment) => setRental((prev) => ({ ...next, logTail: prev?.logTail ?? null }));
-  return <RentalDetails rental={rental} events={events} error={error} onStopped={onStopped} />;
+  // stopRental answers without the log: keep the one shown until the next
+  // event. The event that the agent has stopped it may have come first (on
+  // a busy machine it did, and the page stayed Stopping): keep that one.
+  const onStopped = (next: RentalFieldsFragment) => {
+    setAnswers((n) => n + 1);
+    setRental((prev) => (prev && isBehind(prev, next) ? prev : { ...next, logTail: prev?.logTail ?? null }));
+  };
+  return <RentalDetails rental={rental} events={events} answers={answers} error={error} onStopped={onStopped} />;
 }
 
-function RentalDetails({ rental, events, error, onStopped }: { rental: Rental; events: number; error: CombinedError | undefined; onStopped: (r: RentalFieldsFragment) => void }) {
+function RentalDetails({
+  rental,
+  events,
+  answers,
+  error,
+  onStopped,
+}: {
+  rental: Rental;
+  events: number;
+  answers: number;
+  error: CombinedError | undefined;
+  onStopped: (r: RentalFieldsFragment) => void;
+}) {
   const { t, i18n } = useTranslation();
   const f = useFormat();
   const place = [rental.location.city, rental.location.country, rental.location.region].filter(Boolean).join(', ');
   return (
-    <section className="page rental" data-testid="rental-page" data-id={rental.id} data-state={rental.state} data-live-events={events}>
+    <section className="page rental" data-testid="rental-page" data-id={rental.id} data-state={rental.state} data-live-events={events} data-stop-answers={answers}>
       <Link to="/rentals" className="back">
         {t('rentals.back')}
       </Link>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RentalState } from '../gql/graphql';
-import { canStop, followLog, isEnded, mergeRental } from './rentals';
+import { canStop, followLog, isBehind, isEnded, mergeRental } from './rentals';
 
 const r = (id: string, state: RentalState, createdAt: string) => ({ id, state, createdAt });
 
@@ -18,6 +18,22 @@ describe('rental states', () => {
   });
 });
 
+describe('isBehind', () => {
+  const s = (state: RentalState) => ({ state });
+  it('takes a copy in an earlier state as late news, one in the same or a later state as newer', () => {
+    // The stopRental answer (STOPPING) read after the event that it stopped.
+    expect(isBehind(s('STOPPED'), s('STOPPING'))).toBe(true);
+    expect(isBehind(s('STOPPING'), s('RUNNING'))).toBe(true);
+    expect(isBehind(s('RUNNING'), s('STARTING'))).toBe(true);
+    expect(isBehind(s('FAILED'), s('RUNNING'))).toBe(true);
+    expect(isBehind(s('RUNNING'), s('RUNNING'))).toBe(false);
+    expect(isBehind(s('STOPPED'), s('STOPPED'))).toBe(false);
+    expect(isBehind(s('RUNNING'), s('STOPPING'))).toBe(false);
+    expect(isBehind(s('STOPPING'), s('STOPPED'))).toBe(false);
+    expect(isBehind(s('STARTING'), s('FAILED'))).toBe(false);
+  });
+});
+
 describe('mergeRental', () => {
   const list = [r('2', 'RUNNING', '2026-11-02T00:00:00Z'), r('1', 'STOPPED', '2026-11-01T00:00:00Z')];
 
@@ -31,6 +47,11 @@ describe('mergeRental', () => {
 
   it('keeps an ended rental ended when an older event arrives', () => {
     expect(mergeRental(list, r('1', 'RUNNING', '2026-11-01T00:00:00Z'))[1]?.state).toBe('STOPPED');
+  });
+
+  it('keeps a stopping rental stopping when a running event arrives late', () => {
+    const stopping = mergeRental(list, r('2', 'STOPPING', '2026-11-02T00:00:00Z'));
+    expect(mergeRental(stopping, r('2', 'RUNNING', '2026-11-02T00:00:00Z'))[0]?.state).toBe('STOPPING');
   });
 });
 

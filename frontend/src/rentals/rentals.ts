@@ -16,16 +16,34 @@ export function canStop(state: RentalState): boolean {
   return state === 'STARTING' || state === 'RUNNING';
 }
 
+/** stage orders the states a rental passes through; the ended ones are the last. */
+function stage(state: RentalState): number {
+  if (isEnded(state)) return 3;
+  return state === 'STOPPING' ? 2 : state === 'RUNNING' ? 1 : 0;
+}
+
+/**
+ * isBehind reports whether next is older news than known about the same
+ * rental: a rental only moves forward (starting, running, stopping,
+ * ended), so a copy in an earlier state arrived late: a stopRental answer
+ * (STOPPING) read after the event that the agent had stopped it, a
+ * query's answer after a live event, an event queued before another. A
+ * copy in the same state is newer (a longer log, a metered charge).
+ */
+export function isBehind(known: Pick<RentalFieldsFragment, 'state'>, next: Pick<RentalFieldsFragment, 'state'>): boolean {
+  return stage(next.state) < stage(known.state);
+}
+
 /**
  * mergeRental puts a live rental into a newest-first list: replacing the
- * one with its id (an ended one is final: an older event does not revive
- * it), or adding a new one in its place by createdAt.
+ * one with its id unless it is behind it (isBehind), or adding a new one
+ * in its place by createdAt.
  */
 export function mergeRental<R extends Pick<RentalFieldsFragment, 'id' | 'state' | 'createdAt'>>(list: readonly R[], rental: R): R[] {
   const i = list.findIndex((r) => r.id === rental.id);
   if (i >= 0) {
     const known = list[i];
-    if (known && isEnded(known.state) && !isEnded(rental.state)) return [...list];
+    if (known && isBehind(known, rental)) return [...list];
     return list.map((r, j) => (j === i ? rental : r));
   }
   const out = [...list, rental];
