@@ -118,8 +118,9 @@ END {
 		} else if ((b SUBSEP "peak_growth_MiB") in count) {
 			printf "%s: 200 sign-ins at once grew the peak memory by %.3g MiB (target <= the bound of one 64 MiB hash per core, %g MiB, +10%%; unbounded: 12800 MiB)\n", b, largest(b SUBSEP "peak_growth_MiB"), largest(b SUBSEP "bound_MiB")
 		} else if ((b SUBSEP "memory_x_hub") in count) {
-			printf "%s: per idle dashboard %.3g KiB = %.3g x the raw hub's %.3g KiB (target <= 2; runs %s), %.3g goroutines (target <= 3); one event to all: last dashboard after %.3g ms = %.3g x the hub's (target <= 2; runs %s), server CPU %.3g x the hub's (target <= 3; runs %s); at most %g SQL statements per replica and %g Redis commands per event (target <= 2 each)", \
-				b, median(b SUBSEP "KiB/dashboard"), median(b SUBSEP "memory_x_hub"), median(b SUBSEP "hub_KiB/dashboard"), runs(b SUBSEP "memory_x_hub"), largest(b SUBSEP "goroutines/dashboard"), \
+			printf "%s: per idle dashboard %.3g KiB resident = %.3g x the raw hub's %.3g KiB (target <= 2; runs %s), %.3g KiB heap and stacks = %.3g x the hub's (runs %s), %.3g goroutines (target <= 3); one event to all: last dashboard after %.3g ms = %.3g x the hub's (target <= 2; runs %s), server CPU %.3g x the hub's (target <= 3; runs %s); at most %g SQL statements per replica and %g Redis commands per event (target <= 2 each)", \
+				b, median(b SUBSEP "rss_KiB/dashboard"), median(b SUBSEP "rss_x_hub"), median(b SUBSEP "hub_rss_KiB/dashboard"), runs(b SUBSEP "rss_x_hub"), \
+				median(b SUBSEP "KiB/dashboard"), median(b SUBSEP "memory_x_hub"), runs(b SUBSEP "memory_x_hub"), largest(b SUBSEP "goroutines/dashboard"), \
 				median(b SUBSEP "ms_to_last"), median(b SUBSEP "to_last_x_hub"), runs(b SUBSEP "to_last_x_hub"), median(b SUBSEP "cpu_x_hub"), runs(b SUBSEP "cpu_x_hub"), \
 				largest(b SUBSEP "sql/event/replica"), largest(b SUBSEP "redis_commands/event")
 			if ((b SUBSEP "redis_publishes/event") in count) printf ", %g Redis PUBLISH (target 1)", largest(b SUBSEP "redis_publishes/event")

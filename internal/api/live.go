@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -52,13 +53,16 @@ const encodedEvents = 8
 type execKey struct{}
 
 // liveWebsocket is gqlgen's WebSocket transport, with the executor handed
-// to the adapter for the operations it runs.
+// to the adapter for the operations it runs, serving each socket on a
+// goroutine of its own once upgraded (see detach.go).
 type liveWebsocket struct {
 	transport.Websocket
+	logger *slog.Logger
 }
 
 func (t liveWebsocket) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	t.Websocket.Do(w, r.WithContext(context.WithValue(r.Context(), execKey{}, exec)), exec)
+	r = r.WithContext(context.WithValue(r.Context(), execKey{}, exec))
+	serveDetached(t.logger, r, func() { t.Websocket.Do(w, r, exec) })
 }
 
 // liveHub holds a replica's groups.

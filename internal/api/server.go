@@ -193,19 +193,24 @@ func (s *Server) CloseStreams() { s.closeStreams() }
 // the only way to reach them: serve it on a private address.
 func (s *Server) Metrics() http.Handler { return s.metrics }
 
-// streams ties each WebSocket's context to streamsCtx, so CloseStreams ends
-// them while plain requests finish undisturbed.
+// streams gives each WebSocket a context of its own, which ends with the
+// socket (not with the request that opened it: see detach.go) or when
+// CloseStreams ends them all, while plain requests finish undisturbed.
 func streams(streamsCtx context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
+		end := newSocketEnd()
+		defer end.handlerReturned()
+		ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 		stop := context.AfterFunc(streamsCtx, cancel)
-		defer stop()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		end.add(func() {
+			stop()
+			cancel()
+		})
+		next.ServeHTTP(w, r.WithContext(withSocketEnd(ctx, end)))
 	})
 }
 
@@ -224,7 +229,7 @@ func New(cfg Config, deps Deps) *Server {
 	sockets := newSockets(deps.Auth, deps.Logger, m, cfg.socketLimits(), proxies, streamsCtx)
 
 	gql := handler.New(deps.Schema)
-	gql.AddTransport(liveWebsocket{transport.Websocket{
+	gql.AddTransport(liveWebsocket{logger: deps.Logger, Websocket: transport.Websocket{
 		Implementation: newGorillaWebsocket(origins, wsTimings{init: cfg.WSInitTimeout, write: cfg.WSWriteTimeout,
 			keepAlive: cfg.WSKeepAlive, messageRate: cfg.WSMessageRate}, sockets,
 			func() { m.websockets.Inc() }, func() { m.websockets.Dec() }),

@@ -176,7 +176,11 @@ func (r *sockets) admit(next http.Handler) http.Handler {
 			writeHTTPError(w, http.StatusTooManyRequests, fault.RateLimited, "too many WebSockets from this address")
 			return
 		}
-		defer r.release(s)
+		if end := socketEndFrom(req.Context()); end != nil {
+			end.add(func() { r.release(s) }) // when the socket ends (streams)
+		} else {
+			defer r.release(s)
+		}
 		next.ServeHTTP(w, req.WithContext(withSocket(req.Context(), s)))
 	})
 }

@@ -129,6 +129,9 @@ func (g *gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts t
 	if g.onOpen != nil {
 		g.onOpen()
 	}
+	if e := socketEndFrom(r.Context()); e != nil {
+		e.detach() // the handler may return: the socket is served on
+	}
 	return c, nil
 }
 

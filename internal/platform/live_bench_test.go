@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -113,6 +114,7 @@ func liveOptions() platformtest.Options {
 
 type liveResult struct {
 	bytesPerDash      float64
+	residentPerDash   float64
 	stackPerDash      float64
 	goroutinesPerDash float64
 	toLast, cpu       time.Duration
@@ -125,6 +127,9 @@ func reportLive(b *testing.B, res, hub liveResult) {
 	b.ReportMetric(res.bytesPerDash/1024, "KiB/dashboard")
 	b.ReportMetric(hub.bytesPerDash/1024, "hub_KiB/dashboard")
 	b.ReportMetric(res.bytesPerDash/hub.bytesPerDash, "memory_x_hub")
+	b.ReportMetric(res.residentPerDash/1024, "rss_KiB/dashboard")
+	b.ReportMetric(hub.residentPerDash/1024, "hub_rss_KiB/dashboard")
+	b.ReportMetric(res.residentPerDash/hub.residentPerDash, "rss_x_hub")
 	b.ReportMetric(res.goroutinesPerDash, "goroutines/dashboard")
 	b.ReportMetric(res.stackPerDash/1024, "stack_KiB/dashboard")
 	b.ReportMetric(hub.stackPerDash/1024, "hub_stack_KiB/dashboard")
@@ -155,6 +160,21 @@ func serverMemoryStacks() (bytes, stacks uint64, goroutines int) {
 	return ms.HeapAlloc + ms.StackInuse, ms.StackInuse, runtime.NumGoroutine()
 }
 
+// residentBytes is the process's resident memory (VmRSS, what an operator
+// pays for) once the runtime has collected and returned to the system what
+// it can: what is live and what the heap keeps mapped for it.
+func residentBytes(tb testing.TB) uint64 {
+	tb.Helper()
+	debug.FreeOSMemory()
+	data, err := os.ReadFile("/proc/self/statm")
+	require.NoError(tb, err)
+	fields := strings.Fields(string(data))
+	require.GreaterOrEqual(tb, len(fields), 2, "statm: %q", data)
+	pages, err := strconv.ParseUint(fields[1], 10, 64)
+	require.NoError(tb, err)
+	return pages * uint64(os.Getpagesize())
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -174,9 +194,11 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 	warm.kill()
 	time.Sleep(time.Second)
 	mem0, stack0, g0 := serverMemoryStacks()
+	rss0 := residentBytes(b)
 	child := startLiveClients(b, s.urls(), s.token(), dashboards)
 	time.Sleep(time.Second) // past the set-up's garbage
 	mem1, stack1, g1 := serverMemoryStacks()
+	rss1 := residentBytes(b)
 	if dir := os.Getenv("GPUNEX_LIVE_PROFILE"); dir != "" {
 		// go tool pprof -sample_index=inuse_space on the file
 		f, err := os.CreateTemp(dir, "live-heap-*.pprof")
@@ -190,6 +212,7 @@ func measureLive(b *testing.B, s liveServer, sql func(func()) int, redisCalls fu
 	}
 	res := liveResult{
 		bytesPerDash:      float64(int64(mem1)-int64(mem0)) / float64(dashboards),
+		residentPerDash:   float64(int64(rss1)-int64(rss0)) / float64(dashboards),
 		goroutinesPerDash: float64(g1-g0) / float64(dashboards),
 		stackPerDash:      float64(int64(stack1)-int64(stack0)) / float64(dashboards),
 	}
