@@ -44,7 +44,7 @@ export function MachineBenchmarksCard({ entry, gpuNames, onRequested }: MachineB
         <h2 id={`bench-machine-${m.machineId}`} dir="auto" className="wrap-anywhere">
           {m.hostname}
         </h2>
-        <RequestButton machine={m} onRequested={onRequested} />
+        <RequestButton machine={m} eventSeq={entry.eventSeq} onRequested={onRequested} />
       </header>
       <p className="muted small bench-run-line" data-testid="bench-run-line">
         {run?.finishedAt ? <span>{t('benchmarks.lastRun', { when: f.dateTime(run.finishedAt) })} </span> : <span>{t('benchmarks.noRunYet')} </span>}
@@ -158,7 +158,7 @@ function MachineFigures({ machine: m }: { machine: MachineStanding }) {
  * ("Benchmark running…") and, with a countdown ticking every second, until
  * requestAllowedAt; a TOO_SOON (or any other) user error shows beside it.
  */
-function RequestButton({ machine: m, onRequested }: { machine: MachineStanding; onRequested: (action: StandingAction) => void }) {
+function RequestButton({ machine: m, eventSeq, onRequested }: { machine: MachineStanding; eventSeq: number; onRequested: (action: StandingAction) => void }) {
   const { t } = useTranslation();
   const fmt = useBenchmarkFormat();
   const [{ fetching }, request] = useMutation(RequestBenchmarkMutation);
@@ -169,6 +169,7 @@ function RequestButton({ machine: m, onRequested }: { machine: MachineStanding; 
 
   async function onClick() {
     setErrors([]);
+    const askedAfterSeq = eventSeq;
     const res = await request({ input: { machineId: m.machineId } });
     const p = res.data?.requestBenchmark;
     if (res.error) {
@@ -176,7 +177,7 @@ function RequestButton({ machine: m, onRequested }: { machine: MachineStanding; 
       return;
     }
     if (!p) return;
-    onRequested({ type: 'requested', machineId: m.machineId, pendingRun: p.run ?? null, requestAllowedAt: p.requestAllowedAt ?? null });
+    onRequested({ type: 'requested', machineId: m.machineId, pendingRun: p.run ?? null, requestAllowedAt: p.requestAllowedAt ?? null, askedAfterSeq });
     setErrors(p.userErrors.map((e) => userErrorText(t, e.field, e.code)));
   }
 

@@ -62,14 +62,26 @@ describe('standingsReducer', () => {
   it('shows a request\'s pending run and cooldown at once, never moving the cooldown back', () => {
     const s = apply([
       { type: 'loaded', machines: [machine('1', { requestAllowedAt: '2026-11-01T10:30:00Z' })], askedAfterSeq: 0 },
-      { type: 'requested', machineId: '1', pendingRun: run, requestAllowedAt: '2026-11-01T10:10:00Z' },
+      { type: 'requested', machineId: '1', pendingRun: run, requestAllowedAt: '2026-11-01T10:10:00Z', askedAfterSeq: 0 },
     ]);
     expect(s.entries['1']?.machine.pendingRun).toEqual(run);
     expect(s.entries['1']?.machine.requestAllowedAt).toBe('2026-11-01T10:30:00Z');
-    const refused = apply([{ type: 'requested', machineId: '1', pendingRun: null, requestAllowedAt: '2026-11-01T11:00:00Z' }], s);
+    const refused = apply([{ type: 'requested', machineId: '1', pendingRun: null, requestAllowedAt: '2026-11-01T11:00:00Z', askedAfterSeq: 0 }], s);
     expect(refused.entries['1']?.machine.pendingRun).toEqual(run);
     expect(refused.entries['1']?.machine.requestAllowedAt).toBe('2026-11-01T11:00:00Z');
-    expect(apply([{ type: 'requested', machineId: 'unknown', pendingRun: run, requestAllowedAt: null }], s)).toBe(s);
+    expect(apply([{ type: 'requested', machineId: 'unknown', pendingRun: run, requestAllowedAt: null, askedAfterSeq: 0 }], s)).toBe(s);
+  });
+
+  it('keeps a run finished before the answer was read finished, taking only the later cooldown', () => {
+    // Asked at seq 0; the run's events (queued, then finished) came first.
+    const s = apply([
+      { type: 'loaded', machines: [machine('1', { requestAllowedAt: '2026-11-01T10:00:00Z' })], askedAfterSeq: 0 },
+      { type: 'event', machine: machine('1', { pendingRun: run }), initial: false, seq: 1 },
+      { type: 'event', machine: machine('1', { pendingRun: null }), initial: false, seq: 2 },
+      { type: 'requested', machineId: '1', pendingRun: run, requestAllowedAt: '2026-11-01T10:40:00Z', askedAfterSeq: 0 },
+    ]);
+    expect(s.entries['1']?.machine.pendingRun).toBeNull();
+    expect(s.entries['1']?.machine.requestAllowedAt).toBe('2026-11-01T10:40:00Z');
   });
 });
 

@@ -30,7 +30,7 @@ export interface Standings {
 export type StandingAction =
   | { type: 'event'; machine: MachineStanding; initial: boolean; seq: number }
   | { type: 'loaded'; machines: readonly MachineStanding[]; askedAfterSeq: number }
-  | { type: 'requested'; machineId: string; pendingRun: MachineStanding['pendingRun']; requestAllowedAt: string | null };
+  | { type: 'requested'; machineId: string; pendingRun: MachineStanding['pendingRun']; requestAllowedAt: string | null; askedAfterSeq: number };
 
 /** emptyStandings is the state before anything arrived. */
 export const emptyStandings: Standings = { entries: {}, loaded: false };
@@ -41,6 +41,10 @@ export const emptyStandings: Standings = { entries: {}, loaded: false };
  * queried machine replaces it only if no event for it arrived after the
  * query was sent (the event is newer). A request's answer sets the pending
  * run and the cooldown at once; the event that follows it confirms them.
+ * An event for the machine that arrived after the request was sent
+ * (askedAfterSeq) is newer than the answer: on a busy machine the run may
+ * have finished before the answer was read, and its queued run would then
+ * show as running for good, so only the later cooldown is taken.
  */
 export function standingsReducer(state: Standings, action: StandingAction): Standings {
   switch (action.type) {
@@ -65,9 +69,10 @@ export function standingsReducer(state: Standings, action: StandingAction): Stan
     case 'requested': {
       const prev = state.entries[action.machineId];
       if (!prev) return state;
+      const behind = prev.eventSeq > action.askedAfterSeq;
       const machine = {
         ...prev.machine,
-        pendingRun: action.pendingRun ?? prev.machine.pendingRun,
+        pendingRun: behind ? prev.machine.pendingRun : (action.pendingRun ?? prev.machine.pendingRun),
         requestAllowedAt: later(prev.machine.requestAllowedAt, action.requestAllowedAt),
       };
       return { ...state, entries: { ...state.entries, [action.machineId]: { ...prev, machine } } };
