@@ -16,22 +16,22 @@ import (
 	"github.com/gpunex/gpunex/internal/await"
 )
 
-// lockedBuffer is a log sink written from the server's goroutines.
-type lockedBuffer struct {
+// lockedLog collects a server's log lines from any goroutine.
+type lockedLog struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // A WebSocket is served on a goroutine of its own once upgraded: the
@@ -40,7 +40,7 @@ func (b *lockedBuffer) String() string {
 // request refused before the upgrade is over when its handler returns. A
 // panic while serving a socket is logged and ends that socket only.
 func TestASocketOutlivesItsHandlerAndEndsWhatItHeldWhenItEnds(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &lockedLog{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	streamsCtx, closeStreams := context.WithCancel(context.Background())
 	defer closeStreams()

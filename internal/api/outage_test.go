@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -15,7 +14,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,24 +31,6 @@ import (
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
 )
-
-// lockedLog collects a server's log lines from any goroutine.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // outageHook counts the calls of api.Deps.Outage.
 type outageHook struct{ n atomic.Int32 }
@@ -106,7 +86,7 @@ func TestOutagesArePresentedUnavailable(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
-			logs := &lockedLog{}
+			logs := &api.LockedLog{}
 			hook := &outageHook{}
 			present := api.PresentError(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), hook.note)
 			ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, graphql.DefaultRecover)
@@ -208,7 +188,7 @@ func TestAResolversOutageIsAnsweredUnavailable(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
 			t.Parallel()
-			logs := &lockedLog{}
+			logs := &api.LockedLog{}
 			hook := &outageHook{}
 			srv := api.New(api.Config{}, api.Deps{
 				Schema: graph.NewExecutableSchema(graph.Config{Resolvers: healthRoot{health: func(context.Context) (bool, error) { return false, tc.err }}}),
@@ -294,7 +274,7 @@ func TestAnAuthLookupThatMeetsAnOutageIsAnswered503(t *testing.T) {
 	_, err = db.MigrateUp(context.Background())
 	require.NoError(t, err)
 
-	logs := &lockedLog{}
+	logs := &api.LockedLog{}
 	hook := &outageHook{}
 	srv := authServer(db, hook, logs)
 	const query = `{"query":"{ health }"}`
@@ -333,7 +313,7 @@ func TestAnAuthLookupThatFailsOtherwiseIsAnswered500(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, "sqlite")
 	require.NoError(t, db.Close())
-	logs := &lockedLog{}
+	logs := &api.LockedLog{}
 	hook := &outageHook{}
 	srv := authServer(db, hook, logs)
 	for _, tc := range tokenRequests(t) {
