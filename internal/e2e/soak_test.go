@@ -119,7 +119,31 @@ func soakConfigFromEnv(t *testing.T) soakConfig {
 		}
 		cfg.Drills = drills
 	}
+	// GPUNEX_SOAK_DRILLS=none runs without drills (a steady run, for the
+	// memory and goroutine slopes of one process over the whole run); a
+	// comma-separated list of kinds keeps those.
+	if v, ok := os.LookupEnv("GPUNEX_SOAK_DRILLS"); ok {
+		keep := strings.Split(v, ",")
+		var drills []soakDrill
+		for _, d := range cfg.Drills {
+			if slices.Contains(keep, d.Kind) {
+				drills = append(drills, d)
+			}
+		}
+		if v != "none" && len(drills) != len(keep) {
+			t.Fatalf("GPUNEX_SOAK_DRILLS=%q: the %s soak's drills are %v, or none", v, cfg.Name, drillKinds(cfg.Drills))
+		}
+		cfg.Drills = drills
+	}
 	return cfg
+}
+
+func drillKinds(ds []soakDrill) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Kind
+	}
+	return out
 }
 
 // TestTheFleetSoaksThroughFaultsAndTheMoneyComesOutRight runs the fleet
