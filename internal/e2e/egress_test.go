@@ -94,6 +94,8 @@ func TestEgressFirewallKeepsJobsOffTheLANAndTheHost(t *testing.T) {
 	t.Run("probes", func(t *testing.T) {
 		rt := docker.New(cli, docker.Options{StopGrace: time.Second, WithoutGPUs: true})
 		require.NoError(t, importBusybox(cli))
+		// No other job network comes or goes while it probes.
+		dockertest.Alone(t)
 		waitForOtherJobs(t, cli)
 
 		// Job A probes; job B listens on 8080 inside its container.
@@ -339,7 +341,16 @@ func iptablesS(t *testing.T, ns, chain string) []string {
 	t.Helper()
 	out, err := inNetns(ns, "iptables", "-w", "-S", chain).CombinedOutput()
 	require.NoError(t, err, "iptables -S %s:\n%s", chain, out)
-	return strings.Split(strings.TrimSpace(string(out)), "\n")
+	// iptables-nft prints a comment line when iptables-legacy tables
+	// exist too (anything that ran iptables-legacy once makes them): the
+	// rules are the other lines.
+	var rules []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			rules = append(rules, line)
+		}
+	}
+	return rules
 }
 
 var counterRE = regexp.MustCompile(` -c (\d+) \d+`)

@@ -74,6 +74,7 @@ func TestRealAgentRunsARentalsJobWhoseLogsReachTheCustomerUntilStopped(t *testin
 				}
 				t.Cleanup(func() { _ = engine.Close() })
 				require.NoError(t, dockertest.ImportImage(context.Background(), engine))
+				dockertest.Beside(t)
 				image, agentExtra, agentEnv = dockertest.Image, []string{"--job-runtime", "docker"}, []string{"DOCKER_HOST=" + dockertest.Host()}
 			}
 			var extra []string

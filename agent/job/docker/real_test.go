@@ -62,7 +62,16 @@ type realBundle struct {
 	cli *client.Client
 }
 
+// setupReal is the shared runtime for a test that starts jobs beside
+// other tests (dockertest.Beside).
 func setupReal(t *testing.T) realBundle {
+	t.Helper()
+	return setupRealHolding(t, dockertest.Beside)
+}
+
+// setupRealHolding is setupReal, holding the engine's job networks with
+// hold (dockertest.Beside or dockertest.Alone) until the test ends.
+func setupRealHolding(t *testing.T, hold func(testing.TB)) realBundle {
 	t.Helper()
 	e, err := engineOnce()
 	if err != nil {
@@ -70,6 +79,7 @@ func setupReal(t *testing.T) realBundle {
 			"or set GPUNEX_TEST_DOCKER_HOST", e.host, err)
 	}
 	require.NoError(t, imageOnce())
+	hold(t)
 	return realBundle{rt: sharedRuntime(), cli: e.cli}
 }
 
@@ -173,7 +183,8 @@ echo uid=$(id -u)`
 
 func TestDockerRealJobsCannotReachEachOther(t *testing.T) {
 	t.Parallel()
-	b := setupReal(t)
+	// No other job network comes or goes while it probes.
+	b := setupRealHolding(t, dockertest.Alone)
 	ctx := context.Background()
 
 	// Job A listens on 8080, again after each connection.

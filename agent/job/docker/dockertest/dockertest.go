@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -25,6 +28,43 @@ const busyboxPath = "/bin/busybox"
 
 // applets are the commands Image has, as links to busybox.
 var applets = []string{"sh", "echo", "sleep", "cat", "grep", "nc", "tail", "head", "id", "ls", "true", "false", "printf", "ip", "awk", "basename", "seq"}
+
+// lockFile, in the temp directory, is what Alone and Beside lock.
+const lockFile = "gpunex-docker-job-networks.lock"
+
+// Alone holds the engine's job networks for t alone until it ends: no
+// other test, in this binary or another (make test runs packages side by
+// side), creates or removes a job network meanwhile. The tests that check
+// Docker's inter-network isolation take it: twice in a CI run a job
+// reached another job's network while other tests created and removed
+// theirs on the same engine (Docker 20.10 on iptables-nft), which no
+// isolation check should depend on.
+func Alone(t testing.TB) { hold(t, syscall.LOCK_EX) }
+
+// Beside lets t start jobs beside other tests, waiting while one holds the
+// engine's job networks Alone. Every test that starts jobs on the engine
+// takes it (or Alone) before its first job.
+func Beside(t testing.TB) { hold(t, syscall.LOCK_SH) }
+
+// hold takes the lock file how (an flock, across processes) until t ends.
+func hold(t testing.TB, how int) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), lockFile), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("dockertest: the job networks' lock: %v", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR { //nolint:errorlint // a raw syscall's errno
+			break
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		t.Fatalf("dockertest: the job networks' lock: %v", err)
+	}
+	t.Cleanup(func() { _ = f.Close() }) // closing releases the flock
+}
 
 // Host is the engine's address the tests use.
 func Host() string {
