@@ -92,7 +92,9 @@ type LedgerEntry struct {
 type RentalMeter struct {
 	bun.BaseModel `bun:"table:rental_meters,alias:rm"`
 
-	RentalID    int64      `bun:"rental_id,pk"`
+	RentalID int64 `bun:"rental_id,pk"`
+	// CustomerID is the rental's customer, copied when the meter opens.
+	CustomerID  int64      `bun:"customer_id,notnull"`
 	BilledUntil time.Time  `bun:"billed_until,notnull"`
 	Charged     USDC       `bun:"charged_micros,notnull"`
 	Fee         USDC       `bun:"fee_micros,notnull"`

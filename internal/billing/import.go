@@ -106,7 +106,7 @@ func (s *Service) ImportPast(ctx context.Context, providerID int64, past Past) (
 		if err != nil || m > 0 {
 			return err
 		}
-		if err := upsertHours(ctx, tx, nil, hours); err != nil {
+		if err := upsertProviderHours(ctx, tx, hours); err != nil {
 			return err
 		}
 		if err := post(ctx, tx, now, []*posting{{

@@ -92,8 +92,19 @@ func post(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting) er
 // postWith is post with the accounts' ids known already (those missing
 // are opened).
 func postWith(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting, known map[accountKey]int64) error {
+	delta, err := writePostings(ctx, tx, now, postings, known)
+	if err != nil {
+		return err
+	}
+	return addBalances(ctx, tx, now, delta)
+}
+
+// writePostings is postWith up to the balances: it writes the postings'
+// transactions and entries and returns what each account's balance is to
+// change by.
+func writePostings(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting, known map[accountKey]int64) (map[int64]models.USDC, error) {
 	if len(postings) == 0 {
-		return nil
+		return nil, nil
 	}
 	var keys []accountKey
 	for _, p := range postings {
@@ -103,7 +114,7 @@ func postWith(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting
 			keys = append(keys, l.account)
 		}
 		if sum != 0 {
-			return fmt.Errorf("billing: a %s posting sums to %d, not zero", p.tx.Kind, sum)
+			return nil, fmt.Errorf("billing: a %s posting sums to %d, not zero", p.tx.Kind, sum)
 		}
 		p.tx.CreatedAt = now
 	}
@@ -117,7 +128,7 @@ func postWith(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting
 	if len(missing) > 0 {
 		opened, err := accounts(ctx, tx, now, missing)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ids = make(map[accountKey]int64, len(known)+len(opened))
 		for k, v := range known {
@@ -132,7 +143,7 @@ func postWith(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting
 		txs[i] = p.tx
 	}
 	if _, err := tx.NewInsert().Model(&txs).Returning("id").Exec(ctx); err != nil {
-		return fmt.Errorf("billing: unable to write ledger transactions: %w", err)
+		return nil, fmt.Errorf("billing: unable to write ledger transactions: %w", err)
 	}
 	var entries []*models.LedgerEntry
 	delta := map[int64]models.USDC{}
@@ -147,12 +158,12 @@ func postWith(ctx context.Context, tx bun.Tx, now time.Time, postings []*posting
 		}
 	}
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	if _, err := tx.NewInsert().Model(&entries).Exec(ctx); err != nil {
-		return fmt.Errorf("billing: unable to write ledger entries: %w", err)
+		return nil, fmt.Errorf("billing: unable to write ledger entries: %w", err)
 	}
-	return addBalances(ctx, tx, now, delta)
+	return delta, nil
 }
 
 // addBalances adds delta to the accounts' balances in one statement.

@@ -2,12 +2,16 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -50,8 +54,8 @@ ON CONFLICT (rental_id) DO NOTHING`
 const openMetersOfSQL = openMetersOf + ` AND r.id IN (?)
 ON CONFLICT (rental_id) DO NOTHING`
 
-const openMetersOf = `INSERT INTO rental_meters (rental_id, billed_until, charged_micros, fee_micros, closed, updated_at)
-SELECT r.id, r.started_at, 0, 0, FALSE, ? FROM rentals r
+const openMetersOf = `INSERT INTO rental_meters (rental_id, customer_id, billed_until, charged_micros, fee_micros, closed, updated_at)
+SELECT r.id, r.customer_id, r.started_at, 0, 0, FALSE, ? FROM rentals r
 WHERE r.started_at IS NOT NULL AND (r.state IN (?) OR r.ended_at >= ?)
 AND NOT EXISTS (SELECT 1 FROM rental_meters m WHERE m.rental_id = r.id)`
 
@@ -62,11 +66,18 @@ const meterRowsOf = `SELECT rm.rental_id, r.customer_id, r.provider_id, r.machin
 FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
 WHERE NOT rm.closed`
 
-// meterRowsSQL is a chunk of the open meters after a rental id (Tick).
-const meterRowsSQL = meterRowsOf + ` AND rm.rental_id > ? ORDER BY rm.rental_id LIMIT ?`
+// meterRowsSQL is a chunk of the open meters of a range of customers
+// (customer_id from, before to), after a (customer_id, rental_id): in the order of rental_meters_open_customer_idx, which is
+// the order every transaction locks meters in.
+const meterRowsSQL = meterRowsOf + ` AND rm.customer_id >= ? AND rm.customer_id < ? AND (rm.customer_id, rm.rental_id) > (?, ?)
+ORDER BY rm.customer_id, rm.rental_id LIMIT ?`
 
 // settleRowsSQL is the open meters of the rentals named (SettleEnded).
-const settleRowsSQL = meterRowsOf + ` AND rm.rental_id IN (?) ORDER BY rm.rental_id`
+const settleRowsSQL = meterRowsOf + ` AND rm.rental_id IN (?) ORDER BY rm.customer_id, rm.rental_id`
+
+// shareRowsSQL is the open meters per customer, in customer order: what
+// Tick splits among its workers.
+const shareRowsSQL = `SELECT customer_id, COUNT(*) AS n FROM rental_meters WHERE NOT closed GROUP BY customer_id ORDER BY customer_id`
 
 // Tick meters every open rental up to now, in chunks of
 // Config.ChunkSize, each in one transaction: for each rental the
@@ -82,31 +93,119 @@ const settleRowsSQL = meterRowsOf + ` AND rm.rental_id IN (?) ORDER BY rm.rental
 // second the balance covers; the rental is then stopped (Deps.Stop) and
 // the customer told; a customer whose balance is about to run out is told
 // once per rental.
+//
+// On PostgreSQL the open meters are metered by Config.MeterWorkers
+// transactions at once, each over the rentals of its share of the
+// customers (a range of customer ids holding about as many open meters as
+// each other share), so a customer's balance is read and charged by one of
+// them only; what they share (the platform's
+// fee account, the providers' earnings and hourly rollups) is written
+// last in each transaction, rows in one order, so they wait on each other
+// only for a commit and never deadlock.
 func (s *Service) Tick(ctx context.Context) error {
 	now := s.deps.Clock.Now()
 	if _, err := s.deps.DB.ExecContext(ctx, openMetersSQL, now, bun.List(activeStates), now.Add(-EndedLookback)); err != nil {
 		return fmt.Errorf("billing: unable to open meters: %w", err)
 	}
-	var after int64
-	for {
-		res, err := s.meterChunk(ctx, now, after)
-		if err != nil {
-			return err
-		}
-		s.afterChunk(ctx, res)
-		if res.n < s.cfg.ChunkSize {
-			return nil
-		}
-		after = res.last
+	workers := s.cfg.MeterWorkers
+	if s.deps.DB.Backend() != "postgres" {
+		// SQLite has one writer: a second would only wait.
+		workers = 1
 	}
+	shares, err := s.shares(ctx, workers)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(shares))
+	var wg sync.WaitGroup
+	for i, ranges := range shares {
+		wg.Go(func() { errs[i] = s.tickShare(ctx, now, ranges) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// share is a range of customers (from, before to) and how many open
+// meters they had when Tick began.
+type share struct {
+	from, to int64
+	n        int
+}
+
+// shares splits the customers with open meters into at most workers
+// shares of about as many meters each, and each share into ranges of
+// about Config.ChunkSize meters, a customer never split: a chunk's query
+// then reads its range's meters only, whatever plan the database picks.
+func (s *Service) shares(ctx context.Context, workers int) ([][]share, error) {
+	var counts []struct {
+		CustomerID int64 `bun:"customer_id"`
+		N          int   `bun:"n"`
+	}
+	if err := s.deps.DB.NewRaw(shareRowsSQL).Scan(ctx, &counts); err != nil {
+		return nil, fmt.Errorf("billing: unable to count open meters: %w", err)
+	}
+	total := 0
+	for _, c := range counts {
+		total += c.N
+	}
+	var out [][]share
+	var ranges []share
+	from, sum, inRange := int64(0), 0, 0
+	for i, c := range counts {
+		if inRange > 0 && inRange+c.N > s.cfg.ChunkSize {
+			// The range so far, without c, fits one chunk.
+			ranges = append(ranges, share{from, c.CustomerID, inRange})
+			from, inRange = c.CustomerID, 0
+		}
+		sum += c.N
+		inRange += c.N
+		if i == len(counts)-1 {
+			break
+		}
+		if len(out) < workers-1 && sum*workers >= total*(len(out)+1) {
+			if inRange > 0 {
+				ranges = append(ranges, share{from, c.CustomerID + 1, inRange})
+				from, inRange = c.CustomerID+1, 0
+			}
+			out = append(out, ranges)
+			ranges = nil
+		}
+	}
+	// The last range runs to the end: what opens after the count is
+	// metered by the next tick, but nothing is left out.
+	return append(out, append(ranges, share{from, math.MaxInt64, inRange})), nil
+}
+
+// tickShare meters the open meters of ranges' customers, range after
+// range, chunk after chunk.
+func (s *Service) tickShare(ctx context.Context, now time.Time, ranges []share) error {
+	for _, sh := range ranges {
+		var afterCustomer, afterRental int64
+		for {
+			res, err := s.meterChunk(ctx, now, sh, afterCustomer, afterRental)
+			if err != nil {
+				return err
+			}
+			s.afterChunk(ctx, res)
+			// A range counted within a chunk is read whole by one (the
+			// count is taken after the meters opened); only a customer
+			// with more open meters than a chunk takes several.
+			if res.n < s.cfg.ChunkSize || sh.n <= s.cfg.ChunkSize {
+				break
+			}
+			afterCustomer, afterRental = res.lastCustomer, res.last
+		}
+	}
+	return nil
 }
 
 // chunkResult is what one chunk did, for what follows its commit.
 type chunkResult struct {
-	n         int
-	last      int64
-	providers []int64
-	exhausted []int64
+	n int
+	// last and lastCustomer are the last meter's rental and customer.
+	last, lastCustomer int64
+	providers          []int64
+	exhausted          []int64
 	// charged are the rentals whose charge changed, for OnCharged.
 	charged []ChargedRental
 }
@@ -128,7 +227,7 @@ type providerHourKey struct {
 	hour     time.Time
 }
 
-func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*chunkResult, error) {
+func (s *Service) meterChunk(ctx context.Context, now time.Time, sh share, afterCustomer, afterRental int64) (*chunkResult, error) {
 	res := &chunkResult{}
 	err := s.deps.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		*res = chunkResult{}
@@ -137,14 +236,14 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, after int64) (*
 			q += " FOR UPDATE OF rm"
 		}
 		var rows []*meterRow
-		if err := tx.NewRaw(q, after, s.cfg.ChunkSize).Scan(ctx, &rows); err != nil {
+		if err := tx.NewRaw(q, sh.from, sh.to, afterCustomer, afterRental, s.cfg.ChunkSize).Scan(ctx, &rows); err != nil {
 			return fmt.Errorf("billing: unable to read meters: %w", err)
 		}
 		res.n = len(rows)
 		if len(rows) == 0 {
 			return nil
 		}
-		res.last = rows[len(rows)-1].RentalID
+		res.last, res.lastCustomer = rows[len(rows)-1].RentalID, rows[len(rows)-1].CustomerID
 		return s.meter(ctx, tx, now, rows, res)
 	})
 	return res, err
@@ -233,7 +332,7 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 		}
 		balances[ids[customer]] -= c.gross
 		balances[ids[earnings]] += c.gross - c.fee
-		m := &models.RentalMeter{RentalID: r.RentalID, BilledUntil: c.billedUntil, Charged: r.Charged + c.gross, Fee: r.Fee + c.fee,
+		m := &models.RentalMeter{RentalID: r.RentalID, CustomerID: r.CustomerID, BilledUntil: c.billedUntil, Charged: r.Charged + c.gross, Fee: r.Fee + c.fee,
 			Closed: c.closed, LowFundsAt: r.LowFundsAt, UpdatedAt: now}
 		if c.gross != 0 || c.fee != 0 {
 			ref := "rental " + strconv.FormatInt(r.RentalID, 10) + " to " + c.billedUntil.UTC().Format(time.RFC3339)
@@ -279,21 +378,64 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 		}
 		meters = append(meters, m)
 	}
-	if err := postWith(ctx, tx, now, postings, ids); err != nil {
-		return err
-	}
+	// What is this transaction's alone first (its meters, its rentals'
+	// GPUs' hours, its ledger rows); what concurrent ticks share last
+	// (the accounts' balances, then the providers' hours), so they hold
+	// those rows only until the commit, and take them in one order.
 	if _, err := tx.NewInsert().Model(&meters).On("CONFLICT (rental_id) DO UPDATE").
 		Set("billed_until = EXCLUDED.billed_until, charged_micros = EXCLUDED.charged_micros, fee_micros = EXCLUDED.fee_micros").
 		Set("closed = EXCLUDED.closed, low_funds_at = EXCLUDED.low_funds_at, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
 		return fmt.Errorf("billing: unable to update meters: %w", err)
 	}
-	if err := upsertHours(ctx, tx, gpuHours, provHours); err != nil {
+	if err := upsertGpuHours(ctx, tx, gpuHours); err != nil {
+		return err
+	}
+	delta, err := writePostings(ctx, tx, now, postings, ids)
+	if err != nil {
+		return err
+	}
+	if err := lockAccounts(ctx, tx, delta); err != nil {
+		return err
+	}
+	if err := addBalances(ctx, tx, now, delta); err != nil {
+		return err
+	}
+	if err := upsertProviderHours(ctx, tx, provHours); err != nil {
 		return err
 	}
 	for p := range providers {
 		res.providers = append(res.providers, p)
 	}
 	slices.Sort(res.providers)
+	return nil
+}
+
+// lockAccounts locks, on PostgreSQL, the accounts whose balance delta
+// changes, in id order, before their balances are updated: one UPDATE … FROM VALUES takes
+// its rows in the order of its plan, and two ticks' workers updating the
+// platform's fee account and a provider's earnings in opposite orders would
+// deadlock. FOR NO KEY UPDATE, the lock the UPDATE takes: it does not wait
+// on the key-share locks the entries' foreign keys hold on the same rows
+// in other ticks' transactions (FOR UPDATE would, and deadlock). (SQLite's
+// transactions are IMMEDIATE: one writer.)
+func lockAccounts(ctx context.Context, tx bun.Tx, delta map[int64]models.USDC) error {
+	if tx.Dialect().Name() != dialect.PG {
+		return nil
+	}
+	var lock []int64
+	for id, d := range delta {
+		if d != 0 {
+			lock = append(lock, id)
+		}
+	}
+	if len(lock) == 0 {
+		return nil
+	}
+	slices.Sort(lock)
+	var got []int64
+	if err := tx.NewRaw(`SELECT id FROM ledger_accounts WHERE id IN (?) ORDER BY id FOR NO KEY UPDATE`, bun.List(lock)).Scan(ctx, &got); err != nil {
+		return fmt.Errorf("billing: unable to lock accounts: %w", err)
+	}
 	return nil
 }
 
@@ -471,9 +613,9 @@ func (s *Service) rollUp(r *meterRow, c charge, gpus []int64, gpuHours map[gpuHo
 	}
 }
 
-// upsertHours adds the chunk's hourly figures to the rollups: one
-// statement per table.
-func upsertHours(ctx context.Context, tx bun.Tx, gpuHours map[gpuHourKey]*models.EarningsHour, provHours map[providerHourKey]*models.ProviderEarningsHour) error {
+// upsertGpuHours adds the chunk's hourly figures per GPU to their
+// rollup in one statement.
+func upsertGpuHours(ctx context.Context, tx bun.Tx, gpuHours map[gpuHourKey]*models.EarningsHour) error {
 	if len(gpuHours) > 0 {
 		rows := make([]*models.EarningsHour, 0, len(gpuHours))
 		for _, h := range gpuHours {
@@ -490,6 +632,12 @@ func upsertHours(ctx context.Context, tx bun.Tx, gpuHours map[gpuHourKey]*models
 			return fmt.Errorf("billing: unable to roll up GPU hours: %w", err)
 		}
 	}
+	return nil
+}
+
+// upsertProviderHours adds the chunk's hourly figures per provider and
+// model to their rollup in one statement, rows in key order.
+func upsertProviderHours(ctx context.Context, tx bun.Tx, provHours map[providerHourKey]*models.ProviderEarningsHour) error {
 	if len(provHours) > 0 {
 		rows := make([]*models.ProviderEarningsHour, 0, len(provHours))
 		for _, h := range provHours {

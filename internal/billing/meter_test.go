@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -147,9 +148,10 @@ func TestMeteringPropertiesOverRandomTimelines(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		for seed := range uint64(3) {
-			b := setup(t, db, Config{ChunkSize: 3})
+			// Several workers a tick on PostgreSQL (SQLite: one).
+			b := setup(t, db, Config{ChunkSize: 3, MeterWorkers: 3})
 			b.serial = int(seed) * 10_000
-			other := b.replica(Config{ChunkSize: 2})
+			other := b.replica(Config{ChunkSize: 2, MeterWorkers: 2})
 			rng := rand.New(rand.NewPCG(seed, 42))
 			rich := b.user(t, "rich")
 			b.credit(t, rich, 1_000_000_000_000)
@@ -242,6 +244,89 @@ func TestMeteringPropertiesOverRandomTimelines(t *testing.T) {
 				require.NoError(t, err)
 			}
 		}
+	})
+}
+
+// Issue 27, point 6: a tick meters its shares of the customers in
+// several transactions at once. Thirty customers renting from three
+// providers (whose earnings accounts, hourly rollups and the platform's fee
+// account every worker writes), chunks of two meters, four workers on each
+// of two replicas ticking together: no tick fails (no deadlock, no
+// balance check refused), every rental is charged exactly rate × GPUs ×
+// seconds once, and the ledger balances. The shares cover every customer
+// once: each worker's ranges are disjoint and in order, and none but a
+// single customer's holds more meters than a chunk.
+func TestATicksWorkersMeterTheirSharesAtOnceAndChargeEachRentalOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, Config{ChunkSize: 2, MeterWorkers: 4})
+		other := b.replica(Config{ChunkSize: 2, MeterWorkers: 4})
+		type machine struct {
+			provider, id int64
+			gpus         []int64
+		}
+		var machines []machine
+		for range 3 {
+			p, m, g := b.provider(t, 8)
+			machines = append(machines, machine{p, m, g})
+		}
+		var ids []int64
+		var big int64
+		for i := range 30 {
+			c := b.user(t, "customer")
+			b.credit(t, c, 1_000_000_000)
+			// Customer 0 rents five GPUs, more than a chunk of meters.
+			n := 1
+			if i == 0 {
+				n, big = 5, c
+			}
+			for j := range n {
+				m := machines[(i+j)%3]
+				g := m.gpus[(i/3+j)%8 : (i/3+j)%8+1]
+				ids = append(ids, b.rental(t, c, m.provider, m.id, g, 1_800_000, 1500))
+			}
+		}
+		started := b.clock.Now()
+		for range 5 {
+			b.clock.Advance(37 * time.Second)
+			var wg sync.WaitGroup
+			for _, svc := range []*Service{b.svc, other} {
+				wg.Go(func() { require.NoError(t, svc.Tick(b.ctx)) })
+			}
+			wg.Wait()
+		}
+		secs := int64(b.clock.Now().Sub(started) / time.Second)
+		for _, id := range ids {
+			var m models.RentalMeter
+			require.NoError(t, db.NewSelect().Model(&m).Where("rental_id = ?", id).Scan(b.ctx))
+			require.Equal(t, models.USDC(1_800_000*secs/3600), m.Charged, "rental %d", id)
+			var charges int
+			require.NoError(t, db.NewSelect().Model((*models.LedgerTransaction)(nil)).ColumnExpr("COUNT(*)").
+				Where("rental_id = ? AND kind = ?", id, models.TxRentalCharge).Scan(b.ctx, &charges))
+			require.Equal(t, 5, charges, "one charge a tick for rental %d, however many replicas and workers ticked", id)
+		}
+		requireBalancedLedger(t, b)
+
+		shares, err := b.svc.shares(b.ctx, 4)
+		require.NoError(t, err)
+		require.Len(t, shares, 4)
+		next := int64(0)
+		for _, ranges := range shares {
+			require.NotEmpty(t, ranges)
+			for _, r := range ranges {
+				require.Equal(t, next, r.from, "the ranges follow each other")
+				require.Less(t, r.from, r.to)
+				var n int
+				require.NoError(t, db.NewSelect().Model((*models.RentalMeter)(nil)).ColumnExpr("COUNT(*)").
+					Where("NOT closed AND customer_id >= ? AND customer_id < ?", r.from, r.to).Scan(b.ctx, &n))
+				require.Equal(t, r.n, n)
+				if n > 2 {
+					require.True(t, r.from <= big && big < r.to && n == 5, "only the customer with five meters has a range bigger than a chunk")
+				}
+				next = r.to
+			}
+		}
+		require.Equal(t, int64(math.MaxInt64), next, "the last range runs to the end")
 	})
 }
 

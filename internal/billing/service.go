@@ -47,6 +47,10 @@ type Config struct {
 	// ChunkSize bounds the rentals one metering transaction handles
 	// (default 500).
 	ChunkSize int
+	// MeterWorkers is how many metering transactions a tick runs at once
+	// on PostgreSQL, each over its share of the customers (default 4;
+	// SQLite, one writer, always 1).
+	MeterWorkers int
 	// Payouts tunes payouts.
 	Payouts PayoutConfig
 }
@@ -75,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChunkSize <= 0 {
 		c.ChunkSize = 500
+	}
+	if c.MeterWorkers <= 0 {
+		c.MeterWorkers = 4
 	}
 	c.Payouts = c.Payouts.withDefaults()
 	return c

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,11 +27,13 @@ var start = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // manual clock, with notifications and events in memory, and rows seeded
 // directly (the market's and fleet's own tests cover how they come to be).
 type bundle struct {
-	ctx     context.Context
-	db      *store.DB
-	clock   *clock.Manual
-	bus     bus.Bus
-	svc     *Service
+	ctx   context.Context
+	db    *store.DB
+	clock *clock.Manual
+	bus   bus.Bus
+	svc   *Service
+	// mu guards stopped: a tick's workers stop rentals at once.
+	mu      sync.Mutex
 	stopped []int64
 	serial  int
 }
@@ -63,7 +66,9 @@ func (b *bundle) replica(cfg Config) *Service {
 
 // stop is what the market does to a rental whose funds ran out: it ends.
 func (b *bundle) stop(ctx context.Context, id int64) error {
+	b.mu.Lock()
 	b.stopped = append(b.stopped, id)
+	b.mu.Unlock()
 	now := b.clock.Now()
 	_, err := b.db.NewUpdate().Model((*models.Rental)(nil)).Set("state = ?, ended_at = ?, updated_at = ?", models.RentalStopped, now, now).
 		Where("id = ? AND ended_at IS NULL", id).Exec(ctx)
