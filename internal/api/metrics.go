@@ -85,6 +85,9 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // instrument counts and times requests of one route. WebSocket upgrades
 // pass through untouched (the hijacker must stay reachable).
 func (m *metrics) instrument(route string, next http.Handler) http.Handler {
+	// The route's series are looked up once, the usual answer's too: a
+	// lookup hashes its labels under a lock on every request.
+	duration, ok := m.duration.WithLabelValues(route), m.requests.WithLabelValues(route, "200")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "" {
 			m.requests.WithLabelValues(route, "101").Inc()
@@ -97,8 +100,12 @@ func (m *metrics) instrument(route string, next http.Handler) http.Handler {
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
-		m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
-		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		if rec.status == http.StatusOK {
+			ok.Inc()
+		} else {
+			m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
+		}
+		duration.Observe(time.Since(start).Seconds())
 	})
 }
 

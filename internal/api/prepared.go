@@ -278,7 +278,7 @@ type preparedBody struct {
 var strictJSON = jsonv2.RejectUnknownMembers(true)
 
 func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		// Let gqlgen say what went wrong reading it.
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
@@ -290,6 +290,31 @@ func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	t.POST.Do(w, r, exec)
+}
+
+// readBody reads r's body whole: into one buffer of its Content-Length
+// when it says (limitBody refused it already if over the limit), where
+// io.ReadAll would start at 512 bytes and grow.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength <= 0 {
+		return io.ReadAll(r.Body)
+	}
+	// One byte more, so a body longer than it said is read to its end.
+	body := make([]byte, 0, r.ContentLength+1)
+	for {
+		n, err := r.Body.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			return body, nil
+		}
+		if err != nil {
+			return body, err
+		}
+		if len(body) == cap(body) {
+			rest, err := io.ReadAll(r.Body)
+			return append(body, rest...), err
+		}
+	}
 }
 
 // match finds the prepared operation a body asks for, if any; a body that
