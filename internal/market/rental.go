@@ -49,6 +49,13 @@ func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*
 	if err := validateStart(&in, now); err != nil {
 		return nil, err
 	}
+	// Its turn among the replica's starts (Config.StartConcurrency).
+	select {
+	case s.starts <- struct{}{}:
+		defer func() { <-s.starts }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	if err := s.ensureProfiles(ctx); err != nil {
 		return nil, err
 	}

@@ -1,12 +1,14 @@
 package market
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
@@ -397,4 +399,59 @@ func begins(stmts []string) int {
 		}
 	}
 	return n
+}
+
+// Issue 27, point 4: a replica runs Config.StartConcurrency starts at
+// once and the others wait their turn. A start that waits while every
+// slot is taken rents nothing until one frees; one whose request is given
+// up while it waits (the client went away) ends with its context's error
+// and rents nothing; bad input is refused at once, without waiting.
+func TestAStartWaitsItsTurnAmongTheReplicasStarts(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		p := b.provider(t, providerSpec{city: "Lisbon"})
+		b.machine(t, p, h100, 2, 90, 2_000_000)
+		customer := b.user(t, "customer")
+		listing := b.list(t, Filter{}, SortRank)[0]
+		in := StartInput{ListingID: &listing.ID, GpuCount: 1, Image: "docker.io/library/python:3.12", Command: []string{"python", "-V"}}
+		rentals := func() int {
+			n, err := db.NewSelect().Model((*models.Rental)(nil)).Count(b.ctx)
+			require.NoError(t, err)
+			return int(n)
+		}
+
+		// Every slot is taken, as by starts in flight.
+		for range b.svc.Config().StartConcurrency {
+			b.svc.starts <- struct{}{}
+		}
+		bad := in
+		bad.GpuCount = 0
+		_, err := b.svc.Start(b.ctx, customer, bad)
+		v, ok := fault.AsValidation(err)
+		require.True(t, ok, "bad input is refused without waiting: %v", err)
+		require.Equal(t, "input.gpuCount", v.Problems[0].Field)
+
+		gone, cancel := context.WithCancel(b.ctx)
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.svc.Start(gone, customer, in)
+			done <- err
+		}()
+		waiting := make(chan *models.Rental, 1)
+		go func() {
+			r, err := b.svc.Start(b.ctx, customer, in)
+			assert.NoError(t, err)
+			waiting <- r
+		}()
+		cancel()
+		require.ErrorIs(t, <-done, context.Canceled)
+		require.Zero(t, rentals(), "nothing rented while every slot is taken")
+
+		<-b.svc.starts // a start in flight ends
+		r := <-waiting
+		require.NotNil(t, r)
+		require.Equal(t, models.RentalStarting, r.State)
+		require.Equal(t, 1, rentals())
+	})
 }
