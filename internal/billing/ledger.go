@@ -166,18 +166,24 @@ func writePostings(ctx context.Context, tx bun.Tx, now time.Time, postings []*po
 	return delta, nil
 }
 
-// addBalances adds delta to the accounts' balances in one statement.
-func addBalances(ctx context.Context, tx bun.Tx, now time.Time, delta map[int64]models.USDC) error {
+// changedAccounts is the accounts delta changes, in id order.
+func changedAccounts(delta map[int64]models.USDC) []int64 {
 	ids := make([]int64, 0, len(delta))
 	for id, d := range delta {
 		if d != 0 {
 			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids)
+	return ids
+}
+
+// addBalances adds delta to the accounts' balances in one statement.
+func addBalances(ctx context.Context, tx bun.Tx, now time.Time, delta map[int64]models.USDC) error {
+	ids := changedAccounts(delta)
 	if len(ids) == 0 {
 		return nil
 	}
-	slices.Sort(ids)
 	var b strings.Builder
 	args := []any{now}
 	for i, id := range ids {

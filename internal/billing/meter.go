@@ -422,16 +422,10 @@ func lockAccounts(ctx context.Context, tx bun.Tx, delta map[int64]models.USDC) e
 	if tx.Dialect().Name() != dialect.PG {
 		return nil
 	}
-	var lock []int64
-	for id, d := range delta {
-		if d != 0 {
-			lock = append(lock, id)
-		}
-	}
+	lock := changedAccounts(delta)
 	if len(lock) == 0 {
 		return nil
 	}
-	slices.Sort(lock)
 	var got []int64
 	if err := tx.NewRaw(`SELECT id FROM ledger_accounts WHERE id IN (?) ORDER BY id FOR NO KEY UPDATE`, bun.List(lock)).Scan(ctx, &got); err != nil {
 		return fmt.Errorf("billing: unable to lock accounts: %w", err)
