@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -10,15 +11,48 @@ import (
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
 
-// bareAnswer is a net/http handler that answers every request with body,
-// having read the request's: the floor a GraphQL request's answer is
-// measured against (sent the same request, headers included).
-func bareAnswer(body []byte) http.Handler {
+// bareAnswer is a net/http handler that answers every request with the
+// same bytes as the stack, headers and body (what stackAnswer saw), having
+// read the request's: the floor a GraphQL request's answer is measured
+// against (sent the same request, headers included). net/http adds Date
+// and Content-Length to both.
+func bareAnswer(header http.Header, body []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
+		h := w.Header()
+		for k, v := range header {
+			h[k] = v
+		}
 		_, _ = w.Write(body)
 	})
+}
+
+// stackAnswer is the stack's answer to the request runHeartbeats sends:
+// its headers (less those net/http sets) and body.
+func stackAnswer(b *testing.B, url, token string, body []byte) (http.Header, []byte) {
+	b.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/graphql-response+json, application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		b.Fatalf("the stack answered %d %s (%v)", res.StatusCode, answer, err)
+	}
+	header := res.Header.Clone()
+	header.Del("Date")
+	header.Del("Content-Length")
+	return header, answer
 }
 
 // BenchmarkSmallQueries measures the smallest requests through the whole
@@ -45,18 +79,23 @@ func BenchmarkSmallQueries(b *testing.B) {
 				if got, _ := json.Marshal(map[string]json.RawMessage{"data": answer.Data}); string(got) != q.answer {
 					b.Fatalf("%s answers %s, not %s", q.query, got, q.answer)
 				}
+				header, stackBody := stackAnswer(b, s.URL+"/graphql", q.token, body)
+				if string(stackBody) != q.answer {
+					b.Fatalf("%s answers %s, not %s", q.query, stackBody, q.answer)
+				}
 				var bare hbResult
 				b.Run(q.name+"/bare", func(b *testing.B) {
 					ln, err := net.Listen("tcp", "127.0.0.1:0")
 					if err != nil {
 						b.Fatal(err)
 					}
-					srv := &http.Server{Handler: bareAnswer([]byte(q.answer))}
+					srv := &http.Server{Handler: bareAnswer(header, stackBody)}
 					go func() { _ = srv.Serve(ln) }()
 					defer srv.Close()
 					// The same request, its Authorization header
 					// included: the bare handler reads what the
-					// stack reads and answers the same bytes.
+					// stack reads and answers the same bytes, its
+					// headers included.
 					bare = runHeartbeats(b, "http://"+ln.Addr().String()+"/graphql", q.token, bodies)
 				})
 				b.Run(q.name+"/gpunex", func(b *testing.B) {
