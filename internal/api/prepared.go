@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -288,8 +289,72 @@ func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 	if op, b := t.match(body); op != nil && t.serve(w, r, op, b) {
 		return
 	}
+	if p, ok := plainRequest(body); ok {
+		t.plain(w, r, exec, p)
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	t.POST.Do(w, r, exec)
+}
+
+// plainBody is a POST body with a document and no variables (absent,
+// null or {}) or extensions, read as the prepared path reads (exact member
+// names, no others): the most common request, a page's query.
+type plainBody struct {
+	Query         string         `json:"query"`
+	OperationName string         `json:"operationName"`
+	Variables     jsontext.Value `json:"variables"`
+}
+
+// plainRequest reads body as a plainBody; false sends it gqlgen's way.
+func plainRequest(body []byte) (*plainBody, bool) {
+	var p plainBody
+	if jsonv2.Unmarshal(body, &p, strictJSON) != nil {
+		return nil, false
+	}
+	switch string(bytes.TrimSpace(p.Variables)) {
+	case "", "null", "{}":
+		return &p, true
+	}
+	return nil, false
+}
+
+// plain answers a plainBody as gqlgen's POST transport does (the same
+// content type, status codes, errors and executor: the operation's
+// validation, limits and extensions all run), without reading the body a
+// second time, decoding it with encoding/json's reflection and a decoder's
+// buffer, or merging header maps per request.
+func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p *plainBody) {
+	ctx := r.Context()
+	contentType := responseContentType(r)
+	w.Header()["Content-Type"] = []string{contentType}
+	now := graphql.Now()
+	params := &graphql.RawParams{Query: p.Query, OperationName: p.OperationName, Headers: r.Header,
+		ReadTime: graphql.TraceTiming{Start: now, End: now}}
+	rc, errs := exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		// gqlgen's statusFor and statusForGraphQLResponse.
+		if errcode.GetErrorKind(errs) == errcode.KindProtocol {
+			if contentType == "application/graphql-response+json" {
+				w.WriteHeader(http.StatusBadRequest)
+			} else {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+			}
+		}
+		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, rc)
+	writeResponse(w, responses(ctx))
+}
+
+// writeResponse is gqlgen's writeJson.
+func writeResponse(w io.Writer, response *graphql.Response) {
+	b, err := json.Marshal(response)
+	if err != nil {
+		panic(fmt.Errorf("unable to marshal %s: %w", string(response.Data), err))
+	}
+	_, _ = w.Write(b)
 }
 
 // readBody reads r's body whole: into one buffer of its Content-Length

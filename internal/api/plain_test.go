@@ -1,0 +1,67 @@
+package api
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 27, point 3: a POST with a document and no variables is answered
+// without gqlgen's POST transport (plainRequest), and exactly as it would
+// have answered: the same status, content type and body, for a good
+// document and each way one goes wrong (syntax, validation, an operation
+// name that is not there, no document, over the depth limit, introspection
+// where it is off), under either content type a client accepts. The same
+// body with "Query" for "query" (gqlgen's decoder matches names without
+// regard to case; the plain path only exact ones) goes gqlgen's way: the
+// reference.
+func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
+	t.Parallel()
+	srv := spaServer(t, Config{DepthLimit: 2}, builtSPA())
+	type answer struct {
+		status      int
+		contentType string
+		body        string
+	}
+	post := func(body, accept string) answer {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/graphql", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer func() { _ = res.Body.Close() }()
+		b, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return answer{res.StatusCode, res.Header.Get("Content-Type"), string(b)}
+	}
+	documents := []struct{ query, operationName string }{
+		{"{ __typename }", ""},
+		{"query Q { __typename }", "Q"},
+		{"query Q { __typename }", "Other"},
+		{"{", ""},
+		{"{ nope }", ""},
+		{"", ""},
+		{"{ me { providerApplication { gpus { model } } } }", ""},
+		{"{ __schema { types { name } } }", ""},
+	}
+	for _, d := range documents {
+		for _, accept := range []string{"", "application/json", "application/graphql-response+json", "application/graphql-response+json, application/json"} {
+			q, _ := json.Marshal(d.query)
+			op, _ := json.Marshal(d.operationName)
+			plain := post(`{"query":`+string(q)+`,"operationName":`+string(op)+`,"variables":{}}`, accept)
+			reference := post(`{"Query":`+string(q)+`,"operationName":`+string(op)+`,"variables":{}}`, accept)
+			require.Equal(t, reference, plain, "%q accepting %q", d.query, accept)
+		}
+	}
+	// Both paths were taken: a good document answers, a bad one does not.
+	require.Equal(t, `{"data":{"__typename":"Query"}}`, post(`{"query":"{ __typename }"}`, "").body)
+	require.Contains(t, post(`{"query":"{ nope }"}`, "").body, `"errors"`)
+}
