@@ -255,8 +255,8 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, sh share, after
 // to the end is charged, so no statement ever shows a rental billed past
 // its end. It opens the meter of a rental that started and has none yet.
 // Call it once per transaction with every rental it ended, after the
-// rentals' own rows: the meters are locked in one statement, in rental
-// order as Tick locks them, before any account. What follows a tick's
+// rentals' own rows: the meters are locked in one statement, in the order
+// Tick locks them (by customer, then rental), before any account. What follows a tick's
 // commit (events, OnCharged) follows tx's.
 func (s *Service) SettleEnded(ctx context.Context, tx bun.Tx, ids []int64) error {
 	if len(ids) == 0 {
