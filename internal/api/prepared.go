@@ -357,29 +357,16 @@ func writeResponse(w io.Writer, response *graphql.Response) {
 	_, _ = w.Write(b)
 }
 
-// readBody reads r's body whole: into one buffer of its Content-Length
-// when it says (limitBody refused it already if over the limit), where
+// readBody reads r's body whole into one buffer sized by its
+// Content-Length (limitBody refused it already if over the limit), where
 // io.ReadAll would start at 512 bytes and grow.
 func readBody(r *http.Request) ([]byte, error) {
-	if r.ContentLength <= 0 {
-		return io.ReadAll(r.Body)
-	}
-	// One byte more, so a body longer than it said is read to its end.
-	body := make([]byte, 0, r.ContentLength+1)
-	for {
-		n, err := r.Body.Read(body[len(body):cap(body)])
-		body = body[:len(body)+n]
-		if err == io.EOF {
-			return body, nil
-		}
-		if err != nil {
-			return body, err
-		}
-		if len(body) == cap(body) {
-			rest, err := io.ReadAll(r.Body)
-			return append(body, rest...), err
-		}
-	}
+	var buf bytes.Buffer
+	// ReadFrom wants MinRead bytes free before each read: with them, the
+	// body and its EOF fit without growing.
+	buf.Grow(int(max(r.ContentLength, 0)) + bytes.MinRead)
+	_, err := buf.ReadFrom(r.Body)
+	return buf.Bytes(), err
 }
 
 // match finds the prepared operation a body asks for, if any; a body that

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/models"
@@ -67,8 +66,9 @@ FROM rental_meters rm JOIN rentals r ON r.id = rm.rental_id
 WHERE NOT rm.closed`
 
 // meterRowsSQL is a chunk of the open meters of a range of customers
-// (customer_id from, before to), after a (customer_id, rental_id): in the order of rental_meters_open_customer_idx, which is
-// the order every transaction locks meters in.
+// (customer_id from, before to), after a (customer_id, rental_id): in the
+// order of rental_meters_open_customer_idx, which is the order every
+// transaction locks meters in.
 const meterRowsSQL = meterRowsOf + ` AND rm.customer_id >= ? AND rm.customer_id < ? AND (rm.customer_id, rm.rental_id) > (?, ?)
 ORDER BY rm.customer_id, rm.rental_id LIMIT ?`
 
@@ -98,10 +98,10 @@ const shareRowsSQL = `SELECT customer_id, COUNT(*) AS n FROM rental_meters WHERE
 // transactions at once, each over the rentals of its share of the
 // customers (a range of customer ids holding about as many open meters as
 // each other share), so a customer's balance is read and charged by one of
-// them only; what they share (the platform's
-// fee account, the providers' earnings and hourly rollups) is written
-// last in each transaction, rows in one order, so they wait on each other
-// only for a commit and never deadlock.
+// them only; what they share (the platform's fee account, the providers'
+// earnings and hourly rollups) is written last in each transaction, rows
+// in one order, so they wait on each other only for a commit and never
+// deadlock.
 func (s *Service) Tick(ctx context.Context) error {
 	now := s.deps.Clock.Now()
 	if _, err := s.deps.DB.ExecContext(ctx, openMetersSQL, now, bun.List(activeStates), now.Add(-EndedLookback)); err != nil {
@@ -256,8 +256,8 @@ func (s *Service) meterChunk(ctx context.Context, now time.Time, sh share, after
 // its end. It opens the meter of a rental that started and has none yet.
 // Call it once per transaction with every rental it ended, after the
 // rentals' own rows: the meters are locked in one statement, in the order
-// Tick locks them (by customer, then rental), before any account. What follows a tick's
-// commit (events, OnCharged) follows tx's.
+// Tick locks them (by customer, then rental), before any account. What
+// follows a tick's commit (events, OnCharged) follows tx's.
 func (s *Service) SettleEnded(ctx context.Context, tx bun.Tx, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
@@ -394,7 +394,7 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 	if err != nil {
 		return err
 	}
-	if err := lockAccounts(ctx, tx, delta); err != nil {
+	if err := s.lockAccounts(ctx, tx, delta); err != nil {
 		return err
 	}
 	if err := addBalances(ctx, tx, now, delta); err != nil {
@@ -410,24 +410,22 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 	return nil
 }
 
-// lockAccounts locks, on PostgreSQL, the accounts whose balance delta
-// changes, in id order, before their balances are updated: one UPDATE … FROM VALUES takes
+// lockAccounts locks the accounts whose balance delta changes, in id
+// order, before their balances are updated: one UPDATE … FROM VALUES takes
 // its rows in the order of its plan, and two ticks' workers updating the
 // platform's fee account and a provider's earnings in opposite orders would
-// deadlock. FOR NO KEY UPDATE, the lock the UPDATE takes: it does not wait
-// on the key-share locks the entries' foreign keys hold on the same rows
-// in other ticks' transactions (FOR UPDATE would, and deadlock). (SQLite's
-// transactions are IMMEDIATE: one writer.)
-func lockAccounts(ctx context.Context, tx bun.Tx, delta map[int64]models.USDC) error {
-	if tx.Dialect().Name() != dialect.PG {
-		return nil
-	}
+// deadlock. store.DB.ForUpdate's FOR NO KEY UPDATE does not wait on the
+// key-share locks the entries' foreign keys hold on the same rows in other
+// workers' transactions (FOR UPDATE would, and deadlock). On SQLite, one
+// writer at a time, there is nothing to lock.
+func (s *Service) lockAccounts(ctx context.Context, tx bun.Tx, delta map[int64]models.USDC) error {
 	lock := changedAccounts(delta)
-	if len(lock) == 0 {
+	if s.deps.DB.Backend() != "postgres" || len(lock) == 0 {
 		return nil
 	}
 	var got []int64
-	if err := tx.NewRaw(`SELECT id FROM ledger_accounts WHERE id IN (?) ORDER BY id FOR NO KEY UPDATE`, bun.List(lock)).Scan(ctx, &got); err != nil {
+	q := tx.NewSelect().Model((*models.LedgerAccount)(nil)).Column("id").Where("id IN (?)", bun.List(lock)).Order("id")
+	if err := s.deps.DB.ForUpdate(q).Scan(ctx, &got); err != nil {
 		return fmt.Errorf("billing: unable to lock accounts: %w", err)
 	}
 	return nil

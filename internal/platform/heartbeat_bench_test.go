@@ -53,6 +53,18 @@ const (
 	benchMachinesShort = 4
 )
 
+// heartbeatRequest is the POST runHeartbeats sends: body, as gpunex-agent
+// sends it, with token (if any) as the bearer.
+func heartbeatRequest(url, token string, body []byte) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/graphql-response+json, application/json") // as gpunex-agent sends
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req
+}
+
 // runHeartbeats posts the heartbeat bodies round robin from 16 parallel
 // clients and measures latency.
 func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
@@ -70,12 +82,7 @@ func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
 			body := bodies[next%int64(len(bodies))]
 			next++
 			mu.Unlock()
-			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/graphql-response+json, application/json") // as gpunex-agent sends
-			if token != "" {
-				req.Header.Set("Authorization", "Bearer "+token)
-			}
+			req := heartbeatRequest(url, token, body)
 			start := time.Now()
 			res, err := client.Do(req)
 			if err != nil {
