@@ -416,8 +416,11 @@ func (s *Service) meter(ctx context.Context, tx bun.Tx, now time.Time, rows []*m
 // platform's fee account and a provider's earnings in opposite orders would
 // deadlock. store.DB.ForUpdate's FOR NO KEY UPDATE does not wait on the
 // key-share locks the entries' foreign keys hold on the same rows in other
-// workers' transactions (FOR UPDATE would, and deadlock). On SQLite, one
-// writer at a time, there is nothing to lock.
+// workers' transactions (FOR UPDATE would, and deadlock). It is the
+// metering's, not every posting's: only metering transactions run at once
+// sharing more than one account (a deposit, a credit or a payout shares
+// at most one with any other), so only they can take two in opposite
+// orders. On SQLite, one writer at a time, there is nothing to lock.
 func (s *Service) lockAccounts(ctx context.Context, tx bun.Tx, delta map[int64]models.USDC) error {
 	lock := changedAccounts(delta)
 	if s.deps.DB.Backend() != "postgres" || len(lock) == 0 {
