@@ -85,6 +85,11 @@ func (p proxyPolicy) clientAddr(r *http.Request) string {
 // parseHost reads an address with or without a port (192.0.2.1,
 // 192.0.2.1:443, [2001:db8::1]:443, 2001:db8::1).
 func parseHost(s string) (netip.Addr, bool) {
+	// A connection's peer (RemoteAddr) has a port: read it that way first,
+	// without the error a plain address parse would make of it.
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap().WithZone(""), true
+	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		return a.Unmap().WithZone(""), true
 	}

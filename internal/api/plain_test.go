@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -21,13 +22,16 @@ import (
 // reference.
 func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
 	t.Parallel()
-	srv := spaServer(t, Config{DepthLimit: 2}, builtSPA())
+	limited := spaServer(t, Config{DepthLimit: 2}, builtSPA())
+	// With introspection on, a description holding <, & and … is data
+	// that encoding/json escapes (the plain path writes data without it).
+	open := spaServer(t, Config{Introspection: true}, builtSPA())
 	type answer struct {
 		status      int
 		contentType string
 		body        string
 	}
-	post := func(body, accept string) answer {
+	postTo := func(srv *httptest.Server, body, accept string) answer {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/graphql", strings.NewReader(body))
 		require.NoError(t, err)
@@ -42,6 +46,7 @@ func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
 		require.NoError(t, err)
 		return answer{res.StatusCode, res.Header.Get("Content-Type"), string(b)}
 	}
+	post := func(body, accept string) answer { return postTo(limited, body, accept) }
 	documents := []struct{ query, operationName string }{
 		{"{ __typename }", ""},
 		{"query Q { __typename }", "Q"},
@@ -61,6 +66,10 @@ func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
 			require.Equal(t, reference, plain, "%q accepting %q", d.query, accept)
 		}
 	}
+	escaped := `{ __type(name: \"DepositPayment\") { fields { description } } }`
+	plain := postTo(open, `{"query":"`+escaped+`"}`, "")
+	require.Equal(t, postTo(open, `{"Query":"`+escaped+`"}`, ""), plain)
+	require.Contains(t, plain.body, `solana:\u003crecipient\u003e?amount=…\u0026spl-token`)
 	// Both paths were taken: a good document answers, a bad one does not.
 	require.Equal(t, `{"data":{"__typename":"Query"}}`, post(`{"query":"{ __typename }"}`, "").body)
 	require.Contains(t, post(`{"query":"{ nope }"}`, "").body, `"errors"`)

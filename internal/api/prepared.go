@@ -15,6 +15,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -252,6 +254,53 @@ func fieldAlias(sel ast.Selection) string {
 	return "a fragment"
 }
 
+// configurable is the set-up handler.Server and executor.Executor share:
+// New configures both alike.
+type configurable interface {
+	SetQueryCache(cache graphql.Cache[*ast.QueryDocument])
+	SetErrorPresenter(f graphql.ErrorPresenterFunc)
+	SetRecoverFunc(f graphql.RecoverFunc)
+	SetParserTokenLimit(limit int)
+	SetDisableSuggestion(value bool)
+	Use(extension graphql.HandlerExtension)
+	AroundResponses(f graphql.ResponseMiddleware)
+}
+
+var (
+	_ configurable = (*handler.Server)(nil)
+	_ configurable = (*executor.Executor)(nil)
+)
+
+// postRoute answers a POST (no Upgrade header) with transport over exec, as
+// handler.Server would (checkRequest let only JSON bodies through, which
+// is what gqlgen's POST transport supports), without its per-request
+// copy of the request or its look through every transport; any other
+// request goes to other, handler.Server with the WebSocket, GET and
+// OPTIONS transports. gqlgen's operation trace (the start time its
+// executor reads) is begun where the executor runs (preparedPOST.Do).
+type postRoute struct {
+	exec      *executor.Executor
+	transport preparedPOST
+	other     http.Handler
+}
+
+func (p postRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.Header.Get("Upgrade") != "" {
+		p.other.ServeHTTP(w, r)
+		return
+	}
+	// handler.Server's answer to a panic outside the resolvers.
+	defer func() {
+		if err := recover(); err != nil {
+			gqlErr, _ := p.exec.PresentRecoveredError(r.Context(), err).(*gqlerror.Error)
+			b, _ := json.Marshal(&graphql.Response{Errors: gqlerror.List{gqlErr}})
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write(b)
+		}
+	}()
+	p.transport.Do(w, r, p.exec)
+}
+
 // preparedPOST is gqlgen's POST transport with the prepared documents in
 // front: a request for one of them, in its plain form, is answered by its
 // resolver; every other request goes to transport.POST untouched.
@@ -283,7 +332,7 @@ func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 	if err != nil {
 		// Let gqlgen say what went wrong reading it.
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-		t.POST.Do(w, r, exec)
+		t.generic(w, r, exec)
 		return
 	}
 	if op, b := t.match(body); op != nil && t.serve(w, r, op, b) {
@@ -294,7 +343,13 @@ func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	t.POST.Do(w, r, exec)
+	t.generic(w, r, exec)
+}
+
+// generic is gqlgen's POST transport, the operation's trace begun as
+// handler.Server begins it.
+func (t preparedPOST) generic(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	t.POST.Do(w, r.WithContext(graphql.StartOperationTrace(r.Context())), exec)
 }
 
 // plainBody is a POST body with a document and no variables (absent,
@@ -325,7 +380,7 @@ func plainRequest(body []byte) (*plainBody, bool) {
 // second time, decoding it with encoding/json's reflection and a decoder's
 // buffer, or merging header maps per request.
 func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p *plainBody) {
-	ctx := r.Context()
+	ctx := graphql.StartOperationTrace(r.Context())
 	contentType := responseContentType(r)
 	w.Header()["Content-Type"] = []string{contentType}
 	now := graphql.Now()
@@ -348,8 +403,24 @@ func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql
 	writeResponse(w, responses(ctx))
 }
 
-// writeResponse is gqlgen's writeJson.
+// writeResponse is gqlgen's writeJson: encoding/json's bytes for the
+// response. One with data alone (the usual answer) is written without
+// reflection: {"data":…} with the data compacted and HTML-escaped, as
+// encoding/json writes a json.RawMessage.
 func writeResponse(w io.Writer, response *graphql.Response) {
+	if len(response.Errors) == 0 && len(response.Extensions) == 0 && response.Label == "" &&
+		response.Path == nil && response.HasNext == nil && len(response.Data) > 0 {
+		var compact bytes.Buffer
+		compact.Grow(len(response.Data))
+		if json.Compact(&compact, response.Data) == nil {
+			out := bytes.NewBuffer(make([]byte, 0, len(`{"data":}`)+compact.Len()+16))
+			out.WriteString(`{"data":`)
+			json.HTMLEscape(out, compact.Bytes())
+			out.WriteByte('}')
+			_, _ = w.Write(out.Bytes())
+			return
+		}
+	}
 	b, err := json.Marshal(response)
 	if err != nil {
 		panic(fmt.Errorf("unable to marshal %s: %w", string(response.Data), err))
@@ -432,7 +503,7 @@ func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *prepared
 		out = make([]byte, 0, len(op.prefix)+len(value)+2)
 		out = append(append(append(out, op.prefix...), value...), "}}"...)
 	}
-	t.metrics.operations.WithLabelValues(op.opType, outcome).Inc()
+	t.metrics.countOperation(op.opType, outcome)
 	_, _ = w.Write(out)
 	return true
 }
@@ -458,9 +529,15 @@ func responseContentType(r *http.Request) string {
 		return "application/json"
 	}
 	for part := range strings.SplitSeq(accept, ",") {
-		mediaType, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
+		mediaType := strings.TrimSpace(part)
+		switch mediaType {
+		case "*/*", "application/*", "application/json", "application/graphql-response+json":
+			// As ParseMediaType would read them, without its map.
+		default:
+			var err error
+			if mediaType, _, err = mime.ParseMediaType(mediaType); err != nil {
+				continue
+			}
 		}
 		switch mediaType {
 		case "*/*", "application/*", "application/json":

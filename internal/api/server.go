@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -258,44 +259,50 @@ func New(cfg Config, deps Deps) *Server {
 	}})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(transport.GET{})
-	// Prepared documents (the agent's heartbeat) are answered in front of
-	// gqlgen's POST transport; they skip the operation and field
-	// middleware, and the errors go through the same presenter.
+	// POSTs (every query, mutation and heartbeat) go to gqlgen's executor
+	// straight from postRoute, without handler.Server: the prepared documents
+	// (the agent's heartbeat) and the plain queries in front of gqlgen's
+	// POST transport. Both executors are configured alike (configure), and
+	// share the caches.
+	exec := executor.New(deps.Schema)
 	presenter, recoverer := presentError(deps.Logger, outage), recoverPanic(deps.Logger)
-	gql.AddTransport(preparedPOST{
+	queries := lru.New[*ast.QueryDocument](1000)
+	persisted := extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)}
+	for _, e := range []configurable{gql, exec} {
+		e.SetQueryCache(queries)
+		e.SetErrorPresenter(presenter)
+		e.SetRecoverFunc(recoverer)
+		e.SetParserTokenLimit(parserTokenLimit)
+		if cfg.Introspection {
+			e.Use(extension.Introspection{})
+		} else {
+			e.SetDisableSuggestion(true)
+		}
+		e.Use(persisted)
+		// Before anything else counts an operation on a WebSocket: its
+		// session still holds, and the socket has room for one more.
+		e.Use(socketGuard{sockets: sockets})
+		// After the persisted queries (which fill in the document) and
+		// before gqlgen validates it; among the operation context
+		// mutators only Introspection's (which sets a flag) runs before it.
+		e.Use(operationLimit{limits: cfg.operationLimits(), queries: queries})
+		// At most one logIn or signUp per operation, before any resolver.
+		e.Use(signInLimit{})
+		// Every other mutation field counts against its caller's write
+		// limit; an operation over it is refused whole.
+		e.Use(writeLimit{auth: deps.Auth})
+		// __schema and __type where introspection is off, refused whole.
+		e.Use(introspectionOff{})
+		e.AroundResponses(m.countOperations)
+	}
+	posts := postRoute{exec: exec, transport: preparedPOST{
 		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, m, deps.Logger), metrics: m,
 		presenter: presenter, recover: recoverer,
-	})
-	queries := lru.New[*ast.QueryDocument](1000)
-	gql.SetQueryCache(queries)
-	gql.SetErrorPresenter(presenter)
-	gql.SetRecoverFunc(recoverer)
-	gql.SetParserTokenLimit(parserTokenLimit)
-	if cfg.Introspection {
-		gql.Use(extension.Introspection{})
-	} else {
-		gql.SetDisableSuggestion(true)
-	}
-	gql.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	// Before anything else counts an operation on a WebSocket: its
-	// session still holds, and the socket has room for one more.
-	gql.Use(socketGuard{sockets: sockets})
-	// After the persisted queries (which fill in the document) and before
-	// gqlgen validates it; among the operation context mutators only
-	// Introspection's (which sets a flag) runs before it.
-	gql.Use(operationLimit{limits: cfg.operationLimits(), queries: queries})
-	// At most one logIn or signUp per operation, before any resolver.
-	gql.Use(signInLimit{})
-	// Every other mutation field counts against its caller's write limit;
-	// an operation over it is refused whole.
-	gql.Use(writeLimit{auth: deps.Auth})
-	// __schema and __type where introspection is off, refused whole.
-	gql.Use(introspectionOff{})
-	gql.AroundResponses(m.countOperations)
+	}, other: gql}
 
 	mux := http.NewServeMux()
 	spa := spaHandler(deps.SPA)
-	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, checkRequest(authn.middleware(okForJSON(gql))))))
+	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, checkRequest(authn.middleware(okForJSON(posts))))))
 	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
 	if cfg.Introspection {
 		// GraphiQL, built into the binary with the SPA, under its own CSP.
