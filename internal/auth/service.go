@@ -337,17 +337,17 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 	if !looksLikeToken(SessionTokenPrefix, token) {
 		return nil, fault.E(fault.Unauthenticated, "the session token is not valid")
 	}
-	hash := HashToken(token)
+	sum := sumToken(token)
 	now := s.deps.Clock.Now()
-	if e, ok := s.viewers.get(hash, now); ok {
+	if e, ok := s.viewers.get(sum, now); ok {
 		if expires, ok := s.slide(ctx, e.viewer.SessionID, e.lastUsed, now); ok {
-			s.viewers.used(hash, now, expires)
+			s.viewers.used(sum, now, expires)
 		}
 		return e.viewer.clone(), nil
 	}
 	gen := s.viewers.generation()
 	sess := new(models.Session)
-	err := s.deps.DB.NewSelect().Model(sess).Where("token_hash = ?", hash).Scan(ctx)
+	err := s.deps.DB.NewSelect().Model(sess).Where("token_hash = ?", sum.hex()).Scan(ctx)
 	if store.IsNoRows(err) {
 		return nil, fault.E(fault.Unauthenticated, "the session is not valid or has ended")
 	}
@@ -371,7 +371,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Viewer, erro
 	if expires, ok := s.slide(ctx, sess.ID, sess.LastUsedAt, now); ok {
 		e.lastUsed, e.expires = now, expires
 	}
-	s.viewers.put(hash, gen, e, now)
+	s.viewers.put(sum, gen, e, now)
 	return v.clone(), nil
 }
 

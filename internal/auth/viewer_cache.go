@@ -32,8 +32,8 @@ const viewerCacheTTL = 30 * time.Second
 type viewerCache struct {
 	mu        sync.Mutex
 	gen       uint64
-	byHash    map[string]*cachedViewer
-	bySession map[int64]string // session id → token hash
+	byHash    map[tokenSum]*cachedViewer
+	bySession map[int64]tokenSum // session id → token hash
 	puts      int
 }
 
@@ -46,11 +46,11 @@ type cachedViewer struct {
 }
 
 func newViewerCache() *viewerCache {
-	return &viewerCache{byHash: map[string]*cachedViewer{}, bySession: map[int64]string{}}
+	return &viewerCache{byHash: map[tokenSum]*cachedViewer{}, bySession: map[int64]tokenSum{}}
 }
 
 // get returns a copy of the entry of hash while it is fresh at now.
-func (c *viewerCache) get(hash string, now time.Time) (cachedViewer, bool) {
+func (c *viewerCache) get(hash tokenSum, now time.Time) (cachedViewer, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byHash[hash]
@@ -74,7 +74,7 @@ func (c *viewerCache) generation() uint64 {
 // put stores e under hash unless an eviction happened since gen was read.
 // Now and then it drops the entries that are no longer fresh, so the
 // cache holds about the sessions used within viewerCacheTTL.
-func (c *viewerCache) put(hash string, gen uint64, e cachedViewer, now time.Time) {
+func (c *viewerCache) put(hash tokenSum, gen uint64, e cachedViewer, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
@@ -95,7 +95,7 @@ func (c *viewerCache) put(hash string, gen uint64, e cachedViewer, now time.Time
 }
 
 // used records that the session of hash slid to expires, last used at.
-func (c *viewerCache) used(hash string, lastUsed, expires time.Time) {
+func (c *viewerCache) used(hash tokenSum, lastUsed, expires time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byHash[hash]; ok {
@@ -103,7 +103,7 @@ func (c *viewerCache) used(hash string, lastUsed, expires time.Time) {
 	}
 }
 
-func (c *viewerCache) deleteLocked(hash string, e *cachedViewer) {
+func (c *viewerCache) deleteLocked(hash tokenSum, e *cachedViewer) {
 	delete(c.byHash, hash)
 	if c.bySession[e.viewer.SessionID] == hash {
 		delete(c.bySession, e.viewer.SessionID)
