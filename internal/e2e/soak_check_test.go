@@ -361,7 +361,7 @@ func (s *soak) afterLoad() {
 		if len(mine) == 0 {
 			continue
 		}
-		rep.BaselineGoroutines, rep.BaselineRSSMiB = mine[0].goroutines, mine[0].rssMiB
+		rep.BaselineGoroutines, rep.BaselineRSSMiB, rep.BaselineHeapInuseMiB = mine[0].goroutines, mine[0].rssMiB, mine[0].heapMiB
 		last := mine[len(mine)-1]
 		rep.EndGoroutines, rep.EndRSSMiB = last.goroutines, last.rssMiB
 		for _, sm := range mine {
@@ -392,9 +392,54 @@ func (s *soak) afterLoad() {
 		}, fmt.Sprintf("replica %s's goroutines did not come back to the baseline %.0f", r.name, rep.BaselineGoroutines))
 		rep.AfterLoadRSSMiB, _ = metric(url, "process_resident_memory_bytes")
 		rep.AfterLoadRSSMiB /= 1 << 20
+		rep.AfterLoadHeapInuseMiB, _ = metric(url, "go_memstats_heap_inuse_bytes")
+		rep.AfterLoadHeapInuseMiB /= 1 << 20
 		s.report.Replicas = append(s.report.Replicas, rep)
 	}
+	if s.cfg.Name == "full" {
+		s.memorySettles()
+	}
 	sort.Slice(s.report.Replicas, func(i, j int) bool { return s.report.Replicas[i].Name < s.report.Replicas[j].Name })
+}
+
+// settleFor is how long the full soak watches the idle replicas after the
+// load: the runtime collects an idle heap every two minutes at the
+// latest (its forced collection), and its scavenger then returns the
+// freed pages to the kernel.
+const settleFor = 5 * time.Minute
+
+// memorySettles watches each replica's resident memory once the load has
+// stopped, every ten seconds for settleFor, and reports the lowest it
+// saw, the heap in use then and when: the memory the load left that the
+// runtime gave back, and what the replica keeps (what it learnt of the
+// fleet). The short soak in make test does not wait for it.
+func (s *soak) memorySettles() {
+	stopped := time.Now()
+	for i := range s.report.Replicas {
+		s.report.Replicas[i].SettledRSSMiB = s.report.Replicas[i].AfterLoadRSSMiB
+		s.report.Replicas[i].SettledHeapInuseMiB = s.report.Replicas[i].AfterLoadHeapInuseMiB
+	}
+	addrs := map[string]string{}
+	for _, r := range s.replicas {
+		addrs[r.name] = "http://" + r.addr + "/metrics"
+	}
+	for time.Since(stopped) < settleFor {
+		time.Sleep(10 * time.Second)
+		for i := range s.report.Replicas {
+			rep := &s.report.Replicas[i]
+			rss, ok := metric(addrs[rep.Name], "process_resident_memory_bytes")
+			heap, ok2 := metric(addrs[rep.Name], "go_memstats_heap_inuse_bytes")
+			if ok && ok2 && rss/(1<<20) < rep.SettledRSSMiB {
+				rep.SettledRSSMiB, rep.SettledHeapInuseMiB = rss/(1<<20), heap/(1<<20)
+				rep.SettledAfterSeconds = time.Since(stopped).Seconds()
+			}
+		}
+	}
+	for _, rep := range s.report.Replicas {
+		s.t.Logf("replica %s after the load: resident %.0f MiB (heap in use %.0f MiB) at once, %.0f MiB (heap %.0f MiB) %.0f s later; baseline %.0f MiB (heap %.0f MiB)",
+			rep.Name, rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB, rep.SettledRSSMiB, rep.SettledHeapInuseMiB,
+			rep.SettledAfterSeconds, rep.BaselineRSSMiB, rep.BaselineHeapInuseMiB)
+	}
 }
 
 // slope is the least-squares slope of f over the samples, per minute.

@@ -99,6 +99,14 @@ type replicaReport struct {
 	SteadyGoroutinesPerMin                float64
 	SteadyRSSMiBPerMin                    float64
 	AfterLoadGoroutines, AfterLoadRSSMiB  float64
+	// The Go heap in use (live objects and their spans) at the baseline
+	// and once the load stopped; in the full soak, the resident memory
+	// and heap once the runtime has collected and returned what the
+	// load left (its periodic collection, then the scavenger), and how
+	// long after the load that took.
+	BaselineHeapInuseMiB, AfterLoadHeapInuseMiB float64
+	SettledRSSMiB, SettledHeapInuseMiB          float64 `json:",omitempty"`
+	SettledAfterSeconds                         float64 `json:",omitempty"`
 }
 
 type replicaSample struct {
@@ -107,6 +115,7 @@ type replicaSample struct {
 	at         time.Time
 	goroutines float64
 	rssMiB     float64
+	heapMiB    float64 // go_memstats_heap_inuse_bytes
 	cpuSeconds float64
 }
 
@@ -126,11 +135,13 @@ func (s *soak) sample() {
 		g, ok := metric("http://"+r.addr+"/metrics", "go_goroutines")
 		rss, ok2 := metric("http://"+r.addr+"/metrics", "process_resident_memory_bytes")
 		cpu, ok3 := metric("http://"+r.addr+"/metrics", "process_cpu_seconds_total")
-		if !ok || !ok2 || !ok3 {
+		heap, ok4 := metric("http://"+r.addr+"/metrics", "go_memstats_heap_inuse_bytes")
+		if !ok || !ok2 || !ok3 || !ok4 {
 			continue
 		}
 		s.sampleMu.Lock()
-		s.samples = append(s.samples, replicaSample{replica: r.name, pid: pid, at: time.Now(), goroutines: g, rssMiB: rss / (1 << 20), cpuSeconds: cpu})
+		s.samples = append(s.samples, replicaSample{replica: r.name, pid: pid, at: time.Now(), goroutines: g,
+			rssMiB: rss / (1 << 20), heapMiB: heap / (1 << 20), cpuSeconds: cpu})
 		s.sampleMu.Unlock()
 	}
 }
