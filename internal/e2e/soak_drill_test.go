@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,12 @@ type soakReport struct {
 		// replicas' CPU and the Redis commands.
 		ReplicaCPUMsPerHB float64
 		RedisCmdsPerHB    float64
+		// Where the machine's cores went over that window, in cores
+		// busy: all of it (/proc/stat), the two replicas, and this
+		// process (the simulated agents, dashboards and customers); the
+		// rest is PostgreSQL, Redis and the balancers. Beside Cores (the
+		// machine's count) it says whether the latency is the cores'.
+		Cores, MachineBusyCores, ReplicaBusyCores, HarnessBusyCores float64
 	}
 	// ReplicaStartFailures are the replicas that exited before they were
 	// ready when started (after a drill's kill), each with its exit and
@@ -203,6 +210,7 @@ func (s *soak) drillAll() {
 	// The SQL rows written per heartbeat, over the steady stretch before
 	// the first drill (or the whole run without one).
 	writes, cmds, cpu, from := s.rowWrites(), s.redisCommands(), s.replicaCPU(), time.Now()
+	busy, self := machineBusySeconds(), selfCPUSeconds()
 	steadyEnd := s.cfg.Duration
 	if len(s.cfg.Drills) > 0 {
 		steadyEnd = s.cfg.Drills[0].At
@@ -220,6 +228,13 @@ func (s *soak) drillAll() {
 		h.RowWritesPerHB = float64(written) / float64(beats)
 		h.RedisCmdsPerHB = float64(cmds) / float64(beats)
 		h.ReplicaCPUMsPerHB = cpu * 1000 / float64(beats)
+	}
+	if elapsed := to.Sub(from).Seconds(); elapsed > 0 {
+		h := &s.report.Heartbeats
+		h.Cores = float64(runtime.NumCPU())
+		h.MachineBusyCores = (machineBusySeconds() - busy) / elapsed
+		h.ReplicaBusyCores = cpu / elapsed
+		h.HarnessBusyCores = (selfCPUSeconds() - self) / elapsed
 	}
 	for _, d := range s.cfg.Drills {
 		s.until(d.At)
@@ -418,4 +433,33 @@ func (s *soak) writeReport() {
 	}
 	fmt.Fprintf(os.Stderr, "soak %s: heartbeats p99 %.0f ms (%d steady), %v\n", s.cfg.Name, s.report.Heartbeats.SteadyP99Ms,
 		s.report.Heartbeats.SteadyCount, s.report.Invariants)
+}
+
+// machineBusySeconds is the CPU time the whole machine has spent busy
+// (every state of /proc/stat's cpu line but idle and iowait), in seconds.
+func machineBusySeconds() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)
+	var busy float64
+	for i, f := range fields[1:] {
+		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest time is counted in user already
+			continue
+		}
+		v, _ := strconv.ParseFloat(f, 64)
+		busy += v
+	}
+	return busy / 100 // USER_HZ
+}
+
+// selfCPUSeconds is the CPU time this process has used.
+func selfCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
