@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"slices"
 	"strconv"
@@ -93,7 +94,7 @@ func (a *apiFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.maxPerAddress, "ws-max-per-address", envInt("GPUNEX_WS_MAX_PER_ADDRESS", 64), "WebSockets open from one client address (an IPv6 /64) on this replica; one more is refused with 429; -1 for no cap (env GPUNEX_WS_MAX_PER_ADDRESS)")
 	fs.IntVar(&a.messageRate, "ws-message-rate", envInt("GPUNEX_WS_MESSAGE_RATE", 20), "messages a second read from one WebSocket after a burst of as many; a flooding client's writes back up; -1 for no pacing (env GPUNEX_WS_MESSAGE_RATE)")
 	fs.StringVar(&a.trustedProxies, "trusted-proxies", os.Getenv("GPUNEX_TRUSTED_PROXIES"), "comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-For names the client (for sign-in limits and socket caps); empty trusts none (env GPUNEX_TRUSTED_PROXIES)")
-	fs.StringVar(&a.metricsAddr, "metrics-addr", os.Getenv("GPUNEX_METRICS_ADDR"), "serve /metrics on this address (e.g. 127.0.0.1:9090) instead of the public one (env GPUNEX_METRICS_ADDR)")
+	fs.StringVar(&a.metricsAddr, "metrics-addr", os.Getenv("GPUNEX_METRICS_ADDR"), "serve /metrics, and Go's profiles under /debug/pprof/, on this private address (e.g. 127.0.0.1:9090) instead of /metrics on the public one (env GPUNEX_METRICS_ADDR)")
 }
 
 // config is the api.Config the flags say.
@@ -122,19 +123,32 @@ func (a *apiFlags) config() (api.Config, error) {
 	return cfg, nil
 }
 
-// serveMetrics serves /metrics of h on addr until the returned stop is
-// called.
+// serveMetrics serves privateHandler(h) on addr until the returned stop
+// is called.
 func serveMetrics(addr string, h http.Handler, logger *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr: unable to listen on %s: %w", addr, err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: privateHandler(h), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	logger.Info("gpunex: serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return func() { _ = srv.Close() }, nil
+}
+
+// privateHandler is what the private metrics address serves: the
+// Prometheus series h at /metrics, and Go's runtime profiles under
+// /debug/pprof/ (the heap an idle replica keeps, a CPU profile under
+// load), which the public address never serves.
+func privateHandler(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 func envOr(key, def string) string {

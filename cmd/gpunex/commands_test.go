@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -10,7 +14,10 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/graph"
+	"github.com/gpunex/gpunex/internal/api"
 	"github.com/gpunex/gpunex/internal/store/storetest"
+	"github.com/gpunex/gpunex/resolvers"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -153,5 +160,44 @@ func TestServeRefusesValuesTheirPackagesDoNotTake(t *testing.T) {
 			require.NoError(t, rerr)
 			require.Empty(t, entries, "nothing was opened")
 		})
+	}
+}
+
+// The private metrics address serves the Prometheus series and Go's
+// runtime profiles (an operator's view of what a replica holds and where
+// its CPU goes); the public address serves neither profile.
+func TestThePrivateMetricsAddressServesTheRuntimesProfiles(t *testing.T) {
+	t.Parallel()
+	private := httptest.NewServer(privateHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "go_goroutines 7\n")
+	})))
+	t.Cleanup(private.Close)
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		require.NoError(t, err)
+		defer func() { _ = res.Body.Close() }()
+		b, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, string(b)
+	}
+	code, body := get(private.URL + "/metrics")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, "go_goroutines 7\n", body)
+	code, body = get(private.URL + "/debug/pprof/heap?debug=1")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "heap profile:")
+	code, body = get(private.URL + "/debug/pprof/goroutine?debug=1")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "goroutine profile:")
+
+	public := httptest.NewServer(api.New(api.Config{SeparateMetrics: true}, api.Deps{
+		Schema: graph.NewExecutableSchema(resolvers.NewSchema(&resolvers.Resolver{})), Logger: slog.New(slog.DiscardHandler)}))
+	t.Cleanup(public.Close)
+	for _, path := range []string{"/debug/pprof/heap?debug=1", "/debug/pprof/", "/metrics"} {
+		_, body = get(public.URL + path)
+		require.NotContains(t, body, "heap profile:", path)
+		require.NotContains(t, body, "go_goroutines", path)
+		require.NotContains(t, body, "Types of profiles available", path)
 	}
 }

@@ -3,7 +3,10 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -384,7 +387,7 @@ func (s *soak) afterLoad() {
 		rep.SteadyGoroutinesPerMin = slope(longest, func(sm replicaSample) float64 { return sm.goroutines })
 		rep.SteadyRSSMiBPerMin = slope(longest, func(sm replicaSample) float64 { return sm.rssMiB })
 		// Without load, the goroutines come back to the baseline.
-		url := "http://" + r.addr + "/metrics"
+		url := r.metrics()
 		await.True(s.t, func() bool {
 			g, ok := metric(url, "go_goroutines")
 			rep.AfterLoadGoroutines = g
@@ -421,8 +424,9 @@ func (s *soak) memorySettles() {
 	}
 	addrs := map[string]string{}
 	for _, r := range s.replicas {
-		addrs[r.name] = "http://" + r.addr + "/metrics"
+		addrs[r.name] = r.metrics()
 	}
+	defer s.keepHeapProfiles()
 	for time.Since(stopped) < settleFor {
 		time.Sleep(10 * time.Second)
 		for i := range s.report.Replicas {
@@ -439,6 +443,32 @@ func (s *soak) memorySettles() {
 		s.t.Logf("replica %s after the load: resident %.0f MiB (heap in use %.0f MiB) at once, %.0f MiB (heap %.0f MiB) %.0f s later; baseline %.0f MiB (heap %.0f MiB)",
 			rep.Name, rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB, rep.SettledRSSMiB, rep.SettledHeapInuseMiB,
 			rep.SettledAfterSeconds, rep.BaselineRSSMiB, rep.BaselineHeapInuseMiB)
+	}
+}
+
+// keepHeapProfiles saves each idle replica's heap profile beside the
+// soak's report (GPUNEX_SOAK_REPORT's folder), soak-<replica>-heap.pprof:
+// what it holds once the load is gone (go tool pprof -sample_index
+// inuse_space with the gpunex binary).
+func (s *soak) keepHeapProfiles() {
+	report := os.Getenv("GPUNEX_SOAK_REPORT")
+	if report == "" {
+		return
+	}
+	for _, r := range s.replicas {
+		res, err := http.Get("http://" + r.metricsAddr + "/debug/pprof/heap?gc=1")
+		if err != nil {
+			s.t.Logf("soak: no heap profile of replica %s: %v", r.name, err)
+			continue
+		}
+		b, err := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if err == nil && res.StatusCode == http.StatusOK {
+			err = os.WriteFile(filepath.Join(filepath.Dir(report), "soak-"+r.name+"-heap.pprof"), b, 0o644)
+		}
+		if err != nil {
+			s.t.Logf("soak: no heap profile of replica %s: %v", r.name, err)
+		}
 	}
 }
 

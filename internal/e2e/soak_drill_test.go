@@ -139,10 +139,10 @@ func (s *soak) sample() {
 		if pid == 0 {
 			continue
 		}
-		g, ok := metric("http://"+r.addr+"/metrics", "go_goroutines")
-		rss, ok2 := metric("http://"+r.addr+"/metrics", "process_resident_memory_bytes")
-		cpu, ok3 := metric("http://"+r.addr+"/metrics", "process_cpu_seconds_total")
-		heap, ok4 := metric("http://"+r.addr+"/metrics", "go_memstats_heap_inuse_bytes")
+		g, ok := metric(r.metrics(), "go_goroutines")
+		rss, ok2 := metric(r.metrics(), "process_resident_memory_bytes")
+		cpu, ok3 := metric(r.metrics(), "process_cpu_seconds_total")
+		heap, ok4 := metric(r.metrics(), "go_memstats_heap_inuse_bytes")
 		if !ok || !ok2 || !ok3 || !ok4 {
 			continue
 		}
@@ -176,7 +176,7 @@ func metric(url, name string) (float64, bool) {
 func (s *soak) replicaCPU() float64 {
 	var total float64
 	for _, r := range s.replicas {
-		if c, ok := metric("http://"+r.addr+"/metrics", "process_cpu_seconds_total"); ok {
+		if c, ok := metric(r.metrics(), "process_cpu_seconds_total"); ok {
 			total += c
 		}
 	}

@@ -180,11 +180,17 @@ func (s *soak) liveDashboards() int {
 // replica is one gpunex serve process, restartable on its port.
 type replica struct {
 	name, addr string
+	// metricsAddr is its private address (--metrics-addr): /metrics and
+	// Go's profiles.
+	metricsAddr string
 	appName    string // its application_name on PostgreSQL
 	args       []string
 	mu         sync.Mutex // proc, which the sampler reads while a drill replaces it
 	proc       *process
 }
+
+// metrics is the URL of its Prometheus series.
+func (r *replica) metrics() string { return "http://" + r.metricsAddr + "/metrics" }
 
 // pid is the running process's id, 0 when it is not running.
 func (r *replica) pid() int {
@@ -263,10 +269,11 @@ func startSoak(t *testing.T, cfg soakConfig) *soak {
 		q := ru.Query()
 		q.Set("application_name", "soak-"+schema+"-"+name)
 		ru.RawQuery = q.Encode()
-		r := &replica{name: name, appName: q.Get("application_name"), addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))}
+		r := &replica{name: name, appName: q.Get("application_name"), addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t))),
+			metricsAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))}
 		r.args = []string{"serve", "--addr", r.addr, "--data-dir", filepath.Join(s.dir, "replica-"+name),
 			"--database-url", ru.String(), "--redis-url", s.redis.URL(), "--redis-prefix", "soak:",
-			"--demo", "--demo-agents=false", "--log-level", "warn",
+			"--demo", "--demo-agents=false", "--log-level", "warn", "--metrics-addr", r.metricsAddr,
 			"--heartbeat-interval", cfg.Interval.String(), "--metering-every", cfg.MeteringEvery.String(),
 			"--telemetry-every", cfg.TelemetryEvery.String(),
 			// Every client comes from loopback through the balancer; each
