@@ -183,10 +183,10 @@ type replica struct {
 	// metricsAddr is its private address (--metrics-addr): /metrics and
 	// Go's profiles.
 	metricsAddr string
-	appName    string // its application_name on PostgreSQL
-	args       []string
-	mu         sync.Mutex // proc, which the sampler reads while a drill replaces it
-	proc       *process
+	appName     string // its application_name on PostgreSQL
+	args        []string
+	mu          sync.Mutex // proc, which the sampler reads while a drill replaces it
+	proc        *process
 }
 
 // metrics is the URL of its Prometheus series.
