@@ -57,10 +57,18 @@ func looksLikeToken(prefix, token string) bool {
 		return false
 	}
 	for i := range len(rest) {
-		c := rest[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+		if !inBase64URL(rest[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// inBase64URL reports whether c is in the base64url alphabet.
+func inBase64URL(c byte) bool {
+	switch {
+	case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		return true
+	}
+	return false
 }
