@@ -239,23 +239,3 @@ func TestATransactionWhoseContextEndedAnswersWithTheContextsEnd(t *testing.T) {
 
 	})
 }
-
-// On PostgreSQL a statement is sent once, not prepared and kept: bun
-// writes its values into the text, so nearly every statement is new, and
-// pgx's default prepared each one (a round trip more) and kept up to 512
-// per connection, in the replica and in the PostgreSQL backend.
-func TestPostgresStatementsAreNotPreparedAndKept(t *testing.T) {
-	t.Parallel()
-	db := storetest.Open(t, "postgres")
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	require.NoError(t, err)
-	defer func() { _ = conn.Close() }()
-	for i := range 20 {
-		var n int
-		require.NoError(t, conn.NewSelect().ColumnExpr("count(*)").Model((*models.User)(nil)).Where("id > ?", i).Scan(ctx, &n))
-	}
-	var prepared int
-	require.NoError(t, conn.NewRaw("SELECT count(*) FROM pg_prepared_statements").Scan(ctx, &prepared))
-	require.Zero(t, prepared, "statements this connection keeps prepared")
-}
