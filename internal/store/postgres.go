@@ -2,16 +2,15 @@ package store
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -24,22 +23,10 @@ type postgresBackend struct{}
 func (postgresBackend) name() string { return "postgres" }
 
 func (postgresBackend) open(cfg Config) (*bun.DB, error) {
-	pgcfg, err := pgx.ParseConfig(cfg.DatabaseURL)
+	sqldb, err := sql.Open("pgx", cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
-	// bun writes every value into the statement's text, so nearly every
-	// statement is new: pgx's default (prepare each new text, keep 512 per
-	// connection) cost each of them a round trip to prepare it and kept
-	// them, 20 MiB of statement text in an idle replica after the soak and
-	// as many prepared statements in each PostgreSQL backend. Each
-	// statement is sent once, in one round trip, as the extended protocol's
-	// unnamed statement (one statement per query, as before); a URL that
-	// names default_query_exec_mode keeps its choice.
-	if !strings.Contains(cfg.DatabaseURL, "default_query_exec_mode") {
-		pgcfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	}
-	sqldb := stdlib.OpenDB(*pgcfg)
 	sqldb.SetMaxOpenConns(32)
 	sqldb.SetMaxIdleConns(16)
 	return bun.NewDB(sqldb, pgdialect.New()), nil
