@@ -405,40 +405,43 @@ func (s *soak) afterLoad() {
 	sort.Slice(s.report.Replicas, func(i, j int) bool { return s.report.Replicas[i].Name < s.report.Replicas[j].Name })
 }
 
-// settleFor is how long the full soak watches the idle replicas after the
-// load: the runtime collects an idle heap every two minutes at the
-// latest (its forced collection), and its scavenger then returns the
-// freed pages to the kernel.
-const settleFor = 5 * time.Minute
-
-// memorySettles watches each replica's resident memory once the load has
-// stopped, every ten seconds for settleFor, and reports the lowest it
-// saw, the heap in use then and when: the memory the load left that the
-// runtime gave back, and what the replica keeps (what it learnt of the
-// fleet). The short soak in make test does not wait for it.
+// memorySettles watches each replica once the load has stopped until
+// its runtime has collected the heap twice since (an idle heap is
+// collected within two minutes of the last collection, and the scavenger
+// returns the freed pages after each), and reports the lowest resident
+// memory it saw, the heap in use then and when: the memory the load left
+// that the runtime gave back, and what the replica keeps. The short soak
+// in make test does not wait for it.
 func (s *soak) memorySettles() {
+	const rss, heap, gcs = "process_resident_memory_bytes", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds_count"
 	stopped := time.Now()
-	for i := range s.report.Replicas {
-		s.report.Replicas[i].SettledRSSMiB = s.report.Replicas[i].AfterLoadRSSMiB
-		s.report.Replicas[i].SettledHeapInuseMiB = s.report.Replicas[i].AfterLoadHeapInuseMiB
-	}
-	addrs := map[string]string{}
-	for _, r := range s.replicas {
-		addrs[r.name] = r.metrics()
-	}
 	defer s.keepHeapProfiles()
-	for time.Since(stopped) < settleFor {
-		time.Sleep(10 * time.Second)
+	urls, gcsAtStop := map[string]string{}, map[string]float64{}
+	for _, r := range s.replicas {
+		urls[r.name] = r.metrics()
+		gcsAtStop[r.name], _ = metric(r.metrics(), gcs)
+	}
+	for i := range s.report.Replicas {
+		rep := &s.report.Replicas[i]
+		rep.SettledRSSMiB, rep.SettledHeapInuseMiB = rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB
+	}
+	await.True(s.t, func() bool {
+		collected := true
 		for i := range s.report.Replicas {
 			rep := &s.report.Replicas[i]
-			rss, ok := metric(addrs[rep.Name], "process_resident_memory_bytes")
-			heap, ok2 := metric(addrs[rep.Name], "go_memstats_heap_inuse_bytes")
-			if ok && ok2 && rss/(1<<20) < rep.SettledRSSMiB {
-				rep.SettledRSSMiB, rep.SettledHeapInuseMiB = rss/(1<<20), heap/(1<<20)
+			m, ok := metrics(urls[rep.Name], rss, heap, gcs)
+			if !ok {
+				collected = false
+				continue
+			}
+			if m[rss]/(1<<20) < rep.SettledRSSMiB {
+				rep.SettledRSSMiB, rep.SettledHeapInuseMiB = m[rss]/(1<<20), m[heap]/(1<<20)
 				rep.SettledAfterSeconds = time.Since(stopped).Seconds()
 			}
+			collected = collected && m[gcs] >= gcsAtStop[rep.Name]+2
 		}
-	}
+		return collected
+	}, "the idle replicas' runtimes collected their heaps twice after the load")
 	for _, rep := range s.report.Replicas {
 		s.t.Logf("replica %s after the load: resident %.0f MiB (heap in use %.0f MiB) at once, %.0f MiB (heap %.0f MiB) %.0f s later; baseline %.0f MiB (heap %.0f MiB)",
 			rep.Name, rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB, rep.SettledRSSMiB, rep.SettledHeapInuseMiB,

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -139,37 +140,46 @@ func (s *soak) sample() {
 		if pid == 0 {
 			continue
 		}
-		g, ok := metric(r.metrics(), "go_goroutines")
-		rss, ok2 := metric(r.metrics(), "process_resident_memory_bytes")
-		cpu, ok3 := metric(r.metrics(), "process_cpu_seconds_total")
-		heap, ok4 := metric(r.metrics(), "go_memstats_heap_inuse_bytes")
-		if !ok || !ok2 || !ok3 || !ok4 {
+		m, ok := metrics(r.metrics(), "go_goroutines", "process_resident_memory_bytes", "process_cpu_seconds_total", "go_memstats_heap_inuse_bytes")
+		if !ok {
 			continue
 		}
 		s.sampleMu.Lock()
-		s.samples = append(s.samples, replicaSample{replica: r.name, pid: pid, at: time.Now(), goroutines: g,
-			rssMiB: rss / (1 << 20), heapMiB: heap / (1 << 20), cpuSeconds: cpu})
+		s.samples = append(s.samples, replicaSample{replica: r.name, pid: pid, at: time.Now(), goroutines: m["go_goroutines"],
+			rssMiB: m["process_resident_memory_bytes"] / (1 << 20), heapMiB: m["go_memstats_heap_inuse_bytes"] / (1 << 20),
+			cpuSeconds: m["process_cpu_seconds_total"]})
 		s.sampleMu.Unlock()
 	}
 }
 
 // metric reads one unlabelled metric from a /metrics page.
 func metric(url, name string) (float64, bool) {
+	m, ok := metrics(url, name)
+	return m[name], ok
+}
+
+// metrics reads unlabelled metrics from one fetch of a /metrics page;
+// false unless every one of them is there.
+func metrics(url string, names ...string) (map[string]float64, bool) {
 	c := http.Client{Timeout: 10 * time.Second}
 	res, err := c.Get(url)
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
 	defer res.Body.Close()
+	found := map[string]float64{}
 	sc := bufio.NewScanner(res.Body)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return f, err == nil
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !slices.Contains(names, name) {
+			continue
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			found[name] = f
 		}
 	}
-	return 0, false
+	return found, len(found) == len(names)
 }
 
 // replicaCPU is the CPU seconds both replicas have used.

@@ -65,6 +65,26 @@ func heartbeatRequest(url, token string, body []byte) *http.Request {
 	return req
 }
 
+// postOnce posts body to url with token, reads the answer and adds its
+// latency to lat; false (the error reported to b) when it failed or was
+// not 200.
+func postOnce(b *testing.B, client *http.Client, url, token string, body []byte, lat *latencies) bool {
+	start := time.Now()
+	res, err := client.Do(heartbeatRequest(url, token, body))
+	if err != nil {
+		b.Error(err)
+		return false
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	_ = res.Body.Close()
+	lat.add(time.Since(start))
+	if res.StatusCode != http.StatusOK {
+		b.Errorf("status %d", res.StatusCode)
+		return false
+	}
+	return true
+}
+
 // runHeartbeats posts the heartbeat bodies round robin from 16 parallel
 // clients and measures latency.
 func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
@@ -82,18 +102,7 @@ func runHeartbeats(b *testing.B, url, token string, bodies [][]byte) hbResult {
 			body := bodies[next%int64(len(bodies))]
 			next++
 			mu.Unlock()
-			req := heartbeatRequest(url, token, body)
-			start := time.Now()
-			res, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			lat.add(time.Since(start))
-			if res.StatusCode != http.StatusOK {
-				b.Errorf("status %d", res.StatusCode)
+			if !postOnce(b, client, url, token, body, &lat) {
 				return
 			}
 		}
