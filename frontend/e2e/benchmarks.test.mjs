@@ -193,6 +193,9 @@ test(
       const figures = gpu.getByTestId('bench-figure');
       assert.equal(await figures.count(), 0, 'the table of figures waits for a tap');
       await gpu.getByTestId('bench-gpu-details').locator('summary').click();
+      // The folded table is drawn on the details' toggle event, which the
+      // browser fires after the click: wait for it before counting rows.
+      await gpu.locator('[data-testid="bench-gpu-details"][data-opened="true"]').waitFor();
       assert.equal(await figures.count(), results.length, 'the table has a row per metric of the strip');
       for (const row of await figures.evaluateAll((els) =>
         els.map((el) => ({ supported: el.getAttribute('data-supported'), measured: el.querySelector('[data-testid="bench-figure-measured"]').textContent })),
