@@ -2,10 +2,12 @@ package e2e_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,6 +56,14 @@ type soakReport struct {
 		// rest is PostgreSQL, Redis and the balancers. Beside Cores (the
 		// machine's count) it says whether the latency is the cores'.
 		Cores, MachineBusyCores, ReplicaBusyCores, HarnessBusyCores float64
+		// The same window by process, in cores busy: the replicas, the
+		// balancers and the harness by role, every other process by its
+		// name (postgres, redis-server, …), and the kernel's soft
+		// interrupts (loopback's packets) apart; the processes that came
+		// and went inside the window are what the machine's figure has
+		// beyond their sum.
+		BusyCoresByProcess map[string]float64
+		SoftIRQCores       float64
 	}
 	// ReplicaStartFailures are the replicas that exited before they were
 	// ready when started (after a drill's kill), each with its exit and
@@ -220,7 +230,7 @@ func (s *soak) drillAll() {
 	// The SQL rows written per heartbeat, over the steady stretch before
 	// the first drill (or the whole run without one).
 	writes, cmds, cpu, from := s.rowWrites(), s.redisCommands(), s.replicaCPU(), time.Now()
-	busy, self := machineBusySeconds(), selfCPUSeconds()
+	busy, self, byProcess, softirq := machineBusySeconds(), selfCPUSeconds(), s.processCPUSeconds(), softIRQSeconds()
 	steadyEnd := s.cfg.Duration
 	if len(s.cfg.Drills) > 0 {
 		steadyEnd = s.cfg.Drills[0].At
@@ -245,6 +255,13 @@ func (s *soak) drillAll() {
 		h.MachineBusyCores = (machineBusySeconds() - busy) / elapsed
 		h.ReplicaBusyCores = cpu / elapsed
 		h.HarnessBusyCores = (selfCPUSeconds() - self) / elapsed
+		h.SoftIRQCores = (softIRQSeconds() - softirq) / elapsed
+		h.BusyCoresByProcess = map[string]float64{}
+		for role, at := range s.processCPUSeconds() {
+			if cores := (at - byProcess[role]) / elapsed; cores >= 0.005 {
+				h.BusyCoresByProcess[role] = math.Round(cores*1000) / 1000
+			}
+		}
 	}
 	for _, d := range s.cfg.Drills {
 		s.until(d.At)
@@ -463,6 +480,68 @@ func machineBusySeconds() float64 {
 		busy += v
 	}
 	return busy / 100 // USER_HZ
+}
+
+// softIRQSeconds is the CPU time the machine has spent in soft
+// interrupts (/proc/stat's softirq), where loopback's packets are
+// delivered.
+func softIRQSeconds() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 8 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(fields[7], 64)
+	return v / 100 // USER_HZ
+}
+
+// processCPUSeconds is the CPU time (user and system) of every process on
+// the machine, summed by role: "replicas", "balancers" and "harness" for
+// the soak's own, every other process by its command name.
+func (s *soak) processCPUSeconds() map[string]float64 {
+	roles := map[int]string{os.Getpid(): "harness", s.front.Pid(): "balancers", s.cutFront.Pid(): "balancers"}
+	for _, r := range s.replicas {
+		if pid := r.pid(); pid != 0 {
+			roles[pid] = "replicas"
+		}
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	total := map[string]float64{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // it ended
+		}
+		// pid (comm) state ppid … utime stime: comm may hold spaces and
+		// parentheses, so the fields are counted from its last ')'.
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(b[end+1:]))
+		if len(fields) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseFloat(fields[11], 64)
+		stime, _ := strconv.ParseFloat(fields[12], 64)
+		role, ok := roles[pid]
+		if !ok {
+			role = string(b[open+1 : end])
+		}
+		total[role] += (utime + stime) / 100 // USER_HZ
+	}
+	return total
 }
 
 // selfCPUSeconds is the CPU time this process has used.

@@ -113,6 +113,9 @@ func StartProcess(t testing.TB, targets ...string) *Remote {
 // Addr is the proxy's host:port, the address clients dial.
 func (r *Remote) Addr() string { return r.addr }
 
+// Pid is the proxy process's id, for accounting what it costs.
+func (r *Remote) Pid() int { return r.cmd.Process.Pid }
+
 // Cut stops listening and drops every open connection (both sides), as
 // Proxy.Cut.
 func (r *Remote) Cut(t testing.TB) {
