@@ -58,10 +58,9 @@ type soakReport struct {
 		Cores, MachineBusyCores, ReplicaBusyCores, HarnessBusyCores float64
 		// The same window by process, in cores busy: the replicas, the
 		// balancers and the harness by role, every other process by its
-		// name (postgres, redis-server, …), and the kernel's soft
-		// interrupts (loopback's packets) apart; the processes that came
-		// and went inside the window are what the machine's figure has
-		// beyond their sum.
+		// name (postgres, redis-server, …), a process that ended counted
+		// in its parent (a PostgreSQL backend in the postmaster); and the
+		// kernel's soft interrupts (loopback's packets) apart.
 		BusyCoresByProcess map[string]float64
 		SoftIRQCores       float64
 	}
@@ -230,7 +229,7 @@ func (s *soak) drillAll() {
 	// The SQL rows written per heartbeat, over the steady stretch before
 	// the first drill (or the whole run without one).
 	writes, cmds, cpu, from := s.rowWrites(), s.redisCommands(), s.replicaCPU(), time.Now()
-	busy, self, byProcess, softirq := machineBusySeconds(), selfCPUSeconds(), s.processCPUSeconds(), softIRQSeconds()
+	busy, self, processes, softirq := machineBusySeconds(), selfCPUSeconds(), s.processCPU(), softIRQSeconds()
 	steadyEnd := s.cfg.Duration
 	if len(s.cfg.Drills) > 0 {
 		steadyEnd = s.cfg.Drills[0].At
@@ -257,8 +256,8 @@ func (s *soak) drillAll() {
 		h.HarnessBusyCores = (selfCPUSeconds() - self) / elapsed
 		h.SoftIRQCores = (softIRQSeconds() - softirq) / elapsed
 		h.BusyCoresByProcess = map[string]float64{}
-		for role, at := range s.processCPUSeconds() {
-			if cores := (at - byProcess[role]) / elapsed; cores >= 0.005 {
+		for role, used := range s.processCPU().since(processes) {
+			if cores := used / elapsed; cores >= 0.005 {
 				h.BusyCoresByProcess[role] = math.Round(cores*1000) / 1000
 			}
 		}
@@ -499,10 +498,17 @@ func softIRQSeconds() float64 {
 	return v / 100 // USER_HZ
 }
 
-// processCPUSeconds is the CPU time (user and system) of every process on
-// the machine, summed by role: "replicas", "balancers" and "harness" for
-// the soak's own, every other process by its command name.
-func (s *soak) processCPUSeconds() map[string]float64 {
+// processTimes is the CPU time every process on the machine has used,
+// by process (its id and start time, so that a reused id is another),
+// each with its role: "replicas", "balancers" and "harness" for the
+// soak's own, every other process its command name.
+type processTimes map[[2]int64]struct {
+	role string
+	cpu  float64 // its own user and system time, and that of its children that ended
+}
+
+// processCPU reads processTimes from /proc.
+func (s *soak) processCPU() processTimes {
 	roles := map[int]string{os.Getpid(): "harness", s.front.Pid(): "balancers", s.cutFront.Pid(): "balancers"}
 	for _, r := range s.replicas {
 		if pid := r.pid(); pid != 0 {
@@ -513,7 +519,7 @@ func (s *soak) processCPUSeconds() map[string]float64 {
 	if err != nil {
 		return nil
 	}
-	total := map[string]float64{}
+	times := processTimes{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -523,25 +529,45 @@ func (s *soak) processCPUSeconds() map[string]float64 {
 		if err != nil {
 			continue // it ended
 		}
-		// pid (comm) state ppid … utime stime: comm may hold spaces and
-		// parentheses, so the fields are counted from its last ')'.
+		// pid (comm) state ppid … utime stime cutime cstime … starttime:
+		// comm may hold spaces and parentheses, so the fields are
+		// counted from its last ')'.
 		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 		if open < 0 || end < open {
 			continue
 		}
 		fields := strings.Fields(string(b[end+1:]))
-		if len(fields) < 13 {
+		if len(fields) < 20 {
 			continue
 		}
-		utime, _ := strconv.ParseFloat(fields[11], 64)
-		stime, _ := strconv.ParseFloat(fields[12], 64)
+		var cpu float64
+		for _, f := range fields[11:15] { // utime stime cutime cstime
+			v, _ := strconv.ParseFloat(f, 64)
+			cpu += v / 100 // USER_HZ
+		}
+		started, _ := strconv.ParseInt(fields[19], 10, 64)
 		role, ok := roles[pid]
 		if !ok {
 			role = string(b[open+1 : end])
 		}
-		total[role] += (utime + stime) / 100 // USER_HZ
+		times[[2]int64{int64(pid), started}] = struct {
+			role string
+			cpu  float64
+		}{role, cpu}
 	}
-	return total
+	return times
+}
+
+// since is the CPU seconds each role used between before and t. A
+// process that started in between counts whole; one that ended is
+// counted in its parent's children's time (PostgreSQL's backends, in
+// the postmaster's), its time before the window included.
+func (t processTimes) since(before processTimes) map[string]float64 {
+	used := map[string]float64{}
+	for key, p := range t {
+		used[p.role] += p.cpu - before[key].cpu
+	}
+	return used
 }
 
 // selfCPUSeconds is the CPU time this process has used.
