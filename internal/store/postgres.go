@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -27,10 +28,27 @@ func (postgresBackend) open(cfg Config) (*bun.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqldb.SetMaxOpenConns(32)
-	sqldb.SetMaxIdleConns(16)
+	// Every connection the pool opens stays open while the load needs it:
+	// with fewer idle than open, each connection past the idle count was
+	// closed when a statement returned it and a new one opened for the
+	// next burst, and a PostgreSQL connection is a process to start (and
+	// pgx's prepared statements to prepare again). The full soak's
+	// replicas, at 16 idle of 32, started backends by the dozen every
+	// second. A connection idle for a while is closed, so the pool (and
+	// PostgreSQL's backends, and pgx's statement cache on each) shrinks
+	// back once a load has passed.
+	sqldb.SetMaxOpenConns(postgresMaxConns)
+	sqldb.SetMaxIdleConns(postgresMaxConns)
+	sqldb.SetConnMaxIdleTime(postgresIdleFor)
 	return bun.NewDB(sqldb, pgdialect.New()), nil
 }
+
+// The pool's size per replica, and how long a connection may stay idle
+// before it is closed.
+const (
+	postgresMaxConns = 32
+	postgresIdleFor  = 2 * time.Minute
+)
 
 func (postgresBackend) migrations() fs.FS {
 	sub, _ := fs.Sub(postgresMigrations, "migrations/postgres")
