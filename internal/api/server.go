@@ -18,6 +18,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -175,6 +176,9 @@ type Deps struct {
 	// (fleet.Service.NoteOutage). Users' requests answered UNAVAILABLE are
 	// not told: another dependency's outage must not hold the sweeper.
 	Outage func(ctx context.Context)
+	// Collectors are more series for the metrics page (the database
+	// pool's, for one).
+	Collectors []prometheus.Collector
 }
 
 // Server is the assembled HTTP handler.
@@ -219,6 +223,7 @@ func streams(streamsCtx context.Context, next http.Handler) http.Handler {
 func New(cfg Config, deps Deps) *Server {
 	cfg.defaults()
 	m := newMetrics()
+	m.registry.MustRegister(deps.Collectors...)
 	origins := newOriginPolicy(cfg.AllowedOrigins)
 	proxies := proxyPolicy{trusted: cfg.TrustedProxies}
 	outage := deps.Outage

@@ -405,7 +405,8 @@ func (s *soak) afterLoad() {
 	sort.Slice(s.report.Replicas, func(i, j int) bool { return s.report.Replicas[i].Name < s.report.Replicas[j].Name })
 }
 
-// memorySettles watches each replica once the load has stopped until
+// memorySettles watches each replica once the load has stopped until its
+// database pool has closed connections left idle (store's idle time) and
 // its runtime has collected the heap twice since (an idle heap is
 // collected within two minutes of the last collection, and the scavenger
 // returns the freed pages after each), and reports the lowest resident
@@ -414,37 +415,52 @@ func (s *soak) afterLoad() {
 // in make test does not wait for it.
 func (s *soak) memorySettles() {
 	const rss, heap, gcs = "process_resident_memory_bytes", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds_count"
+	const open, idleClosed = `go_sql_open_connections{db_name="gpunex"}`, `go_sql_max_idle_time_closed_total{db_name="gpunex"}`
 	stopped := time.Now()
 	defer s.keepHeapProfiles()
-	urls, gcsAtStop := map[string]string{}, map[string]float64{}
+	// Per replica: its page, its pool's idle closings at the stop, and
+	// its collections once the pool had closed idle connections (-1
+	// until it had): a closed connection's statement cache is garbage
+	// only from then on.
+	type watch struct {
+		url               string
+		closedAtStop, gcs float64
+	}
+	watches := map[string]*watch{}
 	for _, r := range s.replicas {
-		urls[r.name] = r.metrics()
-		gcsAtStop[r.name], _ = metric(r.metrics(), gcs)
+		w := &watch{url: r.metrics(), gcs: -1}
+		w.closedAtStop, _ = metric(w.url, idleClosed)
+		watches[r.name] = w
 	}
 	for i := range s.report.Replicas {
 		rep := &s.report.Replicas[i]
 		rep.SettledRSSMiB, rep.SettledHeapInuseMiB = rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB
 	}
 	await.True(s.t, func() bool {
-		collected := true
+		settled := true
 		for i := range s.report.Replicas {
 			rep := &s.report.Replicas[i]
-			m, ok := metrics(urls[rep.Name], rss, heap, gcs)
+			w := watches[rep.Name]
+			m, ok := metrics(w.url, rss, heap, gcs, open, idleClosed)
 			if !ok {
-				collected = false
+				settled = false
 				continue
 			}
 			if m[rss]/(1<<20) < rep.SettledRSSMiB {
 				rep.SettledRSSMiB, rep.SettledHeapInuseMiB = m[rss]/(1<<20), m[heap]/(1<<20)
 				rep.SettledAfterSeconds = time.Since(stopped).Seconds()
+				rep.SettledDBConnections = m[open]
 			}
-			collected = collected && m[gcs] >= gcsAtStop[rep.Name]+2
+			if w.gcs < 0 && m[idleClosed] > w.closedAtStop {
+				w.gcs = m[gcs]
+			}
+			settled = settled && w.gcs >= 0 && m[gcs] >= w.gcs+2
 		}
-		return collected
-	}, "the idle replicas' runtimes collected their heaps twice after the load")
+		return settled
+	}, "the idle replicas closed idle database connections and then collected their heaps twice")
 	for _, rep := range s.report.Replicas {
-		s.t.Logf("replica %s after the load: resident %.0f MiB (heap in use %.0f MiB) at once, %.0f MiB (heap %.0f MiB) %.0f s later; baseline %.0f MiB (heap %.0f MiB)",
-			rep.Name, rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB, rep.SettledRSSMiB, rep.SettledHeapInuseMiB,
+		s.t.Logf("replica %s after the load: resident %.0f MiB (heap in use %.0f MiB) at once, %.0f MiB (heap %.0f MiB, %.0f database connections) %.0f s later; baseline %.0f MiB (heap %.0f MiB)",
+			rep.Name, rep.AfterLoadRSSMiB, rep.AfterLoadHeapInuseMiB, rep.SettledRSSMiB, rep.SettledHeapInuseMiB, rep.SettledDBConnections,
 			rep.SettledAfterSeconds, rep.BaselineRSSMiB, rep.BaselineHeapInuseMiB)
 	}
 }

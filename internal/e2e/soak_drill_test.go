@@ -124,6 +124,7 @@ type replicaReport struct {
 	BaselineHeapInuseMiB, AfterLoadHeapInuseMiB float64
 	SettledRSSMiB, SettledHeapInuseMiB          float64 `json:",omitempty"`
 	SettledAfterSeconds                         float64 `json:",omitempty"`
+	SettledDBConnections                        float64 `json:",omitempty"` // the pool's open connections then
 }
 
 type replicaSample struct {

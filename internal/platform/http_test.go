@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -134,6 +135,10 @@ func TestOperationalEndpoints(t *testing.T) {
 		require.Contains(t, body, `gpunex_http_requests_total{code="200",route="/graphql"}`)
 		require.Contains(t, body, `gpunex_graphql_operations_total{outcome="ok",type="query"}`)
 		require.Contains(t, body, "go_goroutines")
+		// The database pool's, its size the backend's.
+		require.Contains(t, body, fmt.Sprintf("go_sql_max_open_connections{db_name=\"gpunex\"} %d\n", s.Platform.DB.Stats().MaxOpenConnections))
+		require.Contains(t, body, `go_sql_open_connections{db_name="gpunex"}`)
+		require.Contains(t, body, `go_sql_max_idle_time_closed_total{db_name="gpunex"}`)
 	})
 }
 

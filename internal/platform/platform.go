@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/alexedwards/argon2id"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gpunex/gpunex/agent/protocol"
@@ -351,6 +353,9 @@ func (p *Platform) buildHandler() {
 		// A request the platform could not take for an outage of its own
 		// is no machine's downtime (fleet.Service.NoteOutage).
 		Outage: p.Fleet.NoteOutage,
+		// The database pool's connections (open, in use, idle, closed
+		// and why, waits) as go_sql_* series.
+		Collectors: []prometheus.Collector{collectors.NewDBStatsCollector(p.DB.DB.DB, "gpunex")},
 	})
 }
 
