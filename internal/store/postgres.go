@@ -2,16 +2,17 @@ package store
 
 import (
 	"crypto/sha256"
-	"database/sql"
 	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -24,10 +25,19 @@ type postgresBackend struct{}
 func (postgresBackend) name() string { return "postgres" }
 
 func (postgresBackend) open(cfg Config) (*bun.DB, error) {
-	sqldb, err := sql.Open("pgx", cfg.DatabaseURL)
+	pgcfg, err := pgx.ParseConfig(cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
+	// bun writes values into the statement's text, so most statements are
+	// new; pgx prepares each and keeps the last 512 per connection, which
+	// is most of what an idle replica held (docs/scale.md). The statements
+	// that do repeat are few: a shorter cache keeps them. A URL that says
+	// statement_cache_capacity keeps its own.
+	if u, err := url.Parse(cfg.DatabaseURL); err == nil && !u.Query().Has("statement_cache_capacity") {
+		pgcfg.StatementCacheCapacity = postgresStatementCache
+	}
+	sqldb := stdlib.OpenDB(*pgcfg)
 	// Every connection the pool opens stays open while the load needs it:
 	// with fewer idle than open, each connection past the idle count was
 	// closed when a statement returned it and a new one opened for the
@@ -48,6 +58,9 @@ func (postgresBackend) open(cfg Config) (*bun.DB, error) {
 const (
 	postgresMaxConns = 32
 	postgresIdleFor  = 2 * time.Minute
+	// postgresStatementCache is how many prepared statements pgx keeps
+	// per connection.
+	postgresStatementCache = 64
 )
 
 func (postgresBackend) migrations() fs.FS {

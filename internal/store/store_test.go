@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"testing"
@@ -288,4 +289,28 @@ func TestABurstLeavesThePoolsConnectionsOpenForTheNext(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A PostgreSQL connection keeps a bounded number of prepared statements
+// (pgx's cache, which holds each one's text in the replica and a plan in
+// the backend): bun writes values into the text, so nearly every
+// statement is new, and a replica kept 20 MiB of them idle.
+func TestAPostgresConnectionKeepsABoundedNumberOfPreparedStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.Open(ctx, storetest.Config(t, "postgres"))
+	require.NoError(t, err)
+	defer db.Close()
+	c, err := db.DB.DB.Conn(ctx)
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 200 {
+		var n int
+		require.NoError(t, c.QueryRowContext(ctx, fmt.Sprintf("SELECT %d", i)).Scan(&n))
+		require.Equal(t, i, n)
+	}
+	var kept int
+	require.NoError(t, c.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&kept))
+	require.Positive(t, kept, "statements are still prepared (the ones that repeat are planned once)")
+	require.LessOrEqual(t, kept, 64+1, "at most the cache's 64, and the count's own")
 }
