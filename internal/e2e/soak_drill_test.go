@@ -230,7 +230,8 @@ func (s *soak) drillAll() {
 	// The SQL rows written per heartbeat, over the steady stretch before
 	// the first drill (or the whole run without one).
 	writes, cmds, cpu, from := s.rowWrites(), s.redisCommands(), s.replicaCPU(), time.Now()
-	busy, self, processes, softirq := machineBusySeconds(), selfCPUSeconds(), s.processCPU(), softIRQSeconds()
+	self, processes := selfCPUSeconds(), s.processCPU()
+	busy, softirq := machineCPUSeconds()
 	steadyEnd := s.cfg.Duration
 	if len(s.cfg.Drills) > 0 {
 		steadyEnd = s.cfg.Drills[0].At
@@ -252,10 +253,11 @@ func (s *soak) drillAll() {
 	if elapsed := to.Sub(from).Seconds(); elapsed > 0 {
 		h := &s.report.Heartbeats
 		h.Cores = float64(runtime.NumCPU())
-		h.MachineBusyCores = (machineBusySeconds() - busy) / elapsed
+		busyNow, softirqNow := machineCPUSeconds()
+		h.MachineBusyCores = (busyNow - busy) / elapsed
 		h.ReplicaBusyCores = cpu / elapsed
 		h.HarnessBusyCores = (selfCPUSeconds() - self) / elapsed
-		h.SoftIRQCores = (softIRQSeconds() - softirq) / elapsed
+		h.SoftIRQCores = (softirqNow - softirq) / elapsed
 		h.BusyCoresByProcess = map[string]float64{}
 		for role, used := range s.processCPU().since(processes) {
 			if cores := used / elapsed; cores >= 0.005 {
@@ -462,41 +464,28 @@ func (s *soak) writeReport() {
 		s.report.Heartbeats.SteadyCount, s.report.Invariants)
 }
 
-// machineBusySeconds is the CPU time the whole machine has spent busy
-// (every state of /proc/stat's cpu line but idle and iowait), in seconds.
-func machineBusySeconds() float64 {
+// machineCPUSeconds is the CPU time the whole machine has spent busy
+// (every state of /proc/stat's cpu line but idle and iowait), and of it
+// in soft interrupts (where loopback's packets are delivered), in seconds.
+func machineCPUSeconds() (busy, softirq float64) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	fields := strings.Fields(line)
-	var busy float64
 	for i, f := range fields[1:] {
-		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest time is counted in user already
-			continue
-		}
 		v, _ := strconv.ParseFloat(f, 64)
-		busy += v
+		switch {
+		case i == 3 || i == 4 || i >= 8: // idle, iowait; guest time is counted in user already
+		case i == 6:
+			softirq = v / 100 // USER_HZ
+			busy += v / 100
+		default:
+			busy += v / 100
+		}
 	}
-	return busy / 100 // USER_HZ
-}
-
-// softIRQSeconds is the CPU time the machine has spent in soft
-// interrupts (/proc/stat's softirq), where loopback's packets are
-// delivered.
-func softIRQSeconds() float64 {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	fields := strings.Fields(line)
-	if len(fields) < 8 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(fields[7], 64)
-	return v / 100 // USER_HZ
+	return busy, softirq
 }
 
 // processTimes is the CPU time every process on the machine has used,

@@ -247,48 +247,42 @@ func TestATransactionWhoseContextEndedAnswersWithTheContextsEnd(t *testing.T) {
 // and its prepared statements to prepare again).
 func TestABurstLeavesThePoolsConnectionsOpenForTheNext(t *testing.T) {
 	t.Parallel()
-	for _, backend := range storetest.Backends {
-		t.Run(backend, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			db, err := store.Open(ctx, storetest.Config(t, backend))
-			require.NoError(t, err)
-			defer db.Close()
-			size := db.Stats().MaxOpenConnections
-			require.Greater(t, size, 1)
-			// burst holds size connections at once, then returns them,
-			// and says which PostgreSQL backends served it.
-			burst := func() map[int]bool {
-				backends := map[int]bool{}
-				var held []*sql.Conn
-				for range size {
-					c, err := db.DB.DB.Conn(ctx)
-					require.NoError(t, err)
-					held = append(held, c)
-					if backend == "postgres" {
-						var pid int
-						require.NoError(t, c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid))
-						backends[pid] = true
-					} else {
-						require.NoError(t, c.PingContext(ctx))
-					}
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx, backend := context.Background(), db.Backend()
+		size := db.Stats().MaxOpenConnections
+		require.Greater(t, size, 1)
+		// burst holds size connections at once, then returns them,
+		// and says which PostgreSQL backends served it.
+		burst := func() map[int]bool {
+			backends := map[int]bool{}
+			var held []*sql.Conn
+			for range size {
+				c, err := db.DB.DB.Conn(ctx)
+				require.NoError(t, err)
+				held = append(held, c)
+				if backend == "postgres" {
+					var pid int
+					require.NoError(t, c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid))
+					backends[pid] = true
+				} else {
+					require.NoError(t, c.PingContext(ctx))
 				}
-				for _, c := range held {
-					require.NoError(t, c.Close())
-				}
-				return backends
 			}
-			first := burst()
-			second := burst()
-			st := db.Stats()
-			require.Equal(t, size, st.OpenConnections, "every connection of the burst is still open")
-			require.Zero(t, st.MaxIdleClosed, "no connection was closed for want of room among the idle")
-			if backend == "postgres" {
-				require.Len(t, first, size)
-				require.Equal(t, first, second, "the second burst ran on the first one's backends")
+			for _, c := range held {
+				require.NoError(t, c.Close())
 			}
-		})
-	}
+			return backends
+		}
+		first := burst()
+		second := burst()
+		st := db.Stats()
+		require.Equal(t, size, st.OpenConnections, "every connection of the burst is still open")
+		require.Zero(t, st.MaxIdleClosed, "no connection was closed for want of room among the idle")
+		if backend == "postgres" {
+			require.Len(t, first, size)
+			require.Equal(t, first, second, "the second burst ran on the first one's backends")
+		}
+	})
 }
 
 // A PostgreSQL connection keeps a bounded number of prepared statements
@@ -298,9 +292,7 @@ func TestABurstLeavesThePoolsConnectionsOpenForTheNext(t *testing.T) {
 func TestAPostgresConnectionKeepsABoundedNumberOfPreparedStatements(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, storetest.Config(t, "postgres"))
-	require.NoError(t, err)
-	defer db.Close()
+	db := storetest.Open(t, "postgres")
 	c, err := db.DB.DB.Conn(ctx)
 	require.NoError(t, err)
 	defer c.Close()
