@@ -53,6 +53,11 @@ func TestALookUpEndedByItsClientLeavingIsNotLoggedAsAnError(t *testing.T) {
 		{desc: "a WebSocket's connection_init", run: func(ctx context.Context) {
 			_, err := authn.wsInit(ctx, token)
 			require.Error(t, err)
+			// Its context also ends when the replica closes its streams
+			// (a restart): a client still there is told to come back, not
+			// 4500, which graphql-ws clients never retry.
+			code, _ := wsInitClose(err)
+			require.Equal(t, 1001, code, "Going Away")
 		}},
 		{desc: "an operation on a WebSocket", run: func(ctx context.Context) {
 			require.NotNil(t, guard.MutateOperationContext(withSocket(ctx, &socket{sessionID: 1}), nil))
@@ -74,5 +79,7 @@ func TestALookUpEndedByItsClientLeavingIsNotLoggedAsAnError(t *testing.T) {
 	require.NotNil(t, guard.MutateOperationContext(withSocket(context.Background(), &socket{sessionID: 1}), nil))
 	_, err = authn.wsInit(context.Background(), token)
 	require.Error(t, err)
+	code, _ := wsInitClose(err)
+	require.Equal(t, 4500, code, "the platform's own failure")
 	require.Equal(t, 2, strings.Count(logs.String()[before:], "level=ERROR"), logs.String()[before:])
 }

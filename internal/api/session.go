@@ -137,18 +137,26 @@ func wsToken(payload map[string]any) string {
 var (
 	errWSOutage   = errors.New(fault.OutageMessage)
 	errWSInternal = errors.New("internal error")
+	// errWSEnded: the socket's own context ended while its connection_init
+	// was checked: its client left, or this replica is closing its
+	// streams (a restart, a deploy). Nothing failed.
+	errWSEnded = errors.New("going away")
 )
 
 // wsInitClose is the close code and reason of a connection_init that
 // wsInit refused with err: 4403 Forbidden only for an identity that does
 // not hold; 1013 Try Again Later while a dependency is out of reach (the
 // full soak's dashboards reconnecting through a database restart were
-// told 4403, as if their sessions had ended); 4500 for the platform's own
-// failure.
+// told 4403, as if their sessions had ended); 1001 Going Away when the
+// socket's context ended first (the full soak's rolling restart told 21
+// dashboards 4500, which graphql-ws clients do not retry); 4500 for the
+// platform's own failure.
 func wsInitClose(err error) (int, string) {
 	switch {
 	case errors.Is(err, errWSOutage):
 		return closeTryAgainLater, "Try Again Later"
+	case errors.Is(err, errWSEnded):
+		return closeGoingAway, "Going Away"
 	case errors.Is(err, errWSInternal):
 		return closeInternalServerError, "Internal Server Error"
 	}
@@ -172,6 +180,9 @@ func (a *authenticator) wsInit(ctx context.Context, tok string) (context.Context
 			return ctx, errWSOutage
 		}
 		logFailure(ctx, a.logger, err, "api: unable to authenticate a WebSocket")
+		if clientLeft(ctx, err) {
+			return ctx, errWSEnded
+		}
 		return ctx, errWSInternal
 	}
 	return actx, nil

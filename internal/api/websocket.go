@@ -27,6 +27,9 @@ const (
 	// closeTryAgainLater is RFC 6455's 1013 (registered by IANA): a
 	// condition of the server's that passes; graphql-ws clients reconnect.
 	closeTryAgainLater = 1013
+	// closeGoingAway is RFC 6455's 1001: the server is going away (this
+	// replica stops); graphql-ws clients reconnect.
+	closeGoingAway = 1001
 )
 
 // gorillaWebsocket adapts gorilla/websocket to gqlgen's pluggable WebSocket
