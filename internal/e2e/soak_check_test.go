@@ -255,6 +255,13 @@ func (s *soak) check() {
 			}
 		}
 	}
+	// A WebSocket's INTERNAL is its close 4500, which graphql-ws clients
+	// never retry (a rolling restart told 21 dashboards so).
+	for k, v := range s.dashboardEnds.snapshot() {
+		if strings.Contains(k, "closed 4500") {
+			internal = append(internal, fmt.Sprintf("dashboards: %d %s", v, k))
+		}
+	}
 	verdict("no client was answered INTERNAL", internal)
 	var gaveUp []string
 	for e, v := range s.report.AgentErrors {
