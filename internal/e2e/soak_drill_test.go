@@ -475,14 +475,13 @@ func machineCPUSeconds() (busy, softirq float64) {
 	line, _, _ := strings.Cut(string(b), "\n")
 	fields := strings.Fields(line)
 	for i, f := range fields[1:] {
+		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest time is counted in user already
+			continue
+		}
 		v, _ := strconv.ParseFloat(f, 64)
-		switch {
-		case i == 3 || i == 4 || i >= 8: // idle, iowait; guest time is counted in user already
-		case i == 6:
-			softirq = v / 100 // USER_HZ
-			busy += v / 100
-		default:
-			busy += v / 100
+		busy += v / 100 // USER_HZ
+		if i == 6 {
+			softirq = v / 100
 		}
 	}
 	return busy, softirq
@@ -492,7 +491,9 @@ func machineCPUSeconds() (busy, softirq float64) {
 // by process (its id and start time, so that a reused id is another),
 // each with its role: "replicas", "balancers" and "harness" for the
 // soak's own, every other process its command name.
-type processTimes map[[2]int64]struct {
+type processTimes map[[2]int64]processTime
+
+type processTime struct {
 	role string
 	cpu  float64 // its own user and system time, and that of its children that ended
 }
@@ -540,10 +541,7 @@ func (s *soak) processCPU() processTimes {
 		if !ok {
 			role = string(b[open+1 : end])
 		}
-		times[[2]int64{int64(pid), started}] = struct {
-			role string
-			cpu  float64
-		}{role, cpu}
+		times[[2]int64{int64(pid), started}] = processTime{role, cpu}
 	}
 	return times
 }
