@@ -62,7 +62,7 @@ func (p proxyPolicy) clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	if len(p.trusted) == 0 || !p.isTrusted(peer) {
-		return peer.String()
+		return spelled(r.RemoteAddr, peer)
 	}
 	nearest := peer
 	hops := r.Header.Values("X-Forwarded-For")
@@ -80,6 +80,18 @@ func (p proxyPolicy) clientAddr(r *http.Request) string {
 		}
 	}
 	return nearest.String()
+}
+
+// spelled is a's text, taken from s (an address with its port) where s
+// begins with it, as a connection's IPv4 peer does: no new string for
+// every request.
+func spelled(s string, a netip.Addr) string {
+	var buf [64]byte
+	b := a.AppendTo(buf[:0])
+	if len(s) > len(b) && s[len(b)] == ':' && s[:len(b)] == string(b) {
+		return s[:len(b)]
+	}
+	return string(b)
 }
 
 // parseHost reads an address with or without a port (192.0.2.1,

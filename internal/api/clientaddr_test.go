@@ -20,6 +20,8 @@ func TestClientAddrBelievesXForwardedForOnlyFromTrustedProxies(t *testing.T) {
 		want    string
 	}{
 		{desc: "no trusted proxies: the peer, whatever the header says", peer: "203.0.113.5:4000", xff: []string{"198.51.100.1"}, want: "203.0.113.5"},
+		{desc: "no trusted proxies, an IPv4-mapped peer: its IPv4 address", peer: "[::ffff:203.0.113.5]:4000", want: "203.0.113.5"},
+		{desc: "no trusted proxies, an IPv6 peer: its address in canonical form", peer: "[2001:DB8:0::5%eth0]:4000", want: "2001:db8::5"},
 		{desc: "an untrusted peer: its header is ignored", trusted: true, peer: "203.0.113.5:4000", xff: []string{"198.51.100.1"}, want: "203.0.113.5"},
 		{desc: "a trusted peer: the entry it appended", trusted: true, peer: "10.1.2.3:4000", xff: []string{"198.51.100.1"}, want: "198.51.100.1"},
 		{desc: "entries the client forged left of the real one are ignored", trusted: true, peer: "10.1.2.3:4000", xff: []string{"1.1.1.1, 8.8.8.8, 198.51.100.1"}, want: "198.51.100.1"},

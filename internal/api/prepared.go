@@ -348,8 +348,9 @@ func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 
 // generic is gqlgen's POST transport, the operation's trace begun as
 // handler.Server begins it.
+// Its statuses are okForJSON's.
 func (t preparedPOST) generic(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	t.POST.Do(w, r.WithContext(graphql.StartOperationTrace(r.Context())), exec)
+	t.POST.Do(&jsonStatusWriter{ResponseWriter: w}, r.WithContext(graphql.StartOperationTrace(r.Context())), exec)
 }
 
 // plainBody is a POST body with a document and no variables (absent,
@@ -382,19 +383,16 @@ func plainRequest(body []byte) (*plainBody, bool) {
 func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p *plainBody) {
 	ctx := graphql.StartOperationTrace(r.Context())
 	contentType := responseContentType(r)
-	w.Header()["Content-Type"] = []string{contentType}
-	now := graphql.Now()
-	params := &graphql.RawParams{Query: p.Query, OperationName: p.OperationName, Headers: r.Header,
-		ReadTime: graphql.TraceTiming{Start: now, End: now}}
+	w.Header()["Content-Type"] = contentTypeValues[contentType]
+	// No ReadTime: gqlgen's statistics are not kept (statsClock).
+	params := &graphql.RawParams{Query: p.Query, OperationName: p.OperationName, Headers: r.Header}
 	rc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
-		// gqlgen's statusFor and statusForGraphQLResponse.
-		if errcode.GetErrorKind(errs) == errcode.KindProtocol {
-			if contentType == "application/graphql-response+json" {
-				w.WriteHeader(http.StatusBadRequest)
-			} else {
-				w.WriteHeader(http.StatusUnprocessableEntity)
-			}
+		// gqlgen's statusFor and statusForGraphQLResponse, as okForJSON
+		// amends them: their 422 is 200 when the answer is
+		// application/json.
+		if errcode.GetErrorKind(errs) == errcode.KindProtocol && contentType == graphQLResponseJSON {
+			w.WriteHeader(http.StatusBadRequest)
 		}
 		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
 		return
@@ -405,11 +403,18 @@ func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql
 
 // writeResponse is gqlgen's writeJson: encoding/json's bytes for the
 // response. One with data alone (the usual answer) is written without
-// reflection: {"data":…} with the data compacted and HTML-escaped, as
-// encoding/json writes a json.RawMessage.
+// reflection, {"data":…}, its data as encoding/json writes a
+// json.RawMessage: compacted and HTML-escaped, which gqlgen's data mostly
+// is already (then it is written as it is).
 func writeResponse(w io.Writer, response *graphql.Response) {
 	if len(response.Errors) == 0 && len(response.Extensions) == 0 && response.Label == "" &&
 		response.Path == nil && response.HasNext == nil && len(response.Data) > 0 {
+		if asRawMessage(response.Data) {
+			_, _ = w.Write(dataOpen)
+			_, _ = w.Write(response.Data)
+			_, _ = w.Write(dataClose)
+			return
+		}
 		var compact bytes.Buffer
 		compact.Grow(len(response.Data))
 		if json.Compact(&compact, response.Data) == nil {
@@ -428,17 +433,73 @@ func writeResponse(w io.Writer, response *graphql.Response) {
 	_, _ = w.Write(b)
 }
 
-// readBody reads r's body whole into one buffer sized by its
-// Content-Length (limitBody refused it already if over the limit), where
-// io.ReadAll would start at 512 bytes and grow.
-func readBody(r *http.Request) ([]byte, error) {
-	var buf bytes.Buffer
-	// ReadFrom wants MinRead bytes free before each read: with them, the
-	// body and its EOF fit without growing.
-	buf.Grow(int(max(r.ContentLength, 0)) + bytes.MinRead)
-	_, err := buf.ReadFrom(r.Body)
-	return buf.Bytes(), err
+// dataOpen and dataClose are what writeResponse writes around an
+// answer's data, made once: a string written to an io.Writer is copied
+// into new bytes first.
+var dataOpen, dataClose = []byte(`{"data":`), []byte(`}`)
+
+// asRawMessage reports whether data, JSON as gqlgen's marshalers write
+// it, is already what encoding/json writes for it as a json.RawMessage:
+// no white space outside its strings, nothing json.HTMLEscape changes
+// (<, >, &, U+2028, U+2029: any byte 0xE2, which begins the last two, is
+// taken for one), no string left open, and one value (an object). One
+// pass over the bytes, where json.Compact runs its scanner and copies.
+func asRawMessage(data []byte) bool {
+	if data[0] != '{' || data[len(data)-1] != '}' {
+		return false
+	}
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case c == '<' || c == '>' || c == '&' || c == 0xE2:
+			return false
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return !inString
 }
+
+// readBody reads r's body whole. A body of known length (limitBody
+// refused it already if over the limit) is read into a buffer of its
+// size and a byte; one of unknown length is read as io.ReadAll would,
+// growing.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength <= 0 {
+		var buf bytes.Buffer
+		_, err := buf.ReadFrom(r.Body)
+		return buf.Bytes(), err
+	}
+	body := make([]byte, r.ContentLength, r.ContentLength+1)
+	n, err := io.ReadFull(r.Body, body)
+	if err != nil {
+		return body[:n], err
+	}
+	// The declared length is read; the reader's end is read too (into
+	// the byte to spare), so that an error it keeps for its end (a body
+	// longer than declared) is not missed.
+	switch m, err := r.Body.Read(body[len(body):cap(body)]); {
+	case m > 0:
+		return body, errLongerThanDeclared
+	case err != nil && err != io.EOF:
+		return body, err
+	}
+	return body, nil
+}
+
+// errLongerThanDeclared is a body that goes on past its Content-Length.
+var errLongerThanDeclared = errors.New("the request body is longer than its Content-Length")
 
 // match finds the prepared operation a body asks for, if any; a body that
 // does not carry a prepared document's text costs one substring search.
@@ -542,11 +603,21 @@ func responseContentType(r *http.Request) string {
 		switch mediaType {
 		case "*/*", "application/*", "application/json":
 			return "application/json"
-		case "application/graphql-response+json":
-			return "application/graphql-response+json"
+		case graphQLResponseJSON:
+			return graphQLResponseJSON
 		}
 	}
-	return "application/graphql-response+json"
+	return graphQLResponseJSON
+}
+
+// graphQLResponseJSON is the GraphQL-over-HTTP spec's media type.
+const graphQLResponseJSON = "application/graphql-response+json"
+
+// contentTypeValues are the Content-Type headers of the answers
+// responseContentType chooses, made once (net/http only reads them).
+var contentTypeValues = map[string][]string{
+	"application/json":  {"application/json"},
+	graphQLResponseJSON: {graphQLResponseJSON},
 }
 
 type errReader struct{ err error }

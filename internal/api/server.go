@@ -286,7 +286,10 @@ func New(cfg Config, deps Deps) *Server {
 		e.Use(persisted)
 		// Before anything else counts an operation on a WebSocket: its
 		// session still holds, and the socket has room for one more.
-		e.Use(socketGuard{sockets: sockets})
+		// WebSockets are gqlgen's handler's alone: POSTs have none.
+		if e == configurable(gql) {
+			e.Use(socketGuard{sockets: sockets})
+		}
 		// After the persisted queries (which fill in the document) and
 		// before gqlgen validates it; among the operation context
 		// mutators only Introspection's (which sets a flag) runs before it.
@@ -303,12 +306,13 @@ func New(cfg Config, deps Deps) *Server {
 	posts := postRoute{exec: exec, transport: preparedPOST{
 		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, m, deps.Logger), metrics: m,
 		presenter: presenter, recover: recoverer,
-	}, other: gql}
+	}, other: okForJSON(gql)}
 
 	mux := http.NewServeMux()
 	spa := spaHandler(deps.SPA)
-	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, checkRequest(authn.middleware(okForJSON(posts))))))
-	mux.Handle("/graphql", m.instrument("/graphql", graphqlHandler))
+	graphqlHandler := streams(streamsCtx, sockets.admit(limitBody(cfg.MaxBodyBytes, checkRequest(authn.middleware(posts)))))
+	graphqlRoute := m.instrument("/graphql", graphqlHandler)
+	mux.Handle("/graphql", graphqlRoute)
 	if cfg.Introspection {
 		// GraphiQL, built into the binary with the SPA, under its own CSP.
 		graphiql := graphiqlHandler(deps.SPA)
@@ -336,7 +340,20 @@ func New(cfg Config, deps Deps) *Server {
 		mux.Handle(pattern, m.instrument(pattern, h))
 	}
 	mux.Handle("/", spa)
-	return &Server{Handler: securityHeaders(mux), closeStreams: closeStreams, metrics: metricsHandler}
+	return &Server{Handler: securityHeaders(graphQLFirst(graphqlRoute, mux)), closeStreams: closeStreams, metrics: metricsHandler}
+}
+
+// graphQLFirst sends a request for /graphql, nearly every request, to
+// its handler before the mux's pattern match (which makes a slice per
+// request), where the mux would send it; anything else goes to the mux.
+func graphQLFirst(graphql, mux http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/graphql" {
+			graphql.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // limitBody refuses bodies over max: with 413 before anything is read
@@ -353,7 +370,12 @@ func limitBody(max int64, next http.Handler) http.Handler {
 			writeHTTPError(w, http.StatusRequestEntityTooLarge, fault.Invalid, "request body is larger than the limit")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		if r.ContentLength < 0 {
+			// Of unknown length: read up to the limit and no further. A
+			// body of known length (net/http reads no more of it than
+			// that) is within the limit already.
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -22,6 +22,10 @@ const SessionCookieName = "gpunex_session"
 // server never grants.
 const CSRFHeader = "X-GPUnex-CSRF"
 
+// csrfKey is CSRFHeader in net/http's canonical form: Header.Get(CSRFHeader)
+// would make that string anew on every request.
+var csrfKey = http.CanonicalHeaderKey(CSRFHeader)
+
 // cookieJar sets and clears the session cookie on the response being built.
 type cookieJar struct {
 	w      http.ResponseWriter
@@ -71,7 +75,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := auth.WithClientAddr(r.Context(), a.proxies.clientAddr(r))
 		isWS := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
-		spa := r.Header.Get(CSRFHeader) != "" || (isWS && r.Header.Get("Origin") != "" && a.origins.allowed(r))
+		spa := r.Header.Get(csrfKey) != "" || (isWS && r.Header.Get("Origin") != "" && a.origins.allowed(r))
 		if spa {
 			jar := &cookieJar{w: w, secure: a.secure || r.TLS != nil}
 			ctx = auth.WithSessionCookie(ctx, jar)
