@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 )
 
@@ -73,4 +75,82 @@ func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
 	// Both paths were taken: a good document answers, a bad one does not.
 	require.Equal(t, `{"data":{"__typename":"Query"}}`, post(`{"query":"{ __typename }"}`, "").body)
 	require.Contains(t, post(`{"query":"{ nope }"}`, "").body, `"errors"`)
+}
+
+// decodedPlain is plainRequest's answer from its JSON decoder alone.
+func decodedPlain(body []byte) (plainBody, bool) {
+	var p plainBody
+	if jsonv2.Unmarshal(body, &p, strictJSON) != nil {
+		return plainBody{}, false
+	}
+	switch string(bytes.TrimSpace(p.Variables)) {
+	case "", "null", "{}":
+		return plainBody{Query: p.Query, OperationName: p.OperationName}, true
+	}
+	return plainBody{}, false
+}
+
+// The usual body read without the decoder reads as the decoder reads it;
+// what it cannot read is left to the decoder.
+func TestTheUsualBodyReadsAsTheDecoderReadsIt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body   string
+		simple bool // read without the decoder
+	}{
+		{`{"query":"{ me { id } }"}`, true},
+		{` {"query" : "{ health }" , "operationName":"", "variables": null } `, true},
+		{"{\n\t\"operationName\":\"Q\",\r\n\"query\":\"query Q { health }\",\"variables\":{}}", true},
+		{`{"query":"{ health }","variables":{ }}`, false},
+		{`{"query":"{ é… }"}`, true},
+		{`{"query":"a \"quoted\" name"}`, false},
+		{`{"query":"\u007b health }"}`, false},
+		{`{"query":"{ health }","variables":{"a":1}}`, false},
+		{`{"query":"{ health }","variables":[]}`, false},
+		{`{"query":"{ health }","query":"{ me { id } }"}`, false},
+		{`{"query":"{ health }","extensions":{}}`, false},
+		{`{"Query":"{ health }"}`, false},
+		{`{"query":"{ health }",}`, false},
+		{`{"query":"{ health }"} x`, false},
+		{`{"query":"{ health }"`, false},
+		{`{"operationName":"Q"}`, false},
+		{`{"query":null}`, false},
+		{`{"query":"{ health }","variables":nullx}`, false},
+		{"{\"query\":\"\xff\"}", false},
+		{`{}`, false},
+		{``, false},
+	} {
+		got, ok := simplePlain([]byte(tc.body))
+		require.Equal(t, tc.simple, ok, "%s", tc.body)
+		want, wantOK := decodedPlain([]byte(tc.body))
+		if ok {
+			require.True(t, wantOK, "%s", tc.body)
+			require.Equal(t, want.Query, got.Query, "%s", tc.body)
+			require.Equal(t, want.OperationName, got.OperationName, "%s", tc.body)
+		}
+		p, pOK := plainRequest([]byte(tc.body))
+		require.Equal(t, wantOK, pOK, "%s", tc.body)
+		if pOK {
+			require.Equal(t, want.Query, p.Query, "%s", tc.body)
+			require.Equal(t, want.OperationName, p.OperationName, "%s", tc.body)
+		}
+	}
+}
+
+// Whatever a body holds, what is read without the decoder is what the
+// decoder reads.
+func FuzzTheUsualBodyReadsAsTheDecoderReadsIt(f *testing.F) {
+	for _, seed := range []string{`{"query":"{ me { id } }"}`, `{"query":"q","operationName":"Q","variables":{}}`, `{"query":"q","variables":null}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, ok := simplePlain(body)
+		if !ok {
+			return
+		}
+		want, wantOK := decodedPlain(body)
+		require.True(t, wantOK, "%q", body)
+		require.Equal(t, want.Query, got.Query, "%q", body)
+		require.Equal(t, want.OperationName, got.OperationName, "%q", body)
+	})
 }

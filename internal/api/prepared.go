@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -363,16 +364,120 @@ type plainBody struct {
 }
 
 // plainRequest reads body as a plainBody; false sends it gqlgen's way.
-func plainRequest(body []byte) (*plainBody, bool) {
+func plainRequest(body []byte) (plainBody, bool) {
+	if p, ok := simplePlain(body); ok {
+		return p, true
+	}
 	var p plainBody
 	if jsonv2.Unmarshal(body, &p, strictJSON) != nil {
-		return nil, false
+		return plainBody{}, false
 	}
 	switch string(bytes.TrimSpace(p.Variables)) {
 	case "", "null", "{}":
-		return &p, true
+		return p, true
 	}
-	return nil, false
+	return plainBody{}, false
+}
+
+// simplePlain reads the usual body without a JSON decoder (whose
+// setting up costs more than such a body's reading): {"query":"…"},
+// perhaps with an "operationName" string and "variables" null or {},
+// each member once, its strings with no escape, no control character and
+// valid UTF-8. It answers as the decoder would, or false, and then the
+// decoder reads the body.
+func simplePlain(b []byte) (plainBody, bool) {
+	i := skipJSONSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return plainBody{}, false
+	}
+	var p plainBody
+	var query, operationName, variables bool
+	i = skipJSONSpace(b, i+1)
+	for {
+		name, j, ok := simpleJSONString(b, i)
+		if !ok {
+			return plainBody{}, false
+		}
+		i = skipJSONSpace(b, j)
+		if i == len(b) || b[i] != ':' {
+			return plainBody{}, false
+		}
+		i = skipJSONSpace(b, i+1)
+		switch string(name) {
+		case "query", "operationName":
+			seen := &query
+			if string(name) == "operationName" {
+				seen = &operationName
+			}
+			v, j, ok := simpleJSONString(b, i)
+			if !ok || *seen {
+				return plainBody{}, false
+			}
+			*seen = true
+			if seen == &query {
+				p.Query = string(v)
+			} else {
+				p.OperationName = string(v)
+			}
+			i = j
+		case "variables":
+			if variables {
+				return plainBody{}, false
+			}
+			variables = true
+			switch {
+			case bytes.HasPrefix(b[i:], []byte("null")):
+				i += len("null")
+			case bytes.HasPrefix(b[i:], []byte("{}")):
+				i += len("{}")
+			default:
+				return plainBody{}, false
+			}
+		default:
+			return plainBody{}, false
+		}
+		if i = skipJSONSpace(b, i); i == len(b) {
+			return plainBody{}, false
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != ',' {
+			return plainBody{}, false
+		}
+		i = skipJSONSpace(b, i+1)
+	}
+	if !query || skipJSONSpace(b, i+1) != len(b) {
+		return plainBody{}, false
+	}
+	return p, true
+}
+
+// skipJSONSpace is the index of the first byte from i that is not JSON's
+// white space.
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// simpleJSONString reads the JSON string at b[i] if it has no escape, no
+// control character and is valid UTF-8: its text and the index after it.
+func simpleJSONString(b []byte, i int) ([]byte, int, bool) {
+	if i == len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			s := b[i+1 : j]
+			return s, j + 1, utf8.Valid(s)
+		case c == '\\' || c < 0x20:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
 }
 
 // plain answers a plainBody as gqlgen's POST transport does (the same
@@ -380,7 +485,7 @@ func plainRequest(body []byte) (*plainBody, bool) {
 // validation, limits and extensions all run), without reading the body a
 // second time, decoding it with encoding/json's reflection and a decoder's
 // buffer, or merging header maps per request.
-func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p *plainBody) {
+func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p plainBody) {
 	ctx := graphql.StartOperationTrace(r.Context())
 	contentType := responseContentType(r)
 	w.Header()["Content-Type"] = contentTypeValues[contentType]
