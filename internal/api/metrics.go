@@ -119,6 +119,12 @@ func (m *metrics) instrument(route string, next http.Handler) http.Handler {
 // countOperations is a gqlgen response middleware that counts operations.
 func (m *metrics) countOperations(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
+	m.countResponse(ctx, resp)
+	return resp
+}
+
+// countResponse counts the operation of ctx, answered resp.
+func (m *metrics) countResponse(ctx context.Context, resp *graphql.Response) {
 	typ := "unknown"
 	if graphql.HasOperationContext(ctx) {
 		if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil {
@@ -133,7 +139,6 @@ func (m *metrics) countOperations(ctx context.Context, next graphql.ResponseHand
 		}
 	}
 	m.countOperation(typ, outcome)
-	return resp
 }
 
 // countOperation counts one operation of type typ with its outcome.

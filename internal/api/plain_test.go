@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 )
@@ -58,6 +60,12 @@ func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
 		{"", ""},
 		{"{ me { providerApplication { gpus { model } } } }", ""},
 		{"{ __schema { types { name } } }", ""},
+		// Resolved, with a field's error: data null (a non-null field), or
+		// partial; and a resolver that panics (no services here).
+		{"{ myFunds { balance } }", ""},
+		{"{ health myProvider { __typename } }", ""},
+		{"{ health depositTerms { __typename } }", ""},
+		{"mutation { logOut { __typename } }", ""},
 	}
 	for _, d := range documents {
 		for _, accept := range []string{"", "application/json", "application/graphql-response+json", "application/graphql-response+json, application/json"} {
@@ -153,4 +161,16 @@ func FuzzTheUsualBodyReadsAsTheDecoderReadsIt(f *testing.F) {
 		require.Equal(t, want.Query, got.Query, "%q", body)
 		require.Equal(t, want.OperationName, got.OperationName, "%q", body)
 	})
+}
+
+// An extension that intercepts would be skipped by the POST executor's
+// dispatch: it is refused where the server is assembled.
+func TestThePOSTExecutorTakesNoExtensionThatIntercepts(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, "api: SocketGuard intercepts, which the POST executor's dispatch would skip", func() {
+		mustNotIntercept(socketGuard{})
+	})
+	for _, x := range []graphql.HandlerExtension{operationLimit{}, signInLimit{}, writeLimit{}, introspectionOff{}, extension.Introspection{}, extension.AutomaticPersistedQuery{}} {
+		require.NotPanics(t, func() { mustNotIntercept(x) }, x.ExtensionName())
+	}
 }

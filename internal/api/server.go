@@ -274,36 +274,45 @@ func New(cfg Config, deps Deps) *Server {
 	queries := lru.New[*ast.QueryDocument](1000)
 	persisted := extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)}
 	for _, e := range []configurable{gql, exec} {
+		use := e.Use
+		if e == configurable(exec) {
+			// preparedPOST.dispatch runs the POST executor's queries and
+			// mutations without its middleware chain.
+			use = func(x graphql.HandlerExtension) {
+				mustNotIntercept(x)
+				e.Use(x)
+			}
+		}
 		e.SetQueryCache(queries)
 		e.SetErrorPresenter(presenter)
 		e.SetRecoverFunc(recoverer)
 		e.SetParserTokenLimit(parserTokenLimit)
 		if cfg.Introspection {
-			e.Use(extension.Introspection{})
+			use(extension.Introspection{})
 		} else {
 			e.SetDisableSuggestion(true)
 		}
-		e.Use(persisted)
+		use(persisted)
 		// Before anything else counts an operation on a WebSocket: its
 		// session still holds, and the socket has room for one more.
 		// WebSockets are gqlgen's handler's alone: POSTs have none.
 		if e == configurable(gql) {
-			e.Use(socketGuard{sockets: sockets})
+			use(socketGuard{sockets: sockets})
 		}
 		// After the persisted queries (which fill in the document) and
 		// before gqlgen validates it; among the operation context
 		// mutators only Introspection's (which sets a flag) runs before it.
-		e.Use(operationLimit{limits: cfg.operationLimits(), queries: queries})
+		use(operationLimit{limits: cfg.operationLimits(), queries: queries})
 		// At most one logIn or signUp per operation, before any resolver.
-		e.Use(signInLimit{})
+		use(signInLimit{})
 		// Every other mutation field counts against its caller's write
 		// limit; an operation over it is refused whole.
-		e.Use(writeLimit{auth: deps.Auth})
+		use(writeLimit{auth: deps.Auth})
 		// __schema and __type where introspection is off, refused whole.
-		e.Use(introspectionOff{})
+		use(introspectionOff{})
 		e.AroundResponses(m.countOperations)
 	}
-	posts := postRoute{exec: exec, transport: preparedPOST{
+	posts := postRoute{exec: exec, transport: preparedPOST{schema: deps.Schema,
 		ops: mustPrepare(deps.Schema, cfg, deps.Prepared, m, deps.Logger), metrics: m,
 		presenter: presenter, recover: recoverer,
 	}, other: okForJSON(gql)}

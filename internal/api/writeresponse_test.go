@@ -32,3 +32,11 @@ func TestAnAnswerIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 		require.Equal(t, string(want), got.String(), "data %s", data)
 	}
 }
+
+// No response (its client gone) is written as gqlgen writes it: null.
+func TestNoResponseIsWrittenAsNull(t *testing.T) {
+	t.Parallel()
+	var got bytes.Buffer
+	writeResponse(&got, nil)
+	require.Equal(t, "null", got.String())
+}

@@ -130,10 +130,17 @@ func TestOperationalEndpoints(t *testing.T) {
 		require.JSONEq(t, `{"status":"ok","checks":{"database":"ok","events":"ok","presence":"ok"}}`, body)
 
 		s.NewAPIClient(t, "").MustDo(nil, `{ health }`, nil)
+		// The plain POST body, answered with a field's error: counted by
+		// its code.
+		res, err := http.Post(s.URL+"/graphql", "application/json", strings.NewReader(`{"query":"{ myFunds { balance } }"}`))
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, res.Body)
+		_ = res.Body.Close()
 		code, body, _ = get("/metrics")
 		require.Equal(t, 200, code)
 		require.Contains(t, body, `gpunex_http_requests_total{code="200",route="/graphql"}`)
-		require.Contains(t, body, `gpunex_graphql_operations_total{outcome="ok",type="query"}`)
+		require.Contains(t, body, "gpunex_graphql_operations_total{outcome=\"ok\",type=\"query\"} 1\n")
+		require.Contains(t, body, "gpunex_graphql_operations_total{outcome=\"UNAUTHENTICATED\",type=\"query\"} 1\n")
 		require.Contains(t, body, "go_goroutines")
 		// The database pool's, its size the backend's.
 		require.Contains(t, body, fmt.Sprintf("go_sql_max_open_connections{db_name=\"gpunex\"} %d\n", s.Platform.DB.Stats().MaxOpenConnections))
