@@ -96,7 +96,7 @@ func (m *metrics) instrument(route string, next http.Handler) http.Handler {
 	// lookup hashes its labels under a lock on every request.
 	duration, ok := m.duration.WithLabelValues(route), m.requests.WithLabelValues(route, "200")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" {
+		if headerValue(r.Header, "Upgrade") != "" {
 			m.requests.WithLabelValues(route, "101").Inc()
 			next.ServeHTTP(w, r)
 			return

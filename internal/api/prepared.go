@@ -286,7 +286,7 @@ type postRoute struct {
 }
 
 func (p postRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.Header.Get("Upgrade") != "" {
+	if r.Method != http.MethodPost || headerValue(r.Header, "Upgrade") != "" {
 		p.other.ServeHTTP(w, r)
 		return
 	}
@@ -727,7 +727,7 @@ func (t preparedPOST) run(ctx context.Context, op *preparedOp, vars []byte) (val
 // application/graphql-response+json the Accept header names, wildcards
 // meaning application/json, nothing meaning application/json.
 func responseContentType(r *http.Request) string {
-	accept := r.Header.Get("Accept")
+	accept := headerValue(r.Header, "Accept")
 	if accept == "" {
 		return "application/json"
 	}

@@ -17,7 +17,7 @@ import (
 // are not JSON (400). WebSocket upgrades pass through.
 func checkRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" {
+		if headerValue(r.Header, "Upgrade") != "" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -26,7 +26,7 @@ func checkRequest(next http.Handler) http.Handler {
 		case http.MethodPost:
 			// Every heartbeat passes here: the plain header is compared
 			// as it is, only another one is parsed.
-			if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
+			if ct := headerValue(r.Header, "Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 				writeHTTPError(w, http.StatusUnsupportedMediaType, fault.BadRequest, "a POST body must be application/json")
 				return
 			}

@@ -203,7 +203,7 @@ func (s *Server) Metrics() http.Handler { return s.metrics }
 // CloseStreams ends them all, while plain requests finish undisturbed.
 func streams(streamsCtx context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") == "" {
+		if headerValue(r.Header, "Upgrade") == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -457,7 +457,7 @@ func securityHeaders(next http.Handler) http.Handler {
 // application/graphql-response+json the 4xx codes stand.
 func okForJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" {
+		if headerValue(r.Header, "Upgrade") != "" {
 			next.ServeHTTP(w, r)
 			return
 		}

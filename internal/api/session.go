@@ -22,9 +22,20 @@ const SessionCookieName = "gpunex_session"
 // server never grants.
 const CSRFHeader = "X-GPUnex-CSRF"
 
-// csrfKey is CSRFHeader in net/http's canonical form: Header.Get(CSRFHeader)
-// would make that string anew on every request.
+// csrfKey is CSRFHeader in net/http's canonical form, as headerValue
+// takes it (Header.Get(CSRFHeader) would make that string anew on every
+// request).
 var csrfKey = http.CanonicalHeaderKey(CSRFHeader)
+
+// headerValue is h.Get(key) for a key already in canonical form, as
+// every name the request path reads is: the first value, or "", without
+// Get's check of the name's form on every read.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // cookieJar sets and clears the session cookie on the response being built.
 type cookieJar struct {
@@ -74,13 +85,13 @@ func bearerToken(h string) (string, bool) {
 func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := auth.WithClientAddr(r.Context(), a.proxies.clientAddr(r))
-		isWS := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
-		spa := r.Header.Get(csrfKey) != "" || (isWS && r.Header.Get("Origin") != "" && a.origins.allowed(r))
+		isWS := strings.EqualFold(headerValue(r.Header, "Upgrade"), "websocket")
+		spa := headerValue(r.Header, csrfKey) != "" || (isWS && headerValue(r.Header, "Origin") != "" && a.origins.allowed(r))
 		if spa {
 			jar := &cookieJar{w: w, secure: a.secure || r.TLS != nil}
 			ctx = auth.WithSessionCookie(ctx, jar)
 		}
-		if h := r.Header.Get("Authorization"); h != "" {
+		if h := headerValue(r.Header, "Authorization"); h != "" {
 			tok, ok := bearerToken(h)
 			if !ok {
 				writeHTTPError(w, http.StatusUnauthorized, fault.Unauthenticated, "the Authorization header must be \"Bearer <token>\"")

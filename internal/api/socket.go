@@ -155,7 +155,7 @@ func addressKey(addr string) string {
 // transport serves a socket until it closes).
 func (r *sockets) admit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Upgrade") == "" {
+		if headerValue(req.Header, "Upgrade") == "" {
 			next.ServeHTTP(w, req)
 			return
 		}
