@@ -376,17 +376,25 @@ func (p *Platform) Serve(ctx context.Context, ready func(url string)) error {
 	return p.ServeListener(ctx, ln, ready)
 }
 
+// HTTPServer is the server the platform serves h with: a client has 10 s
+// to send a request's headers and a kept-alive connection 2 min to send
+// the next request. BenchmarkSmallQueries serves its bare handler with it
+// too, so that handlers are compared on the same server.
+func HTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
 // ServeListener is Serve on an existing listener.
 func (p *Platform) ServeListener(ctx context.Context, ln net.Listener, ready func(url string)) error {
 	// Background work lives until the server has stopped serving.
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
-	srv := &http.Server{
-		Handler:           p.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelWarn),
-	}
+	srv := HTTPServer(p.Handler, p.cfg.Logger)
 	// Shutdown lets requests finish but does not track WebSockets.
 	srv.RegisterOnShutdown(p.Handler.CloseStreams)
 	if p.cfg.PublicURL == "" {

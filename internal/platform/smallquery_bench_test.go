@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpunex/gpunex/internal/platform"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 )
 
@@ -87,7 +89,9 @@ func BenchmarkSmallQueries(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				srv := &http.Server{Handler: bareAnswer(header, stackBody)}
+				// The platform's own server, with its timeouts: the
+				// handlers are compared, not two servers' settings.
+				srv := platform.HTTPServer(bareAnswer(header, stackBody), slog.New(slog.DiscardHandler))
 				go func() { _ = srv.Serve(ln) }()
 				b.Run(q.name, func(b *testing.B) {
 					s.DrainMail(b) // the mail worker's reads are not the queries'
