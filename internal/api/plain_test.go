@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,9 +11,12 @@ import (
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/graph"
 )
 
 // Issue 27, point 3: a POST with a document and no variables is answered
@@ -173,4 +177,25 @@ func TestThePOSTExecutorTakesNoExtensionThatIntercepts(t *testing.T) {
 	for _, x := range []graphql.HandlerExtension{operationLimit{}, signInLimit{}, writeLimit{}, introspectionOff{}, extension.Introspection{}, extension.AutomaticPersistedQuery{}} {
 		require.NotPanics(t, func() { mustNotIntercept(x) }, x.ExtensionName())
 	}
+}
+
+// As gqlgen's DispatchOperation, dispatch resolves nothing for a client
+// already gone: no response, which is written as null.
+func TestAnOperationWhoseClientIsGoneIsNotResolved(t *testing.T) {
+	t.Parallel()
+	es := graph.NewExecutableSchema(executableSchema())
+	exec := executor.New(es)
+	post := preparedPOST{schema: es, metrics: newMetrics(), presenter: graphql.DefaultErrorPresenter, recover: graphql.DefaultRecover}
+	dispatch := func(ctx context.Context) *graphql.Response {
+		ctx = graphql.StartOperationTrace(ctx)
+		rc, errs := exec.CreateOperationContext(ctx, &graphql.RawParams{Query: "{ health }"})
+		require.Nil(t, errs)
+		return post.dispatch(ctx, rc)
+	}
+	resp := dispatch(context.Background())
+	require.NotNil(t, resp)
+	require.JSONEq(t, `{"health":true}`, string(resp.Data))
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.Nil(t, dispatch(gone))
 }
