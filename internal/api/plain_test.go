@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/graph"
@@ -89,19 +87,6 @@ func TestAPlainQueryIsAnsweredAsGqlgensTransportAnswersIt(t *testing.T) {
 	require.Contains(t, post(`{"query":"{ nope }"}`, "").body, `"errors"`)
 }
 
-// decodedPlain is plainRequest's answer from its JSON decoder alone.
-func decodedPlain(body []byte) (plainBody, bool) {
-	var p plainBody
-	if jsonv2.Unmarshal(body, &p, strictJSON) != nil {
-		return plainBody{}, false
-	}
-	switch string(bytes.TrimSpace(p.Variables)) {
-	case "", "null", "{}":
-		return plainBody{Query: p.Query, OperationName: p.OperationName}, true
-	}
-	return plainBody{}, false
-}
-
 // The usual body read without the decoder reads as the decoder reads it;
 // what it cannot read is left to the decoder.
 func TestTheUsualBodyReadsAsTheDecoderReadsIt(t *testing.T) {
@@ -134,7 +119,7 @@ func TestTheUsualBodyReadsAsTheDecoderReadsIt(t *testing.T) {
 	} {
 		got, ok := simplePlain([]byte(tc.body))
 		require.Equal(t, tc.simple, ok, "%s", tc.body)
-		want, wantOK := decodedPlain([]byte(tc.body))
+		want, wantOK := decodePlain([]byte(tc.body))
 		if ok {
 			require.True(t, wantOK, "%s", tc.body)
 			require.Equal(t, want.Query, got.Query, "%s", tc.body)
@@ -160,7 +145,7 @@ func FuzzTheUsualBodyReadsAsTheDecoderReadsIt(f *testing.F) {
 		if !ok {
 			return
 		}
-		want, wantOK := decodedPlain(body)
+		want, wantOK := decodePlain(body)
 		require.True(t, wantOK, "%q", body)
 		require.Equal(t, want.Query, got.Query, "%q", body)
 		require.Equal(t, want.OperationName, got.OperationName, "%q", body)

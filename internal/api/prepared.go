@@ -369,6 +369,11 @@ func plainRequest(body []byte) (plainBody, bool) {
 	if p, ok := simplePlain(body); ok {
 		return p, true
 	}
+	return decodePlain(body)
+}
+
+// decodePlain reads body as a plainBody with the JSON decoder.
+func decodePlain(body []byte) (plainBody, bool) {
 	var p plainBody
 	if jsonv2.Unmarshal(body, &p, strictJSON) != nil {
 		return plainBody{}, false
@@ -393,6 +398,15 @@ func simplePlain(b []byte) (plainBody, bool) {
 	}
 	var p plainBody
 	var query, operationName, variables bool
+	// member reads a string member's value at i into dst, once.
+	member := func(seen *bool, dst *string) bool {
+		v, j, ok := simpleJSONString(b, i)
+		if !ok || *seen {
+			return false
+		}
+		*seen, *dst, i = true, string(v), j
+		return true
+	}
 	i = skipJSONSpace(b, i+1)
 	for {
 		name, j, ok := simpleJSONString(b, i)
@@ -405,26 +419,12 @@ func simplePlain(b []byte) (plainBody, bool) {
 		}
 		i = skipJSONSpace(b, i+1)
 		switch string(name) {
-		case "query", "operationName":
-			seen := &query
-			if string(name) == "operationName" {
-				seen = &operationName
-			}
-			v, j, ok := simpleJSONString(b, i)
-			if !ok || *seen {
-				return plainBody{}, false
-			}
-			*seen = true
-			if seen == &query {
-				p.Query = string(v)
-			} else {
-				p.OperationName = string(v)
-			}
-			i = j
+		case "query":
+			ok = member(&query, &p.Query)
+		case "operationName":
+			ok = member(&operationName, &p.OperationName)
 		case "variables":
-			if variables {
-				return plainBody{}, false
-			}
+			ok = !variables
 			variables = true
 			switch {
 			case bytes.HasPrefix(b[i:], []byte("null")):
@@ -432,9 +432,12 @@ func simplePlain(b []byte) (plainBody, bool) {
 			case bytes.HasPrefix(b[i:], []byte("{}")):
 				i += len("{}")
 			default:
-				return plainBody{}, false
+				ok = false
 			}
 		default:
+			ok = false
+		}
+		if !ok {
 			return plainBody{}, false
 		}
 		if i = skipJSONSpace(b, i); i == len(b) {
@@ -489,7 +492,7 @@ func simpleJSONString(b []byte, i int) ([]byte, int, bool) {
 func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p plainBody) {
 	ctx := graphql.StartOperationTrace(r.Context())
 	contentType := responseContentType(r)
-	w.Header()["Content-Type"] = contentTypeValues[contentType]
+	w.Header()["Content-Type"] = contentTypeValue(contentType)
 	// No ReadTime: gqlgen's statistics are not kept (statsClock).
 	params := &graphql.RawParams{Query: p.Query, OperationName: p.OperationName, Headers: r.Header}
 	rc, errs := exec.CreateOperationContext(ctx, params)
@@ -761,11 +764,16 @@ func responseContentType(r *http.Request) string {
 // graphQLResponseJSON is the GraphQL-over-HTTP spec's media type.
 const graphQLResponseJSON = "application/graphql-response+json"
 
-// contentTypeValues are the Content-Type headers of the answers
-// responseContentType chooses, made once (net/http only reads them).
-var contentTypeValues = map[string][]string{
-	"application/json":  {"application/json"},
-	graphQLResponseJSON: {graphQLResponseJSON},
+// The Content-Type headers of the answers responseContentType chooses,
+// made once (net/http only reads them).
+var jsonValue, graphQLResponseJSONValue = []string{"application/json"}, []string{graphQLResponseJSON}
+
+// contentTypeValue is contentType's header value.
+func contentTypeValue(contentType string) []string {
+	if contentType == graphQLResponseJSON {
+		return graphQLResponseJSONValue
+	}
+	return jsonValue
 }
 
 type errReader struct{ err error }

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,9 +32,10 @@ func (postgresBackend) open(cfg Config) (*bun.DB, error) {
 	// bun writes values into the statement's text, so most statements are
 	// new; pgx prepares each and keeps the last 512 per connection, which
 	// is most of what an idle replica held (docs/scale.md). The statements
-	// that do repeat are few: a shorter cache keeps them. A URL that says
-	// statement_cache_capacity keeps its own.
-	if u, err := url.Parse(cfg.DatabaseURL); err == nil && !u.Query().Has("statement_cache_capacity") {
+	// that do repeat are few: a shorter cache keeps them. A database URL
+	// (or key=value string) that sets statement_cache_capacity keeps its
+	// own.
+	if !strings.Contains(cfg.DatabaseURL, "statement_cache_capacity") {
 		pgcfg.StatementCacheCapacity = postgresStatementCache
 	}
 	sqldb := stdlib.OpenDB(*pgcfg)
