@@ -32,7 +32,7 @@ GOLANGCI_LINT         := $(GOLANGCI_LINT_DIR)/golangci-lint
 # go-nvml (the agent) is cgo; its header marks old NVML calls deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: node-version build image run test test-env test-all test-setup test-go test-bench fuzz test-unit test-spa e2e static lint lint-tool generate bench soak gpu-bench deps clean
+.PHONY: node-version build image run test test-env test-all test-setup test-go test-bench fuzz test-unit test-spa e2e static lint lint-tool generate pgo bench soak gpu-bench deps clean
 
 ## node-version: fail early, naming both versions, when Node.js is missing or older than the SPA needs
 node-version:
@@ -79,10 +79,14 @@ generate: deps
 ## (the static build among them) with every benchmark once, Vitest, SPA checks, Chromium end-to-end,
 ## GraphQL-over-HTTP audit. Every check runs even after one fails; make test fails
 ## if any did.
+## The tests build without profile-guided optimisation (-pgo=off): it changes
+## how the server is compiled, not what it does, and compiling the whole tree a
+## second time with cmd/gpunex/default.pgo would add minutes to every CI run
+## for nothing the tests check (test-setup checks the profile reads).
 test:
 	@mkdir -p $(BIN)
 	$(MAKE) --no-print-directory -j3 test-env lint-tool deps
-	. ./$(TEST_ENV) && $(MAKE) --no-print-directory --keep-going test-all
+	. ./$(TEST_ENV) && GOFLAGS="$${GOFLAGS:+$$GOFLAGS }-pgo=off" $(MAKE) --no-print-directory --keep-going test-all
 
 ## test-env: scripts/test-env.sh alone (Debian packages, PostgreSQL, Redis, Docker, a
 ## fresh test database), writing bin/test.env
@@ -97,6 +101,7 @@ test-all: test-setup lint test-go test-unit test-spa e2e
 test-setup:
 	bash scripts/test-env.test.sh
 	shellcheck .ci/run scripts/*.sh
+	$(GO) tool pprof -top -nodecount 1 $(PGO_PROFILE) >/dev/null
 
 ## static: gpunex builds without cgo, as a static binary
 static:
@@ -170,11 +175,21 @@ e2e: node-version build
 gpu-bench: build
 	bash scripts/gpu-bench-compare.sh
 
+## pgo: cmd/gpunex/default.pgo, the CPU profile go build optimises the server with
+## (profile-guided optimisation), from the platform's request mix through the whole
+## stack (scripts/pgo-profile.sh); run it again after a large change of the request path
+PGO_PROFILE := cmd/gpunex/default.pgo
+pgo:
+	@mkdir -p $(BIN)
+	bash scripts/test-env.sh --services-only $(BENCH_ENV)
+	. ./$(BENCH_ENV) && bash scripts/pgo-profile.sh $(PGO_PROFILE)
+
 ## bench: the full stack against bare net/http handlers in the same run, as ratios;
 ## three runs of each platform benchmark (the machines are noisy). Every command
 ## runs even after one fails; scripts/benchsummary.awk then prints a line per
 ## benchmark with its figures and targets, FAILED and why for each that failed,
-## and make bench fails if any did.
+## and make bench fails if any did. The benchmarks are compiled with the server's
+## profile (-pgo=$(PGO_PROFILE)): they measure the server as go build ships it.
 BENCH_RUNS := \
 	'-bench . -benchtime 3s -count 3 -benchmem ./internal/platform/' \
 	'-bench ConcurrentSignInMemory -benchtime 1x ./internal/auth/' \
@@ -187,7 +202,7 @@ bench:
 	bash scripts/test-env.sh --services-only $(BENCH_ENV)
 	set -o pipefail; . ./$(BENCH_ENV) && { status=0; for run in $(BENCH_RUNS); do \
 	    echo "==> go test -run '^$$' $$run"; \
-	    $(GO) test -run '^$$' $$run 2>&1 || status=1; \
+	    $(GO) test -pgo=$(CURDIR)/$(PGO_PROFILE) -run '^$$' $$run 2>&1 || status=1; \
 	  done; exit $$status; } | tee /dev/stderr | awk -f scripts/benchsummary.awk
 
 ## soak: the fleet soak at full size (internal/e2e's soak test with GPUNEX_SOAK=full:
