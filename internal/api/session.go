@@ -84,7 +84,7 @@ func bearerToken(h string) (string, bool) {
 // cookie is cleared and the request continues anonymously.
 func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := auth.WithClientAddr(r.Context(), a.proxies.clientAddr(r))
+		ctx := auth.WithClientAddrFunc(r.Context(), func() string { return a.proxies.clientAddr(r) })
 		isWS := strings.EqualFold(headerValue(r.Header, "Upgrade"), "websocket")
 		spa := headerValue(r.Header, csrfKey) != "" || (isWS && headerValue(r.Header, "Origin") != "" && a.origins.allowed(r))
 		if spa {

@@ -87,17 +87,33 @@ func (l *Limits) defaults() {
 
 type clientAddrKey struct{}
 
-// WithClientAddr records the address of the client making the request
-// (the HTTP layer puts it there), which sign-in limits count by.
+// WithClientAddr records the address of the client making the request,
+// which sign-in and sign-up limits and an anonymous caller's writes count
+// by.
 func WithClientAddr(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientAddrKey{}, addr)
+}
+
+// WithClientAddrFunc records how to tell the address of the client making
+// the request: addr is called each time ClientAddr is, which few requests
+// do (sign-in, sign-up, an anonymous caller's mutations), so the HTTP
+// layer hands its rule (the peer, or the nearest untrusted hop behind
+// trusted proxies) without applying it to every query and heartbeat.
+// addr must give the same answer each time.
+func WithClientAddrFunc(ctx context.Context, addr func() string) context.Context {
 	return context.WithValue(ctx, clientAddrKey{}, addr)
 }
 
 // ClientAddr returns the client address of ctx, empty when unknown (the
 // operator's CLI): then only the per-account limits apply.
 func ClientAddr(ctx context.Context) string {
-	s, _ := ctx.Value(clientAddrKey{}).(string)
-	return s
+	switch a := ctx.Value(clientAddrKey{}).(type) {
+	case string:
+		return a
+	case func() string:
+		return a()
+	}
+	return ""
 }
 
 // limiter applies Limits over an AttemptStore. A store that fails lets the
