@@ -56,8 +56,12 @@ func stackAnswer(b *testing.B, url, token string, body []byte) (http.Header, []b
 // smallQueryRounds is how many times BenchmarkSmallQueries measures the
 // bare handler and the stack, one after the other: the machines are noisy
 // (one run's ratio moved between 0.63 and 0.84 when each side ran once),
-// so the ratio is the median of the rounds'.
-const smallQueryRounds = 6
+// so the ratio is the median of the rounds'. Many short rounds rather
+// than a few long ones: with six rounds of about 250 ms a side
+// (-benchtime 3s), one run's rounds ranged 0.64–1.10 and its median moved
+// by ±0.05 from run to run; the median of 24 rounds of a quarter the
+// length, in the same time, is the steadier estimate of the same ratio.
+const smallQueryRounds = 24
 
 // BenchmarkSmallQueries measures the smallest requests through the whole
 // stack (HTTP, session, the complexity and depth checks, gqlgen, the error
