@@ -286,20 +286,55 @@ type postRoute struct {
 }
 
 func (p postRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.serveContext(r.Context(), w, r)
+}
+
+// serveContext is ServeHTTP with ctx for r's context (see contextHandler):
+// a POST is answered under ctx, anything else gets a copy of r carrying
+// it.
+func (p postRoute) serveContext(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || headerValue(r.Header, "Upgrade") != "" {
-		p.other.ServeHTTP(w, r)
+		p.other.ServeHTTP(w, withContext(r, ctx))
 		return
 	}
 	// handler.Server's answer to a panic outside the resolvers.
 	defer func() {
 		if err := recover(); err != nil {
-			gqlErr, _ := p.exec.PresentRecoveredError(r.Context(), err).(*gqlerror.Error)
+			gqlErr, _ := p.exec.PresentRecoveredError(ctx, err).(*gqlerror.Error)
 			b, _ := json.Marshal(&graphql.Response{Errors: gqlerror.List{gqlErr}})
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = w.Write(b)
 		}
 	}()
-	p.transport.Do(w, r, p.exec)
+	p.transport.do(ctx, w, r, p.exec)
+}
+
+// A contextHandler serves a request under a context other than the
+// request's own: the one the authenticator made (the caller, the client's
+// address), handed on as it is where Request.WithContext would copy the
+// request's 250 bytes for every request. Everything it calls takes its
+// context from ctx, never from r.
+type contextHandler interface {
+	serveContext(ctx context.Context, w http.ResponseWriter, r *http.Request)
+}
+
+// handOn is how a middleware that made ctx for r calls next: as it is
+// when next is a contextHandler, else with a copy of r carrying ctx.
+func handOn(next http.Handler) func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	if c, ok := next.(contextHandler); ok {
+		return c.serveContext
+	}
+	return func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(ctx))
+	}
+}
+
+// withContext is r carrying ctx: r itself when it already does.
+func withContext(r *http.Request, ctx context.Context) *http.Request {
+	if r.Context() == ctx {
+		return r
+	}
+	return r.WithContext(ctx)
 }
 
 // preparedPOST is gqlgen's POST transport with the prepared documents in
@@ -330,29 +365,34 @@ type preparedBody struct {
 var strictJSON = jsonv2.RejectUnknownMembers(true)
 
 func (t preparedPOST) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	t.do(r.Context(), w, r, exec)
+}
+
+// do is Do under ctx, r's context as the authenticator made it.
+func (t preparedPOST) do(ctx context.Context, w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	body, err := readBody(r)
 	if err != nil {
 		// Let gqlgen say what went wrong reading it.
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-		t.generic(w, r, exec)
+		t.generic(ctx, w, r, exec)
 		return
 	}
-	if op, b := t.match(body); op != nil && t.serve(w, r, op, b) {
+	if op, b := t.match(body); op != nil && t.serve(ctx, w, r, op, b) {
 		return
 	}
 	if p, ok := plainRequest(body); ok {
-		t.plain(w, r, exec, p)
+		t.plain(ctx, w, r, exec, p)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	t.generic(w, r, exec)
+	t.generic(ctx, w, r, exec)
 }
 
 // generic is gqlgen's POST transport, the operation's trace begun as
 // handler.Server begins it.
 // Its statuses are okForJSON's.
-func (t preparedPOST) generic(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	t.POST.Do(&jsonStatusWriter{ResponseWriter: w}, r.WithContext(graphql.StartOperationTrace(r.Context())), exec)
+func (t preparedPOST) generic(ctx context.Context, w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	t.POST.Do(&jsonStatusWriter{ResponseWriter: w}, r.WithContext(graphql.StartOperationTrace(ctx)), exec)
 }
 
 // plainBody is a POST body with a document and no variables (absent,
@@ -489,8 +529,8 @@ func simpleJSONString(b []byte, i int) ([]byte, int, bool) {
 // validation, limits and extensions all run), without reading the body a
 // second time, decoding it with encoding/json's reflection and a decoder's
 // buffer, or merging header maps per request.
-func (t preparedPOST) plain(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p plainBody) {
-	ctx := graphql.StartOperationTrace(r.Context())
+func (t preparedPOST) plain(ctx context.Context, w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, p plainBody) {
+	ctx = graphql.StartOperationTrace(ctx)
 	contentType := responseContentType(r)
 	w.Header()["Content-Type"] = contentTypeValue(contentType)
 	// No ReadTime: gqlgen's statistics are not kept (statsClock).
@@ -680,8 +720,7 @@ func (t preparedPOST) match(body []byte) (*preparedOp, *preparedBody) {
 // same status, the resolver's errors through the same presenter at the
 // root field's path. It reports false, having written nothing, when the
 // variables are not in their plain form or do not decode.
-func (t preparedPOST) serve(w http.ResponseWriter, r *http.Request, op *preparedOp, b *preparedBody) (served bool) {
-	ctx := r.Context()
+func (t preparedPOST) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, op *preparedOp, b *preparedBody) (served bool) {
 	if !op.vars.plain(b.Variables) {
 		// Coercions, nulls where none may be, missing members: GraphQL's
 		// rules and words for them are the generic executor's.

@@ -83,6 +83,7 @@ func bearerToken(h string) (string, bool) {
 // into the request context. A bad bearer token is refused with 401; a bad
 // cookie is cleared and the request continues anonymously.
 func (a *authenticator) middleware(next http.Handler) http.Handler {
+	serve := handOn(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := auth.WithClientAddrFunc(r.Context(), func() string { return a.proxies.clientAddr(r) })
 		isWS := strings.EqualFold(headerValue(r.Header, "Upgrade"), "websocket")
@@ -106,7 +107,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 				a.internal(w, r, err, auth.IsAgentToken(tok))
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(ctx))
+			serve(ctx, w, r)
 			return
 		}
 		if spa {
@@ -125,7 +126,7 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 				}
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		serve(ctx, w, r)
 	})
 }
 
