@@ -1,34 +1,44 @@
-package auth
+package auth_test
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpunex/gpunex/internal/auth"
 )
 
-// A token is refused before any look-up unless it is the prefix and 43
-// characters of the base64url alphabet, exactly what base64url decodes;
-// its hash is the hex SHA-256 the database stores, whatever its length.
-func TestATokenIsReadAsItsFormAndHashedAsTheDatabaseStoresIt(t *testing.T) {
+// The hash a token is stored and looked up by is its SHA-256, whatever
+// the token's length and whatever was hashed before it: the hashers are
+// reused (sumToken), so a long token hashed after a short one, a short
+// one after a long one, and many at once on several goroutines must each
+// give their own hash.
+func TestATokenHashIsItsSHA256WhateverCameBefore(t *testing.T) {
 	t.Parallel()
-	good := newToken(SessionTokenPrefix)
-	require.True(t, looksLikeToken(SessionTokenPrefix, good))
-	require.False(t, looksLikeToken(AgentTokenPrefix, good), "another kind's prefix")
-	rest := good[len(SessionTokenPrefix):]
-	for _, c := range "+/=. \x00é" {
-		bad := SessionTokenPrefix + string(c) + rest[len(string(c)):]
-		_, err := base64.RawURLEncoding.DecodeString(bad[len(SessionTokenPrefix):])
-		require.Error(t, err, "%q is not base64url", c)
-		require.False(t, looksLikeToken(SessionTokenPrefix, bad), "%q", bad)
-	}
-	require.False(t, looksLikeToken(SessionTokenPrefix, good[:len(good)-1]), "one character short")
-	require.False(t, looksLikeToken(SessionTokenPrefix, good+"A"), "one character long")
-	for _, tok := range []string{good, "", strings.Repeat("x", 64), strings.Repeat("x", 65), strings.Repeat("y", 500)} {
+	tokens := []string{"", "a", "gpx_s_" + strings.Repeat("x", 43), strings.Repeat("y", 64), strings.Repeat("z", 65),
+		strings.Repeat("w", 300), "gpx_a_short", strings.Repeat("v", 1000), "b"}
+	want := func(tok string) string {
 		sum := sha256.Sum256([]byte(tok))
-		require.Equal(t, hex.EncodeToString(sum[:]), HashToken(tok), "a token of %d bytes", len(tok))
+		return hex.EncodeToString(sum[:])
 	}
+	for _, tok := range tokens {
+		require.Equal(t, want(tok), auth.HashToken(tok), "a token of %d bytes", len(tok))
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				tok := tokens[(g+i)%len(tokens)]
+				if got := auth.HashToken(tok); got != want(tok) {
+					t.Errorf("goroutine %d: a token of %d bytes hashed to %s", g, len(tok), got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
