@@ -70,7 +70,9 @@ var searchShapes = []searchShape{
 //   - start-contention: the world's customers' concurrent Starts for
 //     its scarceGPUs free GPUs of scarceModel: exactly scarceGPUs
 //     succeed, every other gets UNAVAILABLE in its userErrors, or the
-//     benchmark fails (at either size); p50 and p99 of a start.
+//     benchmark fails (at either size); p50 and p99 of a start, in
+//     contentionRounds rounds: start_p99_ms is the median of the rounds'
+//     p99s (target ≤ 300 ms on PostgreSQL), with the lowest and highest.
 func BenchmarkMarket(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
@@ -187,8 +189,8 @@ func benchStatements(b *testing.B, w *world) {
 // scarceModel GPU for each of the world's customers at once, each by the
 // scheduler.
 func benchStartContention(b *testing.B, w *world) {
-	var lat []time.Duration
-	won, lost := 0, 0
+	var lat, p99s []time.Duration
+	won, lost, rounds := 0, 0, 0
 	// Alone first: one start after the other, each freed again, and the
 	// scheduler's candidate query by itself, so the figure under
 	// contention reads against what a start costs with nothing beside it.
@@ -212,7 +214,8 @@ func benchStartContention(b *testing.B, w *world) {
 		alone = append(alone, time.Since(t))
 	}
 	b.ResetTimer()
-	for range b.N {
+	for range b.N * contentionRounds {
+		rounds++
 		b.StopTimer()
 		if _, err := w.db.NewDelete().Model((*models.GpuAllocation)(nil)).Where("1 = 1").Exec(w.ctx); err != nil {
 			b.Fatal(err)
@@ -221,6 +224,7 @@ func benchStartContention(b *testing.B, w *world) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		var errs []string
+		var roundLat []time.Duration
 		iterWon := 0
 		gate := make(chan struct{})
 		for _, customer := range w.customers {
@@ -232,7 +236,7 @@ func benchStartContention(b *testing.B, w *world) {
 				d := time.Since(start)
 				mu.Lock()
 				defer mu.Unlock()
-				lat = append(lat, d)
+				roundLat = append(roundLat, d)
 				if err == nil {
 					iterWon++
 					return
@@ -248,6 +252,8 @@ func benchStartContention(b *testing.B, w *world) {
 		close(gate)
 		wg.Wait()
 		b.StopTimer()
+		lat = append(lat, roundLat...)
+		p99s = append(p99s, percentile(roundLat, 0.99))
 		won += iterWon
 		if len(errs) > 0 {
 			b.Fatalf("%d of %d starts failed with something other than one UNAVAILABLE userError, e.g. %s", len(errs), len(w.customers), errs[0])
@@ -265,13 +271,21 @@ func benchStartContention(b *testing.B, w *world) {
 		b.StartTimer()
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(won)/float64(b.N), "starts_won")
-	b.ReportMetric(float64(lost)/float64(b.N), "starts_unavailable")
+	b.ReportMetric(float64(won)/float64(rounds), "starts_won")
+	b.ReportMetric(float64(lost)/float64(rounds), "starts_unavailable")
 	b.ReportMetric(ms(percentile(lat, 0.50)), "start_p50_ms")
-	b.ReportMetric(ms(percentile(lat, 0.99)), "start_p99_ms")
+	b.ReportMetric(ms(percentile(p99s, 0.50)), "start_p99_ms")
+	b.ReportMetric(ms(slices.Min(p99s)), "start_p99_lowest_ms")
+	b.ReportMetric(ms(slices.Max(p99s)), "start_p99_highest_ms")
 	b.ReportMetric(ms(percentile(alone, 0.50)), "alone_p50_ms")
 	b.ReportMetric(ms(percentile(cands, 0.50)), "candidates_p50_ms")
 }
+
+// contentionRounds is how many times benchStartContention makes its
+// starts race per iteration: one round's p99 is the second-slowest of 200
+// starts on a noisy machine (one make bench run gave 271 ms, the next
+// 304), so the figure is the median of three rounds', with their range.
+const contentionRounds = 3
 
 func listingIDs(ls []*Listing) []string {
 	ids := make([]string, len(ls))
