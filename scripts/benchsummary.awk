@@ -135,7 +135,7 @@ END {
 			printf "%s: at most %g SQL statements per marketplace page of 10 and %g per page of 100 (target <= 3)\n", b, largest(b SUBSEP "sql_first10/page"), largest(b SUBSEP "sql_first100/page")
 		} else if ((b SUBSEP "starts_won") in count) {
 			p99 = median(b SUBSEP "start_p99_ms"); pg = (b ~ /postgres/)
-			printf "%s: %g concurrent starts for 50 free GPUs: %g succeeded, %g UNAVAILABLE (target: exactly 50, the rest UNAVAILABLE); a start takes %.0f ms at p50, %.0f ms at p99 (median of the rounds' p99s, %.0f to %.0f ms%s)%s\n", \
+			printf "%s: %g concurrent starts for 50 free GPUs: %g succeeded, %g UNAVAILABLE (target: exactly 50, the rest UNAVAILABLE); a start takes %.0f ms at p50, %.0f ms at p99 (over the rounds' starts together; each round's own p99 %.0f to %.0f ms%s)%s\n", \
 				b, largest(b SUBSEP "starts_won") + largest(b SUBSEP "starts_unavailable"), largest(b SUBSEP "starts_won"), largest(b SUBSEP "starts_unavailable"), \
 				median(b SUBSEP "start_p50_ms"), p99, median(b SUBSEP "start_p99_lowest_ms"), median(b SUBSEP "start_p99_highest_ms"), \
 				pg ? "; target <= 300 ms on PostgreSQL" : "", (pg && p99 > 300) ? " OVER TARGET" : ""

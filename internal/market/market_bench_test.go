@@ -70,9 +70,9 @@ var searchShapes = []searchShape{
 //   - start-contention: the world's customers' concurrent Starts for
 //     its scarceGPUs free GPUs of scarceModel: exactly scarceGPUs
 //     succeed, every other gets UNAVAILABLE in its userErrors, or the
-//     benchmark fails (at either size); p50 and p99 of a start, in
-//     contentionRounds rounds: start_p99_ms is the median of the rounds'
-//     p99s (target ≤ 300 ms on PostgreSQL), with the lowest and highest.
+//     benchmark fails (at either size); p50 and p99 of a start over
+//     contentionRounds rounds' starts together (target p99 ≤ 300 ms on
+//     PostgreSQL), with the lowest and highest of the rounds' own p99s.
 func BenchmarkMarket(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
@@ -274,7 +274,7 @@ func benchStartContention(b *testing.B, w *world) {
 	b.ReportMetric(float64(won)/float64(rounds), "starts_won")
 	b.ReportMetric(float64(lost)/float64(rounds), "starts_unavailable")
 	b.ReportMetric(ms(percentile(lat, 0.50)), "start_p50_ms")
-	b.ReportMetric(ms(percentile(p99s, 0.50)), "start_p99_ms")
+	b.ReportMetric(ms(percentile(lat, 0.99)), "start_p99_ms")
 	b.ReportMetric(ms(slices.Min(p99s)), "start_p99_lowest_ms")
 	b.ReportMetric(ms(slices.Max(p99s)), "start_p99_highest_ms")
 	b.ReportMetric(ms(percentile(alone, 0.50)), "alone_p50_ms")
@@ -284,7 +284,8 @@ func benchStartContention(b *testing.B, w *world) {
 // contentionRounds is how many times benchStartContention makes its
 // starts race per iteration: one round's p99 is the second-slowest of 200
 // starts on a noisy machine (one make bench run gave 271 ms, the next
-// 304), so the figure is the median of three rounds', with their range.
+// 304), so the p99 is taken over three rounds' 600 starts together (the
+// sixth-slowest), and each round's own p99 is reported for the spread.
 const contentionRounds = 3
 
 func listingIDs(ls []*Listing) []string {
