@@ -49,6 +49,12 @@ func (c *Client) Run(ctx context.Context) error {
 		if c.lastBeat.IsZero() || !now.Before(c.lastBeat.Add(c.interval)) {
 			c.lastBeat = now
 			input := c.sample(ctx, now, false)
+			if ctx.Err() != nil {
+				// Stopped while reading: a reading cut short by the stop
+				// is not a GPU gone, so it is not sent; the going-offline
+				// heartbeat, read under its own deadline, carries the GPUs.
+				return c.shutdown(ctx)
+			}
 			if c.spool.Len() > 0 || now.Before(c.retryAt) {
 				c.keep(input)
 			} else if err := c.deliver(ctx, input); err != nil {

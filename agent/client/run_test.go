@@ -621,3 +621,45 @@ func TestRun_LeavesNoGoroutinesBehind(t *testing.T) {
 	require.NoError(t, c.Close())
 	transport.CloseIdleConnections()
 }
+
+// stoppingDetector is the simulator, except that its third reading waits
+// for the agent to be stopped and then fails as a reading cut short does.
+type stoppingDetector struct {
+	gpu.Detector
+	mu      sync.Mutex
+	calls   int
+	reading chan struct{}
+}
+
+func (d *stoppingDetector) Telemetry(ctx context.Context) ([]gpu.Sample, error) {
+	d.mu.Lock()
+	d.calls++
+	n := d.calls
+	d.mu.Unlock()
+	if n == 3 {
+		close(d.reading)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return d.Detector.Telemetry(ctx)
+}
+
+// A heartbeat whose reading the agent's own stop cut short is not sent:
+// the server would read it as every GPU gone. The going-offline heartbeat
+// still carries the GPUs (CI once saw a GPU-less beat at a stop).
+func TestRun_AReadingCutShortByTheStopIsNotSentAsAHeartbeat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	d := &stoppingDetector{Detector: b.detector, reading: make(chan struct{})}
+	b.opts.Detector = d
+	r := b.start(t)
+	<-d.reading
+	require.NoError(t, r.stop(t))
+
+	hbs := b.server.heartbeats(http.StatusOK)
+	require.NotEmpty(t, hbs)
+	require.True(t, hbs[len(hbs)-1].goingOffline(t), "the last heartbeat says the machine is going offline")
+	for i, h := range hbs {
+		require.Len(t, h.heartbeat(t).Gpus, 2, "heartbeat %d of %d carries both GPUs", i+1, len(hbs))
+	}
+}
