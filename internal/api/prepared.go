@@ -325,7 +325,7 @@ func handOn(next http.Handler) func(ctx context.Context, w http.ResponseWriter, 
 		return c.serveContext
 	}
 	return func(ctx context.Context, w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, withContext(r, ctx))
 	}
 }
 
