@@ -20,8 +20,9 @@
 // and its commitment period. They are materialised per provider in
 // provider_market_profiles, at first need (a new provider) and by the
 // periodic refresh, so a marketplace page is at most three statements
-// whatever its size: a check for providers without a profile, their
-// profiles (only then), and the page itself; then what the listings say
+// whatever its size: a look at the newest provider's id (is there one
+// this replica has not made a profile for?), the new providers' profiles
+// (only then), and the page itself; then what the listings say
 // about their machines (below), one statement more, and two when a
 // provider on the page has a reliability score.
 //

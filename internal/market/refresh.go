@@ -36,20 +36,42 @@ ON CONFLICT (provider_id) DO UPDATE SET location_city = EXCLUDED.location_city,
 const missingProfile = "NOT EXISTS (SELECT 1 FROM provider_market_profiles pmp WHERE pmp.provider_id = p.id)"
 
 // ensureProfiles materialises the profiles of providers that have none
-// yet (approved since the last refresh): one read, and one write only
-// then.
+// yet (approved since the last refresh). Providers are only ever added,
+// with growing ids, so while the newest is one up to which this replica
+// has made every profile there is nothing to do: one look-up of the
+// primary key's end, not an anti-join over every provider on every start
+// and page; the write runs only when a provider is new. (A provider
+// whose approval commits after a newer one's was seen waits for the
+// periodic refresh, which runs before its agent could register.)
 func (s *Service) ensureProfiles(ctx context.Context) error {
-	n, err := s.deps.DB.NewSelect().TableExpr("providers AS p").Where(missingProfile).Count(ctx)
-	if err != nil {
-		return fmt.Errorf("market: unable to check provider profiles: %w", err)
-	}
-	if n == 0 {
-		return nil
+	newest, err := s.newestProvider(ctx)
+	if err != nil || newest <= s.profiled.Load() {
+		return err
 	}
 	if _, err := s.deps.DB.ExecContext(ctx, fmt.Sprintf(profilesSQL, missingProfile), s.deps.Clock.Now()); err != nil {
 		return fmt.Errorf("market: unable to materialise provider profiles: %w", err)
 	}
+	s.markProfiled(newest)
 	return nil
+}
+
+// newestProvider is the highest provider id, 0 with none.
+func (s *Service) newestProvider(ctx context.Context) (int64, error) {
+	var newest int64
+	if err := s.deps.DB.NewSelect().TableExpr("providers").ColumnExpr("COALESCE(MAX(id), 0)").Scan(ctx, &newest); err != nil {
+		return 0, fmt.Errorf("market: unable to check provider profiles: %w", err)
+	}
+	return newest, nil
+}
+
+// markProfiled records that every provider up to newest has its profile.
+func (s *Service) markProfiled(newest int64) {
+	for {
+		seen := s.profiled.Load()
+		if newest <= seen || s.profiled.CompareAndSwap(seen, newest) {
+			return
+		}
+	}
 }
 
 // Refresh recomputes what the ranking and price advice read and no
@@ -59,9 +81,14 @@ func (s *Service) ensureProfiles(ctx context.Context) error {
 // replica runs it every RefreshEvery (Tick); tests call it directly.
 func (s *Service) Refresh(ctx context.Context) error {
 	now := s.deps.Clock.Now()
+	newest, err := s.newestProvider(ctx)
+	if err != nil {
+		return err
+	}
 	if _, err := s.deps.DB.ExecContext(ctx, fmt.Sprintf(profilesSQL, "1 = 1"), now); err != nil {
 		return fmt.Errorf("market: unable to refresh provider profiles: %w", err)
 	}
+	s.markProfiled(newest)
 	if err := s.refreshUptime(ctx, now); err != nil {
 		return err
 	}

@@ -43,34 +43,47 @@ func unavailable(field, message string) error {
 // transaction as the rental, one gpu_allocations row each (the GPU is the
 // primary key), so two rentals never hold one GPU: a rental that loses
 // the race tries the next candidate, or gets UNAVAILABLE. The job is then
-// queued for the machine's agent (START_JOB).
+// queued for the machine's agent (START_JOB). A replica runs
+// Config.StartConcurrency starts at once; one that waited its turn while a
+// start of the same shape found nothing free gets that answer (soldOut).
 func (s *Service) Start(ctx context.Context, customerID int64, in StartInput) (*models.Rental, error) {
 	now := s.deps.Clock.Now()
 	if err := validateStart(&in, now); err != nil {
 		return nil, err
 	}
 	// Its turn among the replica's starts (Config.StartConcurrency).
+	arrived := s.soldOut.tick()
 	select {
 	case s.starts <- struct{}{}:
 		defer func() { <-s.starts }()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// A start of the same shape that began reading while this one waited
+	// found nothing free: its answer is this one's too.
+	shape := shapeOf(&in)
+	if err := s.soldOut.answer(shape, arrived); err != nil {
+		return nil, err
+	}
 	if err := s.ensureProfiles(ctx); err != nil {
 		return nil, err
 	}
+	read := s.soldOut.tick()
 	candidates, viaListing, err := s.candidates(ctx, &in)
 	if err != nil {
 		return nil, err
 	}
 	if len(candidates) == 0 {
-		if err := s.checkCount(ctx, in.GpuCount); err != nil {
-			return nil, err
+		err := s.checkCount(ctx, in.GpuCount)
+		switch {
+		case err != nil:
+		case viaListing:
+			err = unavailable("input.listingId", "this listing cannot be rented now")
+		default:
+			err = unavailable("input.model", "no machine has that many free GPUs of the model matching the filter now")
 		}
-		if viaListing {
-			return nil, unavailable("input.listingId", "this listing cannot be rented now")
-		}
-		return nil, unavailable("input.model", "no machine has that many free GPUs of the model matching the filter now")
+		s.soldOut.record(shape, read, err)
+		return nil, err
 	}
 	customer, err := s.customerParty(ctx, customerID)
 	if err != nil {

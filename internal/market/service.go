@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -146,6 +147,12 @@ type Service struct {
 	reliability Reliability
 	// starts holds a slot per start running (Config.StartConcurrency).
 	starts chan struct{}
+	// soldOut answers the starts waiting behind a read that found
+	// nothing free.
+	soldOut soldOut
+	// profiled is the newest provider up to which ensureProfiles has
+	// made every missing profile.
+	profiled atomic.Int64
 }
 
 // OnEnded adds fn to the functions called with each rental that ends
