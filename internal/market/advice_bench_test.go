@@ -205,7 +205,7 @@ func seedHistory(b *testing.B, backend string) *history {
 	if err := h.addRentals(h.yearRentals); err != nil {
 		b.Fatalf("lay down the %s rentals: %v", backend, err)
 	}
-	if err := w.hand.analyze(w.ctx, w.db); err != nil {
+	if err := w.hand.settle(w.ctx, w.db); err != nil {
 		b.Fatal(err)
 	}
 	h.seeded = time.Since(began)
@@ -227,7 +227,7 @@ func (h *history) grow(b *testing.B) time.Duration {
 	if err := h.addOlderUsage(); err != nil {
 		b.Fatalf("grow the %s usage: %v", h.w.backend, err)
 	}
-	if err := h.w.hand.analyze(h.w.ctx, h.w.db); err != nil {
+	if err := h.w.hand.settle(h.w.ctx, h.w.db); err != nil {
 		b.Fatal(err)
 	}
 	took := time.Since(began)

@@ -72,7 +72,8 @@ var searchShapes = []searchShape{
 //     succeed, every other gets UNAVAILABLE in its userErrors, or the
 //     benchmark fails (at either size); p50 and p99 of a start over
 //     contentionRounds rounds' starts together (target p99 ≤ 300 ms on
-//     PostgreSQL), with the lowest and highest of the rounds' own p99s.
+//     PostgreSQL), with the lowest and highest of the rounds' own p99s,
+//     after a round untimed (its p99 reported as cold_p99_ms).
 func BenchmarkMarket(b *testing.B) {
 	for _, backend := range storetest.Backends {
 		b.Run(backend, func(b *testing.B) {
@@ -187,7 +188,8 @@ func benchStatements(b *testing.B, w *world) {
 
 // benchStartContention frees the scarce GPUs, then starts a rental of one
 // scarceModel GPU for each of the world's customers at once, each by the
-// scheduler.
+// scheduler: a round untimed first (cold_p99_ms), then contentionRounds
+// rounds per iteration.
 func benchStartContention(b *testing.B, w *world) {
 	var lat, p99s []time.Duration
 	won, lost, rounds := 0, 0, 0
@@ -213,62 +215,20 @@ func benchStartContention(b *testing.B, w *world) {
 		}
 		alone = append(alone, time.Since(t))
 	}
+	// A round untimed, as a warm-up: the starts alone used one database
+	// connection, the race opens the pool's others (a new PostgreSQL
+	// backend reads its catalogue on its first statements), which a
+	// running server has open. Checked like the others; its p99 is
+	// reported apart.
+	cold, _ := contend(b, w)
 	b.ResetTimer()
 	for range b.N * contentionRounds {
 		rounds++
-		b.StopTimer()
-		if _, err := w.db.NewDelete().Model((*models.GpuAllocation)(nil)).Where("1 = 1").Exec(w.ctx); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		var errs []string
-		var roundLat []time.Duration
-		iterWon := 0
-		gate := make(chan struct{})
-		for _, customer := range w.customers {
-			wg.Go(func() {
-				<-gate
-				start := time.Now()
-				_, err := w.svc.Start(w.ctx, customer, StartInput{Model: ptr(scarceModel), GpuCount: 1, Image: "docker.io/library/python:3.12",
-					Command: []string{"python", "-V"}})
-				d := time.Since(start)
-				mu.Lock()
-				defer mu.Unlock()
-				roundLat = append(roundLat, d)
-				if err == nil {
-					iterWon++
-					return
-				}
-				v, ok := fault.AsValidation(err)
-				if !ok || len(v.Problems) != 1 || v.Problems[0].Code != fault.Unavailable {
-					errs = append(errs, err.Error())
-					return
-				}
-				lost++
-			})
-		}
-		close(gate)
-		wg.Wait()
-		b.StopTimer()
+		roundLat, roundLost := contend(b, w)
 		lat = append(lat, roundLat...)
 		p99s = append(p99s, percentile(roundLat, 0.99))
-		won += iterWon
-		if len(errs) > 0 {
-			b.Fatalf("%d of %d starts failed with something other than one UNAVAILABLE userError, e.g. %s", len(errs), len(w.customers), errs[0])
-		}
-		if scarce := w.size.scarceGPUs; iterWon != scarce {
-			b.Fatalf("%d of %d concurrent starts succeeded for %d free GPUs; want exactly %d", iterWon, len(w.customers), scarce, scarce)
-		}
-		held, err := w.db.NewSelect().Model((*models.GpuAllocation)(nil)).Where("gpu_id IN (?)", bun.List(w.scarceGPUIDs)).Count(w.ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if held != int64(w.size.scarceGPUs) {
-			b.Fatalf("%d scarce GPUs are allocated after the starts; want all %d", held, w.size.scarceGPUs)
-		}
-		b.StartTimer()
+		won += w.size.scarceGPUs
+		lost += roundLost
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(won)/float64(rounds), "starts_won")
@@ -277,8 +237,68 @@ func benchStartContention(b *testing.B, w *world) {
 	b.ReportMetric(ms(percentile(lat, 0.99)), "start_p99_ms")
 	b.ReportMetric(ms(slices.Min(p99s)), "start_p99_lowest_ms")
 	b.ReportMetric(ms(slices.Max(p99s)), "start_p99_highest_ms")
+	b.ReportMetric(ms(percentile(cold, 0.99)), "cold_p99_ms")
 	b.ReportMetric(ms(percentile(alone, 0.50)), "alone_p50_ms")
 	b.ReportMetric(ms(percentile(cands, 0.50)), "candidates_p50_ms")
+}
+
+// contend frees every scarce GPU (untimed), then races a start for each
+// of the world's customers, released together: it fails the benchmark
+// unless exactly scarceGPUs succeed and every other gets one UNAVAILABLE
+// userError, with every scarce GPU allocated after. It returns each
+// start's latency and how many were refused.
+func contend(b *testing.B, w *world) ([]time.Duration, int) {
+	b.StopTimer()
+	if _, err := w.db.NewDelete().Model((*models.GpuAllocation)(nil)).Where("1 = 1").Exec(w.ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var errs []string
+	var lat []time.Duration
+	won, lost := 0, 0
+	gate := make(chan struct{})
+	for _, customer := range w.customers {
+		wg.Go(func() {
+			<-gate
+			start := time.Now()
+			_, err := w.svc.Start(w.ctx, customer, StartInput{Model: ptr(scarceModel), GpuCount: 1, Image: "docker.io/library/python:3.12",
+				Command: []string{"python", "-V"}})
+			d := time.Since(start)
+			mu.Lock()
+			defer mu.Unlock()
+			lat = append(lat, d)
+			if err == nil {
+				won++
+				return
+			}
+			v, ok := fault.AsValidation(err)
+			if !ok || len(v.Problems) != 1 || v.Problems[0].Code != fault.Unavailable {
+				errs = append(errs, err.Error())
+				return
+			}
+			lost++
+		})
+	}
+	close(gate)
+	wg.Wait()
+	b.StopTimer()
+	defer b.StartTimer()
+	if len(errs) > 0 {
+		b.Fatalf("%d of %d starts failed with something other than one UNAVAILABLE userError, e.g. %s", len(errs), len(w.customers), errs[0])
+	}
+	if scarce := w.size.scarceGPUs; won != scarce {
+		b.Fatalf("%d of %d concurrent starts succeeded for %d free GPUs; want exactly %d", won, len(w.customers), scarce, scarce)
+	}
+	held, err := w.db.NewSelect().Model((*models.GpuAllocation)(nil)).Where("gpu_id IN (?)", bun.List(w.scarceGPUIDs)).Count(w.ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if held != int64(w.size.scarceGPUs) {
+		b.Fatalf("%d scarce GPUs are allocated after the starts; want all %d", held, w.size.scarceGPUs)
+	}
+	return lat, lost
 }
 
 // contentionRounds is how many times benchStartContention makes its
