@@ -262,3 +262,33 @@ func TestReliabilityRanksFiltersAndSchedules(t *testing.T) {
 		require.Equal(t, tm.id, r.MachineID)
 	})
 }
+
+// A provider approved after the marketplace was last asked is listed, and
+// rented, with its location at once, not from the next refresh on: the
+// page and the start see a provider newer than those whose profiles they
+// made (ensureProfiles), and make its profile first.
+func TestANewProvidersLocationShowsAtItsFirstPageAndStart(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		lisbon := b.provider(t, providerSpec{city: "Lisbon", country: "Portugal"})
+		b.machine(t, lisbon, h100, 1, 90, 1_000_000)
+		listed := b.list(t, Filter{}, SortRank)
+		require.Len(t, listed, 1)
+		require.Equal(t, ptr("Lisbon"), listed[0].Location.City)
+
+		porto := b.provider(t, providerSpec{city: "Porto", country: "Portugal"})
+		b.machine(t, porto, l4, 1, 90, 1_000_000)
+		listed = b.list(t, Filter{Model: ptr(l4)}, SortRank)
+		require.Len(t, listed, 1)
+		require.Equal(t, ptr("Porto"), listed[0].Location.City, "listed with its location before any refresh")
+
+		faro := b.provider(t, providerSpec{city: "Faro", country: "Portugal"})
+		m := b.machine(t, faro, h100, 1, 90, 1_000_000)
+		customer := b.user(t, "customer")
+		r, err := b.svc.Start(b.ctx, customer, StartInput{ListingID: ptr(ListingID(m.id, h100)), GpuCount: 1, Image: "docker.io/library/python:3.12",
+			Command: []string{"python", "-V"}})
+		require.NoError(t, err)
+		require.Equal(t, ptr("Faro"), r.Location.City, "the rental locks the new provider's location")
+	})
+}
