@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -24,8 +25,8 @@ const commandsChannel = "fleet.commands"
 // commandQueue holds commands for agents in SQL and delivers them with
 // the next heartbeat on whichever replica receives it. Each replica keeps
 // in memory the set of machines with commands waiting (told by the bus,
-// reloaded from SQL after any gap), so a heartbeat of a machine with none
-// asks the database nothing.
+// reloaded from SQL after a gap and every CommandResyncEvery), so a
+// heartbeat of a machine with none asks the database nothing.
 type commandQueue struct {
 	db     *store.DB
 	bus    bus.Bus
@@ -110,9 +111,24 @@ func (q *commandQueue) take(ctx context.Context, machineID int64) ([]*models.Age
 }
 
 // listen keeps the pending set up to date until ctx ends: it adds the
-// machines other replicas announce and, after any gap, reloads the set
-// from SQL.
-func (q *commandQueue) listen(ctx context.Context) {
+// machines other replicas announce and reloads the set from SQL after a
+// gap the subscription reports and every resync (the gaps it does not
+// report: announcements lost while Redis reconnected).
+func (q *commandQueue) listen(ctx context.Context, resync time.Duration) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		tick := time.NewTicker(resync)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				q.loadPending(ctx)
+			}
+		}
+	})
 	bus.Listen(ctx, q.bus, commandsChannel, q.logger, func() { q.loadPending(ctx) }, func(m bus.Message) {
 		if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
 			q.pending.Store(id, struct{}{})

@@ -72,6 +72,41 @@ func TestEnqueuedCommandsAreDeliveredInOrderExactlyOnceByTheNextHeartbeat(t *tes
 	})
 }
 
+// A command whose announcement the bus lost (as a Redis pub/sub
+// reconnection loses what is published meanwhile, without ending the
+// subscription) still rides a heartbeat on another replica: each replica
+// reloads the machines with commands waiting every CommandResyncEvery.
+func TestACommandWhoseAnnouncementWasLostIsDeliveredAfterTheResync(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setupStack(t, db)
+		delivering := b.replica(Config{Interval: 10 * time.Second, CommandResyncEvery: 20 * time.Millisecond})
+		_, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+
+		ctx, cancel := context.WithCancel(b.ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); delivering.RunBackground(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		select {
+		case <-b.bus.subscribed:
+		case <-await.Timeout(t):
+			t.Fatal("the replica never listened for commands")
+		}
+
+		// Stored by another replica whose announcement never arrived.
+		lost := &models.AgentCommand{MachineID: b.machineID, Kind: protocol.CommandStartJob, Payload: `{"job":"j-lost"}`, CreatedAt: b.clock.Now()}
+		_, err = db.NewInsert().Model(lost).Returning("id").Exec(b.ctx)
+		require.NoError(t, err)
+		await.True(t, func() bool { return delivering.commands.waiting(b.machineID) },
+			"the replica finds the command at its resync")
+
+		res, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+		require.NoError(t, err)
+		b.requireDelivered(t, []*models.AgentCommand{lost}, res.Commands)
+	})
+}
+
 func TestACommandQueuedOnOneReplicaIsDeliveredByAnotherSharingTheDatabaseAndBus(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
