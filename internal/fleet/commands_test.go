@@ -35,6 +35,26 @@ func (b *bundle) enqueueThree(t *testing.T, svc *Service) []*models.AgentCommand
 	return queued
 }
 
+// listening is a replica of cfg that the machine has heartbeated to once,
+// running its background work until the test ends, returned once it
+// listens for commands.
+func (b *bundle) listening(t *testing.T, cfg Config) *Service {
+	t.Helper()
+	r := b.replica(cfg)
+	_, err := r.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(b.ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.RunBackground(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-b.bus.subscribed:
+	case <-await.Timeout(t):
+		t.Fatal("the replica never listened for commands")
+	}
+	return r
+}
+
 // requireDelivered checks that got are the queued commands, in order, and
 // that SQL records them delivered.
 func (b *bundle) requireDelivered(t *testing.T, queued, got []*models.AgentCommand) {
@@ -80,23 +100,11 @@ func TestACommandWhoseAnnouncementWasLostIsDeliveredAfterTheResync(t *testing.T)
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setupStack(t, db)
-		delivering := b.replica(Config{Interval: 10 * time.Second, CommandResyncEvery: 20 * time.Millisecond})
-		_, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
-		require.NoError(t, err)
-
-		ctx, cancel := context.WithCancel(b.ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); delivering.RunBackground(ctx) }()
-		t.Cleanup(func() { cancel(); <-done })
-		select {
-		case <-b.bus.subscribed:
-		case <-await.Timeout(t):
-			t.Fatal("the replica never listened for commands")
-		}
+		delivering := b.listening(t, Config{Interval: 10 * time.Second, CommandResyncEvery: 20 * time.Millisecond})
 
 		// Stored by another replica whose announcement never arrived.
 		lost := &models.AgentCommand{MachineID: b.machineID, Kind: protocol.CommandStartJob, Payload: `{"job":"j-lost"}`, CreatedAt: b.clock.Now()}
-		_, err = db.NewInsert().Model(lost).Returning("id").Exec(b.ctx)
+		_, err := db.NewInsert().Model(lost).Returning("id").Exec(b.ctx)
 		require.NoError(t, err)
 		await.True(t, func() bool { return delivering.commands.waiting(b.machineID) },
 			"the replica finds the command at its resync")
@@ -112,19 +120,7 @@ func TestACommandQueuedOnOneReplicaIsDeliveredByAnotherSharingTheDatabaseAndBus(
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setupStack(t, db)
 		queuing := b.svc
-		delivering := b.replica(Config{Interval: 10 * time.Second})
-		_, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
-		require.NoError(t, err)
-
-		ctx, cancel := context.WithCancel(b.ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); delivering.RunBackground(ctx) }()
-		t.Cleanup(func() { cancel(); <-done })
-		select {
-		case <-b.bus.subscribed:
-		case <-await.Timeout(t):
-			t.Fatal("the replica never listened for commands")
-		}
+		delivering := b.listening(t, Config{Interval: 10 * time.Second})
 
 		queued := b.enqueueThree(t, queuing)
 		await.True(t, func() bool { return delivering.commands.waiting(b.machineID) },
