@@ -111,29 +111,31 @@ func (q *commandQueue) take(ctx context.Context, machineID int64) ([]*models.Age
 }
 
 // listen keeps the pending set up to date until ctx ends: it adds the
-// machines other replicas announce and reloads the set from SQL after a
-// gap the subscription reports and every resync (the gaps it does not
-// report: announcements lost while Redis reconnected).
-func (q *commandQueue) listen(ctx context.Context, resync time.Duration) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() {
-		tick := time.NewTicker(resync)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				q.loadPending(ctx)
-			}
-		}
-	})
+// machines other replicas announce and, after a gap the subscription
+// reports, reloads the set from SQL.
+func (q *commandQueue) listen(ctx context.Context) {
 	bus.Listen(ctx, q.bus, commandsChannel, q.logger, func() { q.loadPending(ctx) }, func(m bus.Message) {
 		if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
 			q.pending.Store(id, struct{}{})
 		}
 	})
+}
+
+// resync reloads the pending set from SQL at each tick of every, until
+// ctx ends, for the gaps the subscription does not report (a Redis
+// pub/sub reconnection loses what was published meanwhile and keeps the
+// subscription).
+func (q *commandQueue) resync(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			q.loadPending(ctx)
+		}
+	}
 }
 
 // loadPending remembers machines with undelivered commands.

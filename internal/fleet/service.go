@@ -167,11 +167,13 @@ func New(deps Deps, cfg Config) *Service {
 func (s *Service) Config() Config { return s.cfg }
 
 // RunBackground runs until ctx ends: on every replica it listens for
-// queued commands (and reloads them every CommandResyncEvery); on the one replica that leads, it sweeps every interval
-// and compacts every CompactEvery.
+// queued commands and reloads them every CommandResyncEvery; on the one
+// replica that leads, it sweeps every interval and compacts every
+// CompactEvery.
 func (s *Service) RunBackground(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() { s.commands.listen(ctx, s.cfg.CommandResyncEvery) })
+	wg.Go(func() { s.commands.listen(ctx) })
+	wg.Go(func() { s.commands.resync(ctx, s.cfg.CommandResyncEvery) })
 	s.sweeper.run(ctx)
 }

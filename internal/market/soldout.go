@@ -28,10 +28,10 @@ type soldOut struct {
 }
 
 // emptyRead is the last read of a shape that found no candidate: when it
-// began (seq) and the refusal it was answered with.
+// began (seq) and the problems of the refusal it was answered with.
 type emptyRead struct {
-	at  uint64
-	err *fault.Validation
+	at       uint64
+	problems []fault.Problem
 }
 
 // soldOutShapes bounds the shapes remembered: past it they are all
@@ -62,7 +62,7 @@ func (s *soldOut) answer(shape string, arrived uint64) error {
 	if !ok || r.at < arrived {
 		return nil
 	}
-	return &fault.Validation{Problems: slices.Clone(r.err.Problems)}
+	return &fault.Validation{Problems: slices.Clone(r.problems)}
 }
 
 // record keeps err, the refusal of a read of shape begun at at that found
@@ -80,5 +80,5 @@ func (s *soldOut) record(shape string, at uint64, err error) {
 	if s.byShape == nil || len(s.byShape) >= soldOutShapes {
 		s.byShape = map[string]emptyRead{}
 	}
-	s.byShape[shape] = emptyRead{at: at, err: &fault.Validation{Problems: slices.Clone(v.Problems)}}
+	s.byShape[shape] = emptyRead{at: at, problems: slices.Clone(v.Problems)}
 }

@@ -2,10 +2,10 @@ package market
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/fault"
 	"github.com/gpunex/gpunex/internal/store"
 	"github.com/gpunex/gpunex/internal/store/storetest"
@@ -59,9 +59,8 @@ func TestStartsWaitingBehindASoldOutReadShareItsAnswer(t *testing.T) {
 					errs <- err
 				}()
 			}
-			for b.svc.soldOut.seq.Load() < arrivals+waiting {
-				time.Sleep(time.Millisecond) // until all four wait their turn
-			}
+			await.True(t, func() bool { return b.svc.soldOut.seq.Load() >= arrivals+waiting },
+				"all four starts wait their turn")
 			<-b.svc.starts // one slot frees
 			for range waiting {
 				refused(<-errs)
