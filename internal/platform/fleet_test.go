@@ -336,13 +336,8 @@ func TestHeartbeatsAreRateLimitedPerMachine(t *testing.T) {
 func TestQueuedCommandsRideTheNextHeartbeatOnAnyReplica(t *testing.T) {
 	t.Parallel()
 	stack := platformtest.Stacks[1]
-	// The agent below beats every few milliseconds until replica B has
-	// heard of the command; on a loaded machine that outlasted the
-	// per-machine burst of 60 (CI: RATE_LIMITED at the 61st beat), which
-	// is not what this test is about.
-	beats := fleet.Config{Burst: 100_000}
-	a := platformtest.Start(t, stack, platformtest.Options{Fleet: beats})
-	b := platformtest.Start(t, stack, platformtest.Options{DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, RedisPrefix: a.RedisPrefix, Fleet: beats})
+	a := platformtest.Start(t, stack, platformtest.Options{})
+	b := platformtest.Start(t, stack, platformtest.Options{DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, RedisPrefix: a.RedisPrefix})
 	p := a.NewProvider(t, "cmd")
 	agentA, agentB := a.NewAPIClient(t, p.AgentToken), b.NewAPIClient(t, p.AgentToken)
 	uid := "cmd-machine-00001"
@@ -355,19 +350,35 @@ func TestQueuedCommandsRideTheNextHeartbeatOnAnyReplica(t *testing.T) {
 	id := userID(t, reg.RegisterMachine.Machine.ID)
 	_, err := a.Platform.Fleet.Enqueue(t.Context(), id, protocol.CommandRunBenchmark, map[string]any{"reason": "first connection"})
 	require.NoError(t, err)
+	type command struct{ Kind, Payload string }
 	var hb struct {
-		Heartbeat struct {
-			Commands []struct{ Kind, Payload string }
+		Heartbeat struct{ Commands []command }
+	}
+	// The platform's own first benchmark (a RUN_BENCHMARK with its run id)
+	// may ride the same beat as the command queued here, or an earlier
+	// one, depending on when replica B heard of each: CI once saw both in
+	// one beat, and a wait for exactly one command then never ended.
+	ours := func() []command {
+		var out []command
+		for _, c := range hb.Heartbeat.Commands {
+			var p map[string]any
+			require.NoError(t, json.Unmarshal([]byte(c.Payload), &p))
+			if _, dispatched := p["runId"]; !dispatched {
+				out = append(out, c)
+			}
 		}
+		return out
 	}
 	await.True(t, func() bool {
 		agentB.MustDo(&hb, heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
-		return len(hb.Heartbeat.Commands) == 1
+		return len(ours()) > 0
 	}, "replica B learns of the command through the bus")
-	require.Equal(t, "RUN_BENCHMARK", hb.Heartbeat.Commands[0].Kind)
-	require.JSONEq(t, `{"reason":"first connection"}`, hb.Heartbeat.Commands[0].Payload)
+	got := ours()
+	require.Len(t, got, 1)
+	require.Equal(t, "RUN_BENCHMARK", got[0].Kind)
+	require.JSONEq(t, `{"reason":"first connection"}`, got[0].Payload)
 	agentB.MustDo(&hb, heartbeat, map[string]any{"i": beatInput(uid, 1, 1)})
-	require.Empty(t, hb.Heartbeat.Commands, "delivered once")
+	require.Empty(t, ours(), "delivered once")
 }
 
 func TestHeartbeatThroughReplicaBReachesDashboardOnReplicaA(t *testing.T) {
