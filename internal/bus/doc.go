@@ -15,9 +15,10 @@
 //     event. Each Redis bus holds exactly one pub/sub connection and
 //     multiplexes all of its local subscriptions over it, subscribing a Redis
 //     channel when the first local subscriber arrives and unsubscribing when
-//     the last one leaves. When the connection drops it reconnects and
-//     subscribes again on its own; events published while Redis is
-//     unreachable are lost.
+//     the last one leaves. When the connection drops it ends every
+//     subscription early (what is published until it has subscribed again
+//     is lost, and a consumer must know), reconnects, and releases the
+//     channels nobody subscribed again.
 //
 // Delivery is at most once, and Publish never waits for a subscriber to
 // read. Each subscription buffers up to 256 messages; a subscriber that

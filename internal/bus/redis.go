@@ -42,11 +42,14 @@ const (
 // channel is subscribed when its first local subscriber arrives and
 // unsubscribed when the last one leaves. One goroutine reads that
 // connection and fans messages out; Close stops it. When the connection
-// breaks, go-redis dials again and subscribes every active channel anew
-// while the loop backs off between attempts, so existing subscribers keep
-// receiving once Redis is back. A connection that dies silently is noticed
-// by the health ping after [healthInterval] of silence, or by TCP
-// keepalive.
+// breaks, whatever was published until it is replaced is lost, so every
+// local subscription ends early, as [Bus.Subscribe] promises for lost
+// events: its consumer reloads and subscribes again (bus.Listen and Shared
+// do). go-redis dials again, the loop backing off between attempts, and
+// subscribes anew the channels it held; those nobody subscribed again by
+// the time the new connection answers are then released. A connection that
+// dies silently is noticed by the health ping after [healthInterval] of
+// silence, or by TCP keepalive.
 type Redis struct {
 	client *redis.Client
 	logger *slog.Logger
@@ -75,6 +78,10 @@ type Redis struct {
 	// round trip. conn numbers the connections; a loss clears confirmed.
 	confirmed map[string]bool
 	conn      uint64
+	// orphans are the channels whose subscribers a loss ended: go-redis
+	// subscribes them again on its next connection, and once that answers,
+	// those still without a local subscriber are unsubscribed.
+	orphans map[string]struct{}
 }
 
 var _ Bus = (*Redis)(nil)
@@ -116,6 +123,7 @@ func NewRedis(client *redis.Client, logger *slog.Logger, opts ...RedisOption) *R
 		lost:   make(chan struct{}),
 
 		confirmed: make(map[string]bool),
+		orphans:   make(map[string]struct{}),
 	}
 	for _, opt := range opts {
 		opt(b)
@@ -218,6 +226,7 @@ func (b *Redis) register(ctx context.Context, channel string, s *subscriber) (co
 		return false, ErrClosed
 	}
 	if b.topics.add(channel, s) {
+		delete(b.orphans, channel)
 		if err := b.pubsub.Subscribe(ctx, b.prefix+channel); err != nil {
 			b.removeLocked(channel, s)
 			return false, fmt.Errorf("redis subscribe: %w", err)
@@ -382,6 +391,19 @@ func (b *Redis) connectionLost(err error) {
 	// The next connection must prove each channel again.
 	b.conn++
 	clear(b.confirmed)
+	// What was published meanwhile is gone: end every subscription, so
+	// that its consumer reloads instead of missing it silently. Its
+	// channel stays in go-redis's set (unsubscribing now would dial an
+	// unreachable Redis under b.mu) until the new connection answers.
+	ended := 0
+	for channel, subs := range b.topics {
+		ended += len(subs)
+		b.orphans[channel] = struct{}{}
+	}
+	b.topics.closeAll()
+	if ended > 0 {
+		b.logger.Warn("bus: subscriptions ended by the lost connection; their consumers resynchronise", "subscriptions", ended)
+	}
 }
 
 func (b *Redis) connectionWorks() {
@@ -391,6 +413,15 @@ func (b *Redis) connectionWorks() {
 		b.logger.Info("bus: redis pub/sub reconnected", "channels", len(b.topics))
 		b.down = nil
 	}
+	if b.closed {
+		return
+	}
+	for channel := range b.orphans {
+		if _, ok := b.topics[channel]; !ok {
+			b.unsubscribeLocked(channel)
+		}
+	}
+	clear(b.orphans)
 }
 
 // sleep waits d or until the bus closes, reporting false in the latter case.

@@ -44,7 +44,11 @@ func TestRedis(t *testing.T) {
 	)
 }
 
-func TestRedisReconnectsAfterServerRestart(t *testing.T) {
+// A restart loses what is published until the bus has subscribed again,
+// so the restart ends every subscription early ([bus.Bus.Subscribe]'s
+// promise for lost events) instead of keeping it open with a silent gap;
+// once Redis is back a new subscription receives again.
+func TestRedisEndsSubscriptionsWhenARestartLosesEvents(t *testing.T) {
 	t.Parallel()
 	server := startRedisServer(t, freePort(t))
 	logs := &syncBuffer{}
@@ -58,6 +62,8 @@ func TestRedisReconnectsAfterServerRestart(t *testing.T) {
 	require.Equal(t, "before", string(receiveMessage(t, ch).Payload))
 
 	server.stop(t)
+	requireEnded(t, ch, "the subscription whose connection broke")
+	require.Contains(t, logs.String(), "bus: subscriptions ended by the lost connection")
 
 	t.Run("Subscribe fails instead of hanging while Redis is down", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), await.Patience(t))
@@ -69,25 +75,88 @@ func TestRedisReconnectsAfterServerRestart(t *testing.T) {
 
 	startRedisServer(t, server.port) // the same port: the bus reconnects to it
 
-	// Messages published before the bus has subscribed again are lost, so
-	// publish until one arrives.
-	deadline := await.Timeout(t)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for received := false; !received; {
-		select {
-		case <-tick.C:
-			_ = b.Publish(t.Context(), "restart", []byte("after"))
-		case msg, ok := <-ch:
-			require.True(t, ok, "the existing subscription was closed by the restart")
-			received = string(msg.Payload) == "after"
-		case <-deadline:
-			require.FailNow(t, "no message reached the existing subscriber after the restart", "log:\n%s", logs)
-		}
-	}
+	var again <-chan bus.Message
+	await.True(t, func() bool {
+		again, err = b.Subscribe(t.Context(), "restart")
+		return err == nil
+	}, "a subscription succeeds once Redis is back")
+	require.NoError(t, b.Publish(t.Context(), "restart", []byte("after")))
+	require.Equal(t, "after", string(receiveMessage(t, again).Payload))
 	require.Contains(t, logs.String(), "bus: redis pub/sub connection lost")
 	require.Contains(t, logs.String(), "bus: redis pub/sub reconnected")
 	await.True(t, func() bool { return b.Ping(t.Context()) == nil })
+}
+
+// A consumer kept by bus.Listen reloads after a connection loss and hears
+// what is published after that; a channel nobody subscribed again is
+// released in Redis once the bus has reconnected.
+func TestListenResyncsAfterTheConnectionIsLost(t *testing.T) {
+	t.Parallel()
+	server := startRedisServer(t, freePort(t))
+	admin := newClient(t, &redis.Options{Addr: server.addr})
+	b := bus.NewRedis(newClient(t, &redis.Options{Addr: server.addr}), nil)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+
+	abandoned, err := b.Subscribe(t.Context(), "abandoned")
+	require.NoError(t, err)
+	resyncs := make(chan struct{}, 8)
+	got := make(chan string, 8)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bus.Listen(ctx, b, "revoked", slog.New(slog.DiscardHandler),
+			func() { resyncs <- struct{}{} },
+			func(m bus.Message) { got <- string(m.Payload) })
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	receiveSignal(t, resyncs, "the first resync, after subscribing")
+
+	killed, err := admin.ClientKillByFilter(t.Context(), "TYPE", "pubsub").Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), killed, "the bus's one pub/sub connection")
+	requireEnded(t, abandoned, "the subscription whose connection broke")
+	receiveSignal(t, resyncs, "a resync after the connection was lost")
+
+	// Listen resyncs only once its new subscription is confirmed, so this
+	// reaches it.
+	require.NoError(t, b.Publish(t.Context(), "revoked", []byte("token-7")))
+	select {
+	case p := <-got:
+		require.Equal(t, "token-7", p)
+	case <-await.Timeout(t):
+		require.FailNow(t, "the listener missed what was published after its resync")
+	}
+	await.True(t, func() bool {
+		channels, err := admin.PubSubChannels(t.Context(), "*").Result()
+		return err == nil && len(channels) == 1 && channels[0] == bus.DefaultPrefix+"revoked"
+	}, "Redis holds the listener's channel and no longer the abandoned one")
+}
+
+// requireEnded waits for ch to be closed, ignoring what it still holds.
+func requireEnded(t *testing.T, ch <-chan bus.Message, what string) {
+	t.Helper()
+	deadline := await.Timeout(t)
+	for {
+		select {
+		case _, open := <-ch:
+			if !open {
+				return
+			}
+		case <-deadline:
+			require.FailNow(t, what+" stayed open")
+		}
+	}
+}
+
+// receiveSignal waits for one signal on ch.
+func receiveSignal(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-await.Timeout(t):
+		require.FailNow(t, "never came: "+what)
+	}
 }
 
 func TestRedisMultiplexesOnePubSubConnection(t *testing.T) {

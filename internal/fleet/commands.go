@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -119,23 +118,6 @@ func (q *commandQueue) listen(ctx context.Context) {
 			q.pending.Store(id, struct{}{})
 		}
 	})
-}
-
-// resync reloads the pending set from SQL at each tick of every, until
-// ctx ends, for the gaps the subscription does not report (a Redis
-// pub/sub reconnection loses what was published meanwhile and keeps the
-// subscription).
-func (q *commandQueue) resync(ctx context.Context, every time.Duration) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			q.loadPending(ctx)
-		}
-	}
 }
 
 // loadPending remembers machines with undelivered commands.

@@ -92,23 +92,23 @@ func TestEnqueuedCommandsAreDeliveredInOrderExactlyOnceByTheNextHeartbeat(t *tes
 	})
 }
 
-// A command whose announcement the bus lost (as a Redis pub/sub
-// reconnection loses what is published meanwhile, without ending the
-// subscription) still rides a heartbeat on another replica: each replica
-// reloads the machines with commands waiting every CommandResyncEvery.
-func TestACommandWhoseAnnouncementWasLostIsDeliveredAfterTheResync(t *testing.T) {
+// A command whose announcement the bus lost still rides a heartbeat on
+// another replica: the bus ends a subscription that lost events (a Redis
+// pub/sub connection broke), and each replica reloads the machines with
+// commands waiting from SQL whenever its subscription starts.
+func TestACommandWhoseAnnouncementWasLostIsDeliveredAfterTheResubscribe(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setupStack(t, db)
-		delivering := b.listening(t, Config{Interval: 10 * time.Second, CommandResyncEvery: 20 * time.Millisecond})
-
-		// Stored by another replica whose announcement never arrived.
+		// Stored by another replica while this one's subscription was
+		// down: no announcement reaches it.
 		lost := &models.AgentCommand{MachineID: b.machineID, Kind: protocol.CommandStartJob, Payload: `{"job":"j-lost"}`, CreatedAt: b.clock.Now()}
 		_, err := db.NewInsert().Model(lost).Returning("id").Exec(b.ctx)
 		require.NoError(t, err)
-		await.True(t, func() bool { return delivering.commands.waiting(b.machineID) },
-			"the replica finds the command at its resync")
 
+		delivering := b.listening(t, Config{Interval: 10 * time.Second})
+		await.True(t, func() bool { return delivering.commands.waiting(b.machineID) },
+			"the replica finds the command when it subscribes")
 		res, err := delivering.Heartbeat(b.ctx, b.agent, protocol.HeartbeatInput{MachineID: machineUID})
 		require.NoError(t, err)
 		b.requireDelivered(t, []*models.AgentCommand{lost}, res.Commands)

@@ -37,13 +37,6 @@ type Config struct {
 	// GraceIntervals is how many intervals may pass without a heartbeat
 	// before a machine is offline (default 3).
 	GraceIntervals int
-	// CommandResyncEvery is how often each replica reloads from SQL
-	// which machines have commands waiting, besides after a gap its bus
-	// subscription reports: a Redis pub/sub reconnection loses what was
-	// published meanwhile without ending the subscription, and a command
-	// announced then would wait on this replica until another came
-	// (default 30s; one indexed read of the undelivered commands).
-	CommandResyncEvery time.Duration
 	// CompactEvery is how often open uptime intervals are advanced
 	// (default 10m).
 	CompactEvery time.Duration
@@ -103,9 +96,6 @@ func (c *Config) defaults() {
 	}
 	if c.CompactEvery <= 0 {
 		c.CompactEvery = 10 * time.Minute
-	}
-	if c.CommandResyncEvery <= 0 {
-		c.CommandResyncEvery = 30 * time.Second
 	}
 	if c.RatePerSecond <= 0 {
 		c.RatePerSecond = 5
@@ -167,13 +157,11 @@ func New(deps Deps, cfg Config) *Service {
 func (s *Service) Config() Config { return s.cfg }
 
 // RunBackground runs until ctx ends: on every replica it listens for
-// queued commands and reloads them every CommandResyncEvery; on the one
-// replica that leads, it sweeps every interval and compacts every
-// CompactEvery.
+// queued commands; on the one replica that leads, it sweeps every
+// interval and compacts every CompactEvery.
 func (s *Service) RunBackground(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { s.commands.listen(ctx) })
-	wg.Go(func() { s.commands.resync(ctx, s.cfg.CommandResyncEvery) })
 	s.sweeper.run(ctx)
 }
