@@ -1,5 +1,6 @@
 import { Client, cacheExchange, fetchExchange, subscriptionExchange } from 'urql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import { followAgain } from './resubscribe';
 
 /** GRAPHQL_PATH is where the server answers GraphQL over HTTP and WebSocket. */
 export const GRAPHQL_PATH = '/graphql';
@@ -55,7 +56,9 @@ export function createApiClient(): ApiClient {
           const input = { ...request, query: request.query ?? '' };
           return {
             subscribe(sink) {
-              const unsubscribe = ws.subscribe(input, sink);
+              // The server ends a subscription early when it may have lost
+              // events: follow again, from the current state.
+              const unsubscribe = followAgain((inner) => ws.subscribe(input, inner), sink);
               return { unsubscribe };
             },
           };
