@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpunex/gpunex/agent/protocol"
+	"github.com/gpunex/gpunex/internal/await"
 	"github.com/gpunex/gpunex/internal/platform/platformtest"
 	"github.com/gpunex/gpunex/models"
 )
@@ -59,8 +60,10 @@ func TestMarketplaceListingsHelpChooseThroughTheAPI(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.Platform.DB.NewUpdate().Model((*models.GpuBenchStatus)(nil)).Set("latest_id = ?", gb.ID).Where("gpu_id = ?", gpu.ID).Exec(ctx)
 		require.NoError(t, err)
-		// An upsert: the leader's reliability job, run as the server
-		// starts, may have scored the new provider already.
+		// The leader's reliability job runs as the server starts: once it
+		// has, nothing scores the provider over the test's figure. An
+		// upsert: it may have scored the new provider already.
+		await.True(t, func() bool { return s.Platform.Reliability.Refreshes() > 0 }, "the reliability job's first run")
 		_, err = s.Platform.DB.NewInsert().Model(&models.ReliabilityProvider{ProviderID: p.ID, Score: 93, UpdatedAt: now}).
 			On("CONFLICT (provider_id) DO UPDATE").Set("score = EXCLUDED.score").Exec(ctx)
 		require.NoError(t, err)

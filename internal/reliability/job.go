@@ -23,6 +23,7 @@ const KindBelowFloor = "reliability.below_floor"
 // which the marketplace ranks and filters by) and today's snapshots of
 // providers and machines (the trend), and flags machines under the floor.
 func (s *Service) Refresh(ctx context.Context) error {
+	defer s.refreshes.Add(1)
 	var providers []int64
 	if err := s.deps.DB.NewSelect().TableExpr("machines").ColumnExpr("DISTINCT provider_id").Scan(ctx, &providers); err != nil {
 		return fmt.Errorf("reliability: unable to list providers: %w", err)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -56,7 +57,13 @@ type Service struct {
 	deps Deps
 	cfg  Config
 	live *bus.Shared[*Summary]
+	// refreshes counts the Refresh runs this replica has finished.
+	refreshes atomic.Uint64
 }
+
+// Refreshes is how many Refresh runs this replica has finished, failed
+// ones included: one after a leader's first, at its start.
+func (s *Service) Refreshes() uint64 { return s.refreshes.Load() }
 
 // Validate checks what an operator may set (gpunex serve): snapshots at
 // most every second, a floor between 1 and 100.
