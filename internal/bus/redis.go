@@ -161,7 +161,7 @@ func (b *Redis) Subscribe(ctx context.Context, channel string) (<-chan Message, 
 		if conn, err = b.confirm(ctx); err != nil {
 			b.drop(channel, s)
 		} else {
-			b.markConfirmed(channel, conn)
+			b.markConfirmed(channel, conn, s)
 		}
 	}
 	switch {
@@ -228,6 +228,11 @@ func (b *Redis) register(ctx context.Context, channel string, s *subscriber) (co
 	if b.topics.add(channel, s) {
 		delete(b.orphans, channel)
 		if err := b.pubsub.Subscribe(ctx, b.prefix+channel); err != nil {
+			if ctx.Err() == nil {
+				// go-redis replaced (or failed to replace) the connection
+				// while writing: what it carried meanwhile is lost.
+				b.connectionLostLocked(err)
+			}
 			b.removeLocked(channel, s)
 			return false, fmt.Errorf("redis subscribe: %w", err)
 		}
@@ -241,12 +246,14 @@ func (b *Redis) register(ctx context.Context, channel string, s *subscriber) (co
 }
 
 // markConfirmed records that channel's SUBSCRIBE took effect on
-// connection conn, unless that connection has been lost since or the
-// channel has no local subscriber left.
-func (b *Redis) markConfirmed(channel string, conn uint64) {
+// connection conn, unless that connection has been lost since, or s (whose
+// confirmation it is) has been closed meanwhile: a loss closes it, and the
+// channel may have been released and subscribed anew since, so its pong
+// proves nothing about the current subscription.
+func (b *Redis) markConfirmed(channel string, conn uint64, s *subscriber) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.topics[channel]; ok && b.conn == conn && !b.closed {
+	if _, ok := b.topics[channel]; ok && b.conn == conn && !b.closed && !s.closed {
 		b.confirmed[channel] = true
 	}
 }
@@ -274,6 +281,9 @@ func (b *Redis) confirm(ctx context.Context) (uint64, error) {
 
 		err := b.pubsub.Ping(ctx, token)
 		if err != nil {
+			if ctx.Err() == nil && b.life.Err() == nil {
+				b.connectionLost(err)
+			}
 			err = fmt.Errorf("redis ping: %w", err)
 		} else {
 			select {
@@ -317,14 +327,22 @@ func (b *Redis) removeLocked(channel string, s *subscriber) {
 	}
 }
 
-func (b *Redis) unsubscribeLocked(channel string) {
+// unsubscribeLocked releases channel in Redis. go-redis forgets the
+// channel even when the command cannot be sent, and a broken connection
+// takes the subscription with it; but a failed write means go-redis
+// replaced (or failed to replace) the connection, and what it carried for
+// the other channels meanwhile is lost. It reports whether the command
+// went out.
+func (b *Redis) unsubscribeLocked(channel string) bool {
 	delete(b.confirmed, channel)
-	// go-redis forgets the channel even when the command cannot be sent,
-	// and a broken connection takes the subscription with it, so a failure
-	// here needs no repair.
 	if err := b.pubsub.Unsubscribe(b.life, b.prefix+channel); err != nil {
 		b.logger.Debug("bus: redis unsubscribe failed", "channel", channel, "error", err)
+		if b.life.Err() == nil {
+			b.connectionLostLocked(err)
+		}
+		return false
 	}
+	return true
 }
 
 // receive is the one goroutine that reads the pub/sub connection, for the
@@ -345,6 +363,8 @@ func (b *Redis) receive() {
 			}
 		}
 		if err != nil {
+			// Also an error reply (a SUBSCRIBE refused by an ACL, say):
+			// its subscriber would otherwise wait for nothing, silently.
 			b.connectionLost(err)
 			if !b.sleep(backoff) {
 				return
@@ -364,7 +384,8 @@ func (b *Redis) receive() {
 func (b *Redis) waitActive() bool {
 	for {
 		b.mu.Lock()
-		active := len(b.topics) > 0 || len(b.pongs) > 0
+		// Orphans keep it going until a new connection has released them.
+		active := len(b.topics) > 0 || len(b.pongs) > 0 || len(b.orphans) > 0
 		b.mu.Unlock()
 		if active {
 			return true
@@ -377,9 +398,18 @@ func (b *Redis) waitActive() bool {
 	}
 }
 
+// connectionLost records that the pub/sub connection broke and ends every
+// subscription it carried.
 func (b *Redis) connectionLost(err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.connectionLostLocked(err)
+}
+
+func (b *Redis) connectionLostLocked(err error) {
+	if b.closed {
+		return
+	}
 	if b.down == nil {
 		b.logger.Warn("bus: redis pub/sub connection lost; reconnecting", "error", err)
 	} else {
@@ -416,12 +446,22 @@ func (b *Redis) connectionWorks() {
 	if b.closed {
 		return
 	}
-	for channel := range b.orphans {
-		if _, ok := b.topics[channel]; !ok {
-			b.unsubscribeLocked(channel)
+	orphans := b.orphans
+	b.orphans = make(map[string]struct{})
+	for channel := range orphans {
+		if _, ok := b.topics[channel]; ok {
+			continue
+		}
+		if !b.unsubscribeLocked(channel) {
+			// Lost again: the next connection releases what is left.
+			for c := range orphans {
+				if _, ok := b.topics[c]; !ok {
+					b.orphans[c] = struct{}{}
+				}
+			}
+			return
 		}
 	}
-	clear(b.orphans)
 }
 
 // sleep waits d or until the bus closes, reporting false in the latter case.

@@ -133,6 +133,29 @@ func TestListenResyncsAfterTheConnectionIsLost(t *testing.T) {
 	}, "Redis holds the listener's channel and no longer the abandoned one")
 }
 
+// A loss with no consumer that subscribes again still ends in a healthy
+// bus: it reconnects on its own, so /readyz recovers, and releases the
+// channels go-redis subscribed again for nobody.
+func TestRedisRecoversFromALossNobodySubscribesAfter(t *testing.T) {
+	t.Parallel()
+	server := startRedisServer(t, freePort(t))
+	admin := newClient(t, &redis.Options{Addr: server.addr})
+	b := bus.NewRedis(newClient(t, &redis.Options{Addr: server.addr}), nil)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+
+	ch, err := b.Subscribe(t.Context(), "left")
+	require.NoError(t, err)
+	_, err = admin.ClientKillByFilter(t.Context(), "TYPE", "pubsub").Result()
+	require.NoError(t, err)
+	requireEnded(t, ch, "the subscription whose connection broke")
+
+	await.True(t, func() bool { return b.Ping(t.Context()) == nil }, "the bus reports itself healthy again")
+	await.True(t, func() bool {
+		channels, err := admin.PubSubChannels(t.Context(), "*").Result()
+		return err == nil && len(channels) == 0
+	}, "no channel is left subscribed for nobody")
+}
+
 // requireEnded waits for ch to be closed, ignoring what it still holds.
 func requireEnded(t *testing.T, ch <-chan bus.Message, what string) {
 	t.Helper()

@@ -31,6 +31,7 @@ function webSocketUrl(): string {
  * the subscriptions then run as the new user and no cached data leaks across.
  */
 export function createApiClient(): ApiClient {
+  let disposed = false;
   const ws: WsClient = createWsClient({
     url: webSocketUrl(),
     lazy: true,
@@ -58,7 +59,7 @@ export function createApiClient(): ApiClient {
             subscribe(sink) {
               // The server ends a subscription early when it may have lost
               // events: follow again, from the current state.
-              const unsubscribe = followAgain((inner) => ws.subscribe(input, inner), sink);
+              const unsubscribe = followAgain((inner) => ws.subscribe(input, inner), sink, undefined, () => !disposed);
               return { unsubscribe };
             },
           };
@@ -70,6 +71,7 @@ export function createApiClient(): ApiClient {
   return {
     urql,
     dispose: () => {
+      disposed = true;
       // graphql-ws's dispose waits for a connection attempt in progress
       // and rejects with that attempt's failure (a close event, or a plain
       // { code: 1000, reason: 'All Subscriptions Gone' } when a retry

@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import type { ExecutionResult, Sink } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import { FIRST_PAUSE_MS, LAST_PAUSE_MS, followAgain, type Timers } from './resubscribe';
@@ -14,7 +15,12 @@ function server() {
       sink.complete();
     };
   };
-  return { follows, subscribe, last: () => follows[follows.length - 1] };
+  const last = () => {
+    const follow = follows[follows.length - 1];
+    if (!follow) throw new Error('nothing subscribed yet');
+    return follow;
+  };
+  return { follows, subscribe, last };
 }
 
 /** manualTimers runs pauses only when the test says, with no jitter (random 0.5). */
@@ -30,7 +36,9 @@ function manualTimers() {
     random: () => 0.5,
   };
   const fire = () => {
-    const [[id, t]] = [...pending];
+    const first = [...pending][0];
+    if (!first) throw new Error('no pause is pending');
+    const [id, t] = first;
     pending.delete(id);
     t.run();
     return t.ms;
@@ -97,12 +105,12 @@ describe('followAgain', () => {
     followAgain(srv.subscribe, page.sink, clock.timers);
     const refusal: ExecutionResult = {
       data: null,
-      errors: [{ message: 'Redis is out of reach', extensions: { code: 'UNAVAILABLE', retryAfterSeconds: 5 } }],
+      errors: [new GraphQLError('Redis is out of reach', { extensions: { code: 'UNAVAILABLE', retryAfterSeconds: 5 } })],
     };
     srv.last().sink.next(refusal);
     srv.last().sink.complete();
     expect(page.got).toEqual([refusal]); // the page may say so meanwhile
-    expect(clock.fire()).toBe(5000);
+    expect(clock.fire()).toBe(5000 * 1.25); // never sooner than asked; random 0.5 here
     expect(srv.follows).toHaveLength(2);
   });
 
@@ -111,7 +119,7 @@ describe('followAgain', () => {
     const clock = manualTimers();
     const page = collector();
     followAgain(srv.subscribe, page.sink, clock.timers);
-    srv.last().sink.next({ data: null, errors: [{ message: 'not a provider', extensions: { code: 'FORBIDDEN' } }] });
+    srv.last().sink.next({ data: null, errors: [new GraphQLError('not a provider', { extensions: { code: 'FORBIDDEN' } })] });
     srv.last().sink.complete();
     expect(page.completed()).toBe(1);
     expect(clock.pending.size).toBe(0);
@@ -123,6 +131,19 @@ describe('followAgain', () => {
     expect(other.failed()).toBe(err);
     expect(clock.pending.size).toBe(0);
     expect(srv.follows).toHaveLength(2);
+  });
+
+  it('ends with the client it was made for', () => {
+    const srv = server();
+    const clock = manualTimers();
+    const page = collector();
+    let alive = true;
+    followAgain(srv.subscribe, page.sink, clock.timers, () => alive);
+    alive = false; // the client is disposed: graphql-ws completes what it carried
+    srv.last().sink.complete();
+    expect(page.completed()).toBe(1);
+    expect(clock.pending.size).toBe(0);
+    expect(srv.follows).toHaveLength(1);
   });
 
   it('stops during a pause without subscribing again', () => {

@@ -29,11 +29,18 @@ export const LAST_PAUSE_MS = 30_000;
  * reload. A subscription the server refused because a service was briefly
  * out of reach (UNAVAILABLE) is tried again the same way, after the pause
  * the server asked for; one refused for any other reason (FORBIDDEN, a bad
- * argument) ends, as does a protocol error. Pauses are jittered, so a
- * thousand pages do not come back in the same instant, and double while
- * subscribing again brings nothing, up to LAST_PAUSE_MS.
+ * argument) ends, as does a protocol error, and so does every subscription
+ * once alive() turns false (the client was thrown away: graphql-ws then
+ * completes what it carried). Pauses are jittered, so a thousand pages do
+ * not come back in the same instant (never sooner than the server asked),
+ * and double while subscribing again brings nothing, up to LAST_PAUSE_MS.
  */
-export function followAgain(subscribe: Subscribe, sink: Sink<ExecutionResult>, timers: Timers = realTimers): () => void {
+export function followAgain(
+  subscribe: Subscribe,
+  sink: Sink<ExecutionResult>,
+  timers: Timers = realTimers,
+  alive: () => boolean = () => true,
+): () => void {
   let stopped = false;
   let timer: unknown;
   let pause = FIRST_PAUSE_MS;
@@ -52,7 +59,7 @@ export function followAgain(subscribe: Subscribe, sink: Sink<ExecutionResult>, t
           const unavailable = errors.every((e) => e.extensions?.code === 'UNAVAILABLE');
           refused = !unavailable;
           if (unavailable) {
-            const seconds = Number(errors[0].extensions?.retryAfterSeconds);
+            const seconds = Number(errors[0]?.extensions?.retryAfterSeconds);
             retryAfterMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
           }
         }
@@ -62,13 +69,13 @@ export function followAgain(subscribe: Subscribe, sink: Sink<ExecutionResult>, t
         sink.error(err);
       },
       complete() {
-        if (stopped || refused) {
+        if (stopped || refused || !alive()) {
           sink.complete();
           return;
         }
-        const base = retryAfterMs ?? pause;
+        const wait = retryAfterMs !== undefined ? retryAfterMs * (1 + timers.random() / 2) : pause * (0.5 + timers.random());
         pause = Math.min(pause * 2, LAST_PAUSE_MS);
-        timer = timers.set(start, base * (0.5 + timers.random()));
+        timer = timers.set(start, wait);
       },
     });
   };
