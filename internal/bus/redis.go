@@ -430,10 +430,10 @@ func (b *Redis) connectionLostLocked(err error) {
 		ended += len(subs)
 		b.orphans[channel] = struct{}{}
 	}
-	b.topics.closeAll()
 	if ended > 0 {
 		b.logger.Warn("bus: subscriptions ended by the lost connection; their consumers resynchronise", "subscriptions", ended)
 	}
+	b.topics.closeAll()
 }
 
 func (b *Redis) connectionWorks() {
