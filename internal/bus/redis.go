@@ -446,21 +446,12 @@ func (b *Redis) connectionWorks() {
 	if b.closed {
 		return
 	}
-	orphans := b.orphans
-	b.orphans = make(map[string]struct{})
-	for channel := range orphans {
-		if _, ok := b.topics[channel]; ok {
-			continue
+	// Runs after every message: nothing to do, nothing allocated.
+	for channel := range b.orphans {
+		if _, ok := b.topics[channel]; !ok && !b.unsubscribeLocked(channel) {
+			return // lost again: the next connection releases the rest
 		}
-		if !b.unsubscribeLocked(channel) {
-			// Lost again: the next connection releases what is left.
-			for c := range orphans {
-				if _, ok := b.topics[c]; !ok {
-					b.orphans[c] = struct{}{}
-				}
-			}
-			return
-		}
+		delete(b.orphans, channel)
 	}
 }
 

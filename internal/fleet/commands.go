@@ -24,8 +24,9 @@ const commandsChannel = "fleet.commands"
 // commandQueue holds commands for agents in SQL and delivers them with
 // the next heartbeat on whichever replica receives it. Each replica keeps
 // in memory the set of machines with commands waiting (told by the bus,
-// reloaded from SQL after a gap and every CommandResyncEvery), so a
-// heartbeat of a machine with none asks the database nothing.
+// reloaded from SQL after any gap: the bus ends a subscription that lost
+// events, and listen reloads at each subscribe), so a heartbeat of a
+// machine with none asks the database nothing.
 type commandQueue struct {
 	db     *store.DB
 	bus    bus.Bus
@@ -110,8 +111,8 @@ func (q *commandQueue) take(ctx context.Context, machineID int64) ([]*models.Age
 }
 
 // listen keeps the pending set up to date until ctx ends: it adds the
-// machines other replicas announce and, after a gap the subscription
-// reports, reloads the set from SQL.
+// machines other replicas announce and, after any gap, reloads the set
+// from SQL.
 func (q *commandQueue) listen(ctx context.Context) {
 	bus.Listen(ctx, q.bus, commandsChannel, q.logger, func() { q.loadPending(ctx) }, func(m bus.Message) {
 		if id, err := strconv.ParseInt(string(m.Payload), 10, 64); err == nil {
